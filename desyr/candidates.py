@@ -1,0 +1,111 @@
+"""Candidate expressions as they move through Stages A, B and C."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from desyr.expressions import complexity, expression_text
+
+
+@dataclass
+class RefitOutcome:
+    """What a refiner returns for one candidate."""
+
+    expressions: dict[str, sp.Expr]       # refined and simplified, per field
+    status: str                           # converged | not_converged | timeout | failed | fixed
+    converged: bool
+    reason: str | None = None
+    nfev: int = 0
+    objective: float = float("nan")
+    initial: list[float] = field(default_factory=list)
+    params: list[float] = field(default_factory=list)
+    starts: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Candidate:
+    """One candidate group (one expression per field) and everything measured on it."""
+
+    id: str
+    search_expressions: dict[str, sp.Expr]      # pre-refit, with search constants
+    searcher: str = "user"
+    search_seed: int | None = None
+    search_complexity: int | None = None
+    search_loss: float | None = None
+    refit: RefitOutcome | None = None
+    expressions: dict[str, sp.Expr] | None = None   # final (refined, maybe cleaned)
+    cleaned: bool = False
+    cleaning_note: str | None = None
+    eps_T: float | None = None                  # teacher relative error on X_S
+    eps_T_fields: dict[str, float] | None = None
+    rho_r: float | None = None                  # RMS interior residual (refinement points)
+    rho_c: float | None = None                  # RMS constraint residual
+    phi: float | None = None                    # rho_r + sqrt(lambda_c) rho_c
+    removed_by: str | None = None
+    removed_reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        return bool(self.refit and self.refit.converged)
+
+    @property
+    def complexity(self) -> int:
+        exprs = self.expressions or self.search_expressions
+        return sum(complexity(e) for e in exprs.values())
+
+    def finite(self) -> bool:
+        import math
+        values = [self.phi] + ([self.eps_T] if self.eps_T is not None else [])
+        return self.expressions is not None and all(v is not None and math.isfinite(v) for v in values)
+
+    def as_dict(self) -> dict[str, Any]:
+        refit = self.refit
+        return {
+            "id": self.id,
+            "searcher": self.searcher,
+            "search_seed": self.search_seed,
+            "topology": {f: expression_text(topology(e)) for f, e in self.search_expressions.items()},
+            "pre_refit_expression": {f: expression_text(e) for f, e in self.search_expressions.items()},
+            "expression": {f: expression_text(e) for f, e in (self.expressions or {}).items()} or None,
+            "search_complexity": self.search_complexity,
+            "search_loss": self.search_loss,
+            "complexity": self.complexity if self.expressions else None,
+            "status": refit.status if refit else "pending",
+            "converged": self.converged,
+            "reason": refit.reason if refit else None,
+            "nfev": refit.nfev if refit else 0,
+            "objective": _num(refit.objective) if refit else None,
+            "params_initial": refit.initial if refit else [],
+            "params_refined": refit.params if refit else [],
+            "refit_seconds": round(refit.seconds, 6) if refit else None,
+            "cleaned": self.cleaned,
+            "cleaning": self.cleaning_note,
+            "eps_T": _num(self.eps_T),
+            "phi": _num(self.phi),
+            "rho_r": _num(self.rho_r),
+            "rho_c": _num(self.rho_c),
+            "removed_by": self.removed_by,
+            "removed_reason": self.removed_reason,
+        }
+
+
+def topology(expr: sp.Expr) -> sp.Expr:
+    """The tree with every Float replaced by the placeholder symbol ``c``."""
+    c = sp.Symbol("c")
+    return expr.xreplace({f: c for f in expr.atoms(sp.Float)})
+
+
+def topology_key(exprs: dict[str, sp.Expr]) -> str:
+    return "|".join(f"{f}={sp.srepr(topology(e))}" for f, e in sorted(exprs.items()))
+
+
+def _num(value: float | None) -> float | None | str:
+    import math
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else str(value)

@@ -1,0 +1,88 @@
+"""Hook specifications: what a DeSyR plugin may implement.
+
+A plugin is any importable module or object registered under the ``desyr``
+entry-point group, for example in a plugin's ``pyproject.toml``::
+
+    [project.entry-points.desyr]
+    my_gates = "my_package.desyr_plugin"
+
+Implementations are marked with :data:`desyr.hookimpl`.  The component hooks
+collect from every plugin; the problem hooks stop at the first answer.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.interfaces import Gate, Refiner, Searcher, Teacher
+    from desyr.problem import Problem
+
+hookspec = pluggy.HookspecMarker("desyr")
+
+
+@hookspec
+def desyr_register_teachers() -> "list[type[Teacher]]":
+    """Contribute teacher components.
+
+    Return a list of :class:`desyr.interfaces.Teacher` subclasses.  Each class
+    has a unique ``name`` (selected by ``[teacher] plugin = NAME``), an
+    ``options`` mapping of accepted options with defaults, and implements
+    ``prepare(problem, context) -> TeacherModel``; ``TeacherModel.predict(X)``
+    returns an (n, n_fields) array.  A teacher must never read reference values.
+    """
+
+
+@hookspec
+def desyr_register_searchers() -> "list[type[Searcher]]":
+    """Contribute symbolic-search components.
+
+    Return a list of :class:`desyr.interfaces.Searcher` subclasses.  Each
+    declares the operators of the common vocabulary it supports
+    (``supported_binary``, ``supported_unary``) and implements
+    ``search(task: SearchTask) -> list[ParetoMember]``: one seeded search whose
+    result is the empirical Pareto front, each member a sympy expression with
+    Float constants, its raw search complexity and its teacher-fit MSE.
+    """
+
+
+@hookspec
+def desyr_register_refiners() -> "list[type[Refiner]]":
+    """Contribute Stage-B refiner components.
+
+    Return a list of :class:`desyr.interfaces.Refiner` subclasses.  Each
+    implements ``refine(candidate, problem, points) -> RefitOutcome``: the
+    candidate's tree stays frozen and only its constants are re-estimated from
+    the governing equation and constraints, never from teacher data.
+    """
+
+
+@hookspec
+def desyr_register_gates() -> "list[type[Gate]]":
+    """Contribute Stage-C selection gates.
+
+    Return a list of :class:`desyr.interfaces.Gate` subclasses.  Each
+    implements ``apply(pool, context) -> GateDecision`` listing the candidates
+    it keeps and, for each removed one, the reason.  Gates run in the order of
+    ``[selection] gates`` in the config.
+    """
+
+
+@hookspec(firstresult=True)
+def desyr_load_problem(spec: str) -> "Problem | None":
+    """Resolve a problem reference that is not a file path.
+
+    Return a :class:`desyr.problem.Problem` for ``spec`` (for example
+    ``"paper:burgers"``), or ``None`` to let the next plugin try.  The first
+    non-``None`` answer wins.
+    """
+
+
+@hookspec
+def desyr_problem_library() -> "list[tuple[str, str]]":
+    """List problems a plugin ships.
+
+    Return ``(spec, title)`` pairs that ``desyr_load_problem`` can resolve;
+    ``desyr problems`` shows the union over all plugins.
+    """

@@ -1,0 +1,150 @@
+"""The small abstract interfaces behind the four plugin roles.
+
+A plugin contributes *component classes*.  The core instantiates a component
+with the options dict from the config (``[teacher.options]`` and so on) and
+calls the methods below.  Everything crossing these boundaries is plain numpy
+or sympy, so no plugin needs another plugin's libraries.
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.candidates import Candidate, RefitOutcome
+    from desyr.context import RunContext
+    from desyr.points import PointSets
+    from desyr.problem import Problem
+
+ROLES = ("teacher", "searcher", "refiner", "gate")
+
+
+class ComponentError(Exception):
+    """A component refused its options or its input; the message is for users."""
+
+
+class Component(abc.ABC):
+    """Base of every component.
+
+    ``name`` is how configs select the component. ``options`` lists the option
+    names the component accepts with their defaults; unknown options are a
+    config error raised by :meth:`validate_options` before any work starts.
+    """
+
+    name: ClassVar[str]
+    role: ClassVar[str]
+    options: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        self.settings = self.validate_options(options)
+
+    @classmethod
+    def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(given) - set(cls.options))
+        if unknown:
+            allowed = ", ".join(sorted(cls.options)) or "(none)"
+            raise ComponentError(
+                f"{cls.role} '{cls.name}' does not know option(s) {', '.join(unknown)}; "
+                f"allowed: {allowed}"
+            )
+        return {**cls.options, **given}
+
+
+# --------------------------------------------------------------------- teacher
+class TeacherModel(abc.ABC):
+    """A frozen field approximation: the thing Stage A samples."""
+
+    fields: Sequence[str]
+
+    @abc.abstractmethod
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Values at points ``X`` (n, d): an array (n, n_fields) in ``fields`` order."""
+
+    def info(self) -> dict[str, Any]:
+        """Facts for the report (training time, S_val history, cache key, ...)."""
+        return {}
+
+
+class Teacher(Component):
+    role = "teacher"
+
+    @abc.abstractmethod
+    def prepare(self, problem: "Problem", context: "RunContext") -> TeacherModel:
+        """Train or load a teacher for ``problem``; never touches reference values."""
+
+
+# -------------------------------------------------------------------- searcher
+@dataclass
+class SearchTask:
+    """One seeded symbolic search on teacher samples for one field."""
+
+    X: np.ndarray                 # (n, d) structure-search points X_S
+    y: np.ndarray                 # (n,) teacher values of the field
+    variables: Sequence[str]      # names of the columns of X, in order
+    binary: Sequence[str]         # common vocabulary: + - * / ^
+    unary: Sequence[str]          # common vocabulary: sin cos exp tanh log sqrt ...
+    max_size: int                 # complexity bound C_max
+    seed: int
+    budget: Mapping[str, Any] = field(default_factory=dict)  # iterations, populations, time_limit
+    field_name: str = "u"
+
+
+@dataclass
+class ParetoMember:
+    """One member of an empirical Pareto front."""
+
+    expression: sp.Expr           # with sympy Float constants, in the problem's variables
+    complexity: int               # raw search complexity (node count of the unsimplified tree)
+    loss: float                   # teacher-fit MSE on X_S
+
+
+class Searcher(Component):
+    role = "searcher"
+    #: operators of the common vocabulary this searcher can express
+    supported_binary: ClassVar[frozenset[str]] = frozenset()
+    supported_unary: ClassVar[frozenset[str]] = frozenset()
+
+    def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
+        missing = [op for op in binary if op not in self.supported_binary]
+        missing += [op for op in unary if op not in self.supported_unary]
+        if missing:
+            raise ComponentError(
+                f"searcher '{self.name}' cannot express operator(s) {', '.join(missing)}"
+            )
+
+    @abc.abstractmethod
+    def search(self, task: SearchTask) -> list[ParetoMember]:
+        """Run one seeded search and return its empirical Pareto front."""
+
+
+# --------------------------------------------------------------------- refiner
+class Refiner(Component):
+    role = "refiner"
+
+    @abc.abstractmethod
+    def refine(self, candidate: "Candidate", problem: "Problem", points: "PointSets") -> "RefitOutcome":
+        """Re-estimate the constants of ``candidate`` from physics alone."""
+
+
+# ------------------------------------------------------------------------ gate
+@dataclass
+class GateDecision:
+    """What one gate did: who survived, who was removed and why."""
+
+    kept: list["Candidate"]
+    removed: dict[str, str] = field(default_factory=dict)   # candidate id -> reason
+    active: bool = True
+    note: str = ""
+
+
+class Gate(Component):
+    role = "gate"
+
+    @abc.abstractmethod
+    def apply(self, pool: list["Candidate"], context: "RunContext") -> GateDecision:
+        """Filter the refined pool; must keep at least one candidate of a non-empty pool."""
+

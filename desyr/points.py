@@ -1,0 +1,99 @@
+"""Seeded, mutually disjoint point sets.
+
+Interior sets (refinement, verification, validation) are Latin hypercube
+samples; the structure-search set X_S is uniform in one variable and a Latin
+hypercube otherwise (paper §3.2).  Each set has its own seed stream, and any
+point that coincides with a point of an earlier set is redrawn, so the sets
+are disjoint by construction rather than by probability.
+Constraint points are placed on their faces and shared by the refit and the
+R_con verification, as in the paper.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+from scipy.stats import qmc
+
+from desyr.problem import Face, Problem
+
+INTERIOR_SETS = ("search", "refine", "verify", "validate")
+_STREAM = {name: i + 1 for i, name in enumerate(INTERIOR_SETS + ("constraint",))}
+
+
+@dataclass
+class PointSets:
+    search: np.ndarray                  # X_S
+    refine: np.ndarray                  # X_r^f
+    verify: np.ndarray                  # X_r^v
+    validate: np.ndarray                # teacher physics-validation points
+    constraints: list[np.ndarray]       # one array per problem constraint
+
+    def interior(self, name: str) -> np.ndarray:
+        return getattr(self, name)
+
+
+def make_point_sets(problem: Problem, seed: int | None = None) -> PointSets:
+    seed = problem.points["seed"] if seed is None else seed
+    taken: list[np.ndarray] = []
+    sets = {}
+    for name in INTERIOR_SETS:
+        rng = np.random.default_rng([seed, _STREAM[name]])
+        uniform_1d = name == "search" and problem.dim == 1
+        pts = _fresh(problem, problem.points[name], rng, taken, uniform_1d)
+        sets[name] = pts
+        taken.append(pts)
+    rng = np.random.default_rng([seed, _STREAM["constraint"]])
+    constraints = [constraint_points(problem, c.faces, c.n_points, rng) for c in problem.constraints]
+    return PointSets(constraints=constraints, **sets)
+
+
+def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.ndarray],
+           uniform_1d: bool) -> np.ndarray:
+    pts = _sample(problem, n, rng, uniform_1d)
+    for _ in range(10):
+        clash = _clashes(pts, taken)
+        if not clash.any():
+            return pts
+        pts[clash] = _sample(problem, int(clash.sum()), rng, True)
+    raise RuntimeError("could not draw disjoint point sets")  # pragma: no cover
+
+
+def _sample(problem: Problem, n: int, rng: np.random.Generator, uniform: bool) -> np.ndarray:
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    unit = rng.random((n, problem.dim)) if uniform else qmc.LatinHypercube(d=problem.dim, rng=rng).random(n)
+    return lo + unit * (hi - lo)
+
+
+def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np.ndarray:
+    clash = np.zeros(len(pts), dtype=bool)
+    for other in taken:
+        distance, _ = cKDTree(other).query(pts, k=1)
+        clash |= distance <= tol
+    return clash
+
+
+def constraint_points(problem: Problem, faces: list[Face], n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` points spread over ``faces`` (a point face gets exactly one point)."""
+    per_face = _split(n, [f for f in faces if len(f.fixed) < problem.dim])
+    out = []
+    for face in faces:
+        free = [i for i, v in enumerate(problem.variables) if v.name not in dict(face.fixed)]
+        count = 1 if not free else per_face[id(face)]
+        pts = np.empty((count, problem.dim))
+        for name, value in face.fixed:
+            pts[:, problem.variable_names.index(name)] = value
+        if free:
+            lo, hi = problem.bounds[free, 0], problem.bounds[free, 1]
+            unit = rng.random((count, 1)) if len(free) == 1 else qmc.LatinHypercube(d=len(free), rng=rng).random(count)
+            pts[:, free] = lo + unit * (hi - lo)
+        out.append(pts)
+    return np.vstack(out)
+
+
+def _split(n: int, faces: list[Face]) -> dict[int, int]:
+    if not faces:
+        return {}
+    base, extra = divmod(n, len(faces))
+    return {id(f): max(1, base + (i < extra)) for i, f in enumerate(faces)}
