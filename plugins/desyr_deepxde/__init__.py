@@ -1,0 +1,1 @@
+"""DeSyR teacher plugin: a physics-informed neural network trained with DeepXDE."""

@@ -3,4 +3,6 @@ from desyr import hookimpl
 
 @hookimpl
 def desyr_register_gates():
-    return []
+    from desyr_gates.gates import PAPER_GATES
+
+    return list(PAPER_GATES)

@@ -1,6 +1,246 @@
+"""``gplearn``: single-objective GP with gplearn's ``SymbolicRegressor``.
+
+gplearn has no Pareto front, so one is built from the evolved programs (the
+final population, or every stored program of the run): programs longer than
+``max_size`` are dropped, the rest are pre-screened by gplearn's raw MSE and
+``length_`` (non-domination), converted to sympy directly from the program's
+prefix list (no strings, no eval), re-scored by evaluating the sympy
+expression, and reduced to the empirical front by (complexity, loss).
+
+gplearn's protected primitives (``div`` returns 1 for tiny denominators,
+``sqrt``/``log`` act on ``|x|``, ``exp`` is clipped) are mapped to the plain
+functions of the common vocabulary; the reported loss is that of the returned
+sympy expression, and members whose expression is not finite on X_S are dropped.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import sympy as sp
+
 from desyr import hookimpl
+from desyr.expressions import Vocabulary
+from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.retention import empirical_front, teacher_fit_mse
+
+
+def _protected_exp(x):
+    with np.errstate(over="ignore"):
+        return np.exp(np.clip(x, -100.0, 100.0))
+
+
+def _protected_square(x):
+    with np.errstate(over="ignore"):
+        return np.clip(x, -1e100, 1e100) ** 2
+
+
+def _protected_cube(x):
+    with np.errstate(over="ignore"):
+        return np.clip(x, -1e100, 1e100) ** 3
+
+
+#: vocabulary -> gplearn built-in function name
+BUILTIN_BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+BUILTIN_UNARY = {"sin": "sin", "cos": "cos", "tan": "tan", "log": "log", "sqrt": "sqrt", "abs": "abs"}
+#: vocabulary -> (numpy implementation, gplearn name) for functions made with make_function
+CUSTOM_UNARY: dict[str, tuple[Callable, str]] = {
+    "exp": (_protected_exp, "exp"),
+    "tanh": (np.tanh, "tanh"),
+    "square": (_protected_square, "square"),
+    "cube": (_protected_cube, "cube"),
+}
+#: gplearn function name -> sympy builder
+SYMPY_OF: dict[str, Callable[..., sp.Expr]] = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "log": sp.log, "sqrt": sp.sqrt,
+    "abs": sp.Abs, "exp": sp.exp, "tanh": sp.tanh,
+    "square": lambda a: a ** 2, "cube": lambda a: a ** 3,
+    "neg": lambda a: -a, "inv": lambda a: 1 / a,
+}
+BUDGET_ALIASES = {"iterations": "generations"}
+BUDGET_IGNORED = frozenset({"populations", "time_limit"})
+
+
+def program_to_sympy(program: Sequence[Any], variables: Sequence[str]) -> sp.Expr:
+    """Convert a gplearn program (prefix list of functions, feature indices, floats) to sympy.
+
+    ``program`` is ``est._program.program``: gplearn ``_Function`` objects (with
+    ``.name``/``.arity``), ``int`` feature indices into ``variables``, and
+    ``float`` constants (which become sympy ``Float``).
+    """
+    symbols = list(Vocabulary(variables).var_symbols.values())
+    pos = 0
+
+    def build() -> sp.Expr:
+        nonlocal pos
+        if pos >= len(program):
+            raise ValueError("truncated gplearn program")
+        node = program[pos]
+        pos += 1
+        if isinstance(node, (bool, np.bool_)):
+            raise ValueError(f"unexpected node {node!r}")
+        if isinstance(node, (int, np.integer)):
+            if not 0 <= int(node) < len(symbols):
+                raise ValueError(f"feature index {node} out of range for {len(symbols)} variables")
+            return symbols[int(node)]
+        if isinstance(node, (float, np.floating)):
+            return sp.Float(float(node))
+        name = getattr(node, "name", None)
+        if name not in SYMPY_OF:
+            raise ValueError(f"gplearn function {name!r} has no sympy mapping")
+        args = [build() for _ in range(int(node.arity))]
+        return SYMPY_OF[name](*args)
+
+    expr = build()
+    if pos != len(program):
+        raise ValueError("trailing nodes in gplearn program")
+    return expr
+
+
+class GplearnSearcher(Searcher):
+    """gplearn ``SymbolicRegressor`` (metric mse) with a front built from the evolved programs."""
+
+    name = "gplearn"
+    supported_binary = frozenset(BUILTIN_BINARY)
+    supported_unary = frozenset(BUILTIN_UNARY) | frozenset(CUSTOM_UNARY)
+    options = {
+        "generations": 20,
+        "population_size": 1000,
+        "tournament_size": 20,
+        "parsimony_coefficient": 0.001,
+        "p_crossover": 0.9,
+        "p_subtree_mutation": 0.01,
+        "p_hoist_mutation": 0.01,
+        "p_point_mutation": 0.01,
+        "p_point_replace": 0.05,
+        "init_depth": (2, 6),
+        "const_range": (-5.0, 5.0),
+        "max_samples": 1.0,
+        "front_from": "all",          # "all": every stored program of the run; "final": last population
+    }
+
+    def _settings_for(self, task: SearchTask) -> dict[str, Any]:
+        settings = dict(self.settings)
+        self._ignored_budget = []
+        for key, value in dict(task.budget or {}).items():
+            if key in BUDGET_IGNORED:
+                self._ignored_budget.append(key)
+                continue
+            name = BUDGET_ALIASES.get(key, key)
+            if name not in self.options:
+                accepted = sorted(set(self.options) | set(BUDGET_ALIASES) | BUDGET_IGNORED)
+                raise ComponentError(
+                    f"searcher 'gplearn' does not understand budget key '{key}'; accepted: {', '.join(accepted)}"
+                )
+            settings[name] = value
+        if settings["front_from"] not in ("all", "final"):
+            raise ComponentError("searcher 'gplearn': option front_from must be 'all' or 'final'")
+        return settings
+
+    def search(self, task: SearchTask) -> list[ParetoMember]:
+        self.check_operators(task.binary, task.unary)
+        try:
+            from gplearn.functions import make_function
+            from gplearn.genetic import SymbolicRegressor
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ComponentError(
+                f"searcher 'gplearn' needs gplearn ({exc}); install it with `pip install gplearn` "
+                "or `pip install desyr[gplearn]`"
+            ) from None
+        s = self._settings_for(task)
+        X = np.asarray(task.X, dtype=float)
+        y = np.asarray(task.y, dtype=float).ravel()
+        variables = list(task.variables)
+        if X.ndim != 2 or X.shape[1] != len(variables) or X.shape[0] != y.shape[0]:
+            raise ComponentError(
+                f"searcher 'gplearn': X has shape {X.shape}, y {y.shape}, variables {variables}"
+            )
+        function_set: list[Any] = [BUILTIN_BINARY[b] for b in task.binary]
+        for u in task.unary:
+            if u in BUILTIN_UNARY:
+                function_set.append(BUILTIN_UNARY[u])
+            else:
+                fn, fname = CUSTOM_UNARY[u]
+                function_set.append(make_function(function=fn, name=fname, arity=1, wrap=False))
+        if not function_set:
+            raise ComponentError("searcher 'gplearn' needs at least one operator")
+        est = SymbolicRegressor(
+            population_size=int(s["population_size"]),
+            generations=int(s["generations"]),
+            tournament_size=int(s["tournament_size"]),
+            stopping_criteria=0.0,
+            const_range=tuple(s["const_range"]),
+            init_depth=tuple(s["init_depth"]),
+            function_set=tuple(function_set),
+            metric="mse",
+            parsimony_coefficient=float(s["parsimony_coefficient"]),
+            p_crossover=float(s["p_crossover"]),
+            p_subtree_mutation=float(s["p_subtree_mutation"]),
+            p_hoist_mutation=float(s["p_hoist_mutation"]),
+            p_point_mutation=float(s["p_point_mutation"]),
+            p_point_replace=float(s["p_point_replace"]),
+            max_samples=float(s["max_samples"]),
+            feature_names=None,
+            n_jobs=1,
+            verbose=0,
+            random_state=int(task.seed),
+        )
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            est.fit(X, y)
+        elapsed = time.perf_counter() - start
+
+        generations = est._programs if s["front_from"] == "all" else est._programs[-1:]
+        programs = {}
+        for population in generations:
+            for prog in population or ():
+                if prog is None or prog.length_ > int(task.max_size):
+                    continue
+                fit = float(prog.raw_fitness_)
+                if not math.isfinite(fit):
+                    continue
+                programs.setdefault(str(prog), (prog, fit))
+        # Pre-screen on gplearn's own (protected) scores, then re-score the sympy expressions.
+        screened = empirical_front(
+            [ParetoMember(sp.Integer(0), int(p.length_), fit) for p, fit in programs.values()]
+        )
+        wanted = {(m.complexity, m.loss) for m in screened}
+        var_symbols = list(Vocabulary(variables).var_symbols.values())
+        members: list[ParetoMember] = []
+        dropped: list[str] = []
+        for prog, fit in programs.values():
+            if (int(prog.length_), fit) not in wanted:
+                continue
+            wanted.discard((int(prog.length_), fit))
+            try:
+                expr = program_to_sympy(prog.program, variables)
+            except ValueError as exc:
+                dropped.append(f"{prog}: {exc}")
+                continue
+            loss = teacher_fit_mse(expr, var_symbols, X, y)
+            if not math.isfinite(loss):
+                dropped.append(f"{prog}: non-finite loss")
+                continue
+            members.append(ParetoMember(expr, int(prog.length_), loss))
+        if dropped:
+            warnings.warn(f"searcher 'gplearn' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
+                          RuntimeWarning, stacklevel=2)
+        self.last_run_info = {
+            "seed": int(task.seed),
+            "seconds": elapsed,
+            "programs_considered": len(programs),
+            "dropped": len(dropped),
+            "ignored_budget": list(self._ignored_budget),
+        }
+        return empirical_front(members)
 
 
 @hookimpl
 def desyr_register_searchers():
-    return []
+    return [GplearnSearcher]

@@ -1,6 +1,168 @@
+"""``operon``: multi-objective symbolic regression with pyoperon (the default searcher).
+
+Operon runs NSGA-II on (r2, length), so one run returns a real Pareto front.
+Every tree comes back linearly scaled (``offset + scale*f``) by pyoperon.
+Model strings are produced with full-precision constants and placeholder
+variable names, then parsed with DeSyR's safe parser and renamed to the
+problem's variables.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
 from desyr import hookimpl
+from desyr.expressions import ExpressionError, Vocabulary, parse_expression
+from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.retention import empirical_front, teacher_fit_mse
+
+#: common vocabulary -> pyoperon symbol
+BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"}
+UNARY = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
+    "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
+    "atan": "atan", "abs": "abs", "square": "square",
+}
+#: budget keys understood in SearchTask.budget besides the option names
+BUDGET_ALIASES = {"iterations": "generations"}
+#: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in last_run_info
+BUDGET_IGNORED = frozenset({"populations"})
+
+
+def _placeholders(n: int) -> list[str]:
+    return [f"_v{i}" for i in range(n)]
+
+
+def parse_model_string(text: str, variables: list[str]) -> sp.Expr:
+    """Operon infix (fully parenthesised, ``^`` for powers, placeholder names ``_v0..``) -> sympy.
+
+    Raises :class:`ExpressionError` when the text is not acceptable.
+    """
+    places = _placeholders(len(variables))
+    expr = parse_expression(text.replace("^", "**"), Vocabulary(places))
+    target = Vocabulary(variables).var_symbols
+    return expr.xreplace({sp.Symbol(p, real=True): target[v] for p, v in zip(places, variables)})
+
+
+class OperonSearcher(Searcher):
+    """pyoperon ``SymbolicRegressor`` with objectives ``['r2', 'length']``.
+
+    Reproducibility: with a seed, a run is reproducible when ``generations`` or
+    ``max_evaluations`` stops it before ``time_limit`` does; a run stopped by
+    the clock depends on machine speed.  Set ``time_limit = 0`` (no clock) for
+    strictly reproducible runs.
+    """
+
+    name = "operon"
+    supported_binary = frozenset(BINARY)
+    supported_unary = frozenset(UNARY)
+    options = {
+        "time_limit": 10,             # seconds per run; 0 or None: no clock limit
+        "generations": 1000,
+        "population_size": 500,
+        "max_evaluations": 1_000_000_000,
+        "optimizer_iterations": 10,   # local constant tuning (pyoperon default 0 leaves constants untuned)
+        "max_depth": 10,
+        "tournament_size": 5,
+        "offspring_generator": "basic",
+        "intercept": True,            # keep pyoperon's linear-scaling offset term
+        "n_threads": 1,
+    }
+
+    def _settings_for(self, task: SearchTask) -> dict[str, Any]:
+        settings = dict(self.settings)
+        self._ignored_budget = []
+        for key, value in dict(task.budget or {}).items():
+            if key in BUDGET_IGNORED:
+                self._ignored_budget.append(key)
+                continue
+            name = BUDGET_ALIASES.get(key, key)
+            if name not in self.options:
+                accepted = sorted(set(self.options) | set(BUDGET_ALIASES) | BUDGET_IGNORED)
+                raise ComponentError(
+                    f"searcher 'operon' does not understand budget key '{key}'; accepted: {', '.join(accepted)}"
+                )
+            settings[name] = value
+        return settings
+
+    def search(self, task: SearchTask) -> list[ParetoMember]:
+        self.check_operators(task.binary, task.unary)
+        try:
+            from pyoperon.sklearn import SymbolicRegressor
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ComponentError(
+                f"searcher 'operon' needs pyoperon ({exc}); install it with `pip install pyoperon` "
+                "or `pip install desyr[operon]`"
+            ) from None
+        s = self._settings_for(task)
+        X = np.asarray(task.X, dtype=float)
+        y = np.asarray(task.y, dtype=float).ravel()
+        variables = list(task.variables)
+        if X.ndim != 2 or X.shape[1] != len(variables) or X.shape[0] != y.shape[0]:
+            raise ComponentError(
+                f"searcher 'operon': X has shape {X.shape}, y {y.shape}, variables {variables}"
+            )
+        symbols = [BINARY[b] for b in task.binary] + [UNARY[u] for u in task.unary]
+        allowed = ",".join(dict.fromkeys(symbols + ["constant", "variable"]))
+        time_limit = s["time_limit"]
+        reg = SymbolicRegressor(
+            allowed_symbols=allowed,
+            objectives=["r2", "length"],
+            optimizer_iterations=int(s["optimizer_iterations"]),
+            max_length=int(task.max_size),
+            max_depth=int(s["max_depth"]),
+            initialization_max_length=min(10, int(task.max_size)),
+            generations=int(s["generations"]),
+            population_size=int(s["population_size"]),
+            max_evaluations=int(s["max_evaluations"]),
+            tournament_size=int(s["tournament_size"]),
+            offspring_generator=str(s["offspring_generator"]),
+            add_model_intercept_term=bool(s["intercept"]),
+            max_time=int(math.ceil(time_limit)) if time_limit else None,
+            n_threads=int(s["n_threads"]),
+            random_state=int(task.seed),
+        )
+        start = time.perf_counter()
+        reg.fit(X, y)
+        elapsed = time.perf_counter() - start
+
+        places = _placeholders(len(variables))
+        var_symbols = list(Vocabulary(variables).var_symbols.values())
+        members: list[ParetoMember] = []
+        dropped: list[str] = []
+        for entry in reg.pareto_front_:
+            text = reg.get_model_string(entry["tree"], 17, places)
+            try:
+                expr = parse_model_string(text, variables)
+            except ExpressionError as exc:
+                dropped.append(f"{text!r}: {exc}")
+                continue
+            loss = teacher_fit_mse(expr, var_symbols, X, y)
+            if not math.isfinite(loss):
+                dropped.append(f"{text!r}: non-finite loss")
+                continue
+            members.append(ParetoMember(expr, int(entry["length"]), loss))
+        if dropped:
+            warnings.warn(f"searcher 'operon' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
+                          RuntimeWarning, stacklevel=2)
+        generations = int(reg.stats_.get("generations", -1))
+        self.last_run_info = {
+            "seed": int(task.seed),
+            "seconds": elapsed,
+            "generations": generations,
+            "raw_front": len(reg.pareto_front_),
+            "dropped": len(dropped),
+            "ignored_budget": list(self._ignored_budget),
+            "stopped_by": "generations" if generations >= int(s["generations"]) else "time or evaluations",
+        }
+        return empirical_front(members)
 
 
 @hookimpl
 def desyr_register_searchers():
-    return []
+    return [OperonSearcher]

@@ -3,4 +3,6 @@ from desyr import hookimpl
 
 @hookimpl
 def desyr_register_refiners():
-    return []
+    from desyr_scipy.refiner import ScipyRefiner
+
+    return [ScipyRefiner]

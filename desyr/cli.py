@@ -1,0 +1,121 @@
+"""The ``desyr`` command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from desyr import __version__
+from desyr.errors import DesyrError
+
+EXIT_USAGE = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
+    p.add_argument("--version", action="version", version=f"desyr {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("plugins", help="list installed components (role, name, origin)")
+    s.add_argument("--json", action="store_true", help="print a JSON array of {role, name, origin}")
+
+    sub.add_parser("problems", help="list the bundled problems (e.g. paper:burgers)")
+
+    s = sub.add_parser("refine", help="Stages B and C on given candidates")
+    s.add_argument("config", help="problem TOML file or spec such as paper:sine_poisson_1d")
+    s.add_argument("--candidate", action="append", default=[], metavar="EXPR",
+                   help="candidate expression; repeat for several; 'u = ...; v = ...' for several fields")
+    _common(s)
+    s.add_argument("--teacher", action="store_true",
+                   help="use the configured teacher for the teacher-compatibility gate")
+
+    s = sub.add_parser("run", help="the full pipeline: teacher, search, refit, gates, verification")
+    s.add_argument("config", help="problem TOML file or spec such as paper:burgers")
+    _common(s)
+    return p
+
+
+def _common(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--out", default=None, help="directory for result.json and report.md")
+    s.add_argument("--seed", type=int, default=None, help="seed for point sets, teacher and searches")
+    s.add_argument("--retrain", action="store_true", help="train the teacher even if a cached one exists")
+    s.add_argument("--cache-dir", default=".desyr-cache", help="where trained teachers are cached")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except DesyrError as exc:
+        print(f"desyr: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("desyr: interrupted", file=sys.stderr)
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from desyr.plugins import load_registry
+
+    registry = load_registry()
+    for name, error in registry.failures.items():
+        print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)
+    if args.command == "plugins":
+        return _plugins(registry, args.json)
+    if args.command == "problems":
+        return _problems(registry)
+    from desyr.config import load_problem
+    from desyr.progress import Progress
+
+    problem = load_problem(args.config, registry)
+    progress = Progress(verbose=not args.quiet)
+    if args.command == "refine":
+        from desyr.pipeline import refine
+
+        result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
+                        out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir)
+    else:
+        from desyr.run import run
+
+        result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
+                     retrain=args.retrain, cache_dir=args.cache_dir)
+    _summary(result.data, args.out)
+    return 0
+
+
+def _plugins(registry, as_json: bool) -> int:
+    rows = [info.as_dict() for info in registry.listing()]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max((len(r["name"]) for r in rows), default=4)
+    for r in rows:
+        print(f"{r['role']:<9} {r['name']:<{width}}  {r['origin']}")
+    return 0
+
+
+def _problems(registry) -> int:
+    rows = [row for rows in registry.pm.hook.desyr_problem_library() for row in rows]
+    for spec, title in sorted(rows):
+        print(f"{spec:<34} {title}")
+    if not rows:
+        print("no bundled problems are installed")
+    return 0
+
+
+def _summary(data: dict, out: str | None) -> None:
+    if data["expression"] is None:
+        print("no candidate could be selected")
+    else:
+        for f, e in data["expression"].items():
+            print(f"{f} = {e}")
+        res, err = data["residuals"], data["errors"]
+        print(f"converged={data['converged']} complexity={data['complexity']} "
+              f"R_eq={res['R_eq']:.3e} R_con={res['R_con']:.3e}"
+              + (f" rel_l2={err['rel_l2']:.3e}" if isinstance(err.get("rel_l2"), float) else ""))
+        if not data["exact"]:
+            print("warning: not an exact solution (verification residuals above tolerance); see report.md")
+    if out:
+        print(f"wrote {out}/result.json and {out}/report.md")

@@ -1,0 +1,136 @@
+"""Governing-equation and constraint residuals of candidate expressions.
+
+The candidate's derivatives come from sympy, the residual and its exact
+Jacobian with respect to the parameters are lambdified together with common
+subexpression elimination, and the last evaluation is cached because
+``least_squares`` asks for the Jacobian at the point it has just evaluated.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from desyr.numeric import broadcast, columns, lambdify
+from desyr.points import PointSets
+from desyr.problem import Problem
+
+
+@dataclass
+class Block:
+    kind: str                 # "equation" or "constraint"
+    index: int
+    points: np.ndarray
+    weight: float             # pointwise weight of the residual in the least-squares vector
+    function: object          # lambdified: (*variables, *params) -> [R, dR/da_1, ...]
+    with_jacobian: bool
+
+
+class Residuals:
+    """All residual blocks of one candidate group on one choice of points."""
+
+    def __init__(self, problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
+                 interior: np.ndarray, constraint_points: Sequence[np.ndarray],
+                 constraint_weight: float = 100.0, jacobian: bool = True) -> None:
+        self.problem = problem
+        self.params = list(params)
+        args = problem.symbols + self.params
+        root_weight = math.sqrt(constraint_weight)
+        self.blocks: list[Block] = []
+        for k, eq in enumerate(problem.equations):
+            self.blocks.append(self._block("equation", k, problem.apply(eq.residual, solution),
+                                           interior, 1.0, args, jacobian))
+        for l, con in enumerate(problem.constraints):
+            self.blocks.append(self._block("constraint", l, problem.apply(con.residual, solution),
+                                           constraint_points[l], root_weight, args, jacobian))
+        self._cache_key: bytes | None = None
+        self._cache: list[list[np.ndarray]] = []
+
+    def _block(self, kind, index, expr, points, weight, args, jacobian) -> Block:
+        outputs = [expr] + ([sp.diff(expr, a) for a in self.params] if jacobian else [])
+        return Block(kind, index, points, weight, lambdify(args, outputs), jacobian)
+
+    # ------------------------------------------------------------ evaluation
+    def _evaluate(self, a: Sequence[float]) -> list[list[np.ndarray]]:
+        a = np.asarray(a, dtype=float)
+        key = a.tobytes()
+        if key != self._cache_key:
+            out = []
+            with np.errstate(all="ignore"):
+                for block in self.blocks:
+                    n = block.points.shape[0]
+                    values = block.function(*columns(block.points), *a)
+                    out.append([broadcast(v, n) for v in values])
+            self._cache_key, self._cache = key, out
+        return self._cache
+
+    def vector(self, a: Sequence[float] = ()) -> np.ndarray:
+        """Weighted residual vector F(a) of the refit objective."""
+        return np.concatenate([b.weight * vals[0] for b, vals in zip(self.blocks, self._evaluate(a))])
+
+    def jacobian(self, a: Sequence[float] = ()) -> np.ndarray:
+        """Exact dF/da, rows matching :meth:`vector`."""
+        parts = []
+        for block, vals in zip(self.blocks, self._evaluate(a)):
+            parts.append(block.weight * np.column_stack(vals[1:]) if self.params
+                         else np.zeros((block.points.shape[0], 0)))
+        return np.vstack(parts)
+
+    def raw(self, a: Sequence[float] = ()) -> list[tuple[Block, np.ndarray]]:
+        """Unweighted residual values per block."""
+        return [(b, vals[0]) for b, vals in zip(self.blocks, self._evaluate(a))]
+
+
+def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight=100.0,
+                   jacobian=True) -> Residuals:
+    return Residuals(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
+
+
+@dataclass
+class Scores:
+    rho_r: float              # RMS interior residual over all equations
+    rho_c: float              # RMS constraint residual over all constraint components
+    phi: float                # rho_r + sqrt(lambda_c) rho_c (eq. selection-score)
+
+
+def rms(values: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(values)))) if values.size else 0.0
+
+
+def physics_scores(residuals: Residuals, constraint_weight: float = 100.0) -> Scores:
+    """Φ on the refinement points; for several equations/constraints the coupled form
+    (RMS over components of each component's RMS) of eq. coupled-selection-scores."""
+    eq = [rms(v) for b, v in residuals.raw() if b.kind == "equation"]
+    con = [rms(v) for b, v in residuals.raw() if b.kind == "constraint"]
+    rho_r = float(np.sqrt(np.mean(np.square(eq)))) if eq else 0.0
+    rho_c = float(np.sqrt(np.mean(np.square(con)))) if con else 0.0
+    return Scores(rho_r, rho_c, rho_r + math.sqrt(constraint_weight) * rho_c)
+
+
+@dataclass
+class Verification:
+    R_eq: float
+    R_con: float
+    R_eq_per_equation: list[float]
+    R_con_per_constraint: list[float]
+
+
+def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets) -> Verification:
+    """R_eq on independent interior points, R_con on the constraint sets (eq. verification).
+
+    R_con weights each constraint set by its share of points, i.e. it is the RMS over
+    all constraint points; several equations are combined as the RMS of their RMS.
+    """
+    residuals = Residuals(problem, solution, [], points.verify, points.constraints, jacobian=False)
+    eq = [rms(v) for b, v in residuals.raw() if b.kind == "equation"]
+    con_values = [v for b, v in residuals.raw() if b.kind == "constraint"]
+    all_con = np.concatenate(con_values) if con_values else np.zeros(0)
+    return Verification(
+        R_eq=float(np.sqrt(np.mean(np.square(eq)))),
+        R_con=rms(all_con),
+        R_eq_per_equation=eq,
+        R_con_per_constraint=[rms(v) for v in con_values],
+    )

@@ -1,0 +1,234 @@
+"""Stage-A retention rule and pooling of search fronts (pure numpy/sympy).
+
+Every seeded search returns an empirical Pareto front (``ParetoMember`` list).
+Stage A keeps at most :data:`MAX_KEEP` representatives of each front and merges
+the kept members of all seeds into one candidate pool.
+
+Retention rule (:func:`retain`), stated exactly
+-----------------------------------------------
+1. Clean the front with :func:`empirical_front`: drop members whose loss is not
+   finite, sort by (complexity, loss) and keep a member only if its loss is
+   strictly lower than the loss of every simpler-or-equal member kept before it.
+   The result is strictly increasing in complexity and strictly decreasing in
+   loss; call it ``m[0..n-1]``.
+2. If ``n <= max_keep`` (default 5) every member is kept.
+3. Otherwise keep, in this order of priority,
+
+   * ``simplest``: ``m[0]``;
+   * ``best_fit``: ``m[n-1]``;
+   * ``knee``: for ``i = 1..n-1`` the drop
+     ``d_i = log10(max(loss[i-1], floor)) - log10(max(loss[i], floor))``
+     (``floor = 1e-30``) measures the loss improvement, in decades, bought by
+     moving from ``m[i-1]`` to ``m[i]``.  Members with ``d_i >= knee_decades``
+     (default 0.5) are ranked by ``d_i`` descending (ties: lower complexity
+     first) and the first ``max_knees`` (default 2) not yet kept are kept;
+   * ``coverage``: the ``r = max_keep - kept`` remaining slots go to evenly
+     spaced positions ``t_j = j (n-1) / (r+1)``, ``j = 1..r``; for each ``t_j``
+     in turn the not-yet-kept index nearest to ``t_j`` is kept (ties: the lower
+     index).
+
+   The kept members are returned in increasing complexity.  A member can hold
+   several roles (e.g. the best fit may also be a knee); it is then counted once.
+
+Pooling rule (:func:`pool_fronts`)
+----------------------------------
+Two members are the same candidate when their expression trees are equal after
+every sympy ``Float`` is replaced by one placeholder (same topology, any
+constants): see :func:`topology_key`; the key is built without re-evaluating
+the tree, so sympy cannot merge placeholders.  Of each group the member with
+the lowest loss is kept (ties: lower complexity, then the earlier run); the
+pooled entry records the seed of that member and every seed that produced the
+topology.  Pooled entries are ordered by (complexity, loss).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Hashable, Iterable, Sequence
+
+import numpy as np
+import sympy as sp
+
+from desyr.interfaces import ParetoMember
+
+MAX_KEEP = 5
+MAX_KNEES = 2
+KNEE_DECADES = 0.5
+LOSS_FLOOR = 1e-30
+
+__all__ = [
+    "MAX_KEEP", "MAX_KNEES", "KNEE_DECADES", "LOSS_FLOOR",
+    "Retained", "PooledCandidate",
+    "empirical_front", "select_representatives", "retain",
+    "topology_key", "pool_fronts", "teacher_fit_mse",
+]
+
+
+@dataclass(frozen=True)
+class Retained:
+    """A kept front member and why it was kept (``simplest``, ``best_fit``, ``knee``, ``coverage``)."""
+
+    member: ParetoMember
+    roles: tuple[str, ...]
+
+
+@dataclass
+class PooledCandidate:
+    """One distinct topology in the pool."""
+
+    member: ParetoMember          # the best-loss member of this topology
+    seed: int                     # search seed that produced ``member``
+    seeds: tuple[int, ...]        # every seed whose kept front had this topology (first-seen order)
+    key: Hashable                 # topology key, see :func:`topology_key`
+
+
+# --------------------------------------------------------------------- fronts
+def _finite(member: ParetoMember) -> bool:
+    try:
+        return math.isfinite(float(member.loss))
+    except (TypeError, ValueError):
+        return False
+
+
+def empirical_front(members: Iterable[ParetoMember]) -> list[ParetoMember]:
+    """Non-dominated members by (complexity, loss), both minimised.
+
+    Members with a non-finite loss are dropped.  A member is kept when its loss
+    is strictly below that of every member of lower or equal complexity (ties
+    at equal complexity and loss keep the first one met).  The result is sorted
+    by increasing complexity with strictly decreasing loss.
+    """
+    ordered = sorted(
+        (m for m in members if _finite(m)),
+        key=lambda m: (int(m.complexity), float(m.loss)),
+    )
+    front: list[ParetoMember] = []
+    best = math.inf
+    for m in ordered:
+        if float(m.loss) < best:
+            front.append(m)
+            best = float(m.loss)
+    return front
+
+
+def _decades(loss: float, floor: float) -> float:
+    return math.log10(max(float(loss), floor))
+
+
+def select_representatives(members: Sequence[ParetoMember], max_keep: int = MAX_KEEP,
+                           max_knees: int = MAX_KNEES, knee_decades: float = KNEE_DECADES,
+                           floor: float = LOSS_FLOOR) -> list[Retained]:
+    """Apply the retention rule of this module's docstring, with the roles of each kept member."""
+    if max_keep < 1:
+        raise ValueError("max_keep must be at least 1")
+    front = empirical_front(members)
+    n = len(front)
+    if n == 0:
+        return []
+    roles: dict[int, list[str]] = {}
+
+    def add(i: int, role: str) -> None:
+        roles.setdefault(i, []).append(role)
+
+    if n <= max_keep:
+        for i in range(n):
+            if i == 0:
+                add(i, "simplest")
+            if i == n - 1:
+                add(i, "best_fit")
+            if i not in roles:
+                add(i, "front")
+        return [Retained(front[i], tuple(roles[i])) for i in sorted(roles)]
+
+    add(0, "simplest")
+    if max_keep >= 2:
+        add(n - 1, "best_fit")
+
+    drops = [(_decades(front[i - 1].loss, floor) - _decades(front[i].loss, floor), i)
+             for i in range(1, n)]
+    knees = sorted((d, i) for d, i in drops if d >= knee_decades)
+    knees.sort(key=lambda di: (-di[0], di[1]))
+    taken = 0
+    for d, i in knees:
+        if taken >= max_knees or len(roles) >= max_keep:
+            break
+        if i in roles:
+            roles[i].append("knee")       # already kept; record the role, do not count a slot
+            continue
+        add(i, "knee")
+        taken += 1
+
+    r = max_keep - len(roles)
+    for j in range(1, r + 1):
+        target = j * (n - 1) / (r + 1)
+        free = [i for i in range(n) if i not in roles]
+        if not free:
+            break
+        i = min(free, key=lambda k: (abs(k - target), k))
+        add(i, "coverage")
+    return [Retained(front[i], tuple(roles[i])) for i in sorted(roles)]
+
+
+def retain(members: Sequence[ParetoMember], max_keep: int = MAX_KEEP, max_knees: int = MAX_KNEES,
+           knee_decades: float = KNEE_DECADES) -> list[ParetoMember]:
+    """The kept members of one front (at most ``max_keep``), in increasing complexity."""
+    return [r.member for r in select_representatives(members, max_keep, max_knees, knee_decades)]
+
+
+# -------------------------------------------------------------------- pooling
+_COMMUTATIVE = (sp.Add, sp.Mul)
+
+
+def topology_key(expr: sp.Expr) -> Hashable:
+    """A hashable structural key of ``expr`` with every Float replaced by ``"C"``.
+
+    Built by walking the tree (no sympy re-evaluation), so ``2.0*x`` and
+    ``-3.1*x`` share a key while ``sin(1.0*x)`` and ``sin(x)`` (no constant) do
+    not.  Arguments of sums and products are sorted, so argument order does not
+    matter.  Rationals/Integers and named constants (pi, E) are structure.
+    """
+    if isinstance(expr, sp.Float):
+        return "C"
+    if isinstance(expr, sp.Symbol):
+        return ("S", expr.name)
+    if isinstance(expr, sp.Rational):
+        return ("Q", int(expr.p), int(expr.q))
+    if isinstance(expr, sp.NumberSymbol) or not expr.args:
+        return ("A", sp.srepr(expr))
+    children = [topology_key(a) for a in expr.args]
+    if isinstance(expr, _COMMUTATIVE):
+        children.sort(key=repr)
+    return (type(expr).__name__, tuple(children))
+
+
+def pool_fronts(runs: Iterable[tuple[int, Sequence[ParetoMember]]]) -> list[PooledCandidate]:
+    """Merge the kept members of several seeded runs, one entry per distinct topology."""
+    pooled: dict[Hashable, PooledCandidate] = {}
+    for seed, members in runs:
+        for m in members:
+            if not _finite(m):
+                continue
+            key = topology_key(m.expression)
+            entry = pooled.get(key)
+            if entry is None:
+                pooled[key] = PooledCandidate(m, seed, (seed,), key)
+                continue
+            if seed not in entry.seeds:
+                entry.seeds = entry.seeds + (seed,)
+            if (float(m.loss), int(m.complexity)) < (float(entry.member.loss), int(entry.member.complexity)):
+                entry.member, entry.seed = m, seed
+    return sorted(pooled.values(), key=lambda e: (int(e.member.complexity), float(e.member.loss)))
+
+
+# ------------------------------------------------------------------- numerics
+def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, y: np.ndarray) -> float:
+    """Mean squared error of ``expr`` against ``y`` at the rows of ``X``; ``inf`` when not finite."""
+    from desyr.numeric import evaluate
+
+    try:
+        values = evaluate(expr, symbols, np.asarray(X, dtype=float))
+    except Exception:  # an expression numpy cannot evaluate is unusable, not fatal
+        return math.inf
+    with np.errstate(all="ignore"):
+        err = float(np.mean((values - np.asarray(y, dtype=float).ravel()) ** 2))
+    return err if math.isfinite(err) else math.inf

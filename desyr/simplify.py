@@ -1,0 +1,36 @@
+"""Post-refit algebraic simplification and the Stage-C cleaning proposal."""
+from __future__ import annotations
+
+import sympy as sp
+
+from desyr.expressions import complexity
+
+SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
+CLEAN_TOL = 1e-8
+
+
+def simplify_expression(expr: sp.Expr) -> sp.Expr:
+    """The simpler (by node count) of the evaluated tree and ``sympy.simplify`` of it."""
+    if complexity(expr) > SIMPLIFY_MAX_NODES:
+        return expr
+    try:
+        simpler = sp.simplify(expr)
+    except Exception:  # sympy can fail on unusual trees; the evaluated form is still valid
+        return expr
+    return simpler if complexity(simpler) < complexity(expr) else expr
+
+
+def drop_small_terms(expr: sp.Expr, tol: float = CLEAN_TOL) -> sp.Expr:
+    """Remove additive terms, at any depth, whose numerical leading coefficient is below ``tol``."""
+    if not expr.args:
+        return expr
+    args = [drop_small_terms(a, tol) for a in expr.args]
+    if isinstance(expr, sp.Add):
+        args = [a for a in args if not _negligible(a, tol)]
+        return sp.Add(*args) if args else sp.Integer(0)
+    return expr.func(*args) if args != list(expr.args) else expr
+
+
+def _negligible(term: sp.Expr, tol: float) -> bool:
+    coeff, _ = term.as_coeff_Mul()
+    return isinstance(coeff, sp.Float) and abs(float(coeff)) < tol

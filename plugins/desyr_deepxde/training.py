@@ -1,0 +1,392 @@
+"""The heavy part of the ``deepxde`` teacher: imported only inside ``prepare()``.
+
+Everything is derived from the problem definition: the PDE residuals are the
+problem's sympy equation residuals evaluated with torch on jets computed by
+repeated ``dde.grad.jacobian``; every constraint is a
+``dde.icbc.PointSetOperatorBC`` on its own fixed points.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+os.environ.setdefault("DDE_BACKEND", "pytorch")
+
+import numpy as np
+import sympy as sp
+
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    import deepxde as dde
+import torch
+
+from desyr.interfaces import ComponentError, TeacherModel
+from desyr.numeric import broadcast, columns
+from desyr.points import constraint_points
+
+from desyr_deepxde.cache import cache_key
+from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
+
+if dde.backend.backend_name != "pytorch":  # pragma: no cover - depends on the user's environment
+    raise ComponentError(
+        f"teacher 'deepxde' needs DeepXDE's PyTorch backend, but DeepXDE was loaded with "
+        f"'{dde.backend.backend_name}' (set DDE_BACKEND=pytorch)")
+
+
+# ------------------------------------------------------------ sympy -> torch
+def _unary(tfn: Callable, mfn: Callable) -> Callable:
+    return lambda a: tfn(a) if isinstance(a, torch.Tensor) else mfn(a)
+
+
+TORCH_FUNCTIONS: dict[str, Any] = {
+    "sin": _unary(torch.sin, math.sin), "cos": _unary(torch.cos, math.cos),
+    "tan": _unary(torch.tan, math.tan), "exp": _unary(torch.exp, math.exp),
+    "log": _unary(torch.log, math.log), "sqrt": _unary(torch.sqrt, math.sqrt),
+    "tanh": _unary(torch.tanh, math.tanh), "sinh": _unary(torch.sinh, math.sinh),
+    "cosh": _unary(torch.cosh, math.cosh), "asin": _unary(torch.asin, math.asin),
+    "acos": _unary(torch.acos, math.acos), "atan": _unary(torch.atan, math.atan),
+    "Abs": abs, "abs": abs, "pi": math.pi, "E": math.e,
+}
+
+
+def torch_function(args: Sequence[sp.Symbol], expr: sp.Expr) -> Callable[..., torch.Tensor]:
+    """``f(*tensors) -> tensor`` of ``expr``; constants are broadcast to the first argument."""
+    fn = sp.lambdify(list(args), expr, modules=[TORCH_FUNCTIONS], cse=True)
+
+    def call(*values: torch.Tensor) -> torch.Tensor:
+        out = fn(*values)
+        if not isinstance(out, torch.Tensor):
+            out = torch.full_like(values[0], float(out))
+        elif out.shape != values[0].shape:
+            out = out + torch.zeros_like(values[0])
+        return out
+
+    return call
+
+
+# ------------------------------------------------------------------ residuals
+class Residuals:
+    """Equation and constraint residuals of one problem as torch functions."""
+
+    def __init__(self, problem, net_vars: list[str]) -> None:
+        self.problem = problem
+        self.jets = problem.jets()
+        self.field_index = {f: i for i, f in enumerate(problem.fields)}
+        self.col = {v: net_vars.index(v) for v in problem.variable_names}
+        args = list(problem.symbols) + [problem.jet_symbol(j) for j in self.jets]
+        self.equations = [torch_function(args, e.residual) for e in problem.equations]
+        self.operators = [torch_function(args, c.operator) for c in problem.constraints]
+
+    def variables(self, x: torch.Tensor) -> list[torch.Tensor]:
+        return [x[:, self.col[v]:self.col[v] + 1] for v in self.problem.variable_names]
+
+    def jet_values(self, x: torch.Tensor, y: torch.Tensor, d: Callable) -> list[torch.Tensor]:
+        """Every needed jet, by repeated first derivatives ``d(ys, xs, i, j)``."""
+        memo: dict[tuple, torch.Tensor] = {}
+        out = []
+        for jet in self.jets:
+            k = self.field_index[jet.field]
+            t = y[:, k:k + 1]
+            for m, var in enumerate(jet.wrt):
+                key = (jet.field, jet.wrt[:m + 1])
+                if key not in memo:
+                    memo[key] = d(y, x, k, self.col[var]) if m == 0 else d(t, x, 0, self.col[var])
+                t = memo[key]
+            out.append(t)
+        return out
+
+    def equation_residuals(self, x, y, d) -> list[torch.Tensor]:
+        jets = self.jet_values(x, y, d)
+        cols = self.variables(x)
+        return [f(*cols, *jets) for f in self.equations]
+
+    def constraint_operator(self, index: int, x, y, d) -> torch.Tensor:
+        jets = self.jet_values(x, y, d)
+        return self.operators[index](*self.variables(x), *jets)
+
+
+def _dde_derivative(ys, xs, i, j):
+    return dde.grad.jacobian(ys, xs, i=i, j=j)
+
+
+def _autograd_derivative(ys, xs, i, j):
+    g = torch.autograd.grad(ys[:, i].sum(), xs, create_graph=True)[0]
+    return g[:, j:j + 1]
+
+
+def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
+    """g_l at the constraint points, (n, 1) float64."""
+    from desyr.numeric import lambdify
+    fn = lambdify(problem.symbols, [problem.constraints[index].value])
+    with np.errstate(all="ignore"):
+        return broadcast(fn(*columns(X))[0], X.shape[0]).astype(float).reshape(-1, 1)
+
+
+# ------------------------------------------------------------------ the model
+class DeepXDETeacherModel(TeacherModel):
+    def __init__(self, net: torch.nn.Module, fields: Sequence[str], perm: Sequence[int], info: dict) -> None:
+        self.net = net
+        self.fields = list(fields)
+        self.perm = list(perm)           # problem column of each network input
+        self._info = info
+        self.dtype = next(net.parameters()).dtype
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != len(self.perm):
+            raise ValueError(f"expected points of shape (n, {len(self.perm)}), got {X.shape}")
+        with torch.no_grad():
+            out = self.net(torch.as_tensor(X[:, self.perm], dtype=self.dtype))
+        return out.detach().cpu().numpy().astype(np.float64).reshape(len(X), len(self.fields))
+
+    def info(self) -> dict[str, Any]:
+        return dict(self._info)
+
+
+# ------------------------------------------------------------------- helpers
+def _geometry(problem):
+    spatial = [v for v in problem.variables if v.name != problem.time]
+    if len(spatial) == 0:
+        geom = None
+    elif len(spatial) == 1:
+        geom = dde.geometry.Interval(spatial[0].lo, spatial[0].hi)
+    elif len(spatial) == 2:
+        geom = dde.geometry.Rectangle([spatial[0].lo, spatial[1].lo], [spatial[0].hi, spatial[1].hi])
+    else:
+        geom = dde.geometry.Hypercube([v.lo for v in spatial], [v.hi for v in spatial])
+    net_vars = [v.name for v in spatial]
+    if problem.time is not None:
+        tv = next(v for v in problem.variables if v.name == problem.time)
+        timedomain = dde.geometry.TimeDomain(tv.lo, tv.hi)
+        geom = timedomain if geom is None else dde.geometry.GeometryXTime(geom, timedomain)
+        net_vars.append(tv.name)
+    return geom, net_vars
+
+
+def _is_initial(problem, constraint) -> bool:
+    if problem.time is None:
+        return False
+    lo = next(v.lo for v in problem.variables if v.name == problem.time)
+    return all(dict(f.fixed).get(problem.time) == lo and len(f.fixed) == 1 for f in constraint.faces)
+
+
+def _make_net(problem, settings, n_in: int) -> torch.nn.Module:
+    return dde.nn.FNN([n_in] + list(settings["layers"]) + [len(problem.fields)],
+                      settings["activation"], settings["initializer"])
+
+
+@contextlib.contextmanager
+def _precision(float64: bool):
+    """Set DeepXDE's/torch's default float for the teacher; restore afterwards."""
+    old_precision, old_dtype = dde.config.real.precision, torch.get_default_dtype()
+    with contextlib.redirect_stdout(io.StringIO()):
+        dde.config.set_default_float("float64" if float64 else "float32")
+    try:
+        yield
+    finally:
+        with contextlib.redirect_stdout(io.StringIO()):
+            dde.config.set_default_float(f"float{old_precision}")
+        torch.set_default_dtype(old_dtype)
+
+
+class _Validator:
+    """v_i(theta): per-equation interior residual MSE on the validation points,
+    then each constraint residual MSE on its prescribed points."""
+
+    def __init__(self, residuals: Residuals, problem, context, perm: list[int], dtype) -> None:
+        self.residuals = residuals
+        self.X = torch.as_tensor(np.asarray(context.points.validate)[:, perm], dtype=dtype)
+        self.C = [torch.as_tensor(np.asarray(P)[:, perm], dtype=dtype) for P in context.points.constraints]
+        self.G = [torch.as_tensor(constraint_values(problem, i, np.asarray(P)), dtype=dtype)
+                  for i, P in enumerate(context.points.constraints)]
+        if len(self.C) != len(problem.constraints):
+            raise ComponentError("teacher 'deepxde': context.points.constraints does not match the problem's constraints")
+
+    def components(self, net: torch.nn.Module) -> list[float]:
+        out: list[float] = []
+        x = self.X.clone().requires_grad_(True)
+        for r in self.residuals.equation_residuals(x, net(x), _autograd_derivative):
+            out.append(float(torch.mean(r.detach() ** 2)))
+        for i, (P, g) in enumerate(zip(self.C, self.G)):
+            x = P.clone().requires_grad_(True)
+            op = self.residuals.constraint_operator(i, x, net(x), _autograd_derivative)
+            out.append(float(torch.mean((op.detach() - g) ** 2)))
+        return out
+
+
+class _Checkpoints(dde.callbacks.Callback):
+    """Records (step, loss, S_val) every ``every`` steps and keeps the best state."""
+
+    def __init__(self, validator: _Validator, every: int, total: int, progress) -> None:
+        super().__init__()
+        self.validator, self.every, self.total, self.progress = validator, every, total, progress
+        self.history: list[tuple[int, float, float]] = []
+        self.components: list[list[float]] = []
+        self.scales: np.ndarray | None = None
+        self.best_state: dict | None = None
+        self.best_score = math.inf
+        self.phase = "adam"
+        self.phase_end = 0
+
+    def record(self) -> None:
+        net = self.model.net
+        step = int(self.model.train_state.step)
+        if self.history and self.history[-1][0] == step:
+            return
+        loss_train = self.model.train_state.loss_train
+        loss = float(np.sum(loss_train)) if loss_train is not None else math.nan
+        v = self.validator.components(net)
+        if self.scales is None:
+            self.scales = validation_scales(v)
+        score = validation_score(v, self.scales)
+        self.history.append((step, loss, score))
+        self.components.append(v)
+        if math.isfinite(score) and score < self.best_score:
+            self.best_score = score
+            self.best_state = copy.deepcopy({k: t.detach().clone() for k, t in net.state_dict().items()})
+        self.progress.bar(f"teacher {self.phase}", min(step, self.total), self.total, loss=loss, S_val=score)
+
+    def on_train_begin(self):
+        if not self.history:
+            self.record()
+
+    def on_epoch_end(self):
+        step = int(self.model.train_state.step)
+        if self.phase == "lbfgs" or step % self.every == 0 or step >= self.phase_end:
+            self.record()
+
+
+# ------------------------------------------------------------------- prepare
+def _seed(settings, context) -> int:
+    return int(settings["seed"] if settings["seed"] is not None else getattr(context, "seed", 0) or 0)
+
+
+def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
+    seed = _seed(settings, context)
+    geom, net_vars = _geometry(problem)
+    perm = [problem.variable_names.index(v) for v in net_vars]
+    n_eq, n_con = len(problem.equations), len(problem.constraints)
+    if settings["loss_weights"] is not None and len(settings["loss_weights"]) != n_eq + n_con:
+        raise ComponentError(
+            f"teacher 'deepxde': loss_weights needs {n_eq + n_con} numbers (one per equation, "
+            f"then one per constraint), got {len(settings['loss_weights'])}")
+    validation = [np.asarray(context.points.validate)] + [np.asarray(P) for P in context.points.constraints]
+    key = cache_key(problem, settings, seed, validation=validation,
+                    extra={"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]})
+    cache_dir = Path(context.cache_dir) / "deepxde"
+    weights_path, meta_path = cache_dir / f"{key[:32]}.pt", cache_dir / f"{key[:32]}.json"
+    progress = context.progress
+
+    with _precision(settings["float64"]):
+        if not getattr(context, "retrain", False) and weights_path.is_file() and meta_path.is_file():
+            t0 = time.perf_counter()
+            try:
+                meta = json.loads(meta_path.read_text())
+                net = _make_net(problem, settings, len(net_vars))
+                net.load_state_dict(torch.load(weights_path, map_location="cpu", weights_only=True))
+            except Exception as exc:  # a corrupt cache entry: train again
+                progress.message(f"teacher cache entry unreadable ({exc}); training again")
+            else:
+                net.eval()
+                info = {**meta, "cached": True, "load_seconds": time.perf_counter() - t0,
+                        "cache_path": str(weights_path)}
+                progress.message(f"teacher deepxde loaded from cache ({weights_path.name}); "
+                                 f"S_val {info['S_val_selected']:.3g} at step {info['selected_step']}")
+                return DeepXDETeacherModel(net, problem.fields, perm, info)
+        model, info = _train(settings, problem, context, geom, net_vars, perm, seed)
+        info.update({"cache_key": key, "cache_path": str(weights_path)})
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            tmp = weights_path.with_suffix(".pt.tmp")
+            torch.save(model.net.state_dict(), tmp)
+            os.replace(tmp, weights_path)
+            tmpj = meta_path.with_suffix(".json.tmp")
+            tmpj.write_text(json.dumps({k: v for k, v in info.items() if k != "cached"}, default=float))
+            os.replace(tmpj, meta_path)
+        except OSError as exc:
+            progress.message(f"teacher not cached ({exc})")
+        return model
+
+
+def _train(settings, problem, context, geom, net_vars, perm, seed):
+    progress = context.progress
+    residuals = Residuals(problem, net_vars)
+    rng = np.random.default_rng([seed, 7919])
+    bcs = []
+    for i, c in enumerate(problem.constraints):
+        n = settings["boundary_points"]
+        if settings["initial_points"] is not None and _is_initial(problem, c):
+            n = settings["initial_points"]
+        P = constraint_points(problem, c.faces, n, rng)
+        g = constraint_values(problem, i, P)
+
+        def op(inputs, outputs, X, _i=i):
+            return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
+
+        bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
+
+    def pde(x, y):
+        return residuals.equation_residuals(x, y, _dde_derivative)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        dde.config.set_random_seed(seed)
+    common = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
+    if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
+        data = dde.data.TimePDE(geom, pde, bcs, num_initial=0, **common)
+    else:
+        data = dde.data.PDE(geom, pde, bcs, **common)
+    net = _make_net(problem, settings, len(net_vars))
+    model = dde.Model(data, net)
+    dtype = next(net.parameters()).dtype
+    validator = _Validator(residuals, problem, context, perm, dtype)
+    adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
+    cb = _Checkpoints(validator, every, adam + lbfgs, progress)
+    lw = settings["loss_weights"]
+    progress.message(f"teacher deepxde: training {len(net_vars)}->{settings['layers']}->{len(problem.fields)} "
+                     f"net, {adam} Adam + {lbfgs} L-BFGS steps, {settings['interior_points']} interior points")
+    t0 = time.perf_counter()
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink):
+        model.compile("adam", lr=settings["lr"], loss_weights=lw)
+        cb.phase, cb.phase_end = "adam", adam
+        model.train(iterations=adam, display_every=every, callbacks=[cb], verbose=0)
+        if lbfgs > 0:
+            dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
+            opts = dde.optimizers.config.LBFGS_options
+            opts["iter_per_step"] = min(every, lbfgs)
+            opts["fun_per_step"] = int(math.ceil(1.25 * opts["iter_per_step"]))
+            model.compile("L-BFGS", loss_weights=lw)
+            cb.phase, cb.phase_end = "lbfgs", adam + lbfgs
+            model.train(callbacks=[cb], verbose=0)
+    seconds = time.perf_counter() - t0
+    history = cb.history
+    index = select_checkpoint(history)
+    if cb.best_state is not None:
+        net.load_state_dict(cb.best_state)
+    net.eval()
+    selected = history[index]
+    info = {
+        "teacher": "deepxde",
+        "cached": False,
+        "train_seconds": seconds,
+        "history": [list(h) for h in history],
+        "selected_index": index,
+        "selected_step": int(selected[0]),
+        "S_val_initial": float(history[0][2]),
+        "S_val_selected": float(selected[2]),
+        "components_selected": [float(v) for v in cb.components[index]],
+        "scales": [float(b) for b in cb.scales],
+        "seed": seed,
+        "n_parameters": int(sum(p.numel() for p in net.parameters())),
+        "network_inputs": list(net_vars),
+        "settings": {k: v for k, v in settings.items()},
+    }
+    progress.message(f"teacher deepxde: {seconds:.1f} s, S_val {info['S_val_initial']:.3g} -> "
+                     f"{info['S_val_selected']:.3g} (selected step {info['selected_step']} of {history[-1][0]})")
+    return DeepXDETeacherModel(net, problem.fields, perm, info), info

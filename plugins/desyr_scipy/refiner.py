@@ -1,0 +1,141 @@
+"""Stage B with scipy: frozen-tree, physics-only, multi-start least squares (paper Algorithm 1)."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+from scipy.optimize import least_squares
+from threadpoolctl import threadpool_limits
+
+from desyr.candidates import Candidate, RefitOutcome
+from desyr.interfaces import ComponentError, Refiner
+from desyr.parameterize import MAX_PARAMS, parameterize
+from desyr.physics import for_refinement
+from desyr.points import PointSets
+from desyr.problem import Problem
+from desyr.simplify import simplify_expression
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class _Run:
+    x: np.ndarray
+    cost: float
+    status: int
+    nfev: int
+    message: str
+
+    @property
+    def converged(self) -> bool:
+        # scipy: 1 gtol, 2 ftol, 3 xtol, 4 ftol and xtol; 0 means max_nfev was reached.
+        return self.status > 0
+
+
+class ScipyRefiner(Refiner):
+    """``scipy.optimize.least_squares`` (trf) on the weighted PDE + constraint residual."""
+
+    name = "scipy"
+    options = {
+        "constraint_weight": 100.0,   # lambda_c: constraint residuals enter with weight sqrt(100)
+        "starts": 5,                  # the search constants plus starts-1 perturbed copies
+        "perturbation": 0.1,          # relative std of the multiplicative perturbations
+        "tolerance": 1e-8,            # ftol = xtol = gtol
+        "max_nfev": None,             # None: scipy's default, 100 x number of parameters
+        "timeout": 60.0,              # seconds per candidate, over all starts
+        "max_params": MAX_PARAMS,
+        "jacobian": "exact",          # or "2-point" / "3-point" finite differences
+        "early_stop_cost": 1e-26,     # skip remaining starts once the objective is at round-off level
+        "seed": 0,
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        if self.settings["jacobian"] not in ("exact", "2-point", "3-point"):
+            raise ComponentError("refiner 'scipy': jacobian must be 'exact', '2-point' or '3-point'")
+        if int(self.settings["starts"]) < 1:
+            raise ComponentError("refiner 'scipy': starts must be at least 1")
+
+    # ----------------------------------------------------------------- public
+    def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
+        clock = time.perf_counter()
+        fields = list(candidate.search_expressions)
+        parts = {f: parameterize(candidate.search_expressions[f], prefix=f"{f}_a",
+                                 max_params=int(self.settings["max_params"])) for f in fields}
+        symbols = [s for f in fields for s in parts[f].symbols]
+        x0 = np.array([v for f in fields for v in parts[f].values], dtype=float)
+        if not symbols:
+            exprs = {f: simplify_expression(candidate.search_expressions[f]) for f in fields}
+            return RefitOutcome(exprs, "fixed", True, reason="no free constants", seconds=time.perf_counter() - clock)
+        residuals = for_refinement(problem, {f: parts[f].expression for f in fields}, symbols, points,
+                                   float(self.settings["constraint_weight"]),
+                                   jacobian=self.settings["jacobian"] == "exact")
+        runs, failures, timed_out = self._multistart(residuals, x0, clock)
+        outcome = self._outcome(runs, failures, timed_out, x0)
+        chosen = outcome.params or list(x0)
+        values = dict(zip(symbols, chosen))
+        outcome.expressions = {f: simplify_expression(parts[f].expression.xreplace(
+            {s: sp.Float(float(values[s])) for s in parts[f].symbols})) for f in fields}
+        outcome.initial = [float(v) for v in x0]
+        outcome.seconds = time.perf_counter() - clock
+        return outcome
+
+    # -------------------------------------------------------------- internals
+    def _starts(self, x0: np.ndarray) -> list[np.ndarray]:
+        rng = np.random.default_rng(int(self.settings["seed"]))
+        sigma = float(self.settings["perturbation"])
+        extra = [x0 * (1.0 + sigma * rng.standard_normal(x0.shape)) for _ in range(int(self.settings["starts"]) - 1)]
+        return [x0.copy()] + extra
+
+    def _multistart(self, residuals, x0, clock):
+        deadline = clock + float(self.settings["timeout"])
+        runs: list[_Run] = []
+        failures: list[str] = []
+        last = {"x": None}
+
+        def fun(a):
+            if time.perf_counter() > deadline:
+                raise _Timeout
+            last["x"] = np.array(a)
+            return residuals.vector(a)
+
+        jac = residuals.jacobian if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
+        tol = float(self.settings["tolerance"])
+        with threadpool_limits(limits=1):
+            for k, start in enumerate(self._starts(x0)):
+                try:
+                    res = least_squares(fun, start, jac=jac, method="trf", ftol=tol, xtol=tol, gtol=tol,
+                                        max_nfev=self.settings["max_nfev"], x_scale="jac")
+                except _Timeout:
+                    return runs, failures, last["x"]
+                except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
+                    failures.append(f"start {k}: {exc}")
+                    continue
+                if np.isfinite(res.cost) and np.all(np.isfinite(res.x)):
+                    runs.append(_Run(res.x, float(res.cost), int(res.status), int(res.nfev), res.message))
+                    if res.cost <= float(self.settings["early_stop_cost"]):
+                        break
+                else:
+                    failures.append(f"start {k}: non-finite objective")
+        return runs, failures, None
+
+    def _outcome(self, runs: list[_Run], failures: list[str], timed_out, x0) -> RefitOutcome:
+        nfev = sum(r.nfev for r in runs)
+        if not runs:
+            if timed_out is not None:
+                return RefitOutcome({}, "timeout", False, reason=f"timeout after {self.settings['timeout']} s",
+                                    params=[float(v) for v in timed_out], starts=0)
+            reason = "; ".join(failures) or "no finite run"
+            return RefitOutcome({}, "failed", False, reason=f"non-finite: {reason}", params=[float(v) for v in x0])
+        best = min(runs, key=lambda r: r.cost)
+        notes = failures + ([f"timeout after {len(runs)} start(s)"] if timed_out is not None else [])
+        status = "converged" if best.converged else "not_converged"
+        reason = None if best.converged else f"evaluation limit reached: {best.message}"
+        if notes:
+            reason = "; ".join(([reason] if reason else []) + notes)
+        return RefitOutcome({}, status, best.converged, reason=reason, nfev=nfev, objective=2.0 * best.cost,
+                            params=[float(v) for v in best.x], starts=len(runs))
