@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -173,6 +174,13 @@ def complexity(expr: sp.Expr) -> int:
     return sum(1 for _ in sp.preorder_traversal(expr))
 
 
-def expression_text(expr: sp.Expr) -> str:
-    """A sympy-parsable string with full-precision constants."""
-    return sp.sstr(expr, full_prec=False, order="none") if expr is not None else None
+class _RoundTripPrinter(StrPrinter):
+    """Floats printed with Python's shortest round-trip repr, so text -> float is exact."""
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+def expression_text(expr: sp.Expr | None) -> str | None:
+    """A sympy-parsable string whose constants read back to the same doubles."""
+    return _RoundTripPrinter({"order": "none"}).doprint(expr) if expr is not None else None

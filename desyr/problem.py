@@ -162,7 +162,7 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Prob
         raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(unknown)}")
     variables = _variables(data, source)
     names = [v.name for v in variables]
-    time = data.get("time")
+    time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
         raise ConfigError(f"{source}: time = {time!r} is not a variable of [domain] ({', '.join(names)})")
     fields = _string_list(data.get("fields", ["u"]), "fields", source)
@@ -204,6 +204,8 @@ def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
         raise ConfigError(f"{source}: missing [domain] table, e.g. [domain] x = [0, 1]")
     out = []
     for name, span in domain.items():
+        if name == "time" and isinstance(span, str):
+            continue  # `time = "t"` written inside [domain] names the time variable
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", name) or name in ("pi", "E"):
             raise ConfigError(f"{source}: invalid variable name {name!r}")
         if (not isinstance(span, list) or len(span) != 2

@@ -1,0 +1,5 @@
+import sys
+
+from desyr.cli import main
+
+sys.exit(main())

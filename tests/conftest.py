@@ -1,0 +1,30 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+from desyr.config import load_problem
+from desyr.plugins import load_registry
+
+THIRD_PARTY = Path(__file__).parent / "third_party"
+
+
+@pytest.fixture
+def third_party(monkeypatch):
+    """Put the test distributions (real .dist-info folders) on sys.path."""
+    monkeypatch.syspath_prepend(str(THIRD_PARTY))
+    yield THIRD_PARTY
+    for name in [m for m in sys.modules if m.startswith("desyr_example_plugin")]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return load_registry()
+
+
+@pytest.fixture
+def paper(registry):
+    def load(spec):
+        return load_problem(f"paper:{spec}", registry)
+    return load

@@ -1,0 +1,73 @@
+"""The command line: refine end to end, and clear exit-2 errors for bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from desyr.cli import main
+from helpers import SINE_1D, write_config
+
+
+def test_refine_writes_result_and_report(tmp_path, capsys):
+    cfg = write_config(tmp_path, SINE_1D)
+    out = tmp_path / "out"
+    code = main(["refine", str(cfg), "--candidate", "sin(3.1415536*x)", "--candidate", "2.9*x*(1.0 - x)",
+                 "--out", str(out), "--quiet"])
+    assert code == 0
+    data = json.loads((out / "result.json").read_text())
+    assert data["schema"] == "desyr.result/1"
+    assert data["expression"]["u"].startswith("sin(3.14159265358979")
+    assert data["converged"] is True and data["complexity"] == 4
+    assert data["residuals"]["R_eq"] < 1e-10 and data["residuals"]["R_con"] < 1e-12
+    assert data["errors"]["rel_l2"] < 1e-12
+    keys = {"topology", "pre_refit_expression", "expression", "status", "reason", "nfev", "objective", "removed_by"}
+    assert all(keys <= set(c) for c in data["candidates"])
+    assert {c["removed_by"] for c in data["candidates"]} == {None, "physics_equivalence"}
+    assert set(data["timings"]) >= {"refine", "select", "verify", "total"}
+    report = (out / "report.md").read_text()
+    assert "Verified" in report and "physics_equivalence" in report
+
+
+def run_cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "desyr", *args], capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+BAD_CONFIGS = {
+    "malformed": ("[domain\nx = [0, 1]", "malformed TOML"),
+    "no_domain": ("[[equations]]\nlhs = 'u_xx'", "missing [domain]"),
+    "unknown_var": ("[domain]\nx = [0, 1]\n[[equations]]\nlhs = 'u_xx + y'", "unknown name 'y'"),
+    "unknown_field": ("[domain]\nx = [0, 1]\n[[equations]]\nlhs = 'w_xx'", "unknown name 'w_xx'"),
+    "unknown_fn": ("[domain]\nx = [0, 1]\n[[equations]]\nlhs = 'u_xx + gamma(x)'", "function 'gamma' is not allowed"),
+    "unknown_plugin": (SINE_1D + "\n[refine]\nplugin = 'nope'\n", "installed refiners: scipy"),
+    "bad_option": (SINE_1D + "\n[refine]\nplugin = 'scipy'\n[refine.options]\nstart = 3\n", "does not know option(s) start"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_input_exits_2_without_traceback(tmp_path, case):
+    text, fragment = BAD_CONFIGS[case]
+    cfg = write_config(tmp_path, text)
+    code, out, err = run_cli("refine", str(cfg), "--candidate", "sin(3.1*x)")
+    assert code == 2
+    assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("candidate, fragment", [
+    ("log(x - 0.5)", "not finite at x = "),
+    ("1/x", "not finite"),
+    ("sin(3*z)", "unknown name 'z'"),
+    ('__import__("os").system("touch /tmp/desyr_pwned")', "not allowed"),
+])
+def test_bad_candidates_exit_2(tmp_path, candidate, fragment):
+    cfg = write_config(tmp_path, SINE_1D)
+    code, _, err = run_cli("refine", str(cfg), "--candidate", candidate)
+    assert code == 2 and fragment in err and "Traceback" not in err
+
+
+def test_missing_file_and_unknown_spec():
+    code, _, err = run_cli("refine", "does/not/exist.toml", "--candidate", "x")
+    assert code == 2 and "no config file or known problem" in err
+    code, _, err = run_cli("refine", "paper:nope", "--candidate", "x")
+    assert code == 2 and "available: paper:" in err

@@ -1,0 +1,57 @@
+"""Every hook in desyr.hookspecs has a test named test_hook_<hook> here (as datasette does)."""
+import inspect
+
+import pytest
+import sympy as sp
+
+from desyr import hookspecs
+from desyr.plugins import load_registry
+
+HOOKS = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("desyr_"))
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_has_a_test(hook):
+    assert f"test_hook_{hook}" in globals(), f"write test_hook_{hook} in tests/test_hooks.py"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_is_documented(hook):
+    doc = getattr(hookspecs, hook).__doc__ or ""
+    assert "Return" in doc, f"{hook}: the docstring must say what it returns"
+
+
+@pytest.fixture(scope="module")
+def pm():
+    return load_registry().pm
+
+
+def test_hook_desyr_register_teachers(pm):
+    names = {cls.name for classes in pm.hook.desyr_register_teachers() for cls in classes}
+    assert {"deepxde", "samples", "callable"} <= names
+
+
+def test_hook_desyr_register_searchers(pm):
+    names = {cls.name for classes in pm.hook.desyr_register_searchers() for cls in classes}
+    assert {"operon", "gplearn", "pysr"} <= names
+
+
+def test_hook_desyr_register_refiners(pm):
+    (refiner,) = [c for classes in pm.hook.desyr_register_refiners() for c in classes if c.name == "scipy"]
+    assert refiner.options["constraint_weight"] == 100.0
+
+
+def test_hook_desyr_register_gates(pm):
+    names = [cls.name for classes in pm.hook.desyr_register_gates() for cls in classes]
+    assert names[:4] == ["convergence", "teacher_compatibility", "physics_equivalence", "complexity"]
+
+
+def test_hook_desyr_load_problem(pm):
+    problem = pm.hook.desyr_load_problem(spec="paper:13")
+    assert problem.name == "burgers" and problem.time == "t"
+    assert pm.hook.desyr_load_problem(spec="not-a-spec.toml") is None
+
+
+def test_hook_desyr_problem_library(pm):
+    rows = [row for rows in pm.hook.desyr_problem_library() for row in rows]
+    assert ("paper:sine_poisson_1d", "[05] Sine–Poisson 1D") in rows
