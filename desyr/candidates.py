@@ -99,9 +99,6 @@ def topology(expr: sp.Expr) -> sp.Expr:
     return expr.xreplace({f: c for f in expr.atoms(sp.Float)})
 
 
-def topology_key(exprs: dict[str, sp.Expr]) -> str:
-    return "|".join(f"{f}={sp.srepr(topology(e))}" for f, e in sorted(exprs.items()))
-
 
 def _num(value: float | None) -> float | None | str:
     import math

@@ -14,7 +14,7 @@ from desyr.expressions import complexity
 from desyr.interfaces import Gate
 from desyr.numeric import evaluate
 from desyr.physics import Scores, for_refinement, physics_scores
-from desyr.simplify import drop_small_terms
+from desyr.simplify import cleaning_proposal
 
 PAPER_SEQUENCE = ["convergence", "teacher_compatibility", "physics_equivalence", "complexity"]
 
@@ -51,10 +51,14 @@ def measure(candidate: Candidate, ctx: RunContext) -> None:
 
 
 def clean(candidate: Candidate, ctx: RunContext) -> None:
-    """Propose removing negligible additive terms; accept only under eq. cleaning-acceptance."""
+    """Propose removing negligible additive terms; accept only under eq. cleaning-acceptance.
+
+    Besides the paper's term removal, the proposal also snaps constants that equal an
+    integer up to 1e-12 (``1.0*sin(...)`` -> ``sin(...)``); the same acceptance check applies.
+    """
     if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
         return
-    proposal = {f: drop_small_terms(e) for f, e in candidate.expressions.items()}
+    proposal = {f: cleaning_proposal(e) for f, e in candidate.expressions.items()}
     before = sum(complexity(e) for e in candidate.expressions.values())
     after = sum(complexity(e) for e in proposal.values())
     if after >= before:
@@ -64,7 +68,7 @@ def clean(candidate: Candidate, ctx: RunContext) -> None:
     ok_phi = scores.phi <= 1.05 * candidate.phi + 1e-10
     ok_eps = eps is None or eps <= 3 * candidate.eps_T + 1e-8
     if math.isfinite(scores.phi) and ok_phi and ok_eps:
-        candidate.cleaning_note = f"removed terms below 1e-8: complexity {before} -> {after}"
+        candidate.cleaning_note = f"cleaned (terms below 1e-8 dropped, round-off integers snapped): complexity {before} -> {after}"
         candidate.expressions, candidate.cleaned = proposal, True
         candidate.eps_T, candidate.eps_T_fields = eps, eps_fields
         candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi

@@ -34,3 +34,25 @@ def drop_small_terms(expr: sp.Expr, tol: float = CLEAN_TOL) -> sp.Expr:
 def _negligible(term: sp.Expr, tol: float) -> bool:
     coeff, _ = term.as_coeff_Mul()
     return isinstance(coeff, sp.Float) and abs(float(coeff)) < tol
+
+
+SNAP_TOL = 1e-12
+
+
+def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
+    """Replace Floats that are integers up to round-off (e.g. 1.0, -0.9999999999999998) by Integers.
+
+    Search output carries scale factors such as ``1.0*sin(...)``; a factor that the
+    refit drove to an integer is structure, not a coefficient.
+    """
+    mapping = {}
+    for f in expr.atoms(sp.Float):
+        nearest = round(float(f))
+        if abs(float(f) - nearest) <= tol * max(1.0, abs(nearest)):
+            mapping[f] = sp.Integer(nearest)
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def cleaning_proposal(expr: sp.Expr) -> sp.Expr:
+    """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped."""
+    return drop_small_terms(snap_integers(expr))
