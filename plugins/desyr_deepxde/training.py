@@ -187,9 +187,13 @@ def _precision(float64: bool):
     old_precision, old_dtype = dde.config.real.precision, torch.get_default_dtype()
     with contextlib.redirect_stdout(io.StringIO()):
         dde.config.set_default_float("float64" if float64 else "float32")
+    # Saturated tanh layers produce subnormal floats, which are very slow on CPUs.
+    flushed = torch.set_flush_denormal(True)
     try:
         yield
     finally:
+        if flushed:
+            torch.set_flush_denormal(False)
         with contextlib.redirect_stdout(io.StringIO()):
             dde.config.set_default_float(f"float{old_precision}")
         torch.set_default_dtype(old_dtype)
