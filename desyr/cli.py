@@ -33,6 +33,14 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="the full pipeline: teacher, search, refit, gates, verification")
     s.add_argument("config", help="problem TOML file or spec such as paper:burgers")
     _common(s)
+
+    s = sub.add_parser("bench", help="run problems over several seeds (resumable) and tabulate like the paper")
+    s.add_argument("names", nargs="*", help="problem names or IDs (see 'desyr problems'), or TOML files")
+    s.add_argument("--all", action="store_true", help="every bundled scalar configuration")
+    s.add_argument("--seeds", type=int, default=1, help="teacher seeds per problem (0..N-1)")
+    s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
+    s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
     return p
 
 
@@ -66,6 +74,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _plugins(registry, args.json)
     if args.command == "problems":
         return _problems(registry)
+    if args.command == "bench":
+        return _bench(registry, args)
     from desyr.config import load_problem
     from desyr.progress import Progress
 
@@ -82,6 +92,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
                      retrain=args.retrain, cache_dir=args.cache_dir)
     _summary(result.data, args.out)
+    return 0
+
+
+def _bench(registry, args) -> int:
+    from desyr.bench import bench
+    from desyr.progress import Progress
+
+    command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
+    data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
+                 Progress(verbose=not args.quiet), command.strip())
+    failed = sum(1 for r in data["runs"] if "error" in r)
+    print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
     return 0
 
 
