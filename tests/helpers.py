@@ -24,3 +24,30 @@ verify = 300
 search = 100
 validate = 100
 """
+
+
+def rough_sine(X):
+    """A stand-in teacher with a realistic error: a slightly wrong frequency and amplitude."""
+    import numpy as np
+
+    return 1.0002 * np.sin(3.1413 * X[:, 0])
+
+
+SINE_RUN = SINE_1D + """
+[teacher]
+plugin = "callable"
+[teacher.options]
+function = "helpers:rough_sine"
+
+[search]
+plugin = "operon"
+binary = ["*"]
+unary = ["sin"]
+max_size = 15
+runs = 2
+
+[search.options]
+generations = 30
+population_size = 200
+time_limit = 0
+"""
