@@ -74,7 +74,8 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|")
     for key, paper_name, paper_s, r in rows:
         o = r["options"]
-        budget = (f"{'x'.join(map(str, o.get('layers', [])))}, {o.get('interior_points')}+{o.get('boundary_points')} pts, "
+        act = o.get("activation", "tanh")
+        budget = (f"{'x'.join(map(str, o.get('layers', [])))} {act}, {o.get('interior_points')}+{o.get('boundary_points')} pts, "
                   f"{o.get('adam_steps')} Adam + {o.get('lbfgs_steps')} L-BFGS")
         print(f"| {key} | {budget} | {r['wall']:.1f} | {paper_s:g} ({paper_name}) | {r['wall'] / paper_s:.2f} "
               f"| {r['rel_l2']:.2e} | {r['S_val']:.2e} ({r['step']}/{r['last']}) |")

@@ -119,6 +119,8 @@ def test_training_lowers_sval_and_selects_argmin(sine_run):
     assert info["cached"] is False and info["train_seconds"] > 0
     history = info["history"]
     assert history[0][0] == 0 and len(history) >= 3
+    assert history[-1][0] <= FAST["adam_steps"] + FAST["lbfgs_steps"]
+    assert [h[0] for h in history] == sorted({h[0] for h in history})
     scores = [h[2] for h in history]
     assert info["S_val_selected"] < info["S_val_initial"]
     assert info["S_val_selected"] == min(scores)
@@ -229,6 +231,7 @@ def test_time_dependent_multifield_float64_smoke(tmp_path):
     import torch
     assert torch.get_default_dtype() == torch.float32          # restored after training
     info = model.info()
+    assert info["history"][-1][0] <= 40 + 20                    # the L-BFGS budget is not overshot
     assert len(info["scales"]) == 2 + 4 and info["network_inputs"] == ["x", "t"]
     with pytest.raises(ComponentError, match="loss_weights needs 6"):
         DeepXDETeacher(loss_weights=[1, 1], adam_steps=1).prepare(problem, ctx)

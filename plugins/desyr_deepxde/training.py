@@ -264,6 +264,14 @@ class _Checkpoints(dde.callbacks.Callback):
         step = int(self.model.train_state.step)
         if self.phase == "lbfgs" or step % self.every == 0 or step >= self.phase_end:
             self.record()
+        if self.phase == "lbfgs":
+            # DeepXDE runs L-BFGS in blocks of iter_per_step iterations until the total
+            # reaches maxiter; shorten the last block so the budget is not overshot.
+            remaining = self.phase_end - step
+            if remaining > 0:
+                for group in self.model.opt.param_groups:
+                    group["max_iter"] = min(self.every, remaining)
+                    group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
 
 
 # ------------------------------------------------------------------- prepare
@@ -319,6 +327,18 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
 
 
 def _train(settings, problem, context, geom, net_vars, perm, seed):
+    """Train with the global RNG states restored afterwards (DeepXDE reseeds them)."""
+    import random
+    states = (random.getstate(), np.random.get_state(), torch.get_rng_state())
+    try:
+        return _train_seeded(settings, problem, context, geom, net_vars, perm, seed)
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        torch.set_rng_state(states[2])
+
+
+def _train_seeded(settings, problem, context, geom, net_vars, perm, seed):
     progress = context.progress
     residuals = Residuals(problem, net_vars)
     rng = np.random.default_rng([seed, 7919])
@@ -339,7 +359,7 @@ def _train(settings, problem, context, geom, net_vars, perm, seed):
         return residuals.equation_residuals(x, y, _dde_derivative)
 
     with contextlib.redirect_stdout(io.StringIO()):
-        dde.config.set_random_seed(seed)
+        dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
     common = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
     if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
         data = dde.data.TimePDE(geom, pde, bcs, num_initial=0, **common)
