@@ -91,6 +91,10 @@ def render_report(d: dict[str, Any]) -> str:
         lines += ["## Selected expression", ""]
         lines += [f"    {f} = {e}" for f, e in d["expression"].items()]
         lines += ["", _verdict(d), ""]
+        teacher = d.get("teacher") or {}
+        if teacher.get("selected_step") == 0:
+            lines += ["**Warning:** the teacher never improved on its initial network (S_val was lowest at "
+                      "step 0); its samples carry little information. Revisit the teacher settings.", ""]
         res, err = d["residuals"], d["errors"]
         lines += ["| quantity | value |", "|---|---|",
                   f"| status | {d['status']} |", f"| converged | {d['converged']} |",
