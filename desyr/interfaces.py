@@ -107,6 +107,37 @@ class Searcher(Component):
     #: operators of the common vocabulary this searcher can express
     supported_binary: ClassVar[frozenset[str]] = frozenset()
     supported_unary: ClassVar[frozenset[str]] = frozenset()
+    #: generic budget keys (SearchTask.budget) -> option names of this searcher
+    budget_aliases: ClassVar[Mapping[str, str]] = {}
+    #: generic budget keys this searcher has no use for (ignored, and listed in the run info)
+    budget_ignored: ClassVar[frozenset[str]] = frozenset()
+    #: options a budget may not override
+    budget_protected: ClassVar[frozenset[str]] = frozenset()
+
+    def settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
+        """The options with ``task.budget`` applied, and the budget keys that were ignored."""
+        settings, ignored = dict(self.settings), []
+        for key, value in dict(task.budget or {}).items():
+            if key in self.budget_ignored:
+                ignored.append(key)
+                continue
+            name = self.budget_aliases.get(key, key)
+            if name not in self.options or name in self.budget_protected:
+                accepted = sorted((set(self.options) - self.budget_protected) | set(self.budget_aliases)
+                                  | self.budget_ignored)
+                raise ComponentError(f"searcher '{self.name}' does not understand budget key '{key}'; "
+                                     f"accepted: {', '.join(accepted)}")
+            settings[name] = value
+        return settings, ignored
+
+    def task_arrays(self, task: SearchTask) -> tuple[np.ndarray, np.ndarray]:
+        """X (n, d) and y (n,) as float arrays, checked against the variable names."""
+        X = np.asarray(task.X, dtype=float)
+        y = np.asarray(task.y, dtype=float).ravel()
+        if X.ndim != 2 or X.shape[1] != len(task.variables) or X.shape[0] != y.shape[0]:
+            raise ComponentError(f"searcher '{self.name}': X has shape {X.shape}, y {y.shape}, "
+                                 f"variables {list(task.variables)}")
+        return X, y
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
         missing = [op for op in binary if op not in self.supported_binary]

@@ -108,6 +108,8 @@ class GplearnSearcher(Searcher):
     name = "gplearn"
     supported_binary = frozenset(BUILTIN_BINARY)
     supported_unary = frozenset(BUILTIN_UNARY) | frozenset(CUSTOM_UNARY)
+    budget_aliases = BUDGET_ALIASES
+    budget_ignored = BUDGET_IGNORED
     options = {
         "generations": 20,
         "population_size": 1000,
@@ -124,23 +126,11 @@ class GplearnSearcher(Searcher):
         "front_from": "all",          # "all": every stored program of the run; "final": last population
     }
 
-    def _settings_for(self, task: SearchTask) -> dict[str, Any]:
-        settings = dict(self.settings)
-        self._ignored_budget = []
-        for key, value in dict(task.budget or {}).items():
-            if key in BUDGET_IGNORED:
-                self._ignored_budget.append(key)
-                continue
-            name = BUDGET_ALIASES.get(key, key)
-            if name not in self.options:
-                accepted = sorted(set(self.options) | set(BUDGET_ALIASES) | BUDGET_IGNORED)
-                raise ComponentError(
-                    f"searcher 'gplearn' does not understand budget key '{key}'; accepted: {', '.join(accepted)}"
-                )
-            settings[name] = value
+    def _settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
+        settings, ignored = self.settings_for(task)
         if settings["front_from"] not in ("all", "final"):
             raise ComponentError("searcher 'gplearn': option front_from must be 'all' or 'final'")
-        return settings
+        return settings, ignored
 
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)
@@ -152,14 +142,9 @@ class GplearnSearcher(Searcher):
                 f"searcher 'gplearn' needs gplearn ({exc}); install it with `pip install gplearn` "
                 "or `pip install desyr[gplearn]`"
             ) from None
-        s = self._settings_for(task)
-        X = np.asarray(task.X, dtype=float)
-        y = np.asarray(task.y, dtype=float).ravel()
+        s, ignored_budget = self._settings_for(task)
+        X, y = self.task_arrays(task)
         variables = list(task.variables)
-        if X.ndim != 2 or X.shape[1] != len(variables) or X.shape[0] != y.shape[0]:
-            raise ComponentError(
-                f"searcher 'gplearn': X has shape {X.shape}, y {y.shape}, variables {variables}"
-            )
         function_set: list[Any] = [BUILTIN_BINARY[b] for b in task.binary]
         for u in task.unary:
             if u in BUILTIN_UNARY:
@@ -236,7 +221,7 @@ class GplearnSearcher(Searcher):
             "seconds": elapsed,
             "programs_considered": len(programs),
             "dropped": len(dropped),
-            "ignored_budget": list(self._ignored_budget),
+            "ignored_budget": ignored_budget,
         }
         return empirical_front(members)
 

@@ -61,6 +61,8 @@ class OperonSearcher(Searcher):
     name = "operon"
     supported_binary = frozenset(BINARY)
     supported_unary = frozenset(UNARY)
+    budget_aliases = BUDGET_ALIASES
+    budget_ignored = BUDGET_IGNORED
     options = {
         "time_limit": 10,             # seconds per run; 0 or None: no clock limit
         "generations": 1000,
@@ -74,22 +76,6 @@ class OperonSearcher(Searcher):
         "n_threads": 1,
     }
 
-    def _settings_for(self, task: SearchTask) -> dict[str, Any]:
-        settings = dict(self.settings)
-        self._ignored_budget = []
-        for key, value in dict(task.budget or {}).items():
-            if key in BUDGET_IGNORED:
-                self._ignored_budget.append(key)
-                continue
-            name = BUDGET_ALIASES.get(key, key)
-            if name not in self.options:
-                accepted = sorted(set(self.options) | set(BUDGET_ALIASES) | BUDGET_IGNORED)
-                raise ComponentError(
-                    f"searcher 'operon' does not understand budget key '{key}'; accepted: {', '.join(accepted)}"
-                )
-            settings[name] = value
-        return settings
-
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)
         try:
@@ -99,14 +85,9 @@ class OperonSearcher(Searcher):
                 f"searcher 'operon' needs pyoperon ({exc}); install it with `pip install pyoperon` "
                 "or `pip install desyr[operon]`"
             ) from None
-        s = self._settings_for(task)
-        X = np.asarray(task.X, dtype=float)
-        y = np.asarray(task.y, dtype=float).ravel()
+        s, ignored_budget = self.settings_for(task)
+        X, y = self.task_arrays(task)
         variables = list(task.variables)
-        if X.ndim != 2 or X.shape[1] != len(variables) or X.shape[0] != y.shape[0]:
-            raise ComponentError(
-                f"searcher 'operon': X has shape {X.shape}, y {y.shape}, variables {variables}"
-            )
         symbols = [BINARY[b] for b in task.binary] + [UNARY[u] for u in task.unary]
         allowed = ",".join(dict.fromkeys(symbols + ["constant", "variable"]))
         time_limit = s["time_limit"]
@@ -157,7 +138,7 @@ class OperonSearcher(Searcher):
             "generations": generations,
             "raw_front": len(reg.pareto_front_),
             "dropped": len(dropped),
-            "ignored_budget": list(self._ignored_budget),
+            "ignored_budget": ignored_budget,
             "stopped_by": "generations" if generations >= int(s["generations"]) else "time or evaluations",
         }
         return empirical_front(members)

@@ -156,6 +156,8 @@ class PySRSearcher(Searcher):
     name = "pysr"
     supported_binary = frozenset(BINARY)
     supported_unary = frozenset(UNARY)
+    budget_aliases = BUDGET_ALIASES
+    budget_protected = frozenset({"extra"})
     options = {
         "niterations": 100,
         "populations": 16,
@@ -167,21 +169,9 @@ class PySRSearcher(Searcher):
         "extra": {},                  # further PySRRegressor keyword arguments, passed unchanged
     }
 
-    def _settings_for(self, task: SearchTask) -> dict[str, Any]:
-        settings = dict(self.settings)
-        for key, value in dict(task.budget or {}).items():
-            name = BUDGET_ALIASES.get(key, key)
-            if name not in self.options or name == "extra":
-                accepted = sorted((set(self.options) - {"extra"}) | set(BUDGET_ALIASES))
-                raise ComponentError(
-                    f"searcher 'pysr' does not understand budget key '{key}'; accepted: {', '.join(accepted)}"
-                )
-            settings[name] = value
-        return settings
-
     def regressor_kwargs(self, task: SearchTask) -> dict[str, Any]:
         """The PySRRegressor arguments for ``task`` (pure; useful to inspect without Julia)."""
-        s = self._settings_for(task)
+        s, _ = self.settings_for(task)
         kwargs: dict[str, Any] = dict(
             binary_operators=[BINARY[b] for b in task.binary],
             unary_operators=[UNARY[u] for u in task.unary],
@@ -210,11 +200,8 @@ class PySRSearcher(Searcher):
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)
         kwargs = self.regressor_kwargs(task)
-        X = np.asarray(task.X, dtype=float)
-        y = np.asarray(task.y, dtype=float).ravel()
+        X, y = self.task_arrays(task)
         variables = list(task.variables)
-        if X.ndim != 2 or X.shape[1] != len(variables) or X.shape[0] != y.shape[0]:
-            raise ComponentError(f"searcher 'pysr': X has shape {X.shape}, y {y.shape}, variables {variables}")
         pysr = import_pysr()
         model = pysr.PySRRegressor(**kwargs)
         start = time.perf_counter()

@@ -50,6 +50,7 @@ class ScipyRefiner(Refiner):
         "max_params": MAX_PARAMS,
         "jacobian": "exact",          # or "2-point" / "3-point" finite differences
         "early_stop_cost": 1e-26,     # skip remaining starts once the objective is at round-off level
+        "merge_redundant_scales": True,  # distribute constant factors when that removes parameters
         "seed": 0,
     }
 
@@ -64,8 +65,7 @@ class ScipyRefiner(Refiner):
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         clock = time.perf_counter()
         fields = list(candidate.search_expressions)
-        parts = {f: parameterize(candidate.search_expressions[f], prefix=f"{f}_a",
-                                 max_params=int(self.settings["max_params"])) for f in fields}
+        parts = {f: self._parameterize(candidate.search_expressions[f], f) for f in fields}
         symbols = [s for f in fields for s in parts[f].symbols]
         x0 = np.array([v for f in fields for v in parts[f].values], dtype=float)
         if not symbols:
@@ -85,6 +85,18 @@ class ScipyRefiner(Refiner):
         return outcome
 
     # -------------------------------------------------------------- internals
+    def _parameterize(self, expr: sp.Expr, field: str):
+        """The paper's parameterization, of the tree with redundant constant factors merged if that
+        leaves fewer parameters: ``c1*x**3*(a + b*x)`` has a direction along which nothing changes
+        (c1 against a and b), which stalls trust-region steps; ``expand_mul`` gives the same function
+        with independent coefficients, and the family it spans contains the original one."""
+        cap = int(self.settings["max_params"])
+        plain = parameterize(expr, prefix=f"{field}_a", max_params=cap)
+        if not self.settings["merge_redundant_scales"]:
+            return plain
+        merged = parameterize(sp.expand_mul(expr), prefix=f"{field}_a", max_params=cap)
+        return merged if len(merged.symbols) < len(plain.symbols) else plain
+
     def _starts(self, x0: np.ndarray) -> list[np.ndarray]:
         rng = np.random.default_rng(int(self.settings["seed"]))
         sigma = float(self.settings["perturbation"])

@@ -1,0 +1,52 @@
+"""CI smoke subset of the paper benchmark: real teachers and searches with small budgets.
+
+Sine–Poisson 1D and one space–time problem go through `desyr bench`, must recover
+the exact solution (relative L2 <= 1e-10), and a second invocation must resume
+(skip finished runs) while a broken run is recorded without stopping the others.
+"""
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from desyr.cli import main
+
+SMALL_TEACHER = {"adam_steps": 300, "lbfgs_steps": 300, "checkpoint_every": 50}
+
+
+def small_copy(tmp_path, stem, interior=None):
+    text = (resources.files("desyr") / "problems" / f"{stem}.toml").read_text(encoding="utf-8")
+    for key, value in SMALL_TEACHER.items():
+        if re.search(rf"^{key} = ", text, flags=re.M):
+            text = re.sub(rf"^{key} = .*$", f"{key} = {value}", text, flags=re.M)
+        else:
+            text = text.replace("[teacher.options]\n", f"[teacher.options]\n{key} = {value}\n")
+    if interior:
+        text = re.sub(r"^interior_points = .*$", f"interior_points = {interior}", text, flags=re.M)
+    path = tmp_path / f"{stem}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_smoke_subset_recovers_and_resumes(tmp_path, capsys):
+    configs = [small_copy(tmp_path, "05_sine_poisson_1d"), small_copy(tmp_path, "09b_fokker_planck_2", interior=1000)]
+    broken = tmp_path / "broken.toml"
+    broken.write_text(configs[0].read_text().replace('plugin = "scipy"', 'plugin = "nope"'))
+    out = tmp_path / "bench"
+    args = ["bench", *map(str, configs), str(broken), "--seeds", "1", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    data = json.loads((out / "bench.json").read_text())
+    results = {r["spec"]: r for r in data["runs"]}
+    for cfg in configs:
+        r = results[str(cfg)]["result"]
+        assert r["converged"] and r["errors"]["rel_l2"] <= 1e-10, (cfg.name, r["expression"])
+    assert "unknown refiner 'nope'" in " ".join(results[str(broken)]["error"])
+    table = (out / "bench.md").read_text()
+    assert "| 05 | Sine–Poisson 1D |" in table and "1/1" in table and "run failed" in table
+
+    capsys.readouterr()
+    assert main(args[:-1]) == 0                       # resume: the finished runs are skipped
+    err = capsys.readouterr().err
+    assert err.count("already done, skipped") == 2
