@@ -17,7 +17,7 @@ from desyr.config import load_problem
 from desyr.pipeline import component, make_context, refine_pool, relative_l2
 from desyr.plugins import load_registry
 from desyr.progress import Progress
-from desyr.run import screen_finite, search_settings, stage_a_search
+from desyr.run import SEARCH_KEYS, screen_finite, search_settings, stage_a_search
 from desyr.teaching import attach_teacher
 
 PROBLEMS = ["sine_poisson_1d", "burgers", "helmholtz"]
@@ -30,7 +30,7 @@ def measure(registry, name: str, searcher_name: str, options, cache_dir: str) ->
     attach_teacher(registry, ctx)
     settings = search_settings(problem)
     if options is None:
-        searcher = component(registry, problem, "searcher", "search", "operon")
+        searcher = component(registry, problem, "searcher", "search", "operon", allowed=SEARCH_KEYS)
     else:
         searcher = registry.create("searcher", searcher_name, options)
     start = time.perf_counter()

@@ -25,7 +25,7 @@ STAGES = ["teacher", "search", "refine", "total"]
 
 
 def library(registry) -> list[tuple[str, str]]:
-    return sorted(row for rows in registry.pm.hook.desyr_problem_library() for row in rows)
+    return sorted(registry.problem_library())
 
 
 def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
@@ -36,11 +36,13 @@ def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
         raise ConfigError("name problems to bench (see 'desyr problems') or pass --all")
     out = []
     for n in names:
-        spec = n if ":" in n or Path(n).is_file() else f"paper:{n}"
-        if Path(spec).is_file():
-            out.append(spec)
+        if Path(n).is_file():
+            out.append(n)
             continue
-        problem = registry.pm.hook.desyr_load_problem(spec=spec)   # raises a clear error if unknown
+        if n.endswith(".toml") or "/" in n:
+            raise ConfigError(f"config file not found: {n}")
+        spec = n if ":" in n else f"paper:{n}"
+        problem = registry.load_problem(spec)     # a clear error if no plugin knows it
         out.append(f"paper:{problem.name}" if spec.startswith("paper:") else spec)
     return out
 
@@ -93,6 +95,15 @@ def _value(result: dict[str, Any], key: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) else None
 
 
+def _l2(result: dict[str, Any]) -> float:
+    value = _value(result, "rel_l2")
+    return np.inf if value is None else value
+
+
+def _recovered(result: dict[str, Any]) -> bool:
+    return _l2(result) <= RECOVERED
+
+
 def summary(values: list[float | None]) -> str:
     vals = [v for v in values if v is not None]
     if not vals:
@@ -123,7 +134,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
         failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
         paper = _paper(registry, spec)
         n = len(results) + len(errors)
-        recovered = sum(1 for r in results if (_value(r, "rel_l2") or np.inf) <= RECOVERED)
+        recovered = sum(1 for r in results if _recovered(r))
         converged = sum(1 for r in results if r.get("converged"))
         cells = [paper.get("id", "?"), titles.get(spec, spec).split("] ", 1)[-1]]
         cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
@@ -132,9 +143,9 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
         cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",
                   _fmt(paper["total_seconds"]) if "total_seconds" in paper else "–"]
         lines.append("| " + " | ".join(cells) + " |")
-        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_value(r['result'], 'rel_l2') or np.inf)}); "
+        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
                      f"selected `{r['result'].get('expression')}`" for r in rows
-                     if r["spec"] == spec and "result" in r and (_value(r["result"], "rel_l2") or np.inf) > RECOVERED]
+                     if r["spec"] == spec and "result" in r and not _recovered(r["result"])]
     if failures:
         lines += ["", "Runs not recovered:", ""] + failures
     return "\n".join(lines) + "\n"
@@ -142,7 +153,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
 
 def _paper(registry, spec: str) -> dict[str, Any]:
     try:
-        return dict(registry.pm.hook.desyr_load_problem(spec=spec).sections.get("paper") or {})
+        return dict(registry.load_problem(spec).sections.get("paper") or {})
     except Exception:
         return {}
 

@@ -119,12 +119,16 @@ def _plugins(registry, as_json: bool) -> int:
 
 
 def _problems(registry) -> int:
-    rows = [row for rows in registry.pm.hook.desyr_problem_library() for row in rows]
+    rows = registry.problem_library()
     for spec, title in sorted(rows):
         print(f"{spec:<34} {title}")
     if not rows:
         print("no bundled problems are installed")
     return 0
+
+
+def _num(value) -> str:
+    return f"{value:.3e}" if isinstance(value, float) else str(value)
 
 
 def _summary(data: dict, out: str | None) -> None:
@@ -135,8 +139,8 @@ def _summary(data: dict, out: str | None) -> None:
             print(f"{f} = {e}")
         res, err = data["residuals"], data["errors"]
         print(f"converged={data['converged']} complexity={data['complexity']} "
-              f"R_eq={res['R_eq']:.3e} R_con={res['R_con']:.3e}"
-              + (f" rel_l2={err['rel_l2']:.3e}" if isinstance(err.get("rel_l2"), float) else ""))
+              f"R_eq={_num(res['R_eq'])} R_con={_num(res['R_con'])}"
+              + (f" rel_l2={_num(err['rel_l2'])}" if err.get("rel_l2") is not None else ""))
         if not data["exact"]:
             print("warning: not an exact solution (verification residuals above tolerance); see report.md")
     if out:

@@ -32,7 +32,4 @@ def load_problem(spec: str | Path, registry=None) -> Problem:
     """A file path, or a spec such as ``paper:burgers`` answered by a plugin hook."""
     if Path(spec).is_file() or registry is None:
         return load_problem_file(spec)
-    problem = registry.pm.hook.desyr_load_problem(spec=str(spec))
-    if problem is None:
-        raise ConfigError(f"no config file or known problem called {spec!r} (see 'desyr problems')")
-    return problem
+    return registry.load_problem(str(spec))

@@ -7,9 +7,15 @@ import numpy as np
 import sympy as sp
 
 
+# Derivatives of abs() bring in DiracDelta, which numpy has no name for; it is zero
+# everywhere except on a measure-zero set, which is what a point evaluation sees.
+_EXTRA = {"DiracDelta": lambda *a: np.zeros_like(np.asarray(a[0], dtype=float)),
+          "Heaviside": lambda x, h=0.5: np.heaviside(x, h)}
+
+
 def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
     """One numpy function returning every expression, sharing subexpressions."""
-    return sp.lambdify(list(args), list(exprs), modules="numpy", cse=True)
+    return sp.lambdify(list(args), list(exprs), modules=[_EXTRA, "numpy"], cse=True)
 
 
 def columns(X: np.ndarray) -> list[np.ndarray]:
@@ -17,8 +23,12 @@ def columns(X: np.ndarray) -> list[np.ndarray]:
 
 
 def broadcast(values, n: int) -> np.ndarray:
-    """Lambdified constants come back as scalars; make every output length n."""
-    arr = np.asarray(values, dtype=float)
+    """Lambdified constants come back as scalars; make every output length n, real
+    (a complex value, e.g. sqrt of a negative number, counts as non-finite)."""
+    arr = np.asarray(values)
+    if np.iscomplexobj(arr):
+        arr = np.where(arr.imag == 0, arr.real, np.nan)
+    arr = arr.astype(float, copy=False)
     return np.broadcast_to(arr, (n,)) if arr.ndim == 0 else arr
 
 

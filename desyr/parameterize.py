@@ -47,7 +47,7 @@ def constant_nodes(expr: sp.Expr):
         yield from constant_nodes(arg)
 
 
-def _eligible(value: float) -> bool:
+def is_eligible(value: float) -> bool:
     return abs(value) >= ZERO_TOL and abs(abs(value) - 1.0) >= ONE_TOL
 
 
@@ -56,7 +56,7 @@ def eligible_constants(expr: sp.Expr) -> list[float]:
     distinct: list[float] = []
     for node in constant_nodes(expr):
         c = float(node)
-        if _eligible(c) and _tie(c, distinct) is None:
+        if is_eligible(c) and _tie(c, distinct) is None:
             distinct.append(c)
     return distinct
 
@@ -74,7 +74,7 @@ def parameterize(expr: sp.Expr, prefix: str = "a", max_params: int = MAX_PARAMS)
     symbols = [sp.Symbol(f"{prefix}{i + 1}", real=True) for i in range(len(kept))]
     mapping: dict[sp.Float, sp.Symbol] = {}
     for node in constant_nodes(expr):
-        idx = _tie(float(node), kept) if _eligible(float(node)) else None
+        idx = _tie(float(node), kept) if is_eligible(float(node)) else None
         if idx is not None:
             mapping[node] = symbols[idx]
     return Parameterization(_replace(expr, mapping), symbols, kept)

@@ -100,20 +100,29 @@ def rms(values: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(values)))) if values.size else 0.0
 
 
+def _aggregate(values: list[np.ndarray], coupled: bool) -> float | None:
+    """RMS over all points (scalar problems, eq. selection-score), or the RMS of the
+    per-component RMS values (coupled problems, eq. coupled-selection-scores)."""
+    if not values:
+        return None
+    if coupled:
+        return float(np.sqrt(np.mean(np.square([rms(v) for v in values]))))
+    return rms(np.concatenate(values))
+
+
 def physics_scores(residuals: Residuals, constraint_weight: float = 100.0) -> Scores:
-    """Φ on the refinement points; for several equations/constraints the coupled form
-    (RMS over components of each component's RMS) of eq. coupled-selection-scores."""
-    eq = [rms(v) for b, v in residuals.raw() if b.kind == "equation"]
-    con = [rms(v) for b, v in residuals.raw() if b.kind == "constraint"]
-    rho_r = float(np.sqrt(np.mean(np.square(eq)))) if eq else 0.0
-    rho_c = float(np.sqrt(np.mean(np.square(con)))) if con else 0.0
+    """Φ = ρ_r + sqrt(λ_c) ρ_c on the refinement points; the constraint term is omitted
+    when the problem has no constraint."""
+    coupled = len(residuals.problem.fields) > 1
+    rho_r = _aggregate([v for b, v in residuals.raw() if b.kind == "equation"], coupled) or 0.0
+    rho_c = _aggregate([v for b, v in residuals.raw() if b.kind == "constraint"], coupled) or 0.0
     return Scores(rho_r, rho_c, rho_r + math.sqrt(constraint_weight) * rho_c)
 
 
 @dataclass
 class Verification:
     R_eq: float
-    R_con: float
+    R_con: float | None            # None when the problem has no constraint
     R_eq_per_equation: list[float]
     R_con_per_constraint: list[float]
 
@@ -121,16 +130,17 @@ class Verification:
 def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets) -> Verification:
     """R_eq on independent interior points, R_con on the constraint sets (eq. verification).
 
-    R_con weights each constraint set by its share of points, i.e. it is the RMS over
-    all constraint points; several equations are combined as the RMS of their RMS.
+    For a scalar problem R_con weights each constraint set by its share of points, i.e.
+    it is the RMS over all constraint points; coupled problems take the RMS of the
+    per-component values, as the paper's coupled verification does.
     """
     residuals = Residuals(problem, solution, [], points.verify, points.constraints, jacobian=False)
-    eq = [rms(v) for b, v in residuals.raw() if b.kind == "equation"]
-    con_values = [v for b, v in residuals.raw() if b.kind == "constraint"]
-    all_con = np.concatenate(con_values) if con_values else np.zeros(0)
+    coupled = len(problem.fields) > 1
+    eq = [v for b, v in residuals.raw() if b.kind == "equation"]
+    con = [v for b, v in residuals.raw() if b.kind == "constraint"]
     return Verification(
-        R_eq=float(np.sqrt(np.mean(np.square(eq)))),
-        R_con=rms(all_con),
-        R_eq_per_equation=eq,
-        R_con_per_constraint=[rms(v) for v in con_values],
+        R_eq=_aggregate(eq, coupled),
+        R_con=_aggregate(con, coupled),
+        R_eq_per_equation=[rms(v) for v in eq],
+        R_con_per_constraint=[rms(v) for v in con],
     )

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import sympy as sp
 
-from desyr.candidates import Candidate
+from desyr.candidates import Candidate, RefitOutcome
 from desyr.context import RunContext
 from desyr.errors import ConfigError, PluginError
 from desyr.expressions import ExpressionError
@@ -29,10 +29,19 @@ def section(problem: Problem, name: str) -> dict[str, Any]:
     return dict(problem.sections.get(name) or {})
 
 
-def component(registry: Registry, problem: Problem, role: str, table: str, default: str,
-              override: str | None = None):
-    """Instantiate the component a config section selects, with its options."""
+def check_keys(problem: Problem, table: str, allowed: set[str]) -> dict[str, Any]:
     sec = section(problem, table)
+    unknown = sorted(set(sec) - allowed)
+    if unknown:
+        raise ConfigError(f"{problem.source}: [{table}] unknown key(s) {', '.join(unknown)}; "
+                          f"allowed: {', '.join(sorted(allowed))}")
+    return sec
+
+
+def component(registry: Registry, problem: Problem, role: str, table: str, default: str,
+              override: str | None = None, allowed: set[str] = frozenset({"plugin", "options"})):
+    """Instantiate the component a config section selects, with its options."""
+    sec = check_keys(problem, table, set(allowed))
     name = override or sec.get("plugin", default)
     options = dict(sec.get("options", {}))
     try:
@@ -42,11 +51,15 @@ def component(registry: Registry, problem: Problem, role: str, table: str, defau
 
 
 def gate_sequence(registry: Registry, problem: Problem) -> list:
-    sec = section(problem, "selection")
+    sec = check_keys(problem, "selection", {"gates", "options", "exact_tolerance"})
     names = sec.get("gates", PAPER_SEQUENCE)
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ConfigError(f"{problem.source}: [selection] gates must be a list of gate names")
     options = sec.get("options", {})
+    stray = sorted(set(options) - set(names))
+    if stray:
+        raise ConfigError(f"{problem.source}: [selection.options] names gate(s) {', '.join(stray)} "
+                          f"that are not in [selection] gates")
     gates = []
     for name in names:
         try:
@@ -105,10 +118,14 @@ def refine_pool(pool: list[Candidate], refiner, ctx: RunContext) -> None:
     order = sorted(pool, key=lambda c: c.complexity)
     start = time.perf_counter()
     for i, cand in enumerate(order, 1):
-        cand.refit = refiner.refine(cand, ctx.problem, ctx.points)
-        cand.expressions = cand.refit.expressions or None
-        measure(cand, ctx)
-        clean(cand, ctx)
+        try:
+            cand.refit = refiner.refine(cand, ctx.problem, ctx.points)
+            cand.expressions = cand.refit.expressions or None
+            measure(cand, ctx)
+            clean(cand, ctx)
+        except Exception as exc:  # one unusable candidate must not end the run; record why
+            cand.refit = RefitOutcome({}, "failed", False, reason=f"{type(exc).__name__}: {exc}")
+            cand.expressions = None
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status)
     ctx.timings["refine"] = time.perf_counter() - start
     counts = {}

@@ -29,6 +29,7 @@ class ComponentInfo:
     name: str
     origin: str
     cls: type[Component]
+    plugin: str = ""
 
     def as_dict(self) -> dict[str, str]:
         return {"role": self.role, "name": self.name, "origin": self.origin}
@@ -56,6 +57,41 @@ class Registry:
 
     def listing(self) -> list[ComponentInfo]:
         return [info for role in ROLES for _, info in sorted(self.components.get(role, {}).items())]
+
+    # Problem hooks are called one implementation at a time, like the component hooks,
+    # so a broken plugin cannot take `desyr problems` or `paper:` specs down.
+    def load_problem(self, spec: str):
+        from desyr.errors import ConfigError, DesyrError
+
+        for impl in self.pm.hook.desyr_load_problem.get_hookimpls()[::-1]:
+            try:
+                problem = impl.function(spec=spec)
+            except DesyrError:
+                raise
+            except Exception as exc:
+                self._fail(impl.plugin_name, "desyr_load_problem", exc)
+                continue
+            if problem is not None:
+                return problem
+        raise ConfigError(f"no config file or known problem called {spec!r} (see 'desyr problems')")
+
+    def problem_library(self) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = []
+        for impl in self.pm.hook.desyr_problem_library.get_hookimpls()[::-1]:
+            try:
+                rows.extend(tuple(r) for r in impl.function() or [])
+            except Exception as exc:
+                self._fail(impl.plugin_name, "desyr_problem_library", exc)
+        return rows
+
+    def _fail(self, plugin_name: str, hook: str, exc: Exception) -> None:
+        self.failures[plugin_name] = f"{hook} failed: {type(exc).__name__}: {exc}"
+        plugin = self.pm.get_plugin(plugin_name)
+        if plugin is not None:
+            self.pm.unregister(plugin)
+        for table in self.components.values():
+            for name in [n for n, info in table.items() if info.plugin == plugin_name]:
+                del table[name]
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -114,11 +150,11 @@ def _collect_components(registry: Registry, origins: dict[str, str]) -> None:
                 classes = list(impl.function() or [])
                 _validate(classes, role)
             except Exception as exc:
-                registry.failures[impl.plugin_name] = f"{hook_name} failed: {type(exc).__name__}: {exc}"
+                registry._fail(impl.plugin_name, hook_name, exc)
                 continue
             for cls in classes:
                 origin = origins.get(impl.plugin_name, "unknown")
-                table.setdefault(cls.name, ComponentInfo(role, cls.name, origin, cls))
+                table.setdefault(cls.name, ComponentInfo(role, cls.name, origin, cls, impl.plugin_name))
 
 
 def _validate(classes: list[Any], role: str) -> None:

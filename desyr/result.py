@@ -46,7 +46,7 @@ def build_result(command: str, ctx: RunContext, pool: list[Candidate], outcome: 
         residuals = {"R_eq": _num(verification.R_eq), "R_con": _num(verification.R_con),
                      "R_eq_per_equation": [_num(v) for v in verification.R_eq_per_equation],
                      "R_con_per_constraint": [_num(v) for v in verification.R_con_per_constraint]}
-    exact = bool(verification and max(verification.R_eq, verification.R_con) <= tol)
+    exact = bool(verification and max(v for v in (verification.R_eq, verification.R_con) if v is not None) <= tol)
     data = {
         "schema": SCHEMA,
         "desyr_version": __version__,
@@ -130,8 +130,9 @@ def _verdict(d: dict[str, Any]) -> str:
     if d["exact"]:
         return (f"**Verified**: the expression satisfies the governing equation and the constraints to "
                 f"{d['exact_tolerance']:g} on independent points.")
-    worst = max(v for v in (res["R_eq"], res["R_con"]) if isinstance(v, float)) if res else math.inf
-    return (f"**Not an exact solution.** The verification residuals (worst {worst:.3e}) exceed "
+    values = [res[k] for k in ("R_eq", "R_con") if res and res[k] is not None]
+    worst = f"{max(values):.3e}" if values and all(isinstance(v, float) for v in values) else "non-finite"
+    return (f"**Not an exact solution.** The verification residuals (worst {worst}) exceed "
             f"{d['exact_tolerance']:g}: this expression approximates the solution but is not exact. "
             "The gates are relative, so they always pick something; only these absolute residuals "
             "say whether recovery succeeded. A missing operator in the library is a common cause.")

@@ -117,7 +117,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     registry = registry or load_registry()
     ctx = make_context(problem, seed, progress, cache_dir=Path(cache_dir), retrain=retrain)
     settings = search_settings(problem)
-    searcher = component(registry, problem, "searcher", "search", "operon")
+    searcher = component(registry, problem, "searcher", "search", "operon", allowed=SEARCH_KEYS)
     try:
         searcher.check_operators(settings["binary"], settings["unary"])
     except ComponentError as exc:

@@ -66,7 +66,7 @@ def clean(candidate: Candidate, ctx: RunContext) -> None:
     eps, eps_fields = teacher_error(ctx, proposal)
     scores = physics_score(ctx, proposal)
     ok_phi = scores.phi <= 1.05 * candidate.phi + 1e-10
-    ok_eps = eps is None or eps <= 3 * candidate.eps_T + 1e-8
+    ok_eps = eps is None or (math.isfinite(eps) and eps <= 3 * candidate.eps_T + 1e-8)
     if math.isfinite(scores.phi) and ok_phi and ok_eps:
         candidate.cleaning_note = f"cleaned (terms below 1e-8 dropped, round-off integers snapped): complexity {before} -> {after}"
         candidate.expressions, candidate.cleaned = proposal, True
@@ -105,6 +105,11 @@ class Selection:
 
 def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
     survivors = [c for c in pool if c.expressions]
+    for c in pool:
+        if not c.expressions:
+            status = c.refit.status if c.refit else "not refit"
+            c.removed_by = "eligibility"
+            c.removed_reason = f"no finite refined expression ({status}: {c.refit.reason if c.refit else '-'})"
     records = []
     for gate in gates:
         decision = gate.apply(survivors, ctx)

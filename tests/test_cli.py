@@ -71,3 +71,19 @@ def test_missing_file_and_unknown_spec():
     assert code == 2 and "no config file or known problem" in err
     code, _, err = run_cli("refine", "paper:nope", "--candidate", "x")
     assert code == 2 and "available: paper:" in err
+
+
+def test_unknown_section_keys_and_stray_gate_options(tmp_path):
+    for extra, fragment in [("\n[refine]\nplugn = 'scipy'\n", "[refine] unknown key(s) plugn"),
+                            ("\n[selection]\ngate = ['complexity']\n", "[selection] unknown key(s) gate"),
+                            ("\n[selection]\ngates = ['complexity']\n[selection.options.convergence]\n",
+                             "not in [selection] gates")]:
+        cfg = write_config(tmp_path, SINE_1D + extra)
+        code, _, err = run_cli("refine", str(cfg), "--candidate", "sin(3.1*x)")
+        assert code == 2 and fragment in err, err
+
+
+def test_abs_candidate_is_refit_not_a_crash(tmp_path):
+    cfg = write_config(tmp_path, SINE_1D)
+    code, out, err = run_cli("refine", str(cfg), "--candidate", "abs(2.0*x - 1.0)", "--candidate", "sin(3.1*x)")
+    assert code == 0 and "u = sin(3.14159265358979" in out, err

@@ -75,3 +75,20 @@ def test_cli_plugins_table(capsys):
     assert main(["plugins"]) == 0
     out = capsys.readouterr().out
     assert "refiner   scipy" in out and "desyr 0.1.0" in out
+
+
+def test_problem_hooks_that_raise_are_isolated(capsys):
+    class BadLibrary:
+        @hookimpl
+        def desyr_problem_library(self):
+            raise RuntimeError("library boom")
+
+        @hookimpl
+        def desyr_load_problem(self, spec):
+            raise RuntimeError("loader boom")
+
+    registry = load_registry(extra_plugins=[BadLibrary()])
+    rows = registry.problem_library()
+    assert ("paper:burgers", "[13] Burgers") in rows
+    assert registry.load_problem("paper:burgers").name == "burgers"
+    assert any("boom" in e for e in registry.failures.values())

@@ -31,3 +31,46 @@ def test_misspecified_library_is_flagged(paper, registry):
     assert d["residuals"]["R_con"] <= 1e-10
     assert d["residuals"]["R_eq"] >= 1e-3
     assert d["exact"] is False
+
+
+def test_redundant_scale_factors_are_merged(paper, registry):
+    """Operon-style output c1*x**3*(a + b*x) has a flat direction that stalls trf; merging fixes it."""
+    from desyr.candidates import Candidate
+    from desyr.points import make_point_sets
+    from desyr_scipy.refiner import ScipyRefiner
+
+    problem = paper("euler_bernoulli")
+    points = make_point_sets(problem)
+    expr = problem.parse("3.609815757954e-05 + 0.005380343066184236*x"
+                         " + 1.0683967881876092e-05*x**3*(-11.630407333374023 + 0.662472665309906*x)")
+    ref = problem.evaluate_reference(points.verify)
+    from desyr.pipeline import relative_l2
+
+    merged = ScipyRefiner().refine(Candidate("m", {"u": expr}), problem, points)
+    plain = ScipyRefiner(merge_redundant_scales=False).refine(Candidate("p", {"u": expr}), problem, points)
+    assert len(merged.params) == 4 and len(plain.params) == 5
+    assert relative_l2(problem, merged.expressions, points.verify) <= 1e-12
+    assert relative_l2(problem, plain.expressions, points.verify) > 1e-10   # why the merge exists
+    assert ref is not None
+
+
+def test_merge_is_refused_when_it_would_tie_constants():
+    import sympy as sp
+
+    from desyr_scipy.refiner import ScipyRefiner
+
+    x, y, z = sp.symbols("x y z", real=True)
+    expr = sp.Float(2.0) * x * (sp.Float(1.5) + y) + sp.Float(3.0) * z   # expands to 3.0*x ... 3.0*z
+    chosen = ScipyRefiner()._parameterize(expr, "u")
+    assert len(chosen.symbols) == 3 and chosen.substitute() == expr
+
+
+def test_problem_without_constraints_has_no_R_con(registry):
+    from desyr.pipeline import refine
+    from desyr.problem import problem_from_dict
+    from desyr.progress import Progress
+
+    problem = problem_from_dict({"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_x - 2*x"}],
+                                 "points": {"refine": 50, "verify": 50, "search": 20, "validate": 20}})
+    d = refine(problem, ["1.1*x**2 + 0.3"], registry=registry, progress=Progress(verbose=False)).data
+    assert d["residuals"]["R_con"] is None and d["residuals"]["R_eq"] < 1e-8

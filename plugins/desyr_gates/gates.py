@@ -38,8 +38,10 @@ class TeacherCompatibilityGate(Gate):
     options = {"factor": 3.0, "absolute": 1e-8}
 
     def apply(self, pool, context):
-        if not context.has_teacher or not pool:
+        if not context.has_teacher:
             return GateDecision(list(pool), active=False, note="inactive: no teacher samples")
+        if not pool:
+            return GateDecision([], note="empty pool")
         eps_min = min(c.eps_T for c in pool)
         limit = self.settings["factor"] * eps_min + self.settings["absolute"]
         kept, removed = _split(pool, lambda c: None if c.eps_T <= limit

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from desyr.candidates import Candidate, RefitOutcome
 from desyr.interfaces import ComponentError, Refiner
-from desyr.parameterize import MAX_PARAMS, parameterize
+from desyr.parameterize import MAX_PARAMS, is_eligible, constant_nodes, parameterize
 from desyr.physics import for_refinement
 from desyr.points import PointSets
 from desyr.problem import Problem
@@ -94,8 +94,13 @@ class ScipyRefiner(Refiner):
         plain = parameterize(expr, prefix=f"{field}_a", max_params=cap)
         if not self.settings["merge_redundant_scales"]:
             return plain
-        merged = parameterize(sp.expand_mul(expr), prefix=f"{field}_a", max_params=cap)
-        return merged if len(merged.symbols) < len(plain.symbols) else plain
+        expanded = sp.expand_mul(expr)
+        merged = parameterize(expanded, prefix=f"{field}_a", max_params=cap)
+        # Use it only when every merged constant is a free parameter of its own: a tie or a
+        # product that lands on an ineligible value (1.0, ~0) would shrink the family.
+        free = sum(1 for node in constant_nodes(expanded) if is_eligible(float(node)))
+        untied = free == len(merged.symbols) == sum(1 for _ in constant_nodes(expanded))
+        return merged if untied and len(merged.symbols) < len(plain.symbols) else plain
 
     def _starts(self, x0: np.ndarray) -> list[np.ndarray]:
         rng = np.random.default_rng(int(self.settings["seed"]))
@@ -107,12 +112,10 @@ class ScipyRefiner(Refiner):
         deadline = clock + float(self.settings["timeout"])
         runs: list[_Run] = []
         failures: list[str] = []
-        last = {"x": None}
 
         def fun(a):
             if time.perf_counter() > deadline:
                 raise _Timeout
-            last["x"] = np.array(a)
             return residuals.vector(a)
 
         jac = residuals.jacobian if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
@@ -123,7 +126,7 @@ class ScipyRefiner(Refiner):
                     res = least_squares(fun, start, jac=jac, method="trf", ftol=tol, xtol=tol, gtol=tol,
                                         max_nfev=self.settings["max_nfev"], x_scale="jac")
                 except _Timeout:
-                    return runs, failures, last["x"]
+                    return runs, failures, True
                 except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
                     failures.append(f"start {k}: {exc}")
                     continue
@@ -133,18 +136,19 @@ class ScipyRefiner(Refiner):
                         break
                 else:
                     failures.append(f"start {k}: non-finite objective")
-        return runs, failures, None
+        return runs, failures, False
 
-    def _outcome(self, runs: list[_Run], failures: list[str], timed_out, x0) -> RefitOutcome:
+    def _outcome(self, runs: list[_Run], failures: list[str], timed_out: bool, x0) -> RefitOutcome:
         nfev = sum(r.nfev for r in runs)
         if not runs:
-            if timed_out is not None:
-                return RefitOutcome({}, "timeout", False, reason=f"timeout after {self.settings['timeout']} s",
-                                    params=[float(v) for v in timed_out], starts=0)
+            if timed_out:
+                # The search constants, not an arbitrary trial point of the interrupted solve.
+                reason = "; ".join([f"timeout after {self.settings['timeout']} s"] + failures)
+                return RefitOutcome({}, "timeout", False, reason=reason, params=[float(v) for v in x0], starts=0)
             reason = "; ".join(failures) or "no finite run"
             return RefitOutcome({}, "failed", False, reason=f"non-finite: {reason}", params=[float(v) for v in x0])
         best = min(runs, key=lambda r: r.cost)
-        notes = failures + ([f"timeout after {len(runs)} start(s)"] if timed_out is not None else [])
+        notes = failures + ([f"timeout after {len(runs)} start(s)"] if timed_out else [])
         status = "converged" if best.converged else "not_converged"
         reason = None if best.converged else f"evaluation limit reached: {best.message}"
         if notes:
