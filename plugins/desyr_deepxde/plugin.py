@@ -33,8 +33,6 @@ class DeepXDETeacher(Teacher):
         "float64": False,
         "seed": None,                  # None: the run's seed (RunContext.seed)
         "checkpoint_every": 100,       # steps between S_val evaluations
-        "normalize_inputs": False,     # map the domain box to [-1, 1]^d before the first layer
-        "output_scale": 1.0,           # network output times this is the field
     }
 
     @classmethod
@@ -55,10 +53,6 @@ class DeepXDETeacher(Teacher):
         if not isinstance(s["lr"], (int, float)) or isinstance(s["lr"], bool) or not s["lr"] > 0:
             raise ComponentError(f"teacher 'deepxde': lr must be a positive number, got {s['lr']!r}")
         s["lr"] = float(s["lr"])
-        if not isinstance(s["normalize_inputs"], bool):
-            raise ComponentError(f"teacher 'deepxde': normalize_inputs must be true or false, got {s['normalize_inputs']!r}")
-        if not isinstance(s["output_scale"], (int, float)) or isinstance(s["output_scale"], bool) or not s["output_scale"] > 0:
-            raise ComponentError(f"teacher 'deepxde': output_scale must be a positive number, got {s['output_scale']!r}")
         if not isinstance(s["float64"], bool):
             raise ComponentError(f"teacher 'deepxde': float64 must be true or false, got {s['float64']!r}")
         if s["seed"] is not None and (not isinstance(s["seed"], int) or isinstance(s["seed"], bool) or s["seed"] < 0):

@@ -176,21 +176,9 @@ def _is_initial(problem, constraint) -> bool:
     return all(dict(f.fixed).get(problem.time) == lo and len(f.fixed) == 1 for f in constraint.faces)
 
 
-def _make_net(problem, settings, net_vars: list[str]) -> torch.nn.Module:
-    net = dde.nn.FNN([len(net_vars)] + list(settings["layers"]) + [len(problem.fields)],
-                     settings["activation"], settings["initializer"])
-    if settings["normalize_inputs"]:
-        # Map the box to [-1, 1]^d: long intervals otherwise saturate tanh and make
-        # high-order derivatives tiny (Euler–Bernoulli on [0, 10]).
-        box = {v.name: (v.lo, v.hi) for v in problem.variables}
-        lo = torch.tensor([box[v][0] for v in net_vars], dtype=torch.get_default_dtype())
-        hi = torch.tensor([box[v][1] for v in net_vars], dtype=torch.get_default_dtype())
-        net.apply_feature_transform(lambda x: 2.0 * (x - lo) / (hi - lo) - 1.0)
-    scale = float(settings["output_scale"])
-    if scale != 1.0:
-        # A field of magnitude ~1e-2 is learned as O(1) network output times the scale.
-        net.apply_output_transform(lambda x, y: scale * y)
-    return net
+def _make_net(problem, settings, n_in: int) -> torch.nn.Module:
+    return dde.nn.FNN([n_in] + list(settings["layers"]) + [len(problem.fields)],
+                      settings["activation"], settings["initializer"])
 
 
 @contextlib.contextmanager
@@ -312,7 +300,7 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
             t0 = time.perf_counter()
             try:
                 meta = json.loads(meta_path.read_text())
-                net = _make_net(problem, settings, net_vars)
+                net = _make_net(problem, settings, len(net_vars))
                 net.load_state_dict(torch.load(weights_path, map_location="cpu", weights_only=True))
             except Exception as exc:  # a corrupt cache entry: train again
                 progress.message(f"teacher cache entry unreadable ({exc}); training again")
@@ -377,7 +365,7 @@ def _train_seeded(settings, problem, context, geom, net_vars, perm, seed):
         data = dde.data.TimePDE(geom, pde, bcs, num_initial=0, **common)
     else:
         data = dde.data.PDE(geom, pde, bcs, **common)
-    net = _make_net(problem, settings, net_vars)
+    net = _make_net(problem, settings, len(net_vars))
     model = dde.Model(data, net)
     dtype = next(net.parameters()).dtype
     validator = _Validator(residuals, problem, context, perm, dtype)
