@@ -31,7 +31,8 @@ def library(registry) -> list[tuple[str, str]]:
 def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
     known = [spec for spec, _ in library(registry)]
     if all_:
-        return [s for s in known if not s.endswith("_polynomial")]
+        by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
+        return [spec for spec, _ in by_id if not spec.endswith("_polynomial")]
     if not names:
         raise ConfigError("name problems to bench (see 'desyr problems') or pass --all")
     out = []
@@ -119,7 +120,6 @@ def _fmt(v: float) -> str:
 
 
 def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, command: str) -> str:
-    titles = dict(library(registry))
     head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
             "converged", "recovered (≤1e-10)", "teacher s", "search s", "refit s", "total s",
             "paper refined rel L2", "paper total s"]
@@ -132,11 +132,11 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
         results = [r["result"] for r in rows if r["spec"] == spec and "result" in r]
         errors = [r for r in rows if r["spec"] == spec and "error" in r]
         failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
-        paper = _paper(registry, spec)
+        title, paper = _meta(registry, spec)
         n = len(results) + len(errors)
         recovered = sum(1 for r in results if _recovered(r))
         converged = sum(1 for r in results if r.get("converged"))
-        cells = [paper.get("id", "?"), titles.get(spec, spec).split("] ", 1)[-1]]
+        cells = [str(paper.get("id", "–")), title]
         cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
         cells += [f"{converged}/{n}", f"{recovered}/{n}"]
         cells += [summary([(r.get("timings") or {}).get(s) for r in results]) for s in STAGES]
@@ -151,11 +151,15 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
     return "\n".join(lines) + "\n"
 
 
-def _paper(registry, spec: str) -> dict[str, Any]:
+def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
+    """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
+    from desyr.config import load_problem
+
     try:
-        return dict(registry.load_problem(spec).sections.get("paper") or {})
-    except Exception:
-        return {}
+        problem = load_problem(spec, registry)
+    except Exception:  # the table must still render for a run whose config is broken
+        return spec, {}
+    return problem.title, dict(problem.sections.get("paper") or {})
 
 
 def _cpus() -> int:

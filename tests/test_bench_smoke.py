@@ -50,3 +50,16 @@ def test_smoke_subset_recovers_and_resumes(tmp_path, capsys):
     assert main(args[:-1]) == 0                       # resume: the finished runs are skipped
     err = capsys.readouterr().err
     assert err.count("already done, skipped") == 2
+
+
+@pytest.mark.slow
+def test_misspecified_library_run_is_reported_as_not_exact(tmp_path):
+    """§5.3.4 end to end: polynomial-only library for u = sin(4x)."""
+    out = tmp_path / "mis"
+    assert main(["run", "paper:param_poisson_polynomial", "--out", str(out), "--quiet",
+                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    d = json.loads((out / "result.json").read_text())
+    assert "sin" not in d["expression"]["u"]
+    assert d["residuals"]["R_con"] <= 1e-10 and d["residuals"]["R_eq"] >= 1e-3
+    assert d["exact"] is False
+    assert "Not an exact solution" in (out / "report.md").read_text()
