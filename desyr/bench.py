@@ -29,7 +29,6 @@ def library(registry) -> list[tuple[str, str]]:
 
 
 def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
-    known = [spec for spec, _ in library(registry)]
     if all_:
         by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
         return [spec for spec, _ in by_id if not spec.endswith("_polynomial")]

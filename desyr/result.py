@@ -5,7 +5,6 @@ Schema ``desyr.result/1`` is documented in ``docs/results.md``.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -1,5 +1,4 @@
 """Stage C: every threshold, the tie-break order, cleaning, and a third-party gate."""
-import numpy as np
 import pytest
 import sympy as sp
 

@@ -2,7 +2,6 @@
 import inspect
 
 import pytest
-import sympy as sp
 
 from desyr import hookspecs
 from desyr.plugins import load_registry

@@ -8,7 +8,6 @@ import pytest
 import sympy as sp
 
 from desyr.interfaces import ComponentError, ParetoMember, SearchTask
-from desyr.retention import topology_key
 
 pytest.importorskip("pyoperon", reason="pyoperon is not installed")
 

@@ -6,7 +6,6 @@ PySR output.  The integration test runs only where ``import pysr`` succeeds.
 from __future__ import annotations
 
 import csv
-import math
 from pathlib import Path
 
 import numpy as np

@@ -60,7 +60,7 @@ def test_options_are_checked():
 def test_sympy_to_torch_constants_and_powers():
     import sympy as sp
     import torch
-    from desyr_deepxde.training import torch_function
+    from desyr_deepxde.residuals import torch_function
     x, u = sp.symbols("x u", real=True)
     expr = sp.Float(0.05) * u**2 + sp.sqrt(2) * sp.sin(sp.pi * x) - sp.exp(1) * sp.tanh(x) + sp.Rational(1, 3)
     f = torch_function([x, u], expr)
@@ -76,7 +76,8 @@ def test_jets_mixed_and_higher_order_with_time_first():
     """Jets by repeated dde.grad.jacobian on a known function; the problem lists t
     before x, so the network input order (x, t) differs from the problem order."""
     import torch
-    from desyr_deepxde.training import Residuals, _autograd_derivative, _dde_derivative, _geometry
+    from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative
+    from desyr_deepxde.training import _geometry
     import deepxde as dde
     problem = problem_from_dict({
         "domain": {"t": [0, 1], "x": [0, 2]}, "time": "t", "fields": ["u", "v"],
@@ -127,7 +128,8 @@ def test_training_lowers_sval_and_selects_argmin(sine_run):
     assert info["selected_index"] == select_checkpoint(history) == int(np.argmin(scores))
     assert info["selected_step"] == history[info["selected_index"]][0]
     # the kept network is the selected checkpoint: recomputing S_val gives its score
-    from desyr_deepxde.training import Residuals, _Validator
+    from desyr_deepxde.residuals import Residuals
+    from desyr_deepxde.training import _Validator
     ctx = RunContext(problem, points)
     validator = _Validator(Residuals(problem, ["x"]), problem, ctx, [0], model.dtype)
     again = validation_score(validator.components(model.net), info["scales"])

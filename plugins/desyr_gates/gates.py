@@ -31,38 +31,47 @@ class ConvergenceGate(Gate):
         return GateDecision(finite, removed, note=note)
 
 
-class TeacherCompatibilityGate(Gate):
-    """eps_T(s) <= factor * eps_T,min + absolute (eq. teacher-compatibility-gate)."""
+class _RelativeGate(Gate):
+    """Keeps candidates whose ``quantity`` is at most factor x (pool minimum) + absolute."""
+
+    quantity: str
+    label: str
+
+    def apply(self, pool, context):
+        if not pool:
+            return GateDecision([], note="empty pool")
+        best = min(getattr(c, self.quantity) for c in pool)
+        factor, absolute = self.settings["factor"], self.settings["absolute"]
+        limit = factor * best + absolute
+
+        def verdict(c):
+            value = getattr(c, self.quantity)
+            return None if value <= limit else (
+                f"{self.label} {value:.3g} > {limit:.3g} ({factor:g} x minimum + {absolute:g})")
+
+        kept, removed = _split(pool, verdict)
+        return GateDecision(kept, removed, note=f"minimum {self.label} = {best:.3g}")
+
+
+class TeacherCompatibilityGate(_RelativeGate):
+    """eps_T(s) <= 3 eps_T,min + 1e-8 (eq. teacher-compatibility-gate); inactive without a teacher."""
 
     name = "teacher_compatibility"
     options = {"factor": 3.0, "absolute": 1e-8}
+    quantity, label = "eps_T", "teacher error"
 
     def apply(self, pool, context):
         if not context.has_teacher:
             return GateDecision(list(pool), active=False, note="inactive: no teacher samples")
-        if not pool:
-            return GateDecision([], note="empty pool")
-        eps_min = min(c.eps_T for c in pool)
-        limit = self.settings["factor"] * eps_min + self.settings["absolute"]
-        kept, removed = _split(pool, lambda c: None if c.eps_T <= limit
-                               else f"teacher error {c.eps_T:.3g} > {limit:.3g} (3 eps_min + 1e-8)")
-        return GateDecision(kept, removed, note=f"eps_T,min = {eps_min:.3g}")
+        return super().apply(pool, context)
 
 
-class PhysicsEquivalenceGate(Gate):
-    """Phi(s) <= factor * Phi_min + absolute (eq. physics-equivalence-gate)."""
+class PhysicsEquivalenceGate(_RelativeGate):
+    """Phi(s) <= 1.05 Phi_min + 1e-10 (eq. physics-equivalence-gate)."""
 
     name = "physics_equivalence"
     options = {"factor": 1.05, "absolute": 1e-10}
-
-    def apply(self, pool, context):
-        if not pool:
-            return GateDecision([])
-        phi_min = min(c.phi for c in pool)
-        limit = self.settings["factor"] * phi_min + self.settings["absolute"]
-        kept, removed = _split(pool, lambda c: None if c.phi <= limit
-                               else f"physics score {c.phi:.3g} > {limit:.3g} (1.05 Phi_min + 1e-10)")
-        return GateDecision(kept, removed, note=f"Phi_min = {phi_min:.3g}")
+    quantity, label = "phi", "physics score"
 
 
 class ComplexityGate(Gate):

@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from typing import Any
 
-import numpy as np
 import sympy as sp
 
 from desyr import hookimpl

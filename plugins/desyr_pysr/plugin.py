@@ -13,7 +13,7 @@ import ast
 import math
 import time
 import warnings
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import sympy as sp

@@ -1,0 +1,104 @@
+"""Problem residuals in torch: sympy expressions evaluated on jets from autograd.
+
+Imported only by the heavy teacher module (it imports deepxde and torch).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import sympy as sp
+import torch
+
+from desyr.numeric import broadcast, columns
+from desyr_deepxde.backend import dde
+
+
+# ------------------------------------------------------------ sympy -> torch
+def _unary(tfn: Callable, mfn: Callable) -> Callable:
+    return lambda a: tfn(a) if isinstance(a, torch.Tensor) else mfn(a)
+
+
+TORCH_FUNCTIONS: dict[str, Any] = {
+    "sin": _unary(torch.sin, math.sin), "cos": _unary(torch.cos, math.cos),
+    "tan": _unary(torch.tan, math.tan), "exp": _unary(torch.exp, math.exp),
+    "log": _unary(torch.log, math.log), "sqrt": _unary(torch.sqrt, math.sqrt),
+    "tanh": _unary(torch.tanh, math.tanh), "sinh": _unary(torch.sinh, math.sinh),
+    "cosh": _unary(torch.cosh, math.cosh), "asin": _unary(torch.asin, math.asin),
+    "acos": _unary(torch.acos, math.acos), "atan": _unary(torch.atan, math.atan),
+    "Abs": abs, "abs": abs, "pi": math.pi, "E": math.e,
+}
+
+
+def torch_function(args: Sequence[sp.Symbol], expr: sp.Expr) -> Callable[..., torch.Tensor]:
+    """``f(*tensors) -> tensor`` of ``expr``; constants are broadcast to the first argument."""
+    fn = sp.lambdify(list(args), expr, modules=[TORCH_FUNCTIONS], cse=True)
+
+    def call(*values: torch.Tensor) -> torch.Tensor:
+        out = fn(*values)
+        if not isinstance(out, torch.Tensor):
+            out = torch.full_like(values[0], float(out))
+        elif out.shape != values[0].shape:
+            out = out + torch.zeros_like(values[0])
+        return out
+
+    return call
+
+
+# ------------------------------------------------------------------ residuals
+class Residuals:
+    """Equation and constraint residuals of one problem as torch functions."""
+
+    def __init__(self, problem, net_vars: list[str]) -> None:
+        self.problem = problem
+        self.jets = problem.jets()
+        self.field_index = {f: i for i, f in enumerate(problem.fields)}
+        self.col = {v: net_vars.index(v) for v in problem.variable_names}
+        args = list(problem.symbols) + [problem.jet_symbol(j) for j in self.jets]
+        self.equations = [torch_function(args, e.residual) for e in problem.equations]
+        self.operators = [torch_function(args, c.operator) for c in problem.constraints]
+
+    def variables(self, x: torch.Tensor) -> list[torch.Tensor]:
+        return [x[:, self.col[v]:self.col[v] + 1] for v in self.problem.variable_names]
+
+    def jet_values(self, x: torch.Tensor, y: torch.Tensor, d: Callable) -> list[torch.Tensor]:
+        """Every needed jet, by repeated first derivatives ``d(ys, xs, i, j)``."""
+        memo: dict[tuple, torch.Tensor] = {}
+        out = []
+        for jet in self.jets:
+            k = self.field_index[jet.field]
+            t = y[:, k:k + 1]
+            for m, var in enumerate(jet.wrt):
+                key = (jet.field, jet.wrt[:m + 1])
+                if key not in memo:
+                    memo[key] = d(y, x, k, self.col[var]) if m == 0 else d(t, x, 0, self.col[var])
+                t = memo[key]
+            out.append(t)
+        return out
+
+    def equation_residuals(self, x, y, d) -> list[torch.Tensor]:
+        jets = self.jet_values(x, y, d)
+        cols = self.variables(x)
+        return [f(*cols, *jets) for f in self.equations]
+
+    def constraint_operator(self, index: int, x, y, d) -> torch.Tensor:
+        jets = self.jet_values(x, y, d)
+        return self.operators[index](*self.variables(x), *jets)
+
+
+def _dde_derivative(ys, xs, i, j):
+    return dde.grad.jacobian(ys, xs, i=i, j=j)
+
+
+def _autograd_derivative(ys, xs, i, j):
+    g = torch.autograd.grad(ys[:, i].sum(), xs, create_graph=True)[0]
+    return g[:, j:j + 1]
+
+
+def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
+    """g_l at the constraint points, (n, 1) float64."""
+    from desyr.numeric import lambdify
+    fn = lambdify(problem.symbols, [problem.constraints[index].value])
+    with np.errstate(all="ignore"):
+        return broadcast(fn(*columns(X))[0], X.shape[0]).astype(float).reshape(-1, 1)
