@@ -86,30 +86,26 @@ class SamplesModel(TeacherModel):
         return dict(self._info)
 
 
+def _stacked(data, keys: set[str], whole: str, names: list[str], kind: str, path: Path) -> np.ndarray:
+    """Array ``whole`` (X or Y) if present, else the columns named by ``names``."""
+    if whole in keys:
+        arr = np.asarray(data[whole], dtype=float)
+        return arr.reshape(-1, 1) if whole == "X" and arr.ndim == 1 else arr
+    missing = [n for n in names if n not in keys]
+    if missing:
+        raise ComponentError(f"teacher 'samples': {path} needs an array '{whole}' or arrays named by the "
+                             f"{kind}; missing {', '.join(missing)} (found: {', '.join(sorted(keys))})")
+    return np.column_stack([np.asarray(data[n], dtype=float).reshape(-1) for n in names])
+
+
 def _read_npz(path: Path, variables: list[str], fields: list[str]) -> tuple[np.ndarray, np.ndarray]:
     try:
         data = np.load(path, allow_pickle=False)
     except Exception as exc:
         raise ComponentError(f"teacher 'samples': cannot read {path}: {exc}") from None
     keys = set(data.files)
-    if "X" in keys:
-        X = np.asarray(data["X"], dtype=float)
-        if X.ndim == 1:
-            X = X.reshape(-1, 1)
-    elif all(v in keys for v in variables):
-        X = np.column_stack([np.asarray(data[v], dtype=float).reshape(-1) for v in variables])
-    else:
-        missing = [v for v in variables if v not in keys]
-        raise ComponentError(f"teacher 'samples': {path} needs an array 'X' (n, {len(variables)}) or arrays "
-                             f"named by the variables; missing {', '.join(missing)} (found: {', '.join(sorted(keys))})")
-    if "Y" in keys:
-        Y = np.asarray(data["Y"], dtype=float)
-    elif all(f in keys for f in fields):
-        Y = np.column_stack([np.asarray(data[f], dtype=float).reshape(-1) for f in fields])
-    else:
-        missing = [f for f in fields if f not in keys]
-        raise ComponentError(f"teacher 'samples': {path} needs an array 'Y' or arrays named by the fields; "
-                             f"missing {', '.join(missing)} (found: {', '.join(sorted(keys))})")
+    X = _stacked(data, keys, "X", variables, "variables", path)
+    Y = _stacked(data, keys, "Y", fields, "fields", path)
     return X, Y
 
 
