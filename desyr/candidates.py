@@ -23,6 +23,7 @@ class RefitOutcome:
     params: list[float] = field(default_factory=list)
     starts: int = 0
     seconds: float = 0.0
+    shared_rates: list[dict] = field(default_factory=list)   # coupled: rates tied to a shared parameter
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Candidate:
             "params_initial": refit.initial if refit else [],
             "params_refined": refit.params if refit else [],
             "refit_seconds": round(refit.seconds, 6) if refit else None,
+            "shared_rates": refit.shared_rates if refit else [],
             "cleaned": self.cleaned,
             "cleaning": self.cleaning_note,
             "eps_T": _num(self.eps_T),
@@ -90,6 +92,7 @@ class Candidate:
             "rho_c": _num(self.rho_c),
             "removed_by": self.removed_by,
             "removed_reason": self.removed_reason,
+            **({"screening": self.extra["screening"]} if "screening" in self.extra else {}),
         }
 
 

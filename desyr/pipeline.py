@@ -152,14 +152,33 @@ def select_and_verify(pool: list[Candidate], registry: Registry, ctx: RunContext
     start = time.perf_counter()
     selection = run_gates(pool, gate_sequence(registry, ctx.problem), ctx)
     ctx.timings["select"] = time.perf_counter() - start
+    return verify_selection(selection, ctx)
+
+
+def verify_selection(selection, ctx: RunContext) -> dict[str, Any]:
+    """Verification residuals and post hoc errors of the selected candidate (joint and per field)."""
     start = time.perf_counter()
     chosen = selection.selected
     verification = verify(ctx.problem, chosen.expressions, ctx.points) if chosen else None
     errors = {"rel_l2": relative_l2(ctx.problem, chosen.expressions, ctx.points.verify) if chosen else None}
     if chosen is not None:
         errors["pre_refit_rel_l2"] = relative_l2(ctx.problem, chosen.search_expressions, ctx.points.verify)
+        if len(ctx.problem.fields) > 1:
+            errors.update(fieldwise_l2(ctx.problem, chosen.expressions, ctx.points.verify))
     ctx.timings["verify"] = time.perf_counter() - start
     return {"selection": selection, "verification": verification, "errors": errors}
+
+
+def fieldwise_l2(problem: Problem, exprs, X: np.ndarray) -> dict[str, float]:
+    ref = problem.evaluate_reference(X)
+    if ref is None:
+        return {}
+    out = {}
+    for j, f in enumerate(problem.fields):
+        pred = evaluate(exprs[f], problem.symbols, X)
+        err = float(np.linalg.norm(pred - ref[:, j]) / np.linalg.norm(ref[:, j]))
+        out[f"rel_l2_{f}"] = err if math.isfinite(err) else math.inf
+    return out
 
 
 # ------------------------------------------------------------------ public API

@@ -153,7 +153,7 @@ _POINT_DEFAULTS = {"refine": 2000, "verify": 2000, "search": 500, "validate": 20
                    "constraint": 200, "seed": 0}
 _TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations",
              "constraints", "reference", "points", "search", "teacher", "refine", "selection",
-             "plugins", "paper"}
+             "plugins", "paper", "coupled"}
 
 
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Problem:
@@ -171,7 +171,8 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Prob
         name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
         vocabulary=vocab, time=time, source=source,
-        sections={k: dict(data.get(k, {})) for k in ("search", "teacher", "refine", "selection", "plugins", "paper")},
+        sections={k: dict(data.get(k, {})) for k in ("search", "teacher", "refine", "selection", "plugins", "paper",
+                                                          "coupled")},
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)

@@ -68,6 +68,7 @@ def build_result(command: str, ctx: RunContext, pool: list[Candidate], outcome: 
         "candidates": [c.as_dict() for c in pool],
         "teacher": ctx.info.get("teacher"),
         "search": ctx.info.get("search"),
+        "coupled": ctx.info.get("coupled"),
         "timings": {k: round(v, 4) for k, v in ctx.timings.items()},
     }
     return Result(data, chosen, pool)
@@ -101,6 +102,7 @@ def render_report(d: dict[str, Any]) -> str:
                   f"| R_eq (independent interior points) | {_fmt(res['R_eq'])} |",
                   f"| R_con (constraint sets) | {_fmt(res['R_con'])} |",
                   f"| relative L2 vs reference | {_fmt(err.get('rel_l2'))} |"]
+        lines += [f"| relative L2 of {k[len('rel_l2_'):]} | {_fmt(v)} |" for k, v in err.items() if k.startswith("rel_l2_")]
         for key, label in (("pre_refit_rel_l2", "pre-refit relative L2"), ("teacher_rel_l2", "teacher relative L2")):
             if key in err:
                 lines.append(f"| {label} | {_fmt(err[key])} |")

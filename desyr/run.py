@@ -1,27 +1,28 @@
 """``desyr run``: teacher, Stage A search and pooling, Stage B refit, Stage C gates, verification."""
 from __future__ import annotations
 
-import itertools
 import time
 from pathlib import Path
 from typing import Any
 
+from desyr.augment import field_candidate
 from desyr.candidates import Candidate, RefitOutcome
+from desyr.coupled import refit_winner, select_group
 from desyr.context import RunContext
 from desyr.errors import ConfigError
 from desyr.expressions import expression_text
 from desyr.interfaces import ComponentError, SearchTask
 from desyr.pipeline import (check_finite, component, gate_sequence, make_context, refine_pool,
-                            relative_l2, section, select_and_verify)
+                            relative_l2, section, select_and_verify, verify_selection)
 from desyr.plugins import Registry, load_registry
 from desyr.problem import Problem
 from desyr.progress import Progress
 from desyr.result import Result, build_result
-from desyr.retention import pool_fronts, retain
+from desyr.retention import PooledCandidate, pool_fronts, retain
 from desyr.teaching import attach_teacher
 
-SEARCH_KEYS = {"plugin", "binary", "unary", "max_size", "runs", "options", "budget", "max_groups"}
-DEFAULT_SEARCH = {"binary": ["+", "-", "*", "/"], "unary": [], "max_size": 20, "runs": 2, "max_groups": 32}
+SEARCH_KEYS = {"plugin", "binary", "unary", "max_size", "runs", "options", "budget"}
+DEFAULT_SEARCH = {"binary": ["+", "-", "*", "/"], "unary": [], "max_size": 20, "runs": 2}
 
 
 def search_settings(problem: Problem) -> dict[str, Any]:
@@ -40,8 +41,8 @@ def search_seeds(base: int, runs: int) -> list[int]:
     return [1000 * base + k for k in range(runs)]
 
 
-def stage_a_search(searcher, settings: dict[str, Any], ctx: RunContext) -> list[Candidate]:
-    """K seeded searches per field, retention, pooling; multi-field groups by Cartesian product."""
+def search_fields(searcher, settings: dict[str, Any], ctx: RunContext) -> dict[str, list[PooledCandidate]]:
+    """K seeded searches per field on that field's teacher output, retention and pooling."""
     problem, start = ctx.problem, time.perf_counter()
     per_field: dict[str, list] = {}
     runs_info = []
@@ -66,31 +67,35 @@ def stage_a_search(searcher, settings: dict[str, Any], ctx: RunContext) -> list[
                                          "loss": m.loss} for m in front],
                               **_jsonable_info(getattr(searcher, "last_run_info", {}))})
         per_field[field] = pool_fronts(kept_runs)
-    pool = _groups(per_field, problem.fields, searcher.name, int(settings["max_groups"]))
     ctx.timings["search"] = time.perf_counter() - start
     ctx.info["search"] = {"plugin": searcher.name, "runs": runs_info, "seeds": seeds,
-                          "pool_size": len(pool), "binary": settings["binary"], "unary": settings["unary"],
-                          "max_size": settings["max_size"]}
-    ctx.progress.message(f"stage A: {len(pool)} pooled candidate(s) from {len(runs_info)} search(es) "
-                         f"in {ctx.timings['search']:.1f} s")
-    return pool
+                          "pool_size": sum(len(v) for v in per_field.values()),
+                          "pool_size_per_field": {f: len(v) for f, v in per_field.items()}, "binary": settings["binary"],
+                          "unary": settings["unary"], "max_size": settings["max_size"]}
+    ctx.progress.message(f"stage A: {sum(len(v) for v in per_field.values())} pooled candidate(s) from "
+                         f"{len(runs_info)} search(es) in {ctx.timings['search']:.1f} s")
+    return per_field
 
 
-def _groups(per_field: dict[str, list], fields: list[str], searcher: str, max_groups: int) -> list[Candidate]:
-    combos = list(itertools.product(*(per_field[f] for f in fields)))
-    if len(fields) > 1:
-        # Joint refits are costly; keep the simplest, best-fitting combinations.
-        combos.sort(key=lambda g: (sum(e.member.complexity for e in g), sum(e.member.loss for e in g)))
-        combos = combos[:max_groups]
-    pool = []
-    for i, group in enumerate(combos):
-        exprs = {f: entry.member.expression for f, entry in zip(fields, group)}
-        pool.append(Candidate(
-            f"c{i}", exprs, searcher=searcher, search_seed=min(e.seed for e in group),
-            search_complexity=sum(int(e.member.complexity) for e in group),
-            search_loss=float(sum(e.member.loss for e in group) / len(group)),
-            extra={"seeds": sorted({s for e in group for s in e.seeds})}))
-    return pool
+def stage_a_search(searcher, settings: dict[str, Any], ctx: RunContext) -> list[Candidate]:
+    """Stage A for a single-field problem: the pooled candidates."""
+    if len(ctx.problem.fields) != 1:
+        raise ConfigError("stage_a_search is for single-field problems; coupled ones go through desyr.coupled")
+    (pooled,) = search_fields(searcher, settings, ctx).values()
+    return [Candidate(f"c{i}", {ctx.problem.fields[0]: e.member.expression}, searcher=searcher.name,
+                      search_seed=e.seed, search_complexity=int(e.member.complexity),
+                      search_loss=float(e.member.loss), extra={"seeds": list(e.seeds)})
+            for i, e in enumerate(pooled)]
+
+
+def coupled_stages(pooled: dict[str, list[PooledCandidate]], searcher, refiner, registry: Registry,
+                   ctx: RunContext) -> tuple[list[Candidate], dict[str, Any]]:
+    """Coupled Stages A (augmentation, shortlists, groups), B (screening) and C, then the full refit."""
+    per_field = {f: [field_candidate(f, e.member.expression, ctx, searcher.name, e.seed) for e in entries]
+                 for f, entries in pooled.items()}
+    pool, selection = select_group(per_field, registry, refiner, gate_sequence(registry, ctx.problem), ctx)
+    refit_winner(selection, refiner, ctx)
+    return pool, verify_selection(selection, ctx)
 
 
 def _jsonable_info(info: dict) -> dict:
@@ -126,9 +131,12 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     gate_sequence(registry, problem)
     model = attach_teacher(registry, ctx)
     teacher_l2 = relative_l2(problem, model.predict(ctx.points.verify), ctx.points.verify)
-    pool = stage_a_search(searcher, settings, ctx)
-    refine_pool(screen_finite(pool, ctx), refiner, ctx)
-    outcome = select_and_verify(pool, registry, ctx)
+    if len(problem.fields) == 1:
+        pool = stage_a_search(searcher, settings, ctx)
+        refine_pool(screen_finite(pool, ctx), refiner, ctx)
+        outcome = select_and_verify(pool, registry, ctx)
+    else:
+        pool, outcome = coupled_stages(search_fields(searcher, settings, ctx), searcher, refiner, registry, ctx)
     outcome["errors"]["teacher_rel_l2"] = teacher_l2
     ctx.timings["total"] = time.perf_counter() - clock
     result = build_result("run", ctx, pool, outcome)

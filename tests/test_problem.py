@@ -91,3 +91,32 @@ def test_point_set_disjointness_is_enforced(monkeypatch):
     s = points.make_point_sets(p, seed=0)
     allpts = np.vstack([s.search, s.refine, s.verify, s.validate])
     assert len(np.unique(allpts)) == len(allpts)
+
+
+def _bundled_names():
+    from importlib import resources
+    return sorted(p.name[:-5] for p in (resources.files("desyr") / "problems").iterdir() if p.name.endswith(".toml"))
+
+
+@pytest.mark.parametrize("stem", _bundled_names())
+def test_every_bundled_reference_solves_its_problem(registry, stem):
+    """The paper configs are transcribed correctly: the reference has zero residual (the
+    misspecified variant shares 01's definition) and IDs are unique."""
+    from desyr.config import load_problem
+    from desyr.physics import verify
+    from desyr.points import make_point_sets
+
+    problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
+    problem.points.update(verify=300)
+    for c in problem.constraints:
+        c.n_points = min(c.n_points, 50)
+    v = verify(problem, problem.reference, make_point_sets(problem, 0))
+    assert v.R_eq < 1e-9 and v.R_con < 1e-9, (stem, v)
+
+
+def test_bundled_library_has_every_paper_configuration(registry):
+    from desyr.config import load_problem
+    ids = sorted(str(load_problem(f"paper:{s.split('_', 1)[1]}", registry).sections["paper"]["id"])
+                 for s in _bundled_names() if not s.startswith("01m"))
+    assert ids == ["01", "02", "03", "04", "05", "06", "07a", "07b", "08", "09a", "09b", "09c",
+                   "10", "11", "12", "13", "14", "15"]

@@ -15,6 +15,7 @@ from desyr.parameterize import MAX_PARAMS, is_eligible, constant_nodes, paramete
 from desyr.physics import for_refinement
 from desyr.points import PointSets
 from desyr.problem import Problem
+from desyr.rates import TiedRates, tie_shared_rates
 from desyr.simplify import simplify_expression
 
 
@@ -51,6 +52,7 @@ class ScipyRefiner(Refiner):
         "jacobian": "exact",          # or "2-point" / "3-point" finite differences
         "early_stop_cost": 1e-26,     # skip remaining starts once the objective is at round-off level
         "merge_redundant_scales": True,  # distribute constant factors when that removes parameters
+        "tie_shared_rates": True,     # coupled problems: exp rates shared across fields (k*R, k = 1..4)
         "seed": 0,
     }
 
@@ -65,9 +67,10 @@ class ScipyRefiner(Refiner):
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         clock = time.perf_counter()
         fields = list(candidate.search_expressions)
-        parts = {f: self._parameterize(candidate.search_expressions[f], f) for f in fields}
-        symbols = [s for f in fields for s in parts[f].symbols]
-        x0 = np.array([v for f in fields for v in parts[f].values], dtype=float)
+        tied = self._tie_rates(candidate.search_expressions, problem)
+        parts = {f: self._parameterize(tied.expressions[f], f) for f in fields}
+        symbols = tied.symbols + [s for f in fields for s in parts[f].symbols]
+        x0 = np.array(tied.values + [v for f in fields for v in parts[f].values], dtype=float)
         if not symbols:
             exprs = {f: simplify_expression(candidate.search_expressions[f]) for f in fields}
             return RefitOutcome(exprs, "fixed", True, reason="no free constants", seconds=time.perf_counter() - clock)
@@ -78,13 +81,20 @@ class ScipyRefiner(Refiner):
         outcome = self._outcome(runs, failures, timed_out, x0)
         chosen = outcome.params or list(x0)
         values = dict(zip(symbols, chosen))
-        outcome.expressions = {f: simplify_expression(parts[f].expression.xreplace(
-            {s: sp.Float(float(values[s])) for s in parts[f].symbols})) for f in fields}
+        floats = {s: sp.Float(float(v)) for s, v in values.items()}
+        outcome.expressions = {f: simplify_expression(parts[f].expression.xreplace(floats)) for f in fields}
         outcome.initial = [float(v) for v in x0]
+        outcome.shared_rates = tied.ties
         outcome.seconds = time.perf_counter() - clock
         return outcome
 
     # -------------------------------------------------------------- internals
+    def _tie_rates(self, exprs, problem: Problem) -> TiedRates:
+        """Shared exponential rates become one parameter (coupled problems, paper §3.5)."""
+        if len(exprs) < 2 or not self.settings["tie_shared_rates"]:
+            return TiedRates(dict(exprs), [], [], [])
+        return tie_shared_rates(exprs, problem.symbols)
+
     def _parameterize(self, expr: sp.Expr, field: str):
         """The paper's parameterization, of the tree with redundant constant factors merged if that
         leaves fewer parameters: ``c1*x**3*(a + b*x)`` has a direction along which nothing changes

@@ -1,0 +1,226 @@
+"""Coupled multi-field problems (paper §3.5): from fieldwise pools to one selected group.
+
+Stage A has already searched every field on its own teacher output.  Here:
+
+1. shared-factor augmentation (:mod:`desyr.augment`) adds candidates built from
+   exponential rates found in two or more fields;
+2. each field gets a shortlist: finite, non-duplicate, teacher-compatible
+   (eps_T,f <= 3 min eps_T,f + 1e-8) and balanced between fit and complexity;
+3. the Cartesian product of the shortlists is ranked, before any refit, by
+   joint Phi with the search constants, mean eps_T and total complexity;
+4. the best groups are refit jointly on a screening subset (one start, capped
+   evaluations) and the gate sequence picks one group;
+5. that group alone is refit on the full refinement set with the standard
+   multi-start; the competition is not reopened.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from desyr.augment import FieldCandidate, alternate_rankings, augment_fields
+from desyr.candidates import Candidate
+from desyr.context import RunContext
+from desyr.errors import ConfigError
+from desyr.numeric import broadcast, columns, lambdify
+from desyr.problem import Problem
+from desyr.pipeline import refine_pool
+from desyr.selection import run_gates
+
+DEFAULTS: dict[str, Any] = {
+    "shortlist": 12,              # candidates per field
+    "screening_points": 750,      # interior subset of the refinement set
+    "screened_groups": 16,
+    "screening_starts": 1,
+    "screening_max_nfev": 1000,
+    "cluster_tolerance": 0.35,
+    "shared_clusters": 2,
+    "trig_factors": 3,
+    "added_per_field": 6,
+    "multiples": [1, 2, 3, 4],
+}
+
+
+def coupled_settings(problem: Problem) -> dict[str, Any]:
+    given = dict(problem.sections.get("coupled") or {})
+    unknown = sorted(set(given) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(f"{problem.source}: [coupled] unknown key(s) {', '.join(unknown)}; "
+                          f"allowed: {', '.join(sorted(DEFAULTS))}")
+    settings = {**DEFAULTS, **given}
+    for key, value in settings.items():
+        if key == "multiples":
+            ok = isinstance(value, list) and value and all(isinstance(k, int) and k >= 1 for k in value)
+        elif key == "cluster_tolerance":
+            ok = isinstance(value, (int, float)) and value > 0
+        else:
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        if not ok:
+            raise ConfigError(f"{problem.source}: [coupled] {key} = {value!r} is not valid")
+    return settings
+
+
+# --------------------------------------------------------------- shortlists
+def shortlist(cands: list[FieldCandidate], size: int) -> tuple[list[FieldCandidate], dict[str, int]]:
+    """Finite, non-duplicate, teacher-compatible, then a fit/complexity-balanced subset."""
+    unique: dict[str, FieldCandidate] = {}
+    for c in cands:
+        if math.isfinite(c.eps_T):
+            unique.setdefault(sp.srepr(c.expression), c)
+    pool = list(unique.values())
+    if not pool:
+        return [], {"finite": 0, "compatible": 0}
+    best = min(c.eps_T for c in pool)
+    compatible = [c for c in pool if c.eps_T <= 3 * best + 1e-8]
+    chosen = alternate_rankings(compatible, [lambda c: (c.eps_T, c.complexity), lambda c: (c.complexity, c.eps_T)],
+                                size)
+    return chosen, {"finite": len(pool), "compatible": len(compatible)}
+
+
+# -------------------------------------------------------- group pre-ranking
+class FieldJets:
+    """Every jet of one field expression on the screening and constraint points."""
+
+    def __init__(self, problem: Problem, field: str, expr: sp.Expr, point_sets: list[np.ndarray]):
+        jets = [j for j in problem.jets() if j.field == field]
+        derivs = [problem.apply(problem.jet_symbol(j), {field: expr}) for j in jets]
+        fn = lambdify(problem.symbols, derivs)
+        self.values: list[dict[sp.Symbol, np.ndarray]] = []
+        with np.errstate(all="ignore"):
+            for X in point_sets:
+                out = fn(*columns(X)) if derivs else []
+                self.values.append({problem.jet_symbol(j): broadcast(v, X.shape[0]) for j, v in zip(jets, out)})
+
+
+class GroupScorer:
+    """Joint Phi of a field combination from precomputed jets (no per-group sympy work)."""
+
+    def __init__(self, problem: Problem, interior: np.ndarray, constraint_points: list[np.ndarray],
+                 constraint_weight: float):
+        self.problem, self.root_weight = problem, math.sqrt(constraint_weight)
+        self.point_sets = [interior] + list(constraint_points)
+        jet_syms = [problem.jet_symbol(j) for j in problem.jets()]
+        self.jet_syms = jet_syms
+        args = problem.symbols + jet_syms
+        self.terms = [(0, lambdify(args, [e.residual])) for e in problem.equations]
+        self.terms += [(1 + l, lambdify(args, [c.residual])) for l, c in enumerate(problem.constraints)]
+        self.n_eq = len(problem.equations)
+
+    def phi(self, jets: list[FieldJets]) -> float:
+        rms = []
+        with np.errstate(all="ignore"):
+            for where, fn in self.terms:
+                X = self.point_sets[where]
+                merged = {}
+                for fj in jets:
+                    merged.update(fj.values[where])
+                values = broadcast(fn(*columns(X), *[merged.get(s, 0.0) for s in self.jet_syms])[0], X.shape[0])
+                rms.append(float(np.sqrt(np.mean(np.square(values)))))
+        eq, con = rms[:self.n_eq], rms[self.n_eq:]
+        value = _rms(eq) + (self.root_weight * _rms(con) if con else 0.0)
+        return value if math.isfinite(value) else math.inf
+
+
+def _rms(values: list[float]) -> float:
+    return float(np.sqrt(np.mean(np.square(values))))
+
+
+@dataclass
+class RankedGroup:
+    members: tuple[FieldCandidate, ...]
+    phi: float
+    eps_T: float
+    complexity: int
+
+    @property
+    def key(self) -> tuple:
+        return (self.phi, self.eps_T, self.complexity)
+
+
+def rank_groups(problem: Problem, shortlists: dict[str, list[FieldCandidate]], scorer: GroupScorer) -> list[RankedGroup]:
+    jets = {f: [FieldJets(problem, f, c.expression, scorer.point_sets) for c in shortlists[f]] for f in problem.fields}
+    ranked = []
+    for combo in itertools.product(*(range(len(shortlists[f])) for f in problem.fields)):
+        members = tuple(shortlists[f][i] for f, i in zip(problem.fields, combo))
+        phi = scorer.phi([jets[f][i] for f, i in zip(problem.fields, combo)])
+        ranked.append(RankedGroup(members, phi, float(np.mean([m.eps_T for m in members])),
+                                  sum(m.complexity for m in members)))
+    ranked.sort(key=lambda g: g.key)
+    return ranked
+
+
+def group_candidate(i: int, group: RankedGroup, fields: list[str]) -> Candidate:
+    seeds = [m.seed for m in group.members if m.seed is not None]
+    return Candidate(f"g{i}", {f: m.expression for f, m in zip(fields, group.members)},
+                     searcher="+".join(sorted({m.origin for m in group.members})),
+                     search_seed=min(seeds) if seeds else None, search_complexity=group.complexity,
+                     search_loss=group.eps_T,
+                     extra={"pre_rank": i, "pre_refit_phi": group.phi,
+                            "origins": {f: m.origin for f, m in zip(fields, group.members)}})
+
+
+# ----------------------------------------------------------------- stages
+def screening_context(ctx: RunContext, n_points: int) -> RunContext:
+    """The run context with the interior refinement set reduced to a seeded subset."""
+    refine = ctx.points.refine
+    if n_points < refine.shape[0]:
+        rng = np.random.default_rng([ctx.seed, 750])
+        refine = refine[np.sort(rng.choice(refine.shape[0], n_points, replace=False))]
+    sub = copy.copy(ctx)
+    sub.points = replace(ctx.points, refine=refine)
+    sub.timings, sub.info = {}, {}
+    return sub
+
+
+def screening_refiner(registry, refiner, settings: dict[str, Any]):
+    """The configured refiner with one start and capped evaluations, where it has those options."""
+    wanted = {"starts": settings["screening_starts"], "max_nfev": settings["screening_max_nfev"]}
+    options = {**refiner.settings, **{k: v for k, v in wanted.items() if k in type(refiner).options}}
+    return registry.create("refiner", refiner.name, options)
+
+
+def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, gates, ctx: RunContext
+                 ) -> tuple[list[Candidate], Any]:
+    """Steps 1-5 of the module docstring; returns the screened pool and the gate selection."""
+    problem, settings = ctx.problem, coupled_settings(ctx.problem)
+    start = time.perf_counter()
+    added, augment_info = augment_fields(per_field, ctx, settings)
+    lists, list_info = {}, {}
+    for f in problem.fields:
+        lists[f], list_info[f] = shortlist(per_field[f] + added[f], int(settings["shortlist"]))
+        if not lists[f]:
+            raise ConfigError(f"field '{f}': no finite candidate reached the shortlist")
+    sctx = screening_context(ctx, int(settings["screening_points"]))
+    scorer = GroupScorer(problem, sctx.points.refine, sctx.points.constraints, ctx.constraint_weight)
+    ranked = rank_groups(problem, lists, scorer)
+    screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:int(settings["screened_groups"])])]
+    ctx.progress.message(f"coupled: {len(ranked)} group(s) from shortlists "
+                         f"{' x '.join(str(len(lists[f])) for f in problem.fields)}; screening the best {len(screened)}")
+    refine_pool(screened, screening_refiner(registry, refiner, settings), sctx)
+    selection = run_gates(screened, gates, sctx)
+    ctx.timings["screen"] = time.perf_counter() - start
+    ctx.info["coupled"] = {
+        "settings": settings, "augmentation": augment_info,
+        "shortlists": {f: {**list_info[f], "kept": [c.as_dict() for c in lists[f]]} for f in problem.fields},
+        "groups": len(ranked), "screened": len(screened),
+        "screening_seconds": round(ctx.timings["screen"], 3),
+    }
+    return screened, selection
+
+
+def refit_winner(selection, refiner, ctx: RunContext) -> None:
+    """Full-set joint refit of the selected group; its screening figures are kept in ``extra``."""
+    chosen = selection.selected
+    if chosen is None:
+        return
+    chosen.extra["screening"] = {"status": chosen.refit.status, "phi": chosen.phi, "eps_T": chosen.eps_T,
+                                 "complexity": chosen.complexity, "nfev": chosen.refit.nfev}
+    chosen.cleaned, chosen.cleaning_note = False, None
+    refine_pool([chosen], refiner, ctx)
