@@ -108,6 +108,7 @@ def render_report(d: dict[str, Any]) -> str:
                 lines.append(f"| {label} | {_fmt(err[key])} |")
         lines += ["", "Pre-refit (search) expression: " +
                   "; ".join(f"`{f} = {e}`" for f, e in d["pre_refit_expression"].items()), ""]
+    lines += _coupled_section(d)
     lines += ["## Gates", "", "| gate | active | kept | removed | note |", "|---|---|---|---|---|"]
     for g in d["selection"]["gates"]:
         lines.append(f"| {g['gate']} | {'yes' if g['active'] else 'no'} | {len(g['kept'])} | "
@@ -124,6 +125,22 @@ def render_report(d: dict[str, Any]) -> str:
     lines += ["", "## Timings (s)", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {k} | {v:.3f} |" for k, v in d["timings"].items()]
     return "\n".join(lines) + "\n"
+
+
+def _coupled_section(d: dict[str, Any]) -> list[str]:
+    coupled = d.get("coupled")
+    if not coupled:
+        return []
+    shared = coupled["augmentation"]["shared"]
+    rates = ", ".join(f"{c['median_rate']:.6g} in {c['variable']} (fields {', '.join(c['fields'])})" for c in shared)
+    sizes = " x ".join(str(len(v["kept"])) for v in coupled["shortlists"].values())
+    chosen = next((c for c in d["candidates"] if c["id"] == d["selected_id"]), None)
+    ties = "; ".join(f"{t['field']}: {t['multiple']}*{t['parameter']}" for t in (chosen or {}).get("shared_rates", []))
+    return ["## Coupled stage", "",
+            f"- shared exponential rates: {rates or 'none'}",
+            f"- shortlists {sizes} gave {coupled['groups']} groups; the best {coupled['screened']} were screened "
+            f"({coupled['screening_seconds']:.1f} s)",
+            f"- rates tied in the final refit: {ties or 'none'}", ""]
 
 
 def _verdict(d: dict[str, Any]) -> str:

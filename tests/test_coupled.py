@@ -240,3 +240,17 @@ def test_second_coupled_system_end_to_end(tmp_path):
     chosen = next(c for c in d["candidates"] if c["id"] == d["selected_id"])
     assert chosen["screening"]["status"] == "converged"
     assert set(d["timings"]) >= {"teacher", "search", "screen", "refine", "verify"}
+
+
+@pytest.mark.parametrize("table, fragment", [({"shortlists": 3}, "unknown key(s) shortlists"),
+                                             ({"shortlist": 0}, "shortlist = 0 is not valid"),
+                                             ({"multiples": [0, 2]}, "multiples"),
+                                             ({"cluster_tolerance": -1}, "cluster_tolerance")])
+def test_bad_coupled_settings_are_config_errors(paper, table, fragment):
+    from desyr.coupled import coupled_settings
+    from desyr.errors import ConfigError
+
+    problem = paper("kovasznay")
+    problem.sections["coupled"] = table
+    with pytest.raises(ConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        coupled_settings(problem)
