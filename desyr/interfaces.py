@@ -8,6 +8,7 @@ or sympy, so no plugin needs another plugin's libraries.
 from __future__ import annotations
 
 import abc
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 
@@ -21,6 +22,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.problem import Problem
 
 ROLES = ("teacher", "searcher", "refiner", "gate")
+
+
+def optional_import(who: str, module: str, package: str, extra: str):
+    """Import a plugin's optional library when the component is used, or say how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ComponentError(f"{who} needs {package} ({exc}); install it with `pip install {package}` "
+                             f"or `pip install desyr[{extra}]`") from None
 
 
 class ComponentError(Exception):

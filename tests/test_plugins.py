@@ -92,3 +92,11 @@ def test_problem_hooks_that_raise_are_isolated(capsys):
     assert ("paper:burgers", "[13] Burgers") in rows
     assert registry.load_problem("paper:burgers").name == "burgers"
     assert any("boom" in e for e in registry.failures.values())
+
+
+def test_missing_optional_library_says_how_to_install_it():
+    from desyr.interfaces import ComponentError, optional_import
+
+    with pytest.raises(ComponentError, match=r"searcher 'x' needs xyzlib .*pip install xyzlib.*desyr\[x\]"):
+        optional_import("searcher 'x'", "xyzlib_not_installed.sub", "xyzlib", "x")
+    assert optional_import("searcher 'x'", "json", "json", "x").dumps([1]) == "[1]"

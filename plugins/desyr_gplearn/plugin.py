@@ -24,7 +24,7 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
-from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
 from desyr.retention import empirical_front, teacher_fit_mse
 
 
@@ -134,14 +134,9 @@ class GplearnSearcher(Searcher):
 
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)
-        try:
-            from gplearn.functions import make_function
-            from gplearn.genetic import SymbolicRegressor
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise ComponentError(
-                f"searcher 'gplearn' needs gplearn ({exc}); install it with `pip install gplearn` "
-                "or `pip install desyr[gplearn]`"
-            ) from None
+        make_function = optional_import("searcher 'gplearn'", "gplearn.functions", "gplearn", "gplearn").make_function
+        SymbolicRegressor = optional_import("searcher 'gplearn'", "gplearn.genetic", "gplearn",
+                                            "gplearn").SymbolicRegressor
         s, ignored_budget = self._settings_for(task)
         X, y = self.task_arrays(task)
         variables = list(task.variables)

@@ -16,7 +16,7 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.interfaces import ParetoMember, SearchTask, Searcher, optional_import
 from desyr.retention import empirical_front, teacher_fit_mse
 
 #: common vocabulary -> pyoperon symbol
@@ -76,13 +76,8 @@ class OperonSearcher(Searcher):
 
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)
-        try:
-            from pyoperon.sklearn import SymbolicRegressor
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise ComponentError(
-                f"searcher 'operon' needs pyoperon ({exc}); install it with `pip install pyoperon` "
-                "or `pip install desyr[operon]`"
-            ) from None
+        SymbolicRegressor = optional_import("searcher 'operon'", "pyoperon.sklearn", "pyoperon",
+                                            "operon").SymbolicRegressor
         s, ignored_budget = self.settings_for(task)
         X, y = self.task_arrays(task)
         variables = list(task.variables)
