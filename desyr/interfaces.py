@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import abc
 import importlib
+import math
+import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -148,6 +150,33 @@ class Searcher(Component):
             raise ComponentError(f"searcher '{self.name}': X has shape {X.shape}, y {y.shape}, "
                                  f"variables {list(task.variables)}")
         return X, y
+
+    def scored_members(self, raw: Iterable[tuple[str, int, Callable[[], sp.Expr]]], task: SearchTask
+                       ) -> tuple[list[ParetoMember], int]:
+        """Front members from ``(label, complexity, build_expression)`` triples, each scored by its
+        teacher-fit MSE; a member that cannot be converted or is not finite is dropped with a
+        warning (a search result is still useful without it). Returns the members and the number dropped."""
+        from desyr.expressions import Vocabulary
+        from desyr.retention import teacher_fit_mse
+
+        X, y = self.task_arrays(task)
+        symbols = list(Vocabulary(list(task.variables)).var_symbols.values())
+        members, dropped = [], []
+        for label, size, build in raw:
+            try:
+                expr = build()
+            except ValueError as exc:
+                dropped.append(f"{label}: {exc}")
+                continue
+            loss = teacher_fit_mse(expr, symbols, X, y)
+            if not math.isfinite(loss):
+                dropped.append(f"{label}: non-finite loss")
+                continue
+            members.append(ParetoMember(expr, int(size), loss))
+        if dropped:
+            warnings.warn(f"searcher '{self.name}' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
+                          RuntimeWarning, stacklevel=3)
+        return members, len(dropped)
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
         missing = [op for op in binary if op not in self.supported_binary]

@@ -126,3 +126,28 @@ def test_teacher_fit_mse():
     assert teacher_fit_mse(sp.sin(x), [x], X, np.sin(X[:, 0])) == 0.0
     assert teacher_fit_mse(sp.log(x - 5), [x], X, X[:, 0]) == math.inf
     assert teacher_fit_mse(sp.Float(2.0), [x], X, np.zeros(50)) == pytest.approx(4.0)
+
+
+def test_scored_members_drop_unusable_members_with_a_warning():
+    import numpy as np
+    import sympy as sp
+
+    from desyr.interfaces import SearchTask, Searcher
+
+    class Dummy(Searcher):
+        name = "dummy"
+
+        def search(self, task):
+            return []
+
+    x = sp.Symbol("x", real=True)
+    X = np.linspace(0, 1, 20)[:, None]
+    task = SearchTask(X=X, y=np.sin(X[:, 0]), variables=["x"], binary=[], unary=[], max_size=10, seed=0)
+
+    def broken():
+        raise ValueError("cannot parse")
+
+    raw = [("good", 3, lambda: sp.sin(x)), ("bad", 2, broken), ("nan", 4, lambda: sp.log(x - 5))]
+    with pytest.warns(RuntimeWarning, match="searcher 'dummy' dropped 2 front member"):
+        members, dropped = Dummy().scored_members(raw, task)
+    assert dropped == 2 and [m.complexity for m in members] == [3] and members[0].loss == 0.0

@@ -25,7 +25,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
 from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
-from desyr.retention import empirical_front, teacher_fit_mse
+from desyr.retention import empirical_front
 
 
 def _protected_exp(x):
@@ -191,31 +191,19 @@ class GplearnSearcher(Searcher):
             [ParetoMember(sp.Integer(0), int(p.length_), fit) for p, fit in programs.values()]
         )
         wanted = {(m.complexity, m.loss) for m in screened}
-        var_symbols = list(Vocabulary(variables).var_symbols.values())
-        members: list[ParetoMember] = []
-        dropped: list[str] = []
+        kept = []
         for prog, fit in programs.values():
-            if (int(prog.length_), fit) not in wanted:
-                continue
-            wanted.discard((int(prog.length_), fit))
-            try:
-                expr = program_to_sympy(prog.program, variables)
-            except ValueError as exc:
-                dropped.append(f"{prog}: {exc}")
-                continue
-            loss = teacher_fit_mse(expr, var_symbols, X, y)
-            if not math.isfinite(loss):
-                dropped.append(f"{prog}: non-finite loss")
-                continue
-            members.append(ParetoMember(expr, int(prog.length_), loss))
-        if dropped:
-            warnings.warn(f"searcher 'gplearn' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
-                          RuntimeWarning, stacklevel=2)
+            if (int(prog.length_), fit) in wanted:
+                wanted.discard((int(prog.length_), fit))
+                kept.append(prog)
+        members, dropped = self.scored_members(
+            ((str(prog), int(prog.length_), lambda prog=prog: program_to_sympy(prog.program, variables))
+             for prog in kept), task)
         self.last_run_info = {
             "seed": int(task.seed),
             "seconds": elapsed,
             "programs_considered": len(programs),
-            "dropped": len(dropped),
+            "dropped": dropped,
             "ignored_budget": ignored_budget,
         }
         return empirical_front(members)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 
 import sympy as sp
 
 from desyr import hookimpl
-from desyr.expressions import ExpressionError, Vocabulary, parse_expression
+from desyr.expressions import Vocabulary, parse_expression
 from desyr.interfaces import ParetoMember, SearchTask, Searcher, optional_import
-from desyr.retention import empirical_front, teacher_fit_mse
+from desyr.retention import empirical_front
 
 #: common vocabulary -> pyoperon symbol
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"}
@@ -106,31 +105,16 @@ class OperonSearcher(Searcher):
         elapsed = time.perf_counter() - start
 
         places = _placeholders(len(variables))
-        var_symbols = list(Vocabulary(variables).var_symbols.values())
-        members: list[ParetoMember] = []
-        dropped: list[str] = []
-        for entry in reg.pareto_front_:
-            text = reg.get_model_string(entry["tree"], 17, places)
-            try:
-                expr = parse_model_string(text, variables)
-            except ExpressionError as exc:
-                dropped.append(f"{text!r}: {exc}")
-                continue
-            loss = teacher_fit_mse(expr, var_symbols, X, y)
-            if not math.isfinite(loss):
-                dropped.append(f"{text!r}: non-finite loss")
-                continue
-            members.append(ParetoMember(expr, int(entry["length"]), loss))
-        if dropped:
-            warnings.warn(f"searcher 'operon' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
-                          RuntimeWarning, stacklevel=2)
+        texts = [(reg.get_model_string(entry["tree"], 17, places), int(entry["length"])) for entry in reg.pareto_front_]
+        members, dropped = self.scored_members(
+            ((repr(text), size, lambda text=text: parse_model_string(text, variables)) for text, size in texts), task)
         generations = int(reg.stats_.get("generations", -1))
         self.last_run_info = {
             "seed": int(task.seed),
             "seconds": elapsed,
             "generations": generations,
             "raw_front": len(reg.pareto_front_),
-            "dropped": len(dropped),
+            "dropped": dropped,
             "ignored_budget": ignored_budget,
             "stopped_by": "generations" if generations >= int(s["generations"]) else "time or evaluations",
         }
