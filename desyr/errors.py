@@ -1,4 +1,4 @@
-"""Errors that the command line reports without a traceback (exit code 2)."""
+"""Errors that the command line reports on one line, without a traceback (exit code 2)."""
 
 
 class DesyrError(Exception):
@@ -11,3 +11,7 @@ class ConfigError(DesyrError):
 
 class PluginError(DesyrError):
     """A plugin or component could not be found or used."""
+
+
+class ComponentError(DesyrError):
+    """A component refused its options or its input; the message is for users."""

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Se
 import numpy as np
 import sympy as sp
 
+from desyr.errors import ComponentError
+from desyr.options import OptionError, validate
+
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.candidates import Candidate, RefitOutcome
     from desyr.context import RunContext
@@ -33,10 +36,6 @@ def optional_import(who: str, module: str, package: str, extra: str):
     except ImportError as exc:
         raise ComponentError(f"{who} needs {package} ({exc}); install it with `pip install {package}` "
                              f"or `pip install desyr[{extra}]`") from None
-
-
-class ComponentError(Exception):
-    """A component refused its options or its input; the message is for users."""
 
 
 class Component(abc.ABC):
@@ -56,14 +55,11 @@ class Component(abc.ABC):
 
     @classmethod
     def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(given) - set(cls.options))
-        if unknown:
-            allowed = ", ".join(sorted(cls.options)) or "(none)"
-            raise ComponentError(
-                f"{cls.role} '{cls.name}' does not know option(s) {', '.join(unknown)}; "
-                f"allowed: {allowed}"
-            )
-        return {**cls.options, **given}
+        """Defaults merged with ``given``, each value checked against its :class:`desyr.options.Option`."""
+        try:
+            return validate(cls.options, given, f"{cls.role} '{cls.name}'")
+        except OptionError as exc:
+            raise ComponentError(str(exc)) from None
 
 
 # --------------------------------------------------------------------- teacher

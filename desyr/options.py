@@ -1,0 +1,152 @@
+"""Declarative option specs, in the spirit of scikit-learn's ``_parameter_constraints``.
+
+Every component and every config section declares its options once, as a
+mapping name -> :class:`Option` (default, accepted type, range, one-line doc).
+The core checks given values against the spec when the config is loaded,
+before any work starts, and the tables in ``docs/`` are generated from the same
+specs (``desyr.options.markdown_table``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from desyr.errors import ConfigError
+
+#: the names used in messages and docs for each accepted Python type
+_TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "table"}
+
+
+class OptionError(ConfigError):
+    """A value does not fit its declared option spec (one line, for users)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared option.
+
+    ``kind`` is the accepted type: ``bool``, ``int``, ``float`` (ints are accepted
+    and converted), ``str``, ``list`` (of ``item``) or ``dict`` (a table).
+    ``low``/``high`` bound numbers (and the length of lists), inclusive unless
+    ``open_low``/``open_high``. ``choices`` restricts a str (or list items).
+    ``nullable`` allows ``None`` (only from Python; TOML has no null).
+    """
+
+    default: Any
+    doc: str
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    choices: tuple[Any, ...] | None = None
+    item: type | None = None
+    nullable: bool = False
+
+    def type_text(self) -> str:
+        text = _TYPE_NAMES.get(self.kind, self.kind.__name__)
+        if self.kind is list and self.item is not None:
+            text = f"list of {_TYPE_NAMES.get(self.item, self.item.__name__)}"
+        if self.choices:
+            text += " (" + " | ".join(repr(c) for c in self.choices) + ")"
+        return text + (" or None" if self.nullable else "")
+
+    def range_text(self) -> str:
+        if self.low is None and self.high is None:
+            return ""
+        lo = "(" if self.open_low else "["
+        hi = ")" if self.open_high else "]"
+        return f"{lo}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{hi}"
+
+    def check(self, name: str, value: Any) -> Any:
+        """The value, converted (int -> float), or :class:`OptionError` saying what is wrong."""
+        if value is None:
+            if self.nullable:
+                return None
+            raise OptionError(f"option '{name}' must be {self.type_text()}, got None")
+        value = self._typed(name, value)
+        if self.kind is list:
+            for item in value:
+                self._in_choices(name, item)
+            self._in_range(name, len(value), "length of ")
+        elif self.kind in (int, float):
+            self._in_range(name, value, "")
+        elif self.kind is str:
+            self._in_choices(name, value)
+        return value
+
+    def _typed(self, name: str, value: Any) -> Any:
+        ok = isinstance(value, self.kind) and not (self.kind is not bool and isinstance(value, bool))
+        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if ok and self.kind is list and self.item is not None:
+            items = [Option(None, "", self.item).check(f"{name}[{i}]", v) for i, v in enumerate(value)]
+            value = items
+        if not ok:
+            raise OptionError(f"option '{name}' must be {self.type_text()}, got {type(value).__name__} {_short(value)}")
+        if self.kind is float and not math.isfinite(value) and (self.low is not None or self.high is not None):
+            raise OptionError(f"option '{name}' must be a finite number in {self.range_text()}, got {value!r}")
+        return value
+
+    def _in_range(self, name: str, value: float, what: str) -> None:
+        if math.isnan(value):
+            raise OptionError(f"option '{name}' must be a number, got nan")
+        too_low = self.low is not None and (value < self.low or (self.open_low and value == self.low))
+        too_high = self.high is not None and (value > self.high or (self.open_high and value == self.high))
+        if too_low or too_high:
+            raise OptionError(f"option '{name}': {what}{_short(value)} is outside {self.range_text()}")
+
+    def _in_choices(self, name: str, value: Any) -> None:
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise OptionError(f"option '{name}' must be one of {allowed}, got {_short(value)}")
+
+
+def infer(default: Any, doc: str = "") -> Option:
+    """A spec for a plain default value, so a plugin may still declare ``options = {"k": 3}``."""
+    if isinstance(default, Option):
+        return default
+    kind = type(default) if default is not None else str
+    if kind is tuple:
+        kind = list
+    return Option(default, doc, kind=kind if kind in _TYPE_NAMES else object, nullable=default is None)
+
+
+def specs_of(declared: Mapping[str, Any]) -> dict[str, Option]:
+    return {name: infer(value) for name, value in declared.items()}
+
+
+def validate(specs: Mapping[str, Any], given: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Defaults merged with the checked given values; one-line :class:`OptionError` naming ``where``."""
+    if not isinstance(given, Mapping):
+        raise OptionError(f"{where} must be a table of options, got {type(given).__name__} {_short(given)}")
+    specs = specs_of(specs)
+    unknown = sorted(set(given) - set(specs))
+    if unknown:
+        allowed = ", ".join(sorted(specs)) or "(none)"
+        raise OptionError(f"{where} does not know option(s) {', '.join(map(str, unknown))}; allowed: {allowed}")
+    out = {name: spec.default for name, spec in specs.items()}
+    for name, value in given.items():
+        spec = specs[name]
+        if spec.kind is object:
+            out[name] = value
+            continue
+        try:
+            out[name] = spec.check(name, value)
+        except OptionError as exc:
+            raise OptionError(f"{where}: {exc}") from None
+    return out
+
+
+def markdown_table(specs: Mapping[str, Any]) -> str:
+    """The docs table of a spec mapping: option, type, default, range, meaning."""
+    rows = ["| option | type | default | range | meaning |", "|---|---|---|---|---|"]
+    for name, spec in specs_of(specs).items():
+        rows.append(f"| `{name}` | {spec.type_text()} | `{spec.default!r}` | {spec.range_text() or '–'} | {spec.doc} |")
+    return "\n".join(rows)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
