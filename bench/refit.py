@@ -16,11 +16,11 @@ import numpy as np
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
-from desyr.config import load_problem
+from desyr.model.loading import load_problem
 from desyr.parameterize import parameterize
 from desyr.physics import for_refinement
-from desyr.plugins import load_registry
-from desyr.points import make_point_sets
+from desyr.registry import load_registry
+from desyr.model.points import make_point_sets
 
 CASES = [
     # name, problem, candidate (pre-refit constants), point overrides

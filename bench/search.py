@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from desyr.config import load_problem
-from desyr.pipeline import component, make_context, refine_pool, relative_l2
-from desyr.plugins import load_registry
+from desyr.model.loading import load_problem
+from desyr.api import component, make_context, refine_pool, relative_l2
+from desyr.registry import load_registry
 from desyr.progress import Progress
-from desyr.run import SEARCH_KEYS, screen_finite, search_settings, stage_a_search
-from desyr.teaching import attach_teacher
+from desyr.stages.search import SEARCH_KEYS, screen_finite, search_settings, stage_a_search
+from desyr.stages.teach import attach_teacher
 
 PROBLEMS = ["sine_poisson_1d", "burgers", "helmholtz"]
 SEARCHERS = {"operon": None, "gplearn": {"generations": 20, "population_size": 1000}}

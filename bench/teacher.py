@@ -30,9 +30,9 @@ PROBLEMS = [
 
 
 def run_one(path: Path, overrides: dict) -> dict:
-    from desyr.config import load_problem_file
-    from desyr.context import RunContext
-    from desyr.points import make_point_sets
+    from desyr.model.loading import load_problem_file
+    from desyr.model.context import RunContext
+    from desyr.model.points import make_point_sets
     from desyr.progress import Progress
     from desyr_deepxde.plugin import DeepXDETeacher
 

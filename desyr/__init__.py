@@ -1,7 +1,10 @@
-"""DeSyR: decoupled symbolic recovery of closed-form solutions of differential equations."""
-import pluggy
+"""DeSyR: decoupled symbolic recovery of closed-form solutions of differential equations.
 
-__version__ = "0.1.0"
+The Python API lives in :mod:`desyr.api` (``run``, ``refine``, ``load_result``,
+``load_problem``); plugin authors import from :mod:`desyr.plugin` and test with
+:mod:`desyr.testing`.
+"""
+from desyr._version import __version__
+from desyr.hookspecs import hookimpl
 
-#: Mark a plugin function as an implementation of a DeSyR hook.
-hookimpl = pluggy.HookimplMarker("desyr")
+__all__ = ["__version__", "hookimpl"]

@@ -6,8 +6,9 @@ import json
 import sys
 from typing import Sequence
 
-from desyr import __version__
+from desyr._version import __version__
 from desyr.errors import DesyrError
+from desyr.expressions import ExpressionError
 
 EXIT_USAGE = 2
 
@@ -17,8 +18,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"desyr {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("plugins", help="list installed components (role, name, origin)")
-    s.add_argument("--json", action="store_true", help="print a JSON array of {role, name, origin}")
+    s = sub.add_parser("plugins", help="list installed components, shadowed ones and failed plugins")
+    s.add_argument("--json", action="store_true",
+                   help="print JSON: components (role, name, origin, entry point, options), shadowed, failures")
 
     sub.add_parser("problems", help="list the bundled problems (e.g. paper:burgers)")
 
@@ -56,42 +58,61 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _dispatch(args)
-    except DesyrError as exc:
-        print(f"desyr: error: {exc}", file=sys.stderr)
+    except (DesyrError, ExpressionError) as exc:
+        print(f"desyr: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("desyr: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `desyr problems | head`: the reader left; say nothing more and keep Python quiet at exit.
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).splitlines()
+    return " | ".join(line.strip() for line in lines if line.strip()) or type(exc).__name__
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from desyr.plugins import load_registry
+    from desyr.registry import load_registry
 
+    if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
+        raise DesyrError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     registry = load_registry()
     for name, error in registry.failures.items():
         print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)
+    for info in registry.shadowed:
+        print(f"desyr: warning: {info.role} '{info.name}' of plugin '{info.plugin}' is shadowed by plugin "
+              f"'{info.shadowed_by}'; select it as '{info.qualified_name}'", file=sys.stderr)
     if args.command == "plugins":
         return _plugins(registry, args.json)
     if args.command == "problems":
         return _problems(registry)
     if args.command == "bench":
         return _bench(registry, args)
-    from desyr.config import load_problem
+    from desyr.model.loading import load_problem
     from desyr.progress import Progress
+    from desyr.api import check_out_dir
+
+    if args.out is not None:
+        check_out_dir(args.out)   # before loading anything heavy
 
     problem = load_problem(args.config, registry)
     progress = Progress(verbose=not args.quiet)
     if args.command == "refine":
-        from desyr.pipeline import refine
+        from desyr.api import refine
 
         result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
                         out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir)
     else:
-        from desyr.run import run
+        from desyr.api import run
 
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
                      retrain=args.retrain, cache_dir=args.cache_dir)
-    _summary(result.data, args.out)
+    _summary(result, args.out)
     return 0
 
 
@@ -110,11 +131,17 @@ def _bench(registry, args) -> int:
 def _plugins(registry, as_json: bool) -> int:
     rows = [info.as_dict() for info in registry.listing()]
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"components": [r for r in rows if not r["shadowed_by"]],
+                          "shadowed": [r for r in rows if r["shadowed_by"]],
+                          "failures": dict(registry.failures)}, indent=2))
         return 0
     width = max((len(r["name"]) for r in rows), default=4)
     for r in rows:
-        print(f"{r['role']:<9} {r['name']:<{width}}  {r['origin']}")
+        note = f"  (shadowed by {r['shadowed_by']}; select as {r['qualified_name']})" if r["shadowed_by"] else ""
+        default = " [default]" if r["default"] else ""
+        print(f"{r['role']:<9} {r['name']:<{width}}  {r['origin']} ({r['entry_point']}){default}{note}")
+    for name, error in registry.failures.items():
+        print(f"failed    {name}: {error}")
     return 0
 
 
@@ -131,17 +158,17 @@ def _num(value) -> str:
     return f"{value:.3e}" if isinstance(value, float) else str(value)
 
 
-def _summary(data: dict, out: str | None) -> None:
-    if data["expression"] is None:
+def _summary(result, out: str | None) -> None:
+    if result.expression is None:
         print("no candidate could be selected")
     else:
-        for f, e in data["expression"].items():
+        for f, e in result.expression.items():
             print(f"{f} = {e}")
-        res, err = data["residuals"], data["errors"]
-        print(f"converged={data['converged']} complexity={data['complexity']} "
-              f"R_eq={_num(res['R_eq'])} R_con={_num(res['R_con'])}"
-              + (f" rel_l2={_num(err['rel_l2'])}" if err.get("rel_l2") is not None else ""))
-        if not data["exact"]:
+        res, err = result.residuals, result.errors
+        print(f"converged={result.converged} complexity={result.complexity} "
+              f"R_eq={_num(res.R_eq if res else None)} R_con={_num(res.R_con if res else None)}"
+              + (f" rel_l2={_num(err.rel_l2)}" if err.rel_l2 is not None else ""))
+        if not result.exact:
             print("warning: not an exact solution (verification residuals above tolerance); see report.md")
     if out:
         print(f"wrote {out}/result.json and {out}/report.md")

@@ -6,8 +6,9 @@ entry-point group, for example in a plugin's ``pyproject.toml``::
     [project.entry-points.desyr]
     my_gates = "my_package.desyr_plugin"
 
-Implementations are marked with :data:`desyr.hookimpl`.  The component hooks
-collect from every plugin; the problem hooks stop at the first answer.
+Implementations are marked with :data:`desyr.plugin.hookimpl`.  The component
+hooks collect from every plugin (on a name clash the first plugin loaded wins,
+see :mod:`desyr.registry`); ``desyr_load_problem`` stops at the first answer.
 """
 from __future__ import annotations
 
@@ -16,17 +17,19 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from desyr.interfaces import Gate, Refiner, Searcher, Teacher
-    from desyr.problem import Problem
+    from desyr.model.problem import Problem
+    from desyr.roles import Gate, Refiner, Searcher, Teacher
 
 hookspec = pluggy.HookspecMarker("desyr")
+#: Mark a plugin function as an implementation of a DeSyR hook.
+hookimpl = pluggy.HookimplMarker("desyr")
 
 
 @hookspec
 def desyr_register_teachers() -> "list[type[Teacher]]":
     """Contribute teacher components.
 
-    Return a list of :class:`desyr.interfaces.Teacher` subclasses.  Each class
+    Return a list of :class:`desyr.roles.Teacher` subclasses.  Each class
     has a unique ``name`` (selected by ``[teacher] plugin = NAME``), an
     ``options`` mapping of accepted options with defaults, and implements
     ``prepare(problem, context) -> TeacherModel``; ``TeacherModel.predict(X)``
@@ -38,12 +41,15 @@ def desyr_register_teachers() -> "list[type[Teacher]]":
 def desyr_register_searchers() -> "list[type[Searcher]]":
     """Contribute symbolic-search components.
 
-    Return a list of :class:`desyr.interfaces.Searcher` subclasses.  Each
+    Return a list of :class:`desyr.roles.Searcher` subclasses.  Each
     declares the operators of the common vocabulary it supports
     (``supported_binary``, ``supported_unary``) and implements
-    ``search(task: SearchTask) -> list[ParetoMember]``: one seeded search whose
+    ``search(task: SearchTask) -> SearchResult``: one seeded search whose
     result is the empirical Pareto front, each member a sympy expression with
-    Float constants, its raw search complexity and its teacher-fit MSE.
+    Float constants in the task's variables, its raw search complexity and its
+    teacher-fit MSE, plus JSON-safe ``info``.  The core checks every member and
+    drops (with a warning naming the searcher) those that are not sympy
+    expressions, not finite, or use symbols that are not the problem's variables.
     """
 
 
@@ -51,7 +57,7 @@ def desyr_register_searchers() -> "list[type[Searcher]]":
 def desyr_register_refiners() -> "list[type[Refiner]]":
     """Contribute Stage-B refiner components.
 
-    Return a list of :class:`desyr.interfaces.Refiner` subclasses.  Each
+    Return a list of :class:`desyr.roles.Refiner` subclasses.  Each
     implements ``refine(candidate, problem, points) -> RefitOutcome``: the
     candidate's tree stays frozen and only its constants are re-estimated from
     the governing equation and constraints, never from teacher data.
@@ -62,10 +68,11 @@ def desyr_register_refiners() -> "list[type[Refiner]]":
 def desyr_register_gates() -> "list[type[Gate]]":
     """Contribute Stage-C selection gates.
 
-    Return a list of :class:`desyr.interfaces.Gate` subclasses.  Each
+    Return a list of :class:`desyr.roles.Gate` subclasses.  Each
     implements ``apply(pool, context) -> GateDecision`` listing the candidates
-    it keeps and, for each removed one, the reason.  Gates run in the order of
-    ``[selection] gates`` in the config.
+    it keeps (at least one of a non-empty pool) and, for each removed one, the
+    reason.  Gates run in the order of ``[selection] gates`` in the config, or
+    in the order of their ``default_position`` when the config names none.
     """
 
 
@@ -73,7 +80,7 @@ def desyr_register_gates() -> "list[type[Gate]]":
 def desyr_load_problem(spec: str) -> "Problem | None":
     """Resolve a problem reference that is not a file path.
 
-    Return a :class:`desyr.problem.Problem` for ``spec`` (for example
+    Return a :class:`desyr.model.problem.Problem` for ``spec`` (for example
     ``"paper:burgers"``), or ``None`` to let the next plugin try.  The first
     non-``None`` answer wins.
     """
@@ -83,6 +90,7 @@ def desyr_load_problem(spec: str) -> "Problem | None":
 def desyr_problem_library() -> "list[tuple[str, str]]":
     """List problems a plugin ships.
 
-    Return ``(spec, title)`` pairs that ``desyr_load_problem`` can resolve;
-    ``desyr problems`` shows the union over all plugins.
+    Return a list of ``(spec, title)`` pairs that ``desyr_load_problem`` can
+    resolve; ``desyr problems`` and ``desyr bench --all`` use the union over
+    all plugins.
     """

@@ -45,6 +45,8 @@ class Option:
     nullable: bool = False
 
     def type_text(self) -> str:
+        if self.kind is object:
+            return "any"
         text = _TYPE_NAMES.get(self.kind, self.kind.__name__)
         if self.kind is list and self.item is not None:
             text = f"list of {_TYPE_NAMES.get(self.item, self.item.__name__)}"
@@ -77,6 +79,8 @@ class Option:
         return value
 
     def _typed(self, name: str, value: Any) -> Any:
+        if self.kind is list and isinstance(value, tuple):
+            value = list(value)
         ok = isinstance(value, self.kind) and not (self.kind is not bool and isinstance(value, bool))
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
             value, ok = float(value), True
@@ -107,10 +111,11 @@ def infer(default: Any, doc: str = "") -> Option:
     """A spec for a plain default value, so a plugin may still declare ``options = {"k": 3}``."""
     if isinstance(default, Option):
         return default
-    kind = type(default) if default is not None else str
+    # Without a declared type, a None default says nothing about the values it stands for.
+    kind = type(default) if default is not None else object
     if kind is tuple:
         kind = list
-    return Option(default, doc, kind=kind if kind in _TYPE_NAMES else object, nullable=default is None)
+    return Option(default, doc, kind=kind if kind in _TYPE_NAMES else object, nullable=True if default is None else False)
 
 
 def specs_of(declared: Mapping[str, Any]) -> dict[str, Option]:

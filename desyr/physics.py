@@ -15,8 +15,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.numeric import broadcast, columns, lambdify
-from desyr.points import PointSets
-from desyr.problem import Problem
+from desyr.model.points import PointSets, VerificationPoints
+from desyr.model.problem import Problem
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Block:
     with_jacobian: bool
 
 
-class Residuals:
+class ResidualSystem:
     """All residual blocks of one candidate group on one choice of points."""
 
     def __init__(self, problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
@@ -85,8 +85,8 @@ class Residuals:
 
 
 def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight=100.0,
-                   jacobian=True) -> Residuals:
-    return Residuals(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
+                   jacobian=True) -> ResidualSystem:
+    return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
 
 
 @dataclass
@@ -110,7 +110,7 @@ def _aggregate(values: list[np.ndarray], coupled: bool) -> float | None:
     return rms(np.concatenate(values))
 
 
-def physics_scores(residuals: Residuals, constraint_weight: float = 100.0) -> Scores:
+def physics_scores(residuals: ResidualSystem, constraint_weight: float = 100.0) -> Scores:
     """Φ = ρ_r + sqrt(λ_c) ρ_c on the refinement points; the constraint term is omitted
     when the problem has no constraint."""
     coupled = len(residuals.problem.fields) > 1
@@ -127,14 +127,15 @@ class Verification:
     R_con_per_constraint: list[float]
 
 
-def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets) -> Verification:
+def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: "PointSets | VerificationPoints") -> Verification:
     """R_eq on independent interior points, R_con on the constraint sets (eq. verification).
 
     For a scalar problem R_con weights each constraint set by its share of points, i.e.
     it is the RMS over all constraint points; coupled problems take the RMS of the
     per-component values, as the paper's coupled verification does.
     """
-    residuals = Residuals(problem, solution, [], points.verify, points.constraints, jacobian=False)
+    interior = points.interior if isinstance(points, VerificationPoints) else points.verify
+    residuals = ResidualSystem(problem, solution, [], interior, list(points.constraints), jacobian=False)
     coupled = len(problem.fields) > 1
     eq = [v for b, v in residuals.raw() if b.kind == "equation"]
     con = [v for b, v in residuals.raw() if b.kind == "constraint"]

@@ -5,8 +5,10 @@ import sympy as sp
 
 from desyr.expressions import complexity
 
+from desyr.settings import METHOD
+
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
-CLEAN_TOL = 1e-8
+CLEAN_TOL = METHOD.clean_term_tolerance
 
 
 def simplify_expression(expr: sp.Expr) -> sp.Expr:
@@ -36,7 +38,7 @@ def _negligible(term: sp.Expr, tol: float) -> bool:
     return isinstance(coeff, sp.Float) and abs(float(coeff)) < tol
 
 
-SNAP_TOL = 1e-12
+SNAP_TOL = METHOD.snap_integer_tolerance
 
 
 def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
@@ -53,6 +55,6 @@ def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def cleaning_proposal(expr: sp.Expr) -> sp.Expr:
+def cleaning_proposal(expr: sp.Expr, term_tol: float = CLEAN_TOL, snap_tol: float = SNAP_TOL) -> sp.Expr:
     """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped."""
-    return drop_small_terms(snap_integers(expr))
+    return drop_small_terms(snap_integers(expr, snap_tol), term_tol)

@@ -16,7 +16,7 @@ SMALL_TEACHER = {"adam_steps": 300, "lbfgs_steps": 300, "checkpoint_every": 50}
 
 
 def small_copy(tmp_path, stem, interior=None):
-    text = (resources.files("desyr") / "problems" / f"{stem}.toml").read_text(encoding="utf-8")
+    text = (resources.files("desyr_paper") / "problems" / f"{stem}.toml").read_text(encoding="utf-8")
     for key, value in SMALL_TEACHER.items():
         if re.search(rf"^{key} = ", text, flags=re.M):
             text = re.sub(rf"^{key} = .*$", f"{key} = {value}", text, flags=re.M)

@@ -16,7 +16,7 @@ def test_refine_writes_result_and_report(tmp_path, capsys):
                  "--out", str(out), "--quiet"])
     assert code == 0
     data = json.loads((out / "result.json").read_text())
-    assert data["schema"] == "desyr.result/1"
+    assert data["schema"] == "desyr.result/2"
     assert data["expression"]["u"].startswith("sin(3.14159265358979")
     assert data["converged"] is True and data["complexity"] == 4
     assert data["residuals"]["R_eq"] < 1e-10 and data["residuals"]["R_con"] < 1e-12

@@ -5,14 +5,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.augment import alternate_rankings, augment_fields, field_candidate
-from desyr.candidates import Candidate, RefitOutcome
-from desyr.coupled import DEFAULTS, GroupScorer, FieldJets, rank_groups, screening_context, shortlist
-from desyr.pipeline import make_context, refine
+from desyr.coupled.augment import alternate_rankings, augment_fields, field_candidate
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.coupled.groups import coupled_settings, GroupScorer, FieldJets, rank_groups, screening_context, shortlist
+from desyr.api import refine
+from desyr.testing import make_context
 from desyr.progress import Progress
-from desyr.rates import (RateObservation, base_rates, cluster_rates, exp_factors, multiple_of, shared_clusters,
+from desyr.coupled.rates import (RateObservation, base_rates, cluster_rates, exp_factors, multiple_of, shared_clusters,
                          tie_shared_rates)
-from desyr.selection import physics_score, run_gates, teacher_error
+from desyr.stages.select import measure_phi, run_gates, teacher_error
 
 x, y = sp.symbols("x y", real=True)
 LAM = 10 - math.sqrt(100 + 4 * math.pi ** 2)
@@ -82,7 +83,7 @@ def test_joint_refit_from_perturbed_kovasznay_constants(paper):
     """Issue acceptance 1: lambda ~ -1.80, 2 pi ~ 6.27, shared rate tied and p using 2x it."""
     cand = {"u": "1 - exp(-1.80*x)*cos(6.27*y)", "v": "-0.2871*exp(-1.80*x)*sin(6.27*y)",
             "p": "0.5 - 0.5*exp(-3.60*x)"}
-    d = refine(paper("kovasznay"), [cand], progress=Progress(verbose=False)).data
+    d = refine(paper("kovasznay"), [cand], progress=Progress(verbose=False)).to_dict()
     assert d["converged"] and d["exact"]
     for f in "uvp":
         assert d["errors"][f"rel_l2_{f}"] <= 1e-12
@@ -96,7 +97,7 @@ def test_without_tying_the_same_refit_has_one_rate_per_field(paper, tmp_path):
     problem.sections["refine"] = {"options": {"tie_shared_rates": False}}
     cand = {"u": "1 - exp(-1.80*x)*cos(6.27*y)", "v": "-0.2871*exp(-1.80*x)*sin(6.27*y)",
             "p": "0.5 - 0.5*exp(-3.60*x)"}
-    d = refine(problem, [cand], progress=Progress(verbose=False)).data
+    d = refine(problem, [cand], progress=Progress(verbose=False)).to_dict()
     assert d["candidates"][0]["shared_rates"] == []
     assert len(d["candidates"][0]["params_refined"]) == len(d["candidates"][0]["params_initial"]) >= 6
 
@@ -108,7 +109,7 @@ def kov_ctx(paper):
     problem.points.update(search=300, refine=400, verify=300, validate=100)
     for c in problem.constraints:
         c.n_points = min(c.n_points, 60)
-    ctx = make_context(problem, 0, Progress(verbose=False))
+    ctx = make_context(problem, 0)
     ctx.teacher_values = problem.evaluate_reference(ctx.points.search) * (1 + 1e-3)
     return ctx
 
@@ -129,7 +130,7 @@ def test_group_teacher_error_is_the_mean_of_the_fieldwise_errors(kov_ctx):
 def test_group_phi_is_rms_of_per_equation_plus_weighted_rms_of_per_constraint(kov_ctx):
     from desyr.physics import for_refinement
     exprs = kovasznay(-1.7)
-    scores = physics_score(kov_ctx, exprs)
+    scores = measure_phi(kov_ctx, exprs)
     res = for_refinement(kov_ctx.problem, exprs, [], kov_ctx.points, jacobian=False)
     rho = {kind: [np.sqrt(np.mean(v ** 2)) for b, v in res.raw() if b.kind == kind]
            for kind in ("equation", "constraint")}
@@ -142,12 +143,12 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
     problem, exprs = kov_ctx.problem, kovasznay(-1.7, 6.2)
     scorer = GroupScorer(problem, kov_ctx.points.refine, kov_ctx.points.constraints, 100.0)
     jets = [FieldJets(problem, f, exprs[f], scorer.point_sets) for f in problem.fields]
-    assert scorer.phi(jets) == pytest.approx(physics_score(kov_ctx, exprs).phi, rel=1e-10)
+    assert scorer.phi(jets) == pytest.approx(measure_phi(kov_ctx, exprs).phi, rel=1e-10)
 
 
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.pipeline import gate_sequence
-    from desyr.selection import measure
+    from desyr.settings import gate_sequence
+    from desyr.stages.select import measure
 
     exact = Candidate("exact", kovasznay())
     off = Candidate("off", kovasznay(-1.7))
@@ -189,7 +190,7 @@ def test_augmentation_builds_candidates_with_the_shared_rate_and_its_multiples(k
         "v": [field_candidate("v", -0.3 * sp.exp(lam_v * x) * sp.sin(6.25 * y), kov_ctx, "operon", 0)],
         "p": [field_candidate("p", 0.4 * x - 0.1, kov_ctx, "operon", 0)],
     }
-    added, info = augment_fields(per_field, kov_ctx, DEFAULTS)
+    added, info = augment_fields(per_field, kov_ctx, coupled_settings(kov_ctx.problem))
     (shared,) = info["shared"]
     median = shared["median_rate"]
     assert median == pytest.approx((lam_u + lam_v) / 2) and shared["fields"] == ["u", "v"]
@@ -247,7 +248,7 @@ def test_second_coupled_system_end_to_end(tmp_path):
                                              ({"multiples": [0, 2]}, "multiples"),
                                              ({"cluster_tolerance": -1}, "cluster_tolerance")])
 def test_bad_coupled_settings_are_config_errors(paper, table, fragment):
-    from desyr.coupled import coupled_settings
+    from desyr.coupled.groups import coupled_settings
     from desyr.errors import ConfigError
 
     problem = paper("kovasznay")

@@ -2,9 +2,9 @@
 import pytest
 import sympy as sp
 
-from desyr.candidates import Candidate, RefitOutcome
-from desyr.context import RunContext
-from desyr.selection import clean, run_gates
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.context import RunContext
+from desyr.stages.select import clean, run_gates
 from desyr_gates.gates import (ComplexityGate, ConvergenceGate, PhysicsEquivalenceGate,
                                TeacherCompatibilityGate)
 
@@ -98,7 +98,7 @@ def test_reordered_and_shortened_sequences():
 
 
 def test_third_party_gate_changes_selection(third_party):
-    from desyr.plugins import load_registry
+    from desyr.registry import load_registry
 
     registry = load_registry()
     longest = registry.create("gate", "prefer_longest")
@@ -109,14 +109,14 @@ def test_third_party_gate_changes_selection(third_party):
 
 
 def test_checked_cleaning_accepts_and_rejects(paper):
-    from desyr.points import make_point_sets
+    from desyr.model.points import make_point_sets
 
     problem = paper("euler_bernoulli")
     ctx = RunContext(problem, make_point_sets(problem))
     xs = problem.symbols[0]
     exact = sp.Rational(5, 10**5) / 24 * (xs**4 - 20 * xs**3 + 1000 * xs)
     exact = exact.evalf()
-    from desyr.selection import measure
+    from desyr.stages.select import measure
 
     good = Candidate("g", {"u": exact})
     good.expressions = {"u": exact + sp.Float(1.35e-35) * xs**2}
@@ -126,9 +126,9 @@ def test_checked_cleaning_accepts_and_rejects(paper):
 
 
 def test_cleaning_is_rejected_when_the_small_term_matters():
-    from desyr.points import make_point_sets
-    from desyr.problem import problem_from_dict
-    from desyr.selection import measure
+    from desyr.model.points import make_point_sets
+    from desyr.model.loading import problem_from_dict
+    from desyr.stages.select import measure
 
     problem = problem_from_dict({
         "domain": {"x": [0, 1]},

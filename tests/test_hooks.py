@@ -4,7 +4,7 @@ import inspect
 import pytest
 
 from desyr import hookspecs
-from desyr.plugins import load_registry
+from desyr.registry import load_registry
 
 HOOKS = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("desyr_"))
 

@@ -6,7 +6,7 @@ import pytest
 from desyr import hookimpl
 from desyr.cli import main
 from desyr.errors import PluginError
-from desyr.plugins import load_registry
+from desyr.registry import load_registry
 
 BUILTINS = {("teacher", "deepxde"), ("searcher", "operon"), ("searcher", "gplearn"), ("searcher", "pysr"),
             ("refiner", "scipy"), ("gate", "convergence"), ("gate", "teacher_compatibility"),
@@ -95,7 +95,7 @@ def test_problem_hooks_that_raise_are_isolated(capsys):
 
 
 def test_missing_optional_library_says_how_to_install_it():
-    from desyr.interfaces import ComponentError, optional_import
+    from desyr.roles import ComponentError, optional_import
 
     with pytest.raises(ComponentError, match=r"searcher 'x' needs xyzlib .*pip install xyzlib.*desyr\[x\]"):
         optional_import("searcher 'x'", "xyzlib_not_installed.sub", "xyzlib", "x")

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.config import load_problem_file
+from desyr.model.loading import load_problem_file
 from desyr.errors import ConfigError
-from desyr.points import make_point_sets
-from desyr.problem import problem_from_dict
+from desyr.model.points import make_point_sets
+from desyr.model.loading import problem_from_dict
 from helpers import SINE_1D, write_config
 
 
@@ -74,7 +74,7 @@ def test_point_sets_are_seeded_disjoint_and_on_their_sets(tmp_path):
 
 def test_point_set_disjointness_is_enforced(monkeypatch):
     """Force identical draws: the redraw step must still make the sets disjoint."""
-    import desyr.points as points
+    import desyr.model.points as points
 
     p = problem_from_dict({"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx"}],
                            "points": {"refine": 20, "verify": 20, "search": 20, "validate": 20}})
@@ -95,16 +95,16 @@ def test_point_set_disjointness_is_enforced(monkeypatch):
 
 def _bundled_names():
     from importlib import resources
-    return sorted(p.name[:-5] for p in (resources.files("desyr") / "problems").iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in (resources.files("desyr_paper") / "problems").iterdir() if p.name.endswith(".toml"))
 
 
 @pytest.mark.parametrize("stem", _bundled_names())
 def test_every_bundled_reference_solves_its_problem(registry, stem):
     """The paper configs are transcribed correctly: the reference has zero residual (the
     misspecified variant shares 01's definition) and IDs are unique."""
-    from desyr.config import load_problem
+    from desyr.model.loading import load_problem
     from desyr.physics import verify
-    from desyr.points import make_point_sets
+    from desyr.model.points import make_point_sets
 
     problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
     problem.points.update(verify=300)
@@ -115,7 +115,7 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
 
 
 def test_bundled_library_has_every_paper_configuration(registry):
-    from desyr.config import load_problem
+    from desyr.model.loading import load_problem
     ids = sorted(str(load_problem(f"paper:{s.split('_', 1)[1]}", registry).sections["paper"]["id"])
                  for s in _bundled_names() if not s.startswith("01m"))
     assert ids == ["01", "02", "03", "04", "05", "06", "07a", "07b", "08", "09a", "09b", "09c",

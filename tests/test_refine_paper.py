@@ -1,7 +1,7 @@
 """Acceptance: the paper's Table "Representative coefficient corrections", from its pre-refit values."""
 import pytest
 
-from desyr.pipeline import refine
+from desyr.api import refine
 from desyr.progress import Progress
 
 CASES = [
@@ -15,7 +15,7 @@ CASES = [
 @pytest.mark.parametrize("name, candidate, paper_complexity", CASES)
 def test_coefficient_corrections(paper, registry, name, candidate, paper_complexity):
     result = refine(paper(name), [candidate], registry=registry, progress=Progress(verbose=False))
-    d = result.data
+    d = result.to_dict()
     assert d["converged"] is True
     assert d["errors"]["rel_l2"] <= 1e-12
     assert d["errors"]["pre_refit_rel_l2"] > 1e-6          # the search constants really were off
@@ -26,7 +26,7 @@ def test_coefficient_corrections(paper, registry, name, candidate, paper_complex
 def test_misspecified_library_is_flagged(paper, registry):
     """§5.3.4: a degree-6 polynomial meets the constraints but not the equation."""
     poly = "x*(-4.299578*x**5 + 10.069427*x**4 + 0.470956*x**3 - 11.053548*x**2 + 0.056077*x + 3.999863)"
-    d = refine(paper("param_poisson_polynomial"), [poly], registry=registry, progress=Progress(verbose=False)).data
+    d = refine(paper("param_poisson_polynomial"), [poly], registry=registry, progress=Progress(verbose=False)).to_dict()
     assert d["converged"] is True
     assert d["residuals"]["R_con"] <= 1e-10
     assert d["residuals"]["R_eq"] >= 1e-3
@@ -35,8 +35,8 @@ def test_misspecified_library_is_flagged(paper, registry):
 
 def test_redundant_scale_factors_are_merged(paper, registry):
     """Operon-style output c1*x**3*(a + b*x) has a flat direction that stalls trf; merging fixes it."""
-    from desyr.candidates import Candidate
-    from desyr.points import make_point_sets
+    from desyr.model.candidates import Candidate
+    from desyr.model.points import make_point_sets
     from desyr_scipy.refiner import ScipyRefiner
 
     problem = paper("euler_bernoulli")
@@ -44,7 +44,7 @@ def test_redundant_scale_factors_are_merged(paper, registry):
     expr = problem.parse("3.609815757954e-05 + 0.005380343066184236*x"
                          " + 1.0683967881876092e-05*x**3*(-11.630407333374023 + 0.662472665309906*x)")
     ref = problem.evaluate_reference(points.verify)
-    from desyr.pipeline import relative_l2
+    from desyr.stages.verify import relative_l2
 
     merged = ScipyRefiner().refine(Candidate("m", {"u": expr}), problem, points)
     plain = ScipyRefiner(merge_redundant_scales=False).refine(Candidate("p", {"u": expr}), problem, points)
@@ -66,11 +66,11 @@ def test_merge_is_refused_when_it_would_tie_constants():
 
 
 def test_problem_without_constraints_has_no_R_con(registry):
-    from desyr.pipeline import refine
-    from desyr.problem import problem_from_dict
+    from desyr.api import refine
+    from desyr.model.loading import problem_from_dict
     from desyr.progress import Progress
 
     problem = problem_from_dict({"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_x - 2*x"}],
                                  "points": {"refine": 50, "verify": 50, "search": 20, "validate": 20}})
-    d = refine(problem, ["1.1*x**2 + 0.3"], registry=registry, progress=Progress(verbose=False)).data
+    d = refine(problem, ["1.1*x**2 + 0.3"], registry=registry, progress=Progress(verbose=False)).to_dict()
     assert d["residuals"]["R_con"] is None and d["residuals"]["R_eq"] < 1e-8

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from desyr.cli import main
-from desyr.config import load_problem_file
+from desyr.model.loading import load_problem_file
 from desyr.errors import ConfigError
 from desyr.progress import Progress
-from desyr.run import run
+from desyr.api import run
 from helpers import SINE_RUN, write_config
 
 GPLEARN = SINE_RUN.replace('plugin = "operon"', 'plugin = "gplearn"').replace(
@@ -16,7 +16,7 @@ GPLEARN = SINE_RUN.replace('plugin = "operon"', 'plugin = "gplearn"').replace(
 
 def quiet_run(tmp_path, text, **kw):
     problem = load_problem_file(write_config(tmp_path, text))
-    return run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", **kw).data
+    return run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", **kw).to_dict()
 
 
 def test_operon_recovers_sine_poisson(tmp_path):

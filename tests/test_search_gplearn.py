@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.interfaces import ComponentError, ParetoMember, SearchTask
+from desyr.roles import ComponentError, ParetoMember, SearchTask
 
 pytest.importorskip("gplearn", reason="gplearn is not installed")
 

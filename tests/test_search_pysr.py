@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from desyr.expressions import ExpressionError
-from desyr.interfaces import ComponentError, SearchTask
+from desyr.roles import ComponentError, SearchTask
 from desyr_pysr.plugin import (
     PySRSearcher, SETUP_HELP, import_pysr, members_from_equations, parse_pysr_equation,
 )

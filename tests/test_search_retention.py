@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.interfaces import ParetoMember
-from desyr.retention import (
+from desyr.roles import ParetoMember
+from desyr.stages.pool import (
     empirical_front, pool_fronts, retain, select_representatives, teacher_fit_mse, topology_key,
 )
 
@@ -132,7 +132,7 @@ def test_scored_members_drop_unusable_members_with_a_warning():
     import numpy as np
     import sympy as sp
 
-    from desyr.interfaces import SearchTask, Searcher
+    from desyr.roles import SearchTask, Searcher
 
     class Dummy(Searcher):
         name = "dummy"

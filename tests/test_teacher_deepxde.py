@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desyr.config import load_problem_file, read_toml
-from desyr.context import RunContext
-from desyr.interfaces import ComponentError
-from desyr.points import make_point_sets
-from desyr.problem import problem_from_dict
+from desyr.model.loading import load_problem_file, read_toml
+from desyr.model.context import RunContext
+from desyr.roles import ComponentError
+from desyr.model.points import make_point_sets
+from desyr.model.loading import problem_from_dict
 from desyr_deepxde.plugin import DeepXDETeacher
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 

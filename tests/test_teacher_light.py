@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desyr.config import load_problem_file
-from desyr.context import RunContext
-from desyr.interfaces import ComponentError
-from desyr.points import make_point_sets
-from desyr.problem import problem_from_dict
+from desyr.model.loading import load_problem_file
+from desyr.model.context import RunContext
+from desyr.roles import ComponentError
+from desyr.model.points import make_point_sets
+from desyr.model.loading import problem_from_dict
 from desyr_light_teachers.teachers import CallableTeacher, SamplesTeacher
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def problem_2d():
 def test_registered_and_plugins_import_cheaply():
     from desyr_light_teachers import plugin
     assert [c.name for c in plugin.desyr_register_teachers()] == ["samples", "callable"]
-    code = ("import sys; from desyr.plugins import load_registry; "
+    code = ("import sys; from desyr.registry import load_registry; "
             "names = load_registry().names('teacher'); "
             "assert {'deepxde', 'samples', 'callable'} <= set(names), names; "
             "bad = [m for m in ('torch', 'deepxde') if m in sys.modules]; "

@@ -4,10 +4,10 @@ import json
 import numpy as np
 
 from desyr.cli import main
-from desyr.config import load_problem_file
-from desyr.pipeline import refine
+from desyr.model.loading import load_problem_file
+from desyr.api import refine
 from desyr.progress import Progress
-from desyr.run import run
+from desyr.api import run
 from helpers import SINE_RUN, rough_sine, write_config
 
 
@@ -25,7 +25,7 @@ def teacher_gate(data):
 def test_samples_teacher_drives_refine(tmp_path):
     problem = load_problem_file(write_config(tmp_path, samples_config(tmp_path)))
     d = refine(problem, ["sin(3.1415536*x)", "2.9*x*(1.0 - x)"], use_teacher=True,
-               progress=Progress(verbose=False)).data
+               progress=Progress(verbose=False)).to_dict()
     assert teacher_gate(d)["active"] is True
     assert d["teacher"]["plugin"] == "samples"
     assert all(isinstance(c["eps_T"], float) for c in d["candidates"])
@@ -34,7 +34,7 @@ def test_samples_teacher_drives_refine(tmp_path):
 
 def test_samples_teacher_drives_run(tmp_path):
     problem = load_problem_file(write_config(tmp_path, samples_config(tmp_path)))
-    d = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache").data
+    d = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache").to_dict()
     assert d["teacher"]["plugin"] == "samples"
     assert d["converged"] and d["errors"]["rel_l2"] <= 1e-10
 
@@ -51,6 +51,6 @@ def test_callable_teacher_drives_refine_cli(tmp_path):
 
 def test_refine_without_teacher_reports_gate_inactive(tmp_path):
     problem = load_problem_file(write_config(tmp_path, SINE_RUN))
-    d = refine(problem, ["sin(3.1415536*x)"], progress=Progress(verbose=False)).data
+    d = refine(problem, ["sin(3.1415536*x)"], progress=Progress(verbose=False)).to_dict()
     gate = teacher_gate(d)
     assert gate["active"] is False and "inactive" in gate["note"]

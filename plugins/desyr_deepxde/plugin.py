@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from desyr import hookimpl
-from desyr.interfaces import ComponentError, Teacher, TeacherModel
+from desyr.roles import ComponentError, Teacher, TeacherModel
 
 _INT_OPTIONS = ("adam_steps", "lbfgs_steps", "interior_points", "boundary_points", "checkpoint_every")
 
@@ -19,6 +19,7 @@ class DeepXDETeacher(Teacher):
     is kept.  One fully connected network with one output per field."""
 
     name = "deepxde"
+    default = True
     options = {
         "layers": [50, 50, 50],        # hidden-layer widths
         "activation": "tanh",

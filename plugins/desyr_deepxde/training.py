@@ -20,8 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from desyr.interfaces import ComponentError, TeacherModel
-from desyr.points import constraint_points
+from desyr.roles import ComponentError, TeacherModel
+from desyr.model.points import constraint_points
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key
 from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values

@@ -1,9 +1,8 @@
 """The paper's Stage-C gate sequence (§3.4), one component per gate."""
 from __future__ import annotations
 
-from desyr.candidates import Candidate
-from desyr.interfaces import Gate, GateDecision
-from desyr.selection import preference_key
+from desyr.plugin import Candidate, Gate, GateDecision, Option, preference_key
+from desyr.settings import METHOD
 
 
 def _split(pool: list[Candidate], keep) -> tuple[list[Candidate], dict[str, str]]:
@@ -21,6 +20,7 @@ class ConvergenceGate(Gate):
     """Finite candidates only; converged ones only if there is at least one."""
 
     name = "convergence"
+    default_position = 1
 
     def apply(self, pool, context):
         finite, removed = _split(pool, lambda c: None if c.finite() else "non-finite expression or selection quantities")
@@ -57,7 +57,9 @@ class TeacherCompatibilityGate(_RelativeGate):
     """eps_T(s) <= 3 eps_T,min + 1e-8 (eq. teacher-compatibility-gate); inactive without a teacher."""
 
     name = "teacher_compatibility"
-    options = {"factor": 3.0, "absolute": 1e-8}
+    default_position = 2
+    options = {"factor": Option(METHOD.teacher_factor, "eps_T <= factor x minimum + absolute", kind=float, low=1.0),
+               "absolute": Option(METHOD.teacher_absolute, "absolute slack of the limit", kind=float, low=0.0)}
     quantity, label = "eps_T", "teacher error"
 
     def apply(self, pool, context):
@@ -70,7 +72,9 @@ class PhysicsEquivalenceGate(_RelativeGate):
     """Phi(s) <= 1.05 Phi_min + 1e-10 (eq. physics-equivalence-gate)."""
 
     name = "physics_equivalence"
-    options = {"factor": 1.05, "absolute": 1e-10}
+    default_position = 3
+    options = {"factor": Option(METHOD.physics_factor, "Phi <= factor x minimum + absolute", kind=float, low=1.0),
+               "absolute": Option(METHOD.physics_absolute, "absolute slack of the limit", kind=float, low=0.0)}
     quantity, label = "phi", "physics score"
 
 
@@ -78,6 +82,7 @@ class ComplexityGate(Gate):
     """Keep the single simplest candidate; ties by teacher error, Phi, then search seed."""
 
     name = "complexity"
+    default_position = 4
 
     def apply(self, pool, context):
         if not pool:

@@ -24,8 +24,8 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
-from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
-from desyr.retention import empirical_front
+from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
+from desyr.stages.pool import empirical_front
 
 
 def _protected_exp(x):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from desyr.interfaces import ComponentError, Teacher, TeacherModel
+from desyr.roles import ComponentError, Teacher, TeacherModel
 
 
 def _as_values(Y: Any, n: int, n_fields: int, who: str) -> np.ndarray:

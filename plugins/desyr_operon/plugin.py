@@ -15,8 +15,8 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary, parse_expression
-from desyr.interfaces import ParetoMember, SearchTask, Searcher, optional_import
-from desyr.retention import empirical_front
+from desyr.roles import ParetoMember, SearchTask, Searcher, optional_import
+from desyr.stages.pool import empirical_front
 
 #: common vocabulary -> pyoperon symbol
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"}
@@ -56,6 +56,7 @@ class OperonSearcher(Searcher):
     """
 
     name = "operon"
+    default = True
     supported_binary = frozenset(BINARY)
     supported_unary = frozenset(UNARY)
     budget_aliases = BUDGET_ALIASES

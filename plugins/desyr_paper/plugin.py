@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from importlib import resources
 
-from desyr import hookimpl
+from desyr.plugin import hookimpl
 
 PREFIX = "paper:"
 
 
 def _library() -> dict[str, object]:
     """file stem -> resource, e.g. '13_burgers'."""
-    folder = resources.files("desyr") / "problems"
+    folder = resources.files("desyr_paper") / "problems"
     return {f.name[:-5]: f for f in folder.iterdir() if f.name.endswith(".toml")}
 
 
@@ -27,9 +27,9 @@ def _lookup(key: str):
 def desyr_load_problem(spec):
     if not spec.startswith(PREFIX):
         return None
-    from desyr.config import tomllib
+    from desyr.model.loading import tomllib
     from desyr.errors import ConfigError
-    from desyr.problem import problem_from_dict
+    from desyr.model.loading import problem_from_dict
 
     found = _lookup(spec[len(PREFIX):])
     if found is None:
@@ -41,7 +41,7 @@ def desyr_load_problem(spec):
 
 @hookimpl
 def desyr_problem_library():
-    from desyr.config import tomllib
+    from desyr.model.loading import tomllib
 
     rows = []
     for stem, res in sorted(_library().items()):

@@ -20,8 +20,8 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.interfaces import ComponentError, ParetoMember, SearchTask, Searcher
-from desyr.retention import empirical_front, teacher_fit_mse
+from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.stages.pool import empirical_front, teacher_fit_mse
 
 #: common vocabulary -> PySR operator name
 BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "^": "^"}

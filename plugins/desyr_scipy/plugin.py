@@ -1,4 +1,4 @@
-from desyr import hookimpl
+from desyr.plugin import hookimpl
 
 
 @hookimpl

@@ -9,13 +9,13 @@ import sympy as sp
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
-from desyr.candidates import Candidate, RefitOutcome
-from desyr.interfaces import ComponentError, Refiner
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.roles import ComponentError, Refiner
 from desyr.parameterize import MAX_PARAMS, is_eligible, constant_nodes, parameterize
 from desyr.physics import for_refinement
-from desyr.points import PointSets
-from desyr.problem import Problem
-from desyr.rates import TiedRates, tie_shared_rates
+from desyr.model.points import PointSets
+from desyr.model.problem import Problem
+from desyr.coupled.rates import TiedRates, tie_shared_rates
 from desyr.simplify import simplify_expression
 
 
@@ -41,6 +41,7 @@ class ScipyRefiner(Refiner):
     """``scipy.optimize.least_squares`` (trf) on the weighted PDE + constraint residual."""
 
     name = "scipy"
+    default = True
     options = {
         "constraint_weight": 100.0,   # lambda_c: constraint residuals enter with weight sqrt(100)
         "starts": 5,                  # the search constants plus starts-1 perturbed copies

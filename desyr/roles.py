@@ -1,9 +1,11 @@
-"""The small abstract interfaces behind the four plugin roles.
+"""The abstract base classes of the plugin roles (teacher, searcher, refiner, gate).
 
-A plugin contributes *component classes*.  The core instantiates a component
-with the options dict from the config (``[teacher.options]`` and so on) and
-calls the methods below.  Everything crossing these boundaries is plain numpy
-or sympy, so no plugin needs another plugin's libraries.
+A plugin contributes *component classes*.  The core checks each class against
+its role's contract when the plugin is loaded (a name, declared options, every
+abstract method implemented), instantiates it with the options from the config
+(``[teacher.options]`` and so on, checked against the declared specs) and calls
+the methods below.  Everything crossing these boundaries is plain numpy, sympy
+or a dataclass of :mod:`desyr.model`, so no plugin needs another plugin's libraries.
 """
 from __future__ import annotations
 
@@ -18,15 +20,19 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ComponentError
-from desyr.options import OptionError, validate
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
+from desyr.options import Option, OptionError, validate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from desyr.candidates import Candidate, RefitOutcome
-    from desyr.context import RunContext
-    from desyr.points import PointSets
-    from desyr.problem import Problem
+    from desyr.model.candidates import Candidate, RefitOutcome
+    from desyr.model.context import RunContext
+    from desyr.model.points import PointSets
+    from desyr.model.problem import Problem
 
 ROLES = ("teacher", "searcher", "refiner", "gate")
+
+__all__ = ["ROLES", "Component", "ComponentError", "Teacher", "TeacherModel", "Searcher", "SearchTask",
+           "SearchResult", "ParetoMember", "Refiner", "Gate", "GateDecision", "Option", "optional_import"]
 
 
 def optional_import(who: str, module: str, package: str, extra: str):
@@ -41,14 +47,19 @@ def optional_import(who: str, module: str, package: str, extra: str):
 class Component(abc.ABC):
     """Base of every component.
 
-    ``name`` is how configs select the component. ``options`` lists the option
-    names the component accepts with their defaults; unknown options are a
-    config error raised by :meth:`validate_options` before any work starts.
+    ``name`` is how configs select the component. ``options`` declares the
+    options it accepts, each an :class:`desyr.options.Option` (a bare default
+    value is accepted too, and its type is inferred); unknown or ill-typed values
+    are a config error raised by :meth:`validate_options` before any work starts.
+    ``default = True`` offers the component as its role's default, used when a
+    config names none; gates use ``default_position`` (their place in the default
+    sequence) instead.
     """
 
     name: ClassVar[str]
     role: ClassVar[str]
     options: ClassVar[Mapping[str, Any]] = {}
+    default: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.settings = self.validate_options(options)
@@ -86,30 +97,6 @@ class Teacher(Component):
 
 
 # -------------------------------------------------------------------- searcher
-@dataclass
-class SearchTask:
-    """One seeded symbolic search on teacher samples for one field."""
-
-    X: np.ndarray                 # (n, d) structure-search points X_S
-    y: np.ndarray                 # (n,) teacher values of the field
-    variables: Sequence[str]      # names of the columns of X, in order
-    binary: Sequence[str]         # common vocabulary: + - * / ^
-    unary: Sequence[str]          # common vocabulary: sin cos exp tanh log sqrt ...
-    max_size: int                 # complexity bound C_max
-    seed: int
-    budget: Mapping[str, Any] = field(default_factory=dict)  # iterations, populations, time_limit
-    field_name: str = "u"
-
-
-@dataclass
-class ParetoMember:
-    """One member of an empirical Pareto front."""
-
-    expression: sp.Expr           # with sympy Float constants, in the problem's variables
-    complexity: int               # raw search complexity (node count of the unsimplified tree)
-    loss: float                   # teacher-fit MSE on X_S
-
-
 class Searcher(Component):
     role = "searcher"
     #: operators of the common vocabulary this searcher can express
@@ -153,7 +140,6 @@ class Searcher(Component):
         teacher-fit MSE; a member that cannot be converted or is not finite is dropped with a
         warning (a search result is still useful without it). Returns the members and the number dropped."""
         from desyr.expressions import Vocabulary
-        from desyr.retention import teacher_fit_mse
 
         X, y = self.task_arrays(task)
         symbols = list(Vocabulary(list(task.variables)).var_symbols.values())
@@ -183,8 +169,8 @@ class Searcher(Component):
             )
 
     @abc.abstractmethod
-    def search(self, task: SearchTask) -> list[ParetoMember]:
-        """Run one seeded search and return its empirical Pareto front."""
+    def search(self, task: SearchTask) -> SearchResult | list[ParetoMember]:
+        """Run one seeded search: a :class:`SearchResult` (front and info), or the front alone."""
 
 
 # --------------------------------------------------------------------- refiner
@@ -209,8 +195,13 @@ class GateDecision:
 
 class Gate(Component):
     role = "gate"
+    #: place in the default gate sequence (used when a config has no ``[selection] gates``); None: not in it
+    default_position: ClassVar[int | None] = None
 
     @abc.abstractmethod
     def apply(self, pool: list["Candidate"], context: "RunContext") -> GateDecision:
-        """Filter the refined pool; must keep at least one candidate of a non-empty pool."""
+        """Filter the refined pool: the kept candidates and a reason for each removed one.
+
+        A gate must keep at least one candidate of a non-empty pool (unless it gives a reason
+        for removing every one); the core checks this and stops with an error naming the gate."""
 

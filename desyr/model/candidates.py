@@ -63,49 +63,8 @@ class Candidate:
         values = [self.phi] + ([self.eps_T] if self.eps_T is not None else [])
         return self.expressions is not None and all(v is not None and math.isfinite(v) for v in values)
 
-    def as_dict(self) -> dict[str, Any]:
-        refit = self.refit
-        return {
-            "id": self.id,
-            "searcher": self.searcher,
-            "search_seed": self.search_seed,
-            "topology": {f: expression_text(topology(e)) for f, e in self.search_expressions.items()},
-            "pre_refit_expression": {f: expression_text(e) for f, e in self.search_expressions.items()},
-            "expression": {f: expression_text(e) for f, e in (self.expressions or {}).items()} or None,
-            "search_complexity": self.search_complexity,
-            "search_loss": self.search_loss,
-            "complexity": self.complexity if self.expressions else None,
-            "status": refit.status if refit else "pending",
-            "converged": self.converged,
-            "reason": refit.reason if refit else None,
-            "nfev": refit.nfev if refit else 0,
-            "objective": _num(refit.objective) if refit else None,
-            "params_initial": refit.initial if refit else [],
-            "params_refined": refit.params if refit else [],
-            "refit_seconds": round(refit.seconds, 6) if refit else None,
-            "shared_rates": refit.shared_rates if refit else [],
-            "cleaned": self.cleaned,
-            "cleaning": self.cleaning_note,
-            "eps_T": _num(self.eps_T),
-            "phi": _num(self.phi),
-            "rho_r": _num(self.rho_r),
-            "rho_c": _num(self.rho_c),
-            "removed_by": self.removed_by,
-            "removed_reason": self.removed_reason,
-            **({"screening": self.extra["screening"]} if "screening" in self.extra else {}),
-        }
-
 
 def topology(expr: sp.Expr) -> sp.Expr:
     """The tree with every Float replaced by the placeholder symbol ``c``."""
     c = sp.Symbol("c")
     return expr.xreplace({f: c for f in expr.atoms(sp.Float)})
-
-
-
-def _num(value: float | None) -> float | None | str:
-    import math
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else str(value)

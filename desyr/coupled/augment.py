@@ -1,7 +1,7 @@
 """Shared-factor augmentation for coupled problems (paper §3.5; Kovasznay settings, appendix B).
 
 Rates of ``exp(r*x_q)`` factors found in the fields' candidates are clustered
-(:func:`desyr.rates.cluster_rates`); clusters seen in two or more fields are
+(:func:`desyr.coupled.rates.cluster_rates`); clusters seen in two or more fields are
 ranked and the first ``shared_clusters`` are kept.  Every field then gets
 candidates built from those shared rates and its own trigonometric factors.
 
@@ -28,10 +28,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy as sp
 
-from desyr.context import RunContext
+from desyr.model.context import RunContext
 from desyr.expressions import complexity, expression_text
 from desyr.numeric import evaluate
-from desyr.rates import RateObservation, cluster_rates, exp_factors, shared_clusters
+from desyr.coupled.rates import RateObservation, cluster_rates, exp_factors, shared_clusters
 
 
 @dataclass

@@ -1,172 +1,86 @@
-"""A differential problem: box domain, fields, equations, constraints, reference.
+"""Reading problem configs: TOML files, or specs resolved by plugins (``paper:burgers``).
 
-Built from a TOML config (see ``docs/config.md``).  Equations and constraint
-operators are sympy expressions over variables and *jet symbols* (``u``,
-``u_x``, ``u_xx``...), so the refit, the verification and the PINN teacher all
-read the same single definition.
+Every value is checked here, before any work: the structure of the tables, the
+names, the expressions (which must be finite where they are data), and the
+declared sections of :mod:`desyr.settings`.  Each failure is one
+:class:`ConfigError` line that says where in the config it happened.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+import sys
+from pathlib import Path
+from typing import Any
 
-import numpy as np
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+import math
+import re
+from typing import Mapping
+
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.expressions import ExpressionError, Jet, Vocabulary, parse_expression
+from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
+from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
+from desyr.settings import SECTIONS, check_sections
 
 
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    lo: float
-    hi: float
+def read_toml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
 
 
-@dataclass(frozen=True)
-class Face:
-    """A constraint set: the box with some variables fixed to values.
-
-    All variables fixed gives a single point; one spatial variable fixed gives a
-    face; ``t`` fixed at its lower bound gives the initial slice.
-    """
-
-    fixed: tuple[tuple[str, float], ...]
-
-    def describe(self) -> str:
-        return ", ".join(f"{n} = {v:g}" for n, v in self.fixed)
+def load_problem_file(path: str | Path) -> Problem:
+    return problem_from_dict(read_toml(path), source=str(path))
 
 
-@dataclass
-class Equation:
-    text: str
-    lhs: sp.Expr              # over variables and jets
-    forcing: sp.Expr          # over variables only
-    forcing_text: str
+def load_problem(spec: str | Path, registry=None) -> Problem:
+    """A file path, or a spec such as ``paper:burgers`` answered by a plugin's problem hook
+    (the installed plugins are loaded when no registry is given)."""
+    if Path(spec).is_file() or str(spec).endswith(".toml"):
+        return load_problem_file(spec)
+    if registry is None:
+        from desyr.registry import load_registry
+        registry = load_registry()
+    return registry.load_problem(str(spec))
 
-    @property
-    def residual(self) -> sp.Expr:
-        return self.lhs - self.forcing
-
-
-@dataclass
-class Constraint:
-    label: str
-    operator: sp.Expr         # over variables and jets
-    value: sp.Expr            # over variables only
-    faces: list[Face]
-    n_points: int
-
-    @property
-    def residual(self) -> sp.Expr:
-        return self.operator - self.value
-
-    @property
-    def fields(self) -> set[str]:
-        return {j.field for j in jets_in(self.operator)}
-
-
-@dataclass
-class Problem:
-    name: str
-    title: str
-    variables: list[Variable]
-    fields: list[str]
-    equations: list[Equation]
-    constraints: list[Constraint]
-    reference: dict[str, sp.Expr] | None
-    vocabulary: Vocabulary
-    time: str | None = None
-    points: dict[str, int] = field(default_factory=dict)
-    sections: dict[str, Any] = field(default_factory=dict)   # search/teacher/refine/selection raw tables
-    source: str = ""
-
-    # ---------------------------------------------------------------- symbols
-    @property
-    def variable_names(self) -> list[str]:
-        return [v.name for v in self.variables]
-
-    @property
-    def symbols(self) -> list[sp.Symbol]:
-        return [self.vocabulary.var_symbols[v] for v in self.variable_names]
-
-    @property
-    def bounds(self) -> np.ndarray:
-        return np.array([[v.lo, v.hi] for v in self.variables], dtype=float)
-
-    @property
-    def dim(self) -> int:
-        return len(self.variables)
-
-    def parse(self, text: str | float, *, allow_fields: bool = False) -> sp.Expr:
-        """Parse a user expression in this problem's names (fields only if allowed)."""
-        expr = parse_expression(text, self.vocabulary)
-        if not allow_fields and jets_in(expr, self.vocabulary):
-            raise ExpressionError(f"{text!r} may only use the variables {', '.join(self.variable_names)}")
-        return expr
-
-    def jets(self) -> list[Jet]:
-        """Every field derivative the equations and constraints need, sorted."""
-        found: set[Jet] = set()
-        for expr in [e.lhs for e in self.equations] + [c.operator for c in self.constraints]:
-            found |= jets_in(expr, self.vocabulary)
-        return sorted(found, key=lambda j: (j.field, j.order, j.wrt))
-
-    def jet_symbol(self, jet: Jet) -> sp.Symbol:
-        return self.vocabulary.jet_symbol(jet)
-
-    # ---------------------------------------------------------- substitution
-    def apply(self, expr: sp.Expr, solution: Mapping[str, sp.Expr]) -> sp.Expr:
-        """Replace every jet in ``expr`` by the matching derivative of ``solution``."""
-        subs = {}
-        for sym in expr.free_symbols:
-            jet = self.vocabulary.jet_of(sym)
-            if jet is None:
-                continue
-            if jet.field not in solution:
-                raise ConfigError(f"no expression given for field '{jet.field}'")
-            base = solution[jet.field]
-            subs[sym] = sp.diff(base, *[self.vocabulary.var_symbols[v] for v in jet.wrt]) if jet.wrt else base
-        return expr.xreplace(subs)
-
-    def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
-        """Reference values (n, n_fields), or None; only for post hoc error."""
-        if not self.reference:
-            return None
-        from desyr.numeric import evaluate
-        return np.column_stack([evaluate(self.reference[f], self.symbols, X) for f in self.fields])
-
-
-def jets_in(expr: sp.Expr, vocabulary: Vocabulary | None = None) -> set[Jet]:
-    out = set()
-    for sym in expr.free_symbols:
-        jet = vocabulary.jet_of(sym) if vocabulary else None
-        if jet is not None:
-            out.add(jet)
-    return out
-
-
-# ======================================================================= loading
-_POINT_DEFAULTS = {"refine": 2000, "verify": 2000, "search": 500, "validate": 2000,
-                   "constraint": 200, "seed": 0}
-_TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations",
-             "constraints", "reference", "points", "search", "teacher", "refine", "selection",
-             "plugins", "paper", "coupled"}
+_TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
+             *SECTIONS}
+_RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"I", "oo", "zoo", "nan", "E", "S", "N", "O", "Q"}
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Problem:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
-        raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(unknown)}")
+        raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "
+                          f"allowed: {', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "title", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise ConfigError(f"{source}: {key} must be a string")
+    for key in SECTIONS:
+        if key in data and not isinstance(data[key], Mapping):
+            raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
     variables = _variables(data, source)
     names = [v.name for v in variables]
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
-        raise ConfigError(f"{source}: time = {time!r} is not a variable of [domain] ({', '.join(names)})")
-    fields = _string_list(data.get("fields", ["u"]), "fields", source)
-    vocab = Vocabulary(names, fields)
+        raise ConfigError(f"{source}: time = {time!r:.40} is not a variable of [domain] ({', '.join(names)})")
+    fields = _fields(data, names, source)
+    if "coupled" in data and len(fields) < 2:
+        raise ConfigError(f"{source}: [coupled] applies only to problems with several fields")
+    try:
+        vocab = Vocabulary(names, fields)
+    except ExpressionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     problem = Problem(
         name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
@@ -180,7 +94,8 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Prob
     if not problem.equations:
         raise ConfigError(f"{source}: at least one [[equations]] entry is required")
     problem.points = _points(data.get("points", {}), source)
-    problem.constraints = [_constraint(i, c, problem, source) for i, c in enumerate(data.get("constraints", []))]
+    problem.constraints = [_constraint(i, c, problem, source) for i, c in enumerate(_tables(data, "constraints", source))]
+    check_sections(problem)
     return problem
 
 
@@ -207,29 +122,49 @@ def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
     for name, span in domain.items():
         if name == "time" and isinstance(span, str):
             continue  # `time = "t"` written inside [domain] names the time variable
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", name) or name in ("pi", "E"):
-            raise ConfigError(f"{source}: invalid variable name {name!r}")
+        _check_name(name, "variable", source)
         if (not isinstance(span, list) or len(span) != 2
                 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in span)
+                or not all(math.isfinite(float(b)) for b in span)
                 or not float(span[0]) < float(span[1])):
-            raise ConfigError(f"{source}: domain {name} must be [lo, hi] with lo < hi, got {span!r}")
+            raise ConfigError(f"{source}: domain {name} must be [lo, hi] with finite lo < hi, got {span!r:.60}")
         out.append(Variable(name, float(span[0]), float(span[1])))
     return out
 
 
-def _string_list(value: Any, key: str, source: str) -> list[str]:
+def _check_name(name: Any, kind: str, source: str) -> None:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
+        raise ConfigError(f"{source}: invalid {kind} name {name!r:.40} (letters and digits, starting with a letter, "
+                          "not a function or constant name such as sin or pi)")
+
+
+def _fields(data: Mapping[str, Any], variables: list[str], source: str) -> list[str]:
+    value = data.get("fields", ["u"])
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{source}: {key} must be a list of names")
+        raise ConfigError(f"{source}: fields must be a list of names")
+    for name in value:
+        _check_name(name, "field", source)
+        if name in variables or "_" in name:
+            raise ConfigError(f"{source}: field name {name!r} clashes with a variable")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{source}: fields {value!r} name the same field twice")
     return value
 
 
 def _tables(data: Mapping[str, Any], key: str, source: str) -> list[Mapping[str, Any]]:
     value = data.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-        raise ConfigError(f"{source}: {key} must be an array of tables ([[{key}]])")
+        raise ConfigError(f"{source}: {key} must be an array of tables ([[{key}]]), got {value!r:.40}")
     return value
+
+
+def _finite_data(expr: sp.Expr, what: str, source: str) -> sp.Expr:
+    """Forcing and constraint data must be finite expressions (``1/0`` is zoo, not a value)."""
+    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        raise ConfigError(f"{source}: {what} is not finite ({expr})")
+    return expr
 
 
 def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
@@ -263,20 +198,17 @@ def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -
             rhs = problem.parse(rhs_text)
     if not jets_in(lhs, problem.vocabulary):
         raise ConfigError(f"{source}: {where}.lhs does not involve any field ({', '.join(problem.fields)})")
-    return Equation(str(table["lhs"]), lhs, rhs, str(rhs_text))
+    _finite_data(lhs, f"{where}.lhs", source)
+    return Equation(str(table["lhs"]), lhs, _finite_data(rhs, f"{where}.rhs", source), str(rhs_text))
 
 
 def _points(table: Any, source: str) -> dict[str, int]:
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{source}: [points] must be a table")
-    unknown = sorted(set(table) - set(_POINT_DEFAULTS))
-    if unknown:
-        raise ConfigError(f"{source}: [points] unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_POINT_DEFAULTS)}")
-    out = {**_POINT_DEFAULTS, **table}
-    for k, v in out.items():
-        if not isinstance(v, int) or isinstance(v, bool) or v < (0 if k == "seed" else 1):
-            raise ConfigError(f"{source}: [points] {k} must be a positive integer, got {v!r}")
-    return out
+    from desyr.options import OptionError, validate
+
+    try:
+        return validate(SECTIONS["points"], table, "[points]")
+    except OptionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str) -> Constraint:
@@ -296,12 +228,15 @@ def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str)
             raise ConfigError(f"{source}: {where}.operator does not involve any field")
         value = (_from_reference(problem, operator, f"{where}.value") if table["value"] == "reference"
                  else problem.parse(table["value"]))
+    _finite_data(value, f"{where}.value", source)
     faces = _faces(table["on"], problem, f"{source}: {where}.on")
     n_default = 1 if all(len(f.fixed) == problem.dim for f in faces) else problem.points["constraint"]
     n = table.get("points", n_default)
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ConfigError(f"{source}: {where}.points must be a positive integer")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= SECTIONS["points"]["constraint"].high:
+        raise ConfigError(f"{source}: {where}.points must be an integer in [1, {SECTIONS['points']['constraint'].high:g}]")
     label = table.get("label") or f"{op_text} on {_on_text(table['on'])}"
+    if not isinstance(label, str):
+        raise ConfigError(f"{source}: {where}.label must be a string")
     return Constraint(str(label), operator, value, faces, n)
 
 
@@ -343,6 +278,8 @@ def _parse_set(spec: str, problem: Problem, where: str) -> list[Face]:
             raise ConfigError(f"{where}: bad value in {spec!r}: {exc}") from None
         if not bounds[name].lo - 1e-12 <= value <= bounds[name].hi + 1e-12:
             raise ConfigError(f"{where}: {name} = {value:g} lies outside the domain [{bounds[name].lo:g}, {bounds[name].hi:g}]")
+        if any(name == other for other, _ in fixed):
+            raise ConfigError(f"{where}: {spec!r} fixes {name} twice; list separate sets instead: [\"{name} = ...\", ...]")
         fixed.append((name, value))
     order = problem.variable_names
     return [Face(tuple(sorted(fixed, key=lambda nv: order.index(nv[0]))))]

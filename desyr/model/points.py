@@ -5,8 +5,12 @@ samples; the structure-search set X_S is uniform in one variable and a Latin
 hypercube otherwise (paper §3.2).  Each set has its own seed stream, and any
 point that coincides with a point of an earlier set is redrawn, so the sets
 are disjoint by construction rather than by probability.
-Constraint points are placed on their faces and shared by the refit and the
-R_con verification, as in the paper.
+Constraint points are placed on their faces.
+
+Every array is read-only.  Verification draws its own sets
+(:func:`make_verification_points`) from separate seed streams after every
+component has run, so no component ever sees, or can change, the points that
+decide the verdict.
 """
 from __future__ import annotations
 
@@ -16,10 +20,11 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.stats import qmc
 
-from desyr.problem import Face, Problem
+from desyr.model.problem import Face, Problem
 
 INTERIOR_SETS = ("search", "refine", "verify", "validate")
 _STREAM = {name: i + 1 for i, name in enumerate(INTERIOR_SETS + ("constraint",))}
+_VERIFY_STREAMS = (101, 102)     # interior and constraint streams of the verification sets
 
 
 @dataclass
@@ -30,8 +35,20 @@ class PointSets:
     validate: np.ndarray                # teacher physics-validation points
     constraints: list[np.ndarray]       # one array per problem constraint
 
-    def interior(self, name: str) -> np.ndarray:
-        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class VerificationPoints:
+    """Independent sets for R_eq, R_con and relative L2, drawn after every component has run."""
+
+    interior: np.ndarray
+    constraints: tuple[np.ndarray, ...]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=float)
+    a.flags.writeable = False
+    return a
 
 
 def make_point_sets(problem: Problem, seed: int | None = None) -> PointSets:
@@ -45,8 +62,17 @@ def make_point_sets(problem: Problem, seed: int | None = None) -> PointSets:
         sets[name] = pts
         taken.append(pts)
     rng = np.random.default_rng([seed, _STREAM["constraint"]])
-    constraints = [constraint_points(problem, c.faces, c.n_points, rng) for c in problem.constraints]
-    return PointSets(constraints=constraints, **sets)
+    constraints = [_read_only(constraint_points(problem, c.faces, c.n_points, rng)) for c in problem.constraints]
+    return PointSets(constraints=constraints, **{k: _read_only(v) for k, v in sets.items()})
+
+
+def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:
+    """Fresh verification sets from their own seed streams, of the sizes the config asks for."""
+    rng = np.random.default_rng([seed, _VERIFY_STREAMS[0]])
+    interior = _sample(problem, problem.points["verify"], rng, uniform=False)
+    rng = np.random.default_rng([seed, _VERIFY_STREAMS[1]])
+    constraints = tuple(_read_only(constraint_points(problem, c.faces, c.n_points, rng)) for c in problem.constraints)
+    return VerificationPoints(_read_only(interior), constraints)
 
 
 def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.ndarray],

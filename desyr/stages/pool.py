@@ -46,10 +46,9 @@ import math
 from dataclasses import dataclass
 from typing import Hashable, Iterable, Sequence
 
-import numpy as np
 import sympy as sp
 
-from desyr.interfaces import ParetoMember
+from desyr.model.search import ParetoMember, teacher_fit_mse
 
 MAX_KEEP = 5
 MAX_KNEES = 2
@@ -218,17 +217,3 @@ def pool_fronts(runs: Iterable[tuple[int, Sequence[ParetoMember]]]) -> list[Pool
             if (float(m.loss), int(m.complexity)) < (float(entry.member.loss), int(entry.member.complexity)):
                 entry.member, entry.seed = m, seed
     return sorted(pooled.values(), key=lambda e: (int(e.member.complexity), float(e.member.loss)))
-
-
-# ------------------------------------------------------------------- numerics
-def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, y: np.ndarray) -> float:
-    """Mean squared error of ``expr`` against ``y`` at the rows of ``X``; ``inf`` when not finite."""
-    from desyr.numeric import evaluate
-
-    try:
-        values = evaluate(expr, symbols, np.asarray(X, dtype=float))
-    except Exception:  # an expression numpy cannot evaluate is unusable, not fatal
-        return math.inf
-    with np.errstate(all="ignore"):
-        err = float(np.mean((values - np.asarray(y, dtype=float).ravel()) ** 2))
-    return err if math.isfinite(err) else math.inf

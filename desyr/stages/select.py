@@ -2,26 +2,27 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 import sympy as sp
 
-from desyr.candidates import Candidate
-from desyr.context import RunContext
+from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext
 from desyr.expressions import complexity
-from desyr.interfaces import Gate
+from desyr.errors import PluginError
+from desyr.model.outcomes import GateRecord, Selection
+from desyr.roles import Gate, GateDecision
 from desyr.numeric import evaluate
 from desyr.physics import Scores, for_refinement, physics_scores
 from desyr.simplify import cleaning_proposal
 
-PAPER_SEQUENCE = ["convergence", "teacher_compatibility", "physics_equivalence", "complexity"]
+from desyr.stages.guard import contained
 
 
 def teacher_error(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> tuple[float | None, dict[str, float]]:
     """eps_T of eq. teacher-compat per field on X_S, and their mean (coupled form)."""
-    if not ctx.has_teacher:
+    if ctx.teacher_values is None:
         return None, {}
     per_field = {}
     for j, f in enumerate(ctx.problem.fields):
@@ -33,7 +34,7 @@ def teacher_error(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> tuple[float 
     return float(np.mean(list(per_field.values()))), per_field
 
 
-def physics_score(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> Scores:
+def measure_phi(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> Scores:
     residuals = for_refinement(ctx.problem, exprs, [], ctx.points, ctx.constraint_weight, jacobian=False)
     scores = physics_scores(residuals, ctx.constraint_weight)
     if not all(math.isfinite(v) for v in (scores.rho_r, scores.rho_c)):
@@ -46,7 +47,7 @@ def measure(candidate: Candidate, ctx: RunContext) -> None:
     if not candidate.expressions:
         return
     candidate.eps_T, candidate.eps_T_fields = teacher_error(ctx, candidate.expressions)
-    scores = physics_score(ctx, candidate.expressions)
+    scores = measure_phi(ctx, candidate.expressions)
     candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi
 
 
@@ -58,17 +59,23 @@ def clean(candidate: Candidate, ctx: RunContext) -> None:
     """
     if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
         return
-    proposal = {f: cleaning_proposal(e) for f, e in candidate.expressions.items()}
+    method = ctx.method
+    proposal = {f: cleaning_proposal(e, method.clean_term_tolerance, method.snap_integer_tolerance)
+                for f, e in candidate.expressions.items()}
     before = sum(complexity(e) for e in candidate.expressions.values())
     after = sum(complexity(e) for e in proposal.values())
     if after >= before:
         return
     eps, eps_fields = teacher_error(ctx, proposal)
-    scores = physics_score(ctx, proposal)
-    ok_phi = scores.phi <= 1.05 * candidate.phi + 1e-10
-    ok_eps = eps is None or (math.isfinite(eps) and eps <= 3 * candidate.eps_T + 1e-8)
+    scores = measure_phi(ctx, proposal)
+    # The same factors as the relative gates (one source: ctx.method), so cleaning never
+    # accepts what the gates would reject.
+    ok_phi = scores.phi <= method.physics_factor * candidate.phi + method.physics_absolute
+    ok_eps = eps is None or (candidate.eps_T is not None and math.isfinite(eps)
+                             and eps <= method.teacher_factor * candidate.eps_T + method.teacher_absolute)
     if math.isfinite(scores.phi) and ok_phi and ok_eps:
-        candidate.cleaning_note = f"cleaned (terms below 1e-8 dropped, round-off integers snapped): complexity {before} -> {after}"
+        candidate.cleaning_note = (f"cleaned (terms below {method.clean_term_tolerance:g} dropped, round-off "
+                                   f"integers snapped): complexity {before} -> {after}")
         candidate.expressions, candidate.cleaned = proposal, True
         candidate.eps_T, candidate.eps_T_fields = eps, eps_fields
         candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi
@@ -83,26 +90,6 @@ def preference_key(c: Candidate) -> tuple:
     return (c.complexity, eps, c.phi, seed)
 
 
-@dataclass
-class GateRecord:
-    gate: str
-    active: bool
-    note: str
-    kept: list[str]
-    removed: dict[str, str] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"gate": self.gate, "active": self.active, "note": self.note, "kept": self.kept,
-                "removed": [{"id": k, "reason": v} for k, v in self.removed.items()]}
-
-
-@dataclass
-class Selection:
-    selected: Candidate | None
-    records: list[GateRecord]
-    fallback: str | None = None
-
-
 def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
     survivors = [c for c in pool if c.expressions]
     for c in pool:
@@ -112,7 +99,7 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
             c.removed_reason = f"no finite refined expression ({status}: {c.refit.reason if c.refit else '-'})"
     records = []
     for gate in gates:
-        decision = gate.apply(survivors, ctx)
+        decision = apply_gate(gate, survivors, ctx)
         kept_ids = {c.id for c in decision.kept}
         unexplained = [c.id for c in survivors if c.id not in kept_ids and c.id not in decision.removed]
         removed = {**decision.removed, **{i: "removed without a reason" for i in unexplained}}
@@ -127,3 +114,25 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
         fallback = f"{len(survivors)} candidates survived the gates; chose by complexity, eps_T, Phi, seed"
         survivors = sorted(survivors, key=preference_key)[:1]
     return Selection(survivors[0] if survivors else None, records, fallback)
+
+
+def apply_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext) -> GateDecision:
+    """One gate, held to its contract: a GateDecision that keeps some of the given candidates,
+    at least one of a non-empty pool unless it gives a reason for removing each one;
+    any error is one line naming the gate."""
+    with contained("gate", gate.name):
+        decision = gate.apply(list(survivors), ctx)
+    if not isinstance(decision, GateDecision):
+        raise PluginError(f"gate '{gate.name}' returned {type(decision).__name__}, not a GateDecision")
+    ids = {c.id for c in survivors}
+    strangers = [getattr(c, "id", repr(c)) for c in decision.kept if getattr(c, "id", None) not in ids]
+    if strangers:
+        raise PluginError(f"gate '{gate.name}' kept candidate(s) it was not given: {', '.join(map(str, strangers[:3]))}")
+    unexplained = ids - {c.id for c in decision.kept} - set(decision.removed)
+    if survivors and not decision.kept and unexplained:
+        raise PluginError(f"gate '{gate.name}' removed all {len(survivors)} candidate(s) without a reason for "
+                          f"{len(unexplained)}; a gate must keep at least one candidate of a non-empty pool "
+                          "(or give a reason for removing each)")
+    by_id = {c.id: c for c in survivors}
+    decision.kept = [by_id[c.id] for c in decision.kept]
+    return decision

@@ -2,7 +2,7 @@
 
 Stage A has already searched every field on its own teacher output.  Here:
 
-1. shared-factor augmentation (:mod:`desyr.augment`) adds candidates built from
+1. shared-factor augmentation (:mod:`desyr.coupled.augment`) adds candidates built from
    exponential rates found in two or more fields;
 2. each field gets a shortlist: finite, non-duplicate, teacher-compatible
    (eps_T,f <= 3 min eps_T,f + 1e-8) and balanced between fit and complexity;
@@ -25,46 +25,21 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.augment import FieldCandidate, alternate_rankings, augment_fields
-from desyr.candidates import Candidate
-from desyr.context import RunContext
+from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fields, field_candidate
+from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext
 from desyr.errors import ConfigError
 from desyr.numeric import broadcast, columns, lambdify
-from desyr.problem import Problem
-from desyr.pipeline import refine_pool
-from desyr.selection import run_gates
-
-DEFAULTS: dict[str, Any] = {
-    "shortlist": 12,              # candidates per field
-    "screening_points": 750,      # interior subset of the refinement set
-    "screened_groups": 16,
-    "screening_starts": 1,
-    "screening_max_nfev": 1000,
-    "cluster_tolerance": 0.35,
-    "shared_clusters": 2,
-    "trig_factors": 3,
-    "added_per_field": 6,
-    "multiples": [1, 2, 3, 4],
-}
-
+from desyr.model.problem import Problem
+from desyr.model.outcomes import Selection
+from desyr.roles import Gate, Refiner
+from desyr.settings import read_section
+from desyr.stages.refit import refine_pool
+from desyr.stages.select import run_gates
+from desyr.model.context import CoupledInfo
 
 def coupled_settings(problem: Problem) -> dict[str, Any]:
-    given = dict(problem.sections.get("coupled") or {})
-    unknown = sorted(set(given) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(f"{problem.source}: [coupled] unknown key(s) {', '.join(unknown)}; "
-                          f"allowed: {', '.join(sorted(DEFAULTS))}")
-    settings = {**DEFAULTS, **given}
-    for key, value in settings.items():
-        if key == "multiples":
-            ok = isinstance(value, list) and value and all(isinstance(k, int) and k >= 1 for k in value)
-        elif key == "cluster_tolerance":
-            ok = isinstance(value, (int, float)) and value > 0
-        else:
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-        if not ok:
-            raise ConfigError(f"{problem.source}: [coupled] {key} = {value!r} is not valid")
-    return settings
+    return read_section(problem, "coupled")
 
 
 # --------------------------------------------------------------- shortlists
@@ -175,7 +150,7 @@ def screening_context(ctx: RunContext, n_points: int) -> RunContext:
         refine = refine[np.sort(rng.choice(refine.shape[0], n_points, replace=False))]
     sub = copy.copy(ctx)
     sub.points = replace(ctx.points, refine=refine)
-    sub.timings, sub.info = {}, {}
+    sub.timings = {}
     return sub
 
 
@@ -206,12 +181,10 @@ def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, 
     refine_pool(screened, screening_refiner(registry, refiner, settings), sctx)
     selection = run_gates(screened, gates, sctx)
     ctx.timings["screen"] = time.perf_counter() - start
-    ctx.info["coupled"] = {
-        "settings": settings, "augmentation": augment_info,
-        "shortlists": {f: {**list_info[f], "kept": [c.as_dict() for c in lists[f]]} for f in problem.fields},
-        "groups": len(ranked), "screened": len(screened),
-        "screening_seconds": round(ctx.timings["screen"], 3),
-    }
+    ctx.coupled = CoupledInfo(
+        settings=settings, augmentation=augment_info,
+        shortlists={f: {**list_info[f], "kept": [c.as_dict() for c in lists[f]]} for f in problem.fields},
+        groups=len(ranked), screened=len(screened), screening_seconds=round(ctx.timings["screen"], 3))
     return screened, selection
 
 
@@ -224,3 +197,13 @@ def refit_winner(selection, refiner, ctx: RunContext) -> None:
                                  "complexity": chosen.complexity, "nfev": chosen.refit.nfev}
     chosen.cleaned, chosen.cleaning_note = False, None
     refine_pool([chosen], refiner, ctx)
+
+
+def coupled_stages(pooled: dict[str, list], searcher: str, refiner: Refiner, registry, gates: list[Gate],
+                   ctx: RunContext) -> tuple[list[Candidate], Selection]:
+    """Coupled Stages A (augmentation, shortlists, groups), B (screening) and C, then the full refit."""
+    per_field = {f: [field_candidate(f, e.member.expression, ctx, searcher, e.seed) for e in entries]
+                 for f, entries in pooled.items()}
+    pool, selection = select_group(per_field, registry, refiner, gates, ctx)
+    refit_winner(selection, refiner, ctx)
+    return pool, selection

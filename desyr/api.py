@@ -1,0 +1,206 @@
+"""The Python API: ``run`` (the whole pipeline), ``refine`` (Stages B and C on given candidates),
+``load_problem`` and ``load_result``.
+
+Both entry points share one start (:func:`_start`: check the output folder and the
+settings, choose the components, snapshot the problem) and one end
+(:func:`_finish`: verify on fresh points, assemble the typed result, write it).
+Read top to bottom, ``run`` is the method in stage order.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from desyr._version import __version__
+from desyr.errors import ConfigError
+from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext
+from desyr.model.loading import load_problem
+from desyr.model.outcomes import Outcome, Selection
+from desyr.model.points import make_point_sets, make_verification_points
+from desyr.model.problem import Problem
+from desyr.model.result import (SCHEMA, ProblemInfo, Provenance, Residuals, Result, SelectionRecord,
+                                candidate_record, load_result)
+from desyr.registry import Registry, load_registry
+from desyr.roles import Gate, Refiner, Searcher, TeacherModel
+from desyr.expressions import expression_text
+from desyr.progress import Progress
+from desyr.settings import check_sections, component, gate_sequence, method_constants
+from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
+from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
+from desyr.stages.select import run_gates
+from desyr.stages.teach import attach_teacher, teacher_predict
+from desyr.stages.verify import verify_selection
+
+__all__ = ["run", "refine", "load_problem", "load_result", "Result"]
+
+
+@dataclass
+class _Started:
+    """What the shared start hands to a pipeline."""
+
+    ctx: RunContext
+    pristine: Problem          # the problem as read; no component ever receives this object
+    registry: Registry
+    refiner: Refiner
+    gates: list[Gate]
+    clock: float
+
+
+# ------------------------------------------------------------------ public API
+def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
+        out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
+        cache_dir: str | Path = ".desyr-cache") -> Result:
+    """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
+    s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
+    ctx = s.ctx
+    settings = search_settings(problem)
+    searcher = component(s.registry, problem, "searcher", "search")
+    check_operators(searcher, settings, problem)
+    # Stage A: teacher, then K seeded searches per field, retention and pooling
+    model = attach_teacher(s.registry, ctx)
+    pooled = search_fields(searcher, settings, ctx)
+    if len(problem.fields) == 1:
+        pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0], searcher.name)
+        # Stage B: physics-only refit of every finite candidate
+        refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
+        # Stage C: checked cleaning happened per candidate; now the gates
+        selection = _select(pool, s.gates, ctx)
+    else:
+        from desyr.coupled.groups import coupled_stages
+
+        pool, selection = coupled_stages(pooled, searcher.name, s.refiner, s.registry, s.gates, ctx)
+    components = {"teacher": ctx.teacher.plugin if ctx.teacher else "", "searcher": searcher.name}
+    return _finish("run", s, pool, selection, out, components, model)
+
+
+def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
+           registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
+           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache") -> Result:
+    """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
+    s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
+    pool = []
+    for i, text in enumerate(candidates):
+        exprs = parse_candidate(problem, text)
+        reason = check_finite(problem, exprs, s.ctx)
+        if reason:
+            raise ConfigError(f"candidate {i}: {reason}")
+        pool.append(Candidate(f"c{i}", exprs))
+    if not pool:
+        raise ConfigError("no candidate given (use --candidate EXPR)")
+    model = attach_teacher(s.registry, s.ctx) if use_teacher else None
+    refine_pool(pool, s.refiner, s.ctx)
+    selection = _select(pool, s.gates, s.ctx)
+    components = {"teacher": s.ctx.teacher.plugin} if s.ctx.teacher else {}
+    return _finish("refine", s, pool, selection, out, components, model)
+
+
+# ------------------------------------------------------------------ start and end
+def _start(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
+           progress: Progress | None, cache_dir: str | Path, retrain: bool) -> _Started:
+    """Everything that can fail on bad input fails here, before any work."""
+    clock = time.perf_counter()
+    if out is not None:
+        check_out_dir(out)
+    check_sections(problem)
+    seed = problem.points["seed"] if seed is None else seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r}")
+    registry = registry or load_registry()
+    refiner = component(registry, problem, "refiner", "refine")
+    gates = gate_sequence(registry, problem)
+    pristine = copy.deepcopy(problem)
+    ctx = RunContext(copy.deepcopy(problem), make_point_sets(problem, int(seed)), seed=int(seed),
+                     method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
+                     progress=progress or Progress())
+    return _Started(ctx, pristine, registry, refiner, gates, clock)
+
+
+def _select(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
+    start = time.perf_counter()
+    selection = run_gates(pool, gates, ctx)
+    ctx.timings["select"] = time.perf_counter() - start
+    return selection
+
+
+def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selection, out: str | Path | None,
+            components: dict[str, str], model: TeacherModel | None) -> Result:
+    ctx = s.ctx
+    points = make_verification_points(s.pristine, ctx.seed)
+    teacher_values = None
+    if model is not None and s.pristine.reference is not None and ctx.teacher is not None:
+        teacher_values = teacher_predict(model, ctx.teacher.plugin, points.interior)
+    outcome = verify_selection(selection, ctx, s.pristine, points, teacher_values)
+    ctx.timings["total"] = time.perf_counter() - s.clock
+    components = {**components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
+    result = build_result(command, ctx, s.pristine, pool, outcome, components)
+    if out is not None:
+        write_result(result, out)
+    return result
+
+
+def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Candidate], outcome: Outcome,
+                 components: dict[str, str]) -> Result:
+    chosen = outcome.selection.selected
+    v = outcome.verification
+    residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint)) if v else None
+    tol = ctx.method.exact_tolerance
+    exact = bool(v and all(r is not None and r <= tol for r in (v.R_eq, v.R_con if v.R_con is not None else 0.0)))
+    has_exprs = chosen is not None and bool(chosen.expressions)
+    return Result(
+        command=command,
+        problem=ProblemInfo(problem.name, problem.title, problem.source, list(problem.fields),
+                            list(problem.variable_names)),
+        seed=ctx.seed,
+        expression={f: str(expression_text(e)) for f, e in chosen.expressions.items()}
+        if has_exprs and chosen and chosen.expressions else None,
+        pre_refit_expression={f: str(expression_text(e)) for f, e in chosen.search_expressions.items()}
+        if has_exprs and chosen else None,
+        selected_id=chosen.id if has_exprs and chosen else None,
+        converged=bool(chosen and chosen.converged),
+        status=chosen.refit.status if chosen and chosen.refit else "no_candidate",
+        complexity=chosen.complexity if has_exprs and chosen else None,
+        exact=exact, exact_tolerance=tol, residuals=residuals, errors=outcome.errors,
+        selection=SelectionRecord(outcome.selection.records, outcome.selection.fallback),
+        candidates=[candidate_record(c) for c in pool],
+        teacher=ctx.teacher, search=ctx.search, coupled=ctx.coupled,
+        timings={k: round(t, 4) for k, t in ctx.timings.items()},
+        provenance=Provenance(__version__, components, _config_hash(problem)),
+        schema=SCHEMA)
+
+
+def write_result(result: Result, out: str | Path) -> Path:
+    """``result.json`` and ``report.md`` in ``out``."""
+    from desyr.report import render_report
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "result.json").write_text(result.to_json(), encoding="utf-8")
+    (out / "report.md").write_text(render_report(result), encoding="utf-8")
+    return out
+
+
+def check_out_dir(out: str | Path) -> None:
+    """``--out`` must be a folder we can write, checked before any work."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--out {out}: exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".desyr-write-check-{id(path)}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+
+
+def _config_hash(problem: Problem) -> str:
+    text = repr((problem.name, problem.source, [e.text for e in problem.equations],
+                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, problem.sections))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,1 @@
+"""Coupled multi-field problems: shared rates (rates), augmentation (augment), group selection (groups)."""

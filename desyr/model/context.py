@@ -1,0 +1,90 @@
+"""What a run carries between stages, and the typed facts each stage records for the result."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from desyr.model.points import PointSets
+from desyr.model.problem import Problem
+from desyr.progress import Progress
+from desyr.settings import METHOD, MethodConstants
+
+
+@dataclass
+class TeacherInfo:
+    """Stage A, teacher: which plugin, and the JSON-safe facts its model reports."""
+
+    plugin: str
+    facts: dict[str, Any] = field(default_factory=dict)   # training time, S_val history, cache key, ...
+
+    @property
+    def selected_step(self) -> int | None:
+        step = self.facts.get("selected_step")
+        return step if isinstance(step, int) else None
+
+
+@dataclass
+class SearchRun:
+    """One seeded search: its front and what the searcher reported."""
+
+    field: str
+    seed: int
+    front_size: int
+    kept: int
+    seconds: float
+    front: list[dict[str, Any]]
+    dropped: list[str] = field(default_factory=list)       # members the core rejected, with reasons
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SearchInfo:
+    """Stage A, search: the plugin, settings, every run, and the pool sizes."""
+
+    plugin: str
+    seeds: list[int]
+    binary: list[str]
+    unary: list[str]
+    max_size: int
+    runs: list[SearchRun] = field(default_factory=list)
+    pool_size_per_field: dict[str, int] = field(default_factory=dict)
+    pool_size: int = 0
+
+
+@dataclass
+class CoupledInfo:
+    """The coupled stage: augmentation, shortlists, group ranking and screening."""
+
+    settings: dict[str, Any]
+    augmentation: dict[str, Any]
+    shortlists: dict[str, Any]
+    groups: int
+    screened: int
+    screening_seconds: float
+
+
+@dataclass
+class RunContext:
+    problem: Problem
+    points: PointSets
+    seed: int = 0
+    teacher_values: np.ndarray | None = None      # (N_S, n_fields) teacher samples on points.search
+    method: MethodConstants = METHOD
+    cache_dir: Path = Path(".desyr-cache")
+    retrain: bool = False
+    progress: Progress = field(default_factory=Progress)
+    timings: dict[str, float] = field(default_factory=dict)
+    teacher: TeacherInfo | None = None
+    search: SearchInfo | None = None
+    coupled: CoupledInfo | None = None
+
+    @property
+    def has_teacher(self) -> bool:
+        return self.teacher_values is not None
+
+    @property
+    def constraint_weight(self) -> float:
+        return self.method.constraint_weight

@@ -1,0 +1,148 @@
+"""A differential problem: box domain, fields, equations, constraints, reference.
+
+Built from a TOML config (see ``docs/config.md``).  Equations and constraint
+operators are sympy expressions over variables and *jet symbols* (``u``,
+``u_x``, ``u_xx``...), so the refit, the verification and the PINN teacher all
+read the same single definition.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.expressions import ExpressionError, Jet, Vocabulary, parse_expression
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class Face:
+    """A constraint set: the box with some variables fixed to values.
+
+    All variables fixed gives a single point; one spatial variable fixed gives a
+    face; ``t`` fixed at its lower bound gives the initial slice.
+    """
+
+    fixed: tuple[tuple[str, float], ...]
+
+    def describe(self) -> str:
+        return ", ".join(f"{n} = {v:g}" for n, v in self.fixed)
+
+
+@dataclass
+class Equation:
+    text: str
+    lhs: sp.Expr              # over variables and jets
+    forcing: sp.Expr          # over variables only
+    forcing_text: str
+
+    @property
+    def residual(self) -> sp.Expr:
+        return self.lhs - self.forcing
+
+
+@dataclass
+class Constraint:
+    label: str
+    operator: sp.Expr         # over variables and jets
+    value: sp.Expr            # over variables only
+    faces: list[Face]
+    n_points: int
+
+    @property
+    def residual(self) -> sp.Expr:
+        return self.operator - self.value
+
+    @property
+    def fields(self) -> set[str]:
+        return {j.field for j in jets_in(self.operator)}
+
+
+@dataclass
+class Problem:
+    name: str
+    title: str
+    variables: list[Variable]
+    fields: list[str]
+    equations: list[Equation]
+    constraints: list[Constraint]
+    reference: dict[str, sp.Expr] | None
+    vocabulary: Vocabulary
+    time: str | None = None
+    points: dict[str, int] = field(default_factory=dict)
+    sections: dict[str, Any] = field(default_factory=dict)   # search/teacher/refine/selection raw tables
+    source: str = ""
+
+    # ---------------------------------------------------------------- symbols
+    @property
+    def variable_names(self) -> list[str]:
+        return [v.name for v in self.variables]
+
+    @property
+    def symbols(self) -> list[sp.Symbol]:
+        return [self.vocabulary.var_symbols[v] for v in self.variable_names]
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return np.array([[v.lo, v.hi] for v in self.variables], dtype=float)
+
+    @property
+    def dim(self) -> int:
+        return len(self.variables)
+
+    def parse(self, text: str | float, *, allow_fields: bool = False) -> sp.Expr:
+        """Parse a user expression in this problem's names (fields only if allowed)."""
+        expr = parse_expression(text, self.vocabulary)
+        if not allow_fields and jets_in(expr, self.vocabulary):
+            raise ExpressionError(f"{text!r} may only use the variables {', '.join(self.variable_names)}")
+        return expr
+
+    def jets(self) -> list[Jet]:
+        """Every field derivative the equations and constraints need, sorted."""
+        found: set[Jet] = set()
+        for expr in [e.lhs for e in self.equations] + [c.operator for c in self.constraints]:
+            found |= jets_in(expr, self.vocabulary)
+        return sorted(found, key=lambda j: (j.field, j.order, j.wrt))
+
+    def jet_symbol(self, jet: Jet) -> sp.Symbol:
+        return self.vocabulary.jet_symbol(jet)
+
+    # ---------------------------------------------------------- substitution
+    def apply(self, expr: sp.Expr, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+        """Replace every jet in ``expr`` by the matching derivative of ``solution``."""
+        subs = {}
+        for sym in expr.free_symbols:
+            jet = self.vocabulary.jet_of(sym)
+            if jet is None:
+                continue
+            if jet.field not in solution:
+                raise ConfigError(f"no expression given for field '{jet.field}'")
+            base = solution[jet.field]
+            subs[sym] = sp.diff(base, *[self.vocabulary.var_symbols[v] for v in jet.wrt]) if jet.wrt else base
+        return expr.xreplace(subs)
+
+    def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
+        """Reference values (n, n_fields), or None; only for post hoc error."""
+        if not self.reference:
+            return None
+        from desyr.numeric import evaluate
+        return np.column_stack([evaluate(self.reference[f], self.symbols, X) for f in self.fields])
+
+
+def jets_in(expr: sp.Expr, vocabulary: Vocabulary | None = None) -> set[Jet]:
+    out = set()
+    for sym in expr.free_symbols:
+        jet = vocabulary.jet_of(sym) if vocabulary else None
+        if jet is not None:
+            out.add(jet)
+    return out

@@ -1,0 +1,260 @@
+"""The typed, versioned result of ``run`` and ``refine`` (``result.json``).
+
+A :class:`Result` is a tree of dataclasses; :meth:`Result.to_json` writes it and
+:func:`load_result` reads it back into the same types.  Schema history is in
+``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.expressions import expression_text
+from desyr.model.candidates import Candidate, topology
+from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
+from desyr.model.outcomes import Errors, GateRecord
+
+SCHEMA = "desyr.result/2"
+READABLE_SCHEMAS = ("desyr.result/2",)
+
+
+@dataclass
+class ProblemInfo:
+    name: str
+    title: str
+    source: str
+    fields: list[str]
+    variables: list[str]
+
+
+@dataclass
+class Residuals:
+    """Verification residuals on independent points (R_con is None without constraints)."""
+
+    R_eq: float
+    R_con: float | None
+    R_eq_per_equation: list[float] = field(default_factory=list)
+    R_con_per_constraint: list[float] = field(default_factory=list)
+
+
+@dataclass
+class CandidateRecord:
+    """One pooled candidate as it went through Stages B and C."""
+
+    id: str
+    searcher: str
+    search_seed: int | None
+    topology: dict[str, str]
+    pre_refit_expression: dict[str, str]
+    expression: dict[str, str] | None
+    search_complexity: int | None
+    search_loss: float | None
+    complexity: int | None
+    status: str
+    converged: bool
+    reason: str | None
+    nfev: int
+    objective: float | None
+    params_initial: list[float]
+    params_refined: list[float]
+    refit_seconds: float | None
+    shared_rates: list[dict[str, Any]]
+    cleaned: bool
+    cleaning: str | None
+    eps_T: float | None
+    phi: float | None
+    rho_r: float | None
+    rho_c: float | None
+    removed_by: str | None
+    removed_reason: str | None
+    screening: dict[str, Any] | None = None
+
+
+@dataclass
+class SelectionRecord:
+    gates: list[GateRecord]
+    fallback: str | None = None
+
+
+@dataclass
+class Provenance:
+    """Where a result came from: versions, components and the config's content hash."""
+
+    desyr_version: str
+    components: dict[str, str] = field(default_factory=dict)     # role -> component name
+    config_sha256: str | None = None
+
+
+@dataclass
+class Result:
+    """What ``desyr run`` / ``desyr refine`` found, typed; ``result.json`` is its JSON form."""
+
+    command: str
+    problem: ProblemInfo
+    seed: int
+    expression: dict[str, str] | None
+    pre_refit_expression: dict[str, str] | None
+    selected_id: str | None
+    converged: bool
+    status: str
+    complexity: int | None
+    exact: bool
+    exact_tolerance: float
+    residuals: Residuals | None
+    errors: Errors
+    selection: SelectionRecord
+    candidates: list[CandidateRecord]
+    teacher: TeacherInfo | None
+    search: SearchInfo | None
+    coupled: CoupledInfo | None
+    timings: dict[str, float]
+    provenance: Provenance
+    exact_form: dict[str, Any] | None = None
+    schema: str = SCHEMA
+
+    # ---------------------------------------------------------------- reading
+    def sympy(self, field: str | None = None) -> sp.Expr | None:
+        """The selected expression of ``field`` (the only field by default) as sympy, or None."""
+        if self.expression is None:
+            return None
+        name = field or self.problem.fields[0]
+        if name not in self.expression:
+            raise KeyError(f"no field {name!r}; fields: {', '.join(self.expression)}")
+        symbols = {v: sp.Symbol(v, real=True) for v in self.problem.variables}
+        return sp.sympify(self.expression[name], locals=symbols)
+
+    def get_best(self) -> CandidateRecord | None:
+        """The selected candidate's record."""
+        return next((c for c in self.candidates if c.id == self.selected_id), None)
+
+    # ---------------------------------------------------------------- writing
+    def to_dict(self) -> dict[str, Any]:
+        data = _plain(self)
+        data["errors"] = _plain(self.errors.as_dict())
+        order = ["schema"] + [f.name for f in dataclasses.fields(self) if f.name != "schema"]
+        return {k: data[k] for k in order}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Result":
+        if not isinstance(data, dict) or data.get("schema") not in READABLE_SCHEMAS:
+            found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+            raise ConfigError(f"not a DeSyR result of schema {', '.join(READABLE_SCHEMAS)} (found {found!r})")
+        data = dict(data)
+        data["errors"] = _errors_from(data.get("errors") or {}, data["problem"]["fields"])
+        return _build(cls, data)
+
+
+def candidate_record(c: Candidate) -> CandidateRecord:
+    """A pooled candidate as it goes into ``result.json``."""
+    refit = c.refit
+    return CandidateRecord(
+        id=c.id, searcher=c.searcher, search_seed=c.search_seed,
+        topology={f: str(expression_text(topology(e))) for f, e in c.search_expressions.items()},
+        pre_refit_expression={f: str(expression_text(e)) for f, e in c.search_expressions.items()},
+        expression={f: str(expression_text(e)) for f, e in (c.expressions or {}).items()} or None,
+        search_complexity=c.search_complexity, search_loss=c.search_loss,
+        complexity=c.complexity if c.expressions else None,
+        status=refit.status if refit else "pending", converged=c.converged,
+        reason=refit.reason if refit else None, nfev=refit.nfev if refit else 0,
+        objective=refit.objective if refit else None,
+        params_initial=list(refit.initial) if refit else [], params_refined=list(refit.params) if refit else [],
+        refit_seconds=round(refit.seconds, 6) if refit else None,
+        shared_rates=list(refit.shared_rates) if refit else [],
+        cleaned=c.cleaned, cleaning=c.cleaning_note, eps_T=c.eps_T, phi=c.phi,
+        rho_r=c.rho_r, rho_c=c.rho_c, removed_by=c.removed_by, removed_reason=c.removed_reason,
+        screening=c.extra.get("screening"))
+
+
+def load_result(path: str | Path) -> Result:
+    """Read ``result.json`` (or a folder holding one) back into a :class:`Result`."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "result.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no result at {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {exc})") from None
+    try:
+        return Result.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {exc})") from None
+
+
+# ------------------------------------------------------------------ plumbing
+def number(value: float | None) -> float | str | None:
+    """A float for JSON: non-finite values become strings ('inf', 'nan')."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else str(value)
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, float):
+        return number(obj)
+    return obj
+
+
+def _errors_from(flat: dict[str, Any], fields: list[str]) -> Errors:
+    def get(key: str) -> float | None:
+        return _float(flat.get(key))
+    fieldwise = {f: _float(flat[f"rel_l2_{f}"]) for f in fields if f"rel_l2_{f}" in flat}
+    return Errors(get("rel_l2"), get("pre_refit_rel_l2"), get("teacher_rel_l2"),
+                  {k: v for k, v in fieldwise.items() if v is not None})
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _build(cls: type, data: Any) -> Any:
+    """The dataclass ``cls`` from its plain form, following the declared field types."""
+    if not isinstance(data, dict):
+        raise TypeError(f"{cls.__name__} expects a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _convert(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _convert(options[0], value) if len(options) == 1 else value
+    if dataclasses.is_dataclass(hint):
+        return value if isinstance(value, hint) else _build(hint, value)
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return [_convert(item, v) for v in value]
+    if hint is float:
+        return float(value)
+    return value
+
+
+__all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
+           "GateRecord", "Errors", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]

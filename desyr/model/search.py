@@ -1,0 +1,73 @@
+"""What crosses the searcher boundary: the task, front members and the typed search result."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+
+@dataclass
+class SearchTask:
+    """One seeded symbolic search on teacher samples for one field."""
+
+    X: np.ndarray                 # (n, d) structure-search points X_S (read-only)
+    y: np.ndarray                 # (n,) teacher values of the field (read-only)
+    variables: Sequence[str]      # names of the columns of X, in order
+    binary: Sequence[str]         # common vocabulary: + - * / ^
+    unary: Sequence[str]          # common vocabulary: sin cos exp tanh log sqrt ...
+    max_size: int                 # complexity bound C_max
+    seed: int
+    budget: Mapping[str, Any] = field(default_factory=dict)  # iterations, populations, time_limit
+    field_name: str = "u"
+
+
+@dataclass
+class ParetoMember:
+    """One member of an empirical Pareto front."""
+
+    expression: sp.Expr           # with sympy Float constants, in the problem's variables
+    complexity: int               # raw search complexity (node count of the unsimplified tree)
+    loss: float                   # teacher-fit MSE on X_S
+
+
+@dataclass
+class SearchResult:
+    """What one seeded search returns: its empirical front and facts for the report.
+
+    ``info`` holds JSON-safe facts (seconds, generations, dropped members, ...);
+    anything else a searcher puts there is left out of ``result.json``.
+    """
+
+    front: list[ParetoMember]
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, y: np.ndarray) -> float:
+    """Mean squared error of ``expr`` against ``y`` at the rows of ``X``; ``inf`` when not finite."""
+    from desyr.numeric import evaluate
+
+    try:
+        values = evaluate(expr, symbols, np.asarray(X, dtype=float))
+    except Exception:  # an expression numpy cannot evaluate is unusable, not fatal
+        return math.inf
+    with np.errstate(all="ignore"):
+        err = float(np.mean((values - np.asarray(y, dtype=float).ravel()) ** 2))
+    return err if math.isfinite(err) else math.inf
+
+
+def jsonable(info: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-safe part of a plugin's info mapping (numpy scalars and arrays converted)."""
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        if isinstance(value, np.ndarray):
+            value = value.tolist()
+        elif isinstance(value, (np.floating, np.integer, np.bool_)):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            value = str(value)
+        if isinstance(value, (str, int, float, bool, list, dict, type(None))):
+            out[str(key)] = value
+    return out

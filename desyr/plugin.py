@@ -1,0 +1,54 @@
+"""The stable import surface for plugin authors.
+
+Everything a teacher, searcher, refiner or gate needs is importable from here;
+a plugin that uses nothing else keeps working when DeSyR's internals move::
+
+    from desyr.plugin import Gate, GateDecision, Option, hookimpl
+
+    class ParameterCountGate(Gate):
+        name = "max_params"
+        options = {"limit": Option(4, "most free constants", kind=int, low=0)}
+
+        def apply(self, pool, context):
+            ...
+
+    @hookimpl
+    def desyr_register_gates():
+        return [ParameterCountGate]
+
+Register it under the ``desyr`` entry-point group of your package, or in process
+with :func:`load_registry` ``(extra_plugins=[module])`` (notebooks and tests).
+Helpers for tests are in :mod:`desyr.testing`.
+"""
+from __future__ import annotations
+
+from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+from desyr.expressions import complexity, expression_text
+from desyr.hookspecs import hookimpl, hookspec
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.context import RunContext
+from desyr.model.points import PointSets
+from desyr.model.problem import Problem
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
+from desyr.numeric import evaluate
+from desyr.options import Option
+from desyr.parameterize import Parameterization, parameterize
+from desyr.physics import ResidualSystem, Scores, for_refinement, physics_scores
+from desyr.registry import Registry, load_registry
+from desyr.roles import Component, Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel, optional_import
+from desyr.simplify import simplify_expression
+from desyr.stages.select import preference_key
+
+__all__ = [
+    # hooks and registration
+    "hookimpl", "hookspec", "load_registry", "Registry",
+    # roles
+    "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
+    # data types
+    "Problem", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
+    # helpers
+    "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
+    "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
+    # errors
+    "ComponentError", "ConfigError", "PluginError", "DesyrError",
+]

@@ -1,0 +1,251 @@
+"""Plugin loading and the component registry.
+
+Follows tox 4's manager: load the ``desyr`` entry points (built-ins are entry
+points too) in a fixed order, skip blocked names, then ``check_pending()``.  A
+plugin that fails to import, to register, to meet its role's contract or to
+answer its hooks is recorded with its error and unregistered; the others keep
+working.
+
+Precedence: entry points are loaded sorted by entry-point name, and plugins
+registered in process (``load_registry(extra_plugins=...)``) come after them.
+When two plugins contribute a component of the same role and name, the first
+one loaded wins; the other is *shadowed*: listed by ``desyr plugins``, reported
+as a warning, and still selectable with the qualified name ``PLUGIN:NAME``
+(for example ``plugin = "my_pkg:operon"``).
+"""
+from __future__ import annotations
+
+import importlib.metadata as md
+import inspect
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import pluggy
+
+from desyr.errors import ConfigError, DesyrError, PluginError
+from desyr.options import specs_of
+from desyr import hookspecs
+from desyr.roles import ROLES, Component
+
+GROUP = "desyr"
+BLOCK_ENV = "DESYR_DISABLE_PLUGINS"
+IN_PROCESS = "(registered in process)"
+_HOOK_OF_ROLE = {role: f"desyr_register_{role}s" for role in ROLES}
+
+
+@dataclass(frozen=True)
+class ComponentInfo:
+    """One contributed component: where it came from and what it accepts."""
+
+    role: str
+    name: str
+    origin: str                 # distribution and version, or IN_PROCESS
+    cls: type[Component]
+    plugin: str = ""            # entry-point (or registration) name of the contributing plugin
+    shadowed_by: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.plugin}:{self.name}"
+
+    def as_dict(self) -> dict[str, Any]:
+        options = {name: {"default": _json_default(spec.default), "type": spec.type_text(),
+                          "range": spec.range_text() or None, "doc": spec.doc}
+                   for name, spec in specs_of(self.cls.options).items()}
+        return {"role": self.role, "name": self.name, "origin": self.origin, "entry_point": self.plugin,
+                "qualified_name": self.qualified_name, "default": _is_default(self.cls),
+                "shadowed_by": self.shadowed_by, "options": options}
+
+
+@dataclass
+class Registry:
+    pm: pluggy.PluginManager
+    components: dict[str, dict[str, ComponentInfo]] = field(default_factory=dict)
+    shadowed: list[ComponentInfo] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)     # plugin name -> error
+
+    def names(self, role: str) -> list[str]:
+        return sorted(self.components.get(role, {}))
+
+    def info(self, role: str, name: str) -> ComponentInfo:
+        """The component a config names: ``NAME`` (the winner) or ``PLUGIN:NAME`` (any contributor)."""
+        plugin, sep, bare = name.rpartition(":")
+        table = self.components.get(role, {})
+        found = table.get(bare)
+        if sep and found is not None and found.plugin != plugin:
+            found = next((s for s in self.shadowed if s.role == role and s.qualified_name == name), None)
+        if found is None:
+            raise PluginError(self._unknown(role, name))
+        return found
+
+    def get(self, role: str, name: str) -> type[Component]:
+        return self.info(role, name).cls
+
+    def create(self, role: str, name: str, options: dict[str, Any] | None = None) -> Component:
+        return self.get(role, name)(**(options or {}))
+
+    def default(self, role: str) -> str:
+        """The name of the component that declares itself the default of ``role``."""
+        names = [n for n, info in sorted(self.components.get(role, {}).items()) if _is_default(info.cls)]
+        if not names:
+            raise ConfigError(f"no installed {role} declares itself the default; name one in the config "
+                              f"(installed: {', '.join(self.names(role)) or 'none'})")
+        return names[0]
+
+    def default_gates(self) -> list[str]:
+        gates = [(info.cls.default_position, n) for n, info in self.components.get("gate", {}).items()  # type: ignore[attr-defined]
+                 if getattr(info.cls, "default_position", None) is not None]
+        return [n for _, n in sorted(gates)]
+
+    def listing(self) -> list[ComponentInfo]:
+        rows = [info for role in ROLES for _, info in sorted(self.components.get(role, {}).items())]
+        return rows + sorted(self.shadowed, key=lambda i: (ROLES.index(i.role), i.name, i.plugin))
+
+    def _unknown(self, role: str, name: str) -> str:
+        installed = ", ".join(self.names(role)) or "(none)"
+        hint = "".join(f"\n  plugin '{p}' failed to load: {e}" for p, e in self.failures.items())
+        return f"unknown {role} '{name}'; installed {role}s: {installed}{hint}"
+
+    # Problem hooks are called one implementation at a time, in precedence order, so a
+    # broken plugin cannot take `desyr problems` or a problem spec down.
+    def load_problem(self, spec: str):
+        for impl in self._impls("desyr_load_problem"):
+            try:
+                problem = impl.function(spec=spec)
+            except DesyrError:
+                raise
+            except Exception as exc:
+                self._fail(impl.plugin_name, "desyr_load_problem", exc)
+                continue
+            if problem is not None:
+                return problem
+        raise ConfigError(f"no config file or known problem called {spec!r} (see 'desyr problems')")
+
+    def problem_library(self) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = []
+        for impl in self._impls("desyr_problem_library"):
+            try:
+                rows.extend((str(a), str(b)) for a, b in impl.function() or [])
+            except Exception as exc:
+                self._fail(impl.plugin_name, "desyr_problem_library", exc)
+        return rows
+
+    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
+        # pluggy lists implementations last-registered first; registration order is precedence order.
+        return list(reversed(getattr(self.pm.hook, hook).get_hookimpls()))
+
+    def _fail(self, plugin_name: str, hook: str, exc: Exception) -> None:
+        self.failures[plugin_name] = f"{hook} failed: {type(exc).__name__}: {exc}"
+        plugin = self.pm.get_plugin(plugin_name)
+        if plugin is not None:
+            self.pm.unregister(plugin)
+        for table in self.components.values():
+            for name in [n for n, info in table.items() if info.plugin == plugin_name]:
+                del table[name]
+        self.shadowed = [s for s in self.shadowed if s.plugin != plugin_name]
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(GROUP)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
+                  entry_points: bool = True) -> Registry:
+    """Discover entry points, register them and collect their components.
+
+    ``extra_plugins`` registers modules or objects in process (notebooks, tests);
+    they come after every entry point in precedence. ``entry_points=False``
+    loads only those, for a registry isolated from what is installed.
+    """
+    blocked = set(block) | {b.strip() for b in os.environ.get(BLOCK_ENV, "").split(",") if b.strip()}
+    pm = new_plugin_manager()
+    registry = Registry(pm)
+    origins: dict[str, str] = {}
+    found = sorted(md.entry_points(group=GROUP), key=lambda ep: ep.name) if entry_points else []
+    for ep in found:
+        if ep.name in blocked or pm.has_plugin(ep.name):
+            continue
+        origins[ep.name] = _origin(ep)
+        try:
+            pm.register(ep.load(), name=ep.name)
+        except Exception as exc:  # any import or validation error stays with its plugin
+            registry.failures[ep.name] = f"{type(exc).__name__}: {exc}"
+    for plugin in extra_plugins:
+        name = pm.register(plugin)
+        if name is None:
+            raise PluginError(f"could not register {plugin!r} (already registered or blocked)")
+        origins[name] = IN_PROCESS
+    _check_pending(registry)
+    _collect_components(registry, origins)
+    return registry
+
+
+def _origin(ep: md.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else "unknown"
+
+
+def _check_pending(registry: Registry) -> None:
+    # check_pending raises on the first offender; drop it and look again.
+    while True:
+        try:
+            registry.pm.check_pending()
+            return
+        except pluggy.PluginValidationError as exc:
+            name = registry.pm.get_name(exc.plugin) or str(exc.plugin)
+            registry.failures[name] = f"PluginValidationError: {exc}"
+            registry.pm.unregister(exc.plugin)
+
+
+def _collect_components(registry: Registry, origins: dict[str, str]) -> None:
+    # Each hookimpl is called on its own so that one broken plugin cannot hide the rest.
+    for role, hook_name in _HOOK_OF_ROLE.items():
+        table = registry.components.setdefault(role, {})
+        for impl in registry._impls(hook_name):
+            if impl.plugin_name in registry.failures:
+                continue
+            try:
+                classes = list(impl.function() or [])
+                for cls in classes:
+                    check_contract(cls, role)
+            except Exception as exc:
+                registry._fail(impl.plugin_name, hook_name, exc)
+                continue
+            for cls in classes:
+                info = ComponentInfo(role, cls.name, origins.get(impl.plugin_name, "unknown"), cls, impl.plugin_name)
+                winner = table.get(cls.name)
+                if winner is None:
+                    table[cls.name] = info
+                else:
+                    registry.shadowed.append(ComponentInfo(role, cls.name, info.origin, cls, info.plugin,
+                                                           shadowed_by=winner.plugin))
+
+
+def check_contract(cls: Any, role: str) -> None:
+    """The role contract, checked at load: a concrete subclass with a name and valid option specs."""
+    if not (isinstance(cls, type) and issubclass(cls, Component) and cls.role == role):
+        raise PluginError(f"{cls!r} is not a {role} component class")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name or ":" in name or name != name.strip():
+        raise PluginError(f"{cls.__name__} has no valid name (a non-empty string without ':')")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        raise PluginError(f"{role} '{name}' ({cls.__name__}) does not implement {missing}")
+    try:
+        specs = specs_of(cls.options)
+        for option, spec in specs.items():
+            if spec.kind is not object and spec.default is not None:
+                spec.check(option, spec.default)
+    except (DesyrError, TypeError, AttributeError) as exc:
+        raise PluginError(f"{role} '{name}' declares invalid options: {exc}") from None
+
+
+def _is_default(cls: type[Component]) -> bool:
+    return bool(getattr(cls, "default", False)) or getattr(cls, "default_position", None) is not None
+
+
+def _json_default(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, list, dict, type(None))) else repr(value)

@@ -1,0 +1,129 @@
+"""``report.md``: the human summary of a :class:`desyr.model.result.Result`.
+
+Every string that a config or a plugin supplies (title, source, notes, reasons)
+is escaped before it is rendered, so no config can put text, markup or a fake
+verdict into the report (``md``).  Expressions are printed by DeSyR itself and
+shown as code.
+"""
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from desyr.model.result import Result
+
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~#])")
+
+
+def md(text: Any) -> str:
+    """Plain text made inert for Markdown and HTML: one line, markup characters escaped."""
+    one_line = " ".join(str(text).split())
+    return _MARKDOWN.sub(r"\\\1", html.escape(one_line, quote=False))
+
+
+def code(text: Any) -> str:
+    """Inline code that cannot be broken out of (backticks replaced, one line)."""
+    return "`" + " ".join(str(text).replace("`", "'").split()).replace("|", "\\|") + "`"
+
+
+def fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return "0" if v == 0 else (f"{v:.3e}" if abs(v) < 1e-3 or abs(v) >= 1e4 else f"{v:.4g}")
+    return md(v)
+
+
+def render_report(r: Result) -> str:
+    lines = [f"# DeSyR {md(r.command)}: {md(r.problem.title)}", ""]
+    if r.expression is None:
+        lines += ["**No candidate could be selected** (every candidate was removed; see the gates below).", ""]
+    else:
+        lines += ["## Selected expression", ""]
+        lines += [f"    {f} = {e}" for f, e in r.expression.items()]
+        lines += ["", verdict(r), ""]
+        lines += _exact_section(r)
+        if r.teacher is not None and r.teacher.selected_step == 0:
+            lines += ["**Warning:** the teacher never improved on its initial network (S_val was lowest at "
+                      "step 0); its samples carry little information. Revisit the teacher settings.", ""]
+        lines += _quantities(r)
+    lines += _coupled_section(r)
+    lines += ["## Gates", "", "| gate | active | kept | removed | note |", "|---|---|---|---|---|"]
+    for g in r.selection.gates:
+        lines.append(f"| {md(g.gate)} | {'yes' if g.active else 'no'} | {len(g.kept)} | {len(g.removed)} | {md(g.note)} |")
+    if r.selection.fallback:
+        lines += ["", md(r.selection.fallback)]
+    lines += ["", "## Candidates", "", "| id | searcher | status | nfev | complexity | eps_T | Phi | removed by | expression |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for c in r.candidates:
+        expr = "; ".join(f"{k} = {v}" for k, v in (c.expression or c.pre_refit_expression).items())
+        mark = md(c.removed_by) if c.removed_by else ("**selected**" if c.id == r.selected_id else "")
+        lines.append(f"| {md(c.id)} | {md(c.searcher)} | {md(c.status)} | {c.nfev} | {fmt(c.complexity)} | "
+                     f"{fmt(c.eps_T)} | {fmt(c.phi)} | {mark} | {code(expr)} |")
+    lines += ["", "## Timings (s)", "", "| stage | seconds |", "|---|---|"]
+    lines += [f"| {md(k)} | {v:.3f} |" for k, v in r.timings.items()]
+    lines += ["", f"DeSyR {md(r.provenance.desyr_version)}, schema {md(r.schema)}; components: "
+              + ", ".join(f"{md(k)} {md(v)}" for k, v in r.provenance.components.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _quantities(r: Result) -> list[str]:
+    res, err = r.residuals, r.errors
+    lines = ["| quantity | value |", "|---|---|",
+             f"| status | {md(r.status)} |", f"| converged | {r.converged} |",
+             f"| final complexity | {fmt(r.complexity)} |",
+             f"| R_eq (independent interior points) | {fmt(res.R_eq if res else None)} |",
+             f"| R_con (independent constraint points) | {fmt(res.R_con if res else None)} |",
+             f"| relative L2 vs reference | {fmt(err.rel_l2)} |"]
+    lines += [f"| relative L2 of {md(f)} | {fmt(v)} |" for f, v in err.fieldwise.items()]
+    lines += [f"| pre-refit relative L2 | {fmt(err.pre_refit_rel_l2)} |"] if err.pre_refit_rel_l2 is not None else []
+    lines += [f"| teacher relative L2 | {fmt(err.teacher_rel_l2)} |"] if err.teacher_rel_l2 is not None else []
+    best = r.get_best()
+    if best is not None:
+        lines.append(f"| proposed by | {md(best.searcher)} |")
+    lines += ["", "Pre-refit (search) expression: " +
+              "; ".join(code(f"{f} = {e}") for f, e in (r.pre_refit_expression or {}).items()), ""]
+    return lines
+
+
+def _exact_section(r: Result) -> list[str]:
+    form = r.exact_form
+    if not form or not form.get("latex"):
+        return []
+    lines = ["Exact form:", ""]
+    lines += [f"$$ {f} = {tex} $$" for f, tex in form["latex"].items()]
+    match = form.get("symbolic_match")
+    if match is not None:
+        lines += ["", f"Symbolic match with the reference: {'yes' if match else 'no'}"]
+    return lines + [""]
+
+
+def _coupled_section(r: Result) -> list[str]:
+    coupled = r.coupled
+    if coupled is None:
+        return []
+    shared = coupled.augmentation.get("shared", [])
+    rates = ", ".join(f"{c['median_rate']:.6g} in {md(c['variable'])} (fields {md(', '.join(c['fields']))})"
+                      for c in shared)
+    sizes = " x ".join(str(len(v["kept"])) for v in coupled.shortlists.values())
+    best = r.get_best()
+    ties = "; ".join(f"{md(t['field'])}: {t['multiple']}\\*{md(t['parameter'])}" for t in (best.shared_rates if best else []))
+    return ["## Coupled stage", "",
+            f"- shared exponential rates: {rates or 'none'}",
+            f"- shortlists {sizes} gave {coupled.groups} groups; the best {coupled.screened} were screened "
+            f"({coupled.screening_seconds:.1f} s)",
+            f"- rates tied in the final refit: {ties or 'none'}", ""]
+
+
+def verdict(r: Result) -> str:
+    if r.exact:
+        return (f"**Verified**: the expression satisfies the governing equation and the constraints to "
+                f"{r.exact_tolerance:g} on independent points.")
+    res = r.residuals
+    values = [v for v in ((res.R_eq, res.R_con) if res else ()) if v is not None]
+    worst = f"{max(values):.3e}" if values and all(isinstance(v, float) for v in values) else "non-finite"
+    return (f"**Not an exact solution.** The verification residuals (worst {worst}) exceed "
+            f"{r.exact_tolerance:g}: this expression approximates the solution but is not exact. "
+            "The gates are relative, so they always pick something; only these absolute residuals "
+            "say whether recovery succeeded. A missing operator in the library is a common cause.")

@@ -1,0 +1,38 @@
+"""One rule for a component's errors: a one-line error naming the role and the component.
+
+A component that raises anything (a :class:`desyr.errors.ComponentError` or any
+other exception) inside :func:`contained` ends the run with one
+:class:`desyr.errors.PluginError` line: ``searcher 'sindy' failed: ...``.
+Stage B isolates refits per candidate instead (one bad candidate must not
+end the run), see :func:`desyr.stages.refit.refine_pool`.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+
+
+@contextmanager
+def contained(role: str, name: str) -> Iterator[None]:
+    try:
+        yield
+    except ComponentError as exc:
+        raise PluginError(f"{role} '{name}': {_strip(str(exc), role, name)}") from None
+    except (ConfigError, PluginError):
+        raise
+    except DesyrError as exc:
+        raise PluginError(f"{role} '{name}': {exc}") from None
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except BaseException as exc:  # a plugin's bug or its sys.exit(): one line, never a traceback
+        raise PluginError(f"{role} '{name}' failed: {type(exc).__name__}: {_strip(str(exc), role, name)}") from None
+
+
+def _strip(message: str, role: str, name: str) -> str:
+    """Drop the component's own ``role 'name': `` prefix so it is not said twice."""
+    prefix = f"{role} '{name}': "
+    while message.startswith(prefix):
+        message = message[len(prefix):]
+    return message.splitlines()[0] if message else "(no message)"

@@ -1,0 +1,117 @@
+"""Stage B: freeze each candidate's tree and refit its constants from the physics alone."""
+from __future__ import annotations
+
+import time
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.expressions import ExpressionError
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.context import RunContext
+from desyr.model.problem import Problem
+from desyr.numeric import evaluate
+from desyr.roles import Refiner
+from desyr.stages.select import clean, measure
+
+
+def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
+    """``"sin(3.14*x)"`` for one field, ``"u = ...; v = ..."`` or a dict for several."""
+    if isinstance(text, Mapping):
+        parts = dict(text)
+    elif len(problem.fields) == 1 and "=" not in text:
+        parts = {problem.fields[0]: text}
+    else:
+        parts = {}
+        for piece in text.split(";"):
+            name, sep, body = piece.partition("=")
+            if not sep:
+                raise ConfigError(f"candidate {text!r:.80}: write 'field = expression' separated by ';'")
+            parts[name.strip()] = body.strip()
+    if set(parts) != set(problem.fields):
+        raise ConfigError(f"candidate {text!r:.80}: needs exactly the fields {', '.join(problem.fields)}")
+    try:
+        return {f: problem.parse(parts[f]) for f in problem.fields}
+    except ExpressionError as exc:
+        raise ConfigError(f"candidate {text!r:.80}: {exc}") from None
+
+
+def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext) -> str | None:
+    """A reason if the expression is non-finite somewhere on the refinement or constraint points."""
+    X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
+    for f, e in exprs.items():
+        if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+            return f"{f} = {e} is not finite"
+        try:
+            values = evaluate(e, problem.symbols, X)
+        except Exception as exc:  # an expression numpy cannot evaluate is not finite anywhere useful
+            return f"{f} = {e} cannot be evaluated ({type(exc).__name__})"
+        if not np.all(np.isfinite(values)):
+            bad = X[~np.isfinite(values)][0]
+            where = ", ".join(f"{v} = {x:.4g}" for v, x in zip(problem.variable_names, bad))
+            return f"{f} = {e} is not finite at {where}"
+    return None
+
+
+def screen_finite(pool: list[Candidate], ctx: RunContext) -> list[Candidate]:
+    """Candidates that are non-finite on the point sets are recorded as failed and not refit."""
+    keep = []
+    for cand in pool:
+        reason = check_finite(ctx.problem, cand.search_expressions, ctx)
+        if reason:
+            cand.refit = RefitOutcome({}, "failed", False, reason=f"non-finite before refit: {reason}")
+        else:
+            keep.append(cand)
+    return keep
+
+
+def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext) -> None:
+    """Stage B for every candidate, shortest first, then measurement and checked cleaning.
+
+    Errors are isolated per candidate: a refiner that raises, or returns something
+    that is not a :class:`RefitOutcome`, marks that candidate failed with the reason."""
+    order = sorted(pool, key=lambda c: c.complexity)
+    start = time.perf_counter()
+    for i, cand in enumerate(order, 1):
+        try:
+            outcome = refiner.refine(cand, ctx.problem, ctx.points)
+            if not isinstance(outcome, RefitOutcome):
+                raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
+            cand.refit = outcome
+            cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
+            measure(cand, ctx)
+            clean(cand, ctx)
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except BaseException as exc:  # one unusable candidate must not end the run; record why
+            cand.refit = RefitOutcome({}, "failed", False, reason=f"{type(exc).__name__}: {exc}")
+            cand.expressions = None
+        ctx.progress.bar("refit", i, len(order), status=cand.refit.status)
+    ctx.timings["refine"] = ctx.timings.get("refine", 0.0) + time.perf_counter() - start
+    counts: dict[str, int] = {}
+    for c in pool:
+        status = c.refit.status if c.refit else "pending"
+        counts[status] = counts.get(status, 0) + 1
+    ctx.progress.message(f"stage B: refit {len(pool)} candidate(s) in {time.perf_counter() - start:.2f} s "
+                         f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+
+
+def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:
+    """The refined expressions, only if they are sympy expressions of the candidate's fields
+    in the problem's variables (a refiner may not change what the candidate is about)."""
+    exprs = outcome.expressions or {}
+    if not exprs:
+        return {}
+    if set(exprs) != set(cand.search_expressions):
+        raise ValueError(f"refined fields {sorted(exprs)} differ from the candidate's {sorted(cand.search_expressions)}")
+    names = set(problem.variable_names)
+    for f, e in exprs.items():
+        if not isinstance(e, sp.Expr):
+            raise TypeError(f"refined {f} is {type(e).__name__}, not a sympy expression")
+        foreign = sorted(s.name for s in e.free_symbols if s.name not in names)
+        if foreign:
+            raise ValueError(f"refined {f} uses {', '.join(foreign)}, which are not variables of the problem")
+    by_name = {s.name: s for s in problem.symbols}
+    return {f: e.xreplace({s: by_name[s.name] for s in e.free_symbols}) for f, e in exprs.items()}

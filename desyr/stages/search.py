@@ -1,0 +1,134 @@
+"""Stage A, second half: K seeded searches per field, member checks, retention and pooling."""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.expressions import expression_text
+from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext, SearchInfo, SearchRun
+from desyr.model.problem import Problem
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
+from desyr.roles import Searcher
+from desyr.settings import read_section
+from desyr.stages.guard import contained
+from desyr.stages.pool import PooledCandidate, pool_fronts, retain
+
+
+def search_settings(problem: Problem) -> dict[str, Any]:
+    return read_section(problem, "search")
+
+
+def search_seeds(base: int, runs: int) -> list[int]:
+    return [1000 * base + k for k in range(runs)]
+
+
+def check_operators(searcher: Searcher, settings: dict[str, Any], problem: Problem) -> None:
+    with contained("searcher", searcher.name):
+        try:
+            searcher.check_operators(settings["binary"], settings["unary"])
+        except Exception as exc:
+            raise ConfigError(f"{problem.source}: [search]: {exc}") from None
+
+
+def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict, list[str]]:
+    """One seeded search with the searcher's errors contained; its checked front, info and drops."""
+    # The searcher gets its own copies: libraries may need writable arrays, and nothing it does
+    # to them reaches the run's points.
+    mine = replace(task, X=np.array(task.X, dtype=float), y=np.array(task.y, dtype=float))
+    with contained("searcher", searcher.name):
+        answer = searcher.search(mine)
+    if isinstance(answer, SearchResult):
+        front, info = answer.front, answer.info
+    elif isinstance(answer, (list, tuple)):
+        front, info = list(answer), dict(getattr(searcher, "last_run_info", {}) or {})
+    else:
+        raise ConfigError(f"searcher '{searcher.name}' returned {type(answer).__name__}; "
+                          "expected a SearchResult or a list of ParetoMember")
+    members, dropped = checked_members(front, problem)
+    if dropped:
+        warnings.warn(f"searcher '{searcher.name}' returned {len(dropped)} unusable front member(s), dropped: "
+                      + "; ".join(dropped[:3]), RuntimeWarning, stacklevel=2)
+    return members, jsonable(info), dropped
+
+
+def checked_members(front: list[Any], problem: Problem) -> tuple[list[ParetoMember], list[str]]:
+    """Members with a sympy expression in the problem's variables (same-named foreign symbols are
+    mapped onto the problem's own), an integer complexity and a finite loss; the rest with reasons."""
+    by_name = {s.name: s for s in problem.symbols}
+    kept, dropped = [], []
+    for i, m in enumerate(front):
+        reason = _member_problem(m, by_name)
+        if reason:
+            dropped.append(f"member {i}: {reason}")
+            continue
+        expr = m.expression.xreplace({s: by_name[s.name] for s in m.expression.free_symbols})
+        if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+            dropped.append(f"member {i}: {expression_text(expr)} is not finite")
+            continue
+        kept.append(ParetoMember(expr, int(m.complexity), float(m.loss)))
+    return kept, dropped
+
+
+def _member_problem(m: Any, by_name: dict[str, sp.Symbol]) -> str | None:
+    if not isinstance(m, ParetoMember):
+        return f"not a ParetoMember ({type(m).__name__})"
+    if not isinstance(m.expression, sp.Expr):
+        return f"expression is {type(m.expression).__name__}, not a sympy expression"
+    foreign = sorted(s.name for s in m.expression.free_symbols if s.name not in by_name)
+    if foreign:
+        return f"uses {', '.join(foreign)}, which are not variables of the problem ({', '.join(by_name)})"
+    if isinstance(m.complexity, bool) or not isinstance(m.complexity, (int, float)) or not m.complexity >= 0:
+        return f"complexity {m.complexity!r} is not a non-negative number"
+    try:
+        loss = float(m.loss)
+    except (TypeError, ValueError):
+        return f"loss {m.loss!r} is not a number"
+    return None if math.isfinite(loss) else f"loss {loss} is not finite"
+
+
+def search_fields(searcher: Searcher, settings: dict[str, Any], ctx: RunContext) -> dict[str, list[PooledCandidate]]:
+    """K seeded searches per field on that field's teacher output, retention and pooling."""
+    problem, start = ctx.problem, time.perf_counter()
+    assert ctx.teacher_values is not None, "the teacher runs before the search"
+    seeds = search_seeds(ctx.seed, settings["runs"])
+    info = SearchInfo(searcher.name, seeds, list(settings["binary"]), list(settings["unary"]), int(settings["max_size"]))
+    per_field: dict[str, list[PooledCandidate]] = {}
+    for j, field in enumerate(problem.fields):
+        kept_runs = []
+        for k, seed in enumerate(seeds, 1):
+            ctx.progress.message(f"stage A: {searcher.name} search {k}/{len(seeds)} for {field} (seed {seed})")
+            task = SearchTask(X=ctx.points.search, y=ctx.teacher_values[:, j], variables=list(problem.variable_names),
+                              binary=list(settings["binary"]), unary=list(settings["unary"]),
+                              max_size=int(settings["max_size"]), seed=seed, budget=dict(settings["budget"]),
+                              field_name=field)
+            t0 = time.perf_counter()
+            front, run_info, dropped = run_search(searcher, task, problem)
+            kept = retain(front)
+            kept_runs.append((seed, kept))
+            info.runs.append(SearchRun(field, seed, len(front), len(kept), round(time.perf_counter() - t0, 3),
+                                       [{"expression": expression_text(m.expression), "complexity": m.complexity,
+                                         "loss": m.loss} for m in front], dropped, run_info))
+        per_field[field] = pool_fronts(kept_runs)
+        info.pool_size_per_field[field] = len(per_field[field])
+    info.pool_size = sum(info.pool_size_per_field.values())
+    ctx.timings["search"] = time.perf_counter() - start
+    ctx.search = info
+    ctx.progress.message(f"stage A: {info.pool_size} pooled candidate(s) from "
+                         f"{len(info.runs)} search(es) in {ctx.timings['search']:.1f} s")
+    return per_field
+
+
+def pooled_candidates(pooled: list[PooledCandidate], field: str, searcher: str) -> list[Candidate]:
+    """The single-field pool as candidates, in pool order."""
+    return [Candidate(f"c{i}", {field: e.member.expression}, searcher=searcher,
+                      search_seed=e.seed, search_complexity=int(e.member.complexity),
+                      search_loss=float(e.member.loss), extra={"seeds": list(e.seeds)})
+            for i, e in enumerate(pooled)]

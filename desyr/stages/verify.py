@@ -1,0 +1,73 @@
+"""Verification: R_eq and R_con of the selected expression, and post hoc errors.
+
+Everything here is computed on :class:`VerificationPoints` drawn after every
+component has run, from the problem as it was read from the config (the
+api keeps a private copy that no component received).  The reference enters only
+the relative L2 errors, which no stage uses.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Mapping
+
+import numpy as np
+import sympy as sp
+
+from desyr.model.context import RunContext
+from desyr.model.outcomes import Errors, Outcome, Selection
+from desyr.model.points import VerificationPoints
+from desyr.model.problem import Problem
+from desyr.numeric import evaluate
+from desyr.physics import verify
+
+
+def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray) -> float | None:
+    """Post hoc relative L2 error against the reference at ``X`` (None without a reference)."""
+    ref = problem.evaluate_reference(X)
+    if ref is None:
+        return None
+    if isinstance(exprs_or_values, np.ndarray):
+        pred = exprs_or_values
+    else:
+        pred = np.column_stack([evaluate(exprs_or_values[f], problem.symbols, X) for f in problem.fields])
+    with np.errstate(all="ignore"):
+        err = float(np.linalg.norm(pred - ref) / np.linalg.norm(ref))
+    return err if math.isfinite(err) else math.inf
+
+
+def fieldwise_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> dict[str, float]:
+    ref = problem.evaluate_reference(X)
+    if ref is None:
+        return {}
+    out = {}
+    for j, f in enumerate(problem.fields):
+        pred = evaluate(exprs[f], problem.symbols, X)
+        with np.errstate(all="ignore"):
+            err = float(np.linalg.norm(pred - ref[:, j]) / np.linalg.norm(ref[:, j]))
+        out[f] = err if math.isfinite(err) else math.inf
+    return out
+
+
+def verify_selection(selection: Selection, ctx: RunContext, pristine: Problem, points: VerificationPoints,
+                     teacher_values: np.ndarray | None = None) -> Outcome:
+    """Verification residuals and post hoc errors of the selected candidate (joint and per field).
+
+    ``pristine`` is the problem as read from the config, ``points`` fresh verification sets,
+    ``teacher_values`` the teacher's predictions at ``points.interior`` (post hoc teacher error)."""
+    start = time.perf_counter()
+    chosen = selection.selected
+    errors = Errors()
+    verification = None
+    if chosen is not None and chosen.expressions:
+        exprs = chosen.expressions
+        verification = verify(pristine, exprs, points)
+        errors.rel_l2 = relative_l2(pristine, exprs, points.interior)
+        errors.pre_refit_rel_l2 = relative_l2(pristine, chosen.search_expressions, points.interior)
+        if len(pristine.fields) > 1:
+            errors.fieldwise = fieldwise_l2(pristine, exprs, points.interior)
+    if teacher_values is not None:
+        errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, points.interior)
+    ctx.timings["verify"] = time.perf_counter() - start
+    return Outcome(selection, verification, errors)
+

@@ -1,0 +1,143 @@
+"""Helpers for testing DeSyR plugins, in the spirit of pytest's ``pytester``.
+
+Build a problem from TOML text, a run context with its point sets, candidates
+and fronts, and run one component in isolation, without training a teacher::
+
+    from desyr.testing import make_problem, make_context, run_refiner
+
+    problem = make_problem(SINE_TOML)
+    outcome = run_refiner(MyRefiner(), problem, "sin(3.1*x)")
+    assert outcome.converged
+
+Everything here uses the same code paths as ``desyr run``; nothing is faked.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from desyr.errors import ConfigError
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.context import RunContext
+from desyr.model.loading import problem_from_dict, tomllib
+from desyr.model.outcomes import Selection
+from desyr.model.points import make_point_sets
+from desyr.model.problem import Problem
+from desyr.model.search import ParetoMember, SearchResult, SearchTask
+from desyr.progress import Progress
+from desyr.registry import Registry, load_registry
+from desyr.roles import Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel
+from desyr.settings import method_constants
+from desyr.stages.refit import parse_candidate, refine_pool
+from desyr.stages.search import run_search
+from desyr.stages.select import run_gates
+
+__all__ = ["SINE_POISSON_1D", "make_problem", "make_context", "make_candidate", "make_task", "run_teacher",
+           "run_searcher", "run_refiner", "run_gates_on", "isolated_registry", "refit_pool", "front_of", "decision"]
+
+#: a small, fast problem: u'' = -pi^2 sin(pi x) on [0, 1], u(0) = u(1) = 0, solution sin(pi x)
+SINE_POISSON_1D = """
+name = "sine_poisson_1d"
+title = "Sine-Poisson 1D (testing)"
+[domain]
+x = [0, 1]
+[[equations]]
+lhs = "u_xx + pi**2*sin(pi*x)"
+[[constraints]]
+on = ["x = 0", "x = 1"]
+value = 0
+[reference]
+u = "sin(pi*x)"
+[points]
+refine = 300
+verify = 300
+search = 100
+validate = 100
+"""
+
+
+def make_problem(toml_text: str = SINE_POISSON_1D, source: str = "<test>") -> Problem:
+    """A problem from TOML text, checked exactly as a config file is."""
+    try:
+        data = tomllib.loads(toml_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
+    return problem_from_dict(data, source=source)
+
+
+def make_context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None = None,
+                 progress: Progress | None = None, **kwargs: Any) -> RunContext:
+    """A run context with the problem's point sets (and teacher values on X_S, if given)."""
+    ctx = RunContext(problem, make_point_sets(problem, seed), seed=seed, method=method_constants(problem),
+                     progress=progress or Progress(verbose=False), **kwargs)
+    if teacher_values is not None:
+        ctx.teacher_values = np.asarray(teacher_values, dtype=float).reshape(len(ctx.points.search), -1)
+    return ctx
+
+
+def make_candidate(problem: Problem, text: str | Mapping[str, str], id: str = "c0", **kwargs: Any) -> Candidate:
+    """A candidate from ``"sin(3.1*x)"`` (one field) or ``"u = ...; v = ..."``."""
+    return Candidate(id, parse_candidate(problem, text), **kwargs)
+
+
+def make_task(problem: Problem, y: np.ndarray | None = None, *, field: str | None = None, seed: int = 0,
+              unary: Iterable[str] = (), binary: Iterable[str] = ("+", "-", "*", "/"), max_size: int = 15,
+              budget: Mapping[str, Any] | None = None) -> SearchTask:
+    """A search task on the problem's X_S; ``y`` defaults to the reference on X_S."""
+    points = make_point_sets(problem, seed)
+    field = field or problem.fields[0]
+    if y is None:
+        ref = problem.evaluate_reference(points.search)
+        if ref is None:
+            raise ConfigError("make_task needs y when the problem has no reference")
+        y = ref[:, problem.fields.index(field)]
+    return SearchTask(points.search, np.asarray(y, dtype=float), list(problem.variable_names), list(binary),
+                      list(unary), max_size, seed, dict(budget or {}), field)
+
+
+def run_teacher(teacher: Teacher, problem: Problem, seed: int = 0) -> tuple[TeacherModel, np.ndarray]:
+    """Prepare the teacher and return its model and its values on the verification points."""
+    ctx = make_context(problem, seed)
+    model = teacher.prepare(problem, ctx)
+    return model, np.asarray(model.predict(ctx.points.verify), dtype=float)
+
+
+def run_searcher(searcher: Searcher, problem: Problem, task: SearchTask | None = None) -> SearchResult:
+    """One search through the core's checks (bad members dropped with a warning)."""
+    task = task or make_task(problem)
+    front, info, _ = run_search(searcher, task, problem)
+    return SearchResult(front, info)
+
+
+def run_refiner(refiner: Refiner, problem: Problem, candidate: str | Candidate, seed: int = 0) -> RefitOutcome:
+    """Stage B on one candidate, as ``desyr refine`` runs it."""
+    cand = candidate if isinstance(candidate, Candidate) else make_candidate(problem, candidate)
+    refit_pool([cand], refiner, make_context(problem, seed))
+    assert cand.refit is not None
+    return cand.refit
+
+
+def refit_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext) -> None:
+    """Stage B plus measurement and checked cleaning on a pool, in place."""
+    refine_pool(pool, refiner, ctx)
+
+
+def run_gates_on(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
+    """Stage C on an already refit pool, with the core's gate contract checks."""
+    return run_gates(pool, gates, ctx)
+
+
+def isolated_registry(*plugins: Any) -> Registry:
+    """A registry of only the given plugin modules or objects (no installed entry points)."""
+    return load_registry(extra_plugins=plugins, entry_points=False)
+
+
+def front_of(*members: tuple[str, int, float], problem: Problem) -> list[ParetoMember]:
+    """Front members from ``(expression text, complexity, loss)`` triples."""
+    return [ParetoMember(problem.parse(text), size, loss) for text, size, loss in members]
+
+
+def decision(kept: list[Candidate], removed: Mapping[str, str] | None = None) -> GateDecision:
+    return GateDecision(list(kept), dict(removed or {}))
+
