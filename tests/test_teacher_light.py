@@ -124,6 +124,7 @@ def test_callable(sine, tmp_path, monkeypatch):
         NOT_CALLABLE = 3
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
     model = CallableTeacher(function="my_teacher_fn:u").prepare(problem, ctx)
     X = ctx.points.verify
     assert np.allclose(model.predict(X)[:, 0], np.sin(np.pi * X[:, 0]))
