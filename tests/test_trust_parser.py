@@ -84,3 +84,30 @@ def test_huge_exact_constant_evaluates_non_finite():
     x = sp.Symbol("x", real=True)
     values = evaluate(sp.Integer(10) ** 400 * x, [x], np.ones((3, 1)))
     assert values.shape == (3,)
+
+
+CLI_CONFIG = """
+name = "h"
+[domain]
+{var} = [0, 1]
+[[equations]]
+lhs = "{lhs}"
+[[constraints]]
+on = ["{var} = 0"]
+value = 0
+"""
+
+
+@pytest.mark.parametrize("var,lhs", [("x", "u_xx + 10**10**10*x"), ("x", "u_xx + 2**2**2**2**2*x"),
+                                     ("x", "u_xx + 1/(x-x)"), ("x", "u_xx + log(0)"),
+                                     ("x", "u_xx + " + "+".join(["x"] * 2000)), ("sin", "u_sinsin"),
+                                     ("x", "u_xx + ｓｉｎ(x)")])
+def test_cli_one_line_exit_2(tmp_path, capsys, var, lhs):
+    from desyr.cli import main
+
+    cfg = tmp_path / "h.toml"
+    cfg.write_text(CLI_CONFIG.format(var=var, lhs=lhs), encoding="utf-8")
+    assert main(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("desyr: error: ")
+    assert not (tmp_path / "o").exists()
