@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBLEMS = [
     # (key, config, paper problem, paper teacher seconds)
-    ("sine_poisson_1d", ROOT / "desyr" / "problems" / "05_sine_poisson_1d.toml", "Param. Poisson", 22.8),
-    ("burgers", ROOT / "desyr" / "problems" / "13_burgers.toml", "Burgers", 225.0),
-    ("helmholtz", ROOT / "desyr" / "problems" / "11_helmholtz.toml", "Helmholtz", 743.0),
+    ("sine_poisson_1d", ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml", "Param. Poisson", 22.8),
+    ("burgers", ROOT / "plugins" / "desyr_paper" / "problems" / "13_burgers.toml", "Burgers", 225.0),
+    ("helmholtz", ROOT / "plugins" / "desyr_paper" / "problems" / "11_helmholtz.toml", "Helmholtz", 743.0),
 ]
 
 

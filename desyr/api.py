@@ -11,13 +11,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
 from desyr._version import __version__
+from desyr.atomic import run_lock, write_text_atomic
 from desyr.errors import ConfigError
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
@@ -58,6 +60,12 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
         cache_dir: str | Path = ".desyr-cache") -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
+    with _out_lock(out):
+        return _run(problem, seed, registry, out, progress, retrain, cache_dir)
+
+
+def _run(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
+         progress: Progress | None, retrain: bool, cache_dir: str | Path) -> Result:
     s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
     ctx = s.ctx
     settings = search_settings(problem)
@@ -84,6 +92,13 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
            registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
            progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache") -> Result:
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
+    with _out_lock(out):
+        return _refine(problem, list(candidates), seed, registry, use_teacher, out, progress, retrain, cache_dir)
+
+
+def _refine(problem: Problem, candidates: list[str | Mapping[str, str]], seed: int | None,
+            registry: Registry | None, use_teacher: bool, out: str | Path | None, progress: Progress | None,
+            retrain: bool, cache_dir: str | Path) -> Result:
     s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
     pool = []
     for i, text in enumerate(candidates):
@@ -106,8 +121,6 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
            progress: Progress | None, cache_dir: str | Path, retrain: bool) -> _Started:
     """Everything that can fail on bad input fails here, before any work."""
     clock = time.perf_counter()
-    if out is not None:
-        check_out_dir(out)
     check_sections(problem)
     seed = problem.points["seed"] if seed is None else seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
@@ -176,14 +189,26 @@ def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Can
 
 
 def write_result(result: Result, out: str | Path) -> Path:
-    """``result.json`` and ``report.md`` in ``out``."""
+    """``report.md`` and then ``result.json`` in ``out``, each atomically: a ``result.json``
+    that exists is complete, and it is written last, so its presence means the run finished."""
     from desyr.report import render_report
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "result.json").write_text(result.to_json(), encoding="utf-8")
-    (out / "report.md").write_text(render_report(result), encoding="utf-8")
+    write_text_atomic(out / "report.md", render_report(result))
+    write_text_atomic(out / "result.json", result.to_json())
     return out
+
+
+@contextmanager
+def _out_lock(out: str | Path | None) -> Iterator[None]:
+    """Two runs on one ``--out`` would overwrite each other: the second is refused."""
+    if out is None:
+        yield
+        return
+    check_out_dir(out)
+    with run_lock(out):
+        yield
 
 
 def check_out_dir(out: str | Path) -> None:

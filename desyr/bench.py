@@ -1,34 +1,69 @@
 """``desyr bench``: run problems over several seeds, resumable, and tabulate like the paper.
 
-Each run is a separate ``desyr run`` process writing ``DIR/runs/<name>/seed<k>/``,
-so a crash or a time-out is recorded for that run and the others continue. A run
-whose ``result.json`` exists is skipped, which makes an interrupted bench resumable.
+Each run is a separate ``desyr run`` process writing ``DIR/runs/<name>-<hash>/seed<k>/``,
+so a crash or a time-out is recorded for that run and the others continue.
+
+Run directories identify their config: ``<hash>`` is a short sha256 of the
+config's text (a file) or of the loaded problem (a spec answered by a plugin
+hook), so ``a/tiny.toml`` and ``b/tiny.toml`` never share a directory.  Each run
+directory holds a marker ``run.json`` with the full hash; a run is skipped on
+resume only when its ``result.json`` is readable JSON *and* the marker matches
+this config and these settings.  A truncated or foreign result is run again.
+
+Children are started as ``python -P -m desyr run ...`` (``-P``: the working
+directory is not put on ``sys.path``, so a stray ``desyr.py`` or plugin module
+there is never imported; ``PYTHONPATH`` set by the user is kept, minus empty
+entries, which would mean the working directory).  Each child gets its own
+process group, and on Linux ``PR_SET_PDEATHSIG``: a killed bench takes its child
+with it, and SIGTERM/SIGINT of the bench kill the child's whole group.  The
+environment, including ``DESYR_ALLOW_CALLABLE``, is inherited.
+
+All bench files are written atomically (:mod:`desyr.atomic`) and ``DIR`` is
+locked for the duration of the bench, so two benches cannot share it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import platform
+import re
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from desyr.errors import ConfigError
+from desyr import __version__
+from desyr.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
+from desyr.errors import ConfigError, DesyrError
 from desyr.progress import Progress
 
 RECOVERED = 1e-10
 COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
 STAGES = ["teacher", "search", "refine", "total"]
+MARKER = "run.json"
+#: bump when the meaning of a stored run changes (what a run directory's hash covers)
+LAYOUT = 2
 
 
 def library(registry) -> list[tuple[str, str]]:
     return sorted(registry.problem_library())
 
 
+def _library_prefixes(registry) -> list[str]:
+    return sorted({spec.partition(":")[0] + ":" for spec, _ in library(registry) if ":" in spec})
+
+
 def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
+    """Config files as given; other names resolved through the problem hooks to a canonical spec.
+
+    A bare name (``burgers``, ``13``) is tried under every prefix of the problem
+    library (``paper:`` for the bundled problems); it must resolve under exactly one.
+    """
     if all_:
         by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
         return [spec for spec, _ in by_id if not spec.endswith("_polynomial")]
@@ -39,49 +74,268 @@ def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
         if Path(n).is_file():
             out.append(n)
             continue
-        if n.endswith(".toml") or "/" in n:
+        if n.endswith(".toml") or "/" in n or os.sep in n:
             raise ConfigError(f"config file not found: {n}")
-        spec = n if ":" in n else f"paper:{n}"
-        problem = registry.load_problem(spec)     # a clear error if no plugin knows it
-        out.append(f"paper:{problem.name}" if spec.startswith("paper:") else spec)
+        out.append(_canonical_spec(registry, n))
     return out
 
 
-def run_dir(out: Path, spec: str, seed: int) -> Path:
-    return out / "runs" / spec.split(":")[-1].replace("/", "_").removesuffix(".toml") / f"seed{seed}"
+def _canonical_spec(registry, name: str) -> str:
+    known = {spec for spec, _ in library(registry)}
+    if ":" in name:
+        problem = registry.load_problem(name)            # a clear error if no plugin knows it
+        return _library_name(problem, name, known)
+    found: dict[str, str] = {}
+    for prefix in _library_prefixes(registry):
+        try:
+            problem = registry.load_problem(prefix + name)
+        except DesyrError:
+            continue
+        found[prefix] = _library_name(problem, prefix + name, known)
+    if not found:
+        problem = registry.load_problem(name)            # some plugin may answer bare names
+        return _library_name(problem, name, known)
+    if len(found) > 1:
+        raise ConfigError(f"problem name {name!r} is ambiguous: {', '.join(sorted(found.values()))}; "
+                          f"write it with its prefix")
+    return next(iter(found.values()))
 
 
-def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress) -> dict[str, Any]:
-    where = run_dir(out, spec, seed)
-    if (where / "result.json").is_file():
+def _library_name(problem, spec: str, known: set[str]) -> str:
+    """The library's own spelling of a problem (``paper:13`` -> ``paper:burgers``) when there is one."""
+    source = str(getattr(problem, "source", "") or "")
+    return source if source in known else spec
+
+
+# ----------------------------------------------------------------- identity
+def _problem_fingerprint(problem) -> str:
+    """A stable text of a hook-loaded problem (no file to hash)."""
+    def text(x):
+        return str(x)
+    data = {
+        "name": getattr(problem, "name", None), "title": getattr(problem, "title", None),
+        "variables": [[v.name, repr(float(v.lo)), repr(float(v.hi))] for v in getattr(problem, "variables", [])],
+        "fields": list(getattr(problem, "fields", [])),
+        "equations": [text(e.residual) for e in getattr(problem, "equations", [])],
+        "constraints": [text(getattr(c, "residual", c)) for c in getattr(problem, "constraints", [])],
+        "reference": text(getattr(problem, "reference", None)),
+        "points": text(getattr(problem, "points", None)),
+        "sections": getattr(problem, "sections", {}),
+    }
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def config_digest(registry, spec: str) -> str:
+    """sha256 of what the run depends on: the config file's bytes, or the loaded problem for a spec."""
+    h = hashlib.sha256(f"desyr-bench layout {LAYOUT}\n".encode())
+    if Path(spec).is_file():
+        try:
+            h.update(b"file\n" + Path(spec).read_bytes())
+        except OSError as exc:
+            raise ConfigError(f"cannot read config {spec}: {exc.strerror or exc}") from None
+    else:
+        h.update(f"spec {spec}\n".encode())
+        h.update(_problem_fingerprint(registry.load_problem(spec)).encode())
+    return h.hexdigest()
+
+
+def run_name(spec: str) -> str:
+    stem = Path(spec).stem if Path(spec).suffix.lower() == ".toml" else spec.split(":")[-1]
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._-") or "problem"
+    return stem[:60]
+
+
+def run_dir(out: Path, spec: str, seed: int, digest: str) -> Path:
+    return Path(out) / "runs" / f"{run_name(spec)}-{digest[:12]}" / f"seed{seed}"
+
+
+def run_settings(seed: int) -> dict[str, Any]:
+    """The settings a stored result depends on besides the config (checked on resume)."""
+    return {"seed": int(seed), "layout": LAYOUT}
+
+
+def _marker(spec: str, seed: int, digest: str) -> dict[str, Any]:
+    return {"spec": spec, "config_sha256": digest, "settings": run_settings(seed), "desyr_version": __version__}
+
+
+def _matches(where: Path, spec: str, seed: int, digest: str) -> bool:
+    stored = read_json(where / MARKER)
+    return (isinstance(stored, dict) and stored.get("config_sha256") == digest
+            and stored.get("settings") == run_settings(seed))
+
+
+def finished_result(where: Path, spec: str, seed: int, digest: str) -> dict[str, Any] | None:
+    """The stored result if this run is finished for this very config and settings, else None."""
+    if not _matches(where, spec, seed, digest):
+        return None
+    result = read_json(where / "result.json")
+    return result if isinstance(result, dict) else None
+
+
+# ------------------------------------------------------------------- children
+def child_command(spec: str, seed: int, where: Path, out: Path) -> list[str]:
+    """``desyr run`` in a fresh interpreter that does not import from the working directory."""
+    args = ["run", spec, "--seed", str(seed), "--out", str(where), "--cache-dir", str(out / "cache"), "--quiet"]
+    if sys.version_info >= (3, 11):
+        return [sys.executable, "-P", "-m", "desyr", *args]
+    boot = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+            "from desyr.cli import main; sys.exit(main())")
+    return [sys.executable, "-c", boot, *args]
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    if "PYTHONPATH" in env:
+        parts = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and p != "."]
+        if parts:
+            env["PYTHONPATH"] = os.pathsep.join(parts)
+        else:
+            del env["PYTHONPATH"]
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def _die_with_parent(parent: int) -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking Linux to SIGKILL the child when the bench dies."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+    def preexec() -> None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG
+        if os.getppid() != parent:                  # the bench died before prctl took effect
+            os._exit(1)
+    return preexec
+
+
+class _Children:
+    """The running child, so signal handlers can kill its process group."""
+
+    current: subprocess.Popen | None = None
+
+    @classmethod
+    def kill(cls) -> None:
+        proc = cls.current
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, OSError):
+                try:
+                    proc.kill()
+                except OSError:
+                    pass
+
+
+def _on_signal(signum, frame):
+    _Children.kill()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+
+class _signals_kill_children:
+    """SIGTERM/SIGINT (and SIGHUP) kill the child's group before the bench exits."""
+
+    SIGNALS = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGINT", None),
+                           getattr(signal, "SIGHUP", None)) if s is not None]
+
+    def __enter__(self):
+        self.saved = {}
+        for sig in self.SIGNALS:
+            try:
+                self.saved[sig] = signal.signal(sig, _on_signal)
+            except (ValueError, OSError):   # not the main thread
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        _Children.kill()
+        return False
+
+
+def _spawn(cmd: list[str], timeout: float) -> tuple[bool, list[str]]:
+    popen: dict[str, Any] = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, errors="replace", env=child_env(), start_new_session=True)
+    preexec = _die_with_parent(os.getpid())
+    if preexec is not None:
+        popen["preexec_fn"] = preexec
+    try:
+        proc = subprocess.Popen(cmd, **popen)
+    except OSError as exc:
+        return False, [f"could not start the run: {exc}"]
+    _Children.current = proc
+    try:
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _Children.kill()
+            proc.communicate()
+            return False, [f"timed out after {timeout:.0f} s"]
+    finally:
+        _Children.kill()            # whatever the child left in its group
+        _Children.current = None
+    return proc.returncode == 0, (stderr or "").strip().splitlines()[-5:] or [f"exit status {proc.returncode}"]
+
+
+def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
+            digest: str | None = None, registry=None) -> dict[str, Any]:
+    if digest is None:
+        digest = config_digest(registry, spec)
+    where = run_dir(out, spec, seed, digest)
+    if finished_result(where, spec, seed, digest) is not None:
         progress.message(f"bench: {spec} seed {seed}: already done, skipped")
         return {"spec": spec, "seed": seed, "ok": True, "skipped": True}
-    where.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "desyr", "run", spec, "--seed", str(seed), "--out", str(where),
-           "--cache-dir", str(out / "cache"), "--quiet"]
-    progress.message(f"bench: {spec} seed {seed} ...")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        ok, detail = proc.returncode == 0, proc.stderr.strip().splitlines()[-5:]
-    except subprocess.TimeoutExpired:
-        ok, detail = False, [f"timed out after {timeout:.0f} s"]
+        where.mkdir(parents=True, exist_ok=True)
+        for stale in ("result.json", "report.md", "error.json"):   # not ours, or truncated
+            (where / stale).unlink(missing_ok=True)
+        write_json_atomic(where / MARKER, _marker(spec, seed, digest))
+    except OSError as exc:
+        detail = [f"cannot prepare {where}: {exc.strerror or exc}"]
+        progress.message(f"bench: {spec} seed {seed}: FAILED ({detail[0]})")
+        return {"spec": spec, "seed": seed, "ok": False, "error": detail[0]}
+    progress.message(f"bench: {spec} seed {seed} ...")
+    ok, detail = _spawn(child_command(spec, seed, where, Path(out)), timeout)
+    if ok and not isinstance(read_json(where / "result.json"), dict):
+        ok, detail = False, ["the run finished but its result.json is missing or unreadable"]
     seconds = time.perf_counter() - start
     if not ok:
-        (where / "error.json").write_text(json.dumps({"spec": spec, "seed": seed, "error": detail}, indent=2))
+        try:
+            write_json_atomic(where / "error.json", {"spec": spec, "seed": seed, "config_sha256": digest,
+                                                     "error": detail})
+        except OSError as exc:
+            detail = detail + [f"(error.json not written: {exc.strerror or exc})"]
     progress.message(f"bench: {spec} seed {seed}: {'done' if ok else 'FAILED'} in {seconds:.1f} s")
     return {"spec": spec, "seed": seed, "ok": ok, "error": None if ok else " | ".join(detail)}
 
 
-def collect(out: Path, specs: list[str], seeds: int) -> list[dict[str, Any]]:
+def collect(out: Path, specs: list[str], seeds: int, digests: dict[str, str] | None = None,
+            registry=None, outcomes: dict[tuple[str, int], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per run: its result if finished for this config, else its error."""
     rows = []
     for spec in specs:
+        digest = (digests or {}).get(spec) or config_digest(registry, spec)
         for seed in range(seeds):
-            where = run_dir(out, spec, seed)
-            if (where / "result.json").is_file():
-                rows.append({"spec": spec, "seed": seed, "result": json.loads((where / "result.json").read_text())})
-            elif (where / "error.json").is_file():
-                rows.append({"spec": spec, "seed": seed, "error": json.loads((where / "error.json").read_text())["error"]})
+            where = run_dir(out, spec, seed, digest)
+            result = finished_result(where, spec, seed, digest)
+            if result is not None:
+                rows.append({"spec": spec, "seed": seed, "result": result})
+                continue
+            stored = read_json(where / "error.json") if _matches(where, spec, seed, digest) else None
+            error = stored.get("error") if isinstance(stored, dict) else None
+            if not isinstance(error, list):
+                outcome = (outcomes or {}).get((spec, seed)) or {}
+                error = [str(outcome.get("error") or "no result (the run did not finish)")]
+            rows.append({"spec": spec, "seed": seed, "error": [str(e) for e in error]})
     return rows
 
 
@@ -181,22 +435,30 @@ def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _cpus() -> int:
-    import os
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
           progress: Progress, command: str) -> dict[str, Any]:
-    if seeds < 1:
+    if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
-    specs = resolve_names(registry, names, all_)
+    if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):
+        raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout!r}")
+    specs = list(dict.fromkeys(resolve_names(registry, names, all_)))
+    digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for spec in specs:
-        for seed in range(seeds):
-            run_one(spec, seed, out, timeout, progress)
-    rows = collect(out, specs, seeds)
-    data = {"command": command, "specs": specs, "seeds": seeds, "runs": rows}
-    (out / "bench.json").write_text(json.dumps(data, indent=2) + "\n")
-    (out / "bench.md").write_text(render_markdown(rows, specs, registry, command))
+    with run_lock(out), _signals_kill_children():
+        outcomes = {}
+        for spec in specs:
+            for seed in range(seeds):
+                outcomes[(spec, seed)] = run_one(spec, seed, out, timeout, progress, digests[spec])
+        rows = collect(out, specs, seeds, digests, outcomes=outcomes)
+        data = {"command": command, "specs": specs, "seeds": seeds, "runs": rows,
+                "configs": {spec: digests[spec] for spec in specs}}
+        try:
+            write_json_atomic(out / "bench.json", data)
+            write_text_atomic(out / "bench.md", render_markdown(rows, specs, registry, command))
+        except (OSError, TypeError, ValueError) as exc:
+            raise ConfigError(f"cannot write the bench summary in {out}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
     return data

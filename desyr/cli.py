@@ -43,7 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
     s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    _allow_callable(s)
     return p
+
+
+def _allow_callable(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--allow-callable", action="store_true",
+                   help="allow the 'callable' teacher to import and run the Python function a config names "
+                        "(configs are data: without this flag no config can make DeSyR run code)")
 
 
 def _common(s: argparse.ArgumentParser) -> None:
@@ -52,6 +59,7 @@ def _common(s: argparse.ArgumentParser) -> None:
     s.add_argument("--retrain", action="store_true", help="train the teacher even if a cached one exists")
     s.add_argument("--cache-dir", default=".desyr-cache", help="where trained teachers are cached")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    _allow_callable(s)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,6 +89,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
         raise DesyrError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
+    if getattr(args, "allow_callable", False):
+        import os
+        os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
     registry = load_registry()
     for name, error in registry.failures.items():
         print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)

@@ -8,11 +8,16 @@ from the checked tree.
 from __future__ import annotations
 
 import ast
+import keyword
+import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
+
+from desyr.errors import DesyrError
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -27,8 +32,36 @@ _BINOPS = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
            ast.Div: lambda a, b: a / b, ast.Pow: sp.Pow}
 
 
-class ExpressionError(ValueError):
-    """An expression string could not be accepted; the message says why."""
+class ExpressionError(DesyrError, ValueError):
+    """An expression string could not be accepted; the message says why (one line, for users)."""
+
+
+#: Bounds on untrusted expression text (config files, search outputs).  Generous for
+#: anything a PDE or a symbolic search produces; they exist so that hostile or broken
+#: text gives a one-line error instead of a hang, a RecursionError or a MemoryError.
+MAX_TEXT = 5000            # characters
+MAX_NODES = 1000           # syntax-tree nodes
+MAX_DEPTH = 200            # syntax-tree nesting depth
+MAX_EXPONENT = 1000        # |numeric exponent| of a power
+MAX_BITS = 1024            # bits of an exact integer or rational (the range of a double)
+
+#: Names that an expression vocabulary may not define: they already mean something
+#: in expressions, or in the numpy code that expressions are compiled to.
+RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | frozenset(keyword.kwlist) | frozenset({
+    "I", "oo", "zoo", "nan", "inf", "numpy", "np", "math", "mpmath", "sympy", "builtins",
+    "DiracDelta", "Heaviside", "square", "cube", "neg", "inv", "pow",
+})
+
+
+def check_name(name: object, what: str = "name") -> str:
+    """``name`` if it may be used as a variable, field or parameter name, else :class:`ExpressionError`."""
+    if not isinstance(name, str) or not name:
+        raise ExpressionError(f"{what} must be a non-empty string, got {name!r}")
+    if not name.isascii() or not name.isidentifier():
+        raise ExpressionError(f"{what} {name!r} is not an ASCII identifier (letters, digits, _; not starting with a digit)")
+    if name in RESERVED_NAMES or keyword.iskeyword(name):
+        raise ExpressionError(f"{what} {name!r} is reserved (a function, constant or keyword); choose another name")
+    return name
 
 
 @dataclass(frozen=True)
@@ -52,8 +85,15 @@ class Vocabulary:
 
     def __init__(self, variables: Sequence[str], fields: Sequence[str] = (),
                  extra: Mapping[str, sp.Expr] | None = None) -> None:
-        self.variables = list(variables)
-        self.fields = list(fields)
+        self.variables = [check_name(v, "variable name") for v in variables]
+        self.fields = [check_name(f, "field name") for f in fields]
+        for name in extra or {}:
+            check_name(name, "parameter name")
+        seen: set[str] = set()
+        for name in [*self.variables, *self.fields, *(extra or {})]:
+            if name in seen:
+                raise ExpressionError(f"name {name!r} is defined twice (variables, fields and parameters must differ)")
+            seen.add(name)
         self.var_symbols = {v: sp.Symbol(v, real=True) for v in self.variables}
         self.extra = dict(extra or {})
         self._jets: dict[sp.Symbol, Jet] = {}
@@ -115,47 +155,128 @@ class Vocabulary:
 
 
 def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr:
-    """Parse ``text`` into sympy using only whitelisted constructs."""
+    """Parse ``text`` into sympy using only whitelisted constructs.
+
+    The text, the syntax tree and every exact number are bounded (``MAX_*``); an
+    expression that is undefined everywhere (``1/0``, ``log(0)``, ``1/(x-x)``) or
+    infinite is refused.  Every failure is one :class:`ExpressionError`.
+    """
     if isinstance(text, bool):
         raise ExpressionError(f"expected an expression, got {text!r}")
     if isinstance(text, (int, float)):
+        if isinstance(text, float) and not math.isfinite(text):
+            raise ExpressionError(f"expected a finite number, got {text!r}")
+        if isinstance(text, int) and text.bit_length() > MAX_BITS:
+            raise ExpressionError(f"integer with {text.bit_length()} bits is too large (at most {MAX_BITS})")
         return sp.Integer(text) if isinstance(text, int) else sp.Float(text)
     if not isinstance(text, str) or not text.strip():
-        raise ExpressionError(f"expected an expression string, got {text!r}")
+        raise ExpressionError(f"expected an expression string, got {_short(text)}")
+    if len(text) > MAX_TEXT:
+        raise ExpressionError(f"expression of {len(text)} characters is too long (at most {MAX_TEXT})")
+    for ch in text:
+        if not ch.isascii():
+            raise ExpressionError(f"non-ASCII character {ch!r} ({_unicode_name(ch)}) in {_short(text)}; "
+                                  f"write expressions in plain ASCII")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"cannot parse {text!r}: {exc.msg}") from None
-    return _build(tree.body, vocabulary, text)
+        raise ExpressionError(f"cannot parse {_short(text)}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
+    _check_size(tree.body, text)
+    try:
+        expr = _build(tree.body, vocabulary, text)
+    except (RecursionError, MemoryError, OverflowError):
+        raise ExpressionError(f"expression {_short(text)} is too large to build") from None
+    if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ExpressionError(f"expression {_short(text)} is undefined or infinite (it simplifies to {expr}); "
+                              f"check for division by zero or log(0)")
+    return expr
+
+
+def _check_size(root: ast.AST, text: str) -> None:
+    """Node count and nesting depth of the syntax tree, iteratively (no recursion)."""
+    stack, nodes = [(root, 1)], 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise ExpressionError(f"expression {_short(text)} has more than {MAX_NODES} syntax nodes")
+        if depth > MAX_DEPTH:
+            raise ExpressionError(f"expression {_short(text)} is nested more than {MAX_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _number(value: int | float, text: str) -> sp.Expr:
+    if isinstance(value, int):
+        if value.bit_length() > MAX_BITS:
+            raise ExpressionError(f"integer literal too large in {_short(text)} (at most {MAX_BITS} bits)")
+        return sp.Integer(value)
+    if not math.isfinite(value):
+        raise ExpressionError(f"number {value!r} is not finite in {_short(text)}")
+    return sp.Float(value)
+
+
+def _checked_exact(expr: sp.Expr, text: str) -> sp.Expr:
+    """Refuse exact numbers that grew too large (products and powers of big integers)."""
+    if isinstance(expr, sp.Rational) and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > MAX_BITS:
+        raise ExpressionError(f"an exact number in {_short(text)} exceeds {MAX_BITS} bits")
+    return expr
+
+
+def _power(base: sp.Expr, exponent: sp.Expr, text: str) -> sp.Expr:
+    """``base**exponent``, refusing exponents that would make sympy compute huge exact numbers."""
+    if exponent.is_Number:
+        if not exponent.is_finite or abs(float(exponent)) > MAX_EXPONENT:
+            raise ExpressionError(f"exponent {_short(exponent)} in {_short(text)} is too large "
+                                  f"(at most {MAX_EXPONENT} in magnitude)")
+        if isinstance(base, sp.Rational) and isinstance(exponent, sp.Rational):
+            size = max(abs(int(base.p)), int(base.q))
+            bits = abs(float(exponent)) * math.log2(size) if size > 1 else 0.0
+            if bits > MAX_BITS:
+                raise ExpressionError(f"power {_short(base)}**{_short(exponent)} in {_short(text)} is too large "
+                                      f"(exact results of at most {MAX_BITS} bits)")
+    return sp.Pow(base, exponent)
 
 
 def _build(node: ast.AST, vocab: Vocabulary, text: str) -> sp.Expr:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return sp.Integer(node.value) if isinstance(node.value, int) else sp.Float(node.value)
+        return _number(node.value, text)
     if isinstance(node, ast.Name):
         return vocab.resolve(node.id)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _build(node.left, vocab, text), _build(node.right, vocab, text)
-        return _BINOPS[type(node.op)](left, right)
+        if isinstance(node.op, ast.Pow):
+            return _checked_exact(_power(left, right, text), text)
+        return _checked_exact(_BINOPS[type(node.op)](left, right), text)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = _build(node.operand, vocab, text)
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call):
         return _build_call(node, vocab, text)
-    raise ExpressionError(f"{_describe(node)} is not allowed in {text!r}")
+    raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}")
+
+
+def _short(value: object, limit: int = 80) -> str:
+    out = repr(value) if isinstance(value, str) else str(value)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
+def _unicode_name(ch: str) -> str:
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
 
 
 def _build_call(node: ast.Call, vocab: Vocabulary, text: str) -> sp.Expr:
     if not isinstance(node.func, ast.Name):
-        raise ExpressionError(f"call of {_describe(node.func)} is not allowed in {text!r}")
+        raise ExpressionError(f"call of {_describe(node.func)} is not allowed in {_short(text)}")
     name = node.func.id
     if name not in FUNCTIONS:
         raise ExpressionError(
-            f"function '{name}' is not allowed in {text!r} (allowed: {', '.join(sorted(FUNCTIONS))})"
+            f"function '{name}' is not allowed in {_short(text)} (allowed: {', '.join(sorted(FUNCTIONS))})"
         )
     if node.keywords or len(node.args) != 1:
-        raise ExpressionError(f"function '{name}' takes exactly one positional argument in {text!r}")
-    return FUNCTIONS[name](_build(node.args[0], vocab, text))
+        raise ExpressionError(f"function '{name}' takes exactly one positional argument in {_short(text)}")
+    return _checked_exact(FUNCTIONS[name](_build(node.args[0], vocab, text)), text)
 
 
 def _describe(node: ast.AST) -> str:

@@ -13,9 +13,31 @@ _EXTRA = {"DiracDelta": lambda *a: np.zeros_like(np.asarray(a[0], dtype=float)),
           "Heaviside": lambda x, h=0.5: np.heaviside(x, h)}
 
 
+#: sympy's "undefined" values, which numpy printers have no name for (``KeyError:
+#: 'ComplexInfinity'``); they evaluate to nan, i.e. count as non-finite.
+_UNDEFINED = {sp.zoo: sp.nan}
+
+
+def _numeric_form(expr) -> sp.Expr:
+    expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
+    return expr.xreplace(_UNDEFINED) if expr.has(sp.zoo) else expr
+
+
 def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
-    """One numpy function returning every expression, sharing subexpressions."""
-    return sp.lambdify(list(args), list(exprs), modules=[_EXTRA, "numpy"], cse=True)
+    """One numpy function returning every expression, sharing subexpressions.
+
+    ``zoo`` (from ``1/0``, ``log(0)``, ``1/(x-x)``) becomes nan, so such expressions
+    evaluate to non-finite values; an expression numpy cannot express at all is an
+    :class:`~desyr.expressions.ExpressionError` (one line), never a ``KeyError``.
+    """
+    exprs = [_numeric_form(e) for e in exprs]
+    try:
+        return sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
+    except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
+        from desyr.expressions import ExpressionError
+        text = ", ".join(str(e) for e in exprs)
+        text = text if len(text) <= 80 else text[:77] + "..."
+        raise ExpressionError(f"cannot evaluate {text} numerically: {type(exc).__name__}: {exc}") from None
 
 
 def columns(X: np.ndarray) -> list[np.ndarray]:
@@ -36,4 +58,10 @@ def evaluate(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray) -> np.n
     """Values of ``expr`` at the rows of ``X`` (columns in ``symbols`` order)."""
     fn = lambdify(symbols, [expr])
     with np.errstate(all="ignore"):
-        return broadcast(fn(*columns(X))[0], X.shape[0]).astype(float, copy=True)
+        try:
+            values = fn(*columns(X))[0]
+        except (ArithmeticError, TypeError):
+            # e.g. a constant too large for a double (OverflowError), or an exact
+            # integer that numpy cannot convert; the expression is not finite here
+            return np.full(X.shape[0], np.nan)
+        return broadcast(values, X.shape[0]).astype(float, copy=True)

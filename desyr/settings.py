@@ -118,8 +118,7 @@ def check_sections(problem: "Problem") -> None:
     """Every declared section of the config, checked before any work starts."""
     for name in SECTIONS:
         read_section(problem, name)
-    items = read_section(problem, "coupled")["multiples"]
-    if any(k < 1 for k in items):
+    if any(k < 1 for k in read_section(problem, "coupled")["multiples"]):
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
 
 

@@ -28,3 +28,9 @@ def paper(registry):
     def load(spec):
         return load_problem(f"paper:{spec}", registry)
     return load
+
+
+@pytest.fixture(autouse=True)
+def _allow_callable_teacher(monkeypatch):
+    """Most tests use the callable teacher as a stand-in; the opt-in is tested on its own."""
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")

@@ -68,14 +68,16 @@ def test_bad_candidates_exit_2(tmp_path, candidate, fragment):
 
 def test_missing_file_and_unknown_spec():
     code, _, err = run_cli("refine", "does/not/exist.toml", "--candidate", "x")
+    assert code == 2 and "config file not found" in err
+    code, _, err = run_cli("refine", "no_such_thing", "--candidate", "x")
     assert code == 2 and "no config file or known problem" in err
     code, _, err = run_cli("refine", "paper:nope", "--candidate", "x")
     assert code == 2 and "available: paper:" in err
 
 
 def test_unknown_section_keys_and_stray_gate_options(tmp_path):
-    for extra, fragment in [("\n[refine]\nplugn = 'scipy'\n", "[refine] unknown key(s) plugn"),
-                            ("\n[selection]\ngate = ['complexity']\n", "[selection] unknown key(s) gate"),
+    for extra, fragment in [("\n[refine]\nplugn = 'scipy'\n", "[refine] does not know option(s) plugn"),
+                            ("\n[selection]\ngate = ['complexity']\n", "[selection] does not know option(s) gate"),
                             ("\n[selection]\ngates = ['complexity']\n[selection.options.convergence]\n",
                              "not in [selection] gates")]:
         cfg = write_config(tmp_path, SINE_1D + extra)

@@ -243,8 +243,8 @@ def test_second_coupled_system_end_to_end(tmp_path):
     assert set(d["timings"]) >= {"teacher", "search", "screen", "refine", "verify"}
 
 
-@pytest.mark.parametrize("table, fragment", [({"shortlists": 3}, "unknown key(s) shortlists"),
-                                             ({"shortlist": 0}, "shortlist = 0 is not valid"),
+@pytest.mark.parametrize("table, fragment", [({"shortlists": 3}, "does not know option(s) shortlists"),
+                                             ({"shortlist": 0}, "option 'shortlist': 0 is outside"),
                                              ({"multiples": [0, 2]}, "multiples"),
                                              ({"cluster_tolerance": -1}, "cluster_tolerance")])
 def test_bad_coupled_settings_are_config_errors(paper, table, fragment):

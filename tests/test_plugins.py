@@ -66,15 +66,20 @@ def test_unknown_component_lists_installed():
 
 def test_cli_plugins_json(capsys, third_party):
     assert main(["plugins", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert all(set(r) == {"role", "name", "origin"} for r in rows)
-    assert {"role": "gate", "name": "prefer_longest", "origin": "desyr-example-plugin 1.0"} in rows
+    data = json.loads(capsys.readouterr().out)
+    rows = data["components"]
+    assert all({"role", "name", "origin", "entry_point", "options", "default"} <= set(r) for r in rows)
+    longest = next(r for r in rows if r["name"] == "prefer_longest")
+    assert longest["origin"] == "desyr-example-plugin 1.0" and longest["entry_point"] == "example"
+    scipy = next(r for r in rows if r["name"] == "scipy")
+    assert scipy["default"] is True and scipy["options"]["starts"]["default"] == 5
+    assert "broken_import" in data["failures"]
 
 
 def test_cli_plugins_table(capsys):
     assert main(["plugins"]) == 0
     out = capsys.readouterr().out
-    assert "refiner   scipy" in out and "desyr 0.1.0" in out
+    assert "refiner   scipy" in out and "desyr 0.2.0" in out
 
 
 def test_problem_hooks_that_raise_are_isolated(capsys):

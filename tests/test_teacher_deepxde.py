@@ -18,7 +18,7 @@ from desyr_deepxde.plugin import DeepXDETeacher
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
 ROOT = Path(__file__).resolve().parents[1]
-SINE = ROOT / "desyr" / "problems" / "05_sine_poisson_1d.toml"
+SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
 FAST = {"adam_steps": 300, "lbfgs_steps": 300, "checkpoint_every": 50}
 
 

@@ -17,7 +17,7 @@ from desyr.model.loading import problem_from_dict
 from desyr_light_teachers.teachers import CallableTeacher, SamplesTeacher
 
 ROOT = Path(__file__).resolve().parents[1]
-SINE = ROOT / "desyr" / "problems" / "05_sine_poisson_1d.toml"
+SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
 
 
 @pytest.fixture
@@ -124,6 +124,7 @@ def test_callable(sine, tmp_path, monkeypatch):
         NOT_CALLABLE = 3
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
     model = CallableTeacher(function="my_teacher_fn:u").prepare(problem, ctx)
     X = ctx.points.verify
     assert np.allclose(model.predict(X)[:, 0], np.sin(np.pi * X[:, 0]))

@@ -39,7 +39,10 @@ from desyr.stages.select import run_gates
 from desyr.model.context import CoupledInfo
 
 def coupled_settings(problem: Problem) -> dict[str, Any]:
-    return read_section(problem, "coupled")
+    settings = read_section(problem, "coupled")
+    if any(k < 1 for k in settings["multiples"]):
+        raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers, got {settings['multiples']}")
+    return settings
 
 
 # --------------------------------------------------------------- shortlists

@@ -5,12 +5,19 @@ This module must import cheaply: deepxde and torch are imported only inside
 """
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, Mapping
 
 from desyr import hookimpl
 from desyr.roles import ComponentError, Teacher, TeacherModel
+from desyr.options import Option
 
-_INT_OPTIONS = ("adam_steps", "lbfgs_steps", "interior_points", "boundary_points", "checkpoint_every")
+#: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
+ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
+#: DeepXDE's initializers with the PyTorch backend
+INITIALIZERS = ("Glorot normal", "Glorot uniform", "He normal", "He uniform", "zeros")
+_LAAF = re.compile(r"^LAAF-\d+(\.\d+)? (" + "|".join(ACTIVATIONS) + r")$")
 
 
 class DeepXDETeacher(Teacher):
@@ -21,51 +28,37 @@ class DeepXDETeacher(Teacher):
     name = "deepxde"
     default = True
     options = {
-        "layers": [50, 50, 50],        # hidden-layer widths
-        "activation": "tanh",
-        "initializer": "Glorot normal",
-        "lr": 1e-3,                    # Adam learning rate
-        "adam_steps": 1000,
-        "lbfgs_steps": 1000,           # L-BFGS iterations after Adam (0: none)
-        "interior_points": 1000,       # Hammersley collocation points
-        "boundary_points": 100,        # points per constraint (split over its faces)
-        "initial_points": None,        # points per initial-slice constraint (None: boundary_points)
-        "loss_weights": None,          # [equation..., constraint...] or None (all 1)
-        "float64": False,
-        "seed": None,                  # None: the run's seed (RunContext.seed)
-        "checkpoint_every": 100,       # steps between S_val evaluations
+        "layers": Option([50, 50, 50], "hidden-layer widths", kind=list, item=int, low=1, high=64),
+        "activation": Option("tanh", "activation: " + ", ".join(ACTIVATIONS) + ", or 'LAAF-<n> <activation>'",
+                             kind=str),
+        "initializer": Option("Glorot normal", "weight initializer", kind=str, choices=INITIALIZERS),
+        "lr": Option(1e-3, "Adam learning rate", kind=float, low=0, high=10, open_low=True),
+        "adam_steps": Option(1000, "Adam steps", kind=int, low=0, high=10_000_000),
+        "lbfgs_steps": Option(1000, "L-BFGS iterations after Adam (0: none)", kind=int, low=0, high=10_000_000),
+        "interior_points": Option(1000, "Hammersley collocation points", kind=int, low=1, high=10_000_000),
+        "boundary_points": Option(100, "points per constraint (split over its faces)", kind=int, low=1,
+                                  high=10_000_000),
+        "initial_points": Option(None, "points per initial-slice constraint (None: boundary_points)", kind=int,
+                                 low=1, high=10_000_000, nullable=True),
+        "loss_weights": Option(None, "[equation..., constraint...] weights, or None (all 1)", kind=list,
+                               item=float, low=1, nullable=True),
+        "float64": Option(False, "train in double precision", kind=bool),
+        "seed": Option(None, "network seed; None: the run's seed", kind=int, low=0, high=2**32 - 1, nullable=True),
+        "checkpoint_every": Option(100, "steps between S_val evaluations", kind=int, low=1, high=10_000_000),
     }
 
     @classmethod
     def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         s = super().validate_options(given)
-        layers = s["layers"]
-        if (not isinstance(layers, (list, tuple)) or not layers
-                or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in layers)):
-            raise ComponentError(f"teacher 'deepxde': layers must be a non-empty list of positive widths, got {layers!r}")
-        s["layers"] = [int(w) for w in layers]
-        for k in _INT_OPTIONS:
-            v = s[k]
-            if not isinstance(v, int) or isinstance(v, bool) or v < (1 if k in ("interior_points", "boundary_points", "checkpoint_every") else 0):
-                raise ComponentError(f"teacher 'deepxde': {k} must be a {'positive' if k != 'adam_steps' and k != 'lbfgs_steps' else 'non-negative'} integer, got {v!r}")
-        if s["initial_points"] is not None and (not isinstance(s["initial_points"], int)
-                                               or isinstance(s["initial_points"], bool) or s["initial_points"] < 1):
-            raise ComponentError(f"teacher 'deepxde': initial_points must be a positive integer, got {s['initial_points']!r}")
-        if not isinstance(s["lr"], (int, float)) or isinstance(s["lr"], bool) or not s["lr"] > 0:
-            raise ComponentError(f"teacher 'deepxde': lr must be a positive number, got {s['lr']!r}")
-        s["lr"] = float(s["lr"])
-        if not isinstance(s["float64"], bool):
-            raise ComponentError(f"teacher 'deepxde': float64 must be true or false, got {s['float64']!r}")
-        if s["seed"] is not None and (not isinstance(s["seed"], int) or isinstance(s["seed"], bool) or s["seed"] < 0):
-            raise ComponentError(f"teacher 'deepxde': seed must be a non-negative integer, got {s['seed']!r}")
+        if s["activation"] not in ACTIVATIONS and not _LAAF.match(s["activation"]):
+            raise ComponentError(f"teacher 'deepxde': option 'activation' must be one of {', '.join(ACTIVATIONS)} "
+                                 f"or 'LAAF-<n> <activation>', got {s['activation'][:40]!r}")
+        if not all(1 <= w <= 100_000 for w in s["layers"]):
+            raise ComponentError(f"teacher 'deepxde': option 'layers' must be widths in [1, 100000], got {s['layers']!r}")
         lw = s["loss_weights"]
-        if lw is not None:
-            if (not isinstance(lw, (list, tuple)) or not lw
-                    or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in lw)):
-                raise ComponentError(f"teacher 'deepxde': loss_weights must be a list of non-negative numbers, got {lw!r}")
-            s["loss_weights"] = [float(w) for w in lw]
-        if not isinstance(s["activation"], str) or not isinstance(s["initializer"], str):
-            raise ComponentError("teacher 'deepxde': activation and initializer must be strings")
+        if lw is not None and not all(math.isfinite(w) and w >= 0 for w in lw):
+            raise ComponentError(f"teacher 'deepxde': option 'loss_weights' must be non-negative finite numbers, "
+                                 f"got {lw!r}")
         return s
 
     def prepare(self, problem, context) -> TeacherModel:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
-import json
 import math
-import os
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,7 +21,7 @@ import torch
 from desyr.roles import ComponentError, TeacherModel
 from desyr.model.points import constraint_points
 from desyr_deepxde.backend import dde
-from desyr_deepxde.cache import cache_key
+from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
@@ -193,37 +191,39 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
     validation = [np.asarray(context.points.validate)] + [np.asarray(P) for P in context.points.constraints]
     key = cache_key(problem, settings, seed, validation=validation,
                     extra={"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]})
-    cache_dir = Path(context.cache_dir) / "deepxde"
-    weights_path, meta_path = cache_dir / f"{key[:32]}.pt", cache_dir / f"{key[:32]}.json"
+    weights_path, meta_path = entry_paths(Path(context.cache_dir) / "deepxde", key)
     progress = context.progress
 
     with _precision(settings["float64"]):
-        if not getattr(context, "retrain", False) and weights_path.is_file() and meta_path.is_file():
+        if not getattr(context, "retrain", False) and (weights_path.is_file() or meta_path.is_file()):
             t0 = time.perf_counter()
-            try:
-                meta = json.loads(meta_path.read_text())
-                net = _make_net(problem, settings, len(net_vars))
-                net.load_state_dict(torch.load(weights_path, map_location="cpu", weights_only=True))
-            except Exception as exc:  # a corrupt cache entry: train again
-                progress.message(f"teacher cache entry unreadable ({exc}); training again")
+            entry = read_entry(weights_path, meta_path)
+            net = None
+            if isinstance(entry, str):
+                progress.message(f"teacher cache entry ignored ({entry}); training again")
             else:
+                meta, data = entry
+                try:
+                    net = _make_net(problem, settings, len(net_vars))
+                    net.load_state_dict(torch.load(io.BytesIO(data), map_location="cpu", weights_only=True))
+                except Exception as exc:  # a corrupt cache entry: train again
+                    net = None
+                    progress.message(f"teacher cache entry unreadable ({type(exc).__name__}); training again")
+            if net is not None:
                 net.eval()
                 info = {**meta, "cached": True, "load_seconds": time.perf_counter() - t0,
                         "cache_path": str(weights_path)}
                 progress.message(f"teacher deepxde loaded from cache ({weights_path.name}); "
-                                 f"S_val {info['S_val_selected']:.3g} at step {info['selected_step']}")
+                                 f"S_val {float(info['S_val_selected']):.3g} at step {info['selected_step']}")
                 return DeepXDETeacherModel(net, problem.fields, perm, info)
         model, info = _train(settings, problem, context, geom, net_vars, perm, seed)
         info.update({"cache_key": key, "cache_path": str(weights_path)})
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            tmp = weights_path.with_suffix(".pt.tmp")
-            torch.save(model.net.state_dict(), tmp)
-            os.replace(tmp, weights_path)
-            tmpj = meta_path.with_suffix(".json.tmp")
-            tmpj.write_text(json.dumps({k: v for k, v in info.items() if k != "cached"}, default=float))
-            os.replace(tmpj, meta_path)
-        except OSError as exc:
+            buffer = io.BytesIO()
+            torch.save(model.net.state_dict(), buffer)
+            write_entry(weights_path, meta_path, buffer.getvalue(),
+                        {k: v for k, v in info.items() if k != "cached"})
+        except (OSError, TypeError, ValueError) as exc:
             progress.message(f"teacher not cached ({exc})")
         return model
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -25,6 +25,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
 from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
+from desyr.options import Option
 from desyr.stages.pool import empirical_front
 
 
@@ -111,26 +112,48 @@ class GplearnSearcher(Searcher):
     budget_aliases = BUDGET_ALIASES
     budget_ignored = BUDGET_IGNORED
     options = {
-        "generations": 20,
-        "population_size": 1000,
-        "tournament_size": 20,
-        "parsimony_coefficient": 0.001,
-        "p_crossover": 0.9,
-        "p_subtree_mutation": 0.01,
-        "p_hoist_mutation": 0.01,
-        "p_point_mutation": 0.01,
-        "p_point_replace": 0.05,
-        "init_depth": (2, 6),
-        "const_range": (-5.0, 5.0),
-        "max_samples": 1.0,
-        "front_from": "all",          # "all": every stored program of the run; "final": last population
+        "generations": Option(20, "generations (gplearn has no clock: runs are reproducible)", kind=int,
+                              low=1, high=1_000_000),
+        "population_size": Option(1000, "programs per generation", kind=int, low=1, high=10_000_000),
+        "tournament_size": Option(20, "tournament size of selection", kind=int, low=1, high=10_000_000),
+        "parsimony_coefficient": Option(0.001, "length penalty", kind=float, low=0, high=1e6),
+        "p_crossover": Option(0.9, "probability of crossover", kind=float, low=0, high=1),
+        "p_subtree_mutation": Option(0.01, "probability of subtree mutation", kind=float, low=0, high=1),
+        "p_hoist_mutation": Option(0.01, "probability of hoist mutation", kind=float, low=0, high=1),
+        "p_point_mutation": Option(0.01, "probability of point mutation", kind=float, low=0, high=1),
+        "p_point_replace": Option(0.05, "probability of replacing a node in point mutation", kind=float,
+                                  low=0, high=1),
+        "init_depth": Option([2, 6], "[min, max] depth of the initial programs", kind=list, item=int, low=2, high=2),
+        "const_range": Option([-5.0, 5.0], "[low, high] of random constants", kind=list, item=float, low=2, high=2),
+        "max_samples": Option(1.0, "fraction of samples per program evaluation", kind=float, low=0, high=1,
+                              open_low=True),
+        "front_from": Option("all", "'all': every stored program of the run; 'final': the last population",
+                             kind=str, choices=("all", "final")),
     }
+
+    @classmethod
+    def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        s = super().validate_options(given)
+        lo, hi = s["init_depth"]
+        if not 0 <= lo <= hi <= 30:
+            raise ComponentError(f"searcher 'gplearn': option 'init_depth' must be [min, max] with "
+                                 f"0 <= min <= max <= 30, got {s['init_depth']!r}")
+        c_lo, c_hi = s["const_range"]
+        if not (math.isfinite(c_lo) and math.isfinite(c_hi) and c_lo <= c_hi):
+            raise ComponentError(f"searcher 'gplearn': option 'const_range' must be finite [low, high], "
+                                 f"got {s['const_range']!r}")
+        total = sum(s[k] for k in ("p_crossover", "p_subtree_mutation", "p_hoist_mutation", "p_point_mutation"))
+        if total > 1 + 1e-12:
+            raise ComponentError(f"searcher 'gplearn': p_crossover + p_subtree_mutation + p_hoist_mutation + "
+                                 f"p_point_mutation must be at most 1, got {total:g}")
+        if s["tournament_size"] > s["population_size"]:
+            raise ComponentError(f"searcher 'gplearn': tournament_size ({s['tournament_size']}) exceeds "
+                                 f"population_size ({s['population_size']})")
+        return s
 
     def _settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
         settings, ignored = self.settings_for(task)
-        if settings["front_from"] not in ("all", "final"):
-            raise ComponentError("searcher 'gplearn': option front_from must be 'all' or 'final'")
-        return settings, ignored
+        return self.validate_options(settings), ignored
 
     def search(self, task: SearchTask) -> list[ParetoMember]:
         self.check_operators(task.binary, task.unary)

@@ -5,25 +5,62 @@
                on the Delaunay triangulation of the samples in d >= 2, with the
                nearest sample outside the convex hull (``NearestNDInterpolator``).
 ``callable`` -- ``function = "package.module:function"``, called as ``f(X)`` with X of
-               shape (n, d) in the problem's variable order.
+               shape (n, d) in the problem's variable order.  This runs code named by
+               the config, so it is refused unless the person running DeSyR opts in:
+               ``DESYR_ALLOW_CALLABLE=1`` in the environment (the ``--allow-callable``
+               flag sets it).  Modules of the standard library (and builtins) are never
+               accepted, nor attribute paths through private names.
 """
 from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
+import inspect
+import os
+import site
+import sys
+import sysconfig
+import types
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from desyr.roles import ComponentError, Teacher, TeacherModel
+from desyr.options import Option
+
+#: environment variable that allows the ``callable`` teacher to import and run user code
+ALLOW_ENV = "DESYR_ALLOW_CALLABLE"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _numeric(arr: Any, what: str) -> np.ndarray:
+    """``arr`` as float64 if it holds real numbers (ints or floats), else a one-line ComponentError."""
+    try:
+        a = np.asarray(arr)
+    except Exception as exc:   # ragged lists and the like
+        raise ComponentError(f"{what} is not an array of numbers ({type(exc).__name__}: {exc})") from None
+    if a.dtype.kind == "c":
+        raise ComponentError(f"{what} holds complex numbers; only real values are accepted")
+    if a.dtype.kind not in "iuf":
+        raise ComponentError(f"{what} holds {a.dtype} values, not real numbers")
+    return a.astype(np.float64, copy=False)
+
+
+def _finite(arr: np.ndarray, what: str) -> np.ndarray:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ComponentError(f"{what} has {int(bad.sum())} non-finite value(s) (nan or inf)")
+    return arr
 
 
 def _as_values(Y: Any, n: int, n_fields: int, who: str) -> np.ndarray:
-    try:
-        Y = np.asarray(Y, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ComponentError(f"{who} returned values that are not numbers: {exc}") from None
+    Y = _finite(_numeric(Y, f"{who}: the values"), f"{who}: the values")
     if Y.ndim == 0:
         Y = np.full((n, 1), float(Y))
     if Y.ndim == 1:
@@ -89,21 +126,37 @@ class SamplesModel(TeacherModel):
 def _stacked(data, keys: set[str], whole: str, names: list[str], kind: str, path: Path) -> np.ndarray:
     """Array ``whole`` (X or Y) if present, else the columns named by ``names``."""
     if whole in keys:
-        arr = np.asarray(data[whole], dtype=float)
+        arr = _npz_array(data, whole, path)
         return arr.reshape(-1, 1) if whole == "X" and arr.ndim == 1 else arr
     missing = [n for n in names if n not in keys]
     if missing:
         raise ComponentError(f"teacher 'samples': {path} needs an array '{whole}' or arrays named by the "
                              f"{kind}; missing {', '.join(missing)} (found: {', '.join(sorted(keys))})")
-    return np.column_stack([np.asarray(data[n], dtype=float).reshape(-1) for n in names])
+    columns = [_npz_array(data, n, path).reshape(-1) for n in names]
+    if len({len(c) for c in columns}) > 1:
+        sizes = ", ".join(f"{n}: {len(c)}" for n, c in zip(names, columns))
+        raise ComponentError(f"teacher 'samples': the arrays in {path} have different lengths ({sizes})")
+    return np.column_stack(columns)
+
+
+def _npz_array(data, key: str, path: Path) -> np.ndarray:
+    try:
+        raw = data[key]
+    except Exception as exc:   # object arrays (pickles are refused), corrupt members
+        raise ComponentError(f"teacher 'samples': cannot read array '{key}' from {path}: "
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    return _numeric(raw, f"teacher 'samples': array '{key}' in {path}")
 
 
 def _read_npz(path: Path, variables: list[str], fields: list[str]) -> tuple[np.ndarray, np.ndarray]:
     try:
         data = np.load(path, allow_pickle=False)
+        keys = set(data.files)
     except Exception as exc:
-        raise ComponentError(f"teacher 'samples': cannot read {path}: {exc}") from None
-    keys = set(data.files)
+        raise ComponentError(f"teacher 'samples': cannot read {path}: {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ComponentError(f"teacher 'samples': {path} is a single .npy array, not an .npz archive of named arrays")
     X = _stacked(data, keys, "X", variables, "variables", path)
     Y = _stacked(data, keys, "Y", fields, "fields", path)
     return X, Y
@@ -111,10 +164,16 @@ def _read_npz(path: Path, variables: list[str], fields: list[str]) -> tuple[np.n
 
 def _read_csv(path: Path, variables: list[str], fields: list[str]) -> tuple[np.ndarray, np.ndarray]:
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        # utf-8-sig: a byte-order mark (Excel writes one) is not part of the first column name
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.reader(fh))
     except OSError as exc:
-        raise ComponentError(f"teacher 'samples': cannot read {path}: {exc}") from None
+        raise ComponentError(f"teacher 'samples': cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ComponentError(f"teacher 'samples': {path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+                             f"at offset {exc.start}); save it as UTF-8") from None
+    except csv.Error as exc:
+        raise ComponentError(f"teacher 'samples': {path} is not a readable CSV file: {exc}") from None
     rows = [r for r in rows if r and any(c.strip() for c in r)]
     if len(rows) < 2:
         raise ComponentError(f"teacher 'samples': {path} needs a header row naming the columns and at least one data row")
@@ -124,10 +183,18 @@ def _read_csv(path: Path, variables: list[str], fields: list[str]) -> tuple[np.n
         raise ComponentError(f"teacher 'samples': {path} has no column(s) {', '.join(missing)} "
                              f"(header: {', '.join(header)}; needed: {', '.join(variables + fields)})")
     idx = [header.index(n) for n in variables + fields]
-    try:
-        table = np.array([[float(r[i]) for i in idx] for r in rows[1:]], dtype=float)
-    except (ValueError, IndexError) as exc:
-        raise ComponentError(f"teacher 'samples': {path} has a non-numeric or short row: {exc}") from None
+    table = np.empty((len(rows) - 1, len(idx)))
+    for k, r in enumerate(rows[1:], start=2):
+        for j, i in enumerate(idx):
+            cell = r[i].strip() if i < len(r) else None
+            if cell is None:
+                raise ComponentError(f"teacher 'samples': {path} row {k} is short (no column {header[i]})")
+            try:
+                table[k - 2, j] = float(cell)
+            except ValueError:
+                what = "a complex number" if "j" in cell.lower() and cell.lower() not in ("inf", "nan") else "not a number"
+                raise ComponentError(f"teacher 'samples': {path} row {k}, column {header[i]}: "
+                                     f"{_short(cell)} is {what}") from None
     return table[:, :len(variables)], table[:, len(variables):]
 
 
@@ -135,7 +202,8 @@ class SamplesTeacher(Teacher):
     """Interpolates tabulated values (``.npz`` or ``.csv``)."""
 
     name = "samples"
-    options = {"path": None}
+    options = {"path": Option(None, "the samples file, .npz (arrays X, Y or one per name) or .csv (header row)",
+                              kind=str, nullable=True)}
 
     def prepare(self, problem, context) -> TeacherModel:
         raw = self.settings["path"]
@@ -155,9 +223,8 @@ class SamplesTeacher(Teacher):
         if X.ndim != 2 or X.shape[1] != len(variables):
             raise ComponentError(f"teacher 'samples': X in {path} has shape {X.shape}; expected (n, {len(variables)}) "
                                  f"for variables {', '.join(variables)}")
+        _finite(X, f"teacher 'samples': the points in {path}")
         Y = _as_values(Y, X.shape[0], len(fields), f"teacher 'samples' ({path})")
-        keep = np.all(np.isfinite(X), axis=1) & np.all(np.isfinite(Y), axis=1)
-        X, Y = X[keep], Y[keep]
         if len(X) < len(variables) + 1:
             raise ComponentError(f"teacher 'samples': {path} has only {len(X)} usable rows")
         info = {"teacher": "samples", "path": str(path), "n_samples": int(len(X)), "cached": False,
@@ -167,25 +234,122 @@ class SamplesTeacher(Teacher):
 
 
 # ===================================================================== callable
+def callable_allowed() -> bool:
+    """True when the person running DeSyR allowed configs to run their own Python functions."""
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def _stdlib_dirs() -> list[Path]:
+    paths = sysconfig.get_paths()
+    dirs = {paths.get("stdlib"), paths.get("platstdlib"),
+            sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix}).get("stdlib")}
+    return [Path(d).resolve() for d in dirs if d]
+
+
+def _site_dirs() -> list[Path]:
+    dirs = set(sysconfig.get_paths().get(k) for k in ("purelib", "platlib"))
+    try:
+        dirs |= set(site.getsitepackages())
+    except AttributeError:   # pragma: no cover - old virtualenv
+        pass
+    user = getattr(site, "getusersitepackages", lambda: None)()
+    if user:
+        dirs.add(user)
+    return [Path(d).resolve() for d in dirs if d]
+
+
+def _under(path: Path, dirs: list[Path]) -> bool:
+    return any(path == d or d in path.parents for d in dirs)
+
+
+def _name_reason(module_name: str) -> str | None:
+    top = module_name.split(".")[0]
+    if top in ("builtins", "__main__") or top in sys.builtin_module_names:
+        return "it is built into Python"
+    if top in getattr(sys, "stdlib_module_names", ()):
+        return "it is part of the Python standard library"
+    return None
+
+
+def _stdlib_reason(module_name: str, origin: str | None) -> str | None:
+    """Why ``module_name`` (found at ``origin``) is not an acceptable home of a teacher function."""
+    why = _name_reason(module_name)
+    if why:
+        return why
+    if origin in (None, "built-in", "frozen"):
+        return "it has no source file"
+    path = Path(origin).resolve()
+    if _under(path, _stdlib_dirs()) and not _under(path, _site_dirs()):
+        return "it lives in the Python standard library"
+    return None
+
+
+def _refuse(spec: Any, why: str) -> ComponentError:
+    return ComponentError(f"teacher 'callable': function = {_short(spec)} refused: {why}")
+
+
 def load_callable(spec: Any) -> Callable:
+    """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
     if not isinstance(spec, str) or ":" not in spec:
-        raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {spec!r}")
+        raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {_short(spec)}")
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise ComponentError(f"teacher 'callable': bad function spec {spec!r}; write \"module:function\"")
+        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; write \"module:function\"")
+    if not all(p.isascii() and p.isidentifier() for p in module_name.split(".") + attr.split(".")):
+        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; "
+                             f"module and function must be dotted Python names")
+    if any(p.startswith("_") for p in attr.split(".")):
+        raise _refuse(spec, "private or special attributes (starting with '_') are not accepted")
+    if not callable_allowed():
+        raise ComponentError(
+            f"teacher 'callable' would import and run {_short(spec)}, Python code named by the config; "
+            f"this needs the consent of whoever runs desyr: pass --allow-callable or set {ALLOW_ENV}=1")
+    why = _name_reason(module_name)          # before find_spec, which imports parent packages
+    if why:
+        raise _refuse(spec, f"module '{module_name}': {why}")
+    try:
+        found = importlib.util.find_spec(module_name)
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
+                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
+    if found is None:
+        raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': no module of that name "
+                             f"(it must be installed or on PYTHONPATH; the working directory is not searched)")
+    why = _stdlib_reason(module_name, found.origin)
+    if why:
+        raise _refuse(spec, f"module '{module_name}': {why}")
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except BaseException as exc:   # SystemExit, or anything else the module raises at import
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
-                             f"{type(exc).__name__}: {exc}") from None
-    obj = module
+                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
+    obj: Any = module
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
-        except AttributeError:
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             raise ComponentError(f"teacher 'callable': module '{module_name}' has no attribute '{attr}'") from None
+        if isinstance(obj, types.ModuleType):
+            why = _stdlib_reason(obj.__name__, getattr(obj, "__file__", None))
+            if why:
+                raise _refuse(spec, f"'{part}' is module '{obj.__name__}': {why}")
     if not callable(obj):
         raise ComponentError(f"teacher 'callable': {spec} is not callable")
+    home = inspect.getmodule(obj)
+    home_name = getattr(obj, "__module__", None) or (home.__name__ if home else None)
+    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or home_name is None:
+        raise _refuse(spec, "it is a built-in function, not a Python function of your module")
+    if isinstance(home_name, str):
+        why = _stdlib_reason(home_name, getattr(home, "__file__", None) if home is not None else None) \
+            if home_name != module_name else None
+        if why:
+            raise _refuse(spec, f"it comes from module '{home_name}': {why}")
     return obj
 
 
@@ -197,8 +361,11 @@ class CallableModel(TeacherModel):
         X = _check_X(X, self.d)
         try:
             Y = self.fn(X)
-        except Exception as exc:
-            raise ComponentError(f"teacher 'callable': {self.spec} failed: {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:   # SystemExit too: a user function must not end the run silently
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise ComponentError(f"teacher 'callable': {self.spec} failed on {len(X)} point(s): "
+                                 f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
         return _as_values(Y, X.shape[0], len(self.fields), f"teacher 'callable' ({self.spec})")
 
     def info(self) -> dict[str, Any]:
@@ -209,14 +376,18 @@ class CallableTeacher(Teacher):
     """Values from a user function ``f(X) -> (n,) or (n, n_fields)``."""
 
     name = "callable"
-    options = {"function": None}
+    options = {"function": Option(None, "\"module:function\" of an installed module (needs --allow-callable "
+                                        "or DESYR_ALLOW_CALLABLE=1)", kind=str, nullable=True)}
 
     def prepare(self, problem, context) -> TeacherModel:
         spec = self.settings["function"]
         fn = load_callable(spec)
         model = CallableModel(fn, spec, problem.dim, problem.fields)
-        # Fail early with a clear message rather than deep inside the search stage.
+        # Fail early with a clear message rather than deep inside the search stage:
+        # the centre alone, then a batch (a function may work point-wise but not on batches).
         lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
         model.predict(((lo + hi) / 2).reshape(1, -1))
+        rng = np.random.default_rng(0)
+        model.predict(lo + (hi - lo) * rng.random((64, problem.dim)))
         context.progress.message(f"teacher callable: {spec}")
         return model

@@ -15,7 +15,8 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary, parse_expression
-from desyr.roles import ParetoMember, SearchTask, Searcher, optional_import
+from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
+from desyr.options import Option
 from desyr.stages.pool import empirical_front
 
 #: common vocabulary -> pyoperon symbol
@@ -42,17 +43,17 @@ def parse_model_string(text: str, variables: list[str]) -> sp.Expr:
     """
     places = _placeholders(len(variables))
     expr = parse_expression(text.replace("^", "**"), Vocabulary(places))
-    target = Vocabulary(variables).var_symbols
+    target = {v: sp.Symbol(v, real=True) for v in variables}   # names were checked when the problem loaded
     return expr.xreplace({sp.Symbol(p, real=True): target[v] for p, v in zip(places, variables)})
 
 
 class OperonSearcher(Searcher):
     """pyoperon ``SymbolicRegressor`` with objectives ``['r2', 'length']``.
 
-    Reproducibility: with a seed, a run is reproducible when ``generations`` or
-    ``max_evaluations`` stops it before ``time_limit`` does; a run stopped by
-    the clock depends on machine speed.  Set ``time_limit = 0`` (no clock) for
-    strictly reproducible runs.
+    Reproducibility: by default a run is bounded by ``generations`` (and
+    ``max_evaluations``) only; ``time_limit = 0`` means no clock, so the same
+    config and seed give the same front on any machine.  A positive
+    ``time_limit`` is a safety net; a run it stops depends on machine speed.
     """
 
     name = "operon"
@@ -62,16 +63,20 @@ class OperonSearcher(Searcher):
     budget_aliases = BUDGET_ALIASES
     budget_ignored = BUDGET_IGNORED
     options = {
-        "time_limit": 10,             # seconds per run; 0 or None: no clock limit
-        "generations": 1000,
-        "population_size": 500,
-        "max_evaluations": 1_000_000_000,
-        "optimizer_iterations": 10,   # local constant tuning (pyoperon default 0 leaves constants untuned)
-        "max_depth": 10,
-        "tournament_size": 5,
-        "offspring_generator": "basic",
-        "intercept": True,            # keep pyoperon's linear-scaling offset term
-        "n_threads": 1,
+        "time_limit": Option(0.0, "seconds per run; 0 (or None): no clock, so runs are reproducible", kind=float,
+                             low=0, high=7 * 86400, nullable=True),
+        "generations": Option(100, "generations per run (the budget that binds by default)", kind=int,
+                              low=1, high=1_000_000),
+        "population_size": Option(500, "individuals per generation", kind=int, low=2, high=10_000_000),
+        "max_evaluations": Option(1_000_000_000, "fitness evaluations per run", kind=int, low=1, high=2**62),
+        "optimizer_iterations": Option(10, "local constant-tuning iterations (pyoperon's default 0 leaves "
+                                           "constants untuned)", kind=int, low=0, high=10_000),
+        "max_depth": Option(10, "maximum tree depth", kind=int, low=1, high=1000),
+        "tournament_size": Option(5, "tournament size of selection", kind=int, low=1, high=10_000_000),
+        "offspring_generator": Option("basic", "pyoperon offspring generator", kind=str,
+                                      choices=("basic", "os", "brood", "poly")),
+        "intercept": Option(True, "keep pyoperon's linear-scaling offset term", kind=bool),
+        "n_threads": Option(1, "pyoperon threads (1 keeps runs reproducible)", kind=int, low=1, high=1024),
     }
 
     def search(self, task: SearchTask) -> list[ParetoMember]:
@@ -79,6 +84,10 @@ class OperonSearcher(Searcher):
         SymbolicRegressor = optional_import("searcher 'operon'", "pyoperon.sklearn", "pyoperon",
                                             "operon").SymbolicRegressor
         s, ignored_budget = self.settings_for(task)
+        s = self.validate_options(s)          # budget values are checked like options
+        if s["tournament_size"] > s["population_size"]:
+            raise ComponentError(f"searcher 'operon': tournament_size ({s['tournament_size']}) exceeds "
+                                 f"population_size ({s['population_size']})")
         X, y = self.task_arrays(task)
         variables = list(task.variables)
         symbols = [BINARY[b] for b in task.binary] + [UNARY[u] for u in task.unary]

@@ -21,6 +21,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher
+from desyr.options import Option
 from desyr.stages.pool import empirical_front, teacher_fit_mse
 
 #: common vocabulary -> PySR operator name
@@ -83,7 +84,7 @@ def parse_pysr_equation(text: str, variables: Sequence[str],
         raise ExpressionError(f"cannot parse {text!r}: {exc.msg}") from None
     rewritten = ast.unparse(ast.fix_missing_locations(_PySRSyntax().visit(tree)))
     expr = parse_expression(rewritten, Vocabulary(names))
-    target = Vocabulary(variables).var_symbols
+    target = {v: sp.Symbol(v, real=True) for v in variables}   # names were checked when the problem loaded
     return expr.xreplace({sp.Symbol(n, real=True): target[v] for n, v in zip(names, variables)})
 
 
@@ -150,6 +151,35 @@ def import_pysr():
     return pysr
 
 
+#: PySRRegressor keywords that ``extra`` may set: numeric or boolean tuning only.  Keys that
+#: take Julia code (``loss_function``, ``elementwise_loss``, operator definitions,
+#: ``early_stop_condition`` as a function), paths (``output_directory``, ``tempdir``,
+#: ``equation_file``), processes (``procs``, ``cluster_manager``) or Python objects are refused:
+#: a config file must not be able to run code.
+EXTRA_ALLOWED = frozenset({
+    "maxdepth", "parsimony", "adaptive_parsimony_scaling", "ncycles_per_iteration", "alpha", "annealing",
+    "weight_add_node", "weight_insert_node", "weight_delete_node", "weight_do_nothing", "weight_mutate_constant",
+    "weight_mutate_operator", "weight_swap_operands", "weight_rotate_tree", "weight_randomize", "weight_simplify",
+    "weight_optimize", "crossover_probability", "skip_mutation_failures", "migration", "hof_migration",
+    "fraction_replaced", "fraction_replaced_hof", "topn", "should_simplify", "should_optimize_constants",
+    "optimizer_nrestarts", "optimizer_iterations", "optimize_probability", "perturbation_factor",
+    "probability_negate_constant", "tournament_selection_n", "tournament_selection_p", "use_frequency",
+    "use_frequency_in_tournament", "batching", "batch_size", "complexity_of_constants", "complexity_of_variables",
+    "complexity_of_operators", "constraints", "nested_constraints", "turbo", "bumper", "denoise",
+    "early_stop_condition", "warmup_maxsize_by", "dimensional_constraint_penalty",
+})
+
+
+def _plain_value(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, (bool, int, float)):
+        return True
+    if depth < 3 and isinstance(value, (list, tuple)):
+        return all(_plain_value(v, depth + 1) for v in value)
+    if depth < 3 and isinstance(value, Mapping):
+        return all(isinstance(k, str) and _plain_value(v, depth + 1) for k, v in value.items())
+    return False
+
+
 class PySRSearcher(Searcher):
     """``PySRRegressor``; with a seed it runs ``deterministic=True, parallelism='serial'``."""
 
@@ -159,19 +189,41 @@ class PySRSearcher(Searcher):
     budget_aliases = BUDGET_ALIASES
     budget_protected = frozenset({"extra"})
     options = {
-        "niterations": 100,
-        "populations": 16,
-        "population_size": 27,
-        "timeout_in_seconds": None,
-        "max_evals": None,
-        "deterministic": True,        # with parallelism="serial"; set False to use threads (not reproducible)
-        "precision": 64,
-        "extra": {},                  # further PySRRegressor keyword arguments, passed unchanged
+        "niterations": Option(100, "iterations (the budget that binds by default)", kind=int, low=1, high=1_000_000),
+        "populations": Option(16, "number of populations", kind=int, low=1, high=10_000),
+        "population_size": Option(27, "expressions per population", kind=int, low=2, high=1_000_000),
+        "timeout_in_seconds": Option(None, "clock limit per run; None or 0: none (reproducible)", kind=float,
+                                     low=0, high=7 * 86400, nullable=True),
+        "max_evals": Option(None, "evaluation limit per run; None or 0: none", kind=int, low=0, high=2**62,
+                            nullable=True),
+        "deterministic": Option(True, "deterministic=True with parallelism='serial'; False uses threads "
+                                      "(not reproducible)", kind=bool),
+        "precision": Option(64, "floating-point precision: 16, 32 or 64", kind=int, low=16, high=64),
+        "extra": Option({}, "further PySRRegressor keyword arguments (numeric tuning only, see EXTRA_ALLOWED)",
+                        kind=dict),
     }
+
+    @classmethod
+    def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        s = super().validate_options(given)
+        if s["precision"] not in (16, 32, 64):
+            raise ComponentError(f"searcher 'pysr': option 'precision' must be 16, 32 or 64, got {s['precision']!r}")
+        extra = dict(s["extra"] or {})
+        refused = sorted(k for k in extra if k not in EXTRA_ALLOWED)
+        if refused:
+            raise ComponentError(f"searcher 'pysr': option 'extra' does not accept {', '.join(map(str, refused))} "
+                                 f"(keys that take Julia code, paths or processes are refused; allowed: "
+                                 f"{', '.join(sorted(EXTRA_ALLOWED))})")
+        for key, value in extra.items():
+            if not _plain_value(value):
+                raise ComponentError(f"searcher 'pysr': extra.{key} must be a number, bool, or a list/table of "
+                                     f"them, got {type(value).__name__}")
+        return s
 
     def regressor_kwargs(self, task: SearchTask) -> dict[str, Any]:
         """The PySRRegressor arguments for ``task`` (pure; useful to inspect without Julia)."""
         s, _ = self.settings_for(task)
+        s = self.validate_options(s)          # budget values are checked like options
         kwargs: dict[str, Any] = dict(
             binary_operators=[BINARY[b] for b in task.binary],
             unary_operators=[UNARY[u] for u in task.unary],
