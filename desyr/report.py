@@ -13,13 +13,17 @@ from typing import Any
 
 from desyr.model.result import Result
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]|~#])")
+_MARKDOWN = re.compile(r"([\\`*\[\]|~#])")
+# An underscore inside a word (teacher_compatibility) is inert in Markdown; one at a word edge
+# could open emphasis (__Verified__), so only those are escaped.
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
 def md(text: Any) -> str:
     """Plain text made inert for Markdown and HTML: one line, markup characters escaped."""
     one_line = " ".join(str(text).split())
-    return _MARKDOWN.sub(r"\\\1", html.escape(one_line, quote=False))
+    escaped = _MARKDOWN.sub(r"\\\1", html.escape(one_line, quote=False))
+    return _EDGE_UNDERSCORE.sub(r"\\_", escaped)
 
 
 def code(text: Any) -> str:
