@@ -37,6 +37,7 @@ from desyr.settings import check_sections, component, gate_sequence, method_cons
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
 from desyr.stages.select import run_gates
+from desyr.stages.identify import identify
 from desyr.stages.teach import attach_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
 
@@ -150,9 +151,16 @@ def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selecti
     if model is not None and s.pristine.reference is not None and ctx.teacher is not None:
         teacher_values = teacher_predict(model, ctx.teacher.plugin, points.interior)
     outcome = verify_selection(selection, ctx, s.pristine, points, teacher_values)
+    chosen = selection.selected
+    exact = None
+    if chosen is not None and chosen.expressions:
+        start = time.perf_counter()
+        exact = identify(s.pristine, chosen.expressions, points, ctx.seed)
+        ctx.timings["identify"] = time.perf_counter() - start
     ctx.timings["total"] = time.perf_counter() - s.clock
     components = {**components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, ctx, s.pristine, pool, outcome, components)
+    result.exact_form = exact
     if out is not None:
         write_result(result, out)
     return result

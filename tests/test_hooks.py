@@ -37,7 +37,7 @@ def test_hook_desyr_register_searchers(pm):
 
 def test_hook_desyr_register_refiners(pm):
     (refiner,) = [c for classes in pm.hook.desyr_register_refiners() for c in classes if c.name == "scipy"]
-    assert refiner.options["constraint_weight"] == 100.0
+    assert refiner.options["constraint_weight"].default == 100.0
 
 
 def test_hook_desyr_register_gates(pm):

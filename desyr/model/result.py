@@ -86,6 +86,49 @@ class SelectionRecord:
 
 
 @dataclass
+class ConstantRecord:
+    """One refined constant and the closed form proposed for it (accepted or not, and why)."""
+
+    value: float
+    proposed: str | None
+    accepted: bool
+    residuals_before: list[float | None] | None
+    residuals_after: list[float | None] | None
+    reason: str | None
+
+
+@dataclass
+class RewriteRecord:
+    """One checked canonical rewrite of one field's expression."""
+
+    name: str
+    field: str
+    before: str
+    after: str
+    accepted: bool
+    residuals_before: list[float | None] | None
+    residuals_after: list[float | None] | None
+    reason: str | None
+
+
+@dataclass
+class ExactFormRecord:
+    """The exact closed form of the selected expression (``docs/exact.md``)."""
+
+    expressions: dict[str, str]
+    latex: dict[str, str]
+    complexity: int
+    constants: list[ConstantRecord]
+    rewrites: list[RewriteRecord]
+    residuals_numeric: list[float | None] | None
+    residuals_exact: list[float | None] | None
+    symbolic_match: bool | None = None     # post hoc: equal to the reference symbolically (None without one)
+    seconds: float = 0.0
+    note: str | None = None
+    rule: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class Provenance:
     """Where a result came from: versions, components and the config's content hash."""
 
@@ -118,7 +161,7 @@ class Result:
     coupled: CoupledInfo | None
     timings: dict[str, float]
     provenance: Provenance
-    exact_form: dict[str, Any] | None = None
+    exact_form: ExactFormRecord | None = None
     schema: str = SCHEMA
 
     # ---------------------------------------------------------------- reading
@@ -129,8 +172,28 @@ class Result:
         name = field or self.problem.fields[0]
         if name not in self.expression:
             raise KeyError(f"no field {name!r}; fields: {', '.join(self.expression)}")
-        symbols = {v: sp.Symbol(v, real=True) for v in self.problem.variables}
-        return sp.sympify(self.expression[name], locals=symbols)
+        exprs = self.solution()
+        return exprs[name] if exprs else None
+
+    def to_callable(self, backend: str = "numpy"):
+        """The selected solution as a function ``f(X (n, d)) -> (n, n_fields)`` (exact form when there is one);
+        backends: numpy, torch, jax (see ``desyr export``)."""
+        from desyr.exact import to_callable
+
+        exprs = self.solution()
+        if exprs is None:
+            raise ConfigError("the result has no selected expression")
+        return to_callable(exprs, self.problem.variables, backend=backend)
+
+    def solution(self, exact: bool = True) -> dict[str, sp.Expr] | None:
+        """The selected expressions as sympy, by field: the exact form when ``exact`` and one exists."""
+        texts = (self.exact_form.expressions if exact and self.exact_form else None) or self.expression
+        if texts is None:
+            return None
+        from desyr.expressions import Vocabulary, parse_expression
+
+        vocabulary = Vocabulary(self.problem.variables)
+        return {f: parse_expression(t, vocabulary) for f, t in texts.items()}
 
     def get_best(self) -> CandidateRecord | None:
         """The selected candidate's record."""
@@ -257,4 +320,4 @@ def _convert(hint: Any, value: Any) -> Any:
 
 
 __all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
-           "GateRecord", "Errors", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]
+           "GateRecord", "Errors", "ExactFormRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]

@@ -1,0 +1,13 @@
+"""Exact closed forms of a recovered solution: checked constant identification,
+canonical rewrites, post hoc symbolic match, and export (see ``docs/exact.md``).
+
+Nothing here imports torch or jax; the generated code for those backends does.
+"""
+from desyr.exact.export import FORMATS, export, to_callable
+from desyr.exact.form import ExactForm, exact_form
+from desyr.exact.identify import propose
+from desyr.exact.match import symbolic_match
+from desyr.exact.records import Acceptance, ConstantDecision, RewriteDecision
+
+__all__ = ["Acceptance", "ConstantDecision", "ExactForm", "FORMATS", "RewriteDecision", "exact_form", "export",
+           "propose", "symbolic_match", "to_callable"]

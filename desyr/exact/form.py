@@ -1,0 +1,86 @@
+"""``exact_form``: checked constant identification and canonical rewrites of a selected solution."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import sympy as sp
+
+from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
+from desyr.exact.identify import identify_constants
+from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
+from desyr.expressions import complexity, expression_text
+
+
+@dataclass
+class ExactForm:
+    expressions: dict[str, sp.Expr]            # field -> final expression (exact where accepted)
+    constants: list[ConstantDecision]
+    rewrites: list[RewriteDecision]
+    complexity: int                            # node count of the final printed form, summed over fields
+    latex: dict[str, str]
+    residuals_numeric: Residuals | None        # (R_eq, R_con) of the input
+    residuals_exact: Residuals | None          # of the final expressions
+    seconds: float = 0.0
+    note: str | None = None                    # why nothing was attempted, if so
+    rule: Acceptance = field(default_factory=Acceptance)
+
+    @property
+    def changed(self) -> bool:
+        return any(d.accepted for d in self.constants) or any(d.accepted for d in self.rewrites)
+
+    def to_dict(self) -> dict[str, Any]:
+        pair = lambda r: None if r is None else [None if v is None else float(v) for v in r]  # noqa: E731
+        return {
+            "expressions": {f: expression_text(e) for f, e in self.expressions.items()},
+            "latex": dict(self.latex),
+            "complexity": int(self.complexity),
+            "constants": [d.to_dict() for d in self.constants],
+            "rewrites": [d.to_dict() for d in self.rewrites],
+            "residuals_numeric": pair(self.residuals_numeric),
+            "residuals_exact": pair(self.residuals_exact),
+            "rule": {"ratio": self.rule.ratio, "atol": self.rule.atol, "roundoff": self.rule.roundoff,
+                     "rtol": self.rule.rtol},
+            "seconds": float(self.seconds),
+            "note": self.note,
+        }
+
+
+def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acceptance = Acceptance(),
+               rewrites: Sequence[tuple[str, Rewrite]] = REWRITES) -> ExactForm:
+    """Exact closed forms for ``exprs`` (field -> sympy expression) of ``problem``.
+
+    ``check(exprs) -> (R_eq, R_con)`` must evaluate the verification residuals on
+    points no earlier stage saw. Steps, each checked against the residuals of the
+    input with ``rule``: merge redundant float factors, identify float constants
+    (jointly, then one at a time), collect terms and normalise signs.
+    """
+    clock = time.perf_counter()
+    variables = list(problem.symbols)
+    current = dict(exprs)
+    before = safe_check(check, current)
+    if before is None:
+        return _result(current, [], [], None, None, rule, clock, "the input could not be evaluated")
+    residuals = before
+    merged, merge_log = apply_rewrites(current, check, before, variables,
+                                       (("merge_constant_factors", merge_constant_factors),), rule)
+    current, residuals = merged, _last_accepted(merge_log, residuals)
+    current, constants = identify_constants(current, check, before, rule)
+    residuals = _last_accepted(constants, residuals)
+    current, log = apply_rewrites(current, check, before, variables, rewrites, rule)
+    residuals = _last_accepted(log, residuals)
+    return _result(current, constants, merge_log + log, before, residuals, rule, clock, None)
+
+
+def _last_accepted(decisions, fallback: Residuals) -> Residuals:
+    accepted = [d.residuals_after for d in decisions if d.accepted and d.residuals_after is not None]
+    return accepted[-1] if accepted else fallback
+
+
+def _result(exprs, constants, rewrites, before, after, rule, clock, note) -> ExactForm:
+    return ExactForm(
+        expressions=dict(exprs), constants=constants, rewrites=rewrites,
+        complexity=sum(complexity(e) for e in exprs.values()),
+        latex={f: sp.latex(e, order="none") for f, e in exprs.items()},
+        residuals_numeric=before, residuals_exact=after, seconds=time.perf_counter() - clock, note=note, rule=rule)

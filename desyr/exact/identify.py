@@ -1,0 +1,119 @@
+"""Closed forms for the float constants of a selected expression, each one checked by the physics.
+
+Proposals come from continued fractions (``fractions.Fraction.limit_denominator``,
+the step sympy's ``nsimplify`` uses for rationals) applied to the constant
+divided by a short list of bases: 1, rational powers of pi, e, ln 2 and square
+roots of small integers; ``v**2`` rational gives square roots of rationals.
+This is ``nsimplify(v, constants=[b])`` for one base at a time, without the
+multi-constant integer relations that ``mpmath.identify`` also returns
+(``-7*E/5 - 2/15 + ...`` for pi**2/10), which are not closed forms anyone wants.
+A proposal must match the float to ``rtol`` and have few digits, so that a
+random float rarely has one; the residual check then decides.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Mapping
+
+import sympy as sp
+
+from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, safe_check
+
+#: bases b of the proposals r*b, simplest first (the order breaks ties)
+BASES: tuple[sp.Expr, ...] = (
+    sp.Integer(1), sp.pi, sp.pi ** 2, 1 / sp.pi, sp.sqrt(2), sp.sqrt(3), sp.E, sp.log(2), sp.sqrt(5),
+    sp.sqrt(6), sp.sqrt(7), sp.pi ** 3, 1 / sp.pi ** 2, sp.sqrt(sp.pi), sp.pi ** sp.Rational(3, 2),
+    sp.exp(-1), sp.sqrt(10),
+)
+RTOL = 1e-10            # float pre-check: a proposal must match the constant this closely
+RATIONAL_DIGITS = 7     # digits of |p| plus digits of q for a plain rational p/q (1/480000 has 7)
+BASE_DIGITS = 4         # for r*b with b transcendental or a surd (5*pi, pi**2/10, 3*sqrt(2)/2)
+MAX_PROPOSALS = 3       # per constant; bounds the number of residual checks
+MAX_CHECKS = 24         # per expression group, over the joint try and the fallbacks
+
+
+def _digits(r: Fraction) -> int:
+    return len(str(abs(r.numerator))) + len(str(r.denominator))
+
+
+def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS) -> list[sp.Expr]:
+    """Closed forms that equal ``value`` to ``rtol``, fewest digits first (no residual check)."""
+    if not math.isfinite(value):
+        return []
+    if value == 0.0:
+        return [sp.Integer(0)]
+    found: dict[sp.Expr, tuple] = {}
+    for rank, base in enumerate(BASES):
+        budget = RATIONAL_DIGITS if base == 1 else BASE_DIGITS
+        _add(found, value, Fraction(value / float(base)), lambda r, b=base: sp.Rational(r.numerator, r.denominator) * b,
+             budget, rank, rtol)
+    # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
+    _add(found, value, Fraction(value * value), lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
+         BASE_DIGITS, len(BASES), rtol)
+    ordered = sorted(found.items(), key=lambda kv: kv[1])
+    return [expr for expr, _ in ordered[:limit]]
+
+
+def _add(found: dict, value: float, target: Fraction, build, budget: int, rank: int, rtol: float) -> None:
+    best = target.limit_denominator(10 ** budget)
+    if best == 0 or _digits(best) > budget:
+        return
+    expr = sp.sympify(build(best))
+    if not expr.is_number or expr.has(sp.Float):
+        return
+    approx = float(expr)
+    if abs(approx - value) <= rtol * abs(value) and expr not in found:
+        found[expr] = (_digits(best), rank, abs(approx - value))
+
+
+def float_constants(exprs: Mapping[str, sp.Expr]) -> list[sp.Float]:
+    """Distinct Float atoms over all fields, in a stable order (largest magnitude first)."""
+    atoms = set()
+    for expr in exprs.values():
+        atoms |= expr.atoms(sp.Float)
+    return sorted(atoms, key=lambda f: (-abs(float(f)), float(f)))
+
+
+def substitute(exprs: Mapping[str, sp.Expr], mapping: Mapping[sp.Float, sp.Expr]) -> dict[str, sp.Expr]:
+    return {f: e.xreplace(dict(mapping)) for f, e in exprs.items()}
+
+
+def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+                       rule: Acceptance = Acceptance()) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
+    """Replace float constants by checked closed forms: all best proposals jointly first
+    (one residual check in the usual case), then one constant at a time."""
+    constants = float_constants(exprs)
+    proposals = {c: propose(float(c)) for c in constants}
+    decisions: list[ConstantDecision] = []
+    for c in constants:
+        if not proposals[c]:
+            decisions.append(ConstantDecision(float(c), None, False, before, None, "no closed form within the pre-check"))
+    tried = [c for c in constants if proposals[c]]
+    if not tried:
+        return dict(exprs), decisions
+    joint = {c: proposals[c][0] for c in tried}
+    after = safe_check(check, substitute(exprs, joint))
+    if rule.accepts(before, after):
+        decisions += [ConstantDecision(float(c), joint[c], True, before, after, "accepted jointly") for c in tried]
+        return substitute(exprs, joint), decisions
+    return _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions)
+
+
+def _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions):
+    accepted: dict[sp.Float, sp.Expr] = {}
+    checks = 1
+    for c in tried:
+        for form in proposals[c]:
+            if checks >= MAX_CHECKS:
+                decisions.append(ConstantDecision(float(c), form, False, before, None, "check budget exhausted"))
+                break
+            checks += 1
+            after = safe_check(check, substitute(exprs, {**accepted, c: form}))
+            ok = rule.accepts(before, after)
+            reason = "accepted alone" if ok else "residuals change beyond round-off"
+            decisions.append(ConstantDecision(float(c), form, ok, before, after, reason))
+            if ok:
+                accepted[c] = form
+                break
+    return substitute(exprs, accepted), decisions

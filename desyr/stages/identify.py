@@ -1,0 +1,36 @@
+"""After verification: the exact closed form of the selected expression (``docs/exact.md``).
+
+Constants are identified and canonical rewrites applied only where the verification
+residuals, recomputed on the independent verification points, stay at the numeric
+solution's round-off level.  The symbolic match against the reference is post hoc,
+like the relative L2, and nothing downstream uses it.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import sympy as sp
+
+from desyr.exact import exact_form, symbolic_match
+from desyr.model.points import VerificationPoints
+from desyr.model.problem import Problem
+from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord, _build
+from desyr.physics import verify
+
+
+def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0
+             ) -> ExactFormRecord:
+    """The checked exact form of ``exprs`` and, with a reference, whether it matches symbolically."""
+    def check(candidate: Mapping[str, sp.Expr]) -> tuple[float, float]:
+        v = verify(problem, candidate, points)
+        return v.R_eq, v.R_con if v.R_con is not None else 0.0
+
+    form = exact_form(problem, dict(exprs), check)
+    data = form.to_dict()
+    data["constants"] = [_build(ConstantRecord, c) for c in data["constants"]]
+    data["rewrites"] = [_build(RewriteRecord, r) for r in data["rewrites"]]
+    record = _build(ExactFormRecord, data)
+    if problem.reference:
+        record.symbolic_match = symbolic_match(form.expressions, problem.reference, problem.symbols,
+                                               bounds=[(v.lo, v.hi) for v in problem.variables], seed=seed)
+    return record

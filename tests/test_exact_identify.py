@@ -1,0 +1,127 @@
+"""Checked constant identification (desyr.exact): proposals, acceptance and refusals on real problems."""
+import math
+
+import pytest
+import sympy as sp
+
+from desyr.exact import Acceptance, exact_form, propose
+from desyr.expressions import expression_text
+from desyr.physics import verify
+from desyr.model.points import make_point_sets
+from desyr.model.problem import problem_from_dict
+
+POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}
+
+
+def checked(data):
+    problem = problem_from_dict({**data, "points": POINTS})
+    points = make_point_sets(problem, 3)
+
+    def check(exprs):
+        v = verify(problem, exprs, points)
+        return v.R_eq, v.R_con
+    return problem, check
+
+
+SINE = {"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx + pi**2*sin(pi*x)"}],
+        "constraints": [{"on": ["x = 0", "x = 1"], "value": 0}], "reference": {"u": "sin(pi*x)"}}
+KLEIN_GORDON = {"domain": {"x": [0, 1], "t": [0, 1]}, "time": "t",
+                "equations": [{"lhs": "u_tt - u_xx + u**3", "rhs": "from_reference"}],
+                "constraints": [{"on": "boundary", "value": "reference", "points": 60},
+                                {"on": "t = 0", "value": "reference", "points": 60},
+                                {"operator": "u_t", "on": "t = 0", "value": 0, "points": 60}],
+                "reference": {"u": "x*cos(5*pi*t) + x**3*t**3"}}
+
+
+@pytest.mark.parametrize("value, form", [
+    (3.141592653589793, sp.pi), (15.707963267948966, 5 * sp.pi), (0.9869604401089358, sp.pi ** 2 / 10),
+    (7.0710678118654755, 5 * sp.sqrt(2)), (0.4999999999999099, sp.Rational(1, 2)),
+    (2.0833333333333333e-06, sp.Rational(1, 480000)), (0.6931471805599453, sp.log(2)),
+    (2.718281828459045, sp.E), (0.8660254037844386, sp.sqrt(3) / 2), (-0.88, -sp.Rational(22, 25)),
+    (0.3183098861837907, 1 / sp.pi)])
+def test_proposals_include_the_closed_form(value, form):
+    assert propose(value)[0] == form
+
+
+@pytest.mark.parametrize("value", [0.123456789, -0.4958634101007472, 1.2345678901234567e-20, math.nan])
+def test_no_proposal_for_unremarkable_numbers(value):
+    assert propose(value) == []
+
+
+def test_proposals_are_few_and_fast():
+    import time
+
+    start = time.perf_counter()
+    for k in range(200):
+        assert len(propose(1.0 + k * 0.0137)) <= 3
+    assert time.perf_counter() - start < 1.0
+
+
+def test_sine_poisson_float_becomes_pi():
+    problem, check = checked(SINE)
+    form = exact_form(problem, {"u": problem.parse("sin(3.141592653589793*x)")}, check)
+    assert form.expressions["u"] == sp.sin(sp.pi * problem.symbols[0])
+    (decision,) = form.constants
+    assert decision.accepted and decision.proposed == sp.pi and decision.value == 3.141592653589793
+    assert max(decision.residuals_after) <= 1e-12
+    assert form.complexity == 4 and form.latex["u"] == r"\sin{\left(\pi x \right)}"
+    data = form.to_dict()
+    assert data["expressions"] == {"u": "sin(pi*x)"} and data["constants"][0]["accepted"] is True
+    import json
+    json.dumps(data)
+
+
+def test_klein_gordon_gets_5_pi():
+    problem, check = checked(KLEIN_GORDON)
+    form = exact_form(problem, {"u": problem.parse("1.0*x*(t**3*x**2 + cos(15.707963267948966*t))")}, check)
+    x, t = problem.symbols
+    assert sp.expand(form.expressions["u"] - (x * sp.cos(5 * sp.pi * t) + t ** 3 * x ** 3)) == 0
+    assert expression_text(form.expressions["u"]) == "x*cos(5*pi*t) + t**3*x**3"
+    assert all(d.accepted for d in form.constants)
+    assert form.residuals_exact[0] <= form.residuals_numeric[0]
+
+
+def test_a_pi_lookalike_that_matters_stays_a_number():
+    """The true constant is 3.14159265358 (in the equation); pi passes the float pre-check
+    (3e-12 apart) but raises the residuals far above round-off, so it is refused."""
+    c = "3.14159265358"
+    problem, check = checked({"domain": {"x": [0, 1]}, "equations": [{"lhs": f"u_xx + {c}**2*sin({c}*x)"}],
+                              "constraints": [{"on": "x = 0", "value": 0}, {"on": "x = 1", "value": f"sin({c})"}]})
+    numeric = {"u": problem.parse(f"sin({c}*x)")}
+    assert propose(3.14159265358) == [sp.pi]
+    form = exact_form(problem, numeric, check)
+    assert form.expressions["u"] == numeric["u"]
+    refused = [d for d in form.constants if d.proposed == sp.pi]
+    assert refused and not any(d.accepted for d in refused)
+    assert refused[-1].residuals_after[0] > 10 * max(refused[-1].residuals_before[0], 1e-12)
+
+
+def test_joint_failure_falls_back_to_one_at_a_time():
+    """exp(-1.0000000000000002*t) is exact, the 3.14159265358 is not: one is accepted, one refused."""
+    c = "3.14159265358"
+    problem, check = checked({"domain": {"x": [0, 1], "t": [0, 1]}, "time": "t",
+                              "equations": [{"lhs": "u_t - u_xx", "rhs": f"({c}**2 - 1)*exp(-t)*sin({c}*x)"}],
+                              "constraints": [{"on": "x = 0", "value": 0}, {"on": "t = 0", "value": f"sin({c}*x)"}]})
+    form = exact_form(problem, {"u": problem.parse(f"exp(-1.0000000000000002*t)*sin({c}*x)")}, check)
+    by_value = {d.value: d for d in form.constants if d.accepted}
+    assert -1.0000000000000002 in by_value and 3.14159265358 not in by_value
+    assert sp.Float(3.14159265358) in form.expressions["u"].atoms(sp.Float)
+    assert any(d.reason == "residuals change beyond round-off" for d in form.constants)
+
+
+def test_acceptance_rule():
+    rule = Acceptance()
+    assert rule.accepts((1e-14, 1e-15), (9e-14, 1e-12))          # within 10x or the 1e-12 floor
+    assert not rule.accepts((1e-14, 1e-15), (2e-12, 0.0))
+    assert rule.accepts((0.0, None), (5e-13, None))
+    assert not rule.accepts((1e-14, 1e-15), (float("nan"), 0.0))
+    assert not rule.accepts((1e-14, None), (1e-14, 1e-14))       # a constraint appeared from nowhere
+    assert not rule.accepts((1e-3, 0.0), (2e-3, 0.0))            # not at round-off: no worsening allowed
+    assert rule.accepts((1e-3, 0.0), (1e-3, 1e-13))
+
+
+def test_identification_is_cheap_compared_to_a_run():
+    """Well under a second on typical expressions (a run takes 5-500 s)."""
+    problem, check = checked(KLEIN_GORDON)
+    form = exact_form(problem, {"u": problem.parse("1.0*x*(t**3*x**2 + cos(15.707963267948966*t))")}, check)
+    assert form.seconds < 1.0

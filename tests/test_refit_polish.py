@@ -1,0 +1,76 @@
+"""The Gauss-Newton polish of a converged refit (plugins/desyr_scipy/refiner.py) and the option specs."""
+import numpy as np
+import pytest
+
+from desyr.model.candidates import Candidate
+from desyr.errors import ComponentError
+from desyr.api import relative_l2
+from desyr.model.points import make_point_sets
+from desyr_scipy.refiner import ScipyRefiner, polish
+
+BURGERS_SEARCH = "0.499879 + 0.500090*tanh(2.492718*t - 4.987499*x)"
+
+
+@pytest.fixture(scope="module")
+def burgers(registry):
+    from desyr.model.loading import load_problem
+
+    problem = load_problem("paper:burgers", registry)
+    return problem, make_point_sets(problem, 1)
+
+
+def _refit(problem, points, text, **options):
+    refiner = ScipyRefiner(starts=1, **options)
+    return refiner.refine(Candidate("c", {"u": problem.parse(text)}), problem, points)
+
+
+@pytest.mark.parametrize("jacobian", ["exact", "2-point"])
+def test_polish_takes_an_early_stop_to_round_off(burgers, jacobian):
+    """A loose tolerance stops trf at rel L2 ~4e-7; the polish must reach the float64 floor."""
+    problem, points = burgers
+    rough = _refit(problem, points, BURGERS_SEARCH, tolerance=1e-2, polish_steps=0, jacobian=jacobian)
+    polished = _refit(problem, points, BURGERS_SEARCH, tolerance=1e-2, jacobian=jacobian)
+    assert rough.converged and polished.converged
+    assert relative_l2(problem, rough.expressions, points.verify) > 1e-9        # why the polish exists
+    assert relative_l2(problem, polished.expressions, points.verify) <= 1e-13
+    assert polished.objective < rough.objective
+
+
+def test_default_refit_of_paper_candidate_is_at_round_off(burgers):
+    problem, points = burgers
+    out = ScipyRefiner().refine(Candidate("c", {"u": problem.parse(BURGERS_SEARCH)}), problem, points)
+    assert relative_l2(problem, out.expressions, points.verify) <= 1e-13
+
+
+def test_polish_keeps_only_steps_that_lower_the_cost():
+    """On an inconsistent system (no zero residual) Gauss-Newton lands on the minimum at once;
+    every further step would not lower the cost and is refused."""
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    b = np.array([1.0, 2.0, 0.0])
+    fun = lambda a: A @ a - b                                  # noqa: E731
+    x, cost, used = polish(fun, lambda a: A, np.zeros(2), steps=5)
+    best = np.linalg.lstsq(A, b, rcond=None)[0]
+    assert used == 1 and np.allclose(x, best)
+    assert cost == pytest.approx(0.5 * np.sum(fun(best) ** 2))
+
+
+def test_polish_refuses_a_step_that_raises_the_cost():
+    """A wrong Jacobian sends the step uphill: the start is returned unchanged."""
+    fun = lambda a: np.array([a[0] - 1.0])                     # noqa: E731
+    x, cost, used = polish(fun, lambda a: np.array([[-1.0]]), np.array([0.5]), steps=3)
+    assert used == 0 and x[0] == 0.5 and cost == pytest.approx(0.125)
+
+
+@pytest.mark.parametrize("name, value", [("starts", 0), ("tolerance", 0.0), ("constraint_weight", -1.0),
+                                         ("constraint_weight", float("inf")), ("jacobian", "central"),
+                                         ("max_nfev", 0), ("timeout", 0.0), ("polish_steps", -1),
+                                         ("starts", 2.5), ("merge_redundant_scales", 1)])
+def test_option_specs_refuse_bad_values(name, value):
+    with pytest.raises(ComponentError, match=name):
+        ScipyRefiner(**{name: value})
+
+
+def test_option_specs_accept_and_convert():
+    r = ScipyRefiner(constraint_weight=10, max_nfev=None, polish_steps=0, jacobian="3-point")
+    assert r.settings["constraint_weight"] == 10.0 and isinstance(r.settings["constraint_weight"], float)
+    assert r.settings["polish_steps"] == 0 and r.settings["max_nfev"] is None
