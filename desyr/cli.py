@@ -36,6 +36,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("config", help="problem TOML file or spec such as paper:burgers")
     _common(s)
 
+    s = sub.add_parser("exact", help="re-run constant identification and canonical forms on an existing result")
+    s.add_argument("result", help="result.json (or the folder holding it)")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
+
+    s = sub.add_parser("export", help="write the solution of a result as code or LaTeX")
+    s.add_argument("result", help="result.json (or the folder holding it)")
+    s.add_argument("--to", required=True, metavar="FORMAT",
+                   help="latex, sympy, numpy, torch, jax, c, fortran or julia")
+    s.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
+    s.add_argument("--numeric", action="store_true", help="export the numeric expression, not the exact form")
+
     s = sub.add_parser("bench", help="run problems over several seeds (resumable) and tabulate like the paper")
     s.add_argument("names", nargs="*", help="problem names or IDs (see 'desyr problems'), or TOML files")
     s.add_argument("--all", action="store_true", help="every bundled scalar configuration")
@@ -104,6 +115,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _problems(registry)
     if args.command == "bench":
         return _bench(registry, args)
+    if args.command in ("exact", "export"):
+        from desyr.result_commands import exact_command, export_command
+
+        return exact_command(registry, args) if args.command == "exact" else export_command(args)
     from desyr.model.loading import load_problem
     from desyr.progress import Progress
     from desyr.api import check_out_dir

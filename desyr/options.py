@@ -51,7 +51,7 @@ class Option:
         if self.kind is list and self.item is not None:
             text = f"list of {_TYPE_NAMES.get(self.item, self.item.__name__)}"
         if self.choices:
-            text += " (" + " | ".join(repr(c) for c in self.choices) + ")"
+            text += ": one of " + ", ".join(f"`{c}`" for c in self.choices)
         return text + (" or None" if self.nullable else "")
 
     def range_text(self) -> str:
@@ -59,7 +59,8 @@ class Option:
             return ""
         lo = "(" if self.open_low else "["
         hi = ")" if self.open_high else "]"
-        return f"{lo}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{hi}"
+        text = f"{lo}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{hi}"
+        return f"length in {text}" if self.kind is list else text
 
     def check(self, name: str, value: Any) -> Any:
         """The value, converted (int -> float), or :class:`OptionError` saying what is wrong."""

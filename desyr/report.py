@@ -93,13 +93,17 @@ def _quantities(r: Result) -> list[str]:
 
 def _exact_section(r: Result) -> list[str]:
     form = r.exact_form
-    if not form or not form.get("latex"):
+    if form is None or not form.latex:
         return []
-    lines = ["Exact form:", ""]
-    lines += [f"$$ {f} = {tex} $$" for f, tex in form["latex"].items()]
-    match = form.get("symbolic_match")
-    if match is not None:
-        lines += ["", f"Symbolic match with the reference: {'yes' if match else 'no'}"]
+    lines = ["Exact form (constants identified and rewrites applied only where the verification residuals "
+             "stay at round-off; see docs/exact.md):", ""]
+    lines += [f"    {f} = {e}" for f, e in form.expressions.items()]
+    lines += [""] + [f"$$ {f} = {tex} $$" for f, tex in form.latex.items()]
+    accepted = [c for c in form.constants if c.accepted]
+    if accepted:
+        lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
+    if form.symbolic_match is not None:
+        lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
     return lines + [""]
 
 

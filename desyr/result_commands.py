@@ -1,0 +1,56 @@
+"""``desyr exact`` and ``desyr export``: work on a finished ``result.json`` without re-running anything."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from desyr.api import write_result
+from desyr.atomic import run_lock, write_text_atomic
+from desyr.errors import ConfigError
+from desyr.exact import FORMATS, export
+from desyr.model.loading import load_problem
+from desyr.model.points import make_verification_points
+from desyr.model.result import load_result
+from desyr.registry import Registry
+from desyr.stages.identify import identify
+
+
+def exact_command(registry: Registry, args: argparse.Namespace) -> int:
+    """Identify constants and canonical forms again (the teacher and search are not needed)."""
+    path = _result_path(args.result)
+    result = load_result(path)
+    exprs = result.solution(exact=False)
+    if exprs is None:
+        raise ConfigError(f"{path}: the result has no selected expression")
+    problem = load_problem(result.problem.source, registry)
+    if problem.fields != result.problem.fields or problem.variable_names != result.problem.variables:
+        raise ConfigError(f"{path}: the problem at {result.problem.source} no longer has the result's fields "
+                          "and variables")
+    with run_lock(path.parent):
+        result.exact_form = identify(problem, exprs, make_verification_points(problem, result.seed), result.seed)
+        write_result(result, path.parent)
+    for f, e in result.exact_form.expressions.items():
+        print(f"{f} = {e}")
+    print(f"wrote {path} and {path.parent / 'report.md'}")
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    if args.to not in FORMATS:
+        raise ConfigError(f"--to {args.to!r}: choose one of {', '.join(FORMATS)}")
+    result = load_result(_result_path(args.result))
+    exprs = result.solution(exact=not args.numeric)
+    if exprs is None:
+        raise ConfigError(f"{args.result}: the result has no selected expression")
+    text = export(exprs, result.problem.variables, args.to)
+    if args.output:
+        write_text_atomic(Path(args.output), text if text.endswith("\n") else text + "\n")
+        print(f"wrote {args.output}")
+    else:
+        print(text)
+    return 0
+
+
+def _result_path(given: str) -> Path:
+    path = Path(given)
+    return path / "result.json" if path.is_dir() else path
