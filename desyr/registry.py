@@ -132,8 +132,9 @@ class Registry:
         return rows
 
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
-        # pluggy lists implementations last-registered first; registration order is precedence order.
-        return list(reversed(getattr(self.pm.hook, hook).get_hookimpls()))
+        # get_hookimpls() lists implementations in registration order, which is precedence order
+        # (pluggy *calls* them in reverse; we call them one at a time instead).
+        return list(getattr(self.pm.hook, hook).get_hookimpls())
 
     def _fail(self, plugin_name: str, hook: str, exc: Exception) -> None:
         self.failures[plugin_name] = f"{hook} failed: {type(exc).__name__}: {exc}"

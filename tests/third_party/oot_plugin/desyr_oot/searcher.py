@@ -3,10 +3,11 @@
 The dictionary holds, for every variable x and every unary operator f of the task
 that this searcher knows, the terms f(k*x) for a grid of rates k (plain numbers and
 multiples of pi, the latter kept exact so they are structure, not constants), plus
-the monomials of total degree <= ``poly_degree`` (the constant 1 included). Orthogonal
-matching pursuit (or sequentially thresholded least squares) picks supports of
-1, 2, ... ``max_terms`` terms; each support's least-squares fit is one front member,
-so the front has members of increasing size and decreasing loss.
+the monomials of total degree <= ``poly_degree`` (the constant 1 included). Best-subset
+selection (small supports) with orthogonal matching pursuit and single swaps beyond it,
+or sequentially thresholded least squares, picks supports of 1, 2, ... ``max_terms``
+terms; each support's least-squares fit is a candidate member, and the members that are
+not dominated (fewer nodes or a lower loss than every other) form the front.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ _NUMPY = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "tanh": np.tanh, "sinh": 
 
 
 class SparseSearcher(Searcher):
-    """Orthogonal matching pursuit (default) or STLSQ over separable basis terms."""
+    """Best-subset / matching pursuit (``omp``, default) or STLSQ over separable basis terms."""
 
     name = "sparse"
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
@@ -38,6 +39,8 @@ class SparseSearcher(Searcher):
         "pi_multiples": Option([0.5, 1.0, 1.5, 2.0, 3.0, 4.0], "rates k = m*pi (kept exact)", kind=list,
                                item=float),
         "poly_degree": Option(2, "total degree of the polynomial terms", kind=int, low=0, high=6),
+        "exhaustive_limit": Option(5000, "omp: try every support of a size with at most this many subsets",
+                                   kind=int, low=0),
         "threshold": Option(1e-6, "STLSQ: relative coefficient threshold", kind=float, low=0.0),
     }
 
@@ -53,7 +56,8 @@ class SparseSearcher(Searcher):
         A = np.column_stack([columns[j] for j in keep])
         scale = np.linalg.norm(A, axis=0)
         A = A / scale
-        supports = (self._omp(A, y, settings["max_terms"]) if settings["method"] == "omp"
+        supports = (self._omp(A, y, settings["max_terms"], settings["exhaustive_limit"])
+                    if settings["method"] == "omp"
                     else self._stlsq(A, y, settings["max_terms"], settings["threshold"]))
         front = []
         for support in supports:
@@ -65,6 +69,7 @@ class SparseSearcher(Searcher):
             loss = teacher_fit_mse(expr, symbols, X, y)
             if math.isfinite(loss):
                 front.append(ParetoMember(expr, size, loss))
+        front = _pareto(front)
         info = {"dictionary": len(terms), "method": settings["method"], "supports": len(supports),
                 "ignored_budget": ignored}
         return SearchResult(front, info)
@@ -91,16 +96,23 @@ class SparseSearcher(Searcher):
         return terms, columns
 
     @staticmethod
-    def _omp(A, y, max_terms):
-        support, supports, residual = [], [], y.copy()
-        for _ in range(min(max_terms, A.shape[1])):
-            scores = np.abs(A.T @ residual)
-            scores[support] = -1.0
-            support = support + [int(np.argmax(scores))]
-            coef, *_ = np.linalg.lstsq(A[:, support], y, rcond=None)
-            residual = y - A[:, support] @ coef
-            supports.append(list(support))
-            if np.linalg.norm(residual) <= 1e-14 * max(1.0, np.linalg.norm(y)):
+    def _omp(A, y, max_terms, exhaustive_limit):
+        """One support per size k = 1..max_terms: the best subset of k terms when there are at most
+        ``exhaustive_limit`` of them, else the previous support grown greedily (orthogonal matching
+        pursuit) and improved by single swaps. Stops once a support fits ``y`` to round-off."""
+        n = A.shape[1]
+        floor = 1e-28 * max(1.0, float(y @ y))
+        supports, support = [], []
+        for k in range(1, min(max_terms, n) + 1):
+            if math.comb(n, k) <= exhaustive_limit:
+                support = min((list(s) for s in itertools.combinations(range(n), k)), key=lambda s: _sse(A, y, s))
+            else:
+                residual = y - _fit(A, y, support) if support else y
+                scores = np.abs(A.T @ residual)
+                scores[support] = -1.0
+                support = _swaps(A, y, support + [int(np.argmax(scores))])
+            supports.append(sorted(support))
+            if _sse(A, y, support) <= floor:
                 break
         return supports
 
@@ -125,3 +137,40 @@ class SparseSearcher(Searcher):
                 seen.add(key)
                 supports.append(list(key))
         return sorted(supports, key=len)
+
+
+def _pareto(members):
+    """Members sorted by size, each kept only if it fits better than every smaller one."""
+    front = []
+    for m in sorted(members, key=lambda m: (m.complexity, m.loss)):
+        if not front or m.loss < front[-1].loss:
+            front.append(m)
+    return front
+
+
+def _fit(A, y, support):
+    coef, *_ = np.linalg.lstsq(A[:, support], y, rcond=None)
+    return A[:, support] @ coef
+
+
+def _sse(A, y, support) -> float:
+    r = y - _fit(A, y, list(support))
+    return float(r @ r)
+
+
+def _swaps(A, y, support, rounds=10):
+    """Replace one term at a time while that lowers the squared error."""
+    best = _sse(A, y, support)
+    for _ in range(rounds):
+        improved = False
+        for i in range(len(support)):
+            for j in range(A.shape[1]):
+                if j in support:
+                    continue
+                trial = support[:i] + [j] + support[i + 1:]
+                err = _sse(A, y, trial)
+                if err < best * (1 - 1e-12):
+                    support, best, improved = trial, err, True
+        if not improved:
+            break
+    return support
