@@ -11,33 +11,41 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
 from desyr._version import __version__
 from desyr.atomic import run_lock, write_text_atomic
 from desyr.errors import ConfigError
+from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.loading import load_problem
 from desyr.model.outcomes import Outcome, Selection
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
-from desyr.model.result import (SCHEMA, ProblemInfo, Provenance, Residuals, Result, SelectionRecord,
-                                candidate_record, load_result)
+from desyr.model.result import (
+    SCHEMA,
+    ProblemInfo,
+    Provenance,
+    Residuals,
+    Result,
+    SelectionRecord,
+    candidate_record,
+    load_result,
+)
+from desyr.progress import Progress
 from desyr.registry import Registry, load_registry
 from desyr.roles import Gate, Refiner, Searcher, TeacherModel
-from desyr.expressions import expression_text
-from desyr.progress import Progress
 from desyr.settings import check_sections, component, gate_sequence, method_constants
+from desyr.stages.identify import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
 from desyr.stages.select import run_gates
-from desyr.stages.identify import identify
 from desyr.stages.teach import attach_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
 
@@ -71,6 +79,7 @@ def _run(problem: Problem, seed: int | None, registry: Registry | None, out: str
     ctx = s.ctx
     settings = search_settings(problem)
     searcher = component(s.registry, problem, "searcher", "search")
+    assert isinstance(searcher, Searcher)
     check_operators(searcher, settings, problem)
     # Stage A: teacher, then K seeded searches per field, retention and pooling
     model = attach_teacher(s.registry, ctx)
@@ -128,7 +137,8 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
         raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r}")
     registry = registry or load_registry()
     refiner = component(registry, problem, "refiner", "refine")
-    gates = gate_sequence(registry, problem)
+    assert isinstance(refiner, Refiner)
+    gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
     pristine = copy.deepcopy(problem)
     ctx = RunContext(copy.deepcopy(problem), make_point_sets(problem, int(seed)), seed=int(seed),
                      method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,

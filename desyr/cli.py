@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from desyr._version import __version__
 from desyr.errors import DesyrError
@@ -119,9 +119,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desyr.result_commands import exact_command, export_command
 
         return exact_command(registry, args) if args.command == "exact" else export_command(args)
+    from desyr.api import check_out_dir
     from desyr.model.loading import load_problem
     from desyr.progress import Progress
-    from desyr.api import check_out_dir
 
     if args.out is not None:
         check_out_dir(args.out)   # before loading anything heavy

@@ -11,8 +11,8 @@ import ast
 import keyword
 import math
 import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
@@ -240,7 +240,7 @@ def _power(base: sp.Expr, exponent: sp.Expr, text: str) -> sp.Expr:
 
 
 def _build(node: ast.AST, vocab: Vocabulary, text: str) -> sp.Expr:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return _number(node.value, text)
     if isinstance(node, ast.Name):
         return vocab.resolve(node.id)

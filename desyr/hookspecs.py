@@ -26,7 +26,7 @@ hookimpl = pluggy.HookimplMarker("desyr")
 
 
 @hookspec
-def desyr_register_teachers() -> "list[type[Teacher]]":
+def desyr_register_teachers() -> list[type[Teacher]]:
     """Contribute teacher components.
 
     Return a list of :class:`desyr.roles.Teacher` subclasses.  Each class
@@ -38,7 +38,7 @@ def desyr_register_teachers() -> "list[type[Teacher]]":
 
 
 @hookspec
-def desyr_register_searchers() -> "list[type[Searcher]]":
+def desyr_register_searchers() -> list[type[Searcher]]:
     """Contribute symbolic-search components.
 
     Return a list of :class:`desyr.roles.Searcher` subclasses.  Each
@@ -54,7 +54,7 @@ def desyr_register_searchers() -> "list[type[Searcher]]":
 
 
 @hookspec
-def desyr_register_refiners() -> "list[type[Refiner]]":
+def desyr_register_refiners() -> list[type[Refiner]]:
     """Contribute Stage-B refiner components.
 
     Return a list of :class:`desyr.roles.Refiner` subclasses.  Each
@@ -65,7 +65,7 @@ def desyr_register_refiners() -> "list[type[Refiner]]":
 
 
 @hookspec
-def desyr_register_gates() -> "list[type[Gate]]":
+def desyr_register_gates() -> list[type[Gate]]:
     """Contribute Stage-C selection gates.
 
     Return a list of :class:`desyr.roles.Gate` subclasses.  Each
@@ -77,7 +77,7 @@ def desyr_register_gates() -> "list[type[Gate]]":
 
 
 @hookspec(firstresult=True)
-def desyr_load_problem(spec: str) -> "Problem | None":
+def desyr_load_problem(spec: str) -> Problem | None:
     """Resolve a problem reference that is not a file path.
 
     Return a :class:`desyr.model.problem.Problem` for ``spec`` (for example
@@ -87,7 +87,7 @@ def desyr_load_problem(spec: str) -> "Problem | None":
 
 
 @hookspec
-def desyr_problem_library() -> "list[tuple[str, str]]":
+def desyr_problem_library() -> list[tuple[str, str]]:
     """List problems a plugin ships.
 
     Return a list of ``(spec, title)`` pairs that ``desyr_load_problem`` can

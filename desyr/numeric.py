@@ -1,11 +1,10 @@
 """Turning sympy expressions into vectorised numpy functions."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import sympy as sp
-
 
 # Derivatives of abs() bring in DiracDelta, which numpy has no name for; it is zero
 # everywhere except on a measure-zero set, which is what a point evaluation sees.

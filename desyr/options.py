@@ -9,8 +9,9 @@ specs (``desyr.options.markdown_table``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from desyr.errors import ConfigError
 

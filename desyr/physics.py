@@ -8,15 +8,15 @@ subexpression elimination, and the last evaluation is cached because
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 import sympy as sp
 
-from desyr.numeric import broadcast, columns, lambdify
 from desyr.model.points import PointSets, VerificationPoints
 from desyr.model.problem import Problem
+from desyr.numeric import broadcast, columns, lambdify
 
 
 @dataclass
@@ -54,15 +54,15 @@ class ResidualSystem:
         return Block(kind, index, points, weight, lambdify(args, outputs), jacobian)
 
     # ------------------------------------------------------------ evaluation
-    def _evaluate(self, a: Sequence[float]) -> list[list[np.ndarray]]:
-        a = np.asarray(a, dtype=float)
+    def _evaluate(self, params: Sequence[float]) -> list[list[np.ndarray]]:
+        a = np.asarray(params, dtype=float)
         key = a.tobytes()
         if key != self._cache_key:
             out = []
             with np.errstate(all="ignore"):
                 for block in self.blocks:
                     n = block.points.shape[0]
-                    values = block.function(*columns(block.points), *a)
+                    values = block.function(*columns(block.points), *a)  # type: ignore[operator]
                     out.append([broadcast(v, n) for v in values])
             self._cache_key, self._cache = key, out
         return self._cache
@@ -127,7 +127,7 @@ class Verification:
     R_con_per_constraint: list[float]
 
 
-def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: "PointSets | VerificationPoints") -> Verification:
+def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets | VerificationPoints) -> Verification:
     """R_eq on independent interior points, R_con on the constraint sets (eq. verification).
 
     For a scalar problem R_con weights each constraint set by its share of points, i.e.
@@ -140,7 +140,7 @@ def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: "PointSets
     eq = [v for b, v in residuals.raw() if b.kind == "equation"]
     con = [v for b, v in residuals.raw() if b.kind == "constraint"]
     return Verification(
-        R_eq=_aggregate(eq, coupled),
+        R_eq=_aggregate(eq, coupled) or 0.0,
         R_con=_aggregate(con, coupled),
         R_eq_per_equation=[rms(v) for v in eq],
         R_con_per_constraint=[rms(v) for v in con],

@@ -18,14 +18,15 @@ from __future__ import annotations
 import importlib.metadata as md
 import inspect
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import pluggy
 
+from desyr import hookspecs
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.options import specs_of
-from desyr import hookspecs
 from desyr.roles import ROLES, Component
 
 GROUP = "desyr"
@@ -126,7 +127,7 @@ class Registry:
         rows: list[tuple[str, str]] = []
         for impl in self._impls("desyr_problem_library"):
             try:
-                rows.extend((str(a), str(b)) for a, b in impl.function() or [])
+                rows.extend((str(a), str(b)) for a, b in impl.function() or [])  # type: ignore[attr-defined]
             except Exception as exc:
                 self._fail(impl.plugin_name, "desyr_problem_library", exc)
         return rows
@@ -209,7 +210,7 @@ def _collect_components(registry: Registry, origins: dict[str, str]) -> None:
             if impl.plugin_name in registry.failures:
                 continue
             try:
-                classes = list(impl.function() or [])
+                classes = list(impl.function() or [])  # type: ignore[call-overload]
                 for cls in classes:
                     check_contract(cls, role)
             except Exception as exc:

@@ -13,8 +13,9 @@ import abc
 import importlib
 import math
 import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import sympy as sp
@@ -92,7 +93,7 @@ class Teacher(Component):
     role = "teacher"
 
     @abc.abstractmethod
-    def prepare(self, problem: "Problem", context: "RunContext") -> TeacherModel:
+    def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         """Train or load a teacher for ``problem``; never touches reference values."""
 
 
@@ -178,7 +179,7 @@ class Refiner(Component):
     role = "refiner"
 
     @abc.abstractmethod
-    def refine(self, candidate: "Candidate", problem: "Problem", points: "PointSets") -> "RefitOutcome":
+    def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         """Re-estimate the constants of ``candidate`` from physics alone."""
 
 
@@ -187,7 +188,7 @@ class Refiner(Component):
 class GateDecision:
     """What one gate did: who survived, who was removed and why."""
 
-    kept: list["Candidate"]
+    kept: list[Candidate]
     removed: dict[str, str] = field(default_factory=dict)   # candidate id -> reason
     active: bool = True
     note: str = ""
@@ -199,7 +200,7 @@ class Gate(Component):
     default_position: ClassVar[int | None] = None
 
     @abc.abstractmethod
-    def apply(self, pool: list["Candidate"], context: "RunContext") -> GateDecision:
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
         """Filter the refined pool: the kept candidates and a reason for each removed one.
 
         A gate must keep at least one candidate of a non-empty pool (unless it gives a reason

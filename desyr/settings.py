@@ -9,8 +9,9 @@ the same values.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError
 from desyr.options import Option, OptionError, validate
@@ -106,7 +107,7 @@ SECTIONS: dict[str, dict[str, Option]] = {
 }
 
 
-def read_section(problem: "Problem", name: str) -> dict[str, Any]:
+def read_section(problem: Problem, name: str) -> dict[str, Any]:
     """The section's values checked against :data:`SECTIONS`, defaults filled in."""
     try:
         return validate(SECTIONS[name], problem.sections.get(name) or {}, f"[{name}]")
@@ -114,7 +115,7 @@ def read_section(problem: "Problem", name: str) -> dict[str, Any]:
         raise ConfigError(f"{problem.source}: {exc}") from None
 
 
-def check_sections(problem: "Problem") -> None:
+def check_sections(problem: Problem) -> None:
     """Every declared section of the config, checked before any work starts."""
     for name in SECTIONS:
         read_section(problem, name)
@@ -122,8 +123,8 @@ def check_sections(problem: "Problem") -> None:
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
 
 
-def component(registry: "Registry", problem: "Problem", role: str, table: str,
-              override: str | None = None) -> "Component":
+def component(registry: Registry, problem: Problem, role: str, table: str,
+              override: str | None = None) -> Component:
     """Instantiate the component a config section selects, with its checked options."""
     sec = read_section(problem, table)
     name = override or sec["plugin"] or registry.default(role)
@@ -133,7 +134,7 @@ def component(registry: "Registry", problem: "Problem", role: str, table: str,
         raise ConfigError(f"{problem.source}: [{table}.options]: {exc}") from None
 
 
-def gate_sequence(registry: "Registry", problem: "Problem") -> list["Component"]:
+def gate_sequence(registry: Registry, problem: Problem) -> list[Component]:
     """The configured gates, instantiated with their options (checked before any work)."""
     sec = read_section(problem, "selection")
     names = sec["gates"] if sec["gates"] is not None else registry.default_gates()
@@ -149,13 +150,13 @@ def gate_sequence(registry: "Registry", problem: "Problem") -> list["Component"]
     gates = []
     for name in names:
         try:
-            gates.append(registry.create("gate", name, _table(options.get(name, {}), f"[selection.options.{name}]")))
+            gates.append(registry.create("gate", name, dict(_table(options.get(name, {}), f"[selection.options.{name}]"))))
         except (ComponentError, OptionError) as exc:
             raise ConfigError(f"{problem.source}: [selection.options.{name}]: {exc}") from None
     return gates
 
 
-def method_constants(problem: "Problem") -> MethodConstants:
+def method_constants(problem: Problem) -> MethodConstants:
     """The method's constants for this config: the declared defaults, with the values a config
     sets for the refiner's constraint weight and the relative gates read once, here."""
     refine_options = read_section(problem, "refine")["options"]
@@ -172,7 +173,8 @@ def method_constants(problem: "Problem") -> MethodConstants:
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
             raise ConfigError(f"{problem.source}: {key} must be a finite number >= 0, got {value!r}")
-    return MethodConstants(**{k: float(v) for k, v in values.items()})
+    floats = {k: float(v) for k, v in values.items()}
+    return replace(METHOD, **floats)  # type: ignore[arg-type]
 
 
 def _table(value: Any, where: str) -> Mapping[str, Any]:

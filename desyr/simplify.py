@@ -4,7 +4,6 @@ from __future__ import annotations
 import sympy as sp
 
 from desyr.expressions import complexity
-
 from desyr.settings import METHOD
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form

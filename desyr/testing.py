@@ -13,7 +13,8 @@ Everything here uses the same code paths as ``desyr run``; nothing is faked.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -8,7 +8,7 @@ from desyr.exact import Acceptance, exact_form, propose
 from desyr.expressions import expression_text
 from desyr.physics import verify
 from desyr.model.points import make_point_sets
-from desyr.model.problem import problem_from_dict
+from desyr.model.loading import problem_from_dict
 
 POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}
 

@@ -4,7 +4,7 @@ import pytest
 
 from desyr.model.candidates import Candidate
 from desyr.errors import ComponentError
-from desyr.api import relative_l2
+from desyr.stages.verify import relative_l2
 from desyr.model.points import make_point_sets
 from desyr_scipy.refiner import ScipyRefiner, polish
 

@@ -22,16 +22,17 @@ from the teacher-fit ranking and the complexity ranking.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from desyr.model.context import RunContext
-from desyr.expressions import complexity, expression_text
-from desyr.numeric import evaluate
 from desyr.coupled.rates import RateObservation, cluster_rates, exp_factors, shared_clusters
+from desyr.expressions import complexity, expression_text
+from desyr.model.context import RunContext
+from desyr.numeric import evaluate
 
 
 @dataclass
@@ -54,6 +55,7 @@ class FieldCandidate:
 def field_candidate(field: str, expr: sp.Expr, ctx: RunContext, origin: str, seed: int | None = None
                     ) -> FieldCandidate:
     j = ctx.problem.fields.index(field)
+    assert ctx.teacher_values is not None, "coupled stages run after the teacher"
     target = ctx.teacher_values[:, j]
     values = evaluate(expr, ctx.problem.symbols, ctx.points.search)
     with np.errstate(all="ignore"):
@@ -96,6 +98,7 @@ def _fit_template(factor: sp.Expr, field: str, ctx: RunContext) -> sp.Expr | Non
     g = evaluate(factor, ctx.problem.symbols, ctx.points.search)
     if not np.all(np.isfinite(g)):
         return None
+    assert ctx.teacher_values is not None
     y = ctx.teacher_values[:, ctx.problem.fields.index(field)]
     A = np.column_stack([np.ones_like(g), g])
     (c0, c1), *_ = np.linalg.lstsq(A, y, rcond=None)

@@ -26,17 +26,17 @@ import numpy as np
 import sympy as sp
 
 from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fields, field_candidate
-from desyr.model.candidates import Candidate
-from desyr.model.context import RunContext
 from desyr.errors import ConfigError
-from desyr.numeric import broadcast, columns, lambdify
-from desyr.model.problem import Problem
+from desyr.model.candidates import Candidate
+from desyr.model.context import CoupledInfo, RunContext
 from desyr.model.outcomes import Selection
+from desyr.model.problem import Problem
+from desyr.numeric import broadcast, columns, lambdify
 from desyr.roles import Gate, Refiner
 from desyr.settings import read_section
 from desyr.stages.refit import refine_pool
 from desyr.stages.select import run_gates
-from desyr.model.context import CoupledInfo
+
 
 def coupled_settings(problem: Problem) -> dict[str, Any]:
     settings = read_section(problem, "coupled")

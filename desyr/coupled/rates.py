@@ -13,8 +13,8 @@ Two rules live here, both pure sympy/numpy:
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import sympy as sp
 

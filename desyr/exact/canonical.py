@@ -6,7 +6,7 @@ by the residuals like an identified constant (a float product such as
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
@@ -76,7 +76,7 @@ def _flip(node: sp.Expr) -> sp.Expr | None:
 
 
 def _sign_key(expr: sp.Expr, order: list[sp.Symbol], arg: sp.Expr) -> tuple[int, int]:
-    minus = expression_text(expr).count("-")
+    minus = (expression_text(expr) or "").count("-")
     return minus, 0 if _leading_positive(arg, order) else 1
 
 

@@ -8,7 +8,8 @@ No backend library is imported here; generated code imports its own.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
@@ -95,7 +96,7 @@ def _python(exprs, symbols, backend: str) -> str:
     else:
         printer = NumPyPrinter() if backend == "numpy" else JaxPrinter()
         mod = "numpy" if backend == "numpy" else "jax.numpy"
-        fold = lambda e: e  # noqa: E731
+        fold = _identity
         imports = ["import numpy"] if backend == "numpy" else \
             ["import jax", "import jax.numpy", "", 'jax.config.update("jax_enable_x64", True)']
         head = imports + ["", "", "def solution(X):", f"    X = {mod}.asarray(X, dtype={mod}.float64)",
@@ -167,5 +168,9 @@ def _julia(exprs, symbols) -> str:
     return "\n".join(lines) + "\n"
 
 
-_WRITERS = {"latex": _latex, "sympy": _sympy, "c": _c, "fortran": _fortran, "julia": _julia,
-            **{b: (lambda e, s, b=b: _python(e, s, b)) for b in PYTHON_BACKENDS}}
+def _identity(expr: sp.Expr) -> sp.Expr:
+    return expr
+
+
+_WRITERS: dict[str, Callable[..., str]] = {"latex": _latex, "sympy": _sympy, "c": _c, "fortran": _fortran, "julia": _julia,
+            **{b: functools.partial(_python, backend=b) for b in PYTHON_BACKENDS}}

@@ -13,8 +13,8 @@ random float rarely has one; the residual check then decides.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Mapping
 
 import sympy as sp
 

@@ -15,7 +15,7 @@ Floats on either side are first read as the decimals they print as (exact ration
 from __future__ import annotations
 
 import random
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import sympy as sp
 

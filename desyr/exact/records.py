@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Tuple
+from typing import Any, Optional
 
 import sympy as sp
 
 from desyr.expressions import expression_text
 
 #: (R_eq, R_con); R_con is None for a problem without constraints
-Residuals = Tuple[float, Optional[float]]
+Residuals = tuple[float, Optional[float]]
 Check = Callable[[Mapping[str, sp.Expr]], Residuals]
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.expressions import complexity, expression_text
+from desyr.expressions import complexity
 
 
 @dataclass

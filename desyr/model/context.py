@@ -1,6 +1,7 @@
 """What a run carries between stages, and the typed facts each stage records for the result."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +37,9 @@ class SearchRun:
     kept: int
     seconds: float
     front: list[dict[str, Any]]
-    dropped: list[str] = field(default_factory=list)       # members the core rejected, with reasons
-    info: dict[str, Any] = field(default_factory=dict)
+    # `field` is an attribute name here, so the dataclasses helper is spelled out
+    dropped: list[str] = dataclasses.field(default_factory=list)   # members the core rejected, with reasons
+    info: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass

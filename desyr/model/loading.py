@@ -18,14 +18,14 @@ else:  # pragma: no cover
 
 import math
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 import sympy as sp
 
 from desyr.errors import ConfigError
 from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
-from desyr.settings import SECTIONS, check_sections
+from desyr.settings import MAX_POINTS, SECTIONS, check_sections
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -232,8 +232,8 @@ def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str)
     faces = _faces(table["on"], problem, f"{source}: {where}.on")
     n_default = 1 if all(len(f.fixed) == problem.dim for f in faces) else problem.points["constraint"]
     n = table.get("points", n_default)
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= SECTIONS["points"]["constraint"].high:
-        raise ConfigError(f"{source}: {where}.points must be an integer in [1, {SECTIONS['points']['constraint'].high:g}]")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_POINTS:
+        raise ConfigError(f"{source}: {where}.points must be an integer in [1, {MAX_POINTS}]")
     label = table.get("label") or f"{op_text} on {_on_text(table['on'])}"
     if not isinstance(label, str):
         raise ConfigError(f"{source}: {where}.label must be a string")
@@ -264,7 +264,7 @@ def _parse_set(spec: str, problem: Problem, where: str) -> list[Face]:
         if problem.time is None:
             raise ConfigError(f"{where}: \"initial\" needs time = \"<variable>\" in the config")
         return [Face(((problem.time, bounds[problem.time].lo),))]
-    fixed = []
+    fixed: list[tuple[str, float]] = []
     for part in text.split(","):
         m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9]*)\s*=\s*(\S+)\s*", part)
         if not m:

@@ -7,9 +7,9 @@ read the same single definition.
 """
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import sympy as sp

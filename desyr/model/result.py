@@ -210,7 +210,7 @@ class Result:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Result":
+    def from_dict(cls, data: dict[str, Any]) -> Result:
         if not isinstance(data, dict) or data.get("schema") not in READABLE_SCHEMAS:
             found = data.get("schema") if isinstance(data, dict) else type(data).__name__
             raise ConfigError(f"not a DeSyR result of schema {', '.join(READABLE_SCHEMAS)} (found {found!r})")
@@ -309,7 +309,7 @@ def _convert(hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         return _convert(options[0], value) if len(options) == 1 else value
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return value if isinstance(value, hint) else _build(hint, value)
     if origin is list:
         (item,) = typing.get_args(hint) or (Any,)

@@ -8,8 +8,8 @@ end the run), see :func:`desyr.stages.refit.refine_pool`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 

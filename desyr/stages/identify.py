@@ -7,7 +7,7 @@ like the relative L2, and nothing downstream uses it.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import sympy as sp
 

@@ -43,8 +43,8 @@ topology.  Pooled entries are ordered by (complexity, loss).
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Sequence
 
 import sympy as sp
 
@@ -148,7 +148,7 @@ def select_representatives(members: Sequence[ParetoMember], max_keep: int = MAX_
     knees = sorted((d, i) for d, i in drops if d >= knee_decades)
     knees.sort(key=lambda di: (-di[0], di[1]))
     taken = 0
-    for d, i in knees:
+    for _d, i in knees:
         if taken >= max_knees or len(roles) >= max_keep:
             break
         if i in roles:

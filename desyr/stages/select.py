@@ -2,21 +2,20 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import sympy as sp
 
+from desyr.errors import PluginError
+from desyr.expressions import complexity
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
-from desyr.expressions import complexity
-from desyr.errors import PluginError
 from desyr.model.outcomes import GateRecord, Selection
-from desyr.roles import Gate, GateDecision
 from desyr.numeric import evaluate
 from desyr.physics import Scores, for_refinement, physics_scores
+from desyr.roles import Gate, GateDecision
 from desyr.simplify import cleaning_proposal
-
 from desyr.stages.guard import contained
 
 

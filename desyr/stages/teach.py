@@ -9,7 +9,7 @@ from desyr.errors import ConfigError
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.search import jsonable
 from desyr.registry import Registry
-from desyr.roles import TeacherModel
+from desyr.roles import Teacher, TeacherModel
 from desyr.settings import component
 from desyr.stages.guard import contained
 
@@ -18,6 +18,7 @@ def attach_teacher(registry: Registry, ctx: RunContext) -> TeacherModel:
     """Prepare the configured teacher (the default teacher when the config names none) and
     store its values on the search points."""
     teacher = component(registry, ctx.problem, "teacher", "teacher")
+    assert isinstance(teacher, Teacher)
     start = time.perf_counter()
     ctx.progress.message(f"teacher: {teacher.name}")
     with contained("teacher", teacher.name):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import sympy as sp

@@ -18,8 +18,9 @@ import functools
 import hashlib
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -27,7 +28,7 @@ import sympy as sp
 #: Bump when the cache layout changes (the code hash below covers the training code itself).
 CACHE_VERSION = 2
 #: facts a cached entry's .json must have (besides pt_sha256)
-REQUIRED_META = {"S_val_selected": (int, float), "selected_step": int}
+REQUIRED_META: dict[str, type | tuple[type, ...]] = {"S_val_selected": (int, float), "selected_step": int}
 
 
 @functools.lru_cache(maxsize=1)

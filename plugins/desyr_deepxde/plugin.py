@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from desyr import hookimpl
-from desyr.roles import ComponentError, Teacher, TeacherModel
 from desyr.options import Option
+from desyr.roles import ComponentError, Teacher, TeacherModel
 
 #: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
@@ -62,7 +63,7 @@ class DeepXDETeacher(Teacher):
         return s
 
     def prepare(self, problem, context) -> TeacherModel:
-        from desyr_deepxde.training import prepare_teacher   # heavy: deepxde + torch
+        from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
         return prepare_teacher(self.settings, problem, context)
 
 

@@ -5,7 +5,8 @@ Imported only by the heavy teacher module (it imports deepxde and torch).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp

@@ -13,7 +13,7 @@ The teacher is the checkpoint with the smallest S_val.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

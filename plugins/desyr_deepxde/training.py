@@ -12,20 +12,19 @@ import copy
 import io
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
-from desyr.roles import ComponentError, TeacherModel
 from desyr.model.points import constraint_points
+from desyr.roles import ComponentError, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
-
-
 
 
 # ------------------------------------------------------------------ the model
@@ -148,7 +147,7 @@ class _Checkpoints(dde.callbacks.Callback):
         v = self.validator.components(net)
         if self.scales is None:
             self.scales = validation_scales(v)
-        score = validation_score(v, self.scales)
+        score = validation_score(list(v), list(self.scales))
         self.history.append((step, loss, score))
         self.components.append(v)
         if math.isfinite(score) and score < self.best_score:

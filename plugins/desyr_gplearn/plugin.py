@@ -14,18 +14,20 @@ sympy expression, and members whose expression is not finite on X_S are dropped.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
-from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
 from desyr.options import Option
+from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask, optional_import
 from desyr.stages.pool import empirical_front
 
 
@@ -200,7 +202,7 @@ class GplearnSearcher(Searcher):
         elapsed = time.perf_counter() - start
 
         generations = est._programs if s["front_from"] == "all" else est._programs[-1:]
-        programs = {}
+        programs: dict[str, tuple] = {}
         for population in generations:
             for prog in population or ():
                 if prog is None or prog.length_ > int(task.max_size):
@@ -220,7 +222,7 @@ class GplearnSearcher(Searcher):
                 wanted.discard((int(prog.length_), fit))
                 kept.append(prog)
         members, dropped = self.scored_members(
-            ((str(prog), int(prog.length_), lambda prog=prog: program_to_sympy(prog.program, variables))
+            ((str(prog), int(prog.length_), functools.partial(program_to_sympy, prog.program, variables))
              for prog in kept), task)
         self.last_run_info = {
             "seed": int(task.seed),

@@ -22,13 +22,14 @@ import site
 import sys
 import sysconfig
 import types
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from desyr.roles import ComponentError, Teacher, TeacherModel
 from desyr.options import Option
+from desyr.roles import ComponentError, Teacher, TeacherModel
 
 #: environment variable that allows the ``callable`` teacher to import and run user code
 ALLOW_ENV = "DESYR_ALLOW_CALLABLE"

@@ -8,6 +8,7 @@ problem's variables.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -15,8 +16,8 @@ import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import Vocabulary, parse_expression
-from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher, optional_import
 from desyr.options import Option
+from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask, optional_import
 from desyr.stages.pool import empirical_front
 
 #: common vocabulary -> pyoperon symbol
@@ -117,7 +118,7 @@ class OperonSearcher(Searcher):
         places = _placeholders(len(variables))
         texts = [(reg.get_model_string(entry["tree"], 17, places), int(entry["length"])) for entry in reg.pareto_front_]
         members, dropped = self.scored_members(
-            ((repr(text), size, lambda text=text: parse_model_string(text, variables)) for text, size in texts), task)
+            ((repr(text), size, functools.partial(parse_model_string, text, variables)) for text, size in texts), task)
         generations = int(reg.stats_.get("generations", -1))
         self.last_run_info = {
             "seed": int(task.seed),

@@ -27,9 +27,8 @@ def _lookup(key: str):
 def desyr_load_problem(spec):
     if not spec.startswith(PREFIX):
         return None
-    from desyr.model.loading import tomllib
     from desyr.errors import ConfigError
-    from desyr.model.loading import problem_from_dict
+    from desyr.model.loading import problem_from_dict, tomllib
 
     found = _lookup(spec[len(PREFIX):])
     if found is None:

@@ -13,15 +13,16 @@ import ast
 import math
 import time
 import warnings
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from desyr import hookimpl
 from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.roles import ComponentError, ParetoMember, SearchTask, Searcher
 from desyr.options import Option
+from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask
 from desyr.stages.pool import empirical_front, teacher_fit_mse
 
 #: common vocabulary -> PySR operator name
@@ -112,7 +113,7 @@ def members_from_equations(table: Any, variables: Sequence[str],
     members: list[ParetoMember] = []
     dropped: list[str] = []
     for row in _records(table):
-        text = row.get("equation")
+        text = str(row.get("equation"))
         try:
             expr = parse_pysr_equation(text, variables, feature_names)
         except ExpressionError as exc:
@@ -122,7 +123,7 @@ def members_from_equations(table: Any, variables: Sequence[str],
             loss = teacher_fit_mse(expr, symbols, X, y)
         else:
             try:
-                loss = float(row.get("loss"))
+                loss = float(row.get("loss"))  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 loss = math.inf
         if not math.isfinite(loss):

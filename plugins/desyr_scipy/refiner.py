@@ -9,14 +9,14 @@ import sympy as sp
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
+from desyr.coupled.rates import TiedRates, tie_shared_rates
 from desyr.model.candidates import Candidate, RefitOutcome
-from desyr.roles import Refiner
-from desyr.options import Option
-from desyr.parameterize import MAX_PARAMS, is_eligible, constant_nodes, parameterize
-from desyr.physics import for_refinement
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
-from desyr.coupled.rates import TiedRates, tie_shared_rates
+from desyr.options import Option
+from desyr.parameterize import MAX_PARAMS, constant_nodes, is_eligible, parameterize
+from desyr.physics import for_refinement
+from desyr.roles import Refiner
 from desyr.simplify import simplify_expression
 
 
@@ -179,10 +179,10 @@ class ScipyRefiner(Refiner):
         best = min(runs, key=lambda r: r.cost)
         notes = failures + ([f"timeout after {len(runs)} start(s)"] if timed_out else [])
         status = "converged" if best.converged else "not_converged"
-        reason = None if best.converged else f"evaluation limit reached: {best.message}"
+        why: str | None = None if best.converged else f"evaluation limit reached: {best.message}"
         if notes:
-            reason = "; ".join(([reason] if reason else []) + notes)
-        return RefitOutcome({}, status, best.converged, reason=reason, nfev=nfev, objective=2.0 * best.cost,
+            why = "; ".join(([why] if why else []) + notes)
+        return RefitOutcome({}, status, best.converged, reason=why, nfev=nfev, objective=2.0 * best.cost,
                             params=[float(v) for v in best.x], starts=len(runs))
 
 

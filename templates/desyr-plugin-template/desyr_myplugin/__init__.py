@@ -1,0 +1,3 @@
+"""desyr-myplugin: a DeSyR plugin (rename me)."""
+
+__version__ = "0.1.0"
