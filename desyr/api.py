@@ -140,7 +140,10 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
     assert isinstance(refiner, Refiner)
     gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
     pristine = copy.deepcopy(problem)
-    ctx = RunContext(copy.deepcopy(problem), make_point_sets(problem, int(seed)), seed=int(seed),
+    # Components get a copy without the reference: it is for post hoc errors only.
+    seen = copy.deepcopy(problem)
+    seen.reference = None
+    ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
                      method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
                      progress=progress or Progress())
     return _Started(ctx, pristine, registry, refiner, gates, clock)

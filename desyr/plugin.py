@@ -27,6 +27,7 @@ from desyr.expressions import complexity, expression_text
 from desyr.hookspecs import hookimpl, hookspec
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
+from desyr.model.loading import problem_from_dict, problem_from_toml
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
@@ -45,7 +46,7 @@ __all__ = [
     # roles
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
     # data types
-    "Problem", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
+    "Problem", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",

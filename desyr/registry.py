@@ -176,13 +176,23 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
         except Exception as exc:  # any import or validation error stays with its plugin
             registry.failures[ep.name] = f"{type(exc).__name__}: {exc}"
     for plugin in extra_plugins:
-        name = pm.register(plugin)
+        name = pm.register(plugin, name=_in_process_name(pm, plugin))
         if name is None:
             raise PluginError(f"could not register {plugin!r} (already registered or blocked)")
         origins[name] = IN_PROCESS
     _check_pending(registry)
     _collect_components(registry, origins)
     return registry
+
+
+def _in_process_name(pm: pluggy.PluginManager, plugin: Any) -> str:
+    """A readable name for a plugin registered in process: the module's or the class's name, so
+    that its components can be selected as ``NAME:component``."""
+    base = getattr(plugin, "__name__", None) or type(plugin).__name__
+    name, k = base, 2
+    while pm.has_plugin(name):
+        name, k = f"{base}_{k}", k + 1
+    return name
 
 
 def _origin(ep: md.EntryPoint) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from desyr.errors import ConfigError
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
-from desyr.model.loading import problem_from_dict, tomllib
+from desyr.model.loading import problem_from_toml
 from desyr.model.outcomes import Selection
 from desyr.model.points import make_point_sets
 from desyr.model.problem import Problem
@@ -60,11 +60,7 @@ validate = 100
 
 def make_problem(toml_text: str = SINE_POISSON_1D, source: str = "<test>") -> Problem:
     """A problem from TOML text, checked exactly as a config file is."""
-    try:
-        data = tomllib.loads(toml_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
-    return problem_from_dict(data, source=source)
+    return problem_from_toml(toml_text, source)
 
 
 def make_context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None = None,

@@ -161,7 +161,8 @@ def screening_refiner(registry, refiner, settings: dict[str, Any]):
     """The configured refiner with one start and capped evaluations, where it has those options."""
     wanted = {"starts": settings["screening_starts"], "max_nfev": settings["screening_max_nfev"]}
     options = {**refiner.settings, **{k: v for k, v in wanted.items() if k in type(refiner).options}}
-    return registry.create("refiner", refiner.name, options)
+    # the same class, not a lookup by name: a shadowed refiner chosen as PLUGIN:NAME stays itself
+    return type(refiner)(**options)
 
 
 def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, gates, ctx: RunContext

@@ -38,6 +38,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
 
 
+def problem_from_toml(text: str, source: str = "<config>") -> Problem:
+    """A problem from TOML text (for plugins that ship problems), checked like a config file."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
+    return problem_from_dict(data, source=source)
+
+
 def load_problem_file(path: str | Path) -> Problem:
     return problem_from_dict(read_toml(path), source=str(path))
 

@@ -28,14 +28,14 @@ def desyr_load_problem(spec):
     if not spec.startswith(PREFIX):
         return None
     from desyr.errors import ConfigError
-    from desyr.model.loading import problem_from_dict, tomllib
+    from desyr.plugin import problem_from_toml
 
     found = _lookup(spec[len(PREFIX):])
     if found is None:
         names = ", ".join(PREFIX + s.partition("_")[2] for s in sorted(_library()))
         raise ConfigError(f"unknown bundled problem {spec!r}; available: {names}")
     stem, res = found
-    return problem_from_dict(tomllib.loads(res.read_text(encoding="utf-8")), source=f"{PREFIX}{stem.partition('_')[2]}")
+    return problem_from_toml(res.read_text(encoding="utf-8"), source=f"{PREFIX}{stem.partition('_')[2]}")
 
 
 @hookimpl
