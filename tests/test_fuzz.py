@@ -169,31 +169,38 @@ TOKENS = ["x", "u", "u_x", "u_xx", "pi", "E", "I", "sin", "cos", "exp", "log", "
           "1_000", "not", "and", "<", ">", "!", "~", "&", "|", "`", "$", "\\"]
 
 digits = st.integers(min_value=0, max_value=10**12).map(str) | st.sampled_from(["10" * 60, "9" * 400, "1" * 5000])
-small = st.integers(min_value=1, max_value=3000)
 
-expression_text = st.one_of(
-    small.map(lambda n: "(" * n + "x" + ")" * n),
-    small.map(lambda n: "sin(" * n + "x" + ")" * n),
-    small.map(lambda n: "exp(" * min(n, 60) + "x" + ")" * min(n, 60)),
-    small.map(lambda n: "+".join(["x"] * n)),
-    small.map(lambda n: "+".join(f"{k}.5*x**{k % 7}" for k in range(n))),
-    small.map(lambda n: "-" * n + "x"),
-    small.map(lambda n: "x" + "**x" * min(n, 400)),
-    st.tuples(digits, digits, digits).map(lambda t: f"{t[0]}**{t[1]}**{t[2]}"),
-    st.tuples(digits, digits).map(lambda t: f"({t[0]})**({t[1]})*x"),
-    st.tuples(digits, digits).map(lambda t: f"{t[0]}.{t[1]}e{len(t[1]) * 37 % 700 - 350}*x"),
-    st.sampled_from(["10**10**10", "10**10**10*x", "2**2**2**2**2*x", "4**(10**10/3)", "x**100000", "(-8)**(1/3)",
-                     "9" * 400 + "*x", "(10**300)*(10**300)*(10**300)", "1/(10**400)", "sin(10**1000)"]),
-    st.sampled_from(LOOKALIKES),
-    st.sampled_from(NON_FINITE),
-    st.lists(st.sampled_from(TOKENS), min_size=1, max_size=30).map("".join),
-    st.text(max_size=60),
-    st.text(alphabet=st.characters(codec="ascii"), max_size=60),
-)
+
+def expression_texts(most: int, calls: int) -> st.SearchStrategy[str]:
+    """Hostile expression text; ``most`` bounds repetition, ``calls`` the nesting of function calls
+    (sympy.simplify is exponential in it: see test_deeply_nested_calls_are_bounded)."""
+    n = st.integers(min_value=1, max_value=most)
+    nested = st.integers(min_value=1, max_value=calls)
+    return st.one_of(
+        n.map(lambda k: "(" * k + "x" + ")" * k),
+        nested.map(lambda k: "sin(" * k + "x" + ")" * k),
+        nested.map(lambda k: "exp(" * k + "x" + ")" * k),
+        nested.map(lambda k: "".join(("sin(", "log(1+", "Abs(", "tanh(")[i % 4] for i in range(k)) + "x" + ")" * k),
+        n.map(lambda k: "+".join(["x"] * k)),
+        n.map(lambda k: "+".join(f"{i}.5*x**{i % 7}" for i in range(k))),
+        n.map(lambda k: "-" * k + "x"),
+        nested.map(lambda k: "x" + "**x" * k),
+        st.tuples(digits, digits, digits).map(lambda t: f"{t[0]}**{t[1]}**{t[2]}"),
+        st.tuples(digits, digits).map(lambda t: f"({t[0]})**({t[1]})*x"),
+        st.tuples(digits, digits).map(lambda t: f"{t[0]}.{t[1]}e{len(t[1]) * 37 % 700 - 350}*x"),
+        st.sampled_from(["10**10**10", "10**10**10*x", "2**2**2**2**2*x", "4**(10**10/3)", "x**100000",
+                         "(-8)**(1/3)", "9" * 400 + "*x", "(10**300)*(10**300)*(10**300)", "1/(10**400)",
+                         "sin(10**1000)"]),
+        st.sampled_from(LOOKALIKES),
+        st.sampled_from(NON_FINITE),
+        st.lists(st.sampled_from(TOKENS), min_size=1, max_size=30).map("".join),
+        st.text(max_size=60),
+        st.text(alphabet=st.characters(codec="ascii"), max_size=60),
+    )
 
 
 @settings(FUZZ, max_examples=150)
-@given(text=expression_text)
+@given(text=expression_texts(3000, 400))
 def test_fuzz_parse_expression(text):
     start = time.perf_counter()
     try:
@@ -209,7 +216,7 @@ def test_fuzz_parse_expression(text):
 
 # the same texts as a candidate of `desyr refine`, through the whole command
 @settings(FUZZ, max_examples=60)
-@given(text=expression_text)
+@given(text=expression_texts(3000, 6))
 def test_fuzz_candidate_through_cli(workdir, text):
     if "\x00" in text:          # not passable in a real argv; os.execv would refuse it
         text = text.replace("\x00", "")
@@ -408,6 +415,28 @@ def test_syntax_warning_is_not_a_second_stderr_line(text):
         with pytest.raises(ExpressionError):
             parse_expression(text, V)
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG (hang): sympy.simplify is exponential in the nesting depth of function calls (2**depth recursive "
+    "simplify calls: depth 12 ~0.7 s, 15 ~17 s, 40 ~forever); the parser allows depth 200 and "
+    "SIMPLIFY_MAX_NODES bounds only the node count (40 nested sin = 41 nodes). It runs in the scipy refiner "
+    "(desyr/simplify.py simplify_expression, outside the refit timeout) and again in _finish "
+    "(desyr/exact/canonical.py collect_terms), which has no timeout. Fix: skip sympy.simplify when the "
+    "function-call depth exceeds ~8 in both places, and/or bound nested calls in desyr/expressions.py "
+    "(a MAX_CALL_DEPTH parser limit)."))
+def test_deeply_nested_calls_are_bounded(workdir):
+    import subprocess
+    import sys
+
+    config = write(workdir, to_toml(base_config()))
+    text = "sin(" * 40 + "x" + ")" * 40
+    try:
+        proc = subprocess.run([sys.executable, "-m", "desyr", "refine", str(config), f"--candidate={text}", "--quiet"],
+                              capture_output=True, text=True, timeout=20, cwd=workdir)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("desyr refine with 40 nested sin() did not finish in 20 s") from None
+    assert_contract(proc.returncode, proc.stdout, proc.stderr, text)
 
 
 # ----------------------------------------------------------- command line

@@ -39,7 +39,7 @@ def test_program_to_sympy():
 @pytest.mark.slow
 def test_front_is_valid_and_sympy():
     searcher = GplearnSearcher(**FAST)
-    front = searcher.search(exp_sin_task())
+    front = searcher.search(exp_sin_task()).front
     assert front and all(isinstance(m, ParetoMember) for m in front)
     comps = [m.complexity for m in front]
     losses = [m.loss for m in front]
@@ -54,8 +54,8 @@ def test_front_is_valid_and_sympy():
 
 @pytest.mark.slow
 def test_same_seed_same_front():
-    a = GplearnSearcher(**FAST).search(exp_sin_task(seed=5))
-    b = GplearnSearcher(**FAST).search(exp_sin_task(seed=5))
+    a = GplearnSearcher(**FAST).search(exp_sin_task(seed=5)).front
+    b = GplearnSearcher(**FAST).search(exp_sin_task(seed=5)).front
     assert [(m.complexity, m.loss, sp.srepr(m.expression)) for m in a] == \
            [(m.complexity, m.loss, sp.srepr(m.expression)) for m in b]
 
@@ -73,5 +73,5 @@ def test_options_and_budget():
     with pytest.raises(ComponentError, match="front_from"):
         GplearnSearcher(front_from="best").search(exp_sin_task())
     s = GplearnSearcher(generations=2, population_size=50, front_from="final")
-    front = s.search(exp_sin_task(budget={"iterations": 2, "time_limit": 5}))
-    assert front and s.last_run_info["ignored_budget"] == ["time_limit"]
+    result = s.search(exp_sin_task(budget={"iterations": 2, "time_limit": 5}))
+    assert result.front and result.info["ignored_budget"] == ["time_limit"]

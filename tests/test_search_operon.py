@@ -36,7 +36,8 @@ def test_parse_model_string_maps_placeholders():
 def test_recovers_sine_quickly():
     searcher = OperonSearcher(**FAST)
     start = time.perf_counter()
-    front = searcher.search(sine_task())
+    result = searcher.search(sine_task())
+    front = result.front
     assert time.perf_counter() - start < 10
     assert front and all(isinstance(m, ParetoMember) for m in front)
     assert [m.complexity for m in front] == sorted(m.complexity for m in front)
@@ -47,7 +48,7 @@ def test_recovers_sine_quickly():
     # the sine's frequency is ~pi
     (arg,) = [f.args[0] for f in best.expression.atoms(sp.sin)]
     assert abs(float(arg.coeff(x))) == pytest.approx(np.pi, rel=1e-4)
-    assert searcher.last_run_info["stopped_by"] == "generations"
+    assert result.info["stopped_by"] == "generations"
 
 
 @pytest.mark.slow
@@ -56,7 +57,7 @@ def test_two_variables_are_mapped_back():
     X = rng.uniform(0.0, 1.0, (400, 2))
     y = np.exp(-X[:, 1]) * np.sin(X[:, 0])
     task = SearchTask(X, y, ["x", "t"], ["*"], ["sin", "exp"], 15, seed=3)
-    front = OperonSearcher(generations=60, population_size=300, time_limit=0).search(task)
+    front = OperonSearcher(generations=60, population_size=300, time_limit=0).search(task).front
     best = min(front, key=lambda m: m.loss)
     assert best.loss < 1e-6
     assert best.expression.free_symbols == {x, t}
@@ -67,8 +68,8 @@ def test_two_variables_are_mapped_back():
 
 @pytest.mark.slow
 def test_same_seed_same_front():
-    a = OperonSearcher(**FAST).search(sine_task(seed=7))
-    b = OperonSearcher(**FAST).search(sine_task(seed=7))
+    a = OperonSearcher(**FAST).search(sine_task(seed=7)).front
+    b = OperonSearcher(**FAST).search(sine_task(seed=7)).front
     assert [(m.complexity, m.loss, sp.srepr(m.expression)) for m in a] == \
            [(m.complexity, m.loss, sp.srepr(m.expression)) for m in b]
 
@@ -90,9 +91,9 @@ def test_unknown_option_and_budget_key():
 @pytest.mark.slow
 def test_budget_aliases():
     s = OperonSearcher(**FAST)
-    s.search(sine_task(budget={"iterations": 5, "populations": 3}))
-    assert s.last_run_info["generations"] == 5
-    assert s.last_run_info["ignored_budget"] == ["populations"]
+    info = s.search(sine_task(budget={"iterations": 5, "populations": 3})).info
+    assert info["generations"] == 5
+    assert info["ignored_budget"] == ["populations"]
 
 
 def test_registered():

@@ -120,6 +120,6 @@ def test_pysr_integration():
     X = rng.uniform(0.0, 1.0, (200, 1))
     task = SearchTask(X, np.sin(3.14159 * X[:, 0]), ["x"], ["*"], ["sin"], 15, seed=1,
                       budget={"iterations": 20, "populations": 4})
-    front = PySRSearcher().search(task)
+    front = PySRSearcher().search(task).front
     assert front and min(m.loss for m in front) < 1e-6
     assert all(m.expression.free_symbols <= {x} for m in front)

@@ -81,6 +81,7 @@ def _front(members):
 @pytest.mark.slow
 def test_operon_same_seed_same_front():
     s = OperonSearcher(generations=15, population_size=100)      # defaults otherwise: no clock
-    a, b = _front(s.search(task(seed=7))), _front(OperonSearcher(generations=15, population_size=100).search(task(seed=7)))
+    first = s.search(task(seed=7))
+    a, b = _front(first.front), _front(OperonSearcher(generations=15, population_size=100).search(task(seed=7)).front)
     assert a and a == b
-    assert s.last_run_info["stopped_by"] == "generations"
+    assert first.info["stopped_by"] == "generations"

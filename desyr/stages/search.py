@@ -48,7 +48,7 @@ def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[
     if isinstance(answer, SearchResult):
         front, info = answer.front, answer.info
     elif isinstance(answer, (list, tuple)):
-        front, info = list(answer), dict(getattr(searcher, "last_run_info", {}) or {})
+        front, info = list(answer), {}
     else:
         raise ConfigError(f"searcher '{searcher.name}' returned {type(answer).__name__}; "
                           "expected a SearchResult or a list of ParetoMember")

@@ -27,7 +27,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import Vocabulary
 from desyr.options import Option
-from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask, optional_import
+from desyr.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask, optional_import
 from desyr.stages.pool import empirical_front
 
 
@@ -157,7 +157,7 @@ class GplearnSearcher(Searcher):
         settings, ignored = self.settings_for(task)
         return self.validate_options(settings), ignored
 
-    def search(self, task: SearchTask) -> list[ParetoMember]:
+    def search(self, task: SearchTask) -> SearchResult:
         self.check_operators(task.binary, task.unary)
         make_function = optional_import("searcher 'gplearn'", "gplearn.functions", "gplearn", "gplearn").make_function
         SymbolicRegressor = optional_import("searcher 'gplearn'", "gplearn.genetic", "gplearn",
@@ -224,14 +224,13 @@ class GplearnSearcher(Searcher):
         members, dropped = self.scored_members(
             ((str(prog), int(prog.length_), functools.partial(program_to_sympy, prog.program, variables))
              for prog in kept), task)
-        self.last_run_info = {
+        return SearchResult(empirical_front(members), {
             "seed": int(task.seed),
             "seconds": elapsed,
             "programs_considered": len(programs),
             "dropped": dropped,
             "ignored_budget": ignored_budget,
-        }
-        return empirical_front(members)
+        })
 
 
 @hookimpl

@@ -17,7 +17,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import Vocabulary, parse_expression
 from desyr.options import Option
-from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask, optional_import
+from desyr.roles import ComponentError, Searcher, SearchResult, SearchTask, optional_import
 from desyr.stages.pool import empirical_front
 
 #: common vocabulary -> pyoperon symbol
@@ -29,7 +29,7 @@ UNARY = {
 }
 #: budget keys understood in SearchTask.budget besides the option names
 BUDGET_ALIASES = {"iterations": "generations"}
-#: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in last_run_info
+#: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in the SearchResult info
 BUDGET_IGNORED = frozenset({"populations"})
 
 
@@ -80,7 +80,7 @@ class OperonSearcher(Searcher):
         "n_threads": Option(1, "pyoperon threads (1 keeps runs reproducible)", kind=int, low=1, high=1024),
     }
 
-    def search(self, task: SearchTask) -> list[ParetoMember]:
+    def search(self, task: SearchTask) -> SearchResult:
         self.check_operators(task.binary, task.unary)
         SymbolicRegressor = optional_import("searcher 'operon'", "pyoperon.sklearn", "pyoperon",
                                             "operon").SymbolicRegressor
@@ -120,7 +120,7 @@ class OperonSearcher(Searcher):
         members, dropped = self.scored_members(
             ((repr(text), size, functools.partial(parse_model_string, text, variables)) for text, size in texts), task)
         generations = int(reg.stats_.get("generations", -1))
-        self.last_run_info = {
+        return SearchResult(empirical_front(members), {
             "seed": int(task.seed),
             "seconds": elapsed,
             "generations": generations,
@@ -128,8 +128,7 @@ class OperonSearcher(Searcher):
             "dropped": dropped,
             "ignored_budget": ignored_budget,
             "stopped_by": "generations" if generations >= int(s["generations"]) else "time or evaluations",
-        }
-        return empirical_front(members)
+        })
 
 
 @hookimpl

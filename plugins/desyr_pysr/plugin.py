@@ -22,7 +22,7 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.options import Option
-from desyr.roles import ComponentError, ParetoMember, Searcher, SearchTask
+from desyr.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask
 from desyr.stages.pool import empirical_front, teacher_fit_mse
 
 #: common vocabulary -> PySR operator name
@@ -250,7 +250,7 @@ class PySRSearcher(Searcher):
         kwargs.update(dict(s["extra"] or {}))
         return kwargs
 
-    def search(self, task: SearchTask) -> list[ParetoMember]:
+    def search(self, task: SearchTask) -> SearchResult:
         self.check_operators(task.binary, task.unary)
         kwargs = self.regressor_kwargs(task)
         X, y = self.task_arrays(task)
@@ -265,9 +265,8 @@ class PySRSearcher(Searcher):
         if dropped:
             warnings.warn(f"searcher 'pysr' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
                           RuntimeWarning, stacklevel=2)
-        self.last_run_info = {"seed": int(task.seed), "seconds": elapsed, "dropped": len(dropped),
-                              "raw_front": len(model.equations_)}
-        return members
+        return SearchResult(members, {"seed": int(task.seed), "seconds": elapsed, "dropped": len(dropped),
+                                      "raw_front": len(model.equations_)})
 
 
 @hookimpl
