@@ -459,8 +459,9 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     executor = make_executor(registry, None, execution.executor if execution else None,
                              execution.workers if execution else None,
                              dict(execution.options or {}) if execution else None)
-    # parallel bench: each child runs its units in process, or the cores would be oversubscribed
-    extra = ("--executor", "serial") if executor.workers > 1 and len(jobs) > 1 else ()
+    # parallel bench: each child runs its units in process, or the cores would be oversubscribed;
+    # a serial bench is serial all the way down
+    extra = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
     with executor:
         answers = executor.map(bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
