@@ -461,7 +461,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
                              dict(execution.options or {}) if execution else None)
     # parallel bench: each child runs its units in process, or the cores would be oversubscribed;
     # a serial bench is serial all the way down
-    extra = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
+    extra: tuple[str, ...] = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
     if os.environ.get("DESYR_ALLOW_CALLABLE") == "1":
         extra += ("--allow-callable",)    # the consent travels with the job: a remote worker has its own env
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
