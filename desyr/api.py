@@ -15,12 +15,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from desyr._version import __version__
 from desyr.atomic import run_lock, write_text_atomic
 from desyr.errors import ConfigError
+from desyr.execution import Units, make_executor
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
@@ -30,6 +32,7 @@ from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
 from desyr.model.result import (
     SCHEMA,
+    ExecutionRecord,
     ProblemInfo,
     Provenance,
     Residuals,
@@ -41,15 +44,16 @@ from desyr.model.result import (
 from desyr.progress import Progress
 from desyr.registry import Registry, load_registry
 from desyr.roles import Gate, Refiner, Searcher, TeacherModel
-from desyr.settings import check_sections, component, gate_sequence, method_constants
+from desyr.settings import check_sections, component, gate_sequence, method_constants, read_section
 from desyr.stages.identify import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
 from desyr.stages.select import run_gates
 from desyr.stages.teach import attach_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
+from desyr.store import RunStore, digest, store_key
 
-__all__ = ["run", "refine", "load_problem", "load_result", "Result"]
+__all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution"]
 
 
 @dataclass
@@ -62,20 +66,31 @@ class _Started:
     refiner: Refiner
     gates: list[Gate]
     clock: float
+    units: Units
 
 
 # ------------------------------------------------------------------ public API
+@dataclass(frozen=True)
+class Execution:
+    """Where a run's units run (``[execution]`` of the config unless given) and whether to resume."""
+
+    executor: str | None = None
+    workers: int | None = None
+    options: Mapping[str, Any] | None = None      # executor options, e.g. {"scheduler": "tcp://host:8786"}
+    resume: bool = False                           # reuse the finished units in OUT/store
+
+
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
-        cache_dir: str | Path = ".desyr-cache") -> Result:
+        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None) -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
     with _out_lock(out):
-        return _run(problem, seed, registry, out, progress, retrain, cache_dir)
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "run")
+        with s.units.executor:
+            return _run(s, problem, out)
 
 
-def _run(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
-         progress: Progress | None, retrain: bool, cache_dir: str | Path) -> Result:
-    s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
+def _run(s: _Started, problem: Problem, out: str | Path | None) -> Result:
     ctx = s.ctx
     settings = search_settings(problem)
     searcher = component(s.registry, problem, "searcher", "search")
@@ -83,6 +98,7 @@ def _run(problem: Problem, seed: int | None, registry: Registry | None, out: str
     check_operators(searcher, settings, problem)
     # Stage A: teacher, then K seeded searches per field, retention and pooling
     model = attach_teacher(s.registry, ctx)
+    _store_teacher(s)
     pooled = search_fields(searcher, settings, ctx)
     if len(problem.fields) == 1:
         pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0], searcher.name)
@@ -100,16 +116,17 @@ def _run(problem: Problem, seed: int | None, registry: Registry | None, out: str
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
            registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
-           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache") -> Result:
+           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
+           execution: Execution | None = None) -> Result:
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
     with _out_lock(out):
-        return _refine(problem, list(candidates), seed, registry, use_teacher, out, progress, retrain, cache_dir)
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "refine")
+        with s.units.executor:
+            return _refine(s, problem, list(candidates), use_teacher, out)
 
 
-def _refine(problem: Problem, candidates: list[str | Mapping[str, str]], seed: int | None,
-            registry: Registry | None, use_teacher: bool, out: str | Path | None, progress: Progress | None,
-            retrain: bool, cache_dir: str | Path) -> Result:
-    s = _start(problem, seed, registry, out, progress, cache_dir, retrain)
+def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], use_teacher: bool,
+            out: str | Path | None) -> Result:
     pool = []
     for i, text in enumerate(candidates):
         exprs = parse_candidate(problem, text)
@@ -128,7 +145,8 @@ def _refine(problem: Problem, candidates: list[str | Mapping[str, str]], seed: i
 
 # ------------------------------------------------------------------ start and end
 def _start(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
-           progress: Progress | None, cache_dir: str | Path, retrain: bool) -> _Started:
+           progress: Progress | None, cache_dir: str | Path, retrain: bool, execution: Execution,
+           command: str) -> _Started:
     """Everything that can fail on bad input fails here, before any work."""
     clock = time.perf_counter()
     check_sections(problem)
@@ -139,14 +157,46 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
     refiner = component(registry, problem, "refiner", "refine")
     assert isinstance(refiner, Refiner)
     gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
+    executor = make_executor(registry, problem, execution.executor, execution.workers, dict(execution.options or {}))
     pristine = copy.deepcopy(problem)
+    store = None
+    if out is not None:
+        config = _config_hash(problem)
+        key = store_key(config, int(seed), _unit_components(registry, problem, command, refiner))
+        store = RunStore(out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
+                         execution.resume)
+    units = Units(executor, store)
     # Components get a copy without the reference: it is for post hoc errors only.
     seen = copy.deepcopy(problem)
     seen.reference = None
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
                      method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
-                     progress=progress or Progress())
-    return _Started(ctx, pristine, registry, refiner, gates, clock)
+                     progress=progress or Progress(), units=units)
+    if store is not None and store.note:
+        ctx.progress.message(f"resume: {store.note}")
+    return _Started(ctx, pristine, registry, refiner, gates, clock, units)
+
+
+def _unit_components(registry: Registry, problem: Problem, command: str, refiner: Refiner) -> dict[str, Any]:
+    """The component choices a stored unit depends on (resolved defaults included)."""
+    chosen: dict[str, Any] = {"command": command, "refiner": [refiner.name, refiner.settings]}
+    for role, table in (("teacher", "teacher"), ("searcher", "search")):
+        sec = read_section(problem, table)
+        try:
+            name = sec["plugin"] or registry.default(role)
+        except ConfigError:
+            name = None                # refine without a searcher installed: no search units anyway
+        chosen[role] = [name, sec["options"]]
+    return chosen
+
+
+def _store_teacher(s: _Started) -> None:
+    """Which teacher the stored searches saw (its facts include the teacher cache key)."""
+    ctx, store = s.ctx, s.units.store
+    if store is None or ctx.teacher is None or ctx.teacher_values is None:
+        return
+    store.put_teacher({"plugin": ctx.teacher.plugin, "facts": ctx.teacher.facts,
+                       "values_sha256": digest(np.ascontiguousarray(ctx.teacher_values).tobytes())})
 
 
 def _select(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
@@ -205,7 +255,8 @@ def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Can
         candidates=[candidate_record(c) for c in pool],
         teacher=ctx.teacher, search=ctx.search, coupled=ctx.coupled,
         timings={k: round(t, 4) for k, t in ctx.timings.items()},
-        provenance=Provenance(__version__, components, _config_hash(problem)),
+        provenance=Provenance(__version__, components, _config_hash(problem),
+                              ExecutionRecord(**ctx.units.record()) if ctx.units else None),
         schema=SCHEMA)
 
 
@@ -247,6 +298,8 @@ def check_out_dir(out: str | Path) -> None:
 
 
 def _config_hash(problem: Problem) -> str:
+    # where units run never changes what a run finds, so [execution] is not part of the config's identity
+    sections = {k: v for k, v in problem.sections.items() if k != "execution"}
     text = repr((problem.name, problem.source, [e.text for e in problem.equations],
-                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, problem.sections))
+                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, sections))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

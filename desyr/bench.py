@@ -174,9 +174,13 @@ def finished_result(where: Path, spec: str, seed: int, digest: str) -> dict[str,
 
 
 # ------------------------------------------------------------------- children
-def child_command(spec: str, seed: int, where: Path, out: Path) -> list[str]:
-    """``desyr run`` in a fresh interpreter that does not import from the working directory."""
-    args = ["run", spec, "--seed", str(seed), "--out", str(where), "--cache-dir", str(out / "cache"), "--quiet"]
+def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """``desyr run`` in a fresh interpreter that does not import from the working directory.
+
+    ``--resume``: a run interrupted inside (killed bench, lost worker) reuses its finished units;
+    the run store's key makes sure they belong to this very config, seed and version."""
+    args = ["run", spec, "--seed", str(seed), "--out", str(where), "--cache-dir", str(out / "cache"), "--quiet",
+            "--resume", *extra]
     if sys.version_info >= (3, 11):
         return [sys.executable, "-P", "-m", "desyr", *args]
     boot = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
@@ -287,7 +291,7 @@ def _spawn(cmd: list[str], timeout: float) -> tuple[bool, list[str]]:
 
 
 def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
-            digest: str | None = None, registry=None) -> dict[str, Any]:
+            digest: str | None = None, registry=None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     if digest is None:
         digest = config_digest(registry, spec)
     where = run_dir(out, spec, seed, digest)
@@ -305,7 +309,7 @@ def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
         progress.message(f"bench: {spec} seed {seed}: FAILED ({detail[0]})")
         return {"spec": spec, "seed": seed, "ok": False, "error": detail[0]}
     progress.message(f"bench: {spec} seed {seed} ...")
-    ok, detail = _spawn(child_command(spec, seed, where, Path(out)), timeout)
+    ok, detail = _spawn(child_command(spec, seed, where, Path(out), extra), timeout)
     if ok and not isinstance(read_json(where / "result.json"), dict):
         ok, detail = False, ["the run finished but its result.json is missing or unreadable"]
     seconds = time.perf_counter() - start
@@ -439,8 +443,41 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def bench_unit(item: tuple) -> dict[str, Any]:
+    """One configuration x seed (the unit an executor runs): its child run, then its outcome."""
+    spec, seed, out, timeout, digest, verbose, extra = item
+    return run_one(spec, seed, Path(out), timeout, Progress(verbose=verbose), digest, extra=extra)
+
+
+def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: Progress,
+             digests: dict[str, str], execution, registry) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
+    as failed and the others are kept: each finished run is already on disk."""
+    from desyr.execution import make_executor
+    from desyr.roles import UnitFailure
+
+    executor = make_executor(registry, None, execution.executor if execution else None,
+                             execution.workers if execution else None,
+                             dict(execution.options or {}) if execution else None)
+    # parallel bench: each child runs its units in process, or the cores would be oversubscribed;
+    # a serial bench is serial all the way down
+    extra: tuple[str, ...] = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
+    if os.environ.get("DESYR_ALLOW_CALLABLE") == "1":
+        extra += ("--allow-callable",)    # the consent travels with the job: a remote worker has its own env
+    items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
+    with executor:
+        answers = executor.map(bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
+    outcomes = {}
+    for (spec, seed), answer in zip(jobs, answers):
+        if isinstance(answer, UnitFailure):
+            answer = {"spec": spec, "seed": seed, "ok": False, "error": answer.message}
+            progress.message(f"bench: {spec} seed {seed}: FAILED ({answer['error']})")
+        outcomes[(spec, seed)] = answer
+    return outcomes
+
+
 def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
-          progress: Progress, command: str) -> dict[str, Any]:
+          progress: Progress, command: str, execution=None) -> dict[str, Any]:
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):
@@ -449,10 +486,8 @@ def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, t
     digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)
     with run_lock(out), _signals_kill_children():
-        outcomes = {}
-        for spec in specs:
-            for seed in range(seeds):
-                outcomes[(spec, seed)] = run_one(spec, seed, out, timeout, progress, digests[spec])
+        jobs = [(spec, seed) for spec in specs for seed in range(seeds)]
+        outcomes = _run_all(jobs, out, timeout, progress, digests, execution, registry)
         rows = collect(out, specs, seeds, digests, outcomes=outcomes)
         data = {"command": command, "specs": specs, "seeds": seeds, "runs": rows,
                 "configs": {spec: digests[spec] for spec in specs}}

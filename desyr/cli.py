@@ -55,7 +55,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     _allow_callable(s)
+    _execution(s)
     return p
+
+
+def _execution(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--executor", default=None, metavar="NAME",
+                   help="where units run: serial, processes (default: the local cores), dask, or a plugin's")
+    s.add_argument("--workers", type=int, default=None, help="units at once (default: the usable local cores)")
+    s.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address for --executor dask (default: Dask's configuration, else an "
+                        "embedded local cluster)")
 
 
 def _allow_callable(s: argparse.ArgumentParser) -> None:
@@ -70,7 +80,20 @@ def _common(s: argparse.ArgumentParser) -> None:
     s.add_argument("--retrain", action="store_true", help="train the teacher even if a cached one exists")
     s.add_argument("--cache-dir", default=".desyr-cache", help="where trained teachers are cached")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    s.add_argument("--resume", action="store_true",
+                   help="reuse the finished units of an interrupted run in OUT/store (same config and seed)")
     _allow_callable(s)
+    _execution(s)
+
+
+def execution_of(args: argparse.Namespace):
+    """The command line's execution settings (``[execution]`` of the config fills in the rest)."""
+    from desyr.api import Execution
+
+    if args.workers is not None and args.workers < 1:
+        raise DesyrError(f"--workers must be at least 1, got {args.workers}")
+    options = {"scheduler": args.scheduler} if args.scheduler else None
+    return Execution(args.executor, args.workers, options, bool(getattr(args, "resume", False)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,12 +155,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desyr.api import refine
 
         result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
-                        out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir)
+                        out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir,
+                        execution=execution_of(args))
     else:
         from desyr.api import run
 
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
-                     retrain=args.retrain, cache_dir=args.cache_dir)
+                     retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args))
     _summary(result, args.out)
     return 0
 
@@ -148,7 +172,7 @@ def _bench(registry, args) -> int:
 
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
     data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
-                 Progress(verbose=not args.quiet), command.strip())
+                 Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args))
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
     return 0

@@ -18,7 +18,7 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Problem
-    from desyr.roles import Gate, Refiner, Searcher, Teacher
+    from desyr.roles import Executor, Gate, Refiner, Searcher, Teacher
 
 hookspec = pluggy.HookspecMarker("desyr")
 #: Mark a plugin function as an implementation of a DeSyR hook.
@@ -73,6 +73,18 @@ def desyr_register_gates() -> list[type[Gate]]:
     it keeps (at least one of a non-empty pool) and, for each removed one, the
     reason.  Gates run in the order of ``[selection] gates`` in the config, or
     in the order of their ``default_position`` when the config names none.
+    """
+
+
+@hookspec
+def desyr_register_executors() -> list[type[Executor]]:
+    """Contribute executor components (where independent units of work run).
+
+    Return a list of :class:`desyr.roles.Executor` subclasses.  Each implements
+    ``map(fn, items) -> list``: ``fn(item)`` for every item, results in input
+    order, a :class:`desyr.roles.UnitFailure` in place of a unit that raised or
+    whose worker died.  Selected by ``[execution] plugin = NAME`` or
+    ``--executor NAME``; the executor never changes a unit's result.
     """
 
 

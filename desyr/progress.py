@@ -14,6 +14,14 @@ class Progress:
         self.verbose = verbose
         self._bar_open = False
 
+    # A stream does not pickle; a progress sent to a worker process writes to that worker's stderr.
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "stream": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.stream = sys.stderr
+
     @property
     def interactive(self) -> bool:
         return bool(getattr(self.stream, "isatty", lambda: False)())

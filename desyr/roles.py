@@ -1,4 +1,4 @@
-"""The abstract base classes of the plugin roles (teacher, searcher, refiner, gate).
+"""The abstract base classes of the plugin roles (teacher, searcher, refiner, gate, executor).
 
 A plugin contributes *component classes*.  The core checks each class against
 its role's contract when the plugin is loaded (a name, declared options, every
@@ -30,10 +30,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.points import PointSets
     from desyr.model.problem import Problem
 
-ROLES = ("teacher", "searcher", "refiner", "gate")
+ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
 
 __all__ = ["ROLES", "Component", "ComponentError", "Teacher", "TeacherModel", "Searcher", "SearchTask",
-           "SearchResult", "ParetoMember", "Refiner", "Gate", "GateDecision", "Option", "optional_import"]
+           "SearchResult", "ParetoMember", "Refiner", "Gate", "GateDecision", "Executor", "UnitFailure", "Option",
+           "optional_import"]
 
 
 def optional_import(who: str, module: str, package: str, extra: str):
@@ -206,3 +207,48 @@ class Gate(Component):
         A gate must keep at least one candidate of a non-empty pool (unless it gives a reason
         for removing every one); the core checks this and stops with an error naming the gate."""
 
+
+
+# -------------------------------------------------------------------- executor
+@dataclass
+class UnitFailure:
+    """The answer of :meth:`Executor.map` for a unit that did not finish: one failed unit must not
+    lose the others. ``error`` is the unit's own exception when there is one (re-raise it to keep
+    its message); ``lost`` says the worker died (killed, out of memory) rather than the unit raising."""
+
+    message: str
+    error: BaseException | None = None
+    lost: bool = False
+
+
+class Executor(Component):
+    """Runs independent units of work (searches, refits, bench runs) somewhere: in process, on local
+    cores, on a cluster.
+
+    ``fn`` is a module-level function and every item is picklable (component instances, tasks,
+    candidates, the problem, point arrays), so a unit can run in another process or machine. A unit's
+    result never depends on where it ran: seeds belong to units, never to workers.
+    """
+
+    role = "executor"
+
+    @property
+    def workers(self) -> int:
+        """How many units run at once (1: in order, in this process)."""
+        return 1
+
+    @abc.abstractmethod
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """``[fn(item) for item in items]`` in input order, run wherever this executor runs units.
+
+        A unit that raises, or whose worker dies (retried once first where the executor can),
+        is answered by a :class:`UnitFailure` in its place; the other units still complete."""
+
+    def close(self) -> None:
+        """Release workers or cluster connections; called once at the end of a run or bench."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -99,6 +99,13 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "multiples": Option(list(METHOD.rate_multiples), "multiples k of a shared rate", kind=list, item=int,
                             low=1, high=16),
     },
+    "execution": {
+        "plugin": Option(None, "executor (serial, processes, dask, ...); default: the executor that declares itself "
+                         "default (processes: the local cores)", kind=str, nullable=True),
+        "workers": Option(None, "units run at once; None: the executor's own default (the usable local cores)",
+                          kind=int, low=1, high=100_000, nullable=True),
+        "options": _TABLE,
+    },
     "paper": {
         "id": Option(None, "the configuration's ID in the paper", kind=str, nullable=True),
         "refined_rel_l2": Option(None, "the paper's refined relative L2", kind=float, nullable=True, low=0.0),

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis.errors import InvalidArgument
 from hypothesis import strategies as st
 
 from desyr.cli import main
@@ -56,7 +57,15 @@ def cli(*argv: str) -> tuple[int, str, str]:
     return rc, out.getvalue(), printed + err.getvalue()
 
 
+def _event(label: str) -> None:
+    try:
+        event(label)
+    except InvalidArgument:        # outside a hypothesis test
+        pass
+
+
 def assert_contract(rc: int, stdout: str, stderr: str, what: object) -> None:
+    _event(f"exit {rc}")
     assert "Traceback" not in stderr and "Traceback" not in stdout, (what, stderr)
     errors = [line for line in stderr.splitlines() if not line.startswith("desyr: warning:")]
     if rc == 0:

@@ -54,3 +54,13 @@ def test_hook_desyr_load_problem(pm):
 def test_hook_desyr_problem_library(pm):
     rows = [row for rows in pm.hook.desyr_problem_library() for row in rows]
     assert ("paper:sine_poisson_1d", "[05] Sine–Poisson 1D") in rows
+
+
+def test_hook_desyr_register_executors(pm):
+    import desyr_executors.plugin
+
+    if not pm.hook.desyr_register_executors():    # the editable install predates the `executors` entry point
+        pm = load_registry(extra_plugins=[desyr_executors.plugin]).pm
+    classes = [c for found in pm.hook.desyr_register_executors() for c in found]
+    assert [c.name for c in classes][:3] == ["serial", "processes", "dask"]
+    assert [c.name for c in classes if c.default] == ["processes"]

@@ -182,7 +182,7 @@ def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, 
     screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:int(settings["screened_groups"])])]
     ctx.progress.message(f"coupled: {len(ranked)} group(s) from shortlists "
                          f"{' x '.join(str(len(lists[f])) for f in problem.fields)}; screening the best {len(screened)}")
-    refine_pool(screened, screening_refiner(registry, refiner, settings), sctx)
+    refine_pool(screened, screening_refiner(registry, refiner, settings), sctx, scope="screen")
     selection = run_gates(screened, gates, sctx)
     ctx.timings["screen"] = time.perf_counter() - start
     ctx.coupled = CoupledInfo(
@@ -200,7 +200,7 @@ def refit_winner(selection, refiner, ctx: RunContext) -> None:
     chosen.extra["screening"] = {"status": chosen.refit.status, "phi": chosen.phi, "eps_T": chosen.eps_T,
                                  "complexity": chosen.complexity, "nfev": chosen.refit.nfev}
     chosen.cleaned, chosen.cleaning_note = False, None
-    refine_pool([chosen], refiner, ctx)
+    refine_pool([chosen], refiner, ctx, scope="winner")
 
 
 def coupled_stages(pooled: dict[str, list], searcher: str, refiner: Refiner, registry, gates: list[Gate],

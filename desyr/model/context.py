@@ -82,6 +82,8 @@ class RunContext:
     teacher: TeacherInfo | None = None
     search: SearchInfo | None = None
     coupled: CoupledInfo | None = None
+    # desyr.execution.Units: where units run and the run store (Any: the model does not import the executors)
+    units: Any = None
 
     @property
     def has_teacher(self) -> bool:

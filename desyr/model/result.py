@@ -129,12 +129,25 @@ class ExactFormRecord:
 
 
 @dataclass
+class ExecutionRecord:
+    """How the run's units ran: never part of what the run found (compare results without it)."""
+
+    executor: str
+    workers: int
+    units_computed: int = 0
+    units_reused: int = 0          # read back from the run store (``--resume``)
+    units_failed: int = 0
+    store_key: str | None = None
+
+
+@dataclass
 class Provenance:
     """Where a result came from: versions, components and the config's content hash."""
 
     desyr_version: str
     components: dict[str, str] = field(default_factory=dict)     # role -> component name
     config_sha256: str | None = None
+    execution: ExecutionRecord | None = None
 
 
 @dataclass

@@ -1,20 +1,27 @@
 """Stage B: freeze each candidate's tree and refit its constants from the physics alone."""
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.expressions import ExpressionError
+from desyr.execution import serial_units
+from desyr.expressions import ExpressionError, expression_text
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
+from desyr.model.search import jsonable
 from desyr.numeric import evaluate
-from desyr.roles import Refiner
+from desyr.progress import Progress
+from desyr.roles import Refiner, UnitFailure
 from desyr.stages.select import clean, measure
+from desyr.store import digest
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
@@ -67,28 +74,25 @@ def screen_finite(pool: list[Candidate], ctx: RunContext) -> list[Candidate]:
     return keep
 
 
-def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext) -> None:
+def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope: str = "refit") -> None:
     """Stage B for every candidate, shortest first, then measurement and checked cleaning.
 
+    Each candidate is one unit (run by the executor, or read back from the run store; ``scope``
+    tells apart refits of the same candidate with other settings, e.g. coupled screening).
     Errors are isolated per candidate: a refiner that raises, or returns something
     that is not a :class:`RefitOutcome`, marks that candidate failed with the reason."""
     order = sorted(pool, key=lambda c: c.complexity)
     start = time.perf_counter()
-    for i, cand in enumerate(order, 1):
-        try:
-            outcome = refiner.refine(cand, ctx.problem, ctx.points)
-            if not isinstance(outcome, RefitOutcome):
-                raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
-            cand.refit = outcome
-            cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
-            measure(cand, ctx)
-            clean(cand, ctx)
-        except (KeyboardInterrupt, MemoryError):
-            raise
-        except BaseException as exc:  # one unusable candidate must not end the run; record why
-            cand.refit = RefitOutcome({}, "failed", False, reason=f"{type(exc).__name__}: {exc}")
-            cand.expressions = None
-        ctx.progress.bar("refit", i, len(order), status=cand.refit.status)
+    units = ctx.units or serial_units()
+    unit_ctx = _unit_context(ctx)
+    setting = digest(refiner.name, sorted(refiner.settings.items()))
+    named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
+              (refiner, c, unit_ctx)) for c in order]
+    for i, (cand, record) in enumerate(zip(order, units.run("refit", named, refit_unit)), 1):
+        if isinstance(record, UnitFailure):
+            record = _failed_record(record.message)
+        apply_refit_record(cand, record, ctx.problem)
+        ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
     ctx.timings["refine"] = ctx.timings.get("refine", 0.0) + time.perf_counter() - start
     counts: dict[str, int] = {}
     for c in pool:
@@ -96,6 +100,61 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext) -> Non
         counts[status] = counts.get(status, 0) + 1
     ctx.progress.message(f"stage B: refit {len(pool)} candidate(s) in {time.perf_counter() - start:.2f} s "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+
+
+def _unit_context(ctx: RunContext) -> RunContext:
+    """What a refit unit needs of the run, and nothing that cannot travel to a worker."""
+    return replace(ctx, progress=Progress(verbose=False), timings={}, teacher=None, search=None, coupled=None,
+                   units=None)
+
+
+def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
+    """One candidate's refit, measurement and checked cleaning as a JSON-safe record."""
+    refiner, cand, ctx = item
+    cand = copy.copy(cand)
+    try:
+        outcome = refiner.refine(cand, ctx.problem, ctx.points)
+        if not isinstance(outcome, RefitOutcome):
+            raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
+        cand.refit = outcome
+        cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
+        measure(cand, ctx)
+        clean(cand, ctx)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except BaseException as exc:  # one unusable candidate must not end the run; record why
+        return _failed_record(f"{type(exc).__name__}: {exc}")
+    r = cand.refit
+    return {"refit": {"expressions": _texts(r.expressions), "status": r.status, "converged": r.converged,
+                      "reason": r.reason, "nfev": r.nfev, "objective": r.objective, "initial": list(r.initial),
+                      "params": list(r.params), "starts": r.starts, "seconds": r.seconds,
+                      "shared_rates": [jsonable(t) for t in r.shared_rates]},
+            "expressions": _texts(cand.expressions), "cleaned": cand.cleaned, "cleaning_note": cand.cleaning_note,
+            "eps_T": cand.eps_T, "eps_T_fields": cand.eps_T_fields, "rho_r": cand.rho_r, "rho_c": cand.rho_c,
+            "phi": cand.phi}
+
+
+def _failed_record(reason: str) -> dict[str, Any]:
+    return {"refit": {"expressions": {}, "status": "failed", "converged": False, "reason": reason},
+            "expressions": None}
+
+
+def _texts(exprs: Mapping[str, sp.Expr] | None) -> dict[str, str] | None:
+    return None if exprs is None else {f: str(expression_text(e)) for f, e in exprs.items()}
+
+
+def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem) -> None:
+    """The candidate after Stage B, rebuilt from its record (the text reads back to the same doubles)."""
+    def parsed(texts: Mapping[str, str] | None) -> dict[str, sp.Expr] | None:
+        return None if texts is None else {f: problem.parse(t) for f, t in texts.items()}
+
+    r = dict(record["refit"])
+    r["expressions"] = parsed(r["expressions"]) or {}
+    cand.refit = RefitOutcome(**r)
+    cand.expressions = parsed(record["expressions"]) or None
+    for name in ("cleaned", "cleaning_note", "eps_T", "eps_T_fields", "rho_r", "rho_c", "phi"):
+        if name in record:
+            setattr(cand, name, record[name])
 
 
 def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:

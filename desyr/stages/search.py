@@ -10,16 +10,18 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.errors import ConfigError
+from desyr.errors import ConfigError, DesyrError
+from desyr.execution import serial_units
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
-from desyr.roles import Searcher
+from desyr.roles import Searcher, UnitFailure
 from desyr.settings import read_section
 from desyr.stages.guard import contained
 from desyr.stages.pool import PooledCandidate, pool_fronts, retain
+from desyr.store import digest
 
 
 def search_settings(problem: Problem) -> dict[str, Any]:
@@ -95,28 +97,41 @@ def _member_problem(m: Any, by_name: dict[str, sp.Symbol]) -> str | None:
 
 
 def search_fields(searcher: Searcher, settings: dict[str, Any], ctx: RunContext) -> dict[str, list[PooledCandidate]]:
-    """K seeded searches per field on that field's teacher output, retention and pooling."""
+    """K seeded searches per field on that field's teacher output (each search one unit, run by the
+    executor or read back from the run store), then retention and pooling in seed order."""
     problem, start = ctx.problem, time.perf_counter()
     assert ctx.teacher_values is not None, "the teacher runs before the search"
     seeds = search_seeds(ctx.seed, settings["runs"])
     info = SearchInfo(searcher.name, seeds, list(settings["binary"]), list(settings["unary"]), int(settings["max_size"]))
-    per_field: dict[str, list[PooledCandidate]] = {}
+    units = ctx.units or serial_units()
+    named = []
     for j, field in enumerate(problem.fields):
-        kept_runs = []
-        for k, seed in enumerate(seeds, 1):
-            ctx.progress.message(f"stage A: {searcher.name} search {k}/{len(seeds)} for {field} (seed {seed})")
-            task = SearchTask(X=ctx.points.search, y=ctx.teacher_values[:, j], variables=list(problem.variable_names),
+        values = ctx.teacher_values[:, j]
+        # the name hashes what this search sees, so a store never feeds a front found on other data
+        data = digest(np.ascontiguousarray(ctx.points.search).tobytes(), np.ascontiguousarray(values).tobytes())
+        for seed in seeds:
+            task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
                               binary=list(settings["binary"]), unary=list(settings["unary"]),
                               max_size=int(settings["max_size"]), seed=seed, budget=dict(settings["budget"]),
                               field_name=field)
-            t0 = time.perf_counter()
-            front, run_info, dropped = run_search(searcher, task, problem)
-            kept = retain(front)
-            kept_runs.append((seed, kept))
-            info.runs.append(SearchRun(field, seed, len(front), len(kept), round(time.perf_counter() - t0, 3),
-                                       [{"expression": expression_text(m.expression), "complexity": m.complexity,
-                                         "loss": m.loss} for m in front], dropped, run_info))
-        per_field[field] = pool_fronts(kept_runs)
+            named.append((f"{field}-{seed}-{data[:16]}", (searcher, task, problem)))
+    ctx.progress.message(f"stage A: {len(named)} {searcher.name} search(es) "
+                         f"({len(seeds)} per field) on {units.executor.name} x {units.executor.workers}")
+    records = units.run("search", named, search_unit)
+    per_field: dict[str, list[PooledCandidate]] = {f: [] for f in problem.fields}
+    kept_runs: dict[str, list] = {f: [] for f in problem.fields}
+    for (_, (_, task, _)), record in zip(named, records):
+        if isinstance(record, UnitFailure):
+            raise record.error if isinstance(record.error, DesyrError) else ConfigError(
+                f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
+        front = _front_of(record, problem)
+        for category, text in record.get("warnings", []):
+            warnings.warn(text, _WARNINGS.get(category, RuntimeWarning), stacklevel=2)
+        kept_runs[task.field_name].append((task.seed, retain(front)))
+        info.runs.append(SearchRun(task.field_name, task.seed, len(front), len(kept_runs[task.field_name][-1][1]),
+                                   record["seconds"], record["front"], record["dropped"], record["info"]))
+    for field in problem.fields:
+        per_field[field] = pool_fronts(kept_runs[field])
         info.pool_size_per_field[field] = len(per_field[field])
     info.pool_size = sum(info.pool_size_per_field.values())
     ctx.timings["search"] = time.perf_counter() - start
@@ -124,6 +139,30 @@ def search_fields(searcher: Searcher, settings: dict[str, Any], ctx: RunContext)
     ctx.progress.message(f"stage A: {info.pool_size} pooled candidate(s) from "
                          f"{len(info.runs)} search(es) in {ctx.timings['search']:.1f} s")
     return per_field
+
+
+def search_unit(item: tuple[Searcher, SearchTask, Problem]) -> dict[str, Any]:
+    """One seeded search as a JSON-safe record (the unit an executor runs; warnings are the caller's)."""
+    searcher, task, problem = item
+    t0 = time.perf_counter()
+    # warnings are recorded and re-issued by the caller: a worker process has no one to show them to
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        front, info, dropped = run_search(searcher, task, problem)
+    return {"field": task.field_name, "seed": task.seed, "seconds": round(time.perf_counter() - t0, 3),
+            "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
+                      for m in front], "dropped": dropped, "info": info,
+            "warnings": [[w.category.__name__, str(w.message)] for w in caught]}
+
+
+_WARNINGS: dict[str, type[Warning]] = {c.__name__: c for c in (RuntimeWarning, UserWarning, DeprecationWarning,
+                                                               FutureWarning)}
+
+
+def _front_of(record: dict[str, Any], problem: Problem) -> list[ParetoMember]:
+    """The front back from its record; the text reads back to the same doubles (expression_text)."""
+    return [ParetoMember(problem.parse(m["expression"]), int(m["complexity"]), float(m["loss"]))
+            for m in record["front"]]
 
 
 def pooled_candidates(pooled: list[PooledCandidate], field: str, searcher: str) -> list[Candidate]:

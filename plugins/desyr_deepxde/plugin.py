@@ -46,6 +46,8 @@ class DeepXDETeacher(Teacher):
         "float64": Option(False, "train in double precision", kind=bool),
         "seed": Option(None, "network seed; None: the run's seed", kind=int, low=0, high=2**32 - 1, nullable=True),
         "checkpoint_every": Option(100, "steps between S_val evaluations", kind=int, low=1, high=10_000_000),
+        "device": Option("auto", "where to train: auto (CUDA if torch sees a GPU, else CPU), cpu or cuda; "
+                         "CPU results are unchanged by this option", kind=str, choices=("auto", "cpu", "cuda")),
     }
 
     @classmethod

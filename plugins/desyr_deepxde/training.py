@@ -41,7 +41,8 @@ class DeepXDETeacherModel(TeacherModel):
         if X.ndim != 2 or X.shape[1] != len(self.perm):
             raise ValueError(f"expected points of shape (n, {len(self.perm)}), got {X.shape}")
         with torch.no_grad():
-            out = self.net(torch.as_tensor(X[:, self.perm], dtype=self.dtype))
+            device = next(self.net.parameters()).device
+            out = self.net(torch.as_tensor(X[:, self.perm], dtype=self.dtype, device=device))
         return out.detach().cpu().numpy().astype(np.float64).reshape(len(X), len(self.fields))
 
     def info(self) -> dict[str, Any]:
@@ -178,7 +179,23 @@ def _seed(settings, context) -> int:
     return int(settings["seed"] if settings["seed"] is not None else getattr(context, "seed", 0) or 0)
 
 
+def resolve_device(setting: str) -> str:
+    """``auto``: CUDA when torch sees a GPU, else CPU; asking for ``cuda`` without one is an error."""
+    available = torch.cuda.is_available()
+    if setting == "cuda" and not available:
+        raise ComponentError("teacher 'deepxde': device 'cuda' requested but torch sees no CUDA device")
+    return "cuda" if setting == "cuda" or (setting == "auto" and available) else "cpu"
+
+
 def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
+    device = resolve_device(settings["device"])
+    with torch.device(device):        # factory functions (DeepXDE's tensors, the network) land on it
+        model = _prepare_on(settings, problem, context, device)
+    model._info["device"] = device
+    return model
+
+
+def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
     geom, net_vars = _geometry(problem)
     perm = [problem.variable_names.index(v) for v in net_vars]
@@ -188,8 +205,11 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
             f"teacher 'deepxde': loss_weights needs {n_eq + n_con} numbers (one per equation, "
             f"then one per constraint), got {len(settings['loss_weights'])}")
     validation = [np.asarray(context.points.validate)] + [np.asarray(P) for P in context.points.constraints]
-    key = cache_key(problem, settings, seed, validation=validation,
-                    extra={"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]})
+    extra = {"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]}
+    if device != "cpu":               # a GPU-trained teacher differs in its last bits; CPU keys stay as they were
+        extra["device"] = device
+    settings = {k: v for k, v in settings.items() if k != "device"}
+    key = cache_key(problem, settings, seed, validation=validation, extra=extra)
     weights_path, meta_path = entry_paths(Path(context.cache_dir) / "deepxde", key)
     progress = context.progress
 
@@ -204,7 +224,7 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
                 meta, data = entry
                 try:
                     net = _make_net(problem, settings, len(net_vars))
-                    net.load_state_dict(torch.load(io.BytesIO(data), map_location="cpu", weights_only=True))
+                    net.load_state_dict(torch.load(io.BytesIO(data), map_location=device, weights_only=True))
                 except Exception as exc:  # a corrupt cache entry: train again
                     net = None
                     progress.message(f"teacher cache entry unreadable ({type(exc).__name__}); training again")

@@ -1,0 +1,163 @@
+"""Where units of work run: choosing the executor, the stored-unit wrapper, and the unit runner.
+
+A *unit* is one independent piece of a run (one seeded search, one candidate's refit)
+or of a bench (one configuration x seed).  Stages hand their units to :class:`Units`,
+which answers each from the run store when it is already there (``--resume``) and
+sends the rest to the executor.  Every unit is a module-level function applied to a
+picklable item and returns a JSON-safe record; the stage then rebuilds its objects
+from the record, so a fresh, a parallel and a resumed run take the same path and
+give the same result.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desyr.errors import ComponentError, ConfigError, PluginError
+from desyr.roles import Executor, UnitFailure
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.model.problem import Problem
+    from desyr.registry import Registry
+    from desyr.store import RunStore
+
+#: the built-in executors' plugin module, imported when no executor is registered (an editable
+#: install made before the ``executors`` entry point existed); the entry point is the normal path
+BUILTIN_EXECUTORS = "desyr_executors.plugin"
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def executor_class(registry: Registry, name: str | None) -> type[Executor]:
+    """The executor class ``name`` selects (the default executor when None)."""
+    if not registry.names("executor"):
+        return _builtin_class(name)
+    cls = registry.get("executor", name or registry.default("executor"))
+    assert issubclass(cls, Executor)
+    return cls
+
+
+def _builtin_class(name: str | None) -> type[Executor]:
+    try:
+        classes = importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors()
+    except ImportError:
+        raise PluginError("no executor is installed (the built-in plugin desyr_executors is missing)") from None
+    for cls in classes:
+        if (name is None and cls.default) or cls.name == name:
+            return cls
+    raise PluginError(f"unknown executor '{name}'; installed executors: {', '.join(c.name for c in classes)}")
+
+
+def make_executor(registry: Registry, problem: Problem | None = None, name: str | None = None,
+                  workers: int | None = None, options: dict[str, Any] | None = None) -> Executor:
+    """The executor of ``[execution]`` (or of the command line, which wins), with checked options."""
+    section: dict[str, Any] = {"plugin": None, "workers": None, "options": {}}
+    if problem is not None:
+        from desyr.settings import read_section
+
+        section = read_section(problem, "execution")
+    cls = executor_class(registry, name or section["plugin"])
+    given = {**section["options"], **(options or {})}
+    chosen = workers if workers is not None else section["workers"]
+    if chosen is not None and "workers" in cls.options:
+        given["workers"] = chosen
+    given = {k: v for k, v in given.items() if v is not None or k in cls.options}
+    try:
+        return cls(**given)
+    except ComponentError as exc:
+        where = f"{problem.source}: [execution.options]" if problem is not None else "--executor"
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def threads_per_worker(workers: int) -> int:
+    """Threads one worker may use so that workers x threads <= the usable cores."""
+    return max(1, usable_cores() // max(1, workers))
+
+
+# ------------------------------------------------------------------ one unit
+@dataclass(frozen=True)
+class StoredCall:
+    """A unit plus where its record goes: the worker writes the record itself, as soon as the unit
+    finishes, so a killed run keeps every finished unit (the store is plain files; a shared
+    filesystem is enough on a cluster)."""
+
+    fn: Callable[[Any], dict[str, Any]]
+    item: Any
+    path: str | None = None          # record file, or None without a store
+    key: str | None = None
+
+
+def stored_call(call: StoredCall) -> dict[str, Any]:
+    from desyr.store import write_record
+
+    start = time.perf_counter()
+    record = call.fn(call.item)
+    if call.path is not None and call.key is not None:
+        write_record(Path(call.path), call.key, record, time.perf_counter() - start)
+    return record
+
+
+def serial_map(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    """In order, in this process; a unit that raises becomes a :class:`UnitFailure`."""
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(fn(item))
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:
+            out.append(UnitFailure(f"{type(exc).__name__}: {exc}", exc))
+    return out
+
+
+@dataclass
+class Units:
+    """A run's units: answered from the store when present there, otherwise computed by the executor."""
+
+    executor: Executor
+    store: RunStore | None = None
+    counts: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0, "failed": 0})
+
+    def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]]
+            ) -> list[dict[str, Any] | UnitFailure]:
+        """One record (or failure) per ``(name, item)``, in input order."""
+        answers: list[dict[str, Any] | UnitFailure | None] = [None] * len(named)
+        todo: list[int] = []
+        for i, (name, _) in enumerate(named):
+            stored = self.store.get(kind, name) if self.store is not None else None
+            if stored is None:
+                todo.append(i)
+            else:
+                answers[i] = stored
+                self.counts["reused"] += 1
+        calls = [self._call(kind, named[i][0], named[i][1], fn) for i in todo]
+        # one unit (a coupled winner's refit, a one-search run) is not worth a worker round trip
+        results = serial_map(stored_call, calls) if len(calls) <= 1 else self.executor.map(stored_call, calls)
+        for i, result in zip(todo, results):
+            answers[i] = result
+            self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1
+        return [a for a in answers if a is not None]
+
+    def _call(self, kind: str, name: str, item: Any, fn: Callable[[Any], dict[str, Any]]) -> StoredCall:
+        if self.store is None:
+            return StoredCall(fn, item)
+        return StoredCall(fn, item, str(self.store.path(kind, name)), self.store.key)
+
+    def record(self) -> dict[str, Any]:
+        return {"executor": self.executor.name, "workers": self.executor.workers,
+                "units_computed": self.counts["computed"], "units_reused": self.counts["reused"],
+                "units_failed": self.counts["failed"], "store_key": self.store.key if self.store else None}
+
+
+def serial_units() -> Units:
+    """In process, no store: what a stage uses when the caller set up nothing (tests, notebooks)."""
+    from desyr.registry import load_registry
+
+    return Units(make_executor(load_registry(entry_points=False), name="serial"))

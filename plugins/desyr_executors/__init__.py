@@ -1,0 +1,1 @@
+"""Built-in executors: ``serial``, ``processes`` (the default) and ``dask``."""

@@ -1,0 +1,111 @@
+"""``serial`` (in process) and ``processes`` (the local cores; the default executor)."""
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from desyr.execution import serial_map, usable_cores
+from desyr.options import Option
+from desyr.roles import Executor, UnitFailure
+from desyr_executors.pinning import pin_threads
+
+_WORKERS = Option(None, "processes; None: the usable local cores", kind=int, low=1, high=4096, nullable=True)
+
+
+class SerialExecutor(Executor):
+    """Every unit in this process, in order: the reference the other executors must match."""
+
+    name = "serial"
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        return serial_map(fn, items)
+
+
+class ProcessExecutor(Executor):
+    """A pool of local worker processes (``forkserver`` on Linux, ``spawn`` elsewhere: never ``fork``,
+    which would copy the parent's threads and locks). A unit whose worker dies is run again once;
+    units that die twice are run alone, so an innocent unit is never blamed for another's crash."""
+
+    name = "processes"
+    default = True
+    options = {
+        "workers": _WORKERS,
+        "start_method": Option("auto", "auto (forkserver on Linux, else spawn), forkserver or spawn", kind=str,
+                               choices=("auto", "forkserver", "spawn")),
+        "retries": Option(1, "reruns of a unit whose worker died", kind=int, low=0, high=10),
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._pool: ProcessPoolExecutor | None = None
+        self._size = 0
+
+    @property
+    def workers(self) -> int:
+        return int(self.settings["workers"] or usable_cores())
+
+    def _context(self):
+        method = self.settings["start_method"]
+        if method == "auto":
+            method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+        return multiprocessing.get_context(method)
+
+    def _get_pool(self, size: int) -> ProcessPoolExecutor:
+        if self._pool is None or self._size != size:
+            self._drop_pool()
+            # the pool lives across maps (searches, then refits) so workers start once per run
+            self._pool = ProcessPoolExecutor(size, mp_context=self._context(), initializer=pin_threads)
+            self._size = size
+        return self._pool
+
+    def _drop_pool(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        if len(items) <= 1 or self.workers == 1:
+            return serial_map(fn, items)
+        results: list[Any] = [None] * len(items)
+        lost = self._round(fn, items, range(len(items)), self.workers, results)
+        for _ in range(self.settings["retries"]):
+            if lost:
+                lost = self._round(fn, items, lost, min(self.workers, len(lost)), results)
+        if self.settings["retries"]:
+            # still dying: run each alone to tell the unit that kills its worker from its neighbours
+            lost = [i for i in lost if self._round(fn, items, [i], 1, results)]
+        for i in lost:
+            results[i] = UnitFailure(f"worker died while running unit {i} (retried "
+                                     f"{self.settings['retries']} time(s))", lost=True)
+        return results
+
+    def _round(self, fn: Callable[[Any], Any], items: Sequence[Any], indices: Sequence[int], size: int,
+               results: list[Any]) -> list[int]:
+        """Run ``indices`` on a pool of ``size``; fill ``results``; return the units whose worker died."""
+        pool = self._get_pool(size)
+        futures: dict[int, Future] = {}
+        lost: list[int] = []
+        for i in indices:
+            try:
+                futures[i] = pool.submit(fn, items[i])
+            except BrokenProcessPool:
+                lost.append(i)
+        for i, future in futures.items():
+            try:
+                results[i] = future.result()
+            except BrokenProcessPool:
+                lost.append(i)
+            except Exception as exc:          # the unit itself raised: no point in running it again
+                results[i] = UnitFailure(f"{type(exc).__name__}: {exc}", exc)
+        if lost:
+            self._drop_pool()                 # a broken pool accepts no more work
+        return sorted(lost)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
