@@ -54,8 +54,25 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
     s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    _plots(s)
+    _allow_callable(s)
+
+    from desyr.studies import describe
+
+    s = sub.add_parser("study", help="run one of the paper's mechanism studies (see docs/studies.md)",
+                       description="Studies:\n" + describe(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("name", metavar="NAME", help="the study (listed above)")
+    s.add_argument("--out", required=True, help="directory for study.json, study.md and the figures")
+    s.add_argument("--bench", default=None, metavar="DIR", help="a desyr bench folder with archived runs")
+    s.add_argument("--quick", action="store_true", help="tiny budgets (seconds); CI-sized")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
+    _plots(s)
     _allow_callable(s)
     return p
+
+
+def _plots(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--no-plots", action="store_true", help="do not draw figures (they need matplotlib)")
 
 
 def _allow_callable(s: argparse.ArgumentParser) -> None:
@@ -70,6 +87,7 @@ def _common(s: argparse.ArgumentParser) -> None:
     s.add_argument("--retrain", action="store_true", help="train the teacher even if a cached one exists")
     s.add_argument("--cache-dir", default=".desyr-cache", help="where trained teachers are cached")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    _plots(s)
     _allow_callable(s)
 
 
@@ -115,6 +133,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _problems(registry)
     if args.command == "bench":
         return _bench(registry, args)
+    if args.command == "study":
+        return _study(registry, args)
     if args.command in ("exact", "export"):
         from desyr.result_commands import exact_command, export_command
 
@@ -151,6 +171,15 @@ def _bench(registry, args) -> int:
                  Progress(verbose=not args.quiet), command.strip())
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
+    return 0
+
+
+def _study(registry, args) -> int:
+    from desyr.studies import run_study
+
+    run_study(args.name, args.out, quick=args.quick, bench=args.bench, plots=not args.no_plots,
+              registry=registry, verbose=not args.quiet)
+    print(f"wrote {args.out}/study.json and {args.out}/study.md")
     return 0
 
 
