@@ -251,7 +251,7 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
         X = x[:, None]
     else:
         n = 80
-        gx, gy = np.meshgrid(np.linspace(*bounds[0], n), np.linspace(*bounds[1], n))
+        gx, gy = np.meshgrid(np.linspace(bounds[0, 0], bounds[0, 1], n), np.linspace(bounds[1, 0], bounds[1, 1], n))
         X = np.tile(bounds.mean(axis=1), (n * n, 1))
         X[:, 0], X[:, 1] = gx.ravel(), gy.ravel()
     rec = evaluate(exprs[field], problem.symbols, X)

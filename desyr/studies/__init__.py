@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import time
 from pathlib import Path
-
 from typing import Any
 
 from desyr.errors import ConfigError

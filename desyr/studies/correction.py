@@ -7,6 +7,7 @@ Quick: the built-in frozen topologies with perturbed constants, refit by Stage B
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from desyr.figures import FLOOR, FigureRecord, before_after_chart
 from desyr.studies.common import (
@@ -32,7 +33,7 @@ def orders(pre: float | None, refined: float | None) -> float | None:
 
 
 def run(ctx: StudyContext) -> StudyOutput:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for case in frozen_cases(ctx):
         if case.run is not None:
             r = case.run.result

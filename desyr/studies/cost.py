@@ -6,6 +6,8 @@ runtime table.  Timeouts count candidate refits that hit the per-candidate limit
 """
 from __future__ import annotations
 
+from typing import Any
+
 from desyr.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, archived_runs, by_config, quartiles, summary, table
 
@@ -28,7 +30,8 @@ def seconds(timings: dict[str, float], stage: str) -> float | None:
 def run(ctx: StudyContext) -> StudyOutput:
     assert ctx.bench is not None
     groups = by_config(archived_runs(ctx.bench))
-    rows, body = {}, []
+    rows: dict[str, Any] = {}
+    body: list[list[Any]] = []
     for name, runs in groups.items():
         per = {s: [seconds(r.result.timings, s) for r in runs] for s in STAGES + ["recovery", "total"]}
         timeouts = sum(c.status == "timeout" for r in runs for c in r.result.candidates)

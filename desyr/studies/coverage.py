@@ -8,9 +8,12 @@ gate is inactive (noted).  K larger than the archived runs is skipped (noted).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from desyr.figures import FigureRecord, line_chart
 from desyr.model.candidates import Candidate
 from desyr.model.search import ParetoMember
+from desyr.roles import Gate
 from desyr.settings import gate_sequence
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
@@ -39,7 +42,9 @@ _COPY = ("refit", "expressions", "cleaned", "cleaning_note", "eps_T", "eps_T_fie
 def run(ctx: StudyContext) -> StudyOutput:
     assert ctx.bench is not None
     registry = ctx.reg()
-    rows, notes, problems = [], [], {}
+    rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    problems: dict[str, Any] = {}
     for arch in archived_runs(ctx.bench):
         search = arch.result.search
         if search is None or len(arch.result.problem.fields) != 1:
@@ -54,7 +59,7 @@ def run(ctx: StudyContext) -> StudyOutput:
         note = attach_archived_teacher(arch, problem, ctx, rctx)
         if note:
             notes.append(note)
-        gates = gate_sequence(registry, problem)
+        gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
         stage_b = refiner(registry, problem)
         cache: dict[str, Candidate] = {}
         for k in KS:

@@ -9,6 +9,8 @@ every later gate) is replayed too, so the convergence gate's role shows on any b
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from desyr.figures import FLOOR, FigureRecord, bar_chart
@@ -53,12 +55,13 @@ def replay(label: str, problem: Problem, pool: list[Candidate], seed: int, regis
         rctx.teacher_values = np.zeros((len(rctx.points.search), len(problem.fields)))
     gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
     l2: dict[str, float | None] = {}
-    out = {"pool": label, "size": len(pool), "variants": {}}
+    variants: dict[str, Any] = {}
+    out = {"pool": label, "size": len(pool), "variants": variants}
     for removed in [None] + [g.name for g in gates]:
         chosen = select(pool, [g for g in gates if g.name != removed], rctx)
         if chosen is not None and chosen.id not in l2:
             l2[chosen.id] = errors(problem, chosen.expressions, seed)["rel_l2"]
-        out["variants"][removed or "full"] = {
+        variants[removed or "full"] = {
             "selected": chosen.id if chosen else None, "rel_l2": l2.get(chosen.id) if chosen else None,
             "complexity": chosen.complexity if chosen else None, "converged": chosen.converged if chosen else None}
     return out

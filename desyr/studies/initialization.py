@@ -6,6 +6,8 @@ differ only in the starting constants.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from desyr.figures import FigureRecord, bar_chart
@@ -19,8 +21,8 @@ PAPER = "50 teacher-derived and 250 random U(-1,1) starts over 10 configurations
 
 def run(ctx: StudyContext) -> StudyOutput:
     n_random = 3 if ctx.quick else 5
-    options = {"timeout": 10.0} if ctx.quick else {}
-    rows = []
+    options: dict[str, Any] = {"timeout": 10.0} if ctx.quick else {}
+    rows: list[dict[str, Any]] = []
     for case in frozen_cases(ctx):
         param = parameterize(case.expression)
         if not param.symbols:

@@ -7,6 +7,8 @@ condition number.  Topologies without free constants are listed as zero-paramete
 """
 from __future__ import annotations
 
+from typing import Any
+
 from desyr.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import freeze, jacobian_audit, physics_only
@@ -17,7 +19,7 @@ PAPER = "13 scalar fixed-topology expressions with free coefficients, all full c
 
 
 def run(ctx: StudyContext) -> StudyOutput:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for case in frozen_cases(ctx):
         rctx = context(case.problem, case.seed)
         fz = freeze(case.problem, case.expression, rctx.points, rctx.constraint_weight)

@@ -12,11 +12,13 @@ relative perturbation (no network), with Operon on a tiny budget.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import sympy as sp
 
 from desyr.expressions import expression_text
 from desyr.model.search import SearchTask
+from desyr.roles import Gate
 from desyr.settings import gate_sequence
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
@@ -107,9 +109,9 @@ def _teachers(ctx: StudyContext, config: str):
 
 def run(ctx: StudyContext) -> StudyOutput:
     registry = ctx.reg()
-    searcher = registry.create("searcher", "operon", {"generations": 20, "population_size": 100, "time_limit": 0}
+    searcher: Any = registry.create("searcher", "operon", {"generations": 20, "population_size": 100, "time_limit": 0}
                                if ctx.quick else {})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for config, unary, binary, k, label in QUICK if ctx.quick else SETTINGS:
         for seed, problem, rctx in _teachers(ctx, config):
             problem = copy.deepcopy(problem)
@@ -128,7 +130,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                                                                                  else {})), rctx)
             from desyr.stages.select import run_gates
 
-            chosen = run_gates(pool, gate_sequence(registry, problem), rctx).selected
+            chosen = run_gates(pool, [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)], rctx).selected
             e = errors(problem, chosen.expressions if chosen else None, seed)
             refits = [c for c in pool if c.refit and c.refit.initial]
             rows.append({"config": config, "library": unary, "K": k, "setting": label, "seed": seed,

@@ -7,6 +7,8 @@ unperturbed reference, R_eq with the unperturbed equation on independent points.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from desyr.figures import FigureRecord, line_chart
@@ -23,7 +25,7 @@ PAPER = "48 refits (3 problems x 3 levels x 5 draws + 3 clean), all converged; m
 
 def run(ctx: StudyContext) -> StudyOutput:
     draws = 2 if ctx.quick else 5
-    rows = []
+    rows: list[dict[str, Any]] = []
     for case in frozen_cases(ctx, None if ctx.bench else CONFIGS):
         rctx = context(case.problem, case.seed)
         fz = freeze(case.problem, case.expression, rctx.points, rctx.constraint_weight)
@@ -34,9 +36,9 @@ def run(ctx: StudyContext) -> StudyOutput:
         for level in LEVELS:
             for draw in range(1 if level == 0 else draws):
                 rng = np.random.default_rng([case.seed, draw, int(-np.log10(level)) if level else 99])
-                noise = [None] * sum(b.kind == "equation" for b in fz.system.blocks)
+                noise: list[Any] = [None] * sum(b.kind == "equation" for b in fz.system.blocks)
                 noise += [level * max(float(np.sqrt(np.mean(v ** 2))), 1.0) * rng.standard_normal(len(v)) for v in g]
-                fz.system.noise = noise
+                fz.system.noise = noise  # type: ignore[attr-defined]
                 fz.system._cache_key = None
                 x, ok = physics_only(fz, fz.param.values)
                 e = errors(case.problem, fz.expressions(x), case.seed)
@@ -51,7 +53,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                          summary([r["rel_l2"] for r in mine]), summary([r["R_eq"] for r in mine])])
     lines = table(["problem", "eta", "refits", "converged", "relative L2", "R_eq"], body)
     lines += ["", f"{sum(r['converged'] for r in rows)} of {len(rows)} refits converged. Paper: {PAPER}."]
-    medians = {c: [(quartiles([r["rel_l2"] for r in rows if r["config"] == c and r["level"] == lv]) or (None,))[0]
+    medians: dict[str, list[Any]] = {c: [(quartiles([r["rel_l2"] for r in rows if r["config"] == c and r["level"] == lv]) or (None,))[0]
                    for lv in LEVELS] for c in configs}
     figures = []
     path = ctx.figure("noise.png")

@@ -10,6 +10,8 @@ network itself is not stored in result.json).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from desyr.figures import FigureRecord, line_chart
 from desyr.numeric import evaluate
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
@@ -23,7 +25,7 @@ PAPER = {"teacher-only": "8.85e-05", "mixed, beta=1e0": "1.44e-07", "mixed, beta
 
 def run(ctx: StudyContext) -> StudyOutput:
     objectives = ["teacher-only"] + [f"mixed, beta=1e{len(str(int(b))) - 1}" for b in BETAS] + ["physics-only"]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for case in frozen_cases(ctx):
         rctx = context(case.problem, case.seed)
         X = rctx.points.search
@@ -42,7 +44,7 @@ def run(ctx: StudyContext) -> StudyOutput:
             rows.append({"config": case.label, "seed": case.seed, "objective": name, "converged": ok, **e})
     lines = ["Relative L2 and R_eq on independent verification points, median [Q1, Q3] over cases.", ""]
     body = []
-    medians = {}
+    medians: dict[str, Any] = {}
     for name in objectives:
         mine = [r for r in rows if r["objective"] == name]
         q = quartiles([r["rel_l2"] for r in mine])
@@ -55,7 +57,7 @@ def run(ctx: StudyContext) -> StudyOutput:
     if path is not None:
         configs = list(dict.fromkeys(r["config"] for r in rows))
         xs = list(range(len(objectives)))
-        series = [(c, [quartiles([r["rel_l2"] for r in rows if r["config"] == c and r["objective"] == o])[0]
+        series: list[Any] = [(c, [(quartiles([r["rel_l2"] for r in rows if r["config"] == c and r["objective"] == o]) or (None,))[0]
                        for o in objectives]) for c in configs]
         series.append(("median", [medians[o] for o in objectives]))
         line_chart(path, xs, series, "objective: 0 teacher-only, 1-4 mixed beta = 1, 1e2, 1e4, 1e6, 5 physics-only",

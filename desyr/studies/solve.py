@@ -7,8 +7,8 @@ objective, as Stage B's scipy refiner does.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -20,6 +20,8 @@ from desyr.numeric import broadcast, columns, lambdify
 from desyr.parameterize import Parameterization, parameterize
 from desyr.physics import ResidualSystem, for_refinement
 
+Vec = Any    # a parameter vector: a sequence of floats or a 1-D array
+
 
 @dataclass
 class Frozen:
@@ -30,7 +32,7 @@ class Frozen:
     param: Parameterization
     system: ResidualSystem
 
-    def expressions(self, values: Sequence[float]) -> dict[str, sp.Expr]:
+    def expressions(self, values: Vec) -> dict[str, sp.Expr]:
         return {self.field: self.param.substitute(list(values))}
 
 
@@ -62,18 +64,18 @@ class DataTerm:
         self.fn = lambdify(frozen.problem.symbols + p.symbols, outputs)
         self.X, self.target = X, np.asarray(target, float)
 
-    def _values(self, a: Sequence[float]) -> list[np.ndarray]:
+    def _values(self, a: Vec) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
             return [broadcast(v, len(self.X)) for v in self.fn(*columns(self.X), *a)]  # type: ignore[operator]
 
-    def vector(self, a: Sequence[float]) -> np.ndarray:
+    def vector(self, a: Vec) -> np.ndarray:
         return self._values(a)[0] - self.target
 
-    def jacobian(self, a: Sequence[float]) -> np.ndarray:
+    def jacobian(self, a: Vec) -> np.ndarray:
         return np.column_stack(self._values(a)[1:])
 
 
-def solve(fun, jac, x0: Sequence[float], polish_steps: int = 8) -> tuple[np.ndarray, bool, int]:
+def solve(fun, jac, x0: Vec, polish_steps: int = 8) -> tuple[np.ndarray, bool, int]:
     """least_squares (trf, tight tolerances) then Gauss-Newton polish; (x, converged, nfev)."""
     x0 = np.asarray(x0, float)
     if x0.size == 0:
@@ -100,17 +102,17 @@ def solve(fun, jac, x0: Sequence[float], polish_steps: int = 8) -> tuple[np.ndar
     return x, converged and bool(np.all(np.isfinite(x))), nfev
 
 
-def physics_only(frozen: Frozen, x0: Sequence[float]) -> tuple[np.ndarray, bool]:
+def physics_only(frozen: Frozen, x0: Vec) -> tuple[np.ndarray, bool]:
     x, ok, _ = solve(frozen.system.vector, frozen.system.jacobian, x0)
     return x, ok
 
 
-def teacher_only(frozen: Frozen, data: DataTerm, x0: Sequence[float]) -> tuple[np.ndarray, bool]:
+def teacher_only(frozen: Frozen, data: DataTerm, x0: Vec) -> tuple[np.ndarray, bool]:
     x, ok, _ = solve(data.vector, data.jacobian, x0)
     return x, ok
 
 
-def mixed(frozen: Frozen, data: DataTerm, beta: float, x0: Sequence[float]) -> tuple[np.ndarray, bool]:
+def mixed(frozen: Frozen, data: DataTerm, beta: float, x0: Vec) -> tuple[np.ndarray, bool]:
     """min |u(X_S) - T|^2 + beta |F(a)|^2: the physics residuals carry weight sqrt(beta)."""
     w = float(np.sqrt(beta))
 
@@ -124,7 +126,7 @@ def mixed(frozen: Frozen, data: DataTerm, beta: float, x0: Sequence[float]) -> t
     return x, ok
 
 
-def jacobian_audit(frozen: Frozen, a: Sequence[float]) -> dict[str, float | int]:
+def jacobian_audit(frozen: Frozen, a: Vec) -> dict[str, float | int]:
     """Rank, smallest singular value and condition number of the exact dF/da at ``a``."""
     J = frozen.system.jacobian(a)
     s = np.linalg.svd(J, compute_uv=False)
