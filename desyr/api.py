@@ -67,6 +67,7 @@ class _Started:
     gates: list[Gate]
     clock: float
     units: Units
+    plots: bool = True         # figures in report.md (needs matplotlib)
 
 
 # ------------------------------------------------------------------ public API
@@ -82,10 +83,11 @@ class Execution:
 
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
-        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None) -> Result:
+        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True) -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
     with _out_lock(out):
         s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "run")
+        s.plots = plots
         with s.units.executor:
             return _run(s, problem, out)
 
@@ -117,10 +119,11 @@ def _run(s: _Started, problem: Problem, out: str | Path | None) -> Result:
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
            registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
            progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
-           execution: Execution | None = None) -> Result:
+           execution: Execution | None = None, plots: bool = True) -> Result:
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
     with _out_lock(out):
         s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "refine")
+        s.plots = plots
         with s.units.executor:
             return _refine(s, problem, list(candidates), use_teacher, out)
 
@@ -225,8 +228,24 @@ def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selecti
     result = build_result(command, ctx, s.pristine, pool, outcome, components)
     result.exact_form = exact
     if out is not None:
-        write_result(result, out)
+        figures = _figures(s, result, model, out) if s.plots else None
+        write_result(result, out, figures)
     return result
+
+
+def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> list[str]:
+    """Draw the run's figures into ``out``; the report section that embeds them."""
+    from desyr.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, write_run_figures
+
+    if not have_matplotlib():
+        return figure_section([], NO_MATPLOTLIB)
+    teacher = s.ctx.teacher
+    predict = None
+    if model is not None and teacher is not None:
+        def predict(X: np.ndarray) -> np.ndarray:
+            return teacher_predict(model, teacher.plugin, X)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    return figure_section(write_run_figures(result, s.pristine, out, teacher_predict=predict))
 
 
 def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Candidate], outcome: Outcome,
@@ -260,14 +279,14 @@ def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Can
         schema=SCHEMA)
 
 
-def write_result(result: Result, out: str | Path) -> Path:
+def write_result(result: Result, out: str | Path, figures: list[str] | None = None) -> Path:
     """``report.md`` and then ``result.json`` in ``out``, each atomically: a ``result.json``
     that exists is complete, and it is written last, so its presence means the run finished."""
     from desyr.report import render_report
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "report.md", render_report(result))
+    write_text_atomic(out / "report.md", render_report(result, figures))
     write_text_atomic(out / "result.json", result.to_json())
     return out
 

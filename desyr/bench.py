@@ -26,26 +26,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import re
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from desyr import __version__
 from desyr.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
+from desyr.bench_table import render_markdown
+from desyr.children import _spawn, child_command, kill_children_on_signals
 from desyr.errors import ConfigError, DesyrError
 from desyr.progress import Progress
 
-RECOVERED = 1e-10
-COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
-STAGES = ["teacher", "search", "refine", "total"]
 MARKER = "run.json"
 #: bump when the meaning of a stored run changes (what a run directory's hash covers)
 LAYOUT = 2
@@ -173,123 +165,6 @@ def finished_result(where: Path, spec: str, seed: int, digest: str) -> dict[str,
     return result if isinstance(result, dict) else None
 
 
-# ------------------------------------------------------------------- children
-def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str, ...] = ()) -> list[str]:
-    """``desyr run`` in a fresh interpreter that does not import from the working directory.
-
-    ``--resume``: a run interrupted inside (killed bench, lost worker) reuses its finished units;
-    the run store's key makes sure they belong to this very config, seed and version."""
-    args = ["run", spec, "--seed", str(seed), "--out", str(where), "--cache-dir", str(out / "cache"), "--quiet",
-            "--resume", *extra]
-    if sys.version_info >= (3, 11):
-        return [sys.executable, "-P", "-m", "desyr", *args]
-    boot = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
-            "from desyr.cli import main; sys.exit(main())")
-    return [sys.executable, "-c", boot, *args]
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    if "PYTHONPATH" in env:
-        parts = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and p != "."]
-        if parts:
-            env["PYTHONPATH"] = os.pathsep.join(parts)
-        else:
-            del env["PYTHONPATH"]
-    env.pop("PYTHONSTARTUP", None)
-    return env
-
-
-def _die_with_parent(parent: int) -> Callable[[], None] | None:
-    """A ``preexec_fn`` asking Linux to SIGKILL the child when the bench dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-
-    def preexec() -> None:
-        prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG
-        if os.getppid() != parent:                  # the bench died before prctl took effect
-            os._exit(1)
-    return preexec
-
-
-class _Children:
-    """The running child, so signal handlers can kill its process group."""
-
-    current: subprocess.Popen | None = None
-
-    @classmethod
-    def kill(cls) -> None:
-        proc = cls.current
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, OSError):
-                try:
-                    proc.kill()
-                except OSError:
-                    pass
-
-
-def _on_signal(signum, frame):
-    _Children.kill()
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise SystemExit(128 + signum)
-
-
-class _signals_kill_children:
-    """SIGTERM/SIGINT (and SIGHUP) kill the child's group before the bench exits."""
-
-    SIGNALS = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGINT", None),
-                           getattr(signal, "SIGHUP", None)) if s is not None]
-
-    def __enter__(self):
-        self.saved = {}
-        for sig in self.SIGNALS:
-            try:
-                self.saved[sig] = signal.signal(sig, _on_signal)
-            except (ValueError, OSError):   # not the main thread
-                pass
-        return self
-
-    def __exit__(self, *exc):
-        for sig, handler in self.saved.items():
-            signal.signal(sig, handler)
-        _Children.kill()
-        return False
-
-
-def _spawn(cmd: list[str], timeout: float) -> tuple[bool, list[str]]:
-    popen: dict[str, Any] = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, errors="replace", env=child_env(), start_new_session=True)
-    preexec = _die_with_parent(os.getpid())
-    if preexec is not None:
-        popen["preexec_fn"] = preexec
-    try:
-        proc = subprocess.Popen(cmd, **popen)
-    except OSError as exc:
-        return False, [f"could not start the run: {exc}"]
-    _Children.current = proc
-    try:
-        try:
-            _, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _Children.kill()
-            proc.communicate()
-            return False, [f"timed out after {timeout:.0f} s"]
-    finally:
-        _Children.kill()            # whatever the child left in its group
-        _Children.current = None
-    return proc.returncode == 0, (stderr or "").strip().splitlines()[-5:] or [f"exit status {proc.returncode}"]
-
-
 def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
             digest: str | None = None, registry=None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     if digest is None:
@@ -344,105 +219,6 @@ def collect(out: Path, specs: list[str], seeds: int, digests: dict[str, str] | N
     return rows
 
 
-def _value(result: dict[str, Any], key: str) -> float | None:
-    if key in ("R_eq", "R_con"):
-        v = (result.get("residuals") or {}).get(key)
-    elif key == "complexity":
-        v = result.get("complexity")
-    else:
-        v = (result.get("errors") or {}).get(key)
-    return float(v) if isinstance(v, (int, float)) else None
-
-
-def _stage_seconds(result: dict[str, Any], stage: str) -> float | None:
-    """Seconds of one stage; for coupled runs the refit column includes the group screening."""
-    timings = result.get("timings") or {}
-    if stage == "refine" and "screen" in timings:
-        return timings["screen"] + timings.get("refine", 0.0)
-    return timings.get(stage)
-
-
-def _fieldwise(result: dict[str, Any]) -> str:
-    errors = result.get("errors") or {}
-    return ", ".join(f"{k[len('rel_l2_'):]} {_fmt(v)}" for k, v in errors.items()
-                     if k.startswith("rel_l2_") and isinstance(v, (int, float)))
-
-
-def _l2(result: dict[str, Any]) -> float:
-    value = _value(result, "rel_l2")
-    return np.inf if value is None else value
-
-
-def _recovered(result: dict[str, Any]) -> bool:
-    return _l2(result) <= RECOVERED
-
-
-def summary(values: list[float | None]) -> str:
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return "–"
-    q1, med, q3 = np.percentile(vals, [25, 50, 75])
-    return _fmt(med) if len(vals) == 1 or q1 == q3 else f"{_fmt(med)} [{_fmt(q1)}, {_fmt(q3)}]"
-
-
-def _fmt(v: float) -> str:
-    if v == 0:
-        return "0"
-    return f"{v:.2e}" if abs(v) < 1e-2 or abs(v) >= 1e4 else f"{v:.3g}"
-
-
-def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, command: str) -> str:
-    head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
-            "converged", "recovered (≤1e-10)", "teacher s", "search s", "refit s", "total s",
-            "paper refined rel L2", "paper total s"]
-    lines = [f"Command: `{command}`  ", f"Machine: {platform.machine()}, {_cpus()} CPU cores, Python "
-             f"{platform.python_version()}  ", f"Date: {time.strftime('%Y-%m-%d')}", "",
-             "Values are medians [Q1, Q3] over seeds.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    failures = []
-    for spec in specs:
-        results = [r["result"] for r in rows if r["spec"] == spec and "result" in r]
-        errors = [r for r in rows if r["spec"] == spec and "error" in r]
-        failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
-        title, paper = _meta(registry, spec)
-        n = len(results) + len(errors)
-        recovered = sum(1 for r in results if _recovered(r))
-        converged = sum(1 for r in results if r.get("converged"))
-        cells = [str(paper.get("id", "–")), title]
-        cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
-        cells += [f"{converged}/{n}", f"{recovered}/{n}"]
-        cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
-        cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",
-                  _fmt(paper["total_seconds"]) if "total_seconds" in paper else "–"]
-        lines.append("| " + " | ".join(cells) + " |")
-        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
-                     f"selected `{r['result'].get('expression')}`" for r in rows
-                     if r["spec"] == spec and "result" in r and not _recovered(r["result"])]
-    fieldwise = [f"- {r['spec']} seed {r['seed']}: {_fieldwise(r['result'])}" for r in rows
-                 if "result" in r and _fieldwise(r["result"])]
-    if fieldwise:
-        lines += ["", "Fieldwise refined relative L2 (coupled problems; the table shows the joint value):", ""]
-        lines += fieldwise
-    if failures:
-        lines += ["", "Runs not recovered:", ""] + failures
-    return "\n".join(lines) + "\n"
-
-
-def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
-    """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
-    from desyr.model.loading import load_problem
-
-    try:
-        problem = load_problem(spec, registry)
-    except Exception:  # the table must still render for a run whose config is broken
-        return spec, {}
-    return problem.title, dict(problem.sections.get("paper") or {})
-
-
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def bench_unit(item: tuple) -> dict[str, Any]:
     """One configuration x seed (the unit an executor runs): its child run, then its outcome."""
     spec, seed, out, timeout, digest, verbose, extra = item
@@ -450,7 +226,8 @@ def bench_unit(item: tuple) -> dict[str, Any]:
 
 
 def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: Progress,
-             digests: dict[str, str], execution, registry) -> dict[tuple[str, int], dict[str, Any]]:
+             digests: dict[str, str], execution, registry, plots: bool = True
+             ) -> dict[tuple[str, int], dict[str, Any]]:
     """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
     as failed and the others are kept: each finished run is already on disk."""
     from desyr.execution import make_executor
@@ -464,6 +241,8 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     extra: tuple[str, ...] = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
     if os.environ.get("DESYR_ALLOW_CALLABLE") == "1":
         extra += ("--allow-callable",)    # the consent travels with the job: a remote worker has its own env
+    if not plots:
+        extra += ("--no-plots",)
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
     with executor:
         answers = executor.map(bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
@@ -477,7 +256,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
 
 
 def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
-          progress: Progress, command: str, execution=None) -> dict[str, Any]:
+          progress: Progress, command: str, execution=None, plots: bool = True) -> dict[str, Any]:
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):
@@ -485,9 +264,9 @@ def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, t
     specs = list(dict.fromkeys(resolve_names(registry, names, all_)))
     digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)
-    with run_lock(out), _signals_kill_children():
+    with run_lock(out), kill_children_on_signals():
         jobs = [(spec, seed) for spec in specs for seed in range(seeds)]
-        outcomes = _run_all(jobs, out, timeout, progress, digests, execution, registry)
+        outcomes = _run_all(jobs, out, timeout, progress, digests, execution, registry, plots)
         rows = collect(out, specs, seeds, digests, outcomes=outcomes)
         data = {"command": command, "specs": specs, "seeds": seeds, "runs": rows,
                 "configs": {spec: digests[spec] for spec in specs}}

@@ -54,6 +54,19 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
     s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
     s.add_argument("--quiet", action="store_true", help="no progress output")
+    _plots(s)
+    _allow_callable(s)
+
+    from desyr.studies import describe
+
+    s = sub.add_parser("study", help="run one of the paper's mechanism studies (see docs/studies.md)",
+                       description="Studies:\n" + describe(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("name", metavar="NAME", help="the study (listed above)")
+    s.add_argument("--out", required=True, help="directory for study.json, study.md and the figures")
+    s.add_argument("--bench", default=None, metavar="DIR", help="a desyr bench folder with archived runs")
+    s.add_argument("--quick", action="store_true", help="tiny budgets (seconds); CI-sized")
+    s.add_argument("--quiet", action="store_true", help="no progress output")
+    _plots(s)
     _allow_callable(s)
     _execution(s)
     return p
@@ -66,6 +79,10 @@ def _execution(s: argparse.ArgumentParser) -> None:
     s.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address for --executor dask (default: Dask's configuration, else an "
                         "embedded local cluster)")
+
+
+def _plots(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--no-plots", action="store_true", help="do not draw figures (they need matplotlib)")
 
 
 def _allow_callable(s: argparse.ArgumentParser) -> None:
@@ -82,6 +99,7 @@ def _common(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quiet", action="store_true", help="no progress output")
     s.add_argument("--resume", action="store_true",
                    help="reuse the finished units of an interrupted run in OUT/store (same config and seed)")
+    _plots(s)
     _allow_callable(s)
     _execution(s)
 
@@ -138,6 +156,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _problems(registry)
     if args.command == "bench":
         return _bench(registry, args)
+    if args.command == "study":
+        return _study(registry, args)
     if args.command in ("exact", "export"):
         from desyr.result_commands import exact_command, export_command
 
@@ -156,12 +176,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
                         out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir,
-                        execution=execution_of(args))
+                        execution=execution_of(args), plots=not args.no_plots)
     else:
         from desyr.api import run
 
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
-                     retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args))
+                     retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
+                     plots=not args.no_plots)
     _summary(result, args.out)
     return 0
 
@@ -172,9 +193,19 @@ def _bench(registry, args) -> int:
 
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
     data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
-                 Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args))
+                 Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
+                 plots=not args.no_plots)
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
+    return 0
+
+
+def _study(registry, args) -> int:
+    from desyr.studies import run_study
+
+    run_study(args.name, args.out, quick=args.quick, bench=args.bench, plots=not args.no_plots,
+              registry=registry, verbose=not args.quiet)
+    print(f"wrote {args.out}/study.json and {args.out}/study.md")
     return 0
 
 

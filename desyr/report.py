@@ -39,7 +39,8 @@ def fmt(v: Any) -> str:
     return md(v)
 
 
-def render_report(r: Result) -> str:
+def render_report(r: Result, figures: list[str] | None = None) -> str:
+    """The report; ``figures`` are the markdown lines of the figure section (desyr.figures)."""
     lines = [f"# DeSyR {md(r.command)}: {md(r.problem.title)}", ""]
     if r.expression is None:
         lines += ["**No candidate could be selected** (every candidate was removed; see the gates below).", ""]
@@ -65,7 +66,8 @@ def render_report(r: Result) -> str:
         mark = md(c.removed_by) if c.removed_by else ("**selected**" if c.id == r.selected_id else "")
         lines.append(f"| {md(c.id)} | {md(c.searcher)} | {md(c.status)} | {c.nfev} | {fmt(c.complexity)} | "
                      f"{fmt(c.eps_T)} | {fmt(c.phi)} | {mark} | {code(expr)} |")
-    lines += ["", "## Timings (s)", "", "| stage | seconds |", "|---|---|"]
+    lines += [""] + list(figures or [])
+    lines += ["## Timings (s)", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {md(k)} | {v:.3f} |" for k, v in r.timings.items()]
     lines += ["", f"DeSyR {md(r.provenance.desyr_version)}, schema {md(r.schema)}; components: "
               + ", ".join(f"{md(k)} {md(v)}" for k, v in r.provenance.components.items())]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from desyr import bench as bench_mod
+from desyr import children as children_mod
 from desyr.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
 from desyr.cli import main
 from desyr.errors import ConfigError
@@ -176,13 +177,13 @@ def test_bench_child_does_not_import_from_the_working_directory(tmp_path, sample
 
 
 def test_child_command_is_isolated_from_cwd():
-    cmd = bench_mod.child_command("x.toml", 0, Path("w"), Path("o"))
+    cmd = children_mod.child_command("x.toml", 0, Path("w"), Path("o"))
     assert cmd[0] == sys.executable and ("-P" in cmd[1:3] or cmd[1] == "-c")
 
 
 def test_child_env_drops_empty_pythonpath_entries(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["", "/opt/x", ".", "/opt/y"]))
-    assert bench_mod.child_env()["PYTHONPATH"] == os.pathsep.join(["/opt/x", "/opt/y"])
+    assert children_mod.child_env()["PYTHONPATH"] == os.pathsep.join(["/opt/x", "/opt/y"])
 
 
 # ----------------------------------------------------- item 4: atomic and lock

@@ -1,0 +1,112 @@
+"""The paper-style table of a bench (``bench.md``): medians and quartiles over seeds per configuration."""
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+RECOVERED = 1e-10
+COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
+STAGES = ["teacher", "search", "refine", "total"]
+
+
+def cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _value(result: dict[str, Any], key: str) -> float | None:
+    if key in ("R_eq", "R_con"):
+        v = (result.get("residuals") or {}).get(key)
+    elif key == "complexity":
+        v = result.get("complexity")
+    else:
+        v = (result.get("errors") or {}).get(key)
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def _stage_seconds(result: dict[str, Any], stage: str) -> float | None:
+    """Seconds of one stage; for coupled runs the refit column includes the group screening."""
+    timings = result.get("timings") or {}
+    if stage == "refine" and "screen" in timings:
+        return timings["screen"] + timings.get("refine", 0.0)
+    return timings.get(stage)
+
+
+def _fieldwise(result: dict[str, Any]) -> str:
+    errors = result.get("errors") or {}
+    return ", ".join(f"{k[len('rel_l2_'):]} {_fmt(v)}" for k, v in errors.items()
+                     if k.startswith("rel_l2_") and isinstance(v, (int, float)))
+
+
+def _l2(result: dict[str, Any]) -> float:
+    value = _value(result, "rel_l2")
+    return np.inf if value is None else value
+
+
+def _recovered(result: dict[str, Any]) -> bool:
+    return _l2(result) <= RECOVERED
+
+
+def summary(values: list[float | None]) -> str:
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return "–"
+    q1, med, q3 = np.percentile(vals, [25, 50, 75])
+    return _fmt(med) if len(vals) == 1 or q1 == q3 else f"{_fmt(med)} [{_fmt(q1)}, {_fmt(q3)}]"
+
+
+def _fmt(v: float) -> str:
+    if v == 0:
+        return "0"
+    return f"{v:.2e}" if abs(v) < 1e-2 or abs(v) >= 1e4 else f"{v:.3g}"
+
+
+def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, command: str) -> str:
+    head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
+            "converged", "recovered (≤1e-10)", "teacher s", "search s", "refit s", "total s",
+            "paper refined rel L2", "paper total s"]
+    lines = [f"Command: `{command}`  ", f"Machine: {platform.machine()}, {cpus()} CPU cores, Python "
+             f"{platform.python_version()}  ", f"Date: {time.strftime('%Y-%m-%d')}", "",
+             "Values are medians [Q1, Q3] over seeds.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    failures = []
+    for spec in specs:
+        results = [r["result"] for r in rows if r["spec"] == spec and "result" in r]
+        errors = [r for r in rows if r["spec"] == spec and "error" in r]
+        failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
+        title, paper = _meta(registry, spec)
+        n = len(results) + len(errors)
+        recovered = sum(1 for r in results if _recovered(r))
+        converged = sum(1 for r in results if r.get("converged"))
+        cells = [str(paper.get("id", "–")), title]
+        cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
+        cells += [f"{converged}/{n}", f"{recovered}/{n}"]
+        cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
+        cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",
+                  _fmt(paper["total_seconds"]) if "total_seconds" in paper else "–"]
+        lines.append("| " + " | ".join(cells) + " |")
+        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
+                     f"selected `{r['result'].get('expression')}`" for r in rows
+                     if r["spec"] == spec and "result" in r and not _recovered(r["result"])]
+    fieldwise = [f"- {r['spec']} seed {r['seed']}: {_fieldwise(r['result'])}" for r in rows
+                 if "result" in r and _fieldwise(r["result"])]
+    if fieldwise:
+        lines += ["", "Fieldwise refined relative L2 (coupled problems; the table shows the joint value):", ""]
+        lines += fieldwise
+    if failures:
+        lines += ["", "Runs not recovered:", ""] + failures
+    return "\n".join(lines) + "\n"
+
+
+def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
+    """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
+    from desyr.model.loading import load_problem
+
+    try:
+        problem = load_problem(spec, registry)
+    except Exception:  # the table must still render for a run whose config is broken
+        return spec, {}
+    return problem.title, dict(problem.sections.get("paper") or {})

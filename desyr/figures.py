@@ -1,0 +1,324 @@
+"""Figures for run reports and benches (matplotlib, Agg backend; optional ``plots`` extra).
+
+Every function takes plain arrays and writes one PNG of a fixed pixel size
+(:data:`SIZE` or :data:`WIDE` at :data:`DPI`); matplotlib is imported inside the
+functions, so importing this module never loads it.  :func:`write_run_figures`
+draws everything a run's result allows and returns :class:`FigureRecord` s;
+:func:`figure_section` turns them into report lines (``![caption](file.png)``).
+DeSyR's problems carry no units: axes say "dimensionless".
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DPI = 100
+SIZE = (6.4, 4.0)        # 640 x 400 pixels
+WIDE = (9.6, 4.0)        # 960 x 400 pixels
+FLOOR = 1e-18            # plotting floor of log10 |error| (stored zeros are shown here)
+UNITLESS = "dimensionless"
+
+
+@dataclass(frozen=True)
+class FigureRecord:
+    path: Path
+    caption: str
+
+
+def have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)           # no bbox "tight": the pixel size stays fixed
+    _pyplot().close(fig)
+    return path
+
+
+def log_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log10 |a - b| with zeros at the plotting floor."""
+    with np.errstate(all="ignore"):
+        return np.log10(np.maximum(np.abs(np.asarray(a, float) - np.asarray(b, float)), FLOOR))
+
+
+def _label(name: str) -> str:
+    return f"{name} ({UNITLESS})"
+
+
+# ------------------------------------------------------------------ solutions
+def profile_1d(path: str | Path, x: np.ndarray, reference: np.ndarray | None, recovered: np.ndarray,
+               teacher: np.ndarray | None = None, pre_refit: np.ndarray | None = None,
+               xname: str = "x", field: str = "u") -> Path:
+    """(a) the profiles; (b) log10 |error| of teacher, pre-refit and recovered against the reference."""
+    plt = _pyplot()
+    order = np.argsort(x)
+    x = np.asarray(x, float)[order]
+    fig, axes = plt.subplots(1, 2 if reference is not None else 1, figsize=WIDE, squeeze=False)
+    ax = axes[0][0]
+    curves = [("reference", reference, "-", None), ("teacher", teacher, "--", "o"),
+              ("pre-refit", pre_refit, ":", "s"), ("recovered", recovered, "-.", "^")]
+    for i, (name, y, style, marker) in enumerate(curves):
+        if y is not None:
+            ax.plot(x, np.asarray(y, float)[order], style, marker=marker, markevery=(i * 7, 25), label=name)
+    ax.set_xlabel(_label(xname))
+    ax.set_ylabel(_label(field))
+    ax.set_title("(a) solution")
+    ax.legend(fontsize=8)
+    if reference is not None:
+        ax = axes[0][1]
+        ref = np.asarray(reference, float)[order]
+        for name, y in (("teacher", teacher), ("pre-refit", pre_refit), ("recovered", recovered)):
+            if y is not None:
+                ax.plot(x, log_error(np.asarray(y, float)[order], ref), label=name)
+        ax.set_xlabel(_label(xname))
+        ax.set_ylabel(f"log10 |error| of {field} ({UNITLESS})")
+        ax.set_title(f"(b) pointwise error (floor 1e{int(math.log10(FLOOR))})")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def field_maps(path: str | Path, grid: tuple[np.ndarray, np.ndarray], names: tuple[str, str],
+               panels: Sequence[tuple[str, np.ndarray, bool]], field: str = "u") -> Path:
+    """Heat maps on a regular grid: ``panels`` are (title, values (ny, nx), is_log_error)."""
+    plt = _pyplot()
+    gx, gy = grid
+    extent = (float(gx.min()), float(gx.max()), float(gy.min()), float(gy.max()))
+    fig, axes = plt.subplots(1, len(panels), figsize=WIDE, squeeze=False)
+    errors = [v for _, v, is_err in panels if is_err]
+    lo = min(float(np.min(v)) for v in errors) if errors else None
+    hi = max(float(np.max(v)) for v in errors) if errors else None
+    for ax, (title, values, is_err) in zip(axes[0], panels):
+        kw = {"vmin": lo, "vmax": hi if hi != lo else (lo or 0) + 1} if is_err else {}
+        im = ax.imshow(values, origin="lower", extent=extent, aspect="auto", cmap="magma" if is_err else "viridis",
+                       **kw)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(_label(names[0]))
+        ax.set_ylabel(_label(names[1]))
+        bar = fig.colorbar(im, ax=ax)
+        bar.set_label(f"log10 |error| ({UNITLESS})" if is_err else _label(field), fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def training_curve(path: str | Path, steps: Sequence[float], s_val: Sequence[float],
+                   selected_step: int | None, loss: Sequence[float] | None = None) -> Path:
+    """The teacher's S_val (and training loss) against the step, the selected checkpoint marked."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=SIZE)
+    steps_a, s = np.asarray(steps, float), np.maximum(np.asarray(s_val, float), FLOOR)
+    ax.semilogy(steps_a, s, "-o", markersize=3, label="S_val (physics validation)")
+    if loss is not None:
+        ax.semilogy(steps_a, np.maximum(np.asarray(loss, float), FLOOR), "--", label="training loss")
+    if selected_step is not None and selected_step in set(steps_a.astype(int).tolist()):
+        i = int(np.where(steps_a.astype(int) == selected_step)[0][0])
+        ax.semilogy([steps_a[i]], [s[i]], "r*", markersize=14, label=f"selected checkpoint (step {selected_step})")
+    ax.set_xlabel("training step (count)")
+    ax.set_ylabel(f"S_val, loss ({UNITLESS})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def pareto_fronts(path: str | Path, fronts: Sequence[tuple[str, Sequence[float], Sequence[float]]],
+                  selected: tuple[float, float] | None = None) -> Path:
+    """Each search run's front (complexity against loss) and the selected candidate's search point."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=SIZE)
+    for label, size, loss in fronts:
+        ax.semilogy(np.asarray(size, float), np.maximum(np.asarray(loss, float), FLOOR), "-o", markersize=4,
+                    drawstyle="steps-post", label=label)
+    if selected is not None:
+        ax.semilogy([selected[0]], [max(selected[1], FLOOR)], "r*", markersize=16, label="selected (pre-refit)")
+    ax.set_xlabel("expression complexity (nodes)")
+    ax.set_ylabel(f"search loss, MSE to teacher ({UNITLESS})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def before_after_chart(path: str | Path, names: Sequence[str], series: Sequence[tuple[str, Sequence[float | None]]],
+                       ylabel: str = "relative L2 error") -> Path:
+    """Per configuration, one marker per series (e.g. teacher, pre-refit, refined) on a log axis."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=WIDE)
+    pos = np.arange(len(names))
+    markers = "os^Dvx"
+    for k, (label, values) in enumerate(series):
+        vals = [max(float(v), FLOOR) if v is not None and math.isfinite(float(v)) else np.nan for v in values]
+        ax.semilogy(pos + 0.12 * (k - (len(series) - 1) / 2), vals, markers[k % len(markers)], label=label)
+    ax.axhline(1e-10, color="grey", linestyle="--", linewidth=0.8, label="recovery threshold 1e-10")
+    ax.set_xticks(pos)
+    ax.set_xticklabels(list(names), rotation=30, ha="right", fontsize=8)
+    ax.set_xlabel("configuration")
+    ax.set_ylabel(f"{ylabel} ({UNITLESS}; floor 1e{int(math.log10(FLOOR))})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def line_chart(path: str | Path, x: Sequence[float], series: Sequence[tuple[str, Sequence[float]]], xlabel: str,
+               ylabel: str, logx: bool = False, logy: bool = True) -> Path:
+    """Generic lines (study figures): log axes as asked, non-positive values at the floor."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=SIZE)
+    for label, ys in series:
+        vals = np.maximum(np.asarray(ys, float), FLOOR) if logy else np.asarray(ys, float)
+        ax.plot(np.asarray(x, float), vals, "-o", label=label)
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def bar_chart(path: str | Path, labels: Sequence[str], series: Sequence[tuple[str, Sequence[float]]],
+              ylabel: str, logy: bool = False, stacked: bool = False) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=WIDE)
+    pos = np.arange(len(labels))
+    width = 0.8 if stacked else 0.8 / max(len(series), 1)
+    bottom = np.zeros(len(labels))
+    for k, (name, values) in enumerate(series):
+        vals = np.asarray(values, float)
+        if stacked:
+            ax.bar(pos, vals, width, bottom=bottom, label=name)
+            bottom = bottom + vals
+        else:
+            ax.bar(pos + width * (k - (len(series) - 1) / 2), vals, width, label=name)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xticks(pos)
+    ax.set_xticklabels(list(labels), rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+# ------------------------------------------------------------------ one run
+def write_run_figures(result: Any, problem: Any, out_dir: str | Path,
+                      teacher_predict: Callable[[np.ndarray], np.ndarray] | None = None) -> list[FigureRecord]:
+    """Every figure the result allows, in ``out_dir``; [] (and no error) without matplotlib."""
+    if not have_matplotlib():
+        return []
+    out = Path(out_dir)
+    records: list[FigureRecord] = []
+    for draw in (_solution_figure, _training_figure, _pareto_figure):
+        try:
+            records += draw(result, problem, out, teacher_predict)
+        except Exception as exc:  # a figure must never cost the run its result
+            records.append(FigureRecord(out / "missing.png", f"figure {draw.__name__[1:]} failed: {exc}"))
+    return [r for r in records if r.path.exists()]
+
+
+def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+    """Recovered solution against teacher and reference: a profile (1-D) or heat maps (2-D; the
+    first two variables with the others at their midpoints for d > 2)."""
+    from desyr.numeric import evaluate
+
+    exprs = result.solution() if result.expression is not None else None
+    if not exprs:
+        return []
+    pre = result.pre_refit_expression or {}
+    bounds = problem.bounds
+    field = problem.fields[0]
+    names = problem.variable_names
+    if problem.dim == 1:
+        x = np.linspace(bounds[0, 0], bounds[0, 1], 400)
+        X = x[:, None]
+    else:
+        n = 80
+        gx, gy = np.meshgrid(np.linspace(bounds[0, 0], bounds[0, 1], n), np.linspace(bounds[1, 0], bounds[1, 1], n))
+        X = np.tile(bounds.mean(axis=1), (n * n, 1))
+        X[:, 0], X[:, 1] = gx.ravel(), gy.ravel()
+    rec = evaluate(exprs[field], problem.symbols, X)
+    ref_all = problem.evaluate_reference(X)
+    ref = ref_all[:, 0] if ref_all is not None else None
+    teach = np.asarray(teacher_predict(X), float).reshape(len(X), -1)[:, 0] if teacher_predict else None
+    pre_v = evaluate(problem.parse(pre[field]), problem.symbols, X) if field in pre else None
+    what = "reference, teacher, pre-refit and recovered" if teach is not None else "reference, pre-refit and recovered"
+    if problem.dim == 1:
+        path = profile_1d(out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field)
+        return [FigureRecord(path, f"(a) {what} {field} along {names[0]}; (b) log10 of the pointwise absolute "
+                                   f"error against the reference (all quantities {UNITLESS}).")]
+    shape = gx.shape
+    panels = [("reference" if ref is not None else "recovered", (ref if ref is not None else rec).reshape(shape), False)]
+    if ref is not None:
+        if teach is not None:
+            panels.append(("log10 |teacher - reference|", log_error(teach, ref).reshape(shape), True))
+        panels.append(("log10 |recovered - reference|", log_error(rec, ref).reshape(shape), True))
+    sliced = "" if problem.dim == 2 else (" on the slice " + ", ".join(
+        f"{v} = {m:g}" for v, m in zip(names[2:], bounds.mean(axis=1)[2:])))
+    path = field_maps(out / "fig_solution.png", (gx, gy), (names[0], names[1]), panels, field)
+    return [FigureRecord(path, f"{field} over ({names[0]}, {names[1]}){sliced}: the reference field and log10 of "
+                               f"the absolute error of the teacher and of the recovered expression (shared colour "
+                               f"scale; {UNITLESS}).")]
+
+
+def _training_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+    facts = result.teacher.facts if result.teacher is not None else {}
+    history = facts.get("history") if isinstance(facts, dict) else None
+    if not history:
+        return []
+    rows = [h for h in history if isinstance(h, (list, tuple)) and len(h) >= 3]
+    if not rows:
+        return []
+    steps, loss, s_val = zip(*[(float(h[0]), float(h[1]), float(h[2])) for h in rows])
+    step = facts.get("selected_step")
+    path = training_curve(out / "fig_training.png", steps, s_val, step if isinstance(step, int) else None, loss)
+    return [FigureRecord(path, f"Teacher training: the physics-validation score S_val and the training loss "
+                               f"against the step; the star marks the selected checkpoint (step {step}).")]
+
+
+def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+    search = result.search
+    if search is None or not search.runs:
+        return []
+    fronts = [(f"{r.field}, seed {r.seed}", [m["complexity"] for m in r.front], [m["loss"] for m in r.front])
+              for r in search.runs if r.front]
+    best = result.get_best()
+    selected = None
+    if best is not None and best.search_complexity is not None and best.search_loss is not None:
+        selected = (float(best.search_complexity), float(best.search_loss))
+    path = pareto_fronts(out / "fig_pareto.png", fronts, selected)
+    return [FigureRecord(path, f"Pareto fronts of the {len(fronts)} seeded searches (complexity against the "
+                               "search loss); the star is the selected candidate before its refit.")]
+
+
+def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) -> list[str]:
+    """Markdown lines of the report's figure section (paths relative to report.md)."""
+    lines = ["## Figures", ""]
+    if skipped:
+        return lines + [skipped, ""]
+    if not records:
+        return lines + ["No figure could be drawn for this result.", ""]
+    for r in records:
+        caption = " ".join(r.caption.replace("[", "(").replace("]", ")").split())
+        lines += [f"![{caption}]({Path(r.path).name})", "", f"*{caption}*", ""]
+    return lines
+
+
+NO_MATPLOTLIB = "Figures skipped: matplotlib is not installed (install the `plots` extra)."

@@ -1,0 +1,127 @@
+"""``desyr study``: every study's quick setting (or the shipped tiny bench) and its numbers."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+from figure_checks import check_png
+
+from desyr.cli import main
+from desyr.studies import STUDIES, run_study
+
+BENCH = Path(__file__).parent / "fixtures" / "study_bench"
+
+
+def _run(name, tmp_path, **kw):
+    out = tmp_path / name
+    output = run_study(name, out, **kw)
+    data = json.loads((out / "study.json").read_text())
+    md = (out / "study.md").read_text()
+    assert md.startswith(f"# Study `{name}`")
+    for fig in output.figures:
+        check_png(fig.path)
+        assert f"]({fig.path.name})" in md
+    return data, md
+
+
+def test_help_lists_every_study(capsys):
+    with pytest.raises(SystemExit):
+        main(["study", "--help"])
+    text = capsys.readouterr().out
+    assert all(name in text for name in STUDIES)
+
+
+def test_bench_study_needs_bench_or_quick(tmp_path, capsys):
+    assert main(["study", "gates", "--out", str(tmp_path / "g")]) == 2
+    assert "--bench" in capsys.readouterr().err
+    assert main(["study", "nope", "--out", str(tmp_path / "n"), "--quick"]) == 2
+
+
+def test_correction_quick_gains_more_than_six_orders(tmp_path):
+    data, md = _run("correction", tmp_path, quick=True)
+    assert len(data["rows"]) == 6
+    assert all(r["orders"] > 6 and r["converged"] for r in data["rows"])
+    assert "orders gained" in md
+
+
+def test_correction_from_bench(tmp_path):
+    data, _ = _run("correction", tmp_path, bench=BENCH)
+    assert {r["config"] for r in data["rows"]} == {"tiny_sine", "tiny_poisson4"}
+    assert all(r["orders"] > 6 for r in data["rows"])
+
+
+def test_jacobian_quick_full_column_rank(tmp_path):
+    data, _ = _run("jacobian", tmp_path, quick=True)
+    assert data["audited"] == 6 and data["full_rank"] == 6
+    assert all(r["condition"] < 1e6 for r in data["rows"])
+
+
+def test_objective_physics_only_beats_mixed_by_orders(tmp_path):
+    data, _ = _run("objective", tmp_path, quick=True)
+    med = data["medians"]
+    mixed = [med[k] for k in med if k.startswith("mixed")]
+    assert mixed == sorted(mixed, reverse=True)              # more physics weight, smaller error
+    assert med["physics-only"] < 1e-6 * mixed[0]
+    assert med["physics-only"] < med["mixed, beta=1e6"]
+    assert med["teacher-only"] > mixed[0]
+
+
+def test_init_teacher_starts_recover(tmp_path):
+    data, _ = _run("init", tmp_path, quick=True)
+    teacher = [r for r in data["rows"] if r["start"] == "teacher"]
+    assert len(teacher) == 6 and all(r["rel_l2"] <= 1e-10 for r in teacher)
+    assert data["n_random"] == 18
+
+
+def test_noise_error_grows_with_level(tmp_path):
+    data, _ = _run("noise", tmp_path, quick=True)
+    assert all(r["converged"] for r in data["rows"])
+    for config, medians in data["medians"].items():
+        assert all(a < b for a, b in zip(medians, medians[1:])), (config, medians)
+
+
+def test_gates_removing_convergence_exposes_a_worse_worst_case(tmp_path):
+    data, md = _run("gates", tmp_path, bench=BENCH)
+    crafted = data["crafted"]["variants"]
+    assert crafted["full"]["rel_l2"] < 1e-12 and crafted["full"]["converged"]
+    assert crafted["convergence"]["rel_l2"] > 1e3 * crafted["full"]["rel_l2"]
+    assert not crafted["convergence"]["converged"]
+    assert len(data["pools"]) == 4 and data["summary"]["full"]["worst_rel_l2"] < 1e-10
+
+
+def test_convergence_audit_matches_the_fixture(tmp_path):
+    data, _ = _run("convergence", tmp_path, bench=BENCH)
+    counts = {}
+    for path in BENCH.glob("runs/*/seed*/result.json"):
+        for c in json.loads(path.read_text())["candidates"]:
+            if c["params_initial"]:
+                counts[c["status"]] = counts.get(c["status"], 0) + 1
+    assert data["with_free"] == sum(counts.values()) > 0
+    assert all(data["total"][k] == v for k, v in counts.items())
+
+
+def test_cost_table_from_the_fixture(tmp_path):
+    data, _ = _run("cost", tmp_path, bench=BENCH)
+    for config, row in data["configs"].items():
+        assert row["n"] == 2
+        totals = [json.loads(p.read_text())["timings"]["total"] for p in BENCH.glob(f"runs/{config}-*/seed*/result.json")]
+        assert math.isclose(row["medians"]["total"], sorted(totals)[0] / 2 + sorted(totals)[1] / 2)
+
+
+def test_coverage_pools_the_first_k_searches(tmp_path):
+    data, md = _run("coverage", tmp_path, bench=BENCH)
+    assert data["counts"] == {"1": [4, 4], "2": [4, 4], "3": [4, 4]}
+    assert "K > 3 not evaluated" in md
+
+
+def test_library_quick_misspecified_is_flagged(tmp_path):
+    data, _ = _run("library", tmp_path, quick=True)
+    poly = [r for r in data["rows"] if r["setting"].startswith("misspecified")]
+    assert poly and all(not r["recovered"] and r["R_eq"] > 1e-3 and not r["raw_front_hit"] for r in poly)
+    base = [r for r in data["rows"] if r["setting"] == "baseline"]
+    assert base and all(r["recovered"] and r["raw_front_hit"] and r["pool_hit"] for r in base)
+
+
+def test_no_plots_writes_no_png(tmp_path):
+    run_study("jacobian", tmp_path / "j", quick=True, plots=False)
+    assert not list((tmp_path / "j").glob("*.png"))
