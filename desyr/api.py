@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from desyr._version import __version__
 from desyr.atomic import run_lock, write_text_atomic
-from desyr.errors import ConfigError
+from desyr.errors import ConfigError, PluginError
 from desyr.execution import Units, make_executor
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
@@ -44,7 +45,7 @@ from desyr.model.result import (
 from desyr.progress import Progress
 from desyr.registry import Registry, load_registry
 from desyr.roles import Gate, Refiner, Searcher, TeacherModel
-from desyr.settings import check_sections, component, gate_sequence, method_constants, read_section
+from desyr.settings import MethodConstants, check_sections, component, gate_sequence, method_constants, read_section
 from desyr.stages.identify import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
@@ -67,6 +68,8 @@ class _Started:
     gates: list[Gate]
     clock: float
     units: Units
+    seed: int                  # fixed here: components hold the context, so the verdict never reads it from there
+    method: MethodConstants    # likewise (the exact tolerance)
     plots: bool = True         # figures in report.md (needs matplotlib)
 
 
@@ -177,7 +180,7 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
                      progress=progress or Progress(), units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, pristine, registry, refiner, gates, clock, units)
+    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), method_constants(pristine))
 
 
 def _unit_components(registry: Registry, problem: Problem, command: str, refiner: Refiner) -> dict[str, Any]:
@@ -212,7 +215,11 @@ def _select(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Select
 def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selection, out: str | Path | None,
             components: dict[str, str], model: TeacherModel | None) -> Result:
     ctx = s.ctx
-    points = make_verification_points(s.pristine, ctx.seed)
+    # Components hold the context: the seed, the method's constants and the selected expressions
+    # are taken from what _start fixed and from the reported text, never from the context as left.
+    ctx.seed, ctx.method = s.seed, s.method
+    _read_back(selection, s.pristine)
+    points = make_verification_points(s.pristine, s.seed)
     teacher_values = None
     if model is not None and s.pristine.reference is not None and ctx.teacher is not None:
         teacher_values = teacher_predict(model, ctx.teacher.plugin, points.interior)
@@ -221,16 +228,36 @@ def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selecti
     exact = None
     if chosen is not None and chosen.expressions:
         start = time.perf_counter()
-        exact = identify(s.pristine, chosen.expressions, points, ctx.seed)
+        exact = identify(s.pristine, chosen.expressions, points, s.seed)
         ctx.timings["identify"] = time.perf_counter() - start
     ctx.timings["total"] = time.perf_counter() - s.clock
     components = {**components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
+    ctx.seed, ctx.method = s.seed, s.method     # the teacher's predict ran again above
     result = build_result(command, ctx, s.pristine, pool, outcome, components)
     result.exact_form = exact
     if out is not None:
         figures = _figures(s, result, model, out) if s.plots else None
         write_result(result, out, figures)
     return result
+
+
+def _read_back(selection: Selection, problem: Problem) -> None:
+    """Verify exactly what the result will print: the selected expressions are replaced by their
+    printed text read back with the bounded parser (which knows no Piecewise, no undefined
+    function, nothing a component could use to fit the verification points alone)."""
+    chosen = selection.selected
+    if chosen is None or not chosen.expressions:
+        return
+    try:
+        strangers = [f for f, e in chosen.expressions.items() if not isinstance(e, sp.Expr)]
+        if strangers:
+            raise TypeError(f"{', '.join(strangers)} is not a sympy expression")
+        chosen.expressions = {f: problem.parse(str(expression_text(e))) for f, e in chosen.expressions.items()}
+        if set(chosen.expressions) != set(problem.fields):
+            raise ValueError(f"fields {sorted(chosen.expressions)}")
+    except Exception as exc:  # a component left something that is not an expression of this problem
+        raise PluginError(f"the selected candidate {chosen.id} cannot be read back as an expression of the "
+                          f"problem ({type(exc).__name__}: {exc}); a refiner or gate changed it") from None
 
 
 def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> list[str]:

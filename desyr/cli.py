@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress output")
     _plots(s)
     _allow_callable(s)
+    _execution(s)
 
     from desyr.studies import describe
 

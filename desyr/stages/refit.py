@@ -173,4 +173,7 @@ def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Proble
         if foreign:
             raise ValueError(f"refined {f} uses {', '.join(foreign)}, which are not variables of the problem")
     by_name = {s.name: s for s in problem.symbols}
-    return {f: e.xreplace({s: by_name[s.name] for s in e.free_symbols}) for f, e in exprs.items()}
+    mapped = {f: e.xreplace({s: by_name[s.name] for s in e.free_symbols}) for f, e in exprs.items()}
+    for e in mapped.values():   # what is reported is the text: it must read back
+        problem.parse(str(expression_text(e)))
+    return mapped

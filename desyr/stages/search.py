@@ -75,6 +75,11 @@ def checked_members(front: list[Any], problem: Problem) -> tuple[list[ParetoMemb
         if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
             dropped.append(f"member {i}: {expression_text(expr)} is not finite")
             continue
+        try:   # what is stored and reported is the text: it must read back
+            problem.parse(str(expression_text(expr)))
+        except Exception as exc:
+            dropped.append(f"member {i}: cannot be read back ({exc})")
+            continue
         kept.append(ParetoMember(expr, int(m.complexity), float(m.loss)))
     return kept, dropped
 
