@@ -271,12 +271,24 @@ BAD_NAMES = ["sin", "pi", "E", "I", "lambda", "x1x", "1x", "u", "x_x", "numpy", 
 BAD_ON = ["x = 2", "x = -1", "y = 0", "x = 0, x = 1", "x == 0", "x = nan", "x = inf", "x = 1e400", "x", "= 0",
           "x = 0 = 1", "x = 1/0", "x = sin", "initial", "boundary", "", "x = 0; x = 1", "t = 0", "x = 10**10**10"]
 
+TEXTY = ["<script>alert(1)</script>", "**Verified** | exact", "`rm -rf /`", "line\nbreak", "\u202e", "x" * 300,
+         "[link](http://example.com)", "__Verified__", "\x1b[31mred"]
+BENIGN = [(("title",), t) for t in TEXTY] + [(("name",), t) for t in TEXTY] + [
+    (("points", "refine"), 1), (("points", "verify"), 1), (("points", "verify"), 3), (("points", "seed"), 2**32 - 1),
+    (("points", "constraint"), 1), (("selection", "exact_tolerance"), 1.0), (("selection", "exact_tolerance"), 1e-300),
+    (("refine", "options", "starts"), 2), (("refine", "options", "tolerance"), 1e-3), (("domain", "x"), [-1e-9, 1e-9]),
+    (("domain", "x"), [-1e6, 1e6]), (("constraints", 0, "value"), "reference"), (("constraints", 0, "on"), "boundary"),
+    (("equations", 0, "rhs"), "0"), (("reference", "u"), "x"), (("description",), "\u00e9\u00e8 unicode"),
+    (("selection", "gates"), ["complexity"]), (("selection", "gates"), ["convergence", "convergence"]),
+]
+
+
 @st.composite
 def mutated_config(draw) -> dict[str, Any]:
     data = base_config()
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         kind = draw(st.sampled_from(["set", "set", "set", "del", "unknown", "table_as_string", "bad_name",
-                                     "bad_on", "huge_points", "section", "fields"]))
+                                     "bad_on", "huge_points", "section", "fields", "benign", "benign", "benign"]))
         all_paths = paths(data)
         if kind == "set" and all_paths:
             path = draw(st.sampled_from(all_paths))
@@ -323,6 +335,9 @@ def mutated_config(draw) -> dict[str, Any]:
             key = draw(st.sampled_from(["gates", "exact_tolerance", "options", "plugin", "runs", "max_size",
                                         "binary", "unary", "budget", "id", "shortlist", "multiples"]))
             data[section] = {key: draw(WEIRD_VALUES)}
+        elif kind == "benign":          # accepted changes, so that the accepting path is fuzzed too
+            path, value = draw(st.sampled_from(BENIGN))
+            set_path(data, path, value, create=True)
         elif kind == "fields":
             data["fields"] = draw(st.sampled_from([["u", "v"], [], "u", [1], ["u", "x"], ["v"]]))
     return data
