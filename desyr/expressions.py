@@ -11,6 +11,7 @@ import ast
 import keyword
 import math
 import unicodedata
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ class ExpressionError(DesyrError, ValueError):
 MAX_TEXT = 5000            # characters
 MAX_NODES = 1000           # syntax-tree nodes
 MAX_DEPTH = 200            # syntax-tree nesting depth
+MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows exponentially with the depth
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
 MAX_BITS = 1024            # bits of an exact integer or rational (the range of a double)
 
@@ -178,9 +180,14 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
             raise ExpressionError(f"non-ASCII character {ch!r} ({_unicode_name(ch)}) in {_short(text)}; "
                                   f"write expressions in plain ASCII")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        with warnings.catch_warnings():
+            # Python warns about some odd text (`1if x else 2`); that is a parse failure here, not a second line
+            warnings.simplefilter("error", SyntaxWarning)
+            tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"cannot parse {_short(text)}: {exc.msg}") from None
+    except SyntaxWarning as exc:
+        raise ExpressionError(f"cannot parse {_short(text)}: {exc}") from None
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
     _check_size(tree.body, text)
@@ -195,16 +202,19 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
 
 
 def _check_size(root: ast.AST, text: str) -> None:
-    """Node count and nesting depth of the syntax tree, iteratively (no recursion)."""
-    stack, nodes = [(root, 1)], 0
+    """Node count, nesting depth and call nesting of the syntax tree, iteratively (no recursion)."""
+    stack, nodes = [(root, 1, 0)], 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, calls = stack.pop()
         nodes += 1
+        calls += isinstance(node, ast.Call)
         if nodes > MAX_NODES:
             raise ExpressionError(f"expression {_short(text)} has more than {MAX_NODES} syntax nodes")
         if depth > MAX_DEPTH:
             raise ExpressionError(f"expression {_short(text)} is nested more than {MAX_DEPTH} levels deep")
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        if calls > MAX_CALL_DEPTH:
+            raise ExpressionError(f"expression {_short(text)} nests function calls more than {MAX_CALL_DEPTH} deep")
+        stack.extend((child, depth + 1, calls) for child in ast.iter_child_nodes(node))
 
 
 def _number(value: int | float, text: str) -> sp.Expr:

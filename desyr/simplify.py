@@ -7,12 +7,29 @@ from desyr.expressions import complexity
 from desyr.settings import METHOD
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
+SIMPLIFY_MAX_CALL_DEPTH = 8  # and exponential in nested calls: sin(sin(...)) 15 deep takes ~17 s
+
+
+def call_depth(expr: sp.Expr) -> int:
+    """How deeply function applications nest (sin(cos(x)) is 2), without recursion."""
+    deepest, stack = 0, [(expr, 0)]
+    while stack:
+        node, depth = stack.pop()
+        depth += isinstance(node, sp.Function)
+        deepest = max(deepest, depth)
+        stack.extend((arg, depth) for arg in node.args)
+    return deepest
+
+
+def simplifiable(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES) -> bool:
+    """Whether ``sympy.simplify`` is affordable on ``expr`` (short, and not deeply nested)."""
+    return complexity(expr) <= max_nodes and call_depth(expr) <= SIMPLIFY_MAX_CALL_DEPTH
 CLEAN_TOL = METHOD.clean_term_tolerance
 
 
 def simplify_expression(expr: sp.Expr) -> sp.Expr:
     """The simpler (by node count) of the evaluated tree and ``sympy.simplify`` of it."""
-    if complexity(expr) > SIMPLIFY_MAX_NODES:
+    if not simplifiable(expr):
         return expr
     try:
         simpler = sp.simplify(expr)

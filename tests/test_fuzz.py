@@ -412,10 +412,6 @@ def test_fuzz_config_text_through_cli(workdir, text):
     assert_contract(rc, out, err, text[:400])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: desyr/model/loading.py read_toml catches only TOMLDecodeError; a config that is not UTF-8 raises "
-    "UnicodeDecodeError out of main (a traceback). Fix: read_toml also catches UnicodeDecodeError (and OSError "
-    "for unreadable files) -> ConfigError(f'{path}: not UTF-8 text ...')."))
 @pytest.mark.parametrize("data", [b'name = "caf\xe9"\n', b"\xff\xfe" + 'name = "x"'.encode("utf-16-le"),
                                   b'name = "\xed\xa0\x80"\n'])
 def test_config_that_is_not_utf8_is_one_line_error(workdir, data):
@@ -427,11 +423,6 @@ def test_config_that_is_not_utf8_is_one_line_error(workdir, data):
     assert rc == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: desyr/expressions.py parse_expression calls ast.parse without silencing SyntaxWarning, so text such "
-    "as '1if x else 2' or '1or x' prints '<unknown>:1: SyntaxWarning: invalid decimal literal' to stderr "
-    "before the 'desyr: error:' line (two lines). Fix: wrap ast.parse in warnings.catch_warnings() with "
-    "simplefilter('error', SyntaxWarning) and report it as 'cannot parse ...' (or 'ignore')."))
 @pytest.mark.parametrize("text", ["1if x else 2", "1or x", "1else"])
 def test_syntax_warning_is_not_a_second_stderr_line(text):
     with warnings.catch_warnings(record=True) as caught:
@@ -441,14 +432,6 @@ def test_syntax_warning_is_not_a_second_stderr_line(text):
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (hang): sympy.simplify is exponential in the nesting depth of function calls (2**depth recursive "
-    "simplify calls: depth 12 ~0.7 s, 15 ~17 s, 40 ~forever); the parser allows depth 200 and "
-    "SIMPLIFY_MAX_NODES bounds only the node count (40 nested sin = 41 nodes). It runs in the scipy refiner "
-    "(desyr/simplify.py simplify_expression, outside the refit timeout) and again in _finish "
-    "(desyr/exact/canonical.py collect_terms), which has no timeout. Fix: skip sympy.simplify when the "
-    "function-call depth exceeds ~8 in both places, and/or bound nested calls in desyr/expressions.py "
-    "(a MAX_CALL_DEPTH parser limit)."))
 def test_deeply_nested_calls_are_bounded(workdir):
     import subprocess
     import sys

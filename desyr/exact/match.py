@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
-from desyr.expressions import complexity
+from desyr.simplify import simplifiable
 
 SIMPLIFY_MAX_NODES = 80
 POINTS = 6
@@ -62,7 +62,7 @@ def _field_match(expr: sp.Expr, ref: sp.Expr, symbols, bounds, seed: int) -> boo
     diff = expr - ref
     if diff == 0 or sp.expand(diff) == 0:
         return True
-    if complexity(diff) <= SIMPLIFY_MAX_NODES:
+    if simplifiable(diff, SIMPLIFY_MAX_NODES):
         try:
             if sp.simplify(diff) == 0:
                 return True

@@ -36,6 +36,10 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def problem_from_toml(text: str, source: str = "<config>") -> Problem:
