@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -330,17 +331,16 @@ def _out_lock(out: str | Path | None) -> Iterator[None]:
 
 
 def check_out_dir(out: str | Path) -> None:
-    """``--out`` must be a folder we can write, checked before any work."""
+    """``--out`` must be a folder we can write (or create), checked before any work and
+    without creating anything: a config error must leave no folder behind."""
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".desyr-write-check-{id(path)}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: cannot write in {existing}")
 
 
 def _config_hash(problem: Problem) -> str:

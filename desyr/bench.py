@@ -233,6 +233,17 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     from desyr.execution import make_executor
     from desyr.roles import UnitFailure
 
+    outcomes: dict[tuple[str, int], dict[str, Any]] = {}
+    todo = []
+    for spec, seed in jobs:    # finished runs are skipped here, in the parent, before any worker starts
+        if finished_result(run_dir(out, spec, seed, digests[spec]), spec, seed, digests[spec]) is not None:
+            progress.message(f"bench: {spec} seed {seed}: already done, skipped")
+            outcomes[(spec, seed)] = {"spec": spec, "seed": seed, "ok": True, "skipped": True}
+        else:
+            todo.append((spec, seed))
+    if not todo:
+        return outcomes
+    jobs = todo
     executor = make_executor(registry, None, execution.executor if execution else None,
                              execution.workers if execution else None,
                              dict(execution.options or {}) if execution else None)
@@ -246,7 +257,6 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
     with executor:
         answers = executor.map(bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
-    outcomes = {}
     for (spec, seed), answer in zip(jobs, answers):
         if isinstance(answer, UnitFailure):
             answer = {"spec": spec, "seed": seed, "ok": False, "error": answer.message}

@@ -234,7 +234,8 @@ def test_write_failure_is_a_failed_run_and_the_bench_goes_on(tmp_path, monkeypat
 
     monkeypatch.setattr(bench_mod, "write_json_atomic", failing)
     monkeypatch.setattr(bench_mod, "_spawn", lambda cmd, timeout: calls.append(cmd) or (True, []))
-    assert main(["bench", str(a), str(b), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    # in process: the monkeypatched writer must be the one that runs
+    assert main(["bench", str(a), str(b), "--out", str(tmp_path / "out"), "--quiet", "--executor", "serial"]) == 0
     runs = runs_of(tmp_path / "out")
     assert not calls
     assert all("No space left" in " ".join(runs[str(p)]["error"]) for p in (a, b))
