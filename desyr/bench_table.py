@@ -64,10 +64,25 @@ def _fmt(v: float) -> str:
     return f"{v:.2e}" if abs(v) < 1e-2 or abs(v) >= 1e4 else f"{v:.3g}"
 
 
+def _exact_text(result: dict[str, Any]) -> str | None:
+    form = result.get("exact_form") or {}
+    exprs = form.get("expressions") or {}
+    return "; ".join(f"{f} = {e}" for f, e in exprs.items()) if len(exprs) > 1 else next(iter(exprs.values()), None)
+
+
+def exact_forms(results: list[dict[str, Any]]) -> tuple[str, str]:
+    """The exact form of the first seed, and symbolic matches over seeds (``2/3``; ``–`` without reference)."""
+    first = next((t for t in map(_exact_text, results) if t), None)
+    flags = [(r.get("exact_form") or {}).get("symbolic_match") for r in results]
+    known = [f for f in flags if f is not None]
+    match = f"{sum(1 for f in known if f)}/{len(flags)}" if known else "–"
+    return (f"`{first}`" if first else "–"), match
+
+
 def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, command: str) -> str:
     head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
             "converged", "recovered (≤1e-10)", "teacher s", "search s", "refit s", "total s",
-            "paper refined rel L2", "paper total s"]
+            "paper refined rel L2", "paper total s", "exact form (seed 0)", "symbolic match"]
     lines = [f"Command: `{command}`  ", f"Machine: {platform.machine()}, {cpus()} CPU cores, Python "
              f"{platform.python_version()}  ", f"Date: {time.strftime('%Y-%m-%d')}", "",
              "Values are medians [Q1, Q3] over seeds.", "",
@@ -87,6 +102,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
         cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
         cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",
                   _fmt(paper["total_seconds"]) if "total_seconds" in paper else "–"]
+        cells += list(exact_forms(results))
         lines.append("| " + " | ".join(cells) + " |")
         failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
                      f"selected `{r['result'].get('expression')}`" for r in rows
