@@ -125,3 +125,16 @@ def test_identification_is_cheap_compared_to_a_run():
     problem, check = checked(KLEIN_GORDON)
     form = exact_form(problem, {"u": problem.parse("1.0*x*(t**3*x**2 + cos(15.707963267948966*t))")}, check)
     assert form.seconds < 1.0
+
+
+def test_boundary_layer_normaliser_comes_from_the_expression():
+    from desyr.exact.identify import context_bases
+
+    x = sp.Symbol("x", real=True)
+    c = 1 / (math.exp(5) - 1)
+    expr = -sp.Float(c) + sp.Float(c) * sp.exp(sp.Float(5.0) * x)
+    bases = context_bases({"u": expr}, {x: (0.0, 1.0)})
+    assert 1 / (sp.exp(5) - 1) in bases
+    from desyr.exact.identify import propose, BASES
+    assert propose(c, bases=tuple(BASES) + tuple(bases))[0] == 1 / (sp.exp(5) - 1)
+    assert propose(c) == [] or propose(c)[0] != 1 / (sp.exp(5) - 1)    # not among the generic bases

@@ -38,3 +38,11 @@ def test_numerical_zero_test_decides_when_simplify_is_skipped(monkeypatch):
     ident = sp.sin(x) ** 2 + sp.cos(x) ** 2
     assert symbolic_match({"u": ident}, {"u": sp.Integer(1)}, [x]) is True
     assert symbolic_match({"u": ident + sp.Rational(1, 10 ** 30)}, {"u": sp.Integer(1)}, [x]) is False
+
+
+def test_a_reference_with_folded_decimals_means_the_simple_rational():
+    x = sp.Symbol("x", real=True)
+    folded = sp.Float(5e-5 / 24) * (x**4 - 20 * x**3 + 1000 * x)    # how "5e-5/24*(...)" is read
+    exact = x * (1000 + x**3 - 20 * x**2) / 480000
+    assert symbolic_match({"u": exact}, {"u": folded}, [x]) is True
+    assert symbolic_match({"u": exact * (1 + sp.Rational(1, 10**6))}, {"u": folded}, [x]) is False

@@ -9,7 +9,7 @@ from typing import Any
 import sympy as sp
 
 from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
-from desyr.exact.identify import identify_constants
+from desyr.exact.identify import context_bases, identify_constants
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
 from desyr.expressions import complexity, expression_text
 
@@ -67,7 +67,8 @@ def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acc
     merged, merge_log = apply_rewrites(current, check, before, variables,
                                        (("merge_constant_factors", merge_constant_factors),), rule)
     current, residuals = merged, _last_accepted(merge_log, residuals)
-    current, constants = identify_constants(current, check, before, rule)
+    bounds = {s: (v.lo, v.hi) for s, v in zip(variables, problem.variables)}
+    current, constants = identify_constants(current, check, before, rule, context_bases(current, bounds))
     residuals = _last_accepted(constants, residuals)
     current, log = apply_rewrites(current, check, before, variables, rewrites, rule)
     residuals = _last_accepted(log, residuals)

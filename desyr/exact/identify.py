@@ -13,7 +13,7 @@ random float rarely has one; the residual check then decides.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import sympy as sp
@@ -37,20 +37,21 @@ def _digits(r: Fraction) -> int:
     return len(str(abs(r.numerator))) + len(str(r.denominator))
 
 
-def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS) -> list[sp.Expr]:
+def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
+            bases: Sequence[sp.Expr] = BASES) -> list[sp.Expr]:
     """Closed forms that equal ``value`` to ``rtol``, fewest digits first (no residual check)."""
     if not math.isfinite(value):
         return []
     if value == 0.0:
         return [sp.Integer(0)]
     found: dict[sp.Expr, tuple] = {}
-    for rank, base in enumerate(BASES):
+    for rank, base in enumerate(bases):
         budget = RATIONAL_DIGITS if base == 1 else BASE_DIGITS
         _add(found, value, Fraction(value / float(base)), lambda r, b=base: sp.Rational(r.numerator, r.denominator) * b,
              budget, rank, rtol)
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
     _add(found, value, Fraction(value * value), lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
-         BASE_DIGITS, len(BASES), rtol)
+         BASE_DIGITS, len(bases), rtol)
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     return [expr for expr, _ in ordered[:limit]]
 
@@ -79,12 +80,33 @@ def substitute(exprs: Mapping[str, sp.Expr], mapping: Mapping[sp.Float, sp.Expr]
     return {f: e.xreplace(dict(mapping)) for f, e in exprs.items()}
 
 
+def context_bases(exprs: Mapping[str, sp.Expr], bounds: Mapping[sp.Symbol, tuple[float, float]]) -> list[sp.Expr]:
+    """Bases the expression itself suggests: for each ``exp(k*v)`` with a rational rate ``k``, its
+    values at the ends of ``v``'s interval and ``1/(exp(k*hi) - exp(k*lo))``, the normaliser of
+    boundary-layer solutions such as ``(exp(5*x) - 1)/(exp(5) - 1)``."""
+    found: list[sp.Expr] = []
+    for expr in exprs.values():
+        for atom in expr.atoms(sp.exp):
+            coeff, var = atom.args[0].as_coeff_Mul()
+            if var not in bounds or not coeff.is_number:
+                continue
+            rate = propose(float(coeff), bases=(sp.Integer(1),), limit=1)
+            if not rate or not rate[0].is_Rational:
+                continue
+            lo, hi = (sp.nsimplify(b, rational=True) for b in bounds[var])
+            ends = [sp.exp(rate[0] * lo), sp.exp(rate[0] * hi)]
+            found += [b for b in (*ends, 1 / (ends[1] - ends[0])) if b.is_number and b not in found and b != 1]
+    return found[:6]
+
+
 def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
-                       rule: Acceptance = Acceptance()) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
+                       rule: Acceptance = Acceptance(), extra_bases: Sequence[sp.Expr] = ()
+                       ) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     """Replace float constants by checked closed forms: all best proposals jointly first
     (one residual check in the usual case), then one constant at a time."""
     constants = float_constants(exprs)
-    proposals = {c: propose(float(c)) for c in constants}
+    bases = tuple(BASES) + tuple(b for b in extra_bases if b not in BASES)
+    proposals = {c: propose(float(c), bases=bases) for c in constants}
     decisions: list[ConstantDecision] = []
     for c in constants:
         if not proposals[c]:

@@ -14,8 +14,10 @@ Floats on either side are first read as the decimals they print as (exact ration
 """
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import sympy as sp
 
@@ -54,7 +56,16 @@ def _decimal(expr: sp.Expr) -> sp.Expr:
     """Floats read as the decimal they print as (0.88 -> 22/25, 3.141592653589793 stays
     that rational, not pi): a reference written with decimals means those decimals."""
     expr = sp.sympify(expr)
-    return expr.xreplace({f: sp.Rational(repr(float(f))) for f in expr.atoms(sp.Float)})
+    return expr.xreplace({f: _simplest_rational(float(f)) for f in expr.atoms(sp.Float)})
+
+
+def _simplest_rational(value: float) -> sp.Rational:
+    """The decimal a float prints as, or a simpler rational within round-off: ``5e-5/24`` is folded
+    to 2.0833333333333333e-06 when a reference is read, and means 1/480000."""
+    near = Fraction(value).limit_denominator(10**12)
+    if abs(float(near) - value) <= 4 * math.ulp(value):
+        return sp.Rational(near.numerator, near.denominator)
+    return sp.Rational(repr(value))
 
 
 def _field_match(expr: sp.Expr, ref: sp.Expr, symbols, bounds, seed: int) -> bool:
