@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import shutil
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ import sympy as sp
 
 from desyr._version import __version__
 from desyr.atomic import run_lock, write_text_atomic
-from desyr.errors import ConfigError, PluginError
+from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.execution import Units, make_executor
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
@@ -45,13 +46,13 @@ from desyr.model.result import (
 )
 from desyr.progress import Progress
 from desyr.registry import Registry, load_registry
-from desyr.roles import Gate, Refiner, Searcher, TeacherModel
+from desyr.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
 from desyr.settings import MethodConstants, check_sections, component, gate_sequence, method_constants, read_section
 from desyr.stages.identify import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
 from desyr.stages.select import run_gates
-from desyr.stages.teach import attach_teacher, teacher_predict
+from desyr.stages.teach import attach_teacher, make_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
 from desyr.store import RunStore, digest, store_key
 
@@ -89,21 +90,24 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
         cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True) -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
+    registry = registry or load_registry()
+    # Components are chosen (and their options checked) before the output folder is touched.
+    searcher = component(registry, problem, "searcher", "search")
+    assert isinstance(searcher, Searcher)
+    check_operators(searcher, search_settings(problem), problem)
+    teacher = make_teacher(registry, problem)
     with _out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "run")
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "run")
         s.plots = plots
         with s.units.executor:
-            return _run(s, problem, out)
+            return _run(s, problem, out, searcher, teacher)
 
 
-def _run(s: _Started, problem: Problem, out: str | Path | None) -> Result:
+def _run(s: _Started, problem: Problem, out: str | Path | None, searcher: Searcher, teacher: Teacher) -> Result:
     ctx = s.ctx
     settings = search_settings(problem)
-    searcher = component(s.registry, problem, "searcher", "search")
-    assert isinstance(searcher, Searcher)
-    check_operators(searcher, settings, problem)
     # Stage A: teacher, then K seeded searches per field, retention and pooling
-    model = attach_teacher(s.registry, ctx)
+    model = attach_teacher(s.registry, ctx, teacher)
     _store_teacher(s)
     pooled = search_fields(searcher, settings, ctx)
     if len(problem.fields) == 1:
@@ -125,14 +129,16 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
            progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
            execution: Execution | None = None, plots: bool = True) -> Result:
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
+    registry = registry or load_registry()
+    teacher = make_teacher(registry, problem) if use_teacher else None
     with _out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or Execution(), "refine")
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "refine")
         s.plots = plots
         with s.units.executor:
-            return _refine(s, problem, list(candidates), use_teacher, out)
+            return _refine(s, problem, list(candidates), teacher, out)
 
 
-def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], use_teacher: bool,
+def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], teacher: Teacher | None,
             out: str | Path | None) -> Result:
     pool = []
     for i, text in enumerate(candidates):
@@ -143,11 +149,22 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
         pool.append(Candidate(f"c{i}", exprs))
     if not pool:
         raise ConfigError("no candidate given (use --candidate EXPR)")
-    model = attach_teacher(s.registry, s.ctx) if use_teacher else None
+    model = attach_teacher(s.registry, s.ctx, teacher) if teacher is not None else None
     refine_pool(pool, s.refiner, s.ctx)
     selection = _select(pool, s.gates, s.ctx)
     components = {"teacher": s.ctx.teacher.plugin} if s.ctx.teacher else {}
     return _finish("refine", s, pool, selection, out, components, model)
+
+
+def _python_default(problem: Problem) -> Execution:
+    """Called from Python without ``execution=``: units run in process unless the config's
+    ``[execution]`` names an executor. Worker processes would import the calling script again
+    (an unguarded script would run twice) and cannot see classes defined in it or in a
+    notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
+    The command line passes its own execution settings (default: the local cores)."""
+    if read_section(problem, "execution")["plugin"] is None:
+        return Execution(executor="serial")
+    return Execution()
 
 
 # ------------------------------------------------------------------ start and end
@@ -326,8 +343,14 @@ def _out_lock(out: str | Path | None) -> Iterator[None]:
         yield
         return
     check_out_dir(out)
-    with run_lock(out):
-        yield
+    created = not Path(out).exists()
+    try:
+        with run_lock(out):
+            yield
+    except DesyrError:
+        if created:   # a run refused before it produced anything leaves no folder behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
 
 
 def check_out_dir(out: str | Path) -> None:

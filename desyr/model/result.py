@@ -196,7 +196,19 @@ class Result:
         exprs = self.solution()
         if exprs is None:
             raise ConfigError("the result has no selected expression")
-        return to_callable(exprs, self.problem.variables, backend=backend)
+        f = to_callable(exprs, self.problem.variables, backend=backend)
+        d = len(self.problem.variables)
+
+        def solution(X: Any) -> Any:
+            shape = getattr(X, "shape", None)
+            if shape is not None and len(shape) == 1:      # n points of a 1-D problem, or one point
+                X = X.reshape(-1, 1) if d == 1 else X.reshape(1, -1)
+            shape = getattr(X, "shape", None)
+            if shape is None or len(shape) != 2 or shape[1] != d:
+                raise ConfigError(f"X must be an array of shape (n, {d}) in the variables "
+                                  f"{', '.join(self.problem.variables)}; got shape {shape}")
+            return f(X)
+        return solution
 
     def solution(self, exact: bool = True) -> dict[str, sp.Expr] | None:
         """The selected expressions as sympy, by field: the exact form when ``exact`` and one exists."""

@@ -14,11 +14,16 @@ from desyr.settings import component
 from desyr.stages.guard import contained
 
 
-def attach_teacher(registry: Registry, ctx: RunContext) -> TeacherModel:
-    """Prepare the configured teacher (the default teacher when the config names none) and
-    store its values on the search points."""
-    teacher = component(registry, ctx.problem, "teacher", "teacher")
+def make_teacher(registry: Registry, problem) -> Teacher:
+    """The configured teacher (the default teacher when the config names none), options checked."""
+    teacher = component(registry, problem, "teacher", "teacher")
     assert isinstance(teacher, Teacher)
+    return teacher
+
+
+def attach_teacher(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -> TeacherModel:
+    """Prepare the teacher and store its values on the search points."""
+    teacher = teacher or make_teacher(registry, ctx.problem)
     start = time.perf_counter()
     ctx.progress.message(f"teacher: {teacher.name}")
     with contained("teacher", teacher.name):

@@ -380,6 +380,15 @@ class CallableTeacher(Teacher):
     options = {"function": Option(None, "\"module:function\" of an installed module (needs --allow-callable "
                                         "or DESYR_ALLOW_CALLABLE=1)", kind=str, nullable=True)}
 
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        # Refuse at load, before any work or output, when the person running desyr did not consent.
+        if self.settings["function"] is not None and not callable_allowed():
+            raise ComponentError(
+                f"teacher 'callable' would import and run {_short(self.settings['function'])}, Python code named "
+                f"by the config; this needs the consent of whoever runs desyr: pass --allow-callable or set "
+                f"{ALLOW_ENV}=1")
+
     def prepare(self, problem, context) -> TeacherModel:
         spec = self.settings["function"]
         fn = load_callable(spec)
