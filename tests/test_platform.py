@@ -246,3 +246,18 @@ def test_typed_result_round_trips(tmp_path):
     with pytest.raises(ConfigError, match="not a DeSyR result"):
         (tmp_path / "bad.json").write_text('{"schema": "other"}')
         load_result(tmp_path / "bad.json")
+
+
+def test_a_refused_run_leaves_no_output_folder(tmp_path):
+    from desyr.api import run
+
+    problem = make_problem(SINE_POISSON_1D + '\n[search]\nplugin = "operonn"\n')
+    with pytest.raises(PluginError, match="unknown searcher 'operonn'"):
+        run(problem, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_python_calls_run_units_in_process_by_default(tmp_path):
+    problem = make_problem()
+    result = refine(problem, ["sin(3.1*x)"], out=tmp_path / "r")
+    assert result.provenance.execution.executor == "serial"
