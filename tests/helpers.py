@@ -51,3 +51,24 @@ generations = 30
 population_size = 200
 time_limit = 0
 """
+
+
+def pip_install(source, workdir):
+    """Install the distribution at ``source`` with pip into ``workdir/site`` (from a copy, so the
+    tree stays clean) and return that folder; skip when pip is not available."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"pip is not available to {sys.executable}: {probe.stderr.strip()[:200]}")
+    copy, target = workdir / "src", workdir / "site"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--disable-pip-version-check", "--quiet", "--target", str(target), str(copy)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
+    return target

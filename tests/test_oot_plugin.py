@@ -12,13 +12,12 @@ import ast
 import importlib
 import importlib.metadata as md
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import pip_install
 import sympy as sp
 
 from desyr.cli import main
@@ -32,20 +31,6 @@ PACKAGE = "desyr_oot"
 ORIGIN = "desyr-oot-example 1.0"
 COMPONENTS = {("teacher", "polynomial"), ("searcher", "sparse"), ("refiner", "bfgs"), ("gate", "max_params")}
 ALLOWED = {"desyr.plugin", "desyr.testing"}
-
-
-def pip_install(source: Path, workdir: Path) -> Path:
-    """Install ``source`` with pip into ``workdir/site`` (from a copy, so the tree stays clean)."""
-    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"pip is not available to {sys.executable}: {probe.stderr.strip()[:200]}")
-    copy, target = workdir / "src", workdir / "site"
-    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-                           "--disable-pip-version-check", "--quiet", "--target", str(target), str(copy)],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
-    return target
 
 
 @pytest.fixture(scope="session")

@@ -10,32 +10,18 @@ from __future__ import annotations
 import ast
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import pip_install
 
 from desyr.cli import main
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "desyr-plugin-template"
 PACKAGE = "desyr_myplugin"
 ORIGIN = "desyr-myplugin 0.1.0"
-
-
-def pip_install(source: Path, workdir: Path) -> Path:
-    """Install ``source`` with pip into ``workdir/site`` (from a copy, so the tree stays clean)."""
-    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"pip is not available to {sys.executable}: {probe.stderr.strip()[:200]}")
-    copy, target = workdir / "src", workdir / "site"
-    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"))
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-                           "--disable-pip-version-check", "--quiet", "--target", str(target), str(copy)],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
-    return target
 
 
 @pytest.fixture(scope="session")
