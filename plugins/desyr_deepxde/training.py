@@ -189,8 +189,13 @@ def resolve_device(setting: str) -> str:
 
 def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
-    with torch.device(device):        # factory functions (DeepXDE's tensors, the network) land on it
+    if device == "cpu":
+        # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
+        # on the CPU, where nothing needs moving, that overhead slowed training by about 1.4x.
         model = _prepare_on(settings, problem, context, device)
+    else:
+        with torch.device(device):    # factory functions (DeepXDE's tensors, the network) land on it
+            model = _prepare_on(settings, problem, context, device)
     model._info["device"] = device
     return model
 
