@@ -5,11 +5,9 @@
                on the Delaunay triangulation of the samples in d >= 2, with the
                nearest sample outside the convex hull (``NearestNDInterpolator``).
 ``callable`` -- ``function = "package.module:function"``, called as ``f(X)`` with X of
-               shape (n, d) in the problem's variable order.  This runs code named by
-               the config, so it is refused unless the person running DeSyR opts in:
-               ``DESYR_ALLOW_CALLABLE=1`` in the environment (the ``--allow-callable``
-               flag sets it).  Modules of the standard library (and builtins) are never
-               accepted, nor attribute paths through private names.
+               shape (n, d) in the problem's variable order.  It runs code a config names,
+               so it needs ``--allow-callable`` (or ``DESYR_ALLOW_CALLABLE=1``); the standard
+               library, builtins and private names are never accepted.
 """
 from __future__ import annotations
 
@@ -289,6 +287,12 @@ def _refuse(spec: Any, why: str) -> ComponentError:
     return ComponentError(f"teacher 'callable': function = {_short(spec)} refused: {why}")
 
 
+def _no_consent(spec: str) -> ComponentError:
+    return ComponentError(f"teacher 'callable' would import and run {_short(spec)}, Python code named by the "
+                          f"config; this needs the consent of whoever runs desyr: pass --allow-callable or set "
+                          f"{ALLOW_ENV}=1")
+
+
 def load_callable(spec: Any) -> Callable:
     """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
     if not isinstance(spec, str) or ":" not in spec:
@@ -302,9 +306,7 @@ def load_callable(spec: Any) -> Callable:
     if any(p.startswith("_") for p in attr.split(".")):
         raise _refuse(spec, "private or special attributes (starting with '_') are not accepted")
     if not callable_allowed():
-        raise ComponentError(
-            f"teacher 'callable' would import and run {_short(spec)}, Python code named by the config; "
-            f"this needs the consent of whoever runs desyr: pass --allow-callable or set {ALLOW_ENV}=1")
+        raise _no_consent(spec)
     why = _name_reason(module_name)          # before find_spec, which imports parent packages
     if why:
         raise _refuse(spec, f"module '{module_name}': {why}")
@@ -384,10 +386,7 @@ class CallableTeacher(Teacher):
         super().__init__(**options)
         # Refuse at load, before any work or output, when the person running desyr did not consent.
         if self.settings["function"] is not None and not callable_allowed():
-            raise ComponentError(
-                f"teacher 'callable' would import and run {_short(self.settings['function'])}, Python code named "
-                f"by the config; this needs the consent of whoever runs desyr: pass --allow-callable or set "
-                f"{ALLOW_ENV}=1")
+            raise _no_consent(self.settings["function"])
 
     def prepare(self, problem, context) -> TeacherModel:
         spec = self.settings["function"]
