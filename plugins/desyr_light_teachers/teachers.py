@@ -79,7 +79,6 @@ def _check_X(X: np.ndarray, d: int) -> np.ndarray:
     return X
 
 
-# ====================================================================== samples
 class _Interpolant:
     def __init__(self, X: np.ndarray, y: np.ndarray) -> None:
         self.d = X.shape[1]
@@ -232,7 +231,6 @@ class SamplesTeacher(Teacher):
         return SamplesModel(X, Y, fields, info)
 
 
-# ===================================================================== callable
 def callable_allowed() -> bool:
     """True when the person running DeSyR allowed configs to run their own Python functions."""
     return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
@@ -392,8 +390,7 @@ class CallableTeacher(Teacher):
         spec = self.settings["function"]
         fn = load_callable(spec)
         model = CallableModel(fn, spec, problem.dim, problem.fields)
-        # Fail early with a clear message rather than deep inside the search stage:
-        # the centre alone, then a batch (a function may work point-wise but not on batches).
+        # Fail early, not deep in the search: the centre, then a batch (some functions fail only on batches).
         lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
         model.predict(((lo + hi) / 2).reshape(1, -1))
         rng = np.random.default_rng(0)
