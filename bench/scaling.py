@@ -87,7 +87,7 @@ def search_command(args) -> None:
             if workers > 1:
                 executor.map(abs, [0, 1])             # start the workers outside the timing (start-up reported apart)
             start = time.perf_counter()
-            search_fields(searcher, settings, ctx)
+            search_fields([searcher], settings, ctx)
             seconds = time.perf_counter() - start
         units = [run.seconds for run in ctx.search.runs] if ctx.search else []
         rows.append((workers, seconds, sum(units), units))

@@ -47,7 +47,15 @@ from desyr.model.result import (
 from desyr.progress import Progress
 from desyr.registry import Registry, load_registry
 from desyr.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
-from desyr.settings import MethodConstants, check_sections, component, gate_sequence, method_constants, read_section
+from desyr.settings import (
+    MethodConstants,
+    check_sections,
+    component,
+    gate_sequence,
+    method_constants,
+    read_section,
+    searchers,
+)
 from desyr.stages.identify import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
@@ -72,7 +80,6 @@ class _Started:
     units: Units
     seed: int                  # fixed here: components hold the context, so the verdict never reads it from there
     method: MethodConstants    # likewise (the exact tolerance)
-    plots: bool = True         # figures in report.md (needs matplotlib)
 
 
 # ------------------------------------------------------------------ public API
@@ -88,30 +95,57 @@ class Execution:
 
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
-        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True) -> Result:
-    """The whole pipeline on one problem; returns (and optionally writes) the typed result."""
+        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True,
+        budget: float | None = None) -> Result:
+    """The whole pipeline on one problem; returns (and optionally writes) the typed result.
+
+    With a ``budget`` (seconds; or ``[escalation] budget``) a result that is not verified exact
+    is tried again under the escalation policy (:mod:`desyr.escalation`) until one is."""
+    from desyr.escalation import escalate, policy
+
     registry = registry or load_registry()
+    rule = policy(problem, budget)
     # Components are chosen (and their options checked) before the output folder is touched.
-    searcher = component(registry, problem, "searcher", "search")
-    assert isinstance(searcher, Searcher)
-    check_operators(searcher, search_settings(problem), problem)
-    teacher = make_teacher(registry, problem)
+    found, teacher = _run_components(registry, problem)
+    execution = execution or _python_default(problem)
     with _out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "run")
-        s.plots = plots
-        with s.units.executor:
-            return _run(s, problem, out, searcher, teacher)
+        if rule is None:
+            s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
+            result, model = _attempt(s, problem, found, teacher)
+            return _write(s, result, model, out, plots)
+
+        def attempt(variant: Problem) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
+            s = _start(variant, seed, registry, None, progress, cache_dir, retrain, execution, "run")
+            result, model = _attempt(s, variant, *_run_components(registry, variant))
+            return result, (s, model)
+
+        result, (s, model), attempts = escalate(problem, rule, registry, progress or Progress(), attempt)
+        result.attempts = attempts
+        return _write(s, result, model, out, plots)
 
 
-def _run(s: _Started, problem: Problem, out: str | Path | None, searcher: Searcher, teacher: Teacher) -> Result:
+def _run_components(registry: Registry, problem: Problem) -> tuple[list[Searcher], Teacher]:
+    found = [s for s in searchers(registry, problem) if isinstance(s, Searcher)]
+    check_operators(found, search_settings(problem), problem)
+    return found, make_teacher(registry, problem)
+
+
+def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher
+             ) -> tuple[Result, TeacherModel | None]:
+    with s.units.executor:
+        return _run(s, problem, found, teacher)
+
+
+def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher) -> tuple[Result, TeacherModel]:
     ctx = s.ctx
     settings = search_settings(problem)
     # Stage A: teacher, then K seeded searches per field, retention and pooling
     model = attach_teacher(s.registry, ctx, teacher)
     _store_teacher(s)
-    pooled = search_fields(searcher, settings, ctx)
+    pooled = search_fields(found, settings, ctx)
+    label = "+".join(f.name for f in found)
     if len(problem.fields) == 1:
-        pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0], searcher.name)
+        pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
         # Stage B: physics-only refit of every finite candidate
         refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
         # Stage C: checked cleaning happened per candidate; now the gates
@@ -119,9 +153,9 @@ def _run(s: _Started, problem: Problem, out: str | Path | None, searcher: Search
     else:
         from desyr.coupled.groups import coupled_stages
 
-        pool, selection = coupled_stages(pooled, searcher.name, s.refiner, s.registry, s.gates, ctx)
-    components = {"teacher": ctx.teacher.plugin if ctx.teacher else "", "searcher": searcher.name}
-    return _finish("run", s, pool, selection, out, components, model)
+        pool, selection = coupled_stages(pooled, label, s.refiner, s.registry, s.gates, ctx)
+    components = {"teacher": ctx.teacher.plugin if ctx.teacher else "", "searcher": label}
+    return _finish("run", s, pool, selection, components, model), model
 
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
@@ -133,13 +167,13 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     teacher = make_teacher(registry, problem) if use_teacher else None
     with _out_lock(out):
         s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "refine")
-        s.plots = plots
         with s.units.executor:
-            return _refine(s, problem, list(candidates), teacher, out)
+            result, model = _refine(s, problem, list(candidates), teacher)
+        return _write(s, result, model, out, plots)
 
 
-def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], teacher: Teacher | None,
-            out: str | Path | None) -> Result:
+def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+            ) -> tuple[Result, TeacherModel | None]:
     pool = []
     for i, text in enumerate(candidates):
         exprs = parse_candidate(problem, text)
@@ -153,7 +187,7 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
     refine_pool(pool, s.refiner, s.ctx)
     selection = _select(pool, s.gates, s.ctx)
     components = {"teacher": s.ctx.teacher.plugin} if s.ctx.teacher else {}
-    return _finish("refine", s, pool, selection, out, components, model)
+    return _finish("refine", s, pool, selection, components, model), model
 
 
 def _python_default(problem: Problem) -> Execution:
@@ -230,7 +264,7 @@ def _select(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Select
     return selection
 
 
-def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selection, out: str | Path | None,
+def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selection,
             components: dict[str, str], model: TeacherModel | None) -> Result:
     ctx = s.ctx
     # Components hold the context: the seed, the method's constants and the selected expressions
@@ -253,8 +287,12 @@ def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selecti
     ctx.seed, ctx.method = s.seed, s.method     # the teacher's predict ran again above
     result = build_result(command, ctx, s.pristine, pool, outcome, components)
     result.exact_form = exact
+    return result
+
+
+def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool) -> Result:
     if out is not None:
-        figures = _figures(s, result, model, out) if s.plots else None
+        figures = _figures(s, result, model, out) if plots else None
         write_result(result, out, figures)
     return result
 

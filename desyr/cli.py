@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="the full pipeline: teacher, search, refit, gates, verification")
     s.add_argument("config", help="problem TOML file or spec such as paper:burgers")
     _common(s)
+    s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="wall time for the run with retries: while the result is not verified exact, escalate "
+                        "(more searches, the other searcher, a richer library, a larger teacher); "
+                        "overrides [escalation] budget (docs/escalation.md)")
 
     s = sub.add_parser("exact", help="re-run constant identification and canonical forms on an existing result")
     s.add_argument("result", help="result.json (or the folder holding it)")
@@ -183,7 +187,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
                      retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
-                     plots=not args.no_plots)
+                     plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
     return 0
 

@@ -54,6 +54,7 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
                       "step 0); its samples carry little information. Revisit the teacher settings.", ""]
         lines += _quantities(r)
     lines += _coupled_section(r)
+    lines += _attempts_section(r)
     lines += ["## Gates", "", "| gate | active | kept | removed | note |", "|---|---|---|---|---|"]
     for g in r.selection.gates:
         lines.append(f"| {md(g.gate)} | {'yes' if g.active else 'no'} | {len(g.kept)} | {len(g.removed)} | {md(g.note)} |")
@@ -106,6 +107,19 @@ def _exact_section(r: Result) -> list[str]:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
+    return lines + [""]
+
+
+def _attempts_section(r: Result) -> list[str]:
+    if not r.attempts:
+        return []
+    lines = ["## Attempts", "", "Escalation (docs/escalation.md): each attempt changes the one before; the run "
+             "stops at the first verified-exact attempt and reports it, else the attempt with the smallest "
+             "residual.", "", "| # | step | change | searchers | time (s) | worst residual | verified exact |",
+             "|---|---|---|---|---|---|---|"]
+    for a in r.attempts:
+        lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.searchers)} | {a.seconds:.1f} | "
+                     f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     return lines + [""]
 
 

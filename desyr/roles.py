@@ -93,6 +93,10 @@ class TeacherModel(abc.ABC):
 class Teacher(Component):
     role = "teacher"
 
+    def larger_budget(self) -> dict[str, Any] | None:
+        """Options for a larger training budget (escalation's ``larger_teacher`` step); None: no such step."""
+        return None
+
     @abc.abstractmethod
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         """Train or load a teacher for ``problem``; never touches reference values."""

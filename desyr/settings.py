@@ -53,6 +53,9 @@ _PLUGIN = Option(None, "component name (or PLUGIN:NAME); default: the component 
                  kind=str, nullable=True)
 _TABLE = Option({}, "options of the selected component (checked against its declared options)", kind=dict)
 
+#: escalation's steps, in their default order (desyr.escalation applies them)
+ESCALATION_STEPS = ("more_searches", "other_searcher", "enrich_library", "larger_teacher")
+
 SECTIONS: dict[str, dict[str, Option]] = {
     "points": {
         "refine": Option(2000, "interior points of the Stage-B refit", kind=int, low=1, high=MAX_POINTS),
@@ -71,6 +74,11 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "unary": Option([], "unary operators", kind=list, item=str, choices=UNARY_OPERATORS),
         "max_size": Option(20, "complexity bound C_max of a searched tree", kind=int, low=1, high=200),
         "runs": Option(2, "K: seeded searches per field", kind=int, low=1, high=1000),
+        "plugins": Option(None, "several searchers whose candidates pool, e.g. [\"operon\", \"dictionary\"] "
+                          "(each runs K searches); options of the first in [search.options], of the others in "
+                          "[search.options.<name>]", kind=list, item=str, nullable=True, low=1),
+        "seed_offset": Option(0, "index of the first search seed (escalation uses it to run new seeds)", kind=int,
+                              low=0, high=999),
         "options": _TABLE,
         "budget": Option({}, "generic budget (iterations, populations, time_limit) mapped to the searcher's options",
                          kind=dict),
@@ -106,6 +114,12 @@ SECTIONS: dict[str, dict[str, Option]] = {
                           kind=int, low=1, high=100_000, nullable=True),
         "options": _TABLE,
     },
+    "escalation": {
+        "budget": Option(None, "wall-clock seconds for the whole run, retries included; None: one attempt "
+                         "(--budget overrides)", kind=float, low=0, high=30 * 86400, open_low=True, nullable=True),
+        "steps": Option(list(ESCALATION_STEPS), "the policy's steps, in order (docs/escalation.md)", kind=list,
+                        item=str, choices=ESCALATION_STEPS),
+    },
     "paper": {
         "id": Option(None, "the configuration's ID in the paper", kind=str, nullable=True),
         "refined_rel_l2": Option(None, "the paper's refined relative L2", kind=float, nullable=True, low=0.0),
@@ -139,6 +153,35 @@ def component(registry: Registry, problem: Problem, role: str, table: str,
         return registry.create(role, name, dict(sec["options"]))
     except ComponentError as exc:
         raise ConfigError(f"{problem.source}: [{table}.options]: {exc}") from None
+
+
+def searcher_names(registry: Registry, problem: Problem) -> list[str]:
+    """``[search] plugins``, else ``[search] plugin``, else the default searcher."""
+    sec = read_section(problem, "search")
+    if sec["plugins"] is None:
+        return [sec["plugin"] or registry.default("searcher")]
+    names = list(dict.fromkeys(sec["plugins"]))
+    if sec["plugin"] is not None and sec["plugin"] != names[0]:
+        raise ConfigError(f"{problem.source}: [search] plugin = {sec['plugin']!r} and plugins = {names!r} "
+                          "disagree; give plugins alone (its first entry takes [search.options])")
+    return names
+
+
+def searchers(registry: Registry, problem: Problem) -> list[Component]:
+    """The configured searchers: the first with ``[search.options]`` (less the tables of the
+    others), every other with its own ``[search.options.<name>]`` table."""
+    names = searcher_names(registry, problem)
+    options = dict(read_section(problem, "search")["options"])
+    own = {n: options.pop(n) for n in names[1:] if n in options}
+    made = []
+    for i, name in enumerate(names):
+        where = "[search.options]" if i == 0 else f"[search.options.{name}]"
+        try:
+            given = options if i == 0 else _table(own.get(name, {}), where)
+            made.append(registry.create("searcher", name, dict(given)))
+        except (ComponentError, OptionError) as exc:
+            raise ConfigError(f"{problem.source}: {where}: {exc}") from None
+    return made
 
 
 def gate_sequence(registry: Registry, problem: Problem) -> list[Component]:

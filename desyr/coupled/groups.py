@@ -206,7 +206,7 @@ def refit_winner(selection, refiner, ctx: RunContext) -> None:
 def coupled_stages(pooled: dict[str, list], searcher: str, refiner: Refiner, registry, gates: list[Gate],
                    ctx: RunContext) -> tuple[list[Candidate], Selection]:
     """Coupled Stages A (augmentation, shortlists, groups), B (screening) and C, then the full refit."""
-    per_field = {f: [field_candidate(f, e.member.expression, ctx, searcher, e.seed) for e in entries]
+    per_field = {f: [field_candidate(f, e.member.expression, ctx, e.searcher or searcher, e.seed) for e in entries]
                  for f, entries in pooled.items()}
     pool, selection = select_group(per_field, registry, refiner, gates, ctx)
     refit_winner(selection, refiner, ctx)

@@ -99,7 +99,7 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Prob
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
         vocabulary=vocab, time=time, source=source,
         sections={k: dict(data.get(k, {})) for k in ("search", "teacher", "refine", "selection", "plugins", "paper",
-                                                          "coupled", "execution")},
+                                                          "coupled", "execution", "escalation")},
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)

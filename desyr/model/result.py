@@ -2,7 +2,8 @@
 
 A :class:`Result` is a tree of dataclasses; :meth:`Result.to_json` writes it and
 :func:`load_result` reads it back into the same types.  Schema history is in
-``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``).
+``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``;
+0.3 added the optional ``attempts``).
 """
 from __future__ import annotations
 
@@ -151,6 +152,20 @@ class Provenance:
 
 
 @dataclass
+class AttemptRecord:
+    """One attempt of an escalated run (``docs/escalation.md``): what changed, its time and verdict."""
+
+    index: int
+    step: str                      # first, more_searches, other_searcher, enrich_library, larger_teacher
+    change: str
+    seconds: float
+    exact: bool
+    worst_residual: float | None   # max(R_eq, R_con) on the independent points
+    expression: dict[str, str] | None
+    searchers: str = ""
+
+
+@dataclass
 class Result:
     """What ``desyr run`` / ``desyr refine`` found, typed; ``result.json`` is its JSON form."""
 
@@ -175,6 +190,7 @@ class Result:
     timings: dict[str, float]
     provenance: Provenance
     exact_form: ExactFormRecord | None = None
+    attempts: list[AttemptRecord] = field(default_factory=list)   # escalated runs only
     schema: str = SCHEMA
 
     # ---------------------------------------------------------------- reading
@@ -345,4 +361,4 @@ def _convert(hint: Any, value: Any) -> Any:
 
 
 __all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
-           "GateRecord", "Errors", "ExactFormRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]
+           "GateRecord", "Errors", "ExactFormRecord", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]

@@ -79,6 +79,7 @@ class PooledCandidate:
     seed: int                     # search seed that produced ``member``
     seeds: tuple[int, ...]        # every seed whose kept front had this topology (first-seen order)
     key: Hashable                 # topology key, see :func:`topology_key`
+    searcher: str = ""            # the searcher that produced ``member``
 
 
 # --------------------------------------------------------------------- fronts
@@ -200,8 +201,8 @@ def topology_key(expr: sp.Expr) -> Hashable:
     return (type(expr).__name__, tuple(children))
 
 
-def pool_fronts(runs: Iterable[tuple[int, Sequence[ParetoMember]]]) -> list[PooledCandidate]:
-    """Merge the kept members of several seeded runs, one entry per distinct topology."""
+def pool_fronts(runs: Iterable[tuple[int, Sequence[ParetoMember]]], searcher: str = "") -> list[PooledCandidate]:
+    """Merge the kept members of one searcher's seeded runs, one entry per distinct topology."""
     pooled: dict[Hashable, PooledCandidate] = {}
     for seed, members in runs:
         for m in members:
@@ -210,10 +211,27 @@ def pool_fronts(runs: Iterable[tuple[int, Sequence[ParetoMember]]]) -> list[Pool
             key = topology_key(m.expression)
             entry = pooled.get(key)
             if entry is None:
-                pooled[key] = PooledCandidate(m, seed, (seed,), key)
+                pooled[key] = PooledCandidate(m, seed, (seed,), key, searcher)
                 continue
             if seed not in entry.seeds:
                 entry.seeds = entry.seeds + (seed,)
             if (float(m.loss), int(m.complexity)) < (float(entry.member.loss), int(entry.member.complexity)):
                 entry.member, entry.seed = m, seed
-    return sorted(pooled.values(), key=lambda e: (int(e.member.complexity), float(e.member.loss)))
+    return _ordered(pooled.values())
+
+
+def _ordered(entries: Iterable[PooledCandidate]) -> list[PooledCandidate]:
+    return sorted(entries, key=lambda e: (int(e.member.complexity), float(e.member.loss)))
+
+
+def merge_pools(pools: Sequence[Sequence[PooledCandidate]]) -> list[PooledCandidate]:
+    """Several searchers' pools as one: a topology two searchers found is kept once, from the
+    searcher whose member fits better (ties: the earlier searcher)."""
+    merged: dict[Hashable, PooledCandidate] = {}
+    for pool in pools:
+        for e in pool:
+            seen = merged.get(e.key)
+            if seen is None or (float(e.member.loss), int(e.member.complexity)) < (
+                    float(seen.member.loss), int(seen.member.complexity)):
+                merged[e.key] = e
+    return _ordered(merged.values())

@@ -20,7 +20,7 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
 from desyr.roles import Searcher, UnitFailure
 from desyr.settings import read_section
 from desyr.stages.guard import contained
-from desyr.stages.pool import PooledCandidate, pool_fronts, retain
+from desyr.stages.pool import PooledCandidate, merge_pools, pool_fronts, retain
 from desyr.store import digest
 
 
@@ -28,16 +28,17 @@ def search_settings(problem: Problem) -> dict[str, Any]:
     return read_section(problem, "search")
 
 
-def search_seeds(base: int, runs: int) -> list[int]:
-    return [1000 * base + k for k in range(runs)]
+def search_seeds(base: int, runs: int, offset: int = 0) -> list[int]:
+    return [1000 * base + k for k in range(offset, offset + runs)]
 
 
-def check_operators(searcher: Searcher, settings: dict[str, Any], problem: Problem) -> None:
-    with contained("searcher", searcher.name):
-        try:
-            searcher.check_operators(settings["binary"], settings["unary"])
-        except Exception as exc:
-            raise ConfigError(f"{problem.source}: [search]: {exc}") from None
+def check_operators(searchers: list[Searcher], settings: dict[str, Any], problem: Problem) -> None:
+    for searcher in searchers:
+        with contained("searcher", searcher.name):
+            try:
+                searcher.check_operators(settings["binary"], settings["unary"])
+            except Exception as exc:
+                raise ConfigError(f"{problem.source}: [search]: {exc}") from None
 
 
 def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict, list[str]]:
@@ -101,42 +102,47 @@ def _member_problem(m: Any, by_name: dict[str, sp.Symbol]) -> str | None:
     return None if math.isfinite(loss) else f"loss {loss} is not finite"
 
 
-def search_fields(searcher: Searcher, settings: dict[str, Any], ctx: RunContext) -> dict[str, list[PooledCandidate]]:
-    """K seeded searches per field on that field's teacher output (each search one unit, run by the
-    executor or read back from the run store), then retention and pooling in seed order."""
+def search_fields(searchers: list[Searcher], settings: dict[str, Any], ctx: RunContext
+                  ) -> dict[str, list[PooledCandidate]]:
+    """K seeded searches per field and searcher on that field's teacher output (each search one unit,
+    run by the executor or read back from the run store), then retention and pooling in seed order."""
     problem, start = ctx.problem, time.perf_counter()
     assert ctx.teacher_values is not None, "the teacher runs before the search"
-    seeds = search_seeds(ctx.seed, settings["runs"])
-    info = SearchInfo(searcher.name, seeds, list(settings["binary"]), list(settings["unary"]), int(settings["max_size"]))
+    seeds = search_seeds(ctx.seed, settings["runs"], settings["seed_offset"])
+    label = "+".join(s.name for s in searchers)
+    info = SearchInfo(label, seeds, list(settings["binary"]), list(settings["unary"]), int(settings["max_size"]))
     units = ctx.units or serial_units()
     named = []
     for j, field in enumerate(problem.fields):
         values = ctx.teacher_values[:, j]
         # the name hashes what this search sees, so a store never feeds a front found on other data
         data = digest(np.ascontiguousarray(ctx.points.search).tobytes(), np.ascontiguousarray(values).tobytes())
-        for seed in seeds:
-            task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
-                              binary=list(settings["binary"]), unary=list(settings["unary"]),
-                              max_size=int(settings["max_size"]), seed=seed, budget=dict(settings["budget"]),
-                              field_name=field)
-            named.append((f"{field}-{seed}-{data[:16]}", (searcher, task, problem)))
-    ctx.progress.message(f"stage A: {len(named)} {searcher.name} search(es) "
-                         f"({len(seeds)} per field) on {units.executor.name} x {units.executor.workers}")
+        for i, searcher in enumerate(searchers):
+            prefix = "" if i == 0 else f"{searcher.name}-"     # the first keeps the names stores already hold
+            for seed in seeds:
+                task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
+                                  binary=list(settings["binary"]), unary=list(settings["unary"]),
+                                  max_size=int(settings["max_size"]), seed=seed, budget=dict(settings["budget"]),
+                                  field_name=field)
+                named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
+    ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
+                         f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     records = units.run("search", named, search_unit)
-    per_field: dict[str, list[PooledCandidate]] = {f: [] for f in problem.fields}
-    kept_runs: dict[str, list] = {f: [] for f in problem.fields}
-    for (_, (_, task, _)), record in zip(named, records):
+    kept_runs: dict[tuple[str, str], list] = {}
+    for (_, (searcher, task, _)), record in zip(named, records):
         if isinstance(record, UnitFailure):
             raise record.error if isinstance(record.error, DesyrError) else ConfigError(
                 f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
         front = _front_of(record, problem)
         for category, text in record.get("warnings", []):
             warnings.warn(text, _WARNINGS.get(category, RuntimeWarning), stacklevel=2)
-        kept_runs[task.field_name].append((task.seed, retain(front)))
-        info.runs.append(SearchRun(task.field_name, task.seed, len(front), len(kept_runs[task.field_name][-1][1]),
-                                   record["seconds"], record["front"], record["dropped"], record["info"]))
+        kept = retain(front)
+        kept_runs.setdefault((task.field_name, searcher.name), []).append((task.seed, kept))
+        info.runs.append(SearchRun(task.field_name, task.seed, len(front), len(kept), record["seconds"],
+                                   record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
+    per_field: dict[str, list[PooledCandidate]] = {}
     for field in problem.fields:
-        per_field[field] = pool_fronts(kept_runs[field])
+        per_field[field] = merge_pools([pool_fronts(kept_runs.get((field, s.name), []), s.name) for s in searchers])
         info.pool_size_per_field[field] = len(per_field[field])
     info.pool_size = sum(info.pool_size_per_field.values())
     ctx.timings["search"] = time.perf_counter() - start
@@ -170,9 +176,9 @@ def _front_of(record: dict[str, Any], problem: Problem) -> list[ParetoMember]:
             for m in record["front"]]
 
 
-def pooled_candidates(pooled: list[PooledCandidate], field: str, searcher: str) -> list[Candidate]:
+def pooled_candidates(pooled: list[PooledCandidate], field: str) -> list[Candidate]:
     """The single-field pool as candidates, in pool order."""
-    return [Candidate(f"c{i}", {field: e.member.expression}, searcher=searcher,
+    return [Candidate(f"c{i}", {field: e.member.expression}, searcher=e.searcher,
                       search_seed=e.seed, search_complexity=int(e.member.complexity),
                       search_loss=float(e.member.loss), extra={"seeds": list(e.seeds)})
             for i, e in enumerate(pooled)]

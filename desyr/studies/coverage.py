@@ -65,7 +65,7 @@ def run(ctx: StudyContext) -> StudyOutput:
         for k in KS:
             if k > len(fronts):
                 continue
-            pool = pooled_candidates(pool_fronts([(seed, retain(m)) for seed, m in fronts[:k]]), field, search.plugin)
+            pool = pooled_candidates(pool_fronts([(seed, retain(m)) for seed, m in fronts[:k]], search.plugin), field)
             todo = []
             for cand in screen_finite(pool, rctx):
                 done = cache.get(str(cand.search_expressions))

@@ -124,7 +124,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                 front, _, _ = run_search(searcher, task, problem)
                 raw_hit |= any(_safe_family(m.expression, config) for m in front)
                 kept.append((s, retain(front)))
-            pool = pooled_candidates(pool_fronts(kept), problem.fields[0], searcher.name)
+            pool = pooled_candidates(pool_fronts(kept, searcher.name), problem.fields[0])
             pool_hit = any(_safe_family(c.search_expressions[problem.fields[0]], config) for c in pool)
             refine_pool(screen_finite(pool, rctx), refiner(registry, problem, **({"timeout": 5.0} if ctx.quick
                                                                                  else {})), rctx)

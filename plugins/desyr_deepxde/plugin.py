@@ -18,6 +18,8 @@ from desyr.roles import ComponentError, Teacher, TeacherModel
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
 #: DeepXDE's initializers with the PyTorch backend
 INITIALIZERS = ("Glorot normal", "Glorot uniform", "He normal", "He uniform", "zeros")
+#: "auto" starts with "fnn" and escalates to "msffn" when S_val stalls
+ARCHITECTURES = ("auto", "fnn", "msffn")
 _LAAF = re.compile(r"^LAAF-\d+(\.\d+)? (" + "|".join(ACTIVATIONS) + r")$")
 
 
@@ -46,6 +48,17 @@ class DeepXDETeacher(Teacher):
         "float64": Option(False, "train in double precision", kind=bool),
         "seed": Option(None, "network seed; None: the run's seed", kind=int, low=0, high=2**32 - 1, nullable=True),
         "checkpoint_every": Option(100, "steps between S_val evaluations", kind=int, low=1, high=10_000_000),
+        "balance": Option("annealing", "automatic loss balancing when loss_weights is None: 'annealing' "
+                          "(learning-rate annealing of the constraint weights, Wang, Teng & Perdikaris 2021) "
+                          "or 'none' (unit weights)", kind=str, choices=("annealing", "none")),
+        "architecture": Option("auto", "network: 'fnn'; 'msffn' (multi-scale Fourier features); 'auto': fnn, "
+                               "retrained as msffn when S_val stalls", kind=str, choices=ARCHITECTURES),
+        "fourier_sigmas": Option([1.0, 10.0], "scales of the msffn Fourier-feature embeddings", kind=list,
+                                 item=float, low=0, high=1e6, open_low=True),
+        "stall_ratio": Option(1e-2, "auto architecture: S_val has stalled when the selected S_val is above "
+                                    "this fraction of the initial one", kind=float, low=0, high=1, open_low=True),
+        "patience": Option(500, "a training phase stops when S_val has not improved by 1 % for this many "
+                                "steps (0: never)", kind=int, low=0, high=10_000_000),
         "device": Option("auto", "where to train: auto (CUDA if torch sees a GPU, else CPU), cpu or cuda; "
                          "CPU results are unchanged by this option", kind=str, choices=("auto", "cpu", "cuda")),
     }
@@ -58,11 +71,20 @@ class DeepXDETeacher(Teacher):
                                  f"or 'LAAF-<n> <activation>', got {s['activation'][:40]!r}")
         if not all(1 <= w <= 100_000 for w in s["layers"]):
             raise ComponentError(f"teacher 'deepxde': option 'layers' must be widths in [1, 100000], got {s['layers']!r}")
+        if s["architecture"] != "fnn" and s["layers"][0] % 2:
+            raise ComponentError(f"teacher 'deepxde': architecture {s['architecture']!r} needs an even first "
+                                 f"hidden width (cos and sin halves), got layers {s['layers']!r}")
         lw = s["loss_weights"]
         if lw is not None and not all(math.isfinite(w) and w >= 0 for w in lw):
             raise ComponentError(f"teacher 'deepxde': option 'loss_weights' must be non-negative finite numbers, "
                                  f"got {lw!r}")
         return s
+
+    def larger_budget(self) -> dict[str, Any] | None:
+        """Twice the steps and the collocation points (escalation's larger_teacher step)."""
+        s = self.settings
+        return {"adam_steps": 2 * s["adam_steps"], "lbfgs_steps": 2 * s["lbfgs_steps"],
+                "interior_points": 2 * s["interior_points"], "boundary_points": 2 * s["boundary_points"]}
 
     def prepare(self, problem, context) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch

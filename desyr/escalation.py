@@ -1,0 +1,187 @@
+"""Escalation: when the selected expression is not verified exact, try again within a budget.
+
+The policy is a fixed ladder of steps, each applied on top of the ones before
+(``docs/escalation.md``):
+
+1. ``more_searches``  -- twice K seeded searches, on new seeds, with the same teacher;
+2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
+   ``operon``, or ``operon`` with ``dictionary``);
+3. ``enrich_library`` -- the unary library grows in documented steps, one attempt each:
+   the paired function of every trigonometric/hyperbolic operator present (``sin`` and
+   ``cos`` when none is), then ``exp``, then ``square``;
+4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: twice the
+   steps and points).
+
+Every attempt is a whole run on the changed config (the teacher comes from its cache
+when its settings did not change).  The run stops at the first verified-exact attempt;
+otherwise it returns the attempt with the smallest verification residual.  An attempt
+starts only while the time left is at least the previous attempt's duration.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from desyr.errors import ConfigError
+from desyr.roles import ComponentError, Teacher
+from desyr.model.problem import Problem
+from desyr.model.result import AttemptRecord, Result
+from desyr.progress import Progress
+from desyr.registry import Registry
+from desyr.settings import read_section, searcher_names
+#: unary pairs added by the first enrichment step
+PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
+#: the search families escalation may add, in order of preference
+FAMILIES = ("dictionary", "operon")
+
+
+@dataclass
+class Policy:
+    budget: float
+    steps: list[str]
+
+
+def policy(problem: Problem, budget: float | None) -> Policy | None:
+    """The escalation policy of a run (``budget`` overrides ``[escalation] budget``); None: one attempt."""
+    sec = read_section(problem, "escalation")
+    seconds = sec["budget"] if budget is None else budget
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
+        raise ConfigError(f"escalation budget must be a positive finite number of seconds, got {seconds!r}")
+    return Policy(float(seconds), list(sec["steps"]))
+
+
+def _sections(problem: Problem) -> dict[str, Any]:
+    return problem.sections.setdefault("search", {})
+
+
+def _more_searches(problem: Problem, registry: Registry) -> str | None:
+    sec = read_section(problem, "search")
+    _sections(problem)["runs"] = 2 * sec["runs"]
+    return f"K {sec['runs']} -> {2 * sec['runs']} (new seeds)"
+
+
+def _other_searcher(problem: Problem, registry: Registry) -> str | None:
+    names = searcher_names(registry, problem)
+    installed = set(registry.names("searcher"))
+    extra = [f for f in FAMILIES if f not in names and f in installed]
+    if not extra:
+        return None
+    sec = _sections(problem)
+    sec.pop("plugin", None)
+    sec["plugins"] = names + extra[:1]     # [search.options] stays with the first
+    return f"searchers {'+'.join(names)} -> {'+'.join(sec['plugins'])}"
+
+
+def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:
+    """The documented library ladder: paired trig/hyperbolic functions, then exp, then square."""
+    paired = [PAIRS[u] for u in unary if u in PAIRS and PAIRS[u] not in unary]
+    if not any(u in PAIRS for u in unary):
+        paired = ["sin", "cos"]
+    current = list(unary)
+    for add in (paired, ["exp"], ["square"]):
+        new = [a for a in dict.fromkeys(add) if a not in current]
+        if new:
+            current = current + new
+            yield current
+
+
+def _larger_teacher(problem: Problem, registry: Registry) -> str | None:
+    from desyr.stages.teach import make_teacher
+
+    teacher = make_teacher(registry, problem)
+    assert isinstance(teacher, Teacher)
+    larger = teacher.larger_budget()
+    if not larger:
+        return None
+    sec = problem.sections.setdefault("teacher", {})
+    sec["options"] = {**dict(sec.get("options") or {}), **larger}
+    return f"teacher {teacher.name}: " + ", ".join(f"{k} = {v}" for k, v in larger.items())
+
+
+def _changes(problem: Problem, registry: Registry, steps: list[str]) -> Iterator[tuple[str, str]]:
+    """(step, what changed) for each attempt after the first, applying each change to ``problem``."""
+    for step in steps:
+        if step == "enrich_library":
+            for library in enrichment_steps(list(read_section(problem, "search")["unary"])):
+                unsupported = _unsupported(problem, registry, library)
+                if unsupported:
+                    library = [u for u in library if u not in unsupported]
+                old = list(read_section(problem, "search")["unary"])
+                if library == old:
+                    continue
+                _sections(problem)["unary"] = library
+                yield step, f"unary {old} -> {library}"
+            continue
+        change = {"more_searches": _more_searches, "other_searcher": _other_searcher,
+                  "larger_teacher": _larger_teacher}[step](problem, registry)
+        if change is not None:
+            yield step, change
+
+
+def _unsupported(problem: Problem, registry: Registry, library: list[str]) -> set[str]:
+    """Operators that a configured searcher refuses (they are left out of the enrichment)."""
+    out: set[str] = set()
+    for name in searcher_names(registry, problem):
+        searcher = registry.create("searcher", name, {})
+        for op in library:
+            try:
+                searcher.check_operators([], [op])
+            except ComponentError:
+                out.add(op)
+    return out
+
+
+def _offset_seeds(problem: Problem, used: int) -> None:
+    _sections(problem)["seed_offset"] = used
+
+
+def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progress,
+             attempt: Callable[[Problem], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord]]:
+    """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log."""
+    start = time.perf_counter()
+    variant = copy.deepcopy(problem)
+    records: list[AttemptRecord] = []
+    best: tuple[float, Result, Any] | None = None
+    changes = _changes(variant, registry, rule.steps)
+    step, change, used = "first", "the config as given", 0
+    while True:
+        t0 = time.perf_counter()
+        progress.message(f"escalation: attempt {len(records) + 1} ({step}: {change})")
+        result, handle = attempt(copy.deepcopy(variant))
+        seconds = time.perf_counter() - t0
+        records.append(AttemptRecord(len(records) + 1, step, change, round(seconds, 3), result.exact,
+                                     _worst(result), (result.expression or None),
+                                     result.provenance.components.get("searcher", "")))
+        score = _worst(result)
+        if best is None or score < best[0]:
+            best = (score, result, handle)
+        if result.exact:
+            break
+        left = rule.budget - (time.perf_counter() - start)
+        if left < seconds:
+            progress.message(f"escalation: budget spent ({rule.budget:g} s); stopping after {len(records)} attempt(s)")
+            break
+        used += read_section(variant, "search")["runs"]
+        nxt = next(changes, None)
+        if nxt is None:
+            progress.message("escalation: every step of the policy was tried")
+            break
+        step, change = nxt
+        _offset_seeds(variant, used)
+    assert best is not None
+    return best[1], best[2], records
+
+
+def _worst(result: Result) -> float:
+    res = result.residuals
+    values = [v for v in ((res.R_eq, res.R_con) if res else ()) if v is not None]
+    try:
+        return max(float(v) for v in values) if values else math.inf
+    except (TypeError, ValueError):
+        return math.inf

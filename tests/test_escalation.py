@@ -1,0 +1,47 @@
+"""Escalation: a run that is not verified exact is tried again under the documented policy."""
+import json
+
+import pytest
+from helpers import POLY_ONLY, write_config
+
+from desyr.api import run
+from desyr.errors import ConfigError
+from desyr.escalation import enrichment_steps, policy
+from desyr.model.loading import load_problem
+from desyr.progress import Progress
+from desyr.testing import make_problem
+
+
+def test_enrichment_ladder_is_documented_order():
+    assert list(enrichment_steps([])) == [["sin", "cos"], ["sin", "cos", "exp"], ["sin", "cos", "exp", "square"]]
+    assert list(enrichment_steps(["sin"]))[0] == ["sin", "cos"]
+    assert list(enrichment_steps(["sinh", "exp"]))[0] == ["sinh", "exp", "cosh"]
+
+
+def test_no_budget_means_one_attempt():
+    assert policy(make_problem(POLY_ONLY), None) is None
+    with pytest.raises(ConfigError, match="positive"):
+        policy(make_problem(POLY_ONLY), -1.0)
+
+
+def test_unknown_step_is_a_config_error(tmp_path):
+    text = POLY_ONLY + '\n[escalation]\nbudget = 60\nsteps = ["pray"]\n'
+    with pytest.raises(ConfigError, match="pray"):
+        run(make_problem(text), out=tmp_path / "out", progress=Progress(verbose=False))
+    assert not (tmp_path / "out").exists()
+
+
+def test_misspecified_library_is_fixed_by_enrichment(tmp_path):
+    text = POLY_ONLY + '\n[escalation]\nsteps = ["enrich_library"]\n'
+    problem = load_problem(str(write_config(tmp_path, text)))
+    single = run(problem, progress=Progress(verbose=False))
+    assert not single.exact and single.attempts == []
+
+    result = run(problem, out=tmp_path / "out", budget=300, progress=Progress(verbose=False))
+    assert result.exact
+    assert [a.step for a in result.attempts][:2] == ["first", "enrich_library"]
+    assert not result.attempts[0].exact and result.attempts[-1].exact
+    assert "sin" in result.attempts[-1].change
+    data = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert data["attempts"][-1]["exact"] is True
+    assert "## Attempts" in (tmp_path / "out" / "report.md").read_text()
