@@ -6,42 +6,78 @@ For each problem the configured deepxde teacher is trained (or loaded from the
 cache), then each searcher runs the problem's K seeded searches on the same
 teacher samples. A pool is *target-capable* when at least one of its
 candidates refines (Stage B, physics only) to a relative L2 error <= 1e-10.
-Operon uses the problem's [search.options]; gplearn its own defaults.
+Operon uses the problem's [search.options]; gplearn and dictionary their own
+options below. The dictionary searcher builds sums of products and needs both
+'+' and '*': where a problem's [search] binary lacks one, it is added for that
+searcher only and the row says so ("dictionary (+ added)").
 """
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
+from desyr.model.candidates import Candidate
 from desyr.model.loading import load_problem
-from desyr.api import component, make_context, refine_pool, relative_l2
-from desyr.registry import load_registry
+from desyr.model.search import SearchTask
 from desyr.progress import Progress
-from desyr.stages.search import SEARCH_KEYS, screen_finite, search_settings, stage_a_search
+from desyr.registry import load_registry
+from desyr.settings import component
+from desyr.stages.pool import pool_fronts, retain
+from desyr.stages.refit import refine_pool, screen_finite
+from desyr.stages.search import run_search, search_seeds, search_settings
 from desyr.stages.teach import attach_teacher
+from desyr.stages.verify import relative_l2
+from desyr.testing import make_context
 
 PROBLEMS = ["sine_poisson_1d", "burgers", "helmholtz"]
-SEARCHERS = {"operon": None, "gplearn": {"generations": 20, "population_size": 1000}}
+#: searcher -> options (None: the problem's [search.options])
+SEARCHERS = {"operon": None, "gplearn": {"generations": 20, "population_size": 1000}, "dictionary": {}}
+#: binary operators a searcher cannot do without (added to the problem's for that searcher only)
+NEEDS_BINARY = {"dictionary": ("+", "*")}
+
+
+def stage_a(searcher, settings: dict, ctx, binary: list[str]) -> tuple[list[Candidate], list[dict]]:
+    """The K seeded searches on the single field's teacher samples, kept and pooled as the run does."""
+    problem = ctx.problem
+    (field,) = problem.fields
+    kept, infos = [], []
+    for seed in search_seeds(ctx.seed, settings["runs"]):
+        task = SearchTask(ctx.points.search, ctx.teacher_values[:, 0], list(problem.variable_names), binary,
+                          list(settings["unary"]), int(settings["max_size"]), seed, dict(settings["budget"]), field)
+        front, info, _ = run_search(searcher, task, problem)
+        kept.append((seed, retain(front)))
+        infos.append(info)
+    pool = [Candidate(f"c{i}", {field: e.member.expression}, searcher=searcher.name, search_seed=e.seed,
+                      search_complexity=int(e.member.complexity), search_loss=float(e.member.loss))
+            for i, e in enumerate(pool_fronts(kept))]
+    return pool, infos
 
 
 def measure(registry, name: str, searcher_name: str, options, cache_dir: str) -> dict:
     problem = load_problem(f"paper:{name}", registry)
-    ctx = make_context(problem, 0, Progress(verbose=False), cache_dir=cache_dir)
+    ctx = make_context(problem, 0, progress=Progress(verbose=False), cache_dir=Path(cache_dir))
     attach_teacher(registry, ctx)
     settings = search_settings(problem)
     if options is None:
-        searcher = component(registry, problem, "searcher", "search", "operon", allowed=SEARCH_KEYS)
+        searcher = component(registry, problem, "searcher", "search", searcher_name)
     else:
         searcher = registry.create("searcher", searcher_name, options)
+    binary = list(settings["binary"])
+    added = [op for op in NEEDS_BINARY.get(searcher_name, ()) if op not in binary]
     start = time.perf_counter()
-    pool = stage_a_search(searcher, settings, ctx)
+    pool, infos = stage_a(searcher, settings, ctx, binary + added)
     seconds = time.perf_counter() - start
     refiner = component(registry, problem, "refiner", "refine", "scipy")
     refine_pool(screen_finite(pool, ctx), refiner, ctx)
     errors = [relative_l2(problem, c.expressions, ctx.points.verify) for c in pool if c.expressions]
     best = min((e for e in errors if e is not None), default=float("inf"))
+    label = searcher_name + (f" ({','.join(added)} added)" if added else "")
+    rejected = sum("rejected" in i for i in infos)
+    if rejected:
+        label += f" ({rejected} rejected)"
     return {"seconds": seconds, "pool": len(pool), "runs": settings["runs"], "best": best,
-            "capable": best <= 1e-10, "refit_s": ctx.timings.get("refine", 0.0)}
+            "capable": best <= 1e-10, "refit_s": ctx.timings.get("refine", 0.0), "label": label}
 
 
 def main() -> None:
@@ -55,7 +91,7 @@ def main() -> None:
     for name in args.only or PROBLEMS:
         for searcher_name, options in SEARCHERS.items():
             r = measure(registry, name, searcher_name, options, args.cache_dir)
-            print(f"| {name} | {searcher_name} | {r['runs']} | {r['seconds']:.1f} | {r['pool']} | "
+            print(f"| {name} | {r['label']} | {r['runs']} | {r['seconds']:.1f} | {r['pool']} | "
                   f"{'yes' if r['capable'] else 'no'} | {r['best']:.2e} | {r['refit_s']:.1f} |", flush=True)
 
 

@@ -1,0 +1,207 @@
+"""Sparse fits on the dictionary: one OMP path, then per support a refit of the nonlinear parameters
+(variable projection), pruning of negligible terms and the sympy expression.
+
+Orthogonal matching pursuit runs on the centred, unit-norm columns (the intercept is in every
+support and is not one of the ``k`` terms).  The support of each OMP step is then fitted on the raw
+columns by least squares; with ``refine`` the frequencies and rates its factors use are moved by
+``scipy.optimize.least_squares`` on the residual of that linear fit (variable projection), which
+turns a grid frequency that is close to the teacher's into the teacher's.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from desyr_dictionary.basis import Factor, Term
+
+NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "sin": np.sin, "cos": np.cos, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh}
+SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {
+    "sin": sp.sin, "cos": sp.cos, "exp": sp.exp, "sinh": sp.sinh, "cosh": sp.cosh}
+#: a support whose relative residual is at most this is exact (to rounding): larger supports are not fitted
+EXACT_FIT = 1e-10
+#: residual evaluations (besides the finite-difference Jacobians) of one refinement
+REFINE_EVALUATIONS = 30
+#: columns whose centred norm is below this fraction of their norm (constants) are left out of the OMP
+TINY_COLUMN = 1e-10
+
+
+@dataclass
+class Fit:
+    """One support, fitted: its terms (the intercept first when kept), coefficients and parameters."""
+
+    terms: list[Term]
+    coefs: np.ndarray
+    params: list[float]
+    relative_residual: float
+    refined: bool = False
+
+    def key(self) -> tuple:
+        used = {f.param for t in self.terms for f in t.factors if f}
+        return (tuple(sorted(map(repr, self.terms))), tuple(round(self.params[p], 9) for p in sorted(used)))
+
+
+def columns(X: np.ndarray, terms: Sequence[Term], params: Sequence[float]) -> np.ndarray:
+    """The values of ``terms`` at the rows of ``X``, one column each."""
+    n = X.shape[0]
+    out = np.empty((n, len(terms)))
+    powers: dict[tuple[int, int], np.ndarray] = {}
+    factors: dict[tuple[int, Factor], np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        for j, term in enumerate(terms):
+            col = np.ones(n)
+            for i, (k, f) in enumerate(zip(term.powers, term.factors)):
+                if k:
+                    if (i, k) not in powers:
+                        powers[(i, k)] = X[:, i] ** k
+                    col = col * powers[(i, k)]
+                if f is not None:
+                    if (i, f) not in factors:
+                        factors[(i, f)] = NUMPY[f.op](params[f.param] * X[:, i] + f.phase)
+                    col = col * factors[(i, f)]
+            out[:, j] = col
+    return out
+
+
+def omp_supports(A: np.ndarray, y: np.ndarray, max_terms: int, orthogonal_mp: Callable) -> list[list[int]]:
+    """The supports (column indices of ``A``, in order of entry) of the OMP path for k = 1..max_terms."""
+    finite = np.all(np.isfinite(A), axis=0)
+    Ac = np.where(finite, A - A.mean(axis=0), 0.0)
+    norms = np.linalg.norm(Ac, axis=0)
+    raw = np.linalg.norm(np.where(finite, A, 0.0), axis=0)
+    usable = np.flatnonzero(finite & (norms > TINY_COLUMN * raw) & (norms > 0))
+    yc = y - y.mean()
+    k = min(max_terms, len(usable), A.shape[0] - 1)
+    if k < 1 or not np.linalg.norm(yc) > 0:
+        return []
+    An = Ac[:, usable] / norms[usable]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # "ended prematurely due to linear dependence" is an answer too
+        path = np.asarray(orthogonal_mp(An, yc, n_nonzero_coefs=k, return_path=True))
+    path = path.reshape(len(usable), -1)
+    supports: list[list[int]] = []
+    order: list[int] = []
+    for step in range(path.shape[1]):
+        for j in np.flatnonzero(path[:, step]):
+            if int(usable[j]) not in order:
+                order.append(int(usable[j]))
+        if not supports or len(order) > len(supports[-1]):
+            supports.append(list(order))
+    return supports
+
+
+def least_squares_fit(A: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients and residual of ``A c ~ y``, solved on unit-norm columns (an infinite residual
+    when a column overflowed, e.g. a refined rate grew too large)."""
+    if not np.all(np.isfinite(A)):
+        return np.zeros(A.shape[1]), np.full_like(y, np.inf)
+    norms = np.linalg.norm(A, axis=0)
+    norms[~(norms > 0) | ~np.isfinite(norms)] = 1.0
+    try:
+        with np.errstate(all="ignore"):
+            coef, *_ = np.linalg.lstsq(A / norms, y, rcond=None)
+    except np.linalg.LinAlgError:
+        return np.zeros(A.shape[1]), np.full_like(y, np.inf)
+    coef = coef / norms
+    return coef, y - A @ coef
+
+
+def relative_residual(r: np.ndarray, y: np.ndarray) -> float:
+    scale = float(np.sqrt(np.mean((y - y.mean()) ** 2)))
+    rms = float(np.sqrt(np.mean(r ** 2)))
+    if not math.isfinite(rms):
+        return math.inf
+    if scale > 0:
+        return rms / scale
+    return 0.0 if rms <= 1e-14 * max(1.0, float(np.abs(y).max(initial=0.0))) else math.inf
+
+
+def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: list[float]) -> tuple[list[float], bool]:
+    """The parameters with those ``terms`` use refitted by variable projection (unchanged if not better)."""
+    from scipy.optimize import least_squares
+
+    used = sorted({f.param for t in terms for f in t.factors if f is not None})
+    if not used or X.shape[0] <= len(used):
+        return params, False
+    big = 1e150
+
+    def residual(theta: np.ndarray) -> np.ndarray:
+        p = list(params)
+        for idx, value in zip(used, theta):
+            p[idx] = float(value)
+        r = least_squares_fit(columns(X, terms, p), y)[1]
+        return np.nan_to_num(r, nan=big, posinf=big, neginf=-big)
+
+    theta0 = np.array([params[i] for i in used])
+    r0 = residual(theta0)
+    if not float(r0 @ r0) > 0:
+        return params, False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = least_squares(residual, theta0, method="lm", xtol=1e-13, ftol=1e-13, gtol=1e-13,
+                            max_nfev=REFINE_EVALUATIONS)
+    if not (np.all(np.isfinite(sol.x)) and 2 * float(sol.cost) < float(r0 @ r0)):
+        return params, False
+    p = list(params)
+    for idx, value in zip(used, sol.x):
+        p[idx] = float(value)
+    return p, True
+
+
+def fit_support(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], refine: bool,
+                prune_tolerance: float) -> Fit:
+    """Refine, fit, drop the terms whose contribution (|c| times column RMS) is below ``prune_tolerance``
+    of the largest, and fit again."""
+    refined = False
+    for attempt in range(3):
+        if refine:
+            params, moved = refine_params(X, y, terms, params)
+            refined = refined or moved
+        A = columns(X, terms, params)
+        coef, r = least_squares_fit(A, y)
+        size = np.abs(coef) * np.linalg.norm(A, axis=0) / math.sqrt(len(y))
+        keep = np.flatnonzero(np.isfinite(size) & (size > prune_tolerance * np.nanmax(size, initial=0.0)))
+        if len(keep) in (0, len(terms)) or attempt == 2:
+            break
+        terms = [terms[j] for j in keep]
+    return Fit(terms, coef, params, relative_residual(r, y), refined)
+
+
+def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], max_terms: int,
+                refine: bool, prune_tolerance: float, orthogonal_mp: Callable) -> list[Fit]:
+    """The intercept alone, then each support of the OMP path (with the intercept), fitted and
+    de-duplicated; stops after the first exact fit. ``terms[0]`` is the constant term."""
+    intercept, rest = terms[0], terms[1:]
+    A = columns(X, rest, params)
+    fits = [fit_support(X, y, [intercept], params, False, prune_tolerance)]
+    seen = {fits[0].key()}
+    if fits[0].relative_residual <= EXACT_FIT:
+        return fits
+    for support in omp_supports(A, y, max_terms, orthogonal_mp):
+        fit = fit_support(X, y, [intercept] + [rest[j] for j in support], list(params), refine, prune_tolerance)
+        if math.isfinite(fit.relative_residual) and fit.key() not in seen:
+            seen.add(fit.key())
+            fits.append(fit)
+        if fit.relative_residual <= EXACT_FIT:
+            break
+    return fits
+
+
+def expression(fit: Fit, symbols: Sequence[sp.Symbol]) -> sp.Expr:
+    """``sum c_j * term_j`` with sympy Floats for coefficients, frequencies, rates and phases."""
+    summands = []
+    for c, term in zip(fit.coefs, fit.terms):
+        parts: list[sp.Expr] = [sp.Float(float(c))]
+        for s, k, f in zip(symbols, term.powers, term.factors):
+            if k:
+                parts.append(s ** k)
+            if f is not None:
+                arg = sp.Float(fit.params[f.param]) * s
+                parts.append(SYMPY[f.op](arg + sp.Float(f.phase) if f.phase else arg))
+        summands.append(sp.Mul(*parts))
+    return sp.Add(*summands)

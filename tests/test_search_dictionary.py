@@ -1,0 +1,204 @@
+"""The `dictionary` searcher: sparse sums of separable terms fitted by orthogonal matching pursuit."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from desyr.roles import ComponentError, ParetoMember, SearchTask
+
+pytest.importorskip("sklearn", reason="scikit-learn is not installed")
+
+from desyr_dictionary.basis import build_dictionary, nice_length  # noqa: E402
+from desyr_dictionary.plugin import DictionarySearcher  # noqa: E402
+
+x, y_, t = (sp.Symbol(n, real=True) for n in ("x", "y", "t"))
+BINARY = ["+", "-", "*", "/"]
+
+
+def sin_cos_poly(X):
+    return 1.5 * np.sin(np.pi * X[:, 0]) * np.cos(2 * np.pi * X[:, 1]) - 0.5 * X[:, 0] ** 3 + 2
+
+
+def decay_sine(X):
+    return np.exp(-X[:, 1]) * np.sin(np.pi * X[:, 0])
+
+
+def task(f, variables, unary, n=400, seed=1, low=0.0, binary=BINARY, **kw):
+    X = np.random.default_rng(0).uniform(low, 1.0, (n, len(variables)))
+    return SearchTask(X, f(X), variables, binary, unary, 20, seed=seed, **kw)
+
+
+def best(result) -> ParetoMember:
+    return min(result.front, key=lambda m: m.loss)
+
+
+def rel_l2_on_fresh_points(expr, symbols, f, d):
+    X = np.random.default_rng(99).uniform(0.0, 1.0, (1000, d))
+    got = sp.lambdify(symbols, expr, "numpy")(*X.T)
+    want = f(X)
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+@pytest.mark.parametrize("unary", [["sin", "cos"], ["sin"], ["cos", "log"]])
+def test_recovers_a_sparse_trig_polynomial(unary):
+    result = DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], unary))
+    m = best(result)
+    assert rel_l2_on_fresh_points(m.expression, [x, y_], sin_cos_poly, 2) < 1e-8
+    assert len(sp.Add.make_args(m.expression)) == 3          # the product, the cubic, the constant
+    assert m.expression.free_symbols == {x, y_}
+    assert m.expression.atoms(sp.Float) and not m.expression.atoms(sp.NumberSymbol)   # constants are Floats
+    assert {type(f).__name__ for f in m.expression.atoms(sp.Function)} <= set(unary)
+    # a real front: complexity up, loss down, complexity = node count
+    comps, losses = [p.complexity for p in result.front], [p.loss for p in result.front]
+    assert comps == sorted(set(comps)) and losses == sorted(losses, reverse=True)
+    assert m.complexity == sum(1 for _ in sp.preorder_traversal(m.expression))
+    assert result.info["support"] == 3 and result.info["relative_residual"] < 1e-12
+
+
+def test_recovers_a_decaying_sine():
+    result = DictionarySearcher().search(task(decay_sine, ["x", "t"], ["sin", "exp"]))
+    m = best(result)
+    assert rel_l2_on_fresh_points(m.expression, [x, t], decay_sine, 2) < 1e-8
+    assert len(sp.Add.make_args(m.expression)) == 1
+    assert m.expression.has(sp.exp) and m.expression.has(sp.sin)
+
+
+def test_off_grid_frequency_is_refined():
+    f = lambda X: 0.7 * np.sin(3.0 * X[:, 0]) + 0.1     # noqa: E731  3 is not on the grid k*pi
+    m = best(DictionarySearcher().search(task(f, ["x"], ["sin"])))
+    assert rel_l2_on_fresh_points(m.expression, [x], f, 1) < 1e-8
+    (arg,) = [s.args[0] for s in m.expression.atoms(sp.sin)]
+    assert float(arg.coeff(x)) == pytest.approx(3.0, rel=1e-9)
+
+
+def test_a_field_outside_the_span_is_rejected():
+    runge = lambda X: 1 / (1 + 25 * X[:, 0] ** 2)     # noqa: E731
+    result = DictionarySearcher().search(task(runge, ["x"], ["sin"], low=-1.0))
+    assert result.front == []
+    assert "relative residual" in result.info["rejected"] and "accept_tolerance" in result.info["rejected"]
+    assert result.info["relative_residual"] > 1e-2
+    # the same fit is accepted under a looser tolerance
+    assert DictionarySearcher(accept_tolerance=0.5).search(task(runge, ["x"], ["sin"], low=-1.0)).front
+
+
+def test_same_seed_same_front_and_seeds_differ_on_subsamples():
+    rough = lambda X: np.sin(3.3 * X[:, 0]) * np.exp(X[:, 1] ** 2)   # noqa: E731  not in the span exactly
+    s = DictionarySearcher(max_rows=200, accept_tolerance=1.0, max_terms=3)
+
+    def front(seed):
+        r = s.search(task(rough, ["x", "t"], ["sin", "exp"], n=600, seed=seed))
+        assert r.info["rows"] == 200
+        return [(m.complexity, m.loss, sp.srepr(m.expression)) for m in r.front]
+
+    assert front(3) == front(3)
+    assert front(3) != front(4)
+
+
+def test_the_dictionary_cap_keeps_the_cheapest_terms_first():
+    X = np.random.default_rng(0).uniform(0, 1, (200, 2))
+    ops = frozenset({"sin", "exp"})
+    small = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 50)
+    large = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 500)
+    assert len(small.terms) == 50 and small.terms == large.terms[:50]
+    assert small.terms[0].powers == (0, 0) and small.terms[0].factors == (None, None)   # the intercept
+    assert all(sum(term.powers) <= 3 for term in large.terms)
+
+
+def test_nice_lengths():
+    assert nice_length(0.996) == 1.0 and nice_length(1.99) == 2.0
+    assert nice_length(3.13) == pytest.approx(np.pi) and nice_length(0.7) == 0.7
+    assert nice_length(0.0) is None
+
+
+def test_budget_keys_are_ignored_or_applied():
+    tk = task(sin_cos_poly, ["x", "y"], ["sin", "cos"],
+              budget={"iterations": 5, "populations": 3, "time_limit": 10.0})
+    assert sorted(DictionarySearcher().search(tk).info["ignored_budget"]) == ["iterations", "populations",
+                                                                            "time_limit"]
+    one = DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], ["sin", "cos"], budget={"max_terms": 1}))
+    assert all(len(sp.Add.make_args(m.expression)) <= 2 for m in one.front) or one.front == []
+    with pytest.raises(ComponentError, match="budget key 'bogus'"):
+        DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], ["sin"], budget={"bogus": 1}))
+    with pytest.raises(ComponentError, match="max_terms"):
+        DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], ["sin"], budget={"max_terms": 0}))
+
+
+def test_operators():
+    with pytest.raises(ComponentError, match=r"dictionary.*needs the binary operator\(s\) '\*'"):
+        DictionarySearcher().search(task(decay_sine, ["x", "t"], ["sin"], binary=["+", "-"]))
+    with pytest.raises(ComponentError, match=r"needs the binary operator\(s\) '\+'"):
+        DictionarySearcher().check_operators(["*"], ["sin"])
+    DictionarySearcher().check_operators(["+", "*"], ["sin", "log", "tanh"])   # unknown unary: not an error
+    result = DictionarySearcher().search(task(decay_sine, ["x", "t"], ["log", "sin", "sqrt", "exp", "tanh"]))
+    assert result.info["unused_operators"] == ["log", "sqrt", "tanh"]
+    assert not any(m.expression.has(sp.log, sp.tanh) for m in result.front)
+
+
+def test_polynomial_only_without_known_unary():
+    poly = lambda X: 2 * X[:, 0] ** 2 - X[:, 0] * X[:, 1] + 0.25   # noqa: E731
+    result = DictionarySearcher().search(task(poly, ["x", "y"], []))
+    assert rel_l2_on_fresh_points(best(result).expression, [x, y_], poly, 2) < 1e-10
+    assert result.info["frequencies"] == {} and result.info["unused_operators"] == []
+
+
+def test_options_are_checked():
+    assert DictionarySearcher.default is False
+    with pytest.raises(ComponentError, match="degree"):
+        DictionarySearcher(degree=-1)
+    with pytest.raises(ComponentError, match="does not know option"):
+        DictionarySearcher(generations=3)
+
+
+def test_through_the_core_checks_and_the_registry():
+    from desyr.registry import load_registry
+    from desyr.testing import make_problem, make_task, run_searcher
+
+    registry = load_registry()
+    info = registry.info("searcher", "dictionary")
+    assert info.cls is DictionarySearcher and info.origin.startswith("desyr ")
+    assert registry.default("searcher") != "dictionary"
+    searcher = registry.create("searcher", "dictionary", {"max_terms": 3})
+    problem = make_problem()
+    result = run_searcher(searcher, problem, make_task(problem, unary=["sin"], binary=["+", "*"]))
+    m = best(result)
+    assert m.loss < 1e-25 and len(sp.Add.make_args(m.expression)) == 1 and m.expression.has(sp.sin)
+    assert result.info["seed"] == 0 and result.info["columns"] > 0
+
+
+def runge_teacher(X):
+    """A teacher field that is not a sparse sum of the dictionary's terms."""
+    return 1 / (1 + 25 * (X[:, 0] - 0.5) ** 2)
+
+
+@pytest.mark.parametrize("function, found", [("helpers:rough_sine", True),
+                                             ("test_search_dictionary:runge_teacher", False)])
+def test_whole_run_with_the_dictionary_searcher(tmp_path, function, found):
+    from helpers import SINE_1D, write_config
+
+    from desyr.api import run
+    from desyr.model.loading import load_problem_file
+    from desyr.progress import Progress
+
+    text = SINE_1D + f"""
+[teacher]
+plugin = "callable"
+[teacher.options]
+function = "{function}"
+[search]
+plugin = "dictionary"
+binary = ["+", "*"]
+unary = ["sin", "log"]
+runs = 2
+[search.options]
+accept_tolerance = 1e-6
+"""
+    problem = load_problem_file(write_config(tmp_path, text))
+    d = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", plots=False).to_dict()
+    infos = [r["info"] for r in d["search"]["runs"]]
+    assert all(i["unused_operators"] == ["log"] for i in infos)
+    if found:     # the rough teacher's sine is refitted from the physics alone
+        assert d["converged"] and d["errors"]["rel_l2"] <= 1e-10
+    else:         # every search rejected the field: an empty pool, and the run still finishes
+        assert all("rejected" in i and r["front"] == [] for i, r in zip(infos, d["search"]["runs"]))
+        assert d["candidates"] == [] and not d["converged"]
