@@ -54,6 +54,7 @@ from desyr.settings import (
     gate_sequence,
     method_constants,
     read_section,
+    searcher_names,
     searchers,
 )
 from desyr.stages.identify import identify
@@ -241,7 +242,8 @@ def _unit_components(registry: Registry, problem: Problem, command: str, refiner
     for role, table in (("teacher", "teacher"), ("searcher", "search")):
         sec = read_section(problem, table)
         try:
-            name = sec["plugin"] or registry.default(role)
+            name = "+".join(searcher_names(registry, problem)) if role == "searcher" else \
+                sec["plugin"] or registry.default(role)
         except ConfigError:
             name = None                # refine without a searcher installed: no search units anyway
         chosen[role] = [name, sec["options"]]

@@ -114,6 +114,8 @@ class Searcher(Component):
     budget_ignored: ClassVar[frozenset[str]] = frozenset()
     #: options a budget may not override
     budget_protected: ClassVar[frozenset[str]] = frozenset()
+    #: a cheap searcher that joins the default searcher when a config names none
+    joins_default_pool: ClassVar[bool] = False
 
     def settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
         """The options with ``task.budget`` applied, and the budget keys that were ignored."""

@@ -156,10 +156,15 @@ def component(registry: Registry, problem: Problem, role: str, table: str,
 
 
 def searcher_names(registry: Registry, problem: Problem) -> list[str]:
-    """``[search] plugins``, else ``[search] plugin``, else the default searcher."""
+    """``[search] plugins``, else ``[search] plugin``, else the default searcher with every installed
+    searcher that joins the default pool (``Searcher.joins_default_pool``)."""
     sec = read_section(problem, "search")
+    if sec["plugins"] is None and sec["plugin"] is not None:
+        return [sec["plugin"]]
     if sec["plugins"] is None:
-        return [sec["plugin"] or registry.default("searcher")]
+        first = registry.default("searcher")
+        return [first] + [n for n in registry.names("searcher")
+                          if n != first and getattr(registry.get("searcher", n), "joins_default_pool", False)]
     names = list(dict.fromkeys(sec["plugins"]))
     if sec["plugin"] is not None and sec["plugin"] != names[0]:
         raise ConfigError(f"{problem.source}: [search] plugin = {sec['plugin']!r} and plugins = {names!r} "

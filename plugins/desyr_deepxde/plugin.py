@@ -59,6 +59,8 @@ class DeepXDETeacher(Teacher):
                                     "this fraction of the initial one", kind=float, low=0, high=1, open_low=True),
         "patience": Option(500, "a training phase stops when S_val has not improved by 1 % for this many "
                                 "steps (0: never)", kind=int, low=0, high=10_000_000),
+        "threads": Option(1, "torch threads while training (1: runs sharing the cores do not oversubscribe "
+                             "them, which slowed training up to 50x on 2 cores)", kind=int, low=1, high=1024),
         "device": Option("auto", "where to train: auto (CUDA if torch sees a GPU, else CPU), cpu or cuda; "
                          "CPU results are unchanged by this option", kind=str, choices=("auto", "cpu", "cuda")),
     }

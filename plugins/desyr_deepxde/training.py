@@ -199,6 +199,15 @@ def resolve_device(setting: str) -> str:
 
 
 def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(settings["threads"])
+    try:
+        return _prepare_teacher(settings, problem, context)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
     if device == "cpu":
         # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
@@ -224,7 +233,7 @@ def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacher
     extra = {"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]}
     if device != "cpu":               # a GPU-trained teacher differs in its last bits; CPU keys stay as they were
         extra["device"] = device
-    settings = {k: v for k, v in settings.items() if k != "device"}
+    settings = {k: v for k, v in settings.items() if k not in ("device", "threads")}   # not what is learned
     key = cache_key(problem, settings, seed, validation=validation, extra=extra)
     weights_path, meta_path = entry_paths(Path(context.cache_dir) / "deepxde", key)
     progress = context.progress
