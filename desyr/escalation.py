@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desyr.errors import ConfigError
-from desyr.roles import ComponentError, Teacher
+from desyr.roles import ComponentError, Searcher, Teacher
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.progress import Progress
@@ -129,6 +129,7 @@ def _unsupported(problem: Problem, registry: Registry, library: list[str]) -> se
     out: set[str] = set()
     for name in searcher_names(registry, problem):
         searcher = registry.create("searcher", name, {})
+        assert isinstance(searcher, Searcher)
         for op in library:
             try:
                 searcher.check_operators([], [op])

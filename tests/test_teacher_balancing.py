@@ -67,7 +67,8 @@ def test_stall_escalates_to_msffn_and_the_cache_reloads_it(tmp_path):
     # stall_ratio 1e-12: no network reaches it, so the auto architecture always escalates
     problem, ctx, model = _train(tmp_path, stall_ratio=1e-12)
     info = model.info()
-    assert info["escalated"] and [n["architecture"] for n in info["networks"]] == ["fnn", "msffn"]
+    assert info["escalated"] and [(n["architecture"], n["activation"]) for n in info["networks"]] == [
+        ("fnn", "tanh"), ("fnn", "sin"), ("msffn", "tanh")]
     best = min(info["networks"], key=lambda n: n["S_val_selected"])
     assert info["architecture"] == best["architecture"]
     assert info["S_val_selected"] == pytest.approx(best["S_val_selected"])

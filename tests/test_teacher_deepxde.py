@@ -129,7 +129,7 @@ def test_training_lowers_sval_and_selects_argmin(sine_run):
     assert info["selected_step"] == history[info["selected_index"]][0]
     # the kept network is the selected checkpoint: recomputing S_val gives its score
     from desyr_deepxde.residuals import Residuals
-    from desyr_deepxde.training import _Validator
+    from desyr_deepxde.fitting import _Validator
     ctx = RunContext(problem, points)
     validator = _Validator(Residuals(problem, ["x"]), problem, ctx, [0], model.dtype)
     again = validation_score(validator.components(model.net), info["scales"])

@@ -16,6 +16,7 @@ import torch
 
 from desyr_deepxde.backend import dde
 
+
 class MsFFN(dde.nn.pytorch.NN):
     """Multi-scale Fourier-feature network (PyTorch port of DeepXDE's ``MsFFN``)."""
 

@@ -18,7 +18,7 @@ from desyr.roles import ComponentError, Teacher, TeacherModel
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
 #: DeepXDE's initializers with the PyTorch backend
 INITIALIZERS = ("Glorot normal", "Glorot uniform", "He normal", "He uniform", "zeros")
-#: "auto" starts with "fnn" and escalates to "msffn" when S_val stalls
+#: "auto" starts with "fnn" and escalates to "msffn" when S_val stalls (docs/teachers.md)
 ARCHITECTURES = ("auto", "fnn", "msffn")
 _LAAF = re.compile(r"^LAAF-\d+(\.\d+)? (" + "|".join(ACTIVATIONS) + r")$")
 
@@ -32,8 +32,8 @@ class DeepXDETeacher(Teacher):
     default = True
     options = {
         "layers": Option([50, 50, 50], "hidden-layer widths", kind=list, item=int, low=1, high=64),
-        "activation": Option("tanh", "activation: " + ", ".join(ACTIVATIONS) + ", or 'LAAF-<n> <activation>'",
-                             kind=str),
+        "activation": Option("auto", "activation: " + ", ".join(ACTIVATIONS) + ", 'LAAF-<n> <activation>', or "
+                             "'auto' (tanh; sin when tanh's S_val stalls)", kind=str),
         "initializer": Option("Glorot normal", "weight initializer", kind=str, choices=INITIALIZERS),
         "lr": Option(1e-3, "Adam learning rate", kind=float, low=0, high=10, open_low=True),
         "adam_steps": Option(1000, "Adam steps", kind=int, low=0, high=10_000_000),
@@ -52,7 +52,7 @@ class DeepXDETeacher(Teacher):
                           "(learning-rate annealing of the constraint weights, Wang, Teng & Perdikaris 2021) "
                           "or 'none' (unit weights)", kind=str, choices=("annealing", "none")),
         "architecture": Option("auto", "network: 'fnn'; 'msffn' (multi-scale Fourier features); 'auto': fnn, "
-                               "retrained as msffn when S_val stalls", kind=str, choices=ARCHITECTURES),
+                               "then msffn if every fnn's S_val stalls", kind=str, choices=ARCHITECTURES),
         "fourier_sigmas": Option([1.0, 10.0], "scales of the msffn Fourier-feature embeddings", kind=list,
                                  item=float, low=0, high=1e6, open_low=True),
         "stall_ratio": Option(1e-2, "auto architecture: S_val has stalled when the selected S_val is above "
@@ -68,9 +68,9 @@ class DeepXDETeacher(Teacher):
     @classmethod
     def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         s = super().validate_options(given)
-        if s["activation"] not in ACTIVATIONS and not _LAAF.match(s["activation"]):
+        if s["activation"] not in ACTIVATIONS + ("auto",) and not _LAAF.match(s["activation"]):
             raise ComponentError(f"teacher 'deepxde': option 'activation' must be one of {', '.join(ACTIVATIONS)} "
-                                 f"or 'LAAF-<n> <activation>', got {s['activation'][:40]!r}")
+                                 f", 'auto' or 'LAAF-<n> <activation>', got {s['activation'][:40]!r}")
         if not all(1 <= w <= 100_000 for w in s["layers"]):
             raise ComponentError(f"teacher 'deepxde': option 'layers' must be widths in [1, 100000], got {s['layers']!r}")
         if s["architecture"] != "fnn" and s["layers"][0] % 2:

@@ -1,0 +1,259 @@
+"""Training the teacher's networks: the S_val validator and checkpoints, the training data,
+and the ladder of networks tried until one does not stall (``docs/teachers.md``)."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import math
+import time
+
+import numpy as np
+import torch
+
+from desyr.model.points import constraint_points
+from desyr.roles import ComponentError
+from desyr_deepxde.backend import dde
+from desyr_deepxde.balancing import LossBalancer, Patience
+from desyr_deepxde.networks import make_net
+from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values
+from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
+
+
+def build_net(problem, settings, n_in: int, architecture: str = "fnn", activation: str | None = None
+              ) -> torch.nn.Module:
+    activation = activation or settings["activation"]
+    return make_net(architecture, settings["layers"], n_in, len(problem.fields),
+                    "tanh" if activation == "auto" else activation, settings["initializer"], settings["fourier_sigmas"])
+
+
+def _is_initial(problem, constraint) -> bool:
+    if problem.time is None:
+        return False
+    lo = next(v.lo for v in problem.variables if v.name == problem.time)
+    return all(dict(f.fixed).get(problem.time) == lo and len(f.fixed) == 1 for f in constraint.faces)
+
+def network_ladder(settings) -> list[tuple[str, str]]:
+    """(architecture, activation) in the order the teacher tries them: a network is trained only
+    when every one before it stalled.  Hand-set choices fix their part of the ladder."""
+    activation, arch = settings["activation"], settings["architecture"]
+    first = "tanh" if activation == "auto" else activation
+    ladder = [("msffn" if arch == "msffn" else "fnn", first)]
+    if activation == "auto" and arch != "msffn":
+        ladder.append(("fnn", "sin"))
+    if arch == "auto":
+        ladder.append(("msffn", first))
+    return ladder
+
+class _Validator:
+    """v_i(theta): per-equation interior residual MSE on the validation points,
+    then each constraint residual MSE on its prescribed points."""
+
+    def __init__(self, residuals: Residuals, problem, context, perm: list[int], dtype) -> None:
+        self.residuals = residuals
+        self.X = torch.as_tensor(np.asarray(context.points.validate)[:, perm], dtype=dtype)
+        self.C = [torch.as_tensor(np.asarray(P)[:, perm], dtype=dtype) for P in context.points.constraints]
+        self.G = [torch.as_tensor(constraint_values(problem, i, np.asarray(P)), dtype=dtype)
+                  for i, P in enumerate(context.points.constraints)]
+        if len(self.C) != len(problem.constraints):
+            raise ComponentError("teacher 'deepxde': context.points.constraints does not match the problem's constraints")
+
+    def components(self, net: torch.nn.Module) -> list[float]:
+        out: list[float] = []
+        x = self.X.clone().requires_grad_(True)
+        for r in self.residuals.equation_residuals(x, net(x), _autograd_derivative):
+            out.append(float(torch.mean(r.detach() ** 2)))
+        for i, (P, g) in enumerate(zip(self.C, self.G)):
+            x = P.clone().requires_grad_(True)
+            op = self.residuals.constraint_operator(i, x, net(x), _autograd_derivative)
+            out.append(float(torch.mean((op.detach() - g) ** 2)))
+        return out
+
+
+class _Checkpoints(dde.callbacks.Callback):
+    """Records (step, loss, S_val) every ``every`` steps and keeps the best state."""
+
+    def __init__(self, validator: _Validator, every: int, total: int, progress, patience: Patience,
+                 scales: np.ndarray | None = None) -> None:
+        super().__init__()
+        self.validator, self.every, self.total, self.progress = validator, every, total, progress
+        self.patience = patience
+        self.history: list[tuple[int, float, float]] = []
+        self.components: list[list[float]] = []
+        self.scales = scales     # shared between architectures, so their S_val compare
+        self.best_state: dict | None = None
+        self.best_score = math.inf
+        self.phase = "adam"
+        self.phase_end = 0
+
+    def record(self) -> None:
+        net = self.model.net
+        step = int(self.model.train_state.step)
+        if self.history and self.history[-1][0] == step:
+            return
+        loss_train = self.model.train_state.loss_train
+        loss = float(np.sum(loss_train)) if loss_train is not None else math.nan
+        v = self.validator.components(net)
+        if self.scales is None:
+            self.scales = validation_scales(v)
+        score = validation_score(list(v), list(self.scales))
+        self.history.append((step, loss, score))
+        self.components.append(v)
+        if math.isfinite(score) and score < self.best_score:
+            self.best_score = score
+            self.best_state = copy.deepcopy({k: t.detach().clone() for k, t in net.state_dict().items()})
+        self.progress.bar(f"teacher {self.phase}", min(step, self.total), self.total, loss=loss, S_val=score)
+        if self.patience.exhausted(step, score):
+            self.model.stop_training = True
+
+    def start_phase(self, phase: str, steps: int) -> None:
+        step = int(self.model.train_state.step) if self.model is not None else 0
+        self.phase, self.phase_end = phase, step + steps
+        self.patience.restart(step)
+
+    def on_train_begin(self):
+        if not self.history:
+            self.record()
+
+    def on_epoch_end(self):
+        step = int(self.model.train_state.step)
+        if self.phase == "lbfgs" or step % self.every == 0 or step >= self.phase_end:
+            self.record()
+        if self.phase == "lbfgs":
+            # DeepXDE runs L-BFGS in blocks of iter_per_step iterations until the total
+            # reaches maxiter; shorten the last block so the budget is not overshot.
+            remaining = self.phase_end - step
+            if remaining > 0:
+                for group in self.model.opt.param_groups:
+                    group["max_iter"] = min(self.every, remaining)
+                    group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
+
+def _training_data(settings, problem, geom, residuals: Residuals, perm, seed):
+    rng = np.random.default_rng([seed, 7919])
+    bcs = []
+    for i, c in enumerate(problem.constraints):
+        n = settings["boundary_points"]
+        if settings["initial_points"] is not None and _is_initial(problem, c):
+            n = settings["initial_points"]
+        P = constraint_points(problem, c.faces, n, rng)
+        g = constraint_values(problem, i, P)
+
+        def op(inputs, outputs, X, _i=i):
+            return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
+
+        bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
+
+    def pde(x, y):
+        return residuals.equation_residuals(x, y, _dde_derivative)
+
+    common = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
+    if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
+        return dde.data.TimePDE(geom, pde, bcs, num_initial=0, **common)
+    return dde.data.PDE(geom, pde, bcs, **common)
+
+
+class _Fit:
+    """One network trained: its checkpoints, the state with the best S_val, the final loss weights."""
+
+    def __init__(self, architecture: str, activation: str, net, cb: _Checkpoints, weights, seconds: float) -> None:
+        self.architecture, self.activation, self.net, self.cb = architecture, activation, net, cb
+        self.weights, self.seconds = weights, seconds
+        self.index = select_checkpoint(cb.history)
+
+    @property
+    def best(self) -> float:
+        return float(self.cb.history[self.index][2])
+
+    def stalled(self, ratio: float) -> bool:
+        """S_val fell by less than ``ratio`` of its initial value (or never became finite)."""
+        first = float(self.cb.history[0][2])
+        return not math.isfinite(self.best) or not self.best <= ratio * first
+
+    def summary(self) -> dict:
+        return {"architecture": self.architecture, "activation": self.activation, "seconds": round(self.seconds, 3),
+                "S_val_initial": float(self.cb.history[0][2]), "S_val_selected": self.best,
+                "selected_step": int(self.cb.history[self.index][0]), "steps": int(self.cb.history[-1][0]),
+                "loss_weights": [float(w) for w in self.weights] if self.weights is not None else None}
+
+
+def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales) -> _Fit:
+    architecture, activation = network
+    with contextlib.redirect_stdout(io.StringIO()):
+        dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
+    net = build_net(problem, settings, n_in, architecture, activation)
+    model = dde.Model(data, net)
+    adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
+    cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales)
+    weights = settings["loss_weights"]
+    callbacks: list = [cb]
+    balancer = None
+    if weights is None and settings["balance"] == "annealing" and problem.constraints:
+        balancer = LossBalancer(len(problem.equations), len(problem.constraints), every)
+        callbacks.append(balancer)
+    progress.message(f"teacher deepxde: training {architecture} ({activation}) {n_in}->{settings['layers']}->"
+                     f"{len(problem.fields)}, up to {adam} Adam + {lbfgs} L-BFGS steps, "
+                     f"{settings['interior_points']} interior points")
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        model.compile("adam", lr=settings["lr"], loss_weights=weights)
+        cb.start_phase("adam", adam)
+        model.train(iterations=adam, display_every=every, callbacks=callbacks, verbose=0)
+        if balancer is not None:
+            weights = list(balancer.weights)
+        if lbfgs > 0:
+            dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
+            opts = dde.optimizers.config.LBFGS_options
+            opts["iter_per_step"] = min(every, lbfgs)
+            opts["fun_per_step"] = int(math.ceil(1.25 * opts["iter_per_step"]))
+            model.compile("L-BFGS", loss_weights=weights)
+            cb.start_phase("lbfgs", lbfgs)
+            model.train(callbacks=[cb], verbose=0)
+    if cb.best_state is not None:
+        net.load_state_dict(cb.best_state)
+    net.eval()
+    return _Fit(architecture, activation, net, cb, weights, time.perf_counter() - t0)
+
+
+def train_networks(settings, problem, context, geom, net_vars, perm, seed):
+    progress = context.progress
+    residuals = Residuals(problem, net_vars)
+    data = _training_data(settings, problem, geom, residuals, perm, seed)
+    validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())
+    fits: list[_Fit] = []
+    for network in network_ladder(settings):
+        if fits:
+            progress.message(f"teacher deepxde: S_val stalled at {fits[-1].best:.3g} (initial "
+                             f"{fits[-1].cb.history[0][2]:.3g}); escalating to {network[0]} ({network[1]})")
+        fits.append(_fit(network, settings, problem, data, validator, len(net_vars), seed, progress,
+                         fits[0].cb.scales if fits else None))
+        if not fits[-1].stalled(settings["stall_ratio"]):
+            break
+    chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
+    history, index = chosen.cb.history, chosen.index
+    selected = history[index]
+    info = {
+        "teacher": "deepxde",
+        "cached": False,
+        "train_seconds": sum(f.seconds for f in fits),
+        "history": [list(h) for h in history],
+        "selected_index": index,
+        "selected_step": int(selected[0]),
+        "S_val_initial": float(history[0][2]),
+        "S_val_selected": float(selected[2]),
+        "components_selected": [float(v) for v in chosen.cb.components[index]],
+        "scales": [float(b) for b in chosen.cb.scales],
+        "architecture": chosen.architecture,
+        "activation": chosen.activation,
+        "balance": "hand-set loss_weights" if settings["loss_weights"] is not None else settings["balance"],
+        "loss_weights_final": chosen.summary()["loss_weights"],
+        "escalated": len(fits) > 1,
+        "networks": [f.summary() for f in fits],
+        "seed": seed,
+        "n_parameters": int(sum(p.numel() for p in chosen.net.parameters())),
+        "network_inputs": list(net_vars),
+        "settings": {k: v for k, v in settings.items()},
+    }
+    progress.message(f"teacher deepxde: {info['train_seconds']:.1f} s, {chosen.architecture}, S_val "
+                     f"{info['S_val_initial']:.3g} -> {info['S_val_selected']:.3g} (selected step "
+                     f"{info['selected_step']} of {history[-1][0]})")
+    return chosen.net, info
