@@ -43,7 +43,9 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
     """The report; ``figures`` are the markdown lines of the figure section (desyr.figures)."""
     lines = [f"# DeSyR {md(r.command)}: {md(r.problem.title)}", ""]
     if r.expression is None:
-        lines += ["**No candidate could be selected** (every candidate was removed; see the gates below).", ""]
+        why = ("the search pool was empty" if r.search is not None and r.search.pool_size == 0 else
+               "there were no candidates" if not r.candidates else "every candidate was removed; see the gates below")
+        lines += [f"**No candidate could be selected** ({why}).", ""]
     else:
         lines += ["## Selected expression", ""]
         lines += [f"    {f} = {e}" for f, e in r.expression.items()]
@@ -54,6 +56,7 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
                       "step 0); its samples carry little information. Revisit the teacher settings.", ""]
         lines += _quantities(r)
     lines += _coupled_section(r)
+    lines += _search_section(r)
     lines += _attempts_section(r)
     lines += ["## Gates", "", "| gate | active | kept | removed | note |", "|---|---|---|---|---|"]
     for g in r.selection.gates:
@@ -107,6 +110,24 @@ def _exact_section(r: Result) -> list[str]:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
+    return lines + [""]
+
+
+def _search_section(r: Result) -> list[str]:
+    """Why a searcher contributed nothing: the reasons searchers gave for an empty front (info["rejected"])."""
+    search = r.search
+    if search is None:
+        return []
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for run in search.runs:
+        if run.info.get("rejected"):
+            key = (str(run.info.get("searcher", search.plugin)), str(run.info["rejected"]))
+            reasons.setdefault(key, []).append(f"{run.field}, seed {run.seed}")
+    if not reasons and search.pool_size:
+        return []
+    lines = ["## Search", "", f"{search.pool_size} pooled candidate(s) from {len(search.runs)} search(es) "
+             f"({md(search.plugin)})."]
+    lines += [f"- {md(name)}: rejected — {md(why)} ({md('; '.join(runs))})" for (name, why), runs in reasons.items()]
     return lines + [""]
 
 

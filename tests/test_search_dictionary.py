@@ -1,18 +1,15 @@
-"""The `dictionary` searcher: sparse sums of separable terms fitted by orthogonal matching pursuit."""
+"""The `dictionary` searcher: sparse sums of separable terms, supports chosen by a beam search of orthogonal least squares."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import sympy as sp
+from desyr_dictionary.basis import build_dictionary, nice_length
+from desyr_dictionary.plugin import DictionarySearcher
 
 from desyr.roles import ComponentError, ParetoMember, SearchTask
 
-pytest.importorskip("sklearn", reason="scikit-learn is not installed")
-
-from desyr_dictionary.basis import build_dictionary, nice_length  # noqa: E402
-from desyr_dictionary.plugin import DictionarySearcher  # noqa: E402
-
-x, y_, t = (sp.Symbol(n, real=True) for n in ("x", "y", "t"))
+x, y_, t, z = (sp.Symbol(n, real=True) for n in ("x", "y", "t", "z"))
 BINARY = ["+", "-", "*", "/"]
 
 
@@ -24,9 +21,35 @@ def decay_sine(X):
     return np.exp(-X[:, 1]) * np.sin(np.pi * X[:, 0])
 
 
-def task(f, variables, unary, n=400, seed=1, low=0.0, binary=BINARY, **kw):
+def klein_gordon(X):
+    """The paper's Klein-Gordon solution: its x**3*t**3 term has total degree 6."""
+    return X[:, 0] * np.cos(5 * np.pi * X[:, 1]) + X[:, 0] ** 3 * X[:, 1] ** 3
+
+
+def task(f, variables, unary, n=400, seed=1, low=0.0, binary=BINARY, noise=0.0, **kw):
     X = np.random.default_rng(0).uniform(low, 1.0, (n, len(variables)))
-    return SearchTask(X, f(X), variables, binary, unary, 20, seed=seed, **kw)
+    values = f(X)
+    if noise:     # a teacher with relative L2 error ``noise``
+        values = values + noise * np.sqrt(np.mean(values ** 2)) * np.random.default_rng(7).standard_normal(n)
+    return SearchTask(X, values, variables, binary, unary, 20, seed=seed, **kw)
+
+
+def support(expr) -> frozenset:
+    """The terms of ``expr`` without their coefficients: powers, and each function with its frequency or
+    rate in quarters of pi and its phase (so a refitted 15.70796*t reads as 5*pi*t)."""
+    out = set()
+    for term in sp.Add.make_args(expr):
+        parts = []
+        for f in sp.Mul.make_args(term.as_coeff_Mul()[1]):
+            if isinstance(f, sp.Function):
+                (s,) = f.args[0].free_symbols
+                w, phase = float(f.args[0].coeff(s)), float(f.args[0].subs(s, 0))
+                parts.append((type(f).__name__, s.name, round(4 * w / np.pi) / 4, round(phase, 1)))
+            elif f != 1:
+                base, e = f.as_base_exp()
+                parts.append((str(base), int(e)))
+        out.add(tuple(sorted(parts)))
+    return frozenset(out)
 
 
 def best(result) -> ParetoMember:
@@ -98,11 +121,67 @@ def test_same_seed_same_front_and_seeds_differ_on_subsamples():
 def test_the_dictionary_cap_keeps_the_cheapest_terms_first():
     X = np.random.default_rng(0).uniform(0, 1, (200, 2))
     ops = frozenset({"sin", "exp"})
-    small = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 50)
-    large = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 500)
+    small = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 50, total_degree=6)
+    large = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 4000, total_degree=6)
     assert len(small.terms) == 50 and small.terms == large.terms[:50]
     assert small.terms[0].powers == (0, 0) and small.terms[0].factors == (None, None)   # the intercept
-    assert all(sum(term.powers) <= 3 for term in large.terms)
+    # degree caps each variable's power, total_degree the term's
+    assert max(max(term.powers) for term in large.terms) == 3
+    assert max(sum(term.powers) for term in large.terms) == 6
+    assert ((3, 3), (None, None)) in [(term.powers, term.factors) for term in large.terms]
+    again = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 4000, total_degree=6)
+    assert again.terms == large.terms and again.params == large.params         # deterministic
+    old = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 500, total_degree=3)
+    assert all(sum(term.powers) <= 3 for term in old.terms)
+    single = build_dictionary(X, decay_sine(X), ["x", "t"], ops, 3, 8, [-1.0, 1.0], 2, 500, products=False)
+    assert all(sum(bool(k or f) for k, f in zip(term.powers, term.factors)) <= 1 for term in single.terms)
+
+
+def test_klein_gordon_needs_total_degree_six():
+    result = DictionarySearcher().search(task(klein_gordon, ["x", "t"], ["cos"], n=500))
+    m = best(result)
+    assert rel_l2_on_fresh_points(m.expression, [x, t], klein_gordon, 2) < 1e-8
+    assert len(sp.Add.make_args(m.expression)) == 2 and not m.expression.has(sp.sin)
+    assert support(m.expression) == KLEIN_GORDON
+    # with the old cap (total degree 3) the x**3*t**3 term is missing and the field is rejected
+    capped = DictionarySearcher(total_degree=3).search(task(klein_gordon, ["x", "t"], ["cos"], n=500))
+    assert capped.front == [] or rel_l2_on_fresh_points(best(capped).expression, [x, t], klein_gordon, 2) > 1e-6
+
+
+def test_three_variables():
+    f = lambda X: np.sin(np.pi * X[:, 0]) * np.sin(np.pi * X[:, 1]) * np.sin(np.pi * X[:, 2])    # noqa: E731
+    result = DictionarySearcher().search(task(f, ["x", "y", "z"], ["sin"], n=1000))
+    m = best(result)
+    assert rel_l2_on_fresh_points(m.expression, [x, y_, z], f, 3) < 1e-8
+    assert len(sp.Add.make_args(m.expression)) == 1 and result.info["seconds"] < 10
+
+
+def burgers(X):
+    """The paper's Burgers front on [-1, 1] x [0, 1]: not a short sum of separable terms."""
+    return 0.5 - 0.5 * np.tanh(5 * X[:, 0] - 2.5 * X[:, 1])
+
+
+@pytest.mark.parametrize("unary", [["tanh"], ["sin", "cos", "exp"]])
+def test_the_burgers_front_is_rejected(unary):
+    result = DictionarySearcher().search(task(burgers, ["x", "t"], unary, n=1000, low=-1.0))
+    assert result.front == [] and result.info["relative_residual"] > 1e-2
+    assert "accept_tolerance" in result.info["rejected"] and result.info["seconds"] < 10
+
+
+KLEIN_GORDON = frozenset({(("cos", "t", 5.0, 0.0), ("x", 1)), (("t", 3), ("x", 3))})
+SIN_COS_POLY = frozenset({(("cos", "y", 2.0, 0.0), ("sin", "x", 1.0, 0.0)), (("x", 3),), ()})
+
+
+@pytest.mark.parametrize("f, variables, unary, terms", [
+    (sin_cos_poly, ["x", "y"], ["sin", "cos"], SIN_COS_POLY),
+    (klein_gordon, ["x", "t"], ["cos"], KLEIN_GORDON)])
+@pytest.mark.parametrize("n", [500, 2000])
+def test_a_noisy_teacher_keeps_the_exact_support_on_the_front(f, variables, unary, terms, n):
+    """Teacher values with relative L2 error 1e-3 (a good PINN): some member has exactly the right terms
+    (with coefficients and frequencies off by about the noise), for the physics refit to make exact."""
+    result = DictionarySearcher().search(task(f, variables, unary, n=n, noise=1e-3))
+    assert terms in [support(m.expression) for m in result.front]
+    assert 1e-4 < result.info["relative_residual"] < 1e-2 and result.info["seconds"] < 10
 
 
 def test_nice_lengths():
@@ -124,15 +203,37 @@ def test_budget_keys_are_ignored_or_applied():
         DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], ["sin"], budget={"max_terms": 0}))
 
 
-def test_operators():
-    with pytest.raises(ComponentError, match=r"dictionary.*needs the binary operator\(s\) '\*'"):
-        DictionarySearcher().search(task(decay_sine, ["x", "t"], ["sin"], binary=["+", "-"]))
-    with pytest.raises(ComponentError, match=r"needs the binary operator\(s\) '\+'"):
-        DictionarySearcher().check_operators(["*"], ["sin"])
-    DictionarySearcher().check_operators(["+", "*"], ["sin", "log", "tanh"])   # unknown unary: not an error
-    result = DictionarySearcher().search(task(decay_sine, ["x", "t"], ["log", "sin", "sqrt", "exp", "tanh"]))
+def test_any_operator_list_is_accepted():
+    searcher = DictionarySearcher()
+    for binary in (["+", "*"], ["*"], ["+"], ["-"], [], ["max", "^"]):
+        searcher.check_operators(binary, ["sin", "log", "tanh", "erf"])     # never an error
+    result = searcher.search(task(decay_sine, ["x", "t"], ["log", "sin", "sqrt", "exp", "tanh"]))
     assert result.info["unused_operators"] == ["log", "sqrt", "tanh"]
     assert not any(m.expression.has(sp.log, sp.tanh) for m in result.front)
+
+
+def test_without_plus_a_member_is_one_term():
+    scaled = lambda X: 2 * decay_sine(X)          # noqa: E731
+    result = DictionarySearcher().search(task(scaled, ["x", "t"], ["sin", "exp"], binary=["*", "-"]))
+    assert result.front and all(not isinstance(m.expression, sp.Add) for m in result.front)   # no sum, no intercept
+    assert rel_l2_on_fresh_points(best(result).expression, [x, t], scaled, 2) < 1e-8
+    # a field that needs a sum is rejected, not approximated by one
+    shifted = DictionarySearcher().search(task(lambda X: decay_sine(X) + 1, ["x", "t"], ["sin", "exp"], binary=["*"]))
+    assert shifted.front == [] and "accept_tolerance" in shifted.info["rejected"]
+
+
+def test_without_times_a_term_is_one_factor():
+    additive = lambda X: np.sin(np.pi * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 1     # noqa: E731
+    result = DictionarySearcher().search(task(additive, ["x", "y"], ["sin"], binary=["+", "-"]))
+    m = best(result)
+    assert rel_l2_on_fresh_points(m.expression, [x, y_], additive, 2) < 1e-8
+    for member in result.front:           # each term: one variable, a power or a function of it, not both
+        for term in sp.Add.make_args(member.expression):
+            body = term.as_coeff_Mul()[1]
+            assert len(body.free_symbols) <= 1 and len(sp.Mul.make_args(body)) == 1
+    # a product of two variables' factors is outside that span
+    product = DictionarySearcher().search(task(decay_sine, ["x", "t"], ["sin", "exp"], binary=["+"]))
+    assert product.front == [] and "rejected" in product.info
 
 
 def test_polynomial_only_without_known_unary():
@@ -179,6 +280,7 @@ def test_whole_run_with_the_dictionary_searcher(tmp_path, function, found):
     from desyr.api import run
     from desyr.model.loading import load_problem_file
     from desyr.progress import Progress
+    from desyr.report import render_report
 
     text = SINE_1D + f"""
 [teacher]
@@ -194,7 +296,8 @@ runs = 2
 accept_tolerance = 1e-6
 """
     problem = load_problem_file(write_config(tmp_path, text))
-    d = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", plots=False).to_dict()
+    result = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", plots=False)
+    d = result.to_dict()
     infos = [r["info"] for r in d["search"]["runs"]]
     assert all(i["unused_operators"] == ["log"] for i in infos)
     if found:     # the rough teacher's sine is refitted from the physics alone
@@ -202,3 +305,6 @@ accept_tolerance = 1e-6
     else:         # every search rejected the field: an empty pool, and the run still finishes
         assert all("rejected" in i and r["front"] == [] for i, r in zip(infos, d["search"]["runs"]))
         assert d["candidates"] == [] and not d["converged"]
+        report = render_report(result)      # the report says why: an empty pool, each search's reason
+        assert "(the search pool was empty)" in report and "every candidate was removed" not in report
+        assert "dictionary: rejected — the best of" in report

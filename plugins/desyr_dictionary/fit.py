@@ -1,11 +1,14 @@
-"""Sparse fits on the dictionary: one OMP path, then per support a refit of the nonlinear parameters
-(variable projection), pruning of negligible terms and the sympy expression.
+"""Sparse fits on the dictionary: supports from a beam search (:mod:`desyr_dictionary.select`), then
+per support a refit of the nonlinear parameters (variable projection), pruning of negligible terms
+and the sympy expression.
 
-Orthogonal matching pursuit runs on the centred, unit-norm columns (the intercept is in every
-support and is not one of the ``k`` terms).  The support of each OMP step is then fitted on the raw
-columns by least squares; with ``refine`` the frequencies and rates its factors use are moved by
-``scipy.optimize.least_squares`` on the residual of that linear fit (variable projection), which
-turns a grid frequency that is close to the teacher's into the teacher's.
+The search runs on the centred, unit-norm columns (the intercept is in every support and is not
+one of the ``k`` terms).  Each support it keeps is then fitted on the raw columns by least squares;
+with ``refine`` the frequencies and rates its factors use are moved by
+``scipy.optimize.least_squares`` on the residual of that linear fit (variable projection), each
+within its window (see :class:`desyr_dictionary.basis.Dictionary`), which turns a grid frequency
+that is close to the teacher's into the teacher's without letting a frequency slide to zero (where
+``sin(e*x)/e`` would imitate ``x``).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from desyr_dictionary.basis import Factor, Term
+from desyr_dictionary.select import beam_supports
 
 NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sin": np.sin, "cos": np.cos, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh}
@@ -27,8 +31,11 @@ SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {
 EXACT_FIT = 1e-10
 #: residual evaluations (besides the finite-difference Jacobians) of one refinement
 REFINE_EVALUATIONS = 30
-#: columns whose centred norm is below this fraction of their norm (constants) are left out of the OMP
-TINY_COLUMN = 1e-10
+#: supports of each size that are fitted (the best of the beam, by linear residual)
+FITS_PER_SIZE = 3
+#: growing stops once the best fit is within accept tolerance and PLATEAU sizes in a row each cut
+#: its relative residual by less than PLATEAU_DROP (the rest is teacher noise)
+PLATEAU, PLATEAU_DROP = 2, 0.5
 
 
 @dataclass
@@ -68,33 +75,6 @@ def columns(X: np.ndarray, terms: Sequence[Term], params: Sequence[float]) -> np
     return out
 
 
-def omp_supports(A: np.ndarray, y: np.ndarray, max_terms: int, orthogonal_mp: Callable) -> list[list[int]]:
-    """The supports (column indices of ``A``, in order of entry) of the OMP path for k = 1..max_terms."""
-    finite = np.all(np.isfinite(A), axis=0)
-    Ac = np.where(finite, A - A.mean(axis=0), 0.0)
-    norms = np.linalg.norm(Ac, axis=0)
-    raw = np.linalg.norm(np.where(finite, A, 0.0), axis=0)
-    usable = np.flatnonzero(finite & (norms > TINY_COLUMN * raw) & (norms > 0))
-    yc = y - y.mean()
-    k = min(max_terms, len(usable), A.shape[0] - 1)
-    if k < 1 or not np.linalg.norm(yc) > 0:
-        return []
-    An = Ac[:, usable] / norms[usable]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # "ended prematurely due to linear dependence" is an answer too
-        path = np.asarray(orthogonal_mp(An, yc, n_nonzero_coefs=k, return_path=True))
-    path = path.reshape(len(usable), -1)
-    supports: list[list[int]] = []
-    order: list[int] = []
-    for step in range(path.shape[1]):
-        for j in np.flatnonzero(path[:, step]):
-            if int(usable[j]) not in order:
-                order.append(int(usable[j]))
-        if not supports or len(order) > len(supports[-1]):
-            supports.append(list(order))
-    return supports
-
-
 def least_squares_fit(A: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Coefficients and residual of ``A c ~ y``, solved on unit-norm columns (an infinite residual
     when a column overflowed, e.g. a refined rate grew too large)."""
@@ -121,8 +101,10 @@ def relative_residual(r: np.ndarray, y: np.ndarray) -> float:
     return 0.0 if rms <= 1e-14 * max(1.0, float(np.abs(y).max(initial=0.0))) else math.inf
 
 
-def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: list[float]) -> tuple[list[float], bool]:
-    """The parameters with those ``terms`` use refitted by variable projection (unchanged if not better)."""
+def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: list[float],
+                  windows: Sequence[tuple[float, float]] | None = None) -> tuple[list[float], bool]:
+    """The parameters with those ``terms`` use refitted by variable projection, each within its
+    window when ``windows`` is given (unchanged if not better)."""
     from scipy.optimize import least_squares
 
     used = sorted({f.param for t in terms for f in t.factors if f is not None})
@@ -143,8 +125,13 @@ def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: l
         return params, False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sol = least_squares(residual, theta0, method="lm", xtol=1e-13, ftol=1e-13, gtol=1e-13,
-                            max_nfev=REFINE_EVALUATIONS)
+        if windows is None:
+            sol = least_squares(residual, theta0, method="lm", xtol=1e-13, ftol=1e-13, gtol=1e-13,
+                                max_nfev=REFINE_EVALUATIONS)
+        else:
+            lo, hi = (np.array([windows[i][j] for i in used]) for j in (0, 1))
+            sol = least_squares(residual, np.clip(theta0, lo, hi), bounds=(lo, hi), method="trf", xtol=1e-13,
+                                ftol=1e-13, gtol=1e-13, max_nfev=REFINE_EVALUATIONS)
     if not (np.all(np.isfinite(sol.x)) and 2 * float(sol.cost) < float(r0 @ r0)):
         return params, False
     p = list(params)
@@ -154,13 +141,13 @@ def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: l
 
 
 def fit_support(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], refine: bool,
-                prune_tolerance: float) -> Fit:
+                prune_tolerance: float, windows: Sequence[tuple[float, float]] | None = None) -> Fit:
     """Refine, fit, drop the terms whose contribution (|c| times column RMS) is below ``prune_tolerance``
     of the largest, and fit again."""
     refined = False
     for attempt in range(3):
         if refine:
-            params, moved = refine_params(X, y, terms, params)
+            params, moved = refine_params(X, y, terms, params, windows)
             refined = refined or moved
         A = columns(X, terms, params)
         coef, r = least_squares_fit(A, y)
@@ -173,23 +160,55 @@ def fit_support(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[fl
 
 
 def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], max_terms: int,
-                refine: bool, prune_tolerance: float, orthogonal_mp: Callable) -> list[Fit]:
-    """The intercept alone, then each support of the OMP path (with the intercept), fitted and
-    de-duplicated; stops after the first exact fit. ``terms[0]`` is the constant term."""
-    intercept, rest = terms[0], terms[1:]
-    A = columns(X, rest, params)
-    fits = [fit_support(X, y, [intercept], params, False, prune_tolerance)]
-    seen = {fits[0].key()}
-    if fits[0].relative_residual <= EXACT_FIT:
-        return fits
-    for support in omp_supports(A, y, max_terms, orthogonal_mp):
-        fit = fit_support(X, y, [intercept] + [rest[j] for j in support], list(params), refine, prune_tolerance)
+                refine: bool, prune_tolerance: float, *, intercept: bool = True, beam: int = 8,
+                windows: Sequence[tuple[float, float]] | None = None, accept: float = 0.0) -> list[Fit]:
+    """The intercept alone, then for each size the best ``FITS_PER_SIZE`` supports of the beam
+    search (with the intercept, and each also without it), fitted and de-duplicated.  Stops after
+    the first exact fit, or once the best fit is within ``accept`` and has stopped improving (see
+    ``PLATEAU``).  ``terms[0]`` is the constant term; without ``intercept`` it is one of the
+    candidates and no fit adds it."""
+    base, pool = ([terms[0]], terms[1:]) if intercept else ([], terms)
+    fits: list[Fit] = []
+    seen: set[tuple] = set()
+
+    def add(fit: Fit) -> None:
         if math.isfinite(fit.relative_residual) and fit.key() not in seen:
             seen.add(fit.key())
             fits.append(fit)
-        if fit.relative_residual <= EXACT_FIT:
+
+    if intercept:
+        add(fit_support(X, y, base, params, False, prune_tolerance))
+        if fits[0].relative_residual <= EXACT_FIT:
+            return fits
+    history = [fits[0].relative_residual if fits else math.inf]
+    for level in beam_supports(columns(X, pool, params), y, max_terms, beam, center=intercept, exact=EXACT_FIT):
+        level_best = math.inf
+        for support, _ in level[:FITS_PER_SIZE]:
+            fit = fit_support(X, y, base + [pool[j] for j in support], list(params), refine, prune_tolerance,
+                              windows)
+            add(fit)
+            if intercept and len(fit.terms) > 1 and fit.terms[0] == terms[0]:
+                add(refit(X, y, fit.terms[1:], fit.params, fit.refined))
+            level_best = min(level_best, fit.relative_residual)
+        history.append(min(level_best, history[-1]))
+        if history[-1] <= EXACT_FIT or _plateau(history, accept):
             break
+    if not fits:        # nothing to select from (e.g. all-zero values without an intercept): the constant
+        add(fit_support(X, y, [terms[0]], params, False, prune_tolerance))
     return fits
+
+
+def _plateau(history: list[float], accept: float) -> bool:
+    """The best relative residual is within ``accept`` and the last PLATEAU sizes barely cut it."""
+    if len(history) <= PLATEAU or not history[-1] <= accept:
+        return False
+    return all(history[-i] > PLATEAU_DROP * history[-i - 1] for i in range(1, PLATEAU + 1))
+
+
+def refit(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], refined: bool = False) -> Fit:
+    """The linear least-squares fit of ``terms`` with the parameters as they are."""
+    coef, r = least_squares_fit(columns(X, terms, params), y)
+    return Fit(terms, coef, params, relative_residual(r, y), refined)
 
 
 def expression(fit: Fit, symbols: Sequence[sp.Symbol]) -> sp.Expr:

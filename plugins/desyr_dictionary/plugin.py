@@ -1,14 +1,16 @@
-"""``dictionary``: sparse linear combinations of separable basis terms, fitted by orthogonal matching pursuit.
+"""``dictionary``: sparse linear combinations of separable basis terms, chosen by a beam search of
+orthogonal least squares.
 
 A second search family next to the genetic-programming searchers: no evolution, one deterministic
-pass.  The dictionary holds products over the variables of ``v**k * u(w*v + phi)`` (``u`` one of
-sin, cos, exp, sinh, cosh where the task allows it), the frequencies and rates taken from grids
-and from the teacher's own spectrum (see :mod:`desyr_dictionary.basis`); scikit-learn's
-orthogonal matching pursuit picks supports of 1..``max_terms`` terms, each is refitted (its
-frequencies and rates by variable projection, see :mod:`desyr_dictionary.fit`) and becomes a
-front member.  When even the densest support leaves a relative residual above
-``accept_tolerance`` the teacher field is not in the span of the dictionary and the front is
-empty, with the reason in ``info["rejected"]``.
+pass, numpy and scipy only.  The dictionary holds products over the variables of
+``v**k * u(w*v + phi)`` (``u`` one of sin, cos, exp, sinh, cosh where the task allows it), the
+frequencies and rates taken from grids and from the teacher's own spectra (see
+:mod:`desyr_dictionary.basis`); a beam search (:mod:`desyr_dictionary.select`) keeps the best
+supports of each size 1..``max_terms``, the best few of each size are refitted (their frequencies
+and rates by variable projection, see :mod:`desyr_dictionary.fit`) and become front members, so a
+noisy teacher still leaves the exact support on the front.  When even the densest support leaves
+a relative residual above ``accept_tolerance`` the teacher field is not in the span of the
+dictionary and the front is empty, with the reason in ``info["rejected"]``.
 """
 from __future__ import annotations
 
@@ -23,41 +25,49 @@ import sympy as sp
 from desyr import hookimpl
 from desyr.expressions import Vocabulary, complexity
 from desyr.options import Option
-from desyr.roles import ComponentError, Searcher, SearchResult, SearchTask, optional_import
+from desyr.roles import ComponentError, Searcher, SearchResult, SearchTask
 from desyr.stages.pool import empirical_front
 from desyr_dictionary.basis import KNOWN_UNARY, build_dictionary
 from desyr_dictionary.fit import Fit, expression, sparse_fits
 
-#: binary operators the expressions are built from (sums of products; powers of variables are Pow nodes)
-REQUIRED_BINARY = ("+", "*")
+#: binary operators the expressions are built from (sums of products; powers of variables are Pow nodes):
+#: without "+" a member is one term (no intercept), without "*" a term is one variable's factor
+SUM, PRODUCT = "+", "*"
 #: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in the info
 BUDGET_IGNORED = frozenset({"iterations", "populations", "time_limit"})
 DEFAULT_EXP_RATES = [-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0]
 
 
 class DictionarySearcher(Searcher):
-    """Sparse regression (OMP) on a dictionary of separable terms; one front member per support size.
+    """Sparse regression on a dictionary of separable terms; front members of each support size.
 
     Unary operators it does not know (log, sqrt, tanh, ...) are not used and are listed in
     ``info["unused_operators"]``: a search library is shared by several searchers, so they are not
-    an error.  The same task and seed always give the same front; seeds differ only when X_S has
+    an error.  No binary operator list is an error either: without "+" a member is a single term
+    (no intercept), without "*" each term is one variable's power or function.  The same task and seed always give the same front; seeds differ only when X_S has
     more than ``max_rows`` rows (each seed fits its own row subsample)."""
 
     name = "dictionary"
+    joins_default_pool = True      # seconds per search: it costs a default run almost nothing
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
     supported_unary = KNOWN_UNARY
     budget_ignored = BUDGET_IGNORED
     options = {
-        "degree": Option(3, "largest total polynomial degree of a term", kind=int, low=0, high=12),
+        "degree": Option(3, "largest power of one variable in a term", kind=int, low=0, high=12),
+        "total_degree": Option(6, "largest total polynomial degree of a term (the sum of its variables' powers)",
+                               kind=int, low=0, high=36),
         "max_harmonic": Option(8, "sin/cos frequencies k*pi/L for k = 1..max_harmonic (L: the variable's "
                                   "sample span, snapped up to a nice length within 5%)", kind=int, low=1, high=64),
-        "spectrum_peaks": Option(2, "extra frequencies per variable: the strongest peaks of the teacher's "
-                                    "least-squares periodogram along it", kind=int, low=0, high=16),
+        "spectrum_peaks": Option(2, "extra frequencies (and exp rates) per variable: the strongest peaks of "
+                                    "the teacher's least-squares periodogram (and exponential scan) along it",
+                                 kind=int, low=0, high=16),
         "exp_rates": Option(list(DEFAULT_EXP_RATES), "rates a of exp(a*v) (abs(a) for sinh/cosh); rates -w^2, -w and +w from the "
                             "first two harmonics w of the other variables are added", kind=list,
                             item=float, low=0, high=64),
         "max_terms": Option(6, "largest number of terms (besides the intercept) of a front member", kind=int,
                             low=1, high=64),
+        "beam": Option(8, "supports of each size kept by the beam search (1: plain orthogonal least squares); "
+                          "the best 3 of each size are fitted", kind=int, low=1, high=64),
         "max_columns": Option(6000, "dictionary size cap (cheapest terms first: low degree, low harmonics)",
                               kind=int, low=1, high=200_000),
         "max_rows": Option(2000, "rows of X_S fitted; more are subsampled with the task seed", kind=int,
@@ -74,19 +84,12 @@ class DictionarySearcher(Searcher):
     }
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
-        """Only the binary operators are checked: unknown unary operators are left unused, not refused."""
-        missing = [op for op in binary if op not in self.supported_binary]
-        if missing:
-            raise ComponentError(f"searcher 'dictionary' cannot express operator(s) {', '.join(missing)}")
-        absent = [op for op in REQUIRED_BINARY if op not in binary]
-        if absent:
-            raise ComponentError(f"searcher 'dictionary' builds sums of products and needs the binary operator(s) "
-                                 f"{', '.join(repr(op) for op in absent)}; the task allows {list(binary)}")
+        """Any operator list is accepted: unknown unary operators are left unused (listed in
+        ``info["unused_operators"]``), and without "+" or "*" the members are single terms or single
+        factors (see :meth:`search`)."""
 
     def search(self, task: SearchTask) -> SearchResult:
         self.check_operators(task.binary, task.unary)
-        orthogonal_mp = optional_import("searcher 'dictionary'", "sklearn.linear_model", "scikit-learn",
-                                        "dictionary").orthogonal_mp
         s, ignored_budget = self.settings_for(task)
         s = self.validate_options(s)          # budget values are checked like options
         X, y = self.task_arrays(task)
@@ -96,6 +99,7 @@ class DictionarySearcher(Searcher):
         ops = frozenset(u for u in task.unary if u in KNOWN_UNARY)
         unused = [u for u in task.unary if u not in KNOWN_UNARY]
         rows = self.rows(X.shape[0], int(s["max_rows"]), int(task.seed))
+        sums = SUM in task.binary
         Xs, ys = X[rows], y[rows]
 
         start = time.perf_counter()
@@ -103,28 +107,34 @@ class DictionarySearcher(Searcher):
 
         with threadpool_limits(limits=1):       # one core: K seeded runs are the parallel units
             dic = build_dictionary(Xs, ys, variables, ops, int(s["degree"]), int(s["max_harmonic"]),
-                                   s["exp_rates"], int(s["spectrum_peaks"]), int(s["max_columns"]))
-            fits = sparse_fits(Xs, ys, dic.terms, dic.params, int(s["max_terms"]), bool(s["refine"]),
-                               float(s["prune_tolerance"]), orthogonal_mp)
+                                   s["exp_rates"], int(s["spectrum_peaks"]), int(s["max_columns"]),
+                                   total_degree=int(s["total_degree"]), products=PRODUCT in task.binary)
+            fits = sparse_fits(Xs, ys, dic.terms, dic.params, int(s["max_terms"]) if sums else 1,
+                               bool(s["refine"]), float(s["prune_tolerance"]), intercept=sums, beam=int(s["beam"]),
+                               windows=dic.windows, accept=float(s["accept_tolerance"]))
         elapsed = time.perf_counter() - start
 
-        best = min(fits, key=lambda f: f.relative_residual)
+        best = min(fits, key=lambda f: f.relative_residual, default=None)
         info: dict[str, Any] = {
             "seed": int(task.seed),
             "seconds": elapsed,
             "columns": len(dic.terms),
             "rows": int(len(rows)),
-            "support": len(best.terms),
-            "relative_residual": best.relative_residual,
+            "support": len(best.terms) if best else 0,
+            "relative_residual": best.relative_residual if best else float("inf"),
             "unused_operators": unused,
             "frequencies": {v: [float(w) for w in ws] for v, ws in dic.frequencies.items()},
             "exp_rates": {v: [float(a) for a in rs] for v, rs in dic.rates.items()},
             "spectrum_peaks": {v: [float(w) for w in ws] for v, ws in dic.peaks.items()},
+            "rate_peaks": {v: [float(a) for a in rs] for v, rs in dic.rate_peaks.items()},
             "length_scales": {v: L for v, L in zip(variables, dic.lengths)},
             "ignored_budget": ignored_budget,
         }
+        if best is None:
+            info["rejected"] = "no sparse fit is finite"
+            return SearchResult([], info)
         if not best.relative_residual <= float(s["accept_tolerance"]):
-            info["rejected"] = (f"the best of {len(fits)} sparse fit(s) ({len(best.terms)} terms) leaves a relative "
+            info["rejected"] = (f"the best of {len(fits)} sparse fit(s) ({len(best.terms)} term(s)) leaves a relative "
                                 f"residual of {best.relative_residual:.3g} > accept_tolerance "
                                 f"{float(s['accept_tolerance']):g}: the field is not in the dictionary's span")
             return SearchResult([], info)
