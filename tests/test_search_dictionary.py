@@ -308,3 +308,13 @@ accept_tolerance = 1e-6
         report = render_report(result)      # the report says why: an empty pool, each search's reason
         assert "(the search pool was empty)" in report and "every candidate was removed" not in report
         assert "dictionary: rejected — the best of" in report
+
+
+def test_omp_path_from_scikit_learn_proposes_supports():
+    from desyr_dictionary.select import omp_path
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(200, 12))
+    A /= np.linalg.norm(A, axis=0)
+    y = 2.0 * A[:, 3] + 0.5 * A[:, 7]
+    assert omp_path(A, y, 3)[:2] == [[3], [3, 7]]

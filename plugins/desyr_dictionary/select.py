@@ -1,6 +1,7 @@
 """Support selection: a beam search of orthogonal least squares (forward regression) over the columns.
 
-Orthogonal least squares adds, to a support ``S``, the column that lowers the residual sum of squares
+scikit-learn's orthogonal matching pursuit (OMP) gives the first, established greedy path of
+supports; a beam search of orthogonal least squares widens it.  Orthogonal least squares adds, to a support ``S``, the column that lowers the residual sum of squares
 the most, ``(a_c . r)^2 / |P a_c|^2`` with ``P`` the projection away from ``span(S)``; unlike
 matching pursuit it accounts for what the support already explains, which matters in a coherent
 dictionary (``x**2*exp(-a*x)`` looks much like ``sin(pi*x)``).  A greedy path is still misled when
@@ -20,6 +21,9 @@ import numpy as np
 TINY_COLUMN = 1e-10
 #: a column whose part orthogonal to the support is below this fraction of its norm adds nothing
 DEPENDENT = 1e-7
+#: where the orthogonal-matching-pursuit support of a size goes in its level when the beam missed it
+#: (sparse_fits fits the first few supports of each level)
+OMP_SLOT = 2
 
 
 @dataclass
@@ -61,6 +65,7 @@ def beam_supports(A: np.ndarray, y: np.ndarray, max_terms: int, beam: int, cente
     if not len(cols):
         return
     Ac /= norms
+    omp = omp_path(Ac, yc, max_terms)
     p = Ac.shape[1]
     nodes = [_Node((), np.empty((len(yc), 0)), np.ones(p), Ac.T @ yc, yc, scale ** 2)]
     for _ in range(min(max_terms, len(cols), len(yc) - 1)):
@@ -81,9 +86,36 @@ def beam_supports(A: np.ndarray, y: np.ndarray, max_terms: int, beam: int, cente
         nodes = [_grow(nodes[i], c, Ac) for _, i, c in best]
         nodes.sort(key=lambda nd: nd.rss)
         level = [([int(cols[j]) for j in nd.support], float(np.sqrt(max(nd.rss, 0.0))) / scale) for nd in nodes]
+        k = len(nodes[0].support)
+        if k <= len(omp) and not any(set(sup) == {int(cols[j]) for j in omp[k - 1]} for sup, _ in level[:OMP_SLOT + 1]):
+            found = omp[k - 1]
+            coef, *_ = np.linalg.lstsq(Ac[:, found], yc, rcond=None)
+            rel = float(np.linalg.norm(yc - Ac[:, found] @ coef)) / scale
+            level.insert(min(OMP_SLOT, len(level)), ([int(cols[j]) for j in found], rel))
         yield level
         if level[0][1] <= exact:
             return
+
+
+def omp_path(Ac: np.ndarray, yc: np.ndarray, max_terms: int) -> list[list[int]]:
+    """The supports of scikit-learn's orthogonal matching pursuit for sizes 1..max_terms (its path);
+    empty without scikit-learn.  The beam search widens this established greedy path: a support
+    OMP finds is always among those fitted."""
+    try:
+        from sklearn.linear_model import orthogonal_mp
+    except ImportError:
+        return []
+    n_terms = min(max_terms, Ac.shape[1], len(yc) - 1)
+    if n_terms < 1:
+        return []
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # "orthogonal matching pursuit ended prematurely": a shorter path
+        path = np.asarray(orthogonal_mp(Ac, yc, n_nonzero_coefs=n_terms, return_path=True))
+    path = path.reshape(Ac.shape[1], -1)
+    return [sorted(np.flatnonzero(path[:, k]).tolist()) for k in range(path.shape[1])
+            if np.count_nonzero(path[:, k]) == k + 1]
 
 
 def _grow(node: _Node, c: int, Ac: np.ndarray) -> _Node:
