@@ -51,15 +51,20 @@ def _library_prefixes(registry) -> list[str]:
     return sorted({spec.partition(":")[0] + ":" for spec, _ in library(registry) if ":" in spec})
 
 
-def resolve_names(registry, names: list[str], all_: bool) -> list[str]:
-    """Config files as given; other names resolved through the problem hooks to a canonical spec.
+def resolve_names(registry, names: list[str], all_: bool, problem_set: str = "paper") -> list[str]:
+    """Config files as given; other names resolved through the problem hooks to a canonical spec;
+    ``all_``: every problem of ``problem_set`` (``paper``: the paper's 18 configurations).
 
     A bare name (``burgers``, ``13``) is tried under every prefix of the problem
     library (``paper:`` for the bundled problems); it must resolve under exactly one.
     """
     if all_:
         by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
-        return [spec for spec, _ in by_id if not spec.endswith("_polynomial")]
+        chosen = [spec for spec, _ in by_id if spec.startswith(f"{problem_set}:") and not spec.endswith("_polynomial")]
+        if not chosen:
+            sets = sorted({spec.partition(":")[0] for spec, _ in by_id})
+            raise ConfigError(f"no bundled problem set {problem_set!r}; sets: {', '.join(sets)}")
+        return chosen
     if not names:
         raise ConfigError("name problems to bench (see 'desyr problems') or pass --all")
     out = []
@@ -266,12 +271,13 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
 
 
 def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
-          progress: Progress, command: str, execution=None, plots: bool = True) -> dict[str, Any]:
+          progress: Progress, command: str, execution=None, plots: bool = True,
+          problem_set: str = "paper") -> dict[str, Any]:
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):
         raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout!r}")
-    specs = list(dict.fromkeys(resolve_names(registry, names, all_)))
+    specs = list(dict.fromkeys(resolve_names(registry, names, all_, problem_set)))
     digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)
     with run_lock(out), kill_children_on_signals():

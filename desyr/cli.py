@@ -53,7 +53,10 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="run problems over several seeds (resumable) and tabulate like the paper")
     s.add_argument("names", nargs="*", help="problem names or IDs (see 'desyr problems'), or TOML files")
-    s.add_argument("--all", action="store_true", help="every bundled scalar configuration")
+    s.add_argument("--all", action="store_true", help="every problem of the bundled set (--set; default: the "
+                   "paper's configurations)")
+    s.add_argument("--set", default="paper", dest="problem_set", metavar="NAME",
+                   help="the problem set --all takes: paper (default) or examples (see 'desyr problems')")
     s.add_argument("--seeds", type=int, default=1, help="teacher seeds per problem (0..N-1)")
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
     s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
@@ -199,7 +202,7 @@ def _bench(registry, args) -> int:
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
     data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
                  Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
-                 plots=not args.no_plots)
+                 plots=not args.no_plots, problem_set=args.problem_set)
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
     return 0

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from desyr.errors import ConfigError
-from desyr.roles import ComponentError, Searcher, Teacher
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.progress import Progress
 from desyr.registry import Registry
+from desyr.roles import ComponentError, Searcher, Teacher
 from desyr.settings import read_section, searcher_names
+
 #: unary pairs added by the first enrichment step
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
 #: the search families escalation may add, in order of preference
