@@ -56,7 +56,7 @@ def resolve_names(registry, names: list[str], all_: bool, problem_set: str = "pa
     ``all_``: every problem of ``problem_set`` (``paper``: the paper's 18 configurations).
 
     A bare name (``burgers``, ``13``) is tried under every prefix of the problem
-    library (``paper:`` for the bundled problems); it must resolve under exactly one.
+    library; the paper's set (``paper:``) wins, otherwise it must resolve under exactly one.
     """
     if all_:
         by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
@@ -93,6 +93,8 @@ def _canonical_spec(registry, name: str) -> str:
     if not found:
         problem = registry.load_problem(name)            # some plugin may answer bare names
         return _library_name(problem, name, known)
+    if "paper:" in found:              # bare names and IDs mean the paper's set, as they always have
+        return found["paper:"]
     if len(found) > 1:
         raise ConfigError(f"problem name {name!r} is ambiguous: {', '.join(sorted(found.values()))}; "
                           f"write it with its prefix")
