@@ -60,44 +60,14 @@ def pip_install(source, workdir):
     return target
 
 
-def sin4(X):
-    """A perfect teacher for u = sin(4x) (the misspecified-library tests)."""
-    import numpy as np
 
-    return np.sin(4.0 * X[:, 0])
+def _poly_only():
+    from desyr.studies.tinybench import CONFIGS
+
+    text = CONFIGS["tiny_poisson4"].replace('name = "tiny_poisson4"', 'name = "poly_only"')
+    assert 'unary = ["sin"]' in text
+    return text.replace('unary = ["sin"]', "unary = []")
 
 
 #: u'' = -16 sin(4x) on [0, 1] with a polynomial-only library: not recoverable until sin is added
-POLY_ONLY = """
-name = "poly_only"
-[domain]
-x = [0, 1]
-[[equations]]
-lhs = "u_xx + 16*sin(4*x)"
-[[constraints]]
-on = "x = 0"
-value = 0
-[[constraints]]
-on = "x = 1"
-value = "sin(4)"
-[reference]
-u = "sin(4*x)"
-[points]
-refine = 300
-verify = 300
-search = 100
-validate = 100
-[teacher]
-plugin = "callable"
-[teacher.options]
-function = "helpers:sin4"
-[search]
-plugin = "operon"
-binary = ["+", "-", "*"]
-unary = []
-max_size = 15
-runs = 1
-[search.options]
-generations = 20
-population_size = 200
-"""
+POLY_ONLY = _poly_only()
