@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
-import shutil
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +20,8 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
-from desyr.atomic import run_lock, write_text_atomic
-from desyr.errors import ConfigError, DesyrError, PluginError
+from desyr.atomic import out_lock, write_text_atomic
+from desyr.errors import ConfigError, PluginError
 from desyr.execution import Units, make_executor
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate
@@ -109,7 +106,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     # Components are chosen (and their options checked) before the output folder is touched.
     found, teacher = _run_components(registry, problem)
     execution = execution or _python_default(problem)
-    with _out_lock(out):
+    with out_lock(out):
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
             result, model = _attempt(s, problem, found, teacher)
@@ -166,7 +163,7 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
     registry = registry or load_registry()
     teacher = make_teacher(registry, problem) if use_teacher else None
-    with _out_lock(out):
+    with out_lock(out):
         s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "refine")
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
@@ -374,36 +371,6 @@ def write_result(result: Result, out: str | Path, figures: list[str] | None = No
     write_text_atomic(out / "report.md", render_report(result, figures))
     write_text_atomic(out / "result.json", result.to_json())
     return out
-
-
-@contextmanager
-def _out_lock(out: str | Path | None) -> Iterator[None]:
-    """Two runs on one ``--out`` would overwrite each other: the second is refused."""
-    if out is None:
-        yield
-        return
-    check_out_dir(out)
-    created = not Path(out).exists()
-    try:
-        with run_lock(out):
-            yield
-    except DesyrError:
-        if created:   # a run refused before it produced anything leaves no folder behind
-            shutil.rmtree(out, ignore_errors=True)
-        raise
-
-
-def check_out_dir(out: str | Path) -> None:
-    """``--out`` must be a folder we can write (or create), checked before any work and
-    without creating anything: a config error must leave no folder behind."""
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a folder")
-    existing = path
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {out}: cannot write in {existing}")
 
 
 def _config_hash(problem: Problem) -> str:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from desyr.errors import ConfigError
+from desyr.errors import ConfigError, DesyrError
 
 __all__ = ["LOCK_NAME", "read_json", "run_lock", "write_bytes_atomic", "write_json_atomic", "write_text_atomic"]
 
@@ -122,3 +123,33 @@ def run_lock(out_dir: str | os.PathLike) -> Iterator[Path]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def out_lock(out: str | Path | None) -> Iterator[None]:
+    """Two runs on one ``--out`` would overwrite each other: the second is refused."""
+    if out is None:
+        yield
+        return
+    check_out_dir(out)
+    created = not Path(out).exists()
+    try:
+        with run_lock(out):
+            yield
+    except DesyrError:
+        if created:   # a run refused before it produced anything leaves no folder behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def check_out_dir(out: str | Path) -> None:
+    """``--out`` must be a folder we can write (or create), checked before any work and
+    without creating anything: a config error must leave no folder behind."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--out {out}: exists and is not a folder")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: cannot write in {existing}")

@@ -170,7 +170,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desyr.result_commands import exact_command, export_command
 
         return exact_command(registry, args) if args.command == "exact" else export_command(args)
-    from desyr.api import check_out_dir
+    from desyr.atomic import check_out_dir
     from desyr.model.loading import load_problem
     from desyr.progress import Progress
 

@@ -1,22 +1,26 @@
-"""The paper's benchmark configurations, reachable as ``paper:<name>`` or ``paper:<id>``."""
+"""Bundled problem sets, reachable as ``<set>:<name>`` or ``<set>:<id>``.
+
+``paper:`` serves the paper's benchmark configurations (folder ``problems/``),
+``examples:`` a second set of new problems written with default settings (folder ``examples/``).
+"""
 from __future__ import annotations
 
 from importlib import resources
 
 from desyr.plugin import hookimpl
 
-PREFIX = "paper:"
+SETS = {"paper:": "problems", "examples:": "examples"}   # spec prefix -> package folder
 
 
-def _library() -> dict[str, object]:
+def _library(prefix: str) -> dict[str, object]:
     """file stem -> resource, e.g. '13_burgers'."""
-    folder = resources.files("desyr_paper") / "problems"
+    folder = resources.files("desyr_paper") / SETS[prefix]
     return {f.name[:-5]: f for f in folder.iterdir() if f.name.endswith(".toml")}
 
 
-def _lookup(key: str):
+def _lookup(prefix: str, key: str):
     key = key.lower().replace("-", "_")
-    for stem, res in sorted(_library().items()):
+    for stem, res in sorted(_library(prefix).items()):
         ident, _, name = stem.partition("_")
         if key in (stem, name, ident, ident.lstrip("0")):
             return stem, res
@@ -25,17 +29,18 @@ def _lookup(key: str):
 
 @hookimpl
 def desyr_load_problem(spec):
-    if not spec.startswith(PREFIX):
+    prefix = next((p for p in SETS if spec.startswith(p)), None)
+    if prefix is None:
         return None
     from desyr.errors import ConfigError
     from desyr.plugin import problem_from_toml
 
-    found = _lookup(spec[len(PREFIX):])
+    found = _lookup(prefix, spec[len(prefix):])
     if found is None:
-        names = ", ".join(PREFIX + s.partition("_")[2] for s in sorted(_library()))
+        names = ", ".join(prefix + s.partition("_")[2] for s in sorted(_library(prefix)))
         raise ConfigError(f"unknown bundled problem {spec!r}; available: {names}")
     stem, res = found
-    return problem_from_toml(res.read_text(encoding="utf-8"), source=f"{PREFIX}{stem.partition('_')[2]}")
+    return problem_from_toml(res.read_text(encoding="utf-8"), source=f"{prefix}{stem.partition('_')[2]}")
 
 
 @hookimpl
@@ -43,7 +48,9 @@ def desyr_problem_library():
     from desyr.model.loading import tomllib
 
     rows = []
-    for stem, res in sorted(_library().items()):
-        data = tomllib.loads(res.read_text(encoding="utf-8"))
-        rows.append((f"{PREFIX}{stem.partition('_')[2]}", f"[{stem.partition('_')[0]}] {data.get('title', stem)}"))
+    for prefix in SETS:
+        for stem, res in sorted(_library(prefix).items()):
+            ident, _, name = stem.partition("_")
+            data = tomllib.loads(res.read_text(encoding="utf-8"))
+            rows.append((f"{prefix}{name}", f"[{ident}] {data.get('title', stem)}"))
     return rows
