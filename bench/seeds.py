@@ -4,6 +4,7 @@ end-to-end time of a run; every failure with its verdict numbers.
 
     desyr bench paper:... --seeds 5 --out OUT        # the runs
     .venv/bin/python bench/seeds.py OUT               # this table (markdown)
+    .venv/bin/python bench/seeds.py OUT --attempts    # one row per run, with escalation attempts
 """
 from __future__ import annotations
 
@@ -30,8 +31,12 @@ def _row(run: dict) -> tuple[bool, float | None, str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("bench", help="a desyr bench --out folder (bench.json)")
+    ap.add_argument("--attempts", action="store_true", help="one row per run: verdict, attempts, winner's searcher")
     args = ap.parse_args()
     data = json.loads((Path(args.bench) / "bench.json").read_text())
+    if args.attempts:
+        attempts_table(data)
+        return
     by_spec: dict[str, list[tuple[int, bool, float | None, str]]] = {}
     for run in data["runs"]:
         by_spec.setdefault(run["spec"], []).append((run["seed"], *_row(run)))
@@ -50,6 +55,30 @@ def main() -> None:
     print(f"\n**{good} of {total} runs recovered.**")
     if failures:
         print("\nFailures:\n" + "\n".join(failures))
+
+
+def attempts_table(data: dict) -> None:
+    print("| problem | seed | verified exact | refined rel L2 | teacher rel L2 | time (s) | attempts (step: verdict) "
+          "| proposed by | expression |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for run in data["runs"]:
+        if "error" in run:
+            print(f"| {run['spec']} | {run['seed']} | error | – | – | – | {'; '.join(run['error'])[:80]} | – | – |")
+            continue
+        r = run["result"]
+        err = r.get("errors") or {}
+        steps = ", ".join(f"{a['step']}: {'exact' if a['exact'] else 'no'}" for a in r.get("attempts") or []) or "1 (first: " \
+            + ("exact" if r.get("exact") else "no") + ")"
+        best = next((c for c in r.get("candidates", []) if c["id"] == r.get("selected_id")), {})
+        expr = "; ".join(f"{f} = {e}" for f, e in ((r.get("exact_form") or {}).get("expressions")
+                                                    or r.get("expression") or {}).items())
+        print(f"| {run['spec']} | {run['seed']} | {'yes' if r.get('exact') else 'no'} | {_fmt(err.get('rel_l2'))} | "
+              f"{_fmt(err.get('teacher_rel_l2'))} | {(r.get('timings') or {}).get('total', 0):.0f} | {steps} | "
+              f"{best.get('searcher', '–')} | `{expr[:90]}` |")
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{float(v):.2e}"
 
 
 if __name__ == "__main__":
