@@ -119,6 +119,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
 
         result, (s, model), attempts = escalate(problem, rule, registry, progress or Progress(), attempt)
         result.attempts = attempts
+        result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, result, model, out, plots)
 
 

@@ -64,7 +64,7 @@ def _sections(problem: Problem) -> dict[str, Any]:
 def _more_searches(problem: Problem, registry: Registry) -> str | None:
     sec = read_section(problem, "search")
     _sections(problem)["runs"] = 2 * sec["runs"]
-    return f"K {sec['runs']} -> {2 * sec['runs']} (new seeds)"
+    return f"K {sec['runs']} → {2 * sec['runs']} (new seeds)"
 
 
 def _other_searcher(problem: Problem, registry: Registry) -> str | None:
@@ -76,7 +76,7 @@ def _other_searcher(problem: Problem, registry: Registry) -> str | None:
     sec = _sections(problem)
     sec.pop("plugin", None)
     sec["plugins"] = names + extra[:1]     # [search.options] stays with the first
-    return f"searchers {'+'.join(names)} -> {'+'.join(sec['plugins'])}"
+    return f"searchers {'+'.join(names)} → {'+'.join(sec['plugins'])}"
 
 
 def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:
@@ -117,7 +117,7 @@ def _changes(problem: Problem, registry: Registry, steps: list[str]) -> Iterator
                 if library == old:
                     continue
                 _sections(problem)["unary"] = library
-                yield step, f"unary {old} -> {library}"
+                yield step, f"unary {old} → {library}"
             continue
         change = {"more_searches": _more_searches, "other_searcher": _other_searcher,
                   "larger_teacher": _larger_teacher}[step](problem, registry)
