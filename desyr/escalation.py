@@ -3,7 +3,7 @@
 The policy is a fixed ladder of steps, each applied on top of the ones before
 (``docs/escalation.md``):
 
-1. ``more_searches``  -- twice K seeded searches, on new seeds, with the same teacher;
+1. ``more_searches``  -- K more seeded searches, on new seeds, with the same teacher;
 2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
    ``operon``, or ``operon`` with ``dictionary``);
 3. ``enrich_library`` -- the unary library grows in documented steps, one attempt each:
@@ -62,9 +62,9 @@ def _sections(problem: Problem) -> dict[str, Any]:
 
 
 def _more_searches(problem: Problem, registry: Registry) -> str | None:
-    sec = read_section(problem, "search")
-    _sections(problem)["runs"] = 2 * sec["runs"]
-    return f"K {sec['runs']} → {2 * sec['runs']} (new seeds)"
+    # K more searches, not 2K: the seeds move on (escalate), so none repeats, and the attempt costs
+    # what the first one's search did
+    return f"{read_section(problem, 'search')['runs']} more seeded searches (new seeds)"
 
 
 def _other_searcher(problem: Problem, registry: Registry) -> str | None:
