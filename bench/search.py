@@ -7,9 +7,7 @@ cache), then each searcher runs the problem's K seeded searches on the same
 teacher samples. A pool is *target-capable* when at least one of its
 candidates refines (Stage B, physics only) to a relative L2 error <= 1e-10.
 Operon uses the problem's [search.options]; gplearn and dictionary their own
-options below. The dictionary searcher builds sums of products and needs both
-'+' and '*': where a problem's [search] binary lacks one, it is added for that
-searcher only and the row says so ("dictionary (+ added)").
+options below (the dictionary uses whatever binary operators the problem allows).
 """
 from __future__ import annotations
 
@@ -33,8 +31,6 @@ from desyr.testing import make_context
 PROBLEMS = ["sine_poisson_1d", "burgers", "helmholtz"]
 #: searcher -> options (None: the problem's [search.options])
 SEARCHERS = {"operon": None, "gplearn": {"generations": 20, "population_size": 1000}, "dictionary": {}}
-#: binary operators a searcher cannot do without (added to the problem's for that searcher only)
-NEEDS_BINARY = {"dictionary": ("+", "*")}
 
 
 def stage_a(searcher, settings: dict, ctx, binary: list[str]) -> tuple[list[Candidate], list[dict]]:
@@ -63,16 +59,14 @@ def measure(registry, name: str, searcher_name: str, options, cache_dir: str) ->
         searcher = component(registry, problem, "searcher", "search", searcher_name)
     else:
         searcher = registry.create("searcher", searcher_name, options)
-    binary = list(settings["binary"])
-    added = [op for op in NEEDS_BINARY.get(searcher_name, ()) if op not in binary]
     start = time.perf_counter()
-    pool, infos = stage_a(searcher, settings, ctx, binary + added)
+    pool, infos = stage_a(searcher, settings, ctx, list(settings["binary"]))
     seconds = time.perf_counter() - start
     refiner = component(registry, problem, "refiner", "refine", "scipy")
     refine_pool(screen_finite(pool, ctx), refiner, ctx)
     errors = [relative_l2(problem, c.expressions, ctx.points.verify) for c in pool if c.expressions]
     best = min((e for e in errors if e is not None), default=float("inf"))
-    label = searcher_name + (f" ({','.join(added)} added)" if added else "")
+    label = searcher_name
     rejected = sum("rejected" in i for i in infos)
     if rejected:
         label += f" ({rejected} rejected)"
