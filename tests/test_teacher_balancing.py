@@ -82,3 +82,12 @@ def test_fixed_msffn_trains(tmp_path):
     info = model.info()
     assert info["architecture"] == "msffn" and not info["escalated"]
     assert info["S_val_selected"] < info["S_val_initial"]
+
+
+def test_msffn_with_one_hidden_layer():
+    import torch
+
+    from desyr_deepxde.networks import make_net
+
+    net = make_net("msffn", [8], 2, 3, "tanh", "Glorot normal", [1.0, 10.0])
+    assert net(torch.rand(5, 2, dtype=next(net.parameters()).dtype)).shape == (5, 3)

@@ -31,7 +31,9 @@ class MsFFN(dde.nn.pytorch.NN):
         for i, sigma in enumerate(self.sigmas):
             b = torch.randn(n_in, hidden[0] // 2, dtype=dtype, generator=seed_generator) * sigma
             self.register_buffer(f"fourier_{i}", b)
-        self.trunk = dde.nn.FNN(hidden, activation, kernel_initializer)
+        # the trunk maps the embedding (width hidden[0]) through the hidden layers; one hidden layer
+        # still gets one dense layer, so every configured width trains
+        self.trunk = dde.nn.FNN(hidden if len(hidden) > 1 else hidden * 2, activation, kernel_initializer)
         self.head = torch.nn.Linear(hidden[-1] * len(self.sigmas), n_out, dtype=dtype)
         dde.nn.initializers.get(kernel_initializer)(self.head.weight)
         torch.nn.init.zeros_(self.head.bias)
