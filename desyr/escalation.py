@@ -170,6 +170,9 @@ def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progr
             progress.message(f"escalation: budget spent ({rule.budget:g} s); stopping after {len(records)} attempt(s)")
             break
         used += read_section(variant, "search")["runs"]
+        if used + read_section(variant, "search")["runs"] > 1000:     # a seed block holds 1000 searches
+            progress.message("escalation: no fresh search seeds left for this seed")
+            break
         nxt = next(changes, None)
         if nxt is None:
             progress.message("escalation: every step of the policy was tried")
