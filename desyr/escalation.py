@@ -64,7 +64,8 @@ def _sections(problem: Problem) -> dict[str, Any]:
 def _more_searches(problem: Problem, registry: Registry) -> str | None:
     # K more searches, not 2K: the seeds move on (escalate), so none repeats, and the attempt costs
     # what the first one's search did
-    return f"{read_section(problem, 'search')['runs']} more seeded searches (new seeds)"
+    k = read_section(problem, "search")["runs"]
+    return f"K = {k} seeded search{'es' if k > 1 else ''} on new seeds (a fresh pool)"
 
 
 def _other_searcher(problem: Problem, registry: Registry) -> str | None:
@@ -167,7 +168,8 @@ def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progr
             break
         left = rule.budget - (time.perf_counter() - start)
         if left < seconds:
-            progress.message(f"escalation: budget spent ({rule.budget:g} s); stopping after {len(records)} attempt(s)")
+            progress.message(f"escalation: {max(left, 0):.0f} s of the {rule.budget:g} s budget left, less than the "
+                             f"last attempt took ({seconds:.0f} s); stopping after {len(records)} attempt(s)")
             break
         used += read_section(variant, "search")["runs"]
         if used + read_section(variant, "search")["runs"] > 1000:     # a seed block holds 1000 searches
@@ -179,6 +181,7 @@ def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progr
             break
         step, change = nxt
         _offset_seeds(variant, used)
+        change += f"; search seeds from seed_offset = {used}"       # what reproduces it without a budget
     assert best is not None
     return best[1], best[2], records
 

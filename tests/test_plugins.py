@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from desyr import hookimpl
+from desyr import __version__, hookimpl
 from desyr.cli import main
 from desyr.errors import PluginError
 from desyr.registry import load_registry
@@ -79,7 +79,7 @@ def test_cli_plugins_json(capsys, third_party):
 def test_cli_plugins_table(capsys):
     assert main(["plugins"]) == 0
     out = capsys.readouterr().out
-    assert "refiner   scipy" in out and "desyr 0.2.0" in out
+    assert "refiner   scipy" in out and f"desyr {__version__}" in out
 
 
 def test_problem_hooks_that_raise_are_isolated(capsys):
