@@ -72,7 +72,8 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "binary": Option(["+", "-", "*", "/"], "binary operators", kind=list, item=str, choices=BINARY_OPERATORS,
                          low=1),
         "unary": Option([], "unary operators", kind=list, item=str, choices=UNARY_OPERATORS),
-        "max_size": Option(20, "complexity bound C_max of a searched tree", kind=int, low=1, high=200),
+        "max_size": Option(20, "complexity bound C_max of a searched tree (the dictionary searcher's sums may "
+                           "exceed it unless its enforce_max_size is set)", kind=int, low=1, high=200),
         "runs": Option(2, "K: seeded searches per field", kind=int, low=1, high=1000),
         "plugins": Option(None, "several searchers whose candidates pool, e.g. [\"operon\", \"dictionary\"] "
                           "(each runs K searches); options of the first in [search.options], of the others in "
