@@ -16,15 +16,40 @@ from desyr.roles import ComponentError
 from desyr_deepxde.backend import dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.networks import make_net
-from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values
+from desyr_deepxde.residuals import (Residuals, _autograd_derivative, _dde_derivative, constraint_values,
+                                    equation_scales)
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
 
 def build_net(problem, settings, n_in: int, architecture: str = "fnn", activation: str | None = None
               ) -> torch.nn.Module:
     activation = activation or settings["activation"]
-    return make_net(architecture, settings["layers"], n_in, len(problem.fields),
-                    "tanh" if activation == "auto" else activation, settings["initializer"], settings["fourier_sigmas"])
+    net = make_net(architecture, settings["layers"], n_in, len(problem.fields),
+                   "tanh" if activation == "auto" else activation, settings["initializer"], settings["fourier_sigmas"])
+    bounds = input_bounds(problem)
+    if scales_inputs(settings["input_scaling"], bounds):
+        lo, hi = (torch.tensor([b[k] for b in bounds], dtype=torch.get_default_dtype()) for k in (0, 1))
+        # derivatives are taken through the map, so residuals stay in the problem's coordinates
+        net.apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)
+    return net
+
+
+def input_bounds(problem) -> list[tuple[float, float]]:
+    """(lo, hi) per network input, in the network's order: space variables, then time."""
+    ordered = [v for v in problem.variables if v.name != problem.time] + \
+              [v for v in problem.variables if v.name == problem.time]
+    return [(float(v.lo), float(v.hi)) for v in ordered]
+
+
+def scales_inputs(setting: str, bounds: list[tuple[float, float]]) -> bool:
+    """Whether the network sees its inputs mapped onto [-1, 1].  Centred inputs keep tanh out of
+    saturation at Glorot initialisation: unscaled, Euler-Bernoulli on [0, 10] trained to a
+    near-zero function on every seed, and Klein-Gordon on [0, 1]^2 to relative L2 0.27 on one
+    seed in three; scaled, both reach 1e-2 or better.  'auto' scales only domains that leave
+    [-1, 1]."""
+    if setting == "auto":
+        return any(lo < -1 or hi > 1 for lo, hi in bounds)
+    return setting == "always"
 
 
 def _is_initial(problem, constraint) -> bool:
@@ -128,7 +153,7 @@ class _Checkpoints(dde.callbacks.Callback):
                     group["max_iter"] = min(self.every, remaining)
                     group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
 
-def _training_data(settings, problem, geom, residuals: Residuals, perm, seed):
+def _training_data(settings, problem, geom, residuals: Residuals, perm, seed, scales: list[float]):
     rng = np.random.default_rng([seed, 7919])
     bcs = []
     for i, c in enumerate(problem.constraints):
@@ -144,7 +169,7 @@ def _training_data(settings, problem, geom, residuals: Residuals, perm, seed):
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
 
     def pde(x, y):
-        return residuals.equation_residuals(x, y, _dde_derivative)
+        return [r / s for r, s in zip(residuals.equation_residuals(x, y, _dde_derivative), scales)]
 
     common = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
     if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
@@ -217,8 +242,8 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
 def train_networks(settings, problem, context, geom, net_vars, perm, seed):
     progress = context.progress
     residuals = Residuals(problem, net_vars)
-    data = _training_data(settings, problem, geom, residuals, perm, seed)
     validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())
+    data = _training_data(settings, problem, geom, residuals, perm, seed, equation_scales(residuals, validator.X))
     fits: list[_Fit] = []
     for network in network_ladder(settings):
         if fits:

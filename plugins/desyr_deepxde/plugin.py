@@ -55,6 +55,9 @@ class DeepXDETeacher(Teacher):
                                "then msffn if every fnn's S_val stalls", kind=str, choices=ARCHITECTURES),
         "fourier_sigmas": Option([1.0, 10.0], "scales of the msffn Fourier-feature embeddings", kind=list,
                                  item=float, low=0, high=1e6, open_low=True),
+        "input_scaling": Option("always", "map each input affinely onto [-1, 1] inside the network: "
+                                "'always', 'never', or 'auto' (only when the domain leaves [-1, 1])", kind=str,
+                                choices=("auto", "always", "never")),
         "stall_ratio": Option(1e-2, "auto architecture: S_val has stalled when the selected S_val is above "
                                     "this fraction of the initial one", kind=float, low=0, high=1, open_low=True),
         "patience": Option(500, "a training phase stops when S_val has not improved by 1 % for this many "

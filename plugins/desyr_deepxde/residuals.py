@@ -88,6 +88,24 @@ class Residuals:
         return self.operators[index](*self.variables(x), *jets)
 
 
+def equation_scales(residuals: Residuals, X: torch.Tensor) -> list[float]:
+    """Per equation, the RMS on ``X`` of its source term (the residual with every field and
+    derivative set to 0), capped at 1; 1 where the equation is homogeneous.
+
+    Training divides each residual by this.  A tiny forcing (Euler-Bernoulli: u_xxxx = 5e-5)
+    otherwise leaves losses near 1e-9, where Adam's epsilon and L-BFGS's gradient tolerance
+    stop the optimizer before the forcing is resolved.  Sources of order 1 and above leave
+    the loss as it was."""
+    zeros = [torch.zeros_like(X[:, :1]) for _ in residuals.jets]
+    cols = residuals.variables(X)
+    scales = []
+    for f in residuals.equations:
+        with torch.no_grad():
+            rms = float(torch.sqrt(torch.mean(f(*cols, *zeros) ** 2)))
+        scales.append(min(rms, 1.0) if math.isfinite(rms) and rms > 0 else 1.0)
+    return scales
+
+
 def _dde_derivative(ys, xs, i, j):
     return dde.grad.jacobian(ys, xs, i=i, j=j)
 
