@@ -112,13 +112,17 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             result, model = _attempt(s, problem, found, teacher)
             return _write(s, result, model, out, plots)
 
+        if execution.resume:
+            (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
+                                             "different config, so none is stored); the run starts afresh")
+
         def attempt(variant: Problem) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
             s = _start(variant, seed, registry, None, progress, cache_dir, retrain, execution, "run")
             result, model = _attempt(s, variant, *_run_components(registry, variant))
             return result, (s, model)
 
-        result, (s, model), attempts = escalate(problem, rule, registry, progress or Progress(), attempt)
-        result.attempts = attempts
+        result, (s, model), attempts, stop = escalate(problem, rule, registry, progress or Progress(), attempt)
+        result.attempts, result.escalation_stop = attempts, stop
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, result, model, out, plots)
 

@@ -145,8 +145,9 @@ def _offset_seeds(problem: Problem, used: int) -> None:
 
 
 def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progress,
-             attempt: Callable[[Problem], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord]]:
-    """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log."""
+             attempt: Callable[[Problem], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord], str]:
+    """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log,
+    and why escalation stopped."""
     start = time.perf_counter()
     variant = copy.deepcopy(problem)
     records: list[AttemptRecord] = []
@@ -165,25 +166,27 @@ def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progr
         if best is None or score < best[0]:
             best = (score, result, handle)
         if result.exact:
+            stop = f"attempt {len(records)} is verified exact"
             break
         left = rule.budget - (time.perf_counter() - start)
         if left < seconds:
-            progress.message(f"escalation: {max(left, 0):.0f} s of the {rule.budget:g} s budget left, less than the "
-                             f"last attempt took ({seconds:.0f} s); stopping after {len(records)} attempt(s)")
+            stop = (f"{max(left, 0):.0f} s of the {rule.budget:g} s budget left, less than the last attempt "
+                    f"took ({seconds:.0f} s)")
             break
         used += read_section(variant, "search")["runs"]
         if used + read_section(variant, "search")["runs"] > 1000:     # a seed block holds 1000 searches
-            progress.message("escalation: no fresh search seeds left for this seed")
+            stop = "no fresh search seeds left for this seed"
             break
         nxt = next(changes, None)
         if nxt is None:
-            progress.message("escalation: every step of the policy was tried")
+            stop = "every step of the policy was tried"
             break
         step, change = nxt
         _offset_seeds(variant, used)
         change += f"; search seeds from seed_offset = {used}"       # what reproduces it without a budget
     assert best is not None
-    return best[1], best[2], records
+    progress.message(f"escalation: stopped after {len(records)} attempt(s): {stop}")
+    return best[1], best[2], records, stop
 
 
 def _worst(result: Result) -> float:

@@ -141,6 +141,8 @@ def _attempts_section(r: Result) -> list[str]:
     for a in r.attempts:
         lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.searchers)} | {a.seconds:.1f} | "
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
+    if r.escalation_stop:
+        lines += ["", f"Stopped: {md(r.escalation_stop)}."]
     return lines + [""]
 
 

@@ -44,4 +44,14 @@ def test_misspecified_library_is_fixed_by_enrichment(tmp_path):
     assert "sin" in result.attempts[-1].change and result.timings["escalation_total"] >= result.timings["total"]
     data = json.loads((tmp_path / "out" / "result.json").read_text())
     assert data["attempts"][-1]["exact"] is True
-    assert "## Attempts" in (tmp_path / "out" / "report.md").read_text()
+    assert data["escalation_stop"] == f"attempt {len(result.attempts)} is verified exact"
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Attempts" in report and f"Stopped: attempt {len(result.attempts)} is verified exact." in report
+    assert single.escalation_stop is None
+
+
+def test_a_spent_budget_is_the_recorded_reason_to_stop(tmp_path):
+    problem = load_problem(str(write_config(tmp_path, POLY_ONLY)))
+    result = run(problem, budget=1e-3, progress=Progress(verbose=False))
+    assert not result.exact and len(result.attempts) == 1
+    assert "budget left, less than the last attempt took" in result.escalation_stop

@@ -91,3 +91,53 @@ def test_msffn_with_one_hidden_layer():
 
     net = make_net("msffn", [8], 2, 3, "tanh", "Glorot normal", [1.0, 10.0])
     assert net(torch.rand(5, 2, dtype=next(net.parameters()).dtype)).shape == (5, 3)
+
+
+WIDE = """
+name = "wide"
+time = "t"
+[domain]
+x = [0, 10]
+t = [0, 3]
+[[equations]]
+lhs = "u_t - u_xx"
+rhs = "5e-5"
+[[constraints]]
+on = "t = 0"
+value = 0
+"""
+
+
+def test_input_scaling_maps_the_domain_box_onto_the_unit_box():
+    import torch
+
+    from desyr.testing import make_problem
+    from desyr_deepxde.fitting import build_net, input_bounds, scales_inputs
+
+    problem = make_problem(WIDE)
+    bounds = input_bounds(problem)
+    assert bounds == [(0.0, 10.0), (0.0, 3.0)]                 # space first, then time, as the network sees them
+    assert scales_inputs("auto", bounds) and scales_inputs("always", [(0.0, 1.0)])
+    assert not scales_inputs("auto", [(0.0, 1.0), (-1.0, 1.0)]) and not scales_inputs("never", bounds)
+    settings = DeepXDETeacher(layers=[8]).settings
+    net = build_net(problem, settings, 2)
+    corners = torch.tensor([[0.0, 0.0], [10.0, 3.0], [5.0, 1.5]], dtype=torch.get_default_dtype())
+    assert torch.allclose(net._input_transform(corners), torch.tensor([[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]]))
+    assert build_net(problem, {**settings, "input_scaling": "never"}, 2)._input_transform is None
+    with pytest.raises(ComponentError, match="input_scaling"):
+        DeepXDETeacher(input_scaling="sometimes")
+
+
+def test_tiny_sources_are_rescaled_and_others_left_alone():
+    import torch
+
+    from desyr.testing import SINE_POISSON_1D, make_problem
+    from desyr_deepxde.residuals import Residuals, equation_scales
+
+    X = torch.rand(50, 2, dtype=torch.float64) * torch.tensor([10.0, 3.0], dtype=torch.float64)
+    wide = make_problem(WIDE)
+    assert equation_scales(Residuals(wide, ["x", "t"]), X) == [pytest.approx(5e-5)]
+    homogeneous = make_problem(WIDE.replace('rhs = "5e-5"', 'rhs = "0"'))
+    assert equation_scales(Residuals(homogeneous, ["x", "t"]), X) == [1.0]
+    sine = make_problem(SINE_POISSON_1D)             # source pi^2 sin(pi x): RMS about 7, so no rescaling
+    assert equation_scales(Residuals(sine, ["x"]), torch.rand(50, 1, dtype=torch.float64)) == [1.0]

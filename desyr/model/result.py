@@ -3,7 +3,7 @@
 A :class:`Result` is a tree of dataclasses; :meth:`Result.to_json` writes it and
 :func:`load_result` reads it back into the same types.  Schema history is in
 ``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``;
-0.3 added the optional ``attempts``).
+0.3 added the optional ``attempts`` and ``escalation_stop``).
 """
 from __future__ import annotations
 
@@ -191,6 +191,7 @@ class Result:
     provenance: Provenance
     exact_form: ExactFormRecord | None = None
     attempts: list[AttemptRecord] = field(default_factory=list)   # escalated runs only
+    escalation_stop: str | None = None                              # why the escalated run stopped
     schema: str = SCHEMA
 
     # ---------------------------------------------------------------- reading
