@@ -1,6 +1,11 @@
 """Post-refit algebraic simplification and the Stage-C cleaning proposal."""
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
 import sympy as sp
 
 from desyr.expressions import complexity
@@ -8,6 +13,9 @@ from desyr.settings import METHOD
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
 SIMPLIFY_MAX_CALL_DEPTH = 8  # and exponential in nested calls: sin(sin(...)) 15 deep takes ~17 s
+#: wall-clock cap on one sympy.simplify call.  Size and depth bounds are not enough: a 30-node
+#: tanh candidate of a Burgers run kept trigsimp busy for over 20 minutes.
+SIMPLIFY_SECONDS = 5.0
 
 
 def call_depth(expr: sp.Expr) -> int:
@@ -27,15 +35,52 @@ def simplifiable(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES) -> bool:
 CLEAN_TOL = METHOD.clean_term_tolerance
 
 
+class _OutOfTime(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[bool]:
+    """Raise _OutOfTime in the block after ``seconds`` (SIGALRM, on the main thread and when no other
+    real-time timer is set; otherwise no limit)."""
+    if (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):     # someone else's timer is running: leave it
+        yield False
+        return
+
+    def expire(signum, frame):
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def bounded_simplify(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES,
+                     seconds: float | None = None) -> sp.Expr | None:
+    """``sympy.simplify(expr)``, or None when the tree is too large or deep, sympy fails, or it
+    takes longer than ``seconds`` (default SIMPLIFY_SECONDS).  Callers keep the form they had."""
+    if not simplifiable(expr, max_nodes):
+        return None
+    try:
+        # off the main thread (a Dask worker's task thread) nothing can interrupt sympy, and a
+        # different rule there would make results depend on the executor: only the size bounds hold
+        with _alarm(SIMPLIFY_SECONDS if seconds is None else seconds):
+            return sp.simplify(expr)
+    except _OutOfTime:
+        return None
+    except Exception:  # sympy can fail on unusual trees
+        return None
+
+
 def simplify_expression(expr: sp.Expr) -> sp.Expr:
     """The simpler (by node count) of the evaluated tree and ``sympy.simplify`` of it."""
-    if not simplifiable(expr):
-        return expr
-    try:
-        simpler = sp.simplify(expr)
-    except Exception:  # sympy can fail on unusual trees; the evaluated form is still valid
-        return expr
-    return simpler if complexity(simpler) < complexity(expr) else expr
+    simpler = bounded_simplify(expr)
+    return simpler if simpler is not None and complexity(simpler) < complexity(expr) else expr
 
 
 def drop_small_terms(expr: sp.Expr, tol: float = CLEAN_TOL) -> sp.Expr:

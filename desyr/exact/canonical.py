@@ -12,7 +12,7 @@ import sympy as sp
 
 from desyr.exact.records import Acceptance, Check, Residuals, RewriteDecision, safe_check
 from desyr.expressions import complexity, expression_text
-from desyr.simplify import simplifiable
+from desyr.simplify import bounded_simplify
 
 SIMPLIFY_MAX_NODES = 60     # sympy.simplify is only tried on short trees (it can take seconds on long ones)
 
@@ -38,11 +38,10 @@ def collect_terms(expr: sp.Expr, variables: Sequence[sp.Symbol] = ()) -> sp.Expr
     """The shortest of a few equivalent forms; ties go to the first in this order:
     distributed sum, as given, common factors pulled out, ``sympy.simplify``."""
     forms = [sp.expand_mul(expr), expr, sp.factor_terms(expr)]
-    if simplifiable(expr, SIMPLIFY_MAX_NODES) and not expr.has(sp.Float):
-        try:
-            forms.append(sp.simplify(expr))
-        except Exception:  # sympy may fail on unusual trees; the other forms remain
-            pass
+    if not expr.has(sp.Float):
+        simpler = bounded_simplify(expr, SIMPLIFY_MAX_NODES)
+        if simpler is not None:
+            forms.append(simpler)
     return min(enumerate(forms), key=lambda kf: (complexity(kf[1]), kf[0]))[1]
 
 
