@@ -55,3 +55,14 @@ def test_a_spent_budget_is_the_recorded_reason_to_stop(tmp_path):
     result = run(problem, budget=1e-3, progress=Progress(verbose=False))
     assert not result.exact and len(result.attempts) == 1
     assert "budget left, less than the last attempt took" in result.escalation_stop
+
+
+def test_resume_with_a_budget_says_it_is_not_used(tmp_path):
+    import io
+
+    from desyr.api import Execution
+
+    stream = io.StringIO()
+    problem = load_problem(str(write_config(tmp_path, POLY_ONLY)))
+    run(problem, budget=1e-3, execution=Execution("serial", resume=True), progress=Progress(stream=stream))
+    assert "resume: not used with an escalation budget" in stream.getvalue()
