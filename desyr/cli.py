@@ -13,8 +13,16 @@ from desyr.expressions import ExpressionError
 EXIT_USAGE = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with every usage error on one line like DeSyR's own (``desyr: error: ...``), exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"desyr: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
+    p = _Parser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
     p.add_argument("--version", action="version", version=f"desyr {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 

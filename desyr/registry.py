@@ -20,6 +20,7 @@ import inspect
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -121,6 +122,8 @@ class Registry:
                 continue
             if problem is not None:
                 return problem
+        if Path(spec).is_dir():
+            raise ConfigError(f"{spec!r} is a directory; give a problem TOML file or a spec such as paper:burgers")
         raise ConfigError(f"no config file or known problem called {spec!r} (see 'desyr problems')")
 
     def problem_library(self) -> list[tuple[str, str]]:

@@ -75,6 +75,24 @@ def test_missing_file_and_unknown_spec():
     assert code == 2 and "available: paper:" in err
 
 
+def test_a_directory_is_not_a_config(tmp_path):
+    code, _, err = run_cli("run", str(tmp_path))
+    assert code == 2 and "is a directory" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["run", "x.toml", "--budget", "abc"], "invalid float value: 'abc'"),
+    (["run"], "required: config"),
+    (["bogus"], "invalid choice: 'bogus'"),
+])
+def test_argument_errors_are_one_line(argv, fragment, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 2 and err.startswith("desyr: error: ") and fragment in err
+    assert len(err.splitlines()) == 1 and "usage:" not in err
+
+
 def test_unknown_section_keys_and_stray_gate_options(tmp_path):
     for extra, fragment in [("\n[refine]\nplugn = 'scipy'\n", "[refine] does not know option(s) plugn"),
                             ("\n[selection]\ngate = ['complexity']\n", "[selection] does not know option(s) gate"),

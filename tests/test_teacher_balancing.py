@@ -5,13 +5,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from desyr_deepxde.balancing import WEIGHT_RANGE, Patience
+from desyr_deepxde.plugin import DeepXDETeacher
 
 from desyr.model.context import RunContext
 from desyr.model.loading import load_problem_file
 from desyr.model.points import make_point_sets
 from desyr.roles import ComponentError
-from desyr_deepxde.balancing import WEIGHT_RANGE, Patience
-from desyr_deepxde.plugin import DeepXDETeacher
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
@@ -86,7 +86,6 @@ def test_fixed_msffn_trains(tmp_path):
 
 def test_msffn_with_one_hidden_layer():
     import torch
-
     from desyr_deepxde.networks import make_net
 
     net = make_net("msffn", [8], 2, 3, "tanh", "Glorot normal", [1.0, 10.0])
@@ -110,9 +109,9 @@ value = 0
 
 def test_input_scaling_maps_the_domain_box_onto_the_unit_box():
     import torch
+    from desyr_deepxde.fitting import build_net, input_bounds, scales_inputs
 
     from desyr.testing import make_problem
-    from desyr_deepxde.fitting import build_net, input_bounds, scales_inputs
 
     problem = make_problem(WIDE)
     bounds = input_bounds(problem)
@@ -130,9 +129,9 @@ def test_input_scaling_maps_the_domain_box_onto_the_unit_box():
 
 def test_tiny_sources_are_rescaled_and_others_left_alone():
     import torch
+    from desyr_deepxde.residuals import Residuals, equation_scales
 
     from desyr.testing import SINE_POISSON_1D, make_problem
-    from desyr_deepxde.residuals import Residuals, equation_scales
 
     X = torch.rand(50, 2, dtype=torch.float64) * torch.tensor([10.0, 3.0], dtype=torch.float64)
     wide = make_problem(WIDE)

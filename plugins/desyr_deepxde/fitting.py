@@ -16,8 +16,7 @@ from desyr.roles import ComponentError
 from desyr_deepxde.backend import dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.networks import make_net
-from desyr_deepxde.residuals import (Residuals, _autograd_derivative, _dde_derivative, constraint_values,
-                                    equation_scales)
+from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values, equation_scales
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
 
