@@ -7,6 +7,7 @@ import copy
 import io
 import math
 import time
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -29,7 +30,7 @@ def build_net(problem, settings, n_in: int, architecture: str = "fnn", activatio
     if scales_inputs(settings["input_scaling"], bounds):
         lo, hi = (torch.tensor([b[k] for b in bounds], dtype=torch.get_default_dtype()) for k in (0, 1))
         # derivatives are taken through the map, so residuals stay in the problem's coordinates
-        net.apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)
+        cast(Any, net).apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)   # DeepXDE's NN method
     return net
 
 
