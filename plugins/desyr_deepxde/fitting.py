@@ -34,11 +34,16 @@ def build_net(problem, settings, n_in: int, architecture: str = "fnn", activatio
     return net
 
 
+def network_variables(problem) -> list:
+    """The problem's variables in the order the network takes them: space variables, then time
+    (DeepXDE's ``GeometryXTime`` puts time last)."""
+    return [v for v in problem.variables if v.name != problem.time] + \
+           [v for v in problem.variables if v.name == problem.time]
+
+
 def input_bounds(problem) -> list[tuple[float, float]]:
-    """(lo, hi) per network input, in the network's order: space variables, then time."""
-    ordered = [v for v in problem.variables if v.name != problem.time] + \
-              [v for v in problem.variables if v.name == problem.time]
-    return [(float(v.lo), float(v.hi)) for v in ordered]
+    """(lo, hi) per network input, in the network's order."""
+    return [(float(v.lo), float(v.hi)) for v in network_variables(problem)]
 
 
 def scales_inputs(setting: str, bounds: list[tuple[float, float]]) -> bool:

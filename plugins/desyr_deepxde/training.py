@@ -20,7 +20,7 @@ import torch
 from desyr.roles import ComponentError, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
-from desyr_deepxde.fitting import build_net, train_networks
+from desyr_deepxde.fitting import build_net, network_variables, train_networks
 
 
 # ------------------------------------------------------------------ the model
@@ -47,7 +47,8 @@ class DeepXDETeacherModel(TeacherModel):
 
 # ------------------------------------------------------------------- helpers
 def _geometry(problem):
-    spatial = [v for v in problem.variables if v.name != problem.time]
+    ordered = network_variables(problem)
+    spatial = [v for v in ordered if v.name != problem.time]
     if len(spatial) == 0:
         geom = None
     elif len(spatial) == 1:
@@ -56,13 +57,11 @@ def _geometry(problem):
         geom = dde.geometry.Rectangle([spatial[0].lo, spatial[1].lo], [spatial[0].hi, spatial[1].hi])
     else:
         geom = dde.geometry.Hypercube([v.lo for v in spatial], [v.hi for v in spatial])
-    net_vars = [v.name for v in spatial]
     if problem.time is not None:
-        tv = next(v for v in problem.variables if v.name == problem.time)
+        tv = ordered[-1]
         timedomain = dde.geometry.TimeDomain(tv.lo, tv.hi)
         geom = timedomain if geom is None else dde.geometry.GeometryXTime(geom, timedomain)
-        net_vars.append(tv.name)
-    return geom, net_vars
+    return geom, [v.name for v in ordered]
 
 
 @contextlib.contextmanager
