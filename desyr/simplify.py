@@ -40,12 +40,12 @@ class _OutOfTime(Exception):
 
 
 @contextlib.contextmanager
-def _alarm(seconds: float) -> Iterator[bool]:
+def _alarm(seconds: float) -> Iterator[None]:
     """Raise _OutOfTime in the block after ``seconds`` (SIGALRM, on the main thread and when no other
     real-time timer is set; otherwise no limit)."""
     if (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):     # someone else's timer is running: leave it
-        yield False
+        yield
         return
 
     def expire(signum, frame):
@@ -54,7 +54,7 @@ def _alarm(seconds: float) -> Iterator[bool]:
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield True
+        yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
