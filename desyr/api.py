@@ -61,6 +61,7 @@ from desyr.stages.select import run_gates
 from desyr.stages.teach import attach_teacher, make_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
 from desyr.store import RunStore, digest, store_key
+from desyr.verify.attach import attach_verdict
 
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution"]
 
@@ -291,6 +292,11 @@ def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selecti
     ctx.seed, ctx.method = s.seed, s.method     # the teacher's predict ran again above
     result = build_result(command, ctx, s.pristine, pool, outcome, components)
     result.exact_form = exact
+    # The verdict is the separate verifier's, from the config text and the printed expressions alone.
+    start = time.perf_counter()
+    attach_verdict(result, s.pristine)
+    result.timings["verifier"] = round(time.perf_counter() - start, 4)
+    result.timings["total"] = round(time.perf_counter() - s.clock, 4)
     return result
 
 

@@ -52,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("result", help="result.json (or the folder holding it)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
 
+    from desyr.verify.command import add_parser as add_verify
+
+    add_verify(sub)
+
     s = sub.add_parser("export", help="write the solution of a result as code or LaTeX")
     s.add_argument("result", help="result.json (or the folder holding it)")
     s.add_argument("--to", required=True, metavar="FORMAT",
@@ -174,6 +178,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _bench(registry, args)
     if args.command == "study":
         return _study(registry, args)
+    if args.command == "verify":
+        from desyr.verify.command import verify_command
+
+        return verify_command(registry, args)
     if args.command in ("exact", "export"):
         from desyr.result_commands import exact_command, export_command
 
@@ -265,7 +273,11 @@ def _summary(result, out: str | None) -> None:
         print(f"converged={result.converged} complexity={result.complexity} "
               f"R_eq={_num(res.R_eq if res else None)} R_con={_num(res.R_con if res else None)}"
               + (f" rel_l2={_num(err.rel_l2)}" if err.rel_l2 is not None else ""))
+        words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact",
+                 "unverified": "Unverified"}
+        reason = result.verification.reason if result.verification else ""
+        print(f"verdict: {words.get(result.verdict, result.verdict)} ({reason})")
         if not result.exact:
-            print("warning: not an exact solution (verification residuals above tolerance); see report.md")
+            print("warning: not an exact solution; see report.md")
     if out:
         print(f"wrote {out}/result.json and {out}/report.md")

@@ -83,9 +83,13 @@ def _quantities(r: Result) -> list[str]:
     lines = ["| quantity | value |", "|---|---|",
              f"| status | {md(r.status)} |", f"| converged | {r.converged} |",
              f"| final complexity | {fmt(r.complexity)} |",
-             f"| R_eq (independent interior points) | {fmt(res.R_eq if res else None)} |",
-             f"| R_con (independent constraint points) | {fmt(res.R_con if res else None)} |",
+             f"| verdict (separate verifier) | {md(r.verdict)} |",
+             f"| R_eq (verifier's independent interior points) | {fmt(res.R_eq if res else None)} |",
+             f"| R_con (verifier's independent constraint points) | {fmt(res.R_con if res else None)} |",
              f"| relative L2 vs reference | {fmt(err.rel_l2)} |"]
+    run = r.verification.run_residuals if r.verification else None
+    if run is not None:
+        lines += [f"| run residuals R_eq, R_con (in-process, for comparison) | {fmt(run.R_eq)}, {fmt(run.R_con)} |"]
     lines += [f"| relative L2 of {md(f)} | {fmt(v)} |" for f, v in err.fieldwise.items()]
     lines += [f"| pre-refit relative L2 | {fmt(err.pre_refit_rel_l2)} |"] if err.pre_refit_rel_l2 is not None else []
     lines += [f"| teacher relative L2 | {fmt(err.teacher_rel_l2)} |"] if err.teacher_rel_l2 is not None else []
@@ -164,13 +168,25 @@ def _coupled_section(r: Result) -> list[str]:
 
 
 def verdict(r: Result) -> str:
-    if r.exact:
-        return (f"**Verified**: the expression satisfies the governing equation and the constraints to "
-                f"{r.exact_tolerance:g} on independent points.")
+    """The verdict line, as the separate verifier gave it (docs/security.md)."""
+    v = r.verification
+    reason = md(v.reason) if v else "this result was not checked by the verifier"
+    extra = f"\n\n**Note:** {md(v.disagreement)}." if v and v.disagreement else ""
+    if r.verdict == "proved":
+        return (f"**Proved**: the exact form, substituted into the equations and the constraints, reduces "
+                f"every residual to exactly 0 ({reason}); the numeric expression agrees with it on independent "
+                f"points.{extra}")
+    if r.verdict == "verified":
+        return (f"**Verified** (not proved): the expression satisfies the governing equation and the constraints "
+                f"to {r.exact_tolerance:g} on independent points, but it was not proved symbolically ({reason}). "
+                f"A formula with unidentified float constants can agree with the solution to round-off on the "
+                f"domain without being it.{extra}")
+    if r.verdict == "unverified":
+        return f"**Unverified**: {reason}. Run `desyr verify` on this result.{extra}"
     res = r.residuals
     values = [v for v in ((res.R_eq, res.R_con) if res else ()) if v is not None]
     worst = f"{max(values):.3e}" if values and all(isinstance(v, float) for v in values) else "non-finite"
-    return (f"**Not an exact solution.** The verification residuals (worst {worst}) exceed "
-            f"{r.exact_tolerance:g}: this expression approximates the solution but is not exact. "
-            "The gates are relative, so they always pick something; only these absolute residuals "
-            "say whether recovery succeeded. A missing operator in the library is a common cause.")
+    return (f"**Not an exact solution** ({reason}; worst residual {worst}, tolerance {r.exact_tolerance:g}). "
+            "This expression approximates the solution but is not exact. The gates are relative, so they "
+            "always pick something; only the verifier's absolute checks say whether recovery succeeded. "
+            f"A missing operator in the library is a common cause.{extra}")

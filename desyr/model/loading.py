@@ -16,6 +16,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -48,11 +49,15 @@ def problem_from_toml(text: str, source: str = "<config>") -> Problem:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
-    return problem_from_dict(data, source=source)
+    problem = problem_from_dict(data, source=source)
+    problem.config_text, problem.config_format = text, "toml"
+    return problem
 
 
 def load_problem_file(path: str | Path) -> Problem:
-    return problem_from_dict(read_toml(path), source=str(path))
+    path = Path(path)
+    read_toml(path)                      # the same one-line errors for a missing or malformed file
+    return problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
 
 
 def load_problem(spec: str | Path, registry=None) -> Problem:
@@ -109,6 +114,10 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Prob
     problem.points = _points(data.get("points", {}), source)
     problem.constraints = [_constraint(i, c, problem, source) for i, c in enumerate(_tables(data, "constraints", source))]
     check_sections(problem)
+    try:
+        problem.config_text = json.dumps(data, sort_keys=True, default=str)
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{source}: the config cannot be written as data ({type(exc).__name__})") from None
     return problem
 
 

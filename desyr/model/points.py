@@ -14,13 +14,15 @@ decide the verdict.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
-from scipy.stats import qmc
 
 from desyr.model.problem import Face, Problem
+
+#: (rng, n, d) -> n points in the unit cube
+UnitSampler = Callable[[np.random.Generator, int, int], np.ndarray]
 
 INTERIOR_SETS = ("search", "refine", "verify", "validate")
 _STREAM = {name: i + 1 for i, name in enumerate(INTERIOR_SETS + ("constraint",))}
@@ -86,13 +88,27 @@ def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.nd
     raise RuntimeError("could not draw disjoint point sets")  # pragma: no cover
 
 
+def scipy_latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    from scipy.stats import qmc   # lazily: scipy.stats takes a second to import
+
+    return qmc.LatinHypercube(d=d, rng=rng).random(n)
+
+
+def latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """A Latin hypercube in numpy alone: one point in each of n strata per axis, jittered."""
+    strata = np.stack([rng.permutation(n) for _ in range(d)], axis=1)
+    return (strata + rng.random((n, d))) / n
+
+
 def _sample(problem: Problem, n: int, rng: np.random.Generator, uniform: bool) -> np.ndarray:
     lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
-    unit = rng.random((n, problem.dim)) if uniform else qmc.LatinHypercube(d=problem.dim, rng=rng).random(n)
+    unit = rng.random((n, problem.dim)) if uniform else scipy_latin_hypercube(rng, n, problem.dim)
     return lo + unit * (hi - lo)
 
 
 def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np.ndarray:
+    from scipy.spatial import cKDTree
+
     clash = np.zeros(len(pts), dtype=bool)
     for other in taken:
         distance, _ = cKDTree(other).query(pts, k=1)
@@ -100,7 +116,8 @@ def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np
     return clash
 
 
-def constraint_points(problem: Problem, faces: list[Face], n: int, rng: np.random.Generator) -> np.ndarray:
+def constraint_points(problem: Problem, faces: list[Face], n: int, rng: np.random.Generator,
+                      sampler: UnitSampler = scipy_latin_hypercube) -> np.ndarray:
     """``n`` points spread over ``faces`` (a point face gets exactly one point)."""
     per_face = _split(n, [f for f in faces if len(f.fixed) < problem.dim])
     out = []
@@ -112,7 +129,7 @@ def constraint_points(problem: Problem, faces: list[Face], n: int, rng: np.rando
             pts[:, problem.variable_names.index(name)] = value
         if free:
             lo, hi = problem.bounds[free, 0], problem.bounds[free, 1]
-            unit = rng.random((count, 1)) if len(free) == 1 else qmc.LatinHypercube(d=len(free), rng=rng).random(count)
+            unit = rng.random((count, 1)) if len(free) == 1 else sampler(rng, count, len(free))
             pts[:, free] = lo + unit * (hi - lo)
         out.append(pts)
     return np.vstack(out)

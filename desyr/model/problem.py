@@ -82,6 +82,9 @@ class Problem:
     points: dict[str, int] = field(default_factory=dict)
     sections: dict[str, Any] = field(default_factory=dict)   # search/teacher/refine/selection raw tables
     source: str = ""
+    #: the config as data (TOML text, or JSON of the table a plugin gave): what the verifier reads
+    config_text: str = ""
+    config_format: str = "json"
 
     # ---------------------------------------------------------------- symbols
     @property

@@ -24,8 +24,10 @@ from desyr.model.candidates import Candidate, topology
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.outcomes import Errors, GateRecord
 
-SCHEMA = "desyr.result/2"
-READABLE_SCHEMAS = ("desyr.result/2",)
+SCHEMA = "desyr.result/3"
+READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
+#: the verdicts: the first three are the verifier's, "unverified" when it gave none
+VERDICTS = ("proved", "verified", "not_exact", "unverified")
 
 
 @dataclass
@@ -152,6 +154,27 @@ class Provenance:
 
 
 @dataclass
+class ConfigRecord:
+    """The problem as data, as the verifier read it: ``desyr verify RESULT`` reads it again."""
+
+    format: str                 # toml, or json (a problem a plugin built from a table)
+    source: str
+    sha256: str
+    text: str
+
+
+@dataclass
+class VerificationRecord:
+    """The separate verifier's answer (``answer``, unchanged), and how the run's own numbers compare."""
+
+    verdict: str                                # proved | verified | not_exact | unverified
+    reason: str
+    answer: dict[str, Any] | None = None        # the verifier's JSON verdict as it printed it
+    run_residuals: Residuals | None = None      # the run's in-process numbers, for comparison only
+    disagreement: str | None = None             # when those differ from the verifier's beyond round-off
+
+
+@dataclass
 class AttemptRecord:
     """One attempt of an escalated run (``docs/escalation.md``): what changed, its time and verdict."""
 
@@ -192,7 +215,14 @@ class Result:
     exact_form: ExactFormRecord | None = None
     attempts: list[AttemptRecord] = field(default_factory=list)   # escalated runs only
     escalation_stop: str | None = None                              # why the escalated run stopped
+    verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
+    config: ConfigRecord | None = None                              # the problem as the verifier read it
     schema: str = SCHEMA
+
+    @property
+    def verdict(self) -> str:
+        """proved, verified, not_exact, or unverified (no verifier answer, e.g. a schema-2 file)."""
+        return self.verification.verdict if self.verification else "unverified"
 
     # ---------------------------------------------------------------- reading
     def sympy(self, field: str | None = None) -> sp.Expr | None:
@@ -362,4 +392,4 @@ def _convert(hint: Any, value: Any) -> Any:
 
 
 __all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
-           "GateRecord", "Errors", "ExactFormRecord", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]
+           "GateRecord", "Errors", "ExactFormRecord", "VerificationRecord", "ConfigRecord", "VERDICTS", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number", "candidate_record"]

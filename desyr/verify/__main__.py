@@ -1,0 +1,36 @@
+"""``python -I -m desyr.verify``: one request (JSON) on standard input, one verdict (JSON) on standard output.
+
+Bad input is one ``desyr: error: ...`` line on standard error and exit status 2.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+MAX_REQUEST = 16 * 1024 * 1024
+
+
+def main() -> int:
+    from desyr.errors import DesyrError
+    from desyr.expressions import ExpressionError
+    from desyr.verify.verdict import decide
+
+    try:
+        text = sys.stdin.read(MAX_REQUEST + 1)
+        if len(text) > MAX_REQUEST:
+            raise DesyrError(f"the request is larger than {MAX_REQUEST} bytes")
+        try:
+            request = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise DesyrError(f"the request is not JSON ({type(exc).__name__})") from None
+        verdict = decide(request)
+    except (DesyrError, ExpressionError, RecursionError) as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"desyr: error: {message}", file=sys.stderr)
+        return 2
+    sys.stdout.write(json.dumps(verdict, allow_nan=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Putting the separate verifier's verdict into a :class:`~desyr.model.result.Result`.
+
+The run's process only transports: it sends the config text and the printed expressions,
+and writes back what the verifier printed.  The run's own residuals stay beside the
+verdict as ``run_residuals``; when they disagree with the verifier's, the result says so.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from desyr.model.problem import Problem
+from desyr.model.result import ConfigRecord, Residuals, Result, VerificationRecord
+from desyr.verify.child import VerifierError, request_verdict
+from desyr.verify.request import config_of, make_request
+from desyr.verify.verdict import config_sha256
+
+#: below this, two residuals are both round-off and never "disagree"
+ROUNDOFF = 1e-12
+
+
+def config_record(problem: Problem) -> ConfigRecord:
+    config = config_of(problem)
+    return ConfigRecord(config["format"], config["source"], config_sha256(config["text"]), config["text"])
+
+
+def attach_verdict(result: Result, problem: Problem) -> Result:
+    """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer."""
+    run_residuals = result.residuals if result.verification is None else result.verification.run_residuals
+    result.config = config_record(problem)
+    if not result.expression:
+        result.verification = VerificationRecord("not_exact", "no expression was selected", None, run_residuals)
+        result.exact = False
+        return result
+    exact = result.exact_form.expressions if result.exact_form else None
+    try:
+        answer = request_verdict(make_request(problem, result.expression, exact, result.seed))
+    except VerifierError as exc:
+        result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
+                                                 run_residuals)
+        result.exact = False
+        return result
+    residuals = _residuals(answer["residuals"])
+    result.verification = VerificationRecord(answer["verdict"], str(answer["reason"]), answer, run_residuals,
+                                             _disagreement(run_residuals, residuals, result.exact_tolerance))
+    result.residuals = residuals
+    result.exact = bool(answer["exact"])
+    result.exact_tolerance = float(answer["exact_tolerance"])
+    return result
+
+
+def _residuals(data: dict[str, Any]) -> Residuals:
+    return Residuals(_num(data["R_eq"]), None if data.get("R_con") is None else _num(data["R_con"]),
+                     [_num(v) for v in data.get("R_eq_per_equation", [])],
+                     [_num(v) for v in data.get("R_con_per_constraint", [])])
+
+
+def _num(value: Any) -> float:
+    return float(value)        # "inf" and "nan" come as strings and read back as floats
+
+
+def worst(r: Residuals | None) -> float | None:
+    if r is None:
+        return None
+    values = [r.R_eq] + ([r.R_con] if r.R_con is not None else [])
+    return max(values)
+
+
+def _disagreement(run: Residuals | None, verifier: Residuals, tolerance: float) -> str | None:
+    """A line when the run's numbers and the verifier's differ beyond round-off (10x, or across the tolerance)."""
+    a, b = worst(run), worst(verifier)
+    if a is None or b is None:
+        return None
+    if not (math.isfinite(a) and math.isfinite(b)):
+        same = math.isfinite(a) == math.isfinite(b)
+    else:
+        same = (a <= tolerance) == (b <= tolerance) and (max(a, b) <= ROUNDOFF or max(a, b) <= 10 * max(min(a, b), ROUNDOFF))
+    if same:
+        return None
+    return (f"the run's own residuals (worst {a:.3g}) and the verifier's (worst {b:.3g}) differ beyond round-off; "
+            "the verdict is the verifier's")

@@ -1,0 +1,71 @@
+"""Running the verifier in a child process that no plugin of the run can reach.
+
+The child is ``python -I`` (no user site, no ``PYTHON*`` variables, no working directory on
+``sys.path``) with an environment of a few named variables, and imports desyr from the same
+place as this process.  Its only input is the request on standard input; its only output,
+the verdict on standard output.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from desyr.errors import DesyrError
+
+#: the only variables the child inherits: BLAS pinned to one thread, and the OpenBLAS core
+#: settings some machines need for correct results
+PASSED = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TMPDIR")
+PINNED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+TIMEOUT = 300.0
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
+         "from desyr.verify.__main__ import main; sys.exit(main())")
+
+
+class VerifierError(DesyrError):
+    """The verifier did not give a verdict (bad request, crash or time-out)."""
+
+
+def verifier_command() -> list[str]:
+    """``python -I`` running :mod:`desyr.verify` from this desyr's own location."""
+    root = Path(__file__).resolve().parent.parent.parent
+    return [sys.executable, "-I", "-c", _BOOT, str(root)]
+
+
+def verifier_env() -> dict[str, str]:
+    env = {k: os.environ[k] for k in PASSED if k in os.environ}
+    return {**env, **PINNED}
+
+
+def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
+    """The verdict of a separate verifier process for ``request``; VerifierError when there is none."""
+    try:
+        done = subprocess.run(verifier_command(), input=json.dumps(request, allow_nan=False), capture_output=True,
+                              text=True, timeout=timeout, env=verifier_env(), cwd=Path(__file__).parent, check=False)
+    except subprocess.TimeoutExpired:
+        raise VerifierError(f"the verifier gave no verdict within {timeout:g} s") from None
+    except (OSError, ValueError) as exc:
+        raise VerifierError(f"the verifier could not be started: {exc}") from None
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
+        last = lines[-1] if lines else f"exit status {done.returncode}"
+        raise VerifierError(last.removeprefix("desyr: error: "))
+    return checked_verdict(done.stdout)
+
+
+def checked_verdict(text: str) -> dict[str, Any]:
+    """The verdict JSON, held to its schema before anything is written from it."""
+    from desyr.verify.verdict import SCHEMA, VERDICTS
+
+    try:
+        verdict = json.loads(text)
+    except ValueError:
+        raise VerifierError("the verifier printed no verdict") from None
+    if (not isinstance(verdict, dict) or verdict.get("schema") != SCHEMA or verdict.get("verdict") not in VERDICTS
+            or verdict.get("exact") is not (verdict["verdict"] != "not_exact")):
+        raise VerifierError("the verifier's answer does not have the verdict schema")
+    return verdict

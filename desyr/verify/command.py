@@ -1,0 +1,138 @@
+"""``desyr verify``: re-verify a result from scratch, or any formula against any problem.
+
+A result folder is untrusted: its ``exact`` flag, residuals and verdict are never read.
+What is sent to the verifier is the config text the result carries (or the problem given
+with ``--problem``), the printed expressions, the exact form and the seed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from desyr.errors import ConfigError
+from desyr.model.problem import Problem
+from desyr.registry import Registry
+from desyr.verify.child import request_verdict
+from desyr.verify.request import REQUEST_SCHEMA, config_of
+
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("verify", help="re-verify a result, or a formula against a problem, in a separate process",
+                       description="Decide Proved / Verified / Not exact in a clean verifier process that imports "
+                                   "no plugin (docs/security.md).")
+    s.add_argument("target", help="a result folder or result.json; or, with --candidate, a problem TOML or spec")
+    s.add_argument("--candidate", default=None, metavar="EXPR",
+                   help="the formula to verify against the problem TARGET ('u = ...; v = ...' for several fields)")
+    s.add_argument("--exact-form", default=None, metavar="EXPR", help="an exact form of the candidate to prove (it must agree with --candidate numerically)")
+    s.add_argument("--problem", default=None, metavar="SPEC",
+                   help="verify a result against this problem instead of the config the result carries")
+    s.add_argument("--seed", type=int, default=None, help="seed of the verifier's points (default: the result's, or 0)")
+    s.add_argument("--json", action="store_true", help="print the verifier's JSON answer")
+    s.add_argument("--require", choices=("proved", "verified"), default=None,
+                   help="exit with status 1 unless the verdict is at least this")
+
+
+def verify_command(registry: Registry, args: argparse.Namespace) -> int:
+    if args.candidate is not None:
+        problem = _problem(args.target, registry)
+        request = _request(config_of(problem), split_candidate(problem, args.candidate),
+                           split_candidate(problem, args.exact_form) if args.exact_form else None,
+                           0 if args.seed is None else args.seed)
+    else:
+        request = result_request(Path(args.target), registry, args.problem, args.seed)
+    answer = request_verdict(request)
+    if args.json:
+        print(json.dumps(answer, indent=2))
+    else:
+        _print(answer)
+    rank = {"proved": 2, "verified": 1, "not_exact": 0}
+    return 1 if args.require and rank[answer["verdict"]] < rank[args.require] else 0
+
+
+def result_request(path: Path, registry: Registry, problem_spec: str | None, seed: int | None) -> dict[str, Any]:
+    """A request from an untrusted ``result.json``: only its expressions, exact form, seed and config."""
+    data = read_result_json(path)
+    exprs = data.get("expression")
+    if not exprs:
+        raise ConfigError(f"{path}: the result has no selected expression")
+    form = data.get("exact_form")
+    exact = form.get("expressions") if isinstance(form, dict) else None
+    if problem_spec is not None:
+        config = config_of(_problem(problem_spec, registry))
+    elif isinstance(data.get("config"), dict):
+        config = {k: data["config"].get(k) for k in ("format", "text", "source")}
+    else:
+        source = (data.get("problem") or {}).get("source") if isinstance(data.get("problem"), dict) else None
+        if not isinstance(source, str):
+            raise ConfigError(f"{path}: the result carries no config; name the problem with --problem")
+        config = config_of(_problem(source, registry))
+    chosen = data.get("seed", 0) if seed is None else seed
+    return _request(config, exprs, exact, chosen)
+
+
+def read_result_json(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        path = path / "result.json"
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RESULT_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"no result at {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: not a DeSyR result")
+    return data
+
+
+def split_candidate(problem: Problem, text: str) -> dict[str, str]:
+    """``"u = ...; v = ..."`` (or one expression for a one-field problem) as text per field."""
+    if "=" not in text:
+        if len(problem.fields) != 1:
+            raise ConfigError(f"the problem has fields {', '.join(problem.fields)}: write 'u = ...; v = ...'")
+        return {problem.fields[0]: text}
+    out: dict[str, str] = {}
+    for part in text.split(";"):
+        name, eq, expr = part.partition("=")
+        name = name.strip()
+        if not eq or name not in problem.fields or name in out:
+            raise ConfigError(f"cannot read {part.strip()!r:.60}: write 'u = ...; v = ...' with each field of "
+                              f"{', '.join(problem.fields)} once")
+        out[name] = expr.strip()
+    return out
+
+
+def _request(config: dict[str, Any], exprs: Any, exact: Any, seed: Any) -> dict[str, Any]:
+    return {"schema": REQUEST_SCHEMA, "config": config, "expressions": exprs, "exact_expressions": exact,
+            "seed": seed}
+
+
+def _problem(spec: str, registry: Registry) -> Problem:
+    from desyr.model.loading import load_problem
+
+    return load_problem(spec, registry)
+
+
+def _print(answer: dict[str, Any]) -> None:
+    words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact"}
+    res = answer["residuals"]
+    print(f"{words[answer['verdict']]}: {answer['reason']}")
+    for f, e in answer["expressions"].items():
+        print(f"  {f} = {e}")
+    form = answer.get("exact_form") or {}
+    if form.get("proved"):
+        for f, e in form["expressions"].items():
+            print(f"  exact form: {f} = {e}")
+    print(f"  R_eq={res['R_eq']} R_con={res['R_con']} rel_l2={res['rel_l2']} "
+          f"(tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "
+          f"seed {answer['seed']}, config sha256 {answer['config_sha256'][:12]}; {answer['seconds']:.2f} s)")

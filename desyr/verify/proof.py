@@ -1,0 +1,106 @@
+"""Proved: the exact form, substituted into the equations and constraints, reduces to exactly 0.
+
+Round-off residuals on fresh points say a formula is right to the last digit there; they
+cannot tell the solution from a formula that agrees with it to round-off on the domain
+(a polynomial, and ``exp`` of a tiny rate times a few float factors).  A proof can: every
+constant is exact (no float), and SymPy reduces the residual of each equation, and of each
+constraint on each of its sets, to 0.  Each reduction is bounded in time; one that runs
+out, or ends anywhere but 0, leaves the formula unproved, never "not exact".
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from desyr.model.problem import Face, Problem
+from desyr.simplify import bounded_simplify
+
+SECONDS_PER_RESIDUAL = 4.0
+MAX_NODES = 4000
+
+
+@dataclass(frozen=True)
+class Proof:
+    proved: bool
+    reason: str                                  # one line: why it is, or is not, proved
+    steps: tuple[tuple[str, bool], ...] = field(default_factory=tuple)   # (residual, reduced to 0)
+
+
+def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
+    """Try to reduce every residual of ``exprs`` (exact constants only) to 0."""
+    floats = sorted({str(f) for e in exprs.values() for f in e.atoms(sp.Float)})
+    if floats:
+        return Proof(False, f"constants not identified ({len(floats)} float constant(s), e.g. {floats[0][:24]})")
+    steps: list[tuple[str, bool]] = []
+    for k, eq in enumerate(problem.equations):
+        residual = problem.apply(_exact(eq.lhs) - _exact(eq.forcing), exprs)
+        steps.append((f"equation {k + 1}", is_zero(residual)))
+        if not steps[-1][1]:
+            return Proof(False, f"equation {k + 1} did not reduce to 0", tuple(steps))
+    for con in problem.constraints:
+        residual = problem.apply(_exact(con.operator) - _exact(con.value), exprs)
+        for face in con.faces:
+            values = _face_values(problem, face)
+            name = f"constraint {con.label} on {face.describe()}"
+            steps.append((name, values is not None and is_zero(residual.xreplace(values))))
+            if not steps[-1][1]:
+                why = "its set is not at an exact value" if values is None else "did not reduce to 0"
+                return Proof(False, f"{name}: {why}", tuple(steps))
+    return Proof(True, f"every residual reduces to 0 ({len(steps)} checked)", tuple(steps))
+
+
+def is_zero(expr: sp.Expr) -> bool:
+    """Whether SymPy reduces ``expr`` to exactly 0 within the time bound."""
+    if expr == 0:
+        return True
+    if sp.count_ops(expr) > MAX_NODES:
+        return False
+    for form in (expr, _rewritten(expr)):
+        if form is None:
+            continue
+        if sp.expand(form) == 0:
+            return True
+        simpler = bounded_simplify(form, max_nodes=MAX_NODES, seconds=SECONDS_PER_RESIDUAL)
+        if simpler is not None and simpler == 0:
+            return True
+    return False
+
+
+def _rewritten(expr: sp.Expr) -> sp.Expr | None:
+    """Trigonometric and hyperbolic functions as exponentials: identities simplify misses often cancel there."""
+    try:
+        return expr.rewrite(sp.exp)
+    except Exception:  # sympy's rewrite can fail on unusual trees
+        return None
+
+
+def _exact(expr: sp.Expr) -> sp.Expr:
+    """The problem's own decimals (``0.1`` written in the config) as the rationals they denote."""
+    floats = expr.atoms(sp.Float)
+    return expr.xreplace({f: sp.Rational(repr(float(f))) for f in floats}) if floats else expr
+
+
+def _face_values(problem: Problem, face: Face) -> dict[sp.Symbol, sp.Expr] | None:
+    out = {}
+    for name, value in face.fixed:
+        exact = exact_number(value)
+        if exact is None:
+            return None
+        out[problem.vocabulary.var_symbols[name]] = exact
+    return out
+
+
+def exact_number(value: float) -> sp.Expr | None:
+    """The short exact number a config meant by ``value`` (0.5 -> 1/2, 3.14159... -> pi), if its float is exact."""
+    short = Fraction(repr(float(value)))
+    if short.denominator <= 10**6:
+        return sp.Rational(short.numerator, short.denominator)
+    for base in (sp.pi, sp.E, sp.sqrt(2), sp.sqrt(3)):
+        ratio = Fraction(float(value) / float(base)).limit_denominator(1000)
+        guess = sp.Rational(ratio.numerator, ratio.denominator) * base
+        if float(guess) == float(value):
+            return guess
+    return None

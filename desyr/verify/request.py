@@ -1,0 +1,25 @@
+"""What a verification request holds: the config text, expression text, an exact form, a seed."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desyr.model.problem import Problem
+
+REQUEST_SCHEMA = "desyr.verify-request/1"
+
+
+def config_of(problem: Problem) -> dict[str, str]:
+    """The problem as the verifier reads it: its config text (never the Python object)."""
+    if not problem.config_text:
+        raise ValueError(f"problem {problem.name!r} carries no config text; load it with desyr's loaders")
+    return {"format": problem.config_format, "text": problem.config_text, "source": problem.source}
+
+
+def make_request(problem: Problem, expressions: Mapping[str, str], exact_expressions: Mapping[str, str] | None,
+                 seed: int) -> dict[str, Any]:
+    return {"schema": REQUEST_SCHEMA, "config": config_of(problem),
+            "expressions": {str(k): str(v) for k, v in expressions.items()},
+            "exact_expressions": None if exact_expressions is None
+            else {str(k): str(v) for k, v in exact_expressions.items()},
+            "seed": int(seed)}

@@ -1,0 +1,220 @@
+"""The verdict, computed from the problem as data and the printed expressions, nothing else.
+
+The inputs are a config (its text) and expression text; neither can run code, since the
+config goes through the checked loader and every expression through the bounded parser.
+No plugin, entry point, result file or run store is read.  The verifier draws its own
+points from its own seed streams (:data:`STREAMS`), so the points of the run, which every
+component could see, play no part.
+
+Three verdicts:
+
+- ``proved``: the exact form (no float constant) reduces every residual to exactly 0
+  (:mod:`desyr.verify.proof`), it is smooth enough, its residuals are at round-off on the
+  fresh points, and it agrees there with the printed numeric expression;
+- ``verified``: smooth enough, finite, and max(R_eq, R_con) at most the exact tolerance on
+  the fresh points;
+- ``not_exact``: anything else, with the reason.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from desyr._version import __version__
+from desyr.errors import ConfigError
+from desyr.expressions import ExpressionError, expression_text
+from desyr.model.loading import problem_from_dict, problem_from_toml
+from desyr.model.points import VerificationPoints, constraint_points, latin_hypercube
+from desyr.model.problem import Problem
+from desyr.numeric import evaluate
+from desyr.physics import verify
+from desyr.settings import method_constants
+from desyr.verify.proof import prove
+from desyr.verify.regularity import resolve_abs, rough_reason
+from desyr.verify.request import REQUEST_SCHEMA
+
+SCHEMA = "desyr.verdict/1"
+#: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
+STREAMS = (201, 202)
+#: the printed numeric expression and the exact form agree when their relative difference is below this
+AGREEMENT = 1e-9
+VERDICTS = ("proved", "verified", "not_exact")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One expression set's numbers on the verifier's points."""
+
+    R_eq: float
+    R_con: float | None
+    R_eq_per_equation: list[float]
+    R_con_per_constraint: list[float]
+    rel_l2: float | None
+    smooth: str | None             # None, or why it is not smooth enough
+
+
+def config_sha256(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_problem(config: Mapping[str, Any]) -> Problem:
+    """The problem from its config text, through the same checked loader as ``desyr run``."""
+    text, kind = config.get("text"), config.get("format", "toml")
+    source = str(config.get("source") or "<config>")[:200]
+    if not isinstance(text, str) or kind not in ("toml", "json"):
+        raise ConfigError("the request's config must be {format: toml|json, text: str}")
+    if kind == "toml":
+        return problem_from_toml(text, source=source)
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(f"{source}: the config is not JSON data ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the config must be a table")
+    return problem_from_dict(data, source=source)
+
+
+def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
+    """Expression text per field, through the bounded parser, in the problem's names."""
+    if not isinstance(texts, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in texts.items()):
+        raise ConfigError(f"{what} must map each field to expression text")
+    if sorted(texts) != sorted(problem.fields):
+        raise ConfigError(f"{what} gives fields {', '.join(sorted(texts)) or 'none'}; the problem has "
+                          f"{', '.join(problem.fields)}")
+    try:
+        return {f: problem.parse(texts[f]) for f in problem.fields}
+    except (ExpressionError, RecursionError) as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+
+
+def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
+    """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`."""
+    rng = np.random.default_rng([seed, STREAMS[0]])
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    interior = lo + latin_hypercube(rng, problem.points["verify"], problem.dim) * (hi - lo)
+    rng = np.random.default_rng([seed, STREAMS[1]])
+    constraints = tuple(constraint_points(problem, c.faces, c.n_points, rng, latin_hypercube)
+                        for c in problem.constraints)
+    return VerificationPoints(interior, constraints)
+
+
+def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
+    samples = np.vstack([points.interior, *points.constraints]) if points.constraints else points.interior
+    smooth = rough_reason(problem, exprs, samples)
+    v = verify(problem, exprs, points)
+    return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
+                   [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
+                   _rel_l2(problem, exprs, points.interior), smooth)
+
+
+def decide(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The verdict for one request (a plain mapping, as read from JSON); raises ConfigError on bad input."""
+    clock = time.perf_counter()
+    if not isinstance(request, Mapping) or request.get("schema") != REQUEST_SCHEMA:
+        raise ConfigError(f"not a verification request of schema {REQUEST_SCHEMA}")
+    config = request.get("config")
+    if not isinstance(config, Mapping):
+        raise ConfigError("the request has no config")
+    seed = request.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
+    problem = read_problem(config)
+    tolerance = method_constants(problem).exact_tolerance
+    numeric = parse_fields(problem, request.get("expressions"), "expressions")
+    exact_texts = request.get("exact_expressions")
+    exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
+    points = fresh_points(problem, seed)
+    checked = check(problem, numeric, points)
+    verdict, reason = _numeric_verdict(checked, tolerance)
+    exact_part = None
+    if verdict == "verified":
+        exact_part = _exact_part(problem, numeric, exact, points, tolerance)
+        if exact_part["proved"]:
+            verdict, reason = "proved", exact_part["reason"]
+        else:
+            reason = f"{reason}; not proved: {exact_part['reason']}"
+    return {
+        "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
+        "exact_tolerance": tolerance, "seed": seed, "streams": list(STREAMS),
+        "config_sha256": config_sha256(str(config["text"])), "source": problem.source,
+        "expressions": {f: expression_text(numeric[f]) for f in problem.fields},
+        "points": {"interior": int(points.interior.shape[0]),
+                   "constraints": [int(c.shape[0]) for c in points.constraints]},
+        "residuals": _plain(checked), "exact_form": exact_part,
+        "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
+        "seconds": round(time.perf_counter() - clock, 4),
+    }
+
+
+def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
+    if c.smooth:
+        return "not_exact", c.smooth
+    worst = max(c.R_eq, c.R_con if c.R_con is not None else 0.0)
+    if not math.isfinite(worst):
+        return "not_exact", "not finite on the domain"
+    if worst > tolerance:
+        return "not_exact", f"max(R_eq, R_con) = {worst:.3g} > {tolerance:g} on fresh points"
+    return "verified", f"max(R_eq, R_con) = {worst:.3g} <= {tolerance:g} on fresh points"
+
+
+def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
+                points: VerificationPoints, tolerance: float) -> dict[str, Any]:
+    """Try to prove the exact form (or the numeric expression itself when it has no float)."""
+    has_floats = any(e.atoms(sp.Float) for e in numeric.values())
+    form = exact if exact is not None else (None if has_floats else numeric)
+    if form is None:
+        return {"proved": False, "reason": "constants not identified (the expression has float constants "
+                "and no exact form was given)", "expressions": None}
+    out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields}}
+    checked = check(problem, form, points) if form is not numeric else None
+    if checked is not None:
+        out["residuals"] = _plain(checked)
+        verdict, why = _numeric_verdict(checked, tolerance)
+        if verdict != "verified":
+            return {**out, "proved": False, "reason": f"the exact form fails: {why}"}
+        gap = _difference(problem, numeric, form, points.interior)
+        out["agreement"] = gap
+        if not gap <= AGREEMENT:
+            return {**out, "proved": False,
+                    "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
+    samples = np.vstack([points.interior, *points.constraints]) if points.constraints else points.interior
+    proof = prove(problem, resolve_abs(problem, form, samples))
+    return {**out, "proved": proof.proved, "reason": proof.reason,
+            "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}
+
+
+def _difference(problem: Problem, a: Mapping[str, sp.Expr], b: Mapping[str, sp.Expr], X: np.ndarray) -> float:
+    va = np.column_stack([evaluate(a[f], problem.symbols, X) for f in problem.fields])
+    vb = np.column_stack([evaluate(b[f], problem.symbols, X) for f in problem.fields])
+    with np.errstate(all="ignore"):
+        gap = float(np.linalg.norm(va - vb) / max(np.linalg.norm(vb), 1e-300))
+    return gap if math.isfinite(gap) else math.inf
+
+
+def _rel_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> float | None:
+    if not problem.reference:
+        return None
+    return _difference(problem, exprs, problem.reference, X)
+
+
+def _finite(value: float) -> float:
+    value = float(value)
+    return value if math.isfinite(value) else math.inf
+
+
+def _plain(c: Checked) -> dict[str, Any]:
+    def num(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        return [num(x) for x in v] if isinstance(v, list) else v
+    return {k: num(v) for k, v in asdict(c).items()}
