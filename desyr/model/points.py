@@ -89,7 +89,7 @@ def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.nd
 
 
 def scipy_latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    from scipy.stats import qmc   # lazily: scipy.stats takes a second to import
+    from scipy.stats import qmc  # lazily: scipy.stats takes a second to import
 
     return qmc.LatinHypercube(d=d, rng=rng).random(n)
 

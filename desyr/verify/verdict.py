@@ -197,7 +197,7 @@ def _difference(problem: Problem, a: Mapping[str, sp.Expr], b: Mapping[str, sp.E
     va = np.column_stack([evaluate(a[f], problem.symbols, X) for f in problem.fields])
     vb = np.column_stack([evaluate(b[f], problem.symbols, X) for f in problem.fields])
     with np.errstate(all="ignore"):
-        gap = float(np.linalg.norm(va - vb) / max(np.linalg.norm(vb), 1e-300))
+        gap = float(np.linalg.norm(va - vb)) / max(float(np.linalg.norm(vb)), 1e-300)
     return gap if math.isfinite(gap) else math.inf
 
 
