@@ -185,7 +185,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("exact", "export"):
         from desyr.result_commands import exact_command, export_command
 
-        return exact_command(registry, args) if args.command == "exact" else export_command(args)
+        return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
     from desyr.atomic import check_out_dir
     from desyr.model.loading import load_problem
     from desyr.progress import Progress

@@ -13,6 +13,10 @@ from desyr.model.points import make_verification_points
 from desyr.model.result import load_result
 from desyr.registry import Registry
 from desyr.stages.identify import identify
+from desyr.verify.attach import attach_verdict
+from desyr.verify.child import VerifierError, request_verdict
+from desyr.verify.command import result_request
+from desyr.verify.verdict import read_problem
 
 
 def exact_command(registry: Registry, args: argparse.Namespace) -> int:
@@ -22,33 +26,59 @@ def exact_command(registry: Registry, args: argparse.Namespace) -> int:
     exprs = result.solution(exact=False)
     if exprs is None:
         raise ConfigError(f"{path}: the result has no selected expression")
-    problem = load_problem(result.problem.source, registry)
+    if result.config is not None:       # the config the result carries (its hash is in the file)
+        problem = read_problem({"format": result.config.format, "text": result.config.text,
+                                "source": result.config.source})
+    else:
+        problem = load_problem(result.problem.source, registry)
     if problem.fields != result.problem.fields or problem.variable_names != result.problem.variables:
         raise ConfigError(f"{path}: the problem at {result.problem.source} no longer has the result's fields "
                           "and variables")
     with run_lock(path.parent):
         result.exact_form = identify(problem, exprs, make_verification_points(problem, result.seed), result.seed)
+        # the file's own verdict is a claim: the verifier decides again before the report is rewritten
+        result.verification = None
+        attach_verdict(result, problem)
         write_result(result, path.parent)
     for f, e in result.exact_form.expressions.items():
         print(f"{f} = {e}")
+    print(f"verdict: {result.verdict} ({result.verification.reason if result.verification else ''})")
     print(f"wrote {path} and {path.parent / 'report.md'}")
     return 0
 
 
-def export_command(args: argparse.Namespace) -> int:
+def export_command(registry: Registry, args: argparse.Namespace) -> int:
     if args.to not in FORMATS:
         raise ConfigError(f"--to {args.to!r}: choose one of {', '.join(FORMATS)}")
-    result = load_result(_result_path(args.result))
+    path = _result_path(args.result)
+    result = load_result(path)
     exprs = result.solution(exact=not args.numeric)
     if exprs is None:
         raise ConfigError(f"{args.result}: the result has no selected expression")
-    text = export(exprs, result.problem.variables, args.to)
+    text = _comment(args.to, _verdict_line(path, registry)) + export(exprs, result.problem.variables, args.to)
     if args.output:
         write_text_atomic(Path(args.output), text if text.endswith("\n") else text + "\n")
         print(f"wrote {args.output}")
     else:
         print(text)
     return 0
+
+
+#: how each export format starts a comment line
+_COMMENT = {"latex": "%", "c": "//", "fortran": "!"}
+
+
+def _comment(fmt: str, line: str) -> str:
+    return f"{_COMMENT.get(fmt, '#')} {line}\n"
+
+
+def _verdict_line(path: Path, registry: Registry) -> str:
+    """The verdict of a fresh verifier run: a hand-edited ``"exact": true`` in the file counts for nothing."""
+    try:
+        answer = request_verdict(result_request(path, registry, None, None))
+    except (VerifierError, ConfigError) as exc:
+        return f"desyr verdict: unverified ({' '.join(str(exc).split())[:160]})"
+    return f"desyr verdict: {answer['verdict']} (re-verified by desyr verify; {answer['reason'][:160]})"
 
 
 def _result_path(given: str) -> Path:

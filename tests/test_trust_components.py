@@ -21,8 +21,8 @@ from hostile_components import RIGHT_FIT, RIGHT_FIXED, TOML, WRONG, HostilePlugi
 
 from desyr.api import refine, run
 from desyr.errors import DesyrError, PluginError
-from desyr.model.points import make_verification_points
 from desyr.physics import verify
+from desyr.verify.verdict import fresh_points
 from desyr.registry import load_registry
 from desyr.testing import make_problem
 
@@ -35,14 +35,14 @@ def config(*tables: str, refiner: str | None = None) -> str:
 
 
 def assert_honest(result, toml: str, seed: int = 0) -> None:
-    """The verdict equals an independent recomputation from the reported text."""
+    """The verdict equals an independent recomputation from the reported text (on the verifier's points)."""
     assert result.seed == seed, f"the reported seed changed: {result.seed} != {seed}"
     if result.expression is None:
         assert not result.exact and result.residuals is None
         return
     fresh = make_problem(toml)
     exprs = {f: fresh.parse(text) for f, text in result.expression.items()}
-    v = verify(fresh, exprs, make_verification_points(fresh, seed))
+    v = verify(fresh, exprs, fresh_points(fresh, seed))
     assert result.residuals is not None
     assert math.isclose(result.residuals.R_eq, v.R_eq, rel_tol=1e-6, abs_tol=1e-12), (result.residuals, v)
     assert math.isclose(result.residuals.R_con, v.R_con, rel_tol=1e-6, abs_tol=1e-12), (result.residuals, v)
@@ -262,3 +262,37 @@ def test_gate_cannot_verify_what_the_reported_text_is_not(registry, gate):
         return
     assert not result.exact
     assert_honest(result, toml)
+
+
+# ------------------------------------------- forgeries of the 0.3 review: the verdict is the verifier's
+@pytest.mark.parametrize("teacher", ["t_swap_after_read_back", "t_setattr_tolerance", "t_float_subclass",
+                                     "t_context_class"])
+def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
+    import desyr.settings
+
+    default = desyr.settings.METHOD.exact_tolerance
+    toml = config(with_teacher(teacher))
+    try:
+        result = refine(make_problem(toml), [WRONG], registry=registry, use_teacher=True)
+    finally:
+        object.__setattr__(desyr.settings.METHOD, "exact_tolerance", default)   # t_setattr_tolerance's damage
+    assert not result.exact and result.verdict == "not_exact", (result.expression, result.verification)
+    assert result.exact_tolerance == 1e-8 and type(result.exact_tolerance) is float
+    assert_honest(result, toml)
+
+
+def test_a_patched_verifier_call_is_caught_by_desyr_verify(registry, tmp_path, capsys):
+    """In-process code can forge what the run writes; re-verification in a clean process cannot be forged."""
+    import desyr.verify.attach
+    from desyr.cli import main
+
+    real = desyr.verify.attach.request_verdict
+    try:
+        result = refine(make_problem(config(with_teacher("t_patch_verifier"))), [WRONG], registry=registry,
+                        use_teacher=True, out=tmp_path / "o", plots=False)
+    finally:
+        desyr.verify.attach.request_verdict = real
+    assert result.verdict == "proved"                   # forged in the run's own process
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "o"), "--require", "verified"]) == 1
+    assert capsys.readouterr().out.startswith("Not exact")

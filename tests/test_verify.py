@@ -1,0 +1,201 @@
+"""The separate verifier: its process, its three verdicts, the smoothness rule and ``desyr verify``."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from desyr.api import refine
+from desyr.cli import main
+from desyr.model.loading import load_problem
+from desyr.testing import SINE_POISSON_1D, make_problem
+from desyr.verify import make_request, request_verdict
+from desyr.verify.attach import _disagreement
+from desyr.verify.child import verifier_command, verifier_env
+from desyr.verify.proof import exact_number
+from desyr.model.result import Residuals
+
+KINKED = "sin(pi*x) + abs(x - 1/2) - 1/2"        # R_eq = 0 pointwise, relative L2 0.41
+FAST = SINE_POISSON_1D.replace("verify = 300", "verify = 200") + "\n[refine.options]\nstarts = 1\n"
+
+
+def verdict_of(text: str, exact: str | None = None, toml: str = FAST, seed: int = 0) -> dict:
+    problem = make_problem(toml)
+    return request_verdict(make_request(problem, {"u": text}, {"u": exact} if exact else None, seed))
+
+
+# ------------------------------------------------------------------ three verdicts
+def test_exact_constants_are_proved():
+    answer = verdict_of("sin(pi*x)")
+    assert answer["verdict"] == "proved" and answer["exact"]
+    assert [s["zero"] for s in answer["exact_form"]["steps"]] == [True, True, True]
+
+
+def test_float_constants_are_verified_not_proved_and_say_why():
+    answer = verdict_of("sin(3.141592653589793*x)")
+    assert answer["verdict"] == "verified"
+    assert "constants not identified" in answer["reason"]
+
+
+def test_an_exact_form_that_agrees_is_proved():
+    answer = verdict_of("sin(3.141592653589793*x)", exact="sin(pi*x)")
+    assert answer["verdict"] == "proved" and answer["exact_form"]["agreement"] < 1e-12
+
+
+def test_an_exact_form_that_disagrees_proves_nothing():
+    # sin(2*pi*x) is not a solution of this problem: its own check fails, the numeric one stands
+    answer = verdict_of("sin(3.141592653589793*x)", exact="sin(2*pi*x)")
+    assert answer["verdict"] == "verified" and "exact form fails" in answer["reason"]
+
+
+def test_wrong_formula_is_not_exact():
+    answer = verdict_of("x*(1 - x)")
+    assert answer["verdict"] == "not_exact" and not answer["exact"]
+    assert answer["residuals"]["R_eq"] > 1
+
+
+def test_residuals_at_roundoff_of_a_non_solution_are_not_proved():
+    """The Taylor conspiracy: floats agree with the polynomial to round-off; only 'verified' at best."""
+    toml = """
+name = "poly6"
+[domain]
+x = [-1, 1]
+[[equations]]
+lhs = "u_xx"
+rhs = "from_reference"
+[[constraints]]
+on = ["x = -1", "x = 1"]
+value = "reference"
+[reference]
+u = "x + x**2 + x**3 + x**4 + x**5 + x**6"
+"""
+    conspiracy = ("(x + x**4)*(1.0000051451505796*x + 0.9999999999867727*x**2 + "
+                  "exp(-5.145150579633083e-06*x))")
+    answer = verdict_of(conspiracy, toml=toml)
+    assert answer["verdict"] != "proved"
+    assert verdict_of("x + x**2 + x**3 + x**4 + x**5 + x**6", toml=toml)["verdict"] == "proved"
+
+
+# ------------------------------------------------------------------ smoothness
+def test_kinked_candidate_is_not_smooth_enough():
+    answer = verdict_of(KINKED)
+    assert answer["verdict"] == "not_exact"
+    assert answer["reason"].startswith("not smooth enough for this equation")
+    assert answer["residuals"]["rel_l2"] > 0.3
+
+
+def test_abs_of_a_one_signed_quantity_is_smooth_and_provable():
+    assert verdict_of("sin(pi*x) + abs(x + 2) - x - 2")["verdict"] == "proved"
+
+
+def test_kinked_candidate_through_refine_is_not_exact():
+    result = refine(load_problem("paper:sine_poisson_1d"), [KINKED])
+    assert not result.exact and result.verdict == "not_exact"
+    assert "not smooth enough" in result.verification.reason
+
+
+# ------------------------------------------------------------------ the process boundary
+def test_the_verifier_process_imports_no_plugin_and_no_registry():
+    request = make_request(make_problem(FAST), {"u": "sin(pi*x)"}, None, 0)
+    probe = ("import sys, io, json; sys.path.insert(0, sys.argv[1]); sys.stdin = io.StringIO(sys.argv[2]);"
+             "from desyr.verify.__main__ import main; main();"
+             "print(json.dumps(sorted(sys.modules)), file=sys.stderr)")
+    root = verifier_command()[-1]
+    done = subprocess.run([sys.executable, "-I", "-c", probe, root, json.dumps(request)], capture_output=True,
+                          text=True, env=verifier_env(), check=True)
+    modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert json.loads(done.stdout)["verdict"] == "proved"
+    plugins = [m for m in modules if m.startswith("desyr_") or m in ("desyr.registry", "desyr.api", "torch",
+                                                                       "deepxde", "pyoperon", "gplearn")]
+    assert plugins == []
+    assert not any(m.startswith("importlib.metadata") and "entry" in m for m in modules)
+
+
+def test_the_verifier_environment_carries_nothing_of_the_run(monkeypatch):
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
+    monkeypatch.setenv("PYTHONPATH", "/tmp/evil")
+    env = verifier_env()
+    assert "DESYR_ALLOW_CALLABLE" not in env and "PYTHONPATH" not in env
+    assert env["OPENBLAS_NUM_THREADS"] == "1"
+    assert verifier_command()[1] == "-I"
+
+
+def test_bad_requests_are_one_line_errors():
+    for bad in ["not json", "[]", json.dumps({"schema": "desyr.verify-request/1", "config": {"format": "toml",
+                                                                                               "text": "x = ["}})]:
+        done = subprocess.run(verifier_command(), input=bad, capture_output=True, text=True, env=verifier_env())
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith("desyr: error: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+# ------------------------------------------------------------------ desyr verify
+def test_desyr_verify_candidate(capsys):
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", KINKED]) == 0
+    assert capsys.readouterr().out.startswith("Not exact: not smooth enough")
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(pi*x)", "--require", "proved"]) == 0
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(3.14*x)", "--require", "verified"]) == 1
+
+
+def test_desyr_verify_candidate_errors_are_one_line(capsys):
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(pi*x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("desyr: error:") and err.count("\n") == 1
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "v = x"]) == 2
+
+
+def hand_edited_result(tmp_path):
+    """A not-exact result whose file is edited to claim Verified/Proved."""
+    out = tmp_path / "o"
+    refine(make_problem(FAST), ["x*(1 - x)"], out=out, plots=False)
+    data = json.loads((out / "result.json").read_text())
+    data["exact"] = True
+    data["verification"]["verdict"] = "proved"
+    data["residuals"]["R_eq"] = 0.0
+    (out / "result.json").write_text(json.dumps(data))
+    return out
+
+
+def test_desyr_verify_result_ignores_a_hand_edited_verdict(tmp_path, capsys):
+    out = hand_edited_result(tmp_path)
+    capsys.readouterr()
+    assert main(["verify", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "not_exact"
+
+
+def test_exact_and_export_reverify_a_hand_edited_result(tmp_path, capsys):
+    out = hand_edited_result(tmp_path)
+    assert main(["export", str(out), "--to", "numpy"]) == 0
+    assert "desyr verdict: not_exact" in capsys.readouterr().out
+    assert main(["exact", str(out)]) == 0
+    data = json.loads((out / "result.json").read_text())
+    assert data["exact"] is False and data["verification"]["verdict"] == "not_exact"
+    assert "**Not an exact solution**" in (out / "report.md").read_text()
+
+
+def test_result_carries_the_config_and_the_verifiers_answer(tmp_path):
+    out = tmp_path / "o"
+    result = refine(make_problem(FAST), ["sin(3.1*x)"], out=out, plots=False)
+    data = json.loads((out / "result.json").read_text())
+    assert data["schema"] == "desyr.result/3"
+    assert data["config"]["text"] == FAST and data["config"]["format"] == "toml"
+    answer = data["verification"]["answer"]
+    assert answer["verdict"] == data["verification"]["verdict"] == result.verdict == "proved"
+    assert data["residuals"]["R_eq"] == answer["residuals"]["R_eq"]
+    assert data["verification"]["run_residuals"]["R_eq"] < 1e-8
+    assert "**Proved**" in (out / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ small rules
+def test_disagreement_is_reported_beyond_roundoff_only():
+    assert _disagreement(Residuals(1e-14, 1e-15), Residuals(3e-14, 1e-15), 1e-8) is None
+    assert _disagreement(Residuals(1e-3, None), Residuals(2e-3, None), 1e-8) is None
+    assert "differ" in _disagreement(Residuals(1e-14, None), Residuals(5.0, None), 1e-8)
+    assert "differ" in _disagreement(Residuals(1e-3, None), Residuals(1.0, None), 1e-8)
+
+
+@pytest.mark.parametrize("value,expected", [(0.5, "1/2"), (-1.0, "-1"), (3.141592653589793, "pi"),
+                                            (6.283185307179586, "2*pi"), (0.1, "1/10")])
+def test_face_values_are_read_as_the_exact_numbers_a_config_meant(value, expected):
+    assert str(exact_number(value)) == expected
