@@ -16,7 +16,7 @@ def test_refine_writes_result_and_report(tmp_path, capsys):
                  "--out", str(out), "--quiet"])
     assert code == 0
     data = json.loads((out / "result.json").read_text())
-    assert data["schema"] == "desyr.result/2"
+    assert data["schema"] == "desyr.result/3"
     assert data["expression"]["u"].startswith("sin(3.14159265358979")
     assert data["converged"] is True and data["complexity"] == 4
     assert data["residuals"]["R_eq"] < 1e-10 and data["residuals"]["R_con"] < 1e-12
@@ -26,7 +26,7 @@ def test_refine_writes_result_and_report(tmp_path, capsys):
     assert {c["removed_by"] for c in data["candidates"]} == {None, "physics_equivalence"}
     assert set(data["timings"]) >= {"refine", "select", "verify", "total"}
     report = (out / "report.md").read_text()
-    assert "Verified" in report and "physics_equivalence" in report
+    assert "**Proved**" in report and "physics_equivalence" in report
 
 
 def run_cli(*args):

@@ -105,3 +105,24 @@ def test_core_imports_no_heavy_library():
 def test_stage_modules_exist_in_order():
     names = ["teach", "search", "pool", "refit", "select", "verify", "identify"]
     assert all((CORE / "stages" / f"{n}.py").is_file() for n in names)
+
+
+def test_the_verifier_reaches_no_plugin_machinery():
+    """What runs in the verifier process (desyr.verify, except the run-side attach and command) reaches
+    neither the registry nor the stages nor the api: its only inputs are the config text and expressions."""
+    graph = import_graph()
+    reach: dict[str, set[str]] = {}
+
+    def reachable(start: str) -> set[str]:
+        if start not in reach:
+            reach[start] = set()
+            for nxt in graph[start]:
+                reach[start] |= {nxt} | reachable(nxt)
+        return reach[start]
+
+    inside = ["desyr.verify.__main__", "desyr.verify.verdict", "desyr.verify.proof", "desyr.verify.regularity"]
+    forbidden = ("desyr.registry", "desyr.api", "desyr.stages", "desyr.roles", "desyr.plugin", "desyr.execution",
+                 "desyr.store", "desyr.model.result", "desyr.verify.attach", "desyr.verify.command")
+    for module in inside:
+        bad = sorted(m for m in reachable(module) if m.startswith(forbidden))
+        assert bad == [], (module, bad)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -119,6 +120,13 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
 
 def decide(request: Mapping[str, Any]) -> dict[str, Any]:
     """The verdict for one request (a plain mapping, as read from JSON); raises ConfigError on bad input."""
+    # overflow in a residual is an answer (not finite), not a warning line
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _decide(request)
+
+
+def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     clock = time.perf_counter()
     if not isinstance(request, Mapping) or request.get("schema") != REQUEST_SCHEMA:
         raise ConfigError(f"not a verification request of schema {REQUEST_SCHEMA}")

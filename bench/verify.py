@@ -1,0 +1,97 @@
+"""``desyr verify`` against the verdicts a bench wrote: agreement, tiers and the verifier's own time.
+
+For every ``result.json`` under the given bench folders, run ``desyr verify RUN_DIR --json`` as a
+whole process (what a user runs), and compare its verdict and residuals with the ones the run
+recorded (a 0.3 result's in-process ``exact``; a 0.4 result's own run residuals).  Prints a
+markdown table: problem, recorded verdict, verifier verdict, worst residuals (recorded and
+verifier), their ratio, the verifier's time (whole process, and its own time inside), dimension.
+
+    desyr bench --all --seeds 1 --out OUT            # the runs (any DeSyR version that writes result.json)
+    .venv/bin/python bench/verify.py OUT [OUT2 ...]  # this table
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DESYR = [sys.executable, "-m", "desyr"]
+
+
+def _worst(res: dict | None) -> float | None:
+    if not res:
+        return None
+    values = [float(v) for v in (res.get("R_eq"), res.get("R_con")) if v is not None]
+    return max(values) if values else None
+
+
+def _recorded(data: dict) -> tuple[str, float | None]:
+    verification = data.get("verification")
+    if verification:
+        return verification["verdict"], _worst(verification.get("run_residuals"))
+    return ("verified" if data.get("exact") else "not_exact"), _worst(data.get("residuals"))
+
+
+def one(run: Path) -> dict:
+    data = json.loads((run / "result.json").read_text())
+    recorded, recorded_worst = _recorded(data)
+    clock = time.perf_counter()
+    done = subprocess.run([*DESYR, "verify", str(run), "--json"], capture_output=True, text=True)
+    wall = time.perf_counter() - clock
+    if done.returncode != 0:
+        return {"run": run, "recorded": recorded, "error": done.stderr.strip()[-200:], "wall": wall}
+    answer = json.loads(done.stdout)
+    worst = _worst(answer["residuals"])
+    ratio = None
+    if recorded_worst is not None and worst is not None and math.isfinite(worst) and math.isfinite(recorded_worst):
+        ratio = max(worst, 1e-16) / max(recorded_worst, 1e-16)
+    dim = len(data["problem"]["variables"])
+    return {"run": run, "name": data["problem"]["name"], "recorded": recorded, "verdict": answer["verdict"],
+            "recorded_worst": recorded_worst, "worst": worst, "ratio": ratio, "wall": wall,
+            "own": answer["seconds"], "dim": dim, "reason": answer["reason"]}
+
+
+def _agree(row: dict) -> bool:
+    exact = row["verdict"] in ("proved", "verified")
+    return "error" not in row and exact == (row["recorded"] in ("proved", "verified"))
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.2e}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bench", nargs="+", help="desyr bench --out folders")
+    args = ap.parse_args()
+    runs = sorted(p.parent for b in args.bench for p in Path(b).glob("runs/*/seed*/result.json"))
+    rows = [one(r) for r in runs]
+    print("| problem | recorded | verifier | worst recorded | worst verifier | ratio | wall s | own s | dim |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['run'].parent.name} | {r['recorded']} | error: {r['error']} | | | | {r['wall']:.2f} | | |")
+            continue
+        ratio = "–" if r["ratio"] is None else f"{r['ratio']:.2g}"
+        print(f"| {r['name']} | {r['recorded']} | {r['verdict']} | {_fmt(r['recorded_worst'])} | {_fmt(r['worst'])} "
+              f"| {ratio} | {r['wall']:.2f} | {r['own']:.2f} | {r['dim']} |")
+    ok = [r for r in rows if "error" not in r]
+    agree = sum(_agree(r) for r in rows)
+    within = sum(1 for r in ok if r["ratio"] is not None and 0.1 <= r["ratio"] <= 10
+                 or (r["worst"] or 0) <= 1e-12 and (r["recorded_worst"] or 0) <= 1e-12)
+    small = [r["wall"] for r in ok if r["dim"] <= 2]
+    print(f"\n{len(rows)} results: same exact/not-exact verdict {agree}/{len(rows)}; residuals within 10x (or both "
+          f"below 1e-12) {within}/{len(ok)}; proved {sum(r['verdict'] == 'proved' for r in ok)}, verified "
+          f"{sum(r['verdict'] == 'verified' for r in ok)}, not exact {sum(r['verdict'] == 'not_exact' for r in ok)}")
+    if small:
+        print(f"desyr verify wall time, 1-D and 2-D problems: median {statistics.median(small):.2f} s, "
+              f"max {max(small):.2f} s over {len(small)}")
+
+
+if __name__ == "__main__":
+    main()
