@@ -147,16 +147,15 @@ def _merge_like_terms(node: sp.Add, symbols: Sequence[sp.Symbol], X: np.ndarray,
     for members in groups.values():
         if len(members) < 2:
             continue
-        values = {i: _values(terms[i][1], symbols, X) for i in members}
-        for a, i in enumerate(members):
-            if i in into or values[i] is None:
+        values = {i: v for i in members if (v := _values(terms[i][1], symbols, X)) is not None}
+        usable = [i for i in members if i in values]
+        for a, i in enumerate(usable):
+            if i in into:
                 continue
-            for j in members[a + 1:]:
-                vj = values[j]
-                if j in into or vj is None:
-                    continue
-                scale = max(float(np.max(np.abs(values[i]))), float(np.max(np.abs(vj))))
-                if scale > 0 and float(np.max(np.abs(values[i] - vj))) <= tol * scale:
+            for j in usable[a + 1:]:
+                vi, vj = values[i], values[j]
+                scale = max(float(np.max(np.abs(vi))), float(np.max(np.abs(vj))))
+                if j not in into and scale > 0 and float(np.max(np.abs(vi - vj))) <= tol * scale:
                     into[j] = i
     if not into:
         return None
