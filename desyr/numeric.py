@@ -6,9 +6,18 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-# Derivatives of abs() bring in DiracDelta, which numpy has no name for; it is zero
-# everywhere except on a measure-zero set, which is what a point evaluation sees.
-_EXTRA = {"DiracDelta": lambda *a: np.zeros_like(np.asarray(a[0], dtype=float)),
+
+def _dirac_delta(*args):
+    """nan everywhere: a DiracDelta (second derivative of ``abs``, derivative of ``Heaviside``)
+    means the expression is not a classical solution.  Reading it as 0 off its support made a
+    kinked ``sin(pi*x) + abs(x - 1/2) - 1/2`` pass the residual check of ``u_xx = -pi^2 sin(pi x)``
+    (relative L2 0.41); as nan the residuals are non-finite and the candidate fails."""
+    return np.full(np.shape(np.asarray(args[0], dtype=float)), np.nan)
+
+
+# numpy has no names for these; Heaviside (a first derivative of a kink) is a function,
+# DiracDelta is not (see _dirac_delta)
+_EXTRA = {"DiracDelta": _dirac_delta,
           "Heaviside": lambda x, h=0.5: np.heaviside(x, h)}
 
 

@@ -96,6 +96,8 @@ def _quantities(r: Result) -> list[str]:
     best = r.get_best()
     if best is not None:
         lines.append(f"| proposed by | {md(best.searcher)} |")
+        if best.cleaning:
+            lines.append(f"| Stage-C cleaning | {md(best.cleaning)} |")
     lines += ["", "Pre-refit (search) expression: " +
               "; ".join(code(f"{f} = {e}") for f, e in (r.pre_refit_expression or {}).items()), ""]
     return lines

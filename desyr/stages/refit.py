@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -20,7 +21,8 @@ from desyr.model.search import jsonable
 from desyr.numeric import evaluate
 from desyr.progress import Progress
 from desyr.roles import Refiner, UnitFailure
-from desyr.stages.select import clean, measure
+from desyr.settings import MethodConstants
+from desyr.stages.select import ReducedRefit, clean, measure
 from desyr.store import digest
 
 
@@ -119,7 +121,9 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         cand.refit = outcome
         cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
         measure(cand, ctx)
-        clean(cand, ctx)
+        if cand.expressions and not (cand.phi is not None and math.isfinite(cand.phi)):
+            cand.refit = replace(outcome, status="failed", converged=False, reason=_NON_FINITE)
+        clean(cand, ctx, _reduced_refit(refiner, cand, ctx))
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as exc:  # one unusable candidate must not end the run; record why
@@ -132,6 +136,38 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
             "expressions": _texts(cand.expressions), "cleaned": cand.cleaned, "cleaning_note": cand.cleaning_note,
             "eps_T": cand.eps_T, "eps_T_fields": cand.eps_T_fields, "rho_r": cand.rho_r, "rho_c": cand.rho_c,
             "phi": cand.phi}
+
+
+#: why a refined expression whose residuals are not finite fails (a kink's DiracDelta evaluates to nan)
+_NON_FINITE = ("residuals not finite on the refinement or constraint points (e.g. a DiracDelta from "
+               "differentiating abs: not a classical solution)")
+
+
+def reduction_refiner(refiner: Refiner, method: MethodConstants) -> Refiner:
+    """The run's refiner for Stage C's reduced trees: the same class and options, its ``timeout``
+    capped at ``cleaning_refit_seconds`` where it declares one."""
+    options = type(refiner).options
+    if "timeout" not in options:
+        return refiner
+    timeout = min(float(refiner.settings.get("timeout", method.cleaning_refit_seconds)), method.cleaning_refit_seconds)
+    # the same class, not a lookup by name: a shadowed refiner chosen as PLUGIN:NAME stays itself
+    return type(refiner)(**{**refiner.settings, "timeout": timeout})
+
+
+def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext) -> ReducedRefit:
+    """Stage B on a reduced tree of ``cand`` (for :func:`desyr.stages.select.clean`): status and
+    checked expressions, physics only, exactly as the candidate's own refit."""
+    capped: list[Refiner] = []
+
+    def refit(exprs: Mapping[str, sp.Expr]) -> tuple[str, dict[str, sp.Expr]]:
+        if not capped:
+            capped.append(reduction_refiner(refiner, ctx.method))
+        probe = Candidate(f"{cand.id}-reduced", dict(exprs), searcher=cand.searcher, search_seed=cand.search_seed)
+        outcome = capped[0].refine(probe, ctx.problem, ctx.points)
+        if not isinstance(outcome, RefitOutcome):
+            raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
+        return outcome.status, _checked_expressions(outcome, probe, ctx.problem)
+    return refit
 
 
 def _failed_record(reason: str) -> dict[str, Any]:
