@@ -112,6 +112,8 @@ def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
     samples = np.vstack([points.interior, *points.constraints]) if points.constraints else points.interior
     smooth = rough_reason(problem, exprs, samples)
+    if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
+        exprs = resolve_abs(problem, exprs, samples)
     v = verify(problem, exprs, points)
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
