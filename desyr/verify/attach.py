@@ -27,6 +27,11 @@ def config_record(problem: Problem) -> ConfigRecord:
 def attach_verdict(result: Result, problem: Problem) -> Result:
     """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer."""
     run_residuals = result.residuals if result.verification is None else result.verification.run_residuals
+    if not problem.config_text:     # built in Python, not read from a config: nothing to hand the verifier
+        result.verification = VerificationRecord("unverified", "the problem carries no config text (load it with "
+                                                 "desyr's loaders to have it verified)", None, run_residuals)
+        result.exact = False
+        return result
     result.config = config_record(problem)
     if not result.expression:
         result.verification = VerificationRecord("not_exact", "no expression was selected", None, run_residuals)
