@@ -119,3 +119,8 @@ def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
 def cleaning_proposal(expr: sp.Expr, term_tol: float = CLEAN_TOL, snap_tol: float = SNAP_TOL) -> sp.Expr:
     """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped."""
     return drop_small_terms(snap_integers(expr, snap_tol), term_tol)
+
+
+#: the same wall-clock bound, for other sympy calls that can run away (``desyr.exact.solve``)
+time_limit = _alarm
+OutOfTime = _OutOfTime

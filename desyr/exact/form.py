@@ -11,6 +11,7 @@ import sympy as sp
 from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
 from desyr.exact.identify import context_bases, identify_constants
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
+from desyr.exact.solve import solve_constants
 from desyr.expressions import complexity, expression_text
 
 
@@ -55,7 +56,8 @@ def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acc
     ``check(exprs) -> (R_eq, R_con)`` must evaluate the verification residuals on
     points no earlier stage saw. Steps, each checked against the residuals of the
     input with ``rule``: merge redundant float factors, identify float constants
-    (jointly, then one at a time), collect terms and normalise signs.
+    (jointly, then one at a time), solve the equations for the floats left,
+    collect terms and normalise signs.
     """
     clock = time.perf_counter()
     variables = list(problem.symbols)
@@ -69,6 +71,9 @@ def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acc
     current, residuals = merged, _last_accepted(merge_log, residuals)
     bounds = {s: (v.lo, v.hi) for s, v in zip(variables, problem.variables)}
     current, constants = identify_constants(current, check, before, rule, context_bases(current, bounds))
+    # what has no short closed form may still be fixed by the equations (algebraic rates such as Kovasznay's)
+    current, solved = solve_constants(problem, current, check, before, rule)
+    constants += solved
     residuals = _last_accepted(constants, residuals)
     current, log = apply_rewrites(current, check, before, variables, rewrites, rule)
     residuals = _last_accepted(log, residuals)
