@@ -139,6 +139,11 @@ def read_section(problem: Problem, name: str) -> dict[str, Any]:
 
 def check_sections(problem: Problem) -> None:
     """Every declared section of the config, checked before any work starts."""
+    execution = problem.sections.get("execution")
+    if isinstance(execution, Mapping) and "scheduler" in execution:
+        raise ConfigError(f"{problem.source}: [execution] scheduler: a config may not name a Dask scheduler "
+                          "(a scheduler sends code for desyr to run); pass --scheduler ADDRESS on the command "
+                          "line, or set DASK_SCHEDULER_ADDRESS or Dask's scheduler-address configuration")
     for name in SECTIONS:
         read_section(problem, name)
     if any(k < 1 for k in read_section(problem, "coupled")["multiples"]):

@@ -268,6 +268,17 @@ class ExitGate(Gate):
         raise SystemExit("gate leaves\nwith two lines")
 
 
+class LateFailureGate(Gate):
+    """Raises after every refit was stored (while ``fails``): a run that dies late."""
+    name = "g_late_failure"
+    fails = True
+
+    def apply(self, pool, context):
+        if LateFailureGate.fails:
+            raise RuntimeError("the gate broke after the refits")
+        return GateDecision(list(pool))
+
+
 class ToleranceGate(Gate):
     name = "g_tolerance"
 
@@ -358,4 +369,4 @@ class HostilePlugin:
     @hookimpl
     def desyr_register_gates(self):
         return [PhiZeroGate, SwapGate, EmptyGate, ListGate, StrangerGate, ExitGate, ToleranceGate, SeedGate,
-                UnevaluableGate, StringGate, PiecewiseGate, LiarGate]
+                UnevaluableGate, StringGate, PiecewiseGate, LiarGate, LateFailureGate]
