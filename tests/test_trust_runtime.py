@@ -59,13 +59,24 @@ def config(tmp_path) -> Path:
     '[execution]\nplugin = "dask"\nscheduler = "tcp://127.0.0.1:9"',
     '[execution]\nplugin = "dask"\n[execution.options]\nscheduler = "tcp://127.0.0.1:9"',
 ])
-def test_a_config_may_not_name_a_scheduler(tmp_path, table):
+@pytest.mark.parametrize("executor", [[], ["--executor", "serial"]])
+def test_a_config_may_not_name_a_scheduler(tmp_path, table, executor):
     path = tmp_path / "remote.toml"
     path.write_text(FAST + "\n" + table + "\n", encoding="utf-8")
-    code, _, err = refine_cli(path, str(tmp_path / "out"))
+    code, _, err = refine_cli(path, str(tmp_path / "out"), *executor)
     line = one_error(err)
     assert code == 2 and "scheduler" in line and "--scheduler" in line and "DASK_SCHEDULER_ADDRESS" in line
     assert not (tmp_path / "out").exists()
+
+
+def test_an_executor_declares_the_options_a_config_may_not_set(tmp_path):
+    from desyr_executors.cluster import DaskExecutor
+
+    assert "scheduler" in DaskExecutor.command_line_only
+    problem = make_problem(FAST + '\n[execution]\nplugin = "dask"\n[execution.options]\nretries = 2\n')
+    problem.sections["execution"]["options"]["scheduler"] = "tcp://127.0.0.1:9"   # past the loader's check
+    with pytest.raises(ConfigError, match=r"\[execution.options\] scheduler: a config may not set"):
+        make_executor(load_registry(), problem)
 
 
 def test_the_command_line_may_name_a_scheduler():
