@@ -3,13 +3,19 @@
 ``write_text_atomic`` / ``write_json_atomic`` / ``write_bytes_atomic`` write to a
 temporary file in the same directory (a name unique to this process and call),
 fsync it, and ``os.replace`` it over the target, so a reader sees either the old
-file or the new one, never a truncated one, even if the process is killed.
+file or the new one, never a truncated one, even if the process is killed.  The new
+file gets the mode ``open()`` would give it (0666 less the umask, or the mode of the
+file it replaces), never ``mkstemp``'s 0600.
 
 ``run_lock(out_dir)`` holds an exclusive, non-blocking ``fcntl.flock`` on
 ``out_dir/.desyr.lock`` for the duration of a ``with`` block; a second holder
 (another process, or the same process again) gets a one-line
 :class:`~desyr.errors.ConfigError`.  The kernel drops the lock when the holder
-dies, so a crashed run never leaves a stale lock behind.
+dies, so a crashed run never leaves a stale lock behind.  The lock file is never
+followed through a symbolic link nor truncated: it may be someone else's file.
+
+``out_lock`` adds the rule for a failed run: only an output folder the run created
+and that holds nothing but DeSyR's empty skeleton is removed; finished units stay.
 """
 from __future__ import annotations
 

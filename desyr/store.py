@@ -14,6 +14,11 @@ options.  A store with another key (another config, seed, version or component s
 set aside, never reused.  Unit names also hash what the unit depends on inside the run
 (the teacher values for a search, the candidate and refiner for a refit), so a different
 teacher never feeds stale fronts.  Only plain files: a shared filesystem is enough.
+
+DeSyR clears only its own files, and only in a folder its ``key.json`` marks as a store: a
+``store`` folder someone else made, or a symbolic link, is refused, never emptied.  A record
+read back is untrusted data: one of the wrong shape (:func:`stored_field`, :func:`check_depth`)
+is a cache miss, and the unit is computed again.
 """
 from __future__ import annotations
 
