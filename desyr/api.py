@@ -227,13 +227,14 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
         key = store_key(config, int(seed), _unit_components(registry, problem, command, refiner))
         store = RunStore(out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
-    units = Units(executor, store)
+    progress = progress or Progress()
+    units = Units(executor, store, progress=progress)
     # Components get a copy without the reference: it is for post hoc errors only.
     seen = copy.deepcopy(problem)
     seen.reference = None
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
                      method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
-                     progress=progress or Progress(), units=units)
+                     progress=progress, units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
     return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), method_constants(pristine))

@@ -237,7 +237,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
              ) -> dict[tuple[str, int], dict[str, Any]]:
     """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
     as failed and the others are kept: each finished run is already on disk."""
-    from desyr.execution import make_executor
+    from desyr.execution import checked_map, make_executor
     from desyr.roles import UnitFailure
 
     outcomes: dict[tuple[str, int], dict[str, Any]] = {}
@@ -263,7 +263,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
         extra += ("--no-plots",)
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
     with executor:
-        answers = executor.map(bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
+        answers = checked_map(executor, bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
     for (spec, seed), answer in zip(jobs, answers):
         if isinstance(answer, UnitFailure):
             answer = {"spec": spec, "seed": seed, "ok": False, "error": answer.message}
@@ -278,7 +278,7 @@ def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, t
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):
-        raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout!r}")
+        raise ConfigError(f"--timeout must be a number of seconds in (0, inf] (inf: no limit), got {timeout!r}")
     specs = list(dict.fromkeys(resolve_names(registry, names, all_, problem_set)))
     digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)

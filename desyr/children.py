@@ -8,6 +8,7 @@ its child with it, and SIGTERM/SIGINT of the bench kill the child's whole group.
 """
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -122,7 +123,8 @@ def _spawn(cmd: list[str], timeout: float) -> tuple[bool, list[str]]:
     _Children.current = proc
     try:
         try:
-            _, stderr = proc.communicate(timeout=timeout)
+            # inf means no limit (communicate() cannot wait for an infinite number of milliseconds)
+            _, stderr = proc.communicate(timeout=timeout if math.isfinite(timeout) else None)
         except subprocess.TimeoutExpired:
             _Children.kill()
             proc.communicate()

@@ -71,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the problem set --all takes: paper (default) or examples (see 'desyr problems')")
     s.add_argument("--seeds", type=int, default=1, help="teacher seeds per problem (0..N-1)")
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
-    s.add_argument("--timeout", type=float, default=3600.0, help="seconds per run before it is recorded as failed")
+    s.add_argument("--timeout", type=float, default=3600.0,
+                   help="seconds per run before it is recorded as failed (inf: no limit)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     _plots(s)
     _allow_callable(s)
@@ -159,6 +160,8 @@ def _one_line(exc: BaseException) -> str:
 def _dispatch(args: argparse.Namespace) -> int:
     from desyr.registry import load_registry
 
+    if getattr(args, "out", None) is not None and not args.out.strip():   # Path("") would be the working dir
+        raise DesyrError("--out is empty; name a folder (--out . for the current one)")
     if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
         raise DesyrError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     if getattr(args, "allow_callable", False):

@@ -23,6 +23,7 @@ from desyr.roles import Executor, UnitFailure
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Problem
+    from desyr.progress import Progress
     from desyr.registry import Registry
     from desyr.store import RunStore
 
@@ -64,6 +65,11 @@ def make_executor(registry: Registry, problem: Problem | None = None, name: str 
 
         section = read_section(problem, "execution")
     cls = executor_class(registry, name or section["plugin"])
+    refused = sorted(set(section["options"]) & set(cls.command_line_only))
+    if refused and problem is not None:
+        raise ConfigError(f"{problem.source}: [execution.options] {refused[0]}: a config may not set this option "
+                          f"of executor '{cls.name}' (it names code desyr would trust); "
+                          f"{cls.command_line_only[refused[0]]}")
     given = {**section["options"], **(options or {})}
     chosen = workers if workers is not None else section["workers"]
     if chosen is not None and "workers" in cls.options:
@@ -117,6 +123,30 @@ def serial_map(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
     return out
 
 
+def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any]
+                ) -> list[dict[str, Any] | UnitFailure]:
+    """``executor.map`` held to its contract: one record (a dict) or :class:`UnitFailure` per item, in
+    order. A map that raises, or answers with fewer, more or other things, would lose units silently
+    or print a traceback: it ends the run with one line naming the executor."""
+    from desyr.stages.guard import contained
+
+    with contained("executor", executor.name):
+        results = executor.map(fn, items)
+    if not isinstance(results, (list, tuple)) or len(results) != len(items):
+        got = f"{len(results)} result(s)" if isinstance(results, (list, tuple)) else type(results).__name__
+        raise PluginError(f"executor '{executor.name}' broke its contract: map returned {got} for "
+                          f"{len(items)} unit(s); it must return one result per unit, in order")
+    for i, result in enumerate(results):
+        if not isinstance(result, (dict, UnitFailure)):
+            raise PluginError(f"executor '{executor.name}' broke its contract: unit {i} came back as "
+                              f"{type(result).__name__}, not the unit's record or a UnitFailure")
+    return list(results)
+
+
+#: checks a stored record against the unit's item; raises when the record cannot be used
+RecordCheck = Callable[[Any, dict[str, Any]], object]
+
+
 @dataclass
 class Units:
     """A run's units: answered from the store when present there, otherwise computed by the executor."""
@@ -124,14 +154,16 @@ class Units:
     executor: Executor
     store: RunStore | None = None
     counts: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0, "failed": 0})
+    progress: Progress | None = None       # where a malformed stored record is reported
 
-    def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]]
-            ) -> list[dict[str, Any] | UnitFailure]:
-        """One record (or failure) per ``(name, item)``, in input order."""
+    def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]],
+            check: RecordCheck | None = None) -> list[dict[str, Any] | UnitFailure]:
+        """One record (or failure) per ``(name, item)``, in input order. A stored record is reused only
+        if ``check(item, record)`` accepts it; a malformed one is a cache miss, computed again."""
         answers: list[dict[str, Any] | UnitFailure | None] = [None] * len(named)
         todo: list[int] = []
-        for i, (name, _) in enumerate(named):
-            stored = self.store.get(kind, name) if self.store is not None else None
+        for i, (name, item) in enumerate(named):
+            stored = self._stored(kind, name, item, check)
             if stored is None:
                 todo.append(i)
             else:
@@ -139,11 +171,29 @@ class Units:
                 self.counts["reused"] += 1
         calls = [self._call(kind, named[i][0], named[i][1], fn) for i in todo]
         # one unit (a coupled winner's refit, a one-search run) is not worth a worker round trip
-        results = serial_map(stored_call, calls) if len(calls) <= 1 else self.executor.map(stored_call, calls)
+        results = serial_map(stored_call, calls) if len(calls) <= 1 else checked_map(self.executor, stored_call, calls)
         for i, result in zip(todo, results):
             answers[i] = result
             self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1
+        assert all(a is not None for a in answers), "every unit is answered"
         return [a for a in answers if a is not None]
+
+    def _stored(self, kind: str, name: str, item: Any, check: RecordCheck | None) -> dict[str, Any] | None:
+        if self.store is None:
+            return None
+        record, why = self.store.read(kind, name)
+        if record is not None and check is not None:
+            try:
+                check(item, record)
+            except Exception as exc:   # RecursionError included: any record a run cannot use
+                record, why = None, f"{type(exc).__name__}: {exc}"
+        if why is not None:
+            why = " ".join(why.split())
+            from desyr.progress import Progress
+
+            (self.progress or Progress()).warning(
+                f"run store: {kind}/{name}.json is malformed ({why[:200]}); the unit is computed again")
+        return record
 
     def _call(self, kind: str, name: str, item: Any, fn: Callable[[Any], dict[str, Any]]) -> StoredCall:
         if self.store is None:

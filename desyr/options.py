@@ -30,7 +30,9 @@ class Option:
     ``kind`` is the accepted type: ``bool``, ``int``, ``float`` (ints are accepted
     and converted), ``str``, ``list`` (of ``item``) or ``dict`` (a table).
     ``low``/``high`` bound numbers (and the length of lists), inclusive unless
-    ``open_low``/``open_high``. ``choices`` restricts a str (or list items).
+    ``open_low``/``open_high``; a bound left as None is unbounded on that side, and
+    infinity is accepted only where the range includes it (``high=math.inf``, closed).
+    ``choices`` restricts a str (or list items).
     ``nullable`` allows ``None`` (only from Python; TOML has no null).
     """
 
@@ -58,8 +60,9 @@ class Option:
     def range_text(self) -> str:
         if self.low is None and self.high is None:
             return ""
-        lo = "(" if self.open_low else "["
-        hi = ")" if self.open_high else "]"
+        # an unbounded side is open: infinity itself is accepted only where a bound says so
+        lo = "(" if self.open_low or self.low is None else "["
+        hi = ")" if self.open_high or self.high is None else "]"
         text = f"{lo}{'-inf' if self.low is None else f'{self.low:g}'}, {'inf' if self.high is None else f'{self.high:g}'}{hi}"
         return f"length in {text}" if self.kind is list else text
 
@@ -91,9 +94,15 @@ class Option:
             value = items
         if not ok:
             raise OptionError(f"option '{name}' must be {self.type_text()}, got {type(value).__name__} {_short(value)}")
-        if self.kind is float and not math.isfinite(value) and (self.low is not None or self.high is not None):
+        if self.kind is float and math.isinf(value) and not self._admits(value) \
+                and (self.low is not None or self.high is not None):
             raise OptionError(f"option '{name}' must be a finite number in {self.range_text()}, got {value!r}")
         return value
+
+    def _admits(self, value: float) -> bool:
+        """Whether the declared range includes this infinity (``high=math.inf``, not open)."""
+        bound, is_open = (self.high, self.open_high) if value > 0 else (self.low, self.open_low)
+        return bound == value and not is_open
 
     def _in_range(self, name: str, value: float, what: str) -> None:
         if math.isnan(value):

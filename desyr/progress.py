@@ -32,6 +32,11 @@ class Progress:
         self._close_bar()
         print(f"[desyr] {text}", file=self.stream, flush=True)
 
+    def warning(self, text: str) -> None:
+        """One ``desyr: warning:`` line, shown even when quiet (like the command line's own warnings)."""
+        self._close_bar()
+        print(f"desyr: warning: {text}", file=self.stream, flush=True)
+
     def bar(self, label: str, done: int, total: int, **fields: object) -> None:
         """One update of a live bar; silent unless the stream is a terminal."""
         if not (self.verbose and self.interactive):

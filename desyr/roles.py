@@ -237,6 +237,10 @@ class Executor(Component):
     """
 
     role = "executor"
+    #: options a config may not set, each with where to set it instead: options that make desyr trust
+    #: something outside the config (a Dask scheduler sends code for desyr to unpickle and run) belong
+    #: to whoever runs desyr (command line, environment, Python API), never to a config file
+    command_line_only: ClassVar[Mapping[str, str]] = {}
 
     @property
     def workers(self) -> int:

@@ -159,10 +159,24 @@ def read_section(problem: Problem, name: str) -> dict[str, Any]:
 
 def check_sections(problem: Problem) -> None:
     """Every declared section of the config, checked before any work starts."""
+    _refuse_scheduler(problem)
     for name in SECTIONS:
         read_section(problem, name)
     if any(k < 1 for k in read_section(problem, "coupled")["multiples"]):
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
+
+
+def _refuse_scheduler(problem: Problem) -> None:
+    """A scheduler sends code for desyr to unpickle and run: trusted code, which whoever runs desyr
+    names, never a config (whichever executor the command line picks; plugin executors list their
+    own such options in ``Executor.command_line_only``)."""
+    execution = problem.sections.get("execution")
+    options = execution.get("options") if isinstance(execution, Mapping) else None
+    for where, table in (("[execution]", execution), ("[execution.options]", options)):
+        if isinstance(table, Mapping) and "scheduler" in table:
+            raise ConfigError(f"{problem.source}: {where} scheduler: a config may not name a Dask scheduler "
+                              "(a scheduler sends code for desyr to run); pass --scheduler ADDRESS on the "
+                              "command line, or set DASK_SCHEDULER_ADDRESS or Dask's scheduler-address configuration")
 
 
 def component(registry: Registry, problem: Problem, role: str, table: str,

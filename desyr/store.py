@@ -14,19 +14,25 @@ options.  A store with another key (another config, seed, version or component s
 set aside, never reused.  Unit names also hash what the unit depends on inside the run
 (the teacher values for a search, the candidate and refiner for a refit), so a different
 teacher never feeds stale fronts.  Only plain files: a shared filesystem is enough.
+
+DeSyR clears only its own files, and only in a folder its ``key.json`` marks as a store: a
+``store`` folder someone else made, or a symbolic link, is refused, never emptied.  A record
+read back is untrusted data: one of the wrong shape (:func:`stored_field`, :func:`check_depth`)
+is a cache miss, and the unit is computed again.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import shutil
+import re
 import time
 from pathlib import Path
 from typing import Any
 
 from desyr._version import __version__
 from desyr.atomic import read_json, write_json_atomic
+from desyr.errors import ConfigError
 
 STORE = "store"
 KINDS = ("search", "refit")
@@ -60,28 +66,129 @@ class RunStore:
     def __init__(self, out: str | Path, key: str, covers: dict[str, Any], resume: bool) -> None:
         self.root, self.key = Path(out) / STORE, key
         self.note: str | None = None
+        _check_folders(self.root)
         stored = read_json(self.root / "key.json")
         if not resume or not isinstance(stored, dict) or stored.get("key") != key:
             if resume and self.root.exists():
                 self.note = "the run store belongs to another config, seed, version or component setting; not reused"
             # a fresh run starts from an empty store: stale records must not even look reusable
-            shutil.rmtree(self.root, ignore_errors=True)
-        for kind in KINDS:
-            (self.root / kind).mkdir(parents=True, exist_ok=True)
+            _clear(self.root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        # the key first: a store with records always says whose they are (and that desyr wrote it)
         write_json_atomic(self.root / "key.json", {"key": key, "covers": covers})
+        for kind in KINDS:
+            (self.root / kind).mkdir(exist_ok=True)
 
     def path(self, kind: str, name: str) -> Path:
         return self.root / kind / f"{name}.json"
 
+    def read(self, kind: str, name: str) -> tuple[dict[str, Any] | None, str | None]:
+        """A finished unit's record, or None with why not (None: no record at all)."""
+        path = self.path(kind, name)
+        if not os.path.lexists(path):
+            return None, None
+        stored = read_json(path)
+        if not isinstance(stored, dict):
+            return None, "not a readable JSON object"
+        if stored.get("key") != self.key:
+            return None, "written for another store key"
+        if not isinstance(stored.get("record"), dict):
+            return None, "its record is not a JSON object"
+        return stored["record"], None
+
     def get(self, kind: str, name: str) -> dict[str, Any] | None:
         """A finished unit's record, or None (missing, truncated, or of another key)."""
-        stored = read_json(self.path(kind, name))
-        if isinstance(stored, dict) and stored.get("key") == self.key and isinstance(stored.get("record"), dict):
-            return stored["record"]
-        return None
+        return self.read(kind, name)[0]
 
     def put_teacher(self, record: dict[str, Any]) -> None:
         write_json_atomic(self.root / "teacher.json", {"key": self.key, "record": record})
+
+
+def _check_folders(root: Path) -> None:
+    """The store and its kind folders are real folders: records are written into them and
+    stale ones removed from them, so a symbolic link would send both somewhere else."""
+    for folder in (root, *(root / kind for kind in KINDS)):
+        if folder.is_symlink():
+            raise ConfigError(f"{folder} is a symbolic link; desyr keeps its run store in a real folder "
+                              f"(remove the link or choose another --out)")
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise ConfigError(f"{folder} exists and is not a folder; desyr keeps its run store there "
+                              f"(move it away or choose another --out)")
+
+
+def is_desyr_store(root: Path) -> bool:
+    """Whether ``root`` holds the ``key.json`` desyr writes into every store it makes."""
+    stored = read_json(root / "key.json")
+    return (isinstance(stored, dict) and set(stored) == {"key", "covers"} and isinstance(stored["key"], str)
+            and re.fullmatch(r"[0-9a-f]{64}", stored["key"]) is not None and isinstance(stored["covers"], dict))
+
+
+def _clear(root: Path) -> None:
+    """Remove the records of an old store. Only desyr's own files go, and only from a folder desyr
+    marked as its store: a ``store`` folder someone else made is refused, never deleted."""
+    if not root.exists():
+        return
+    if not is_desyr_store(root):
+        if any(root.iterdir()):
+            raise ConfigError(f"{root} exists but is not a desyr run store (no key.json written by desyr); "
+                              f"desyr will not delete it: move it away or choose another --out")
+        return
+    # the records first, the key last: an interrupted clear still leaves a store marked as desyr's
+    names = [p for kind in KINDS for p in (root / kind).glob("*.json")] + [root / "teacher.json", root / "key.json"]
+    for path in names:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise ConfigError(f"cannot clear the run store {root}: {exc.strerror or exc}") from None
+
+
+# ------------------------------------------------------------------ record shapes
+#: deeper JSON than any record desyr writes; deeper still would overflow the stack later (json.dumps)
+MAX_RECORD_DEPTH = 64
+NUMBER = (int, float)
+
+
+def check_depth(value: Any, limit: int = MAX_RECORD_DEPTH) -> None:
+    """ValueError if ``value`` nests lists and objects deeper than ``limit`` (checked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise ValueError(f"nested deeper than {limit} levels")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+
+
+def stored_field(record: Any, key: str, kinds: type | tuple[type, ...], *, nullable: bool = False,
+                 missing_ok: bool = False) -> Any:
+    """``record[key]`` if it is one of ``kinds`` (a bool is never a number here), else ValueError
+    saying what is wrong: a stored record is untrusted data with the right key."""
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    if key not in record:
+        if missing_ok:
+            return None
+        raise ValueError(f"'{key}' is missing")
+    value = record[key]
+    if value is None and nullable:
+        return None
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds) + (" or null" if nullable else "")
+        raise ValueError(f"'{key}' is {type(value).__name__}, not {names}")
+    return value
+
+
+def text_map(value: Any, fields: set[str], what: str) -> None:
+    """``value`` maps exactly ``fields`` to expression text (an empty mapping is no expression)."""
+    if not isinstance(value, dict) or not all(isinstance(t, str) for t in value.values()):
+        raise ValueError(f"'{what}' is not a mapping of field to expression text")
+    if value and set(value) != fields:
+        raise ValueError(f"'{what}' has fields {sorted(value)}, not {sorted(fields)}")
 
 
 def unit_seconds(out: str | Path) -> list[float]:

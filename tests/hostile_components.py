@@ -20,6 +20,7 @@ from desyr.plugin import (
     TeacherModel,
     hookimpl,
 )
+from desyr.roles import Executor
 from desyr.testing import SINE_POISSON_1D
 
 # the testing problem with a small verification set (fast), solution sin(pi x)
@@ -268,6 +269,17 @@ class ExitGate(Gate):
         raise SystemExit("gate leaves\nwith two lines")
 
 
+class LateFailureGate(Gate):
+    """Raises after every refit was stored (while ``fails``): a run that dies late."""
+    name = "g_late_failure"
+    fails = True
+
+    def apply(self, pool, context):
+        if LateFailureGate.fails:
+            raise RuntimeError("the gate broke after the refits")
+        return GateDecision(list(pool))
+
+
 class ToleranceGate(Gate):
     name = "g_tolerance"
 
@@ -438,6 +450,30 @@ class PatchesTheVerifierCall(Teacher):
         desyr.verify.attach.request_verdict = forged
         return SineModel(context)
 
+# ------------------------------------------------------------------ executors
+class ShortExecutor(Executor):
+    """Answers one unit fewer than it was given (an outside author's bug: a search went missing)."""
+    name = "e_short"
+
+    def map(self, fn, items):
+        return [fn(item) for item in items][:-1]
+
+
+class RaisingExecutor(Executor):
+    """Its map raises (a cluster that went away) with a two-line message."""
+    name = "e_raising"
+
+    def map(self, fn, items):
+        raise RuntimeError("the cluster went away\nsecond line")
+
+
+class JunkExecutor(Executor):
+    """One answer per unit, but not records."""
+    name = "e_junk"
+
+    def map(self, fn, items):
+        return [None for _ in items]
+
 
 class HostilePlugin:
     @hookimpl
@@ -455,6 +491,10 @@ class HostilePlugin:
         return [ClaimsConverged, ForeignRefiner, VandalRefiner, PredictsVerification]
 
     @hookimpl
+    def desyr_register_executors(self):
+        return [ShortExecutor, RaisingExecutor, JunkExecutor]
+
+    @hookimpl
     def desyr_register_gates(self):
         return [PhiZeroGate, SwapGate, EmptyGate, ListGate, StrangerGate, ExitGate, ToleranceGate, SeedGate,
-                UnevaluableGate, StringGate, PiecewiseGate, LiarGate]
+                UnevaluableGate, StringGate, PiecewiseGate, LiarGate, LateFailureGate]

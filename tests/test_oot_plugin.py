@@ -95,7 +95,7 @@ def test_cli_plugins_lists_the_four_components(oot, capsys):
     assert set(ours) == COMPONENTS
     assert all(r["entry_point"] == "oot" and r["qualified_name"] == f"oot:{r['name']}" for r in ours.values())
     limit = ours[("gate", "max_params")]["options"]["limit"]
-    assert limit["type"] == "int" and limit["range"] == "[0, inf]" and limit["default"] == 4
+    assert limit["type"] == "int" and limit["range"] == "[0, inf)" and limit["default"] == 4
     assert ours[("teacher", "polynomial")]["options"]["degree"]["default"] == 10
     assert not data["shadowed"] and not data["failures"]
 

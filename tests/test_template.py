@@ -58,7 +58,7 @@ def test_desyr_plugins_lists_the_template_gate(installed, capsys):
     data = json.loads(capsys.readouterr().out)
     (row,) = [r for r in data["components"] if r["origin"] == ORIGIN]
     assert (row["role"], row["name"], row["entry_point"]) == ("gate", "max_complexity", "myplugin")
-    assert row["options"]["limit"] == {"default": 20, "type": "int", "range": "[1, inf]",
+    assert row["options"]["limit"] == {"default": 20, "type": "int", "range": "[1, inf)",
                                        "doc": "largest complexity kept"}
     assert row["default"] is False and not data["failures"]
 

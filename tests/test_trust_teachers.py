@@ -61,6 +61,7 @@ def user_module(tmp_path, monkeypatch):
             return np.array(["1.0"] * len(X))
         def objects(X):
             return np.array([object()] * len(X), dtype=object)
+        from desyr.cli import main as cli_main
     """))
     (tmp_path / "trust_exits.py").write_text("import sys\nsys.exit('bye')\n")
     (tmp_path / "trust_raises.py").write_text("raise KeyError('at import')\n")
@@ -104,6 +105,27 @@ def test_callable_never_runs_builtins_or_stdlib(sine, user_module, monkeypatch, 
     with pytest.raises(ComponentError) as info:
         CallableTeacher(function=spec).prepare(problem, ctx)
     one_line(info)
+
+
+@pytest.mark.parametrize("spec,match", [
+    ("numpy.f2py.__main__:main", "'__main__'"),       # importing it runs the f2py program
+    ("numpy.f2py.f2py2e:main", "installer or build tool"),
+    ("numpy.f2py:main", "installer or build tool"),
+    ("pip:main", "installer or build tool"),
+    ("setuptools:setup", "installer or build tool"),
+    ("trust_user_fns.__main__:f", "'__main__'"),
+    ("desyr.cli:main", "command-line program 'desyr'"),
+    ("trust_user_fns:cli_main", "command-line program 'desyr'"),    # re-exported
+])
+def test_callable_never_runs_programs_or_tools(sine, user_module, monkeypatch, spec, match):
+    """Programs and installers are not functions of points, even with the opt-in; nothing is imported."""
+    problem, ctx = sine
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
+    sys.modules.pop("numpy.f2py.__main__", None)
+    with pytest.raises(ComponentError, match=match) as info:
+        CallableTeacher(function=spec).prepare(problem, ctx)
+    one_line(info)
+    assert "numpy.f2py.__main__" not in sys.modules
 
 
 @pytest.mark.parametrize("spec,match", [

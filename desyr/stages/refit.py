@@ -5,6 +5,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +24,7 @@ from desyr.progress import Progress
 from desyr.roles import Refiner, UnitFailure
 from desyr.settings import MethodConstants
 from desyr.stages.select import ReducedRefit, clean, measure
-from desyr.store import digest
+from desyr.store import NUMBER, check_depth, digest, stored_field, text_map
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
@@ -90,7 +91,7 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     setting = digest(refiner.name, sorted(refiner.settings.items()))
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
-    for i, (cand, record) in enumerate(zip(order, units.run("refit", named, refit_unit)), 1):
+    for i, (cand, record) in enumerate(zip(order, units.run("refit", named, refit_unit, check_refit_record)), 1):
         if isinstance(record, UnitFailure):
             record = _failed_record(record.message)
         apply_refit_record(cand, record, ctx.problem)
@@ -177,6 +178,48 @@ def _failed_record(reason: str) -> dict[str, Any]:
 
 def _texts(exprs: Mapping[str, sp.Expr] | None) -> dict[str, str] | None:
     return None if exprs is None else {f: str(expression_text(e)) for f, e in exprs.items()}
+
+
+_OUTCOME_FIELDS = frozenset(f.name for f in dataclass_fields(RefitOutcome))
+
+
+def check_refit_record(item: tuple[Refiner, Candidate, RunContext], record: dict[str, Any]) -> None:
+    """A stored refit record is reused only if it has the shape :func:`refit_unit` writes for this
+    candidate's fields and reads back; otherwise the refit runs again."""
+    _, cand, ctx = item
+    check_depth(record)
+    names = set(cand.search_expressions)
+    r = stored_field(record, "refit", dict)
+    if set(r) - _OUTCOME_FIELDS:
+        raise ValueError(f"'refit' has unknown entries {sorted(set(r) - _OUTCOME_FIELDS)}")
+    stored_field(r, "status", str)
+    stored_field(r, "converged", bool)
+    stored_field(r, "reason", str, nullable=True, missing_ok=True)
+    stored_field(r, "nfev", int, nullable=True, missing_ok=True)
+    stored_field(r, "starts", int, missing_ok=True)
+    for key in ("objective", "seconds"):
+        stored_field(r, key, NUMBER, nullable=True, missing_ok=True)
+    for key in ("initial", "params"):
+        if not all(_number(v) for v in stored_field(r, key, list, missing_ok=True) or []):
+            raise ValueError(f"'refit.{key}' is not a list of numbers")
+    if not all(isinstance(t, dict) for t in stored_field(r, "shared_rates", list, missing_ok=True) or []):
+        raise ValueError("'refit.shared_rates' is not a list of objects")
+    for where, texts in (("refit.expressions", stored_field(r, "expressions", dict, nullable=True)),
+                         ("expressions", stored_field(record, "expressions", dict, nullable=True))):
+        if texts is not None:
+            text_map(texts, names, where)
+    stored_field(record, "cleaned", bool, missing_ok=True)
+    stored_field(record, "cleaning_note", str, nullable=True, missing_ok=True)
+    for key in ("eps_T", "rho_r", "rho_c", "phi"):
+        stored_field(record, key, NUMBER, nullable=True, missing_ok=True)
+    per_field = stored_field(record, "eps_T_fields", dict, nullable=True, missing_ok=True) or {}
+    if not all(_number(v) for v in per_field.values()):
+        raise ValueError("'eps_T_fields' is not a mapping of field to number")
+    apply_refit_record(copy.copy(cand), record, ctx.problem)      # the text must read back
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, NUMBER) and not isinstance(value, bool)
 
 
 def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem) -> None:

@@ -21,7 +21,7 @@ from desyr.roles import Searcher, UnitFailure
 from desyr.settings import read_section
 from desyr.stages.guard import contained
 from desyr.stages.pool import PooledCandidate, merge_pools, pool_fronts, retain
-from desyr.store import digest
+from desyr.store import NUMBER, check_depth, digest, stored_field
 
 
 def search_settings(problem: Problem) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def search_fields(searchers: list[Searcher], settings: dict[str, Any], ctx: RunC
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
-    records = units.run("search", named, search_unit)
+    records = units.run("search", named, search_unit, check_search_record)
     kept_runs: dict[tuple[str, str], list] = {}
     for (_, (searcher, task, _)), record in zip(named, records):
         if isinstance(record, UnitFailure):
@@ -168,6 +168,28 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem]) -> dict[str, Any]:
 
 _WARNINGS: dict[str, type[Warning]] = {c.__name__: c for c in (RuntimeWarning, UserWarning, DeprecationWarning,
                                                                FutureWarning)}
+
+
+def check_search_record(item: tuple[Searcher, SearchTask, Problem], record: dict[str, Any]) -> None:
+    """A stored search record is reused only if it has the shape :func:`search_unit` writes, is this
+    search's (field, seed), and its front reads back; otherwise the search runs again."""
+    _, task, problem = item
+    check_depth(record)
+    if stored_field(record, "field", str) != task.field_name or stored_field(record, "seed", int) != task.seed:
+        raise ValueError(f"it is the search of {record['field']!r} seed {record['seed']}")
+    if not math.isfinite(stored_field(record, "seconds", NUMBER)):
+        raise ValueError("'seconds' is not finite")
+    for m in stored_field(record, "front", list):
+        stored_field(m, "expression", str)
+        if stored_field(m, "complexity", int) < 0 or not math.isfinite(stored_field(m, "loss", NUMBER)):
+            raise ValueError(f"front member {m!r:.80} has a negative complexity or a non-finite loss")
+    stored_field(record, "info", dict)
+    if not all(isinstance(d, str) for d in stored_field(record, "dropped", list)):
+        raise ValueError("'dropped' is not a list of text")
+    if not all(isinstance(w, list) and len(w) == 2 and all(isinstance(t, str) for t in w)
+               for w in stored_field(record, "warnings", list)):
+        raise ValueError("'warnings' is not a list of [category, text] pairs")
+    _front_of(record, problem)
 
 
 def _front_of(record: dict[str, Any], problem: Problem) -> list[ParetoMember]:

@@ -3,6 +3,8 @@
 The scheduler is ``--scheduler ADDRESS`` (option ``scheduler``), else Dask's own configuration
 (``DASK_SCHEDULER_ADDRESS`` / ``scheduler-address``); with neither, an embedded
 ``LocalCluster(n_workers, threads_per_worker=1, processes=True)`` is started for the run.
+A scheduler sends pickled code that desyr runs, so it is trusted code: a config may not name one
+(``command_line_only``), only whoever runs desyr may.
 dask and distributed are imported only here, when the executor is used.
 """
 from __future__ import annotations
@@ -35,6 +37,9 @@ class DaskExecutor(Executor):
         "retries": Option(1, "reschedules of a unit whose worker died (embedded cluster)", kind=int, low=0,
                           high=10),
     }
+    # a scheduler can make desyr unpickle and run any code: trusted code, never named by a config
+    command_line_only = {"scheduler": "pass --scheduler ADDRESS on the command line, or set DASK_SCHEDULER_ADDRESS "
+                                      "or Dask's scheduler-address configuration"}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

@@ -6,12 +6,13 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from typing import Any
 
 from desyr.execution import serial_map, usable_cores
 from desyr.options import Option
 from desyr.roles import Executor, UnitFailure
-from desyr_executors.pinning import pin_threads
+from desyr_executors.lifeline import worker_start
 
 _WORKERS = Option(None, "processes; None: the usable local cores", kind=int, low=1, high=4096, nullable=True)
 
@@ -43,6 +44,7 @@ class ProcessExecutor(Executor):
         super().__init__(**options)
         self._pool: ProcessPoolExecutor | None = None
         self._size = 0
+        self._lifeline: tuple[Connection, Connection] | None = None   # the workers' lifeline (lifeline.py)
 
     @property
     def workers(self) -> int:
@@ -58,14 +60,21 @@ class ProcessExecutor(Executor):
         if self._pool is None or self._size != size:
             self._drop_pool()
             # the pool lives across maps (searches, then refits) so workers start once per run
-            self._pool = ProcessPoolExecutor(size, mp_context=self._context(), initializer=pin_threads)
+            context = self._context()
+            # both ends stay here while the pool may start workers (each gets a copy of the reading end)
+            self._lifeline = context.Pipe(duplex=False)
+            self._pool = ProcessPoolExecutor(size, mp_context=context, initializer=worker_start,
+                                             initargs=(self._lifeline[0],))
             self._size = size
         return self._pool
 
-    def _drop_pool(self) -> None:
+    def _drop_pool(self, wait: bool = False) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = None
+            self._pool.shutdown(wait=wait, cancel_futures=True)
+        if self._lifeline is not None:
+            for end in self._lifeline:       # any worker of this pool still running exits now
+                end.close()
+        self._pool, self._lifeline = None, None
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         if len(items) <= 1 or self.workers == 1:
@@ -106,6 +115,4 @@ class ProcessExecutor(Executor):
         return sorted(lost)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        self._pool = None
+        self._drop_pool(wait=True)

@@ -6,20 +6,12 @@
                nearest sample outside the convex hull (``NearestNDInterpolator``).
 ``callable`` -- ``function = "package.module:function"``, called as ``f(X)`` with X of
                shape (n, d) in the problem's variable order.  It runs code a config names,
-               so it needs ``--allow-callable`` (or ``DESYR_ALLOW_CALLABLE=1``); the standard
-               library, builtins and private names are never accepted.
+               so it needs ``--allow-callable`` (or ``DESYR_ALLOW_CALLABLE=1``); what is never
+               accepted (the standard library, programs, installers...) is in ``callables.py``.
 """
 from __future__ import annotations
 
 import csv
-import importlib
-import importlib.util
-import inspect
-import os
-import site
-import sys
-import sysconfig
-import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,14 +20,9 @@ import numpy as np
 
 from desyr.options import Option
 from desyr.roles import ComponentError, Teacher, TeacherModel
+from desyr_light_teachers.callables import ALLOW_ENV, _no_consent, _short, callable_allowed, load_callable
 
-#: environment variable that allows the ``callable`` teacher to import and run user code
-ALLOW_ENV = "DESYR_ALLOW_CALLABLE"
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+__all__ = ["ALLOW_ENV", "CallableTeacher", "SamplesTeacher", "callable_allowed", "load_callable"]
 
 
 def _numeric(arr: Any, what: str) -> np.ndarray:
@@ -229,129 +216,6 @@ class SamplesTeacher(Teacher):
                 "interpolation": "np.interp" if len(variables) == 1 else "LinearNDInterpolator + nearest outside hull"}
         context.progress.message(f"teacher samples: {len(X)} samples from {path.name}")
         return SamplesModel(X, Y, fields, info)
-
-
-def callable_allowed() -> bool:
-    """True when the person running DeSyR allowed configs to run their own Python functions."""
-    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-def _stdlib_dirs() -> list[Path]:
-    paths = sysconfig.get_paths()
-    dirs = {paths.get("stdlib"), paths.get("platstdlib"),
-            sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix}).get("stdlib")}
-    return [Path(d).resolve() for d in dirs if d]
-
-
-def _site_dirs() -> list[Path]:
-    dirs = set(sysconfig.get_paths().get(k) for k in ("purelib", "platlib"))
-    try:
-        dirs |= set(site.getsitepackages())
-    except AttributeError:   # pragma: no cover - old virtualenv
-        pass
-    user = getattr(site, "getusersitepackages", lambda: None)()
-    if user:
-        dirs.add(user)
-    return [Path(d).resolve() for d in dirs if d]
-
-
-def _under(path: Path, dirs: list[Path]) -> bool:
-    return any(path == d or d in path.parents for d in dirs)
-
-
-def _name_reason(module_name: str) -> str | None:
-    top = module_name.split(".")[0]
-    if top in ("builtins", "__main__") or top in sys.builtin_module_names:
-        return "it is built into Python"
-    if top in getattr(sys, "stdlib_module_names", ()):
-        return "it is part of the Python standard library"
-    return None
-
-
-def _stdlib_reason(module_name: str, origin: str | None) -> str | None:
-    """Why ``module_name`` (found at ``origin``) is not an acceptable home of a teacher function."""
-    why = _name_reason(module_name)
-    if why:
-        return why
-    if origin in (None, "built-in", "frozen"):
-        return "it has no source file"
-    path = Path(origin).resolve()
-    if _under(path, _stdlib_dirs()) and not _under(path, _site_dirs()):
-        return "it lives in the Python standard library"
-    return None
-
-
-def _refuse(spec: Any, why: str) -> ComponentError:
-    return ComponentError(f"teacher 'callable': function = {_short(spec)} refused: {why}")
-
-
-def _no_consent(spec: str) -> ComponentError:
-    return ComponentError(f"teacher 'callable' would import and run {_short(spec)}, Python code named by the "
-                          f"config; this needs the consent of whoever runs desyr: pass --allow-callable or set "
-                          f"{ALLOW_ENV}=1")
-
-
-def load_callable(spec: Any) -> Callable:
-    """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
-    if not isinstance(spec, str) or ":" not in spec:
-        raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {_short(spec)}")
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; write \"module:function\"")
-    if not all(p.isascii() and p.isidentifier() for p in module_name.split(".") + attr.split(".")):
-        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; "
-                             f"module and function must be dotted Python names")
-    if any(p.startswith("_") for p in attr.split(".")):
-        raise _refuse(spec, "private or special attributes (starting with '_') are not accepted")
-    if not callable_allowed():
-        raise _no_consent(spec)
-    why = _name_reason(module_name)          # before find_spec, which imports parent packages
-    if why:
-        raise _refuse(spec, f"module '{module_name}': {why}")
-    try:
-        found = importlib.util.find_spec(module_name)
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
-                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
-    if found is None:
-        raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': no module of that name "
-                             f"(it must be installed or on PYTHONPATH; the working directory is not searched)")
-    why = _stdlib_reason(module_name, found.origin)
-    if why:
-        raise _refuse(spec, f"module '{module_name}': {why}")
-    try:
-        module = importlib.import_module(module_name)
-    except BaseException as exc:   # SystemExit, or anything else the module raises at import
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
-                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            raise ComponentError(f"teacher 'callable': module '{module_name}' has no attribute '{attr}'") from None
-        if isinstance(obj, types.ModuleType):
-            why = _stdlib_reason(obj.__name__, getattr(obj, "__file__", None))
-            if why:
-                raise _refuse(spec, f"'{part}' is module '{obj.__name__}': {why}")
-    if not callable(obj):
-        raise ComponentError(f"teacher 'callable': {spec} is not callable")
-    home = inspect.getmodule(obj)
-    home_name = getattr(obj, "__module__", None) or (home.__name__ if home else None)
-    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or home_name is None:
-        raise _refuse(spec, "it is a built-in function, not a Python function of your module")
-    if isinstance(home_name, str):
-        why = _stdlib_reason(home_name, getattr(home, "__file__", None) if home is not None else None) \
-            if home_name != module_name else None
-        if why:
-            raise _refuse(spec, f"it comes from module '{home_name}': {why}")
-    return obj
 
 
 class CallableModel(TeacherModel):

@@ -1,6 +1,7 @@
 """Stage B with scipy: frozen-tree, physics-only, multi-start least squares (paper Algorithm 1)."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -51,7 +52,8 @@ class ScipyRefiner(Refiner):
         "tolerance": Option(1e-8, "ftol = xtol = gtol of least_squares", kind=float, low=0.0, open_low=True),
         "max_nfev": Option(None, "evaluation cap per start; None: scipy's default, 100 x parameters",
                            kind=int, low=1, nullable=True),
-        "timeout": Option(60.0, "seconds per candidate, over all starts", kind=float, low=0.0, open_low=True),
+        "timeout": Option(60.0, "seconds per candidate, over all starts; inf: no limit", kind=float, low=0.0,
+                          open_low=True, high=math.inf),
         "max_params": Option(MAX_PARAMS, "parameter cap per field", kind=int, low=1),
         "jacobian": Option("exact", "exact (sympy) or finite-difference Jacobian", kind=str,
                            choices=("exact", "2-point", "3-point")),
