@@ -137,7 +137,7 @@ def test_deeply_nested_result_is_one_error_line(tmp_path, text):
     (("problem", "source"), 3), (("expression",), ["sin(x)"]), (("expression", "u"), 1.5),
     (("candidates", 0, "nfev"), "7"), (("errors",), [1]), (("errors", "rel_l2"), {}), (("exact_form",), 1),
     (("selection", "gates"), {}), (("provenance",), None), (("problem",), "u"), (("schema",), ["x"] * 10**4),
-    (("seed",), "HUGE"),
+    (("seed",), "HUGE"), (("candidates", 0, "objective"), "BIG"),
 ])
 def test_wrong_types_are_one_error_line(tmp_path, path, value):
     data = fixture_result()
@@ -145,7 +145,8 @@ def test_wrong_types_are_one_error_line(tmp_path, path, value):
     for key in path[:-1]:
         node = node[key]
     node[path[-1]] = value
-    text = json.dumps(data).replace('"HUGE"', "1" * 5000)       # more digits than Python reads
+    # more digits than Python reads; an integer no float can hold
+    text = json.dumps(data).replace('"HUGE"', "1" * 5000).replace('"BIG"', "9" * 400)
     folder = write_result(tmp_path / "run", text)
     with pytest.raises(ConfigError) as info:
         load_result(folder)

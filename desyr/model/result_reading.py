@@ -91,7 +91,10 @@ def convert_typed(hint: Any, value: Any, where: str) -> Any:
     if hint is float:
         # non-finite floats are stored as the strings "inf", "-inf", "nan" (see number())
         _expect(isinstance(value, (int, float, str)) and not isinstance(value, bool), "a number", value, where)
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:           # an integer beyond 1.8e308
+            raise ValueError(f"{where} is too large for a float") from None
     if hint in _PLAIN_TYPES:
         ok = isinstance(value, hint) and (hint is bool or not isinstance(value, bool))
         _expect(ok, f"{'an' if hint is int else 'a'} {hint.__name__}", value, where)
