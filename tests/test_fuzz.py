@@ -196,7 +196,7 @@ def test_fuzz_candidate_through_cli(workdir, text):
 # ------------------------------------------------------------------ configs
 WEIRD_VALUES = st.one_of(
     st.sampled_from([
-        0, -1, 1, 2, 2**31, 2**63 - 1, -(2**63), MAX_POINTS + 1, 10**7,
+        0, -1, 1, 2, 2**31, 2**63 - 1, -(2**63), MAX_POINTS + 1, 10**7, 10**400, -(10**400),
         0.0, -0.0, 1.5, 1e-320, 1e308, -1e308, float("nan"), float("inf"), float("-inf"),
         True, False, "", " ", "sin", "x", "u", "pi", "u_xx", "1/0", "log(0)", "10**10**10", "reference", "boundary",
         "initial", "x = 0", "nonexistent", "paper:burgers", "../../etc/passwd", "os:system", "builtins:eval",

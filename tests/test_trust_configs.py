@@ -53,6 +53,18 @@ def test_nesting_is_bounded_for_configs_given_as_data():
         problem_from_dict(data)
 
 
+@pytest.mark.parametrize("line", ["[domain]\nx = [0, 1{zeros}]", "[selection]\nexact_tolerance = 1{zeros}",
+                                  "[refine.options]\nstarts = 1{zeros}", "[points]\nrefine = 1{zeros}"])
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_huge_integers_in_a_config_are_one_error_line(tmp_path, line, digits):
+    """More digits than a float holds (OverflowError) or than Python reads (ValueError) once escaped."""
+    text = 'name = "big"\n[[equations]]\nlhs = "u_xx"\n' + line.format(zeros="0" * digits) + "\n"
+    if not text.count("[domain]"):
+        text += "[domain]\nx = [0, 1]\n"
+    rc, out, err = refine_cli(config_file(tmp_path, text), "x")
+    assert_contract(rc, out, err, line)          # starts has no upper bound: 10**400 starts is allowed
+
+
 # ------------------------------------------------------------ domain widths
 @pytest.mark.parametrize("span", [[-1e308, 1e308], [-1.7e308, 1e307], [-9e307, 9e307]])
 def test_a_domain_whose_width_overflows_is_refused_at_load(tmp_path, span):

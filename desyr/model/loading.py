@@ -43,6 +43,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
 
 
 def problem_from_toml(text: str, source: str = "<config>") -> Problem:
@@ -53,6 +55,8 @@ def problem_from_toml(text: str, source: str = "<config>") -> Problem:
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
     except NestingError as exc:
         raise ConfigError(f"{source}: {exc}") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
     return problem_from_dict(data, source=source)
 
 
@@ -148,11 +152,18 @@ def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
         _check_name(name, "variable", source)
         if (not isinstance(span, list) or len(span) != 2
                 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in span)
-                or not all(math.isfinite(float(b)) for b in span)
+                or not all(_finite(b) for b in span)
                 or not float(span[0]) < float(span[1])):
             raise ConfigError(f"{source}: domain {name} must be [lo, hi] with finite lo < hi, got {span!r:.60}")
         out.append(Variable(name, *_domain_span(name, float(span[0]), float(span[1]), source)))
     return out
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:         # a TOML integer of 400 digits
+        return False
 
 
 #: Points are drawn as lo + u*(hi - lo) and must be distinct: the interval must hold at least this many doubles.
