@@ -62,9 +62,6 @@ def build_typed(cls: type, data: Any, where: str) -> Any:
         raise TypeError(f"{where or cls.__name__}: {exc}") from None
 
 
-_PLAIN_TYPES = {str: str, int: int, bool: bool}
-
-
 def convert_typed(hint: Any, value: Any, where: str) -> Any:
     """``value`` as the declared type ``hint``: a stored file may hold anything, and a wrong type
     would otherwise fail later, in the middle of a command, as a traceback."""
@@ -95,8 +92,8 @@ def convert_typed(hint: Any, value: Any, where: str) -> Any:
             return float(value)
         except OverflowError:           # an integer beyond 1.8e308
             raise ValueError(f"{where} is too large for a float") from None
-    if hint in _PLAIN_TYPES:
-        ok = isinstance(value, hint) and (hint is bool or not isinstance(value, bool))
+    if hint in (str, int, bool):
+        ok = isinstance(value, hint) and (hint is bool or not isinstance(value, bool))   # True is an int
         _expect(ok, f"{'an' if hint is int else 'a'} {hint.__name__}", value, where)
     return value
 
