@@ -88,6 +88,9 @@ class Option:
             value = list(value)
         ok = isinstance(value, self.kind) and not (self.kind is not bool and isinstance(value, bool))
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            if abs(value).bit_length() > 1024:      # float() would raise OverflowError
+                raise OptionError(f"option '{name}' must be {self.type_text()}, got an integer of "
+                                  f"{abs(value).bit_length()} bits, too large for a float")
             value, ok = float(value), True
         if ok and self.kind is list and self.item is not None:
             items = [Option(None, "", self.item).check(f"{name}[{i}]", v) for i, v in enumerate(value)]
@@ -105,7 +108,7 @@ class Option:
         return bound == value and not is_open
 
     def _in_range(self, name: str, value: float, what: str) -> None:
-        if math.isnan(value):
+        if isinstance(value, float) and math.isnan(value):      # (math.isnan of a 400-digit int overflows)
             raise OptionError(f"option '{name}' must be a number, got nan")
         too_low = self.low is not None and (value < self.low or (self.open_low and value == self.low))
         too_high = self.high is not None and (value > self.high or (self.open_high and value == self.high))
@@ -164,5 +167,7 @@ def markdown_table(specs: Mapping[str, Any]) -> str:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, int) and abs(value).bit_length() > 128:    # repr of 5000 digits raises ValueError
+        return f"an integer of {abs(value).bit_length()} bits"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

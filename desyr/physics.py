@@ -97,7 +97,17 @@ class Scores:
 
 
 def rms(values: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(np.square(values)))) if values.size else 0.0
+    values = np.asarray(values, dtype=float)
+    if not values.size:
+        return 0.0
+    with np.errstate(over="ignore"):
+        out = float(np.sqrt(np.mean(np.square(values))))
+    if math.isinf(out) and np.isfinite(values).all():
+        # finite residuals above 1e154 overflow when squared: the same RMS, computed scaled
+        # (only then, so that ordinary residuals keep their exact values)
+        scale = float(np.max(np.abs(values)))
+        out = scale * float(np.sqrt(np.mean(np.square(values / scale))))
+    return out
 
 
 def _aggregate(values: list[np.ndarray], coupled: bool) -> float | None:
@@ -106,7 +116,7 @@ def _aggregate(values: list[np.ndarray], coupled: bool) -> float | None:
     if not values:
         return None
     if coupled:
-        return float(np.sqrt(np.mean(np.square([rms(v) for v in values]))))
+        return rms(np.array([rms(v) for v in values]))
     return rms(np.concatenate(values))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from typing import Any
 
 from desyr.model.result import Result
@@ -19,16 +20,31 @@ _MARKDOWN = re.compile(r"([\\`*\[\]|~#])")
 _EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
+# Characters that do not show but change how text around them reads: bidi embeddings, overrides and
+# isolates (U+202A-E, U+2066-9), marks (U+200E/F, U+061C), zero-width ones (U+200B-D, U+2060, U+FEFF),
+# other format and control characters, and letters drawn as blanks.  A title with U+202E could show
+# "deifireV" as "Verified" ("Trojan Source"); in a report they appear as their code, <U+202E>.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")
+
+
+def visible(text: str) -> str:
+    """``text`` with every invisible or reordering character replaced by its code point, ``<U+202E>``."""
+    return "".join(f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in _HIDDEN_CATEGORIES or ch in _BLANK_LETTERS
+                   else ch for ch in text)
+
+
 def md(text: Any) -> str:
-    """Plain text made inert for Markdown and HTML: one line, markup characters escaped."""
-    one_line = " ".join(str(text).split())
+    """Plain text made inert for Markdown and HTML: one line, hidden characters shown by their code,
+    markup characters escaped."""
+    one_line = visible(" ".join(str(text).split()))
     escaped = _MARKDOWN.sub(r"\\\1", html.escape(one_line, quote=False))
     return _EDGE_UNDERSCORE.sub(r"\\_", escaped)
 
 
 def code(text: Any) -> str:
-    """Inline code that cannot be broken out of (backticks replaced, one line)."""
-    return "`" + " ".join(str(text).replace("`", "'").split()).replace("|", "\\|") + "`"
+    """Inline code that cannot be broken out of (backticks replaced, one line, hidden characters shown)."""
+    return "`" + visible(" ".join(str(text).replace("`", "'").split())).replace("|", "\\|") + "`"
 
 
 def fmt(v: Any) -> str:

@@ -5,13 +5,21 @@ columns in ``variables`` order, the result an (n, n_fields) array of the
 backend's type, columns in the dict's field order. C, Fortran and Julia define
 one scalar function per field and the same vectorised ``solution``.
 No backend library is imported here; generated code imports its own.
+
+Field and variable names are written into the code, so they are checked first:
+ASCII identifiers, not reserved, not colliding with the names the generated code
+uses itself (``desyr_*``).  Callables are built from the sympy expressions with
+``sympy.lambdify``, never by running exported text.
 """
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import sympy as sp
+
+from desyr.expressions import check_name
 
 FORMATS = ("latex", "sympy", "numpy", "torch", "jax", "c", "fortran", "julia")
 PYTHON_BACKENDS = ("numpy", "torch", "jax")
@@ -32,19 +40,70 @@ def export(exprs: Mapping[str, sp.Expr], variables: Sequence[str], fmt: str) -> 
 
 
 def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend: str = "numpy") -> Callable:
-    """``f(X) -> (n, n_fields)`` array of ``backend`` ("numpy", "torch" or "jax"), built by
-    executing the exported source, so the callable is exactly what :func:`export` writes.
-    The jax code switches on ``jax_enable_x64`` (float32 would lose 9 digits)."""
+    """``f(X) -> (n, n_fields)`` array of ``backend`` ("numpy", "torch" or "jax"): each field is
+    ``sympy.lambdify`` of its expression with the printer of the exported code, so the values are
+    those of :func:`export`'s ``solution``; no exported text is run.  jax gets ``jax_enable_x64``
+    (float32 would lose 9 digits)."""
     if backend not in PYTHON_BACKENDS:
         raise ValueError(f"to_callable backend must be one of {', '.join(PYTHON_BACKENDS)}, got {backend!r}")
-    namespace: dict = {}
-    exec(compile(export(exprs, variables, backend), f"<desyr-{backend}>", "exec"), namespace)
-    return namespace["solution"]
+    symbols = _symbols(exprs, variables)
+    fold = _fold_numbers if backend == "torch" else _identity
+    functions = [sp.lambdify(symbols, fold(sp.sympify(e)), modules=backend) for e in exprs.values()]
+    to_array, zeros, stack = _array_library(backend)
+
+    def solution(X: Any) -> Any:
+        X = to_array(X)
+        zero = zeros(X)          # a constant field still gives one value per row
+        columns = [X[:, j] for j in range(len(symbols))]
+        return stack([zero + f(*columns) for f in functions])
+    return solution
+
+
+def _array_library(backend: str) -> tuple[Callable, Callable, Callable]:
+    """``(to float64 array, zeros of one row each, stack columns)`` of ``backend``, imported only here."""
+    if backend == "torch":
+        import torch
+
+        return (lambda X: torch.as_tensor(X, dtype=torch.float64),
+                lambda X: torch.zeros(X.shape[0], dtype=X.dtype, device=X.device),
+                lambda columns: torch.stack(columns, dim=1))
+    xp: Any
+    if backend == "jax":
+        import jax
+        import jax.numpy
+
+        jax.config.update("jax_enable_x64", True)
+        xp = jax.numpy
+    else:
+        import numpy
+        xp = numpy
+    return (lambda X: xp.asarray(X, dtype=xp.float64), lambda X: xp.zeros(X.shape[0], dtype=X.dtype),
+            lambda columns: xp.stack(columns, axis=1))
 
 
 # ------------------------------------------------------------------ helpers
+#: Fortran identifiers have at most 63 characters, and fields are written as desyr_<field>.
+MAX_NAME = 57
+
+
+def _checked_name(name: object, what: str) -> str:
+    """A field or variable name that can be written into code: an ASCII identifier, not reserved,
+    not one of the generated code's own names (``desyr_*`` in any case, for Fortran; the ``torch`` and
+    ``jax`` modules)."""
+    name = check_name(name, what)
+    if len(name) > MAX_NAME or name.lower().startswith("desyr_") or name in ("torch", "jax"):
+        raise ValueError(f"{what} {name[:60]!r} cannot be exported: at most {MAX_NAME} characters, "
+                         f"not starting with desyr_, not torch or jax")
+    return name
+
+
 def _symbols(exprs: Mapping[str, sp.Expr], variables: Sequence[str]) -> list[sp.Symbol]:
-    """The expressions' own symbols in ``variables`` order (same name, any assumptions)."""
+    """The expressions' own symbols in ``variables`` order (same name, any assumptions); every field
+    and variable name is checked first, since the writers paste them into code."""
+    for f in exprs:
+        _checked_name(f, "field name")
+    for v in variables:
+        _checked_name(v, "variable name")
     free = {s.name: s for e in exprs.values() for s in sp.sympify(e).free_symbols}
     unknown = sorted(set(free) - set(variables))
     if unknown:
@@ -73,13 +132,12 @@ def _latex(exprs, symbols) -> str:
 
 
 def _sympy(exprs, symbols) -> str:
-    lines = [_header(exprs, symbols, "#"), "from sympy import *", ""]
-    for s in symbols:
-        lines.append(f"{s.name} = {sp.srepr(s)}")
-    lines.append("SOLUTION = {")
+    lines = [_header(exprs, symbols, "#"), "from sympy import *", "", "SOLUTION = {"]
     lines += [f"    {f!r}: {sp.srepr(e)}," for f, e in exprs.items()]
     lines.append("}")
     lines.append(f"VARIABLES = {tuple(s.name for s in symbols)!r}")
+    # last: a variable named like a sympy class (Symbol, Mul) would otherwise break the lines above
+    lines += [f"{s.name} = {sp.srepr(s)}" for s in symbols]
     return "\n".join(lines) + "\n"
 
 
@@ -90,8 +148,8 @@ def _python(exprs, symbols, backend: str) -> str:
         from sympy.printing.pytorch import TorchPrinter
         printer, fold = TorchPrinter(), _fold_numbers
         head = ["import torch", "", "", "def solution(X):",
-                "    X = torch.as_tensor(X, dtype=torch.float64)",
-                "    zero = torch.zeros(X.shape[0], dtype=X.dtype, device=X.device)"]
+                "    desyr_X = torch.as_tensor(X, dtype=torch.float64)",
+                "    desyr_zero = torch.zeros(desyr_X.shape[0], dtype=desyr_X.dtype, device=desyr_X.device)"]
         stack = "torch.stack([{}], dim=1)"
     else:
         printer = NumPyPrinter() if backend == "numpy" else JaxPrinter()
@@ -99,13 +157,14 @@ def _python(exprs, symbols, backend: str) -> str:
         fold = _identity
         imports = ["import numpy"] if backend == "numpy" else \
             ["import jax", "import jax.numpy", "", 'jax.config.update("jax_enable_x64", True)']
-        head = imports + ["", "", "def solution(X):", f"    X = {mod}.asarray(X, dtype={mod}.float64)",
-                          f"    zero = {mod}.zeros(X.shape[0], dtype=X.dtype)"]
+        # desyr_*: local names no field or variable can have (a variable "zero" or "X" would overwrite them)
+        head = imports + ["", "", "def solution(X):", f"    desyr_X = {mod}.asarray(X, dtype={mod}.float64)",
+                          f"    desyr_zero = {mod}.zeros(desyr_X.shape[0], dtype=desyr_X.dtype)"]
         stack = f"{mod}.stack([{{}}], axis=1)"
     lines = [_header(exprs, symbols, "#")] + head
     lines.insert(len(lines) - 2, f'    """Fields {list(exprs)} at the rows of X (n, {len(symbols)}); columns {[s.name for s in symbols]}."""')
-    lines += [f"    {s.name} = X[:, {j}]" for j, s in enumerate(symbols)]
-    values = [f"zero + ({printer.doprint(fold(sp.sympify(e)))})" for e in exprs.values()]
+    lines += [f"    {s.name} = desyr_X[:, {j}]" for j, s in enumerate(symbols)]
+    values = [f"desyr_zero + ({printer.doprint(fold(sp.sympify(e)))})" for e in exprs.values()]
     lines.append("    return " + stack.format(", ".join(values)))
     lines.append(f"\n\nFIELDS = {tuple(exprs)!r}\nVARIABLES = {tuple(s.name for s in symbols)!r}")
     return "\n".join(lines) + "\n"
@@ -134,7 +193,9 @@ def _fortran(exprs, symbols) -> str:
     names = ", ".join(s.name for s in symbols)
     decls, bodies = {}, []
     for f, e in exprs.items():
-        consts, _, code = sp.fcode(sp.sympify(e), assign_to="r", standard=95, source_format="free", human=False)
+        # the function's own name holds its value: any other result name (r) could be a variable's
+        consts, _, code = sp.fcode(sp.sympify(e), assign_to=f"desyr_{f}", standard=95, source_format="free",
+                                   human=False)
         decls.update({str(c): v for c, v in consts})
         bodies.append((f, code))
     lines = [_header(exprs, symbols, "!").rstrip(), "module desyr_solution_mod",
@@ -142,8 +203,8 @@ def _fortran(exprs, symbols) -> str:
     lines += [f"  real(c_double), parameter :: {c} = {v}" for c, v in sorted(decls.items())]
     lines.append("contains")
     for f, code in bodies:
-        lines += [f'  function desyr_{f}({names}) result(r) bind(C, name="desyr_{f}")',
-                  f"    real(c_double), value :: {names}", "    real(c_double) :: r",
+        lines += [f'  function desyr_{f}({names}) bind(C, name="desyr_{f}")',
+                  f"    real(c_double), value :: {names}", f"    real(c_double) :: desyr_{f}",
                   "    " + code.replace("\n", "\n    "), f"  end function desyr_{f}"]
     d, m = len(symbols), len(exprs)
     args = ", ".join(f"desyr_in({j + 1}, i)" for j in range(d))

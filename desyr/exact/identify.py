@@ -47,17 +47,19 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
     found: dict[sp.Expr, tuple] = {}
     for rank, base in enumerate(bases):
         budget = RATIONAL_DIGITS if base == 1 else BASE_DIGITS
-        _add(found, value, Fraction(value / float(base)), lambda r, b=base: sp.Rational(r.numerator, r.denominator) * b,
+        _add(found, value, value / float(base), lambda r, b=base: sp.Rational(r.numerator, r.denominator) * b,
              budget, rank, rtol)
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
-    _add(found, value, Fraction(value * value), lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
+    _add(found, value, value * value, lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
          BASE_DIGITS, len(bases), rtol)
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     return [expr for expr, _ in ordered[:limit]]
 
 
-def _add(found: dict, value: float, target: Fraction, build, budget: int, rank: int, rtol: float) -> None:
-    best = target.limit_denominator(10 ** budget)
+def _add(found: dict, value: float, target: float, build, budget: int, rank: int, rtol: float) -> None:
+    if not math.isfinite(target):      # value/base or value**2 overflowed: no short rational is near it
+        return
+    best = Fraction(target).limit_denominator(10 ** budget)
     if best == 0 or _digits(best) > budget:
         return
     expr = sp.sympify(build(best))

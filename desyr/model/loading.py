@@ -26,6 +26,7 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
+from desyr.nesting import NestingError, check_nesting, toml_loads
 from desyr.settings import MAX_POINTS, SECTIONS, check_sections
 
 
@@ -34,20 +35,28 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return toml_loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+    except NestingError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
 
 
 def problem_from_toml(text: str, source: str = "<config>") -> Problem:
     """A problem from TOML text (for plugins that ship problems), checked like a config file."""
     try:
-        data = tomllib.loads(text)
+        data = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
+    except NestingError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
     problem = problem_from_dict(data, source=source)
     problem.config_text, problem.config_format = text, "toml"
@@ -73,10 +82,15 @@ def load_problem(spec: str | Path, registry=None) -> Problem:
 _TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
              *SECTIONS}
 _RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"I", "oo", "zoo", "nan", "E", "S", "N", "O", "Q"}
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+MAX_NAME = 32    # characters of a field or variable name: Fortran exports prefix "desyr_" within its 63
+_NAME = re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,{MAX_NAME - 1}}}")
 
 
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Problem:
+    try:
+        check_nesting(data)     # deep data would break deepcopy and repr later, as a RecursionError
+    except NestingError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "
@@ -147,17 +161,56 @@ def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
         _check_name(name, "variable", source)
         if (not isinstance(span, list) or len(span) != 2
                 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in span)
-                or not all(math.isfinite(float(b)) for b in span)
+                or not all(_finite(b) for b in span)
                 or not float(span[0]) < float(span[1])):
             raise ConfigError(f"{source}: domain {name} must be [lo, hi] with finite lo < hi, got {span!r:.60}")
-        out.append(Variable(name, float(span[0]), float(span[1])))
+        out.append(Variable(name, *_domain_span(name, float(span[0]), float(span[1]), source)))
     return out
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:         # a TOML integer of 400 digits
+        return False
+
+
+#: Points are drawn as lo + u*(hi - lo) and must be distinct: the interval must hold at least this many doubles.
+MIN_DOUBLES_IN_DOMAIN = 2**24
+
+
+def _domain_span(name: str, lo: float, hi: float, source: str) -> tuple[float, float]:
+    """``(lo, hi)`` if points can be drawn in it: a finite width (``[-1e308, 1e308]`` is 2e308 wide, which
+    overflows to inf), and wide enough for its magnitude that sampled points do not coincide."""
+    width = hi - lo
+    if not math.isfinite(width):
+        raise ConfigError(f"{source}: domain {name} = [{lo:g}, {hi:g}] is too wide: its width hi - lo "
+                          f"must be a finite number (at most {sys.float_info.max:.4g})")
+    if width < MIN_DOUBLES_IN_DOMAIN * math.ulp(max(abs(lo), abs(hi))):
+        raise ConfigError(f"{source}: domain {name} = [{lo!r}, {hi!r}] is too narrow for its magnitude: "
+                          f"it holds fewer than 2**24 distinct numbers, so sampled points would coincide")
+    return lo, hi
+
+
+def check_names(fields: Any, variables: Any, source: str) -> None:
+    """The config's rules for field and variable names, for names read from elsewhere (``result.json``):
+    lists of ASCII identifiers without '_', none reserved, none twice, fields distinct from variables."""
+    for what, names in (("variables", variables), ("fields", fields)):
+        if not isinstance(names, list) or not names:
+            raise ConfigError(f"{source}: {what} must be a non-empty list of names, got {names!r:.60}")
+    for name in variables:
+        _check_name(name, "variable", source)
+    _fields({"fields": fields}, variables, source)
+    try:
+        Vocabulary(variables, fields)      # reserved words (keywords, numpy, ...) and duplicates
+    except ExpressionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def _check_name(name: Any, kind: str, source: str) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
         raise ConfigError(f"{source}: invalid {kind} name {name!r:.40} (letters and digits, starting with a letter, "
-                          "not a function or constant name such as sin or pi)")
+                          f"at most {MAX_NAME} characters, not a function or constant name such as sin or pi)")
 
 
 def _fields(data: Mapping[str, Any], variables: list[str], source: str) -> list[str]:
@@ -171,7 +224,7 @@ def _fields(data: Mapping[str, Any], variables: list[str], source: str) -> list[
         if name in variables or "_" in name:
             raise ConfigError(f"{source}: field name {name!r} clashes with a variable")
     if len(set(value)) != len(value):
-        raise ConfigError(f"{source}: fields {value!r} name the same field twice")
+        raise ConfigError(f"{source}: fields {value!r:.80} name the same field twice")
     return value
 
 

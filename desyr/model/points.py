@@ -80,8 +80,17 @@ def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:
 def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.ndarray],
            uniform_1d: bool) -> np.ndarray:
     pts = _sample(problem, n, rng, uniform_1d)
+    lo, widths = problem.bounds[:, 0], problem.bounds[:, 1] - problem.bounds[:, 0]
+    narrow = bool(np.min(widths) < 1.0)
+
+    def clash_space(a: np.ndarray) -> np.ndarray:
+        # points 1e-12 apart count as one; in a box narrower than 1 that distance is measured in units of
+        # the box: a fixed 1e-12 would call every point of a 1e-10 wide domain a clash, and squared
+        # distances of 1e-160 underflow to 0 (wider boxes keep the plain coordinates, and their points)
+        return (a - lo) / widths if narrow else a
+
     for _ in range(10):
-        clash = _clashes(pts, taken)
+        clash = _clashes(clash_space(pts), [clash_space(t) for t in taken])
         if not clash.any():
             return pts
         pts[clash] = _sample(problem, int(clash.sum()), rng, True)

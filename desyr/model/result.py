@@ -10,8 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,10 @@ from desyr.errors import ConfigError
 from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate, topology
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
+from desyr.model.loading import check_names
 from desyr.model.outcomes import Errors, GateRecord
+from desyr.model.result_reading import build_typed, check_consistency, convert_typed
+from desyr.nesting import json_loads
 
 SCHEMA = "desyr.result/3"
 READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
@@ -282,13 +283,20 @@ class Result:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Result:
+    def from_dict(cls, data: dict[str, Any], source: str = "<result>") -> Result:
+        """The result in ``data`` (a parsed ``result.json``), every value of its declared type and every
+        field and variable name checked like a config's (they end up in exported code); else
+        :class:`ConfigError` (names), or ``TypeError`` / ``ValueError`` / ``KeyError`` (shape)."""
         if not isinstance(data, dict) or data.get("schema") not in READABLE_SCHEMAS:
             found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-            raise ConfigError(f"not a DeSyR result of schema {', '.join(READABLE_SCHEMAS)} (found {found!r})")
+            raise ConfigError(f"not a DeSyR result of schema {', '.join(READABLE_SCHEMAS)} (found {found!r:.60})")
         data = dict(data)
-        data["errors"] = _errors_from(data.get("errors") or {}, data["problem"]["fields"])
-        return _build(cls, data)
+        problem = build_typed(ProblemInfo, data["problem"], "problem")
+        check_names(problem.fields, problem.variables, source)
+        data["errors"] = _errors_from(data.get("errors") or {}, problem.fields)
+        result = build_typed(cls, data, "")
+        check_consistency(result, source)
+        return result
 
 
 def candidate_record(c: Candidate) -> CandidateRecord:
@@ -318,15 +326,15 @@ def load_result(path: str | Path) -> Result:
     if path.is_dir():
         path = path / "result.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"no result at {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {exc})") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:     # ValueError: bad JSON, too deep, 5000-digit int
+        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {_short(exc)})") from None
     try:
-        return Result.from_dict(data)
+        return Result.from_dict(data, str(path))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {exc})") from None
+        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {_short(exc)})") from None
 
 
 # ------------------------------------------------------------------ plumbing
@@ -351,6 +359,8 @@ def _plain(obj: Any) -> Any:
 
 
 def _errors_from(flat: dict[str, Any], fields: list[str]) -> Errors:
+    if not isinstance(flat, dict):
+        raise TypeError(f"errors must be a mapping, got {type(flat).__name__}")
     def get(key: str) -> float | None:
         return _float(flat.get(key))
     fieldwise = {f: _float(flat[f"rel_l2_{f}"]) for f in fields if f"rel_l2_{f}" in flat}
@@ -359,36 +369,12 @@ def _errors_from(flat: dict[str, Any], fields: list[str]) -> Errors:
 
 
 def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
+    return None if value is None else convert_typed(float, value, "errors")
 
 
-def _build(cls: type, data: Any) -> Any:
-    """The dataclass ``cls`` from its plain form, following the declared field types."""
-    if not isinstance(data, dict):
-        raise TypeError(f"{cls.__name__} expects a mapping, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name in data:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name])
-    return cls(**kwargs)
-
-
-def _convert(hint: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        options = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _convert(options[0], value) if len(options) == 1 else value
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return value if isinstance(value, hint) else _build(hint, value)
-    if origin is list:
-        (item,) = typing.get_args(hint) or (Any,)
-        return [_convert(item, v) for v in value]
-    if hint is float:
-        return float(value)
-    return value
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 __all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",

@@ -14,7 +14,8 @@ import sympy as sp
 from desyr.exact import exact_form, symbolic_match
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
-from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord, _build
+from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord
+from desyr.model.result_reading import build_typed
 from desyr.physics import verify
 
 
@@ -27,9 +28,9 @@ def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
 
     form = exact_form(problem, dict(exprs), check)
     data = form.to_dict()
-    data["constants"] = [_build(ConstantRecord, c) for c in data["constants"]]
-    data["rewrites"] = [_build(RewriteRecord, r) for r in data["rewrites"]]
-    record = _build(ExactFormRecord, data)
+    data["constants"] = [build_typed(ConstantRecord, c, "constants") for c in data["constants"]]
+    data["rewrites"] = [build_typed(RewriteRecord, r, "rewrites") for r in data["rewrites"]]
+    record = build_typed(ExactFormRecord, data, "exact_form")
     if problem.reference:
         record.symbolic_match = symbolic_match(form.expressions, problem.reference, problem.symbols,
                                                bounds=[(v.lo, v.hi) for v in problem.variables], seed=seed)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.atomic import write_text_atomic
+from desyr.atomic import read_json, write_text_atomic
 from desyr.errors import ConfigError, DesyrError
 from desyr.figures import FigureRecord, figure_section, have_matplotlib
 from desyr.model.candidates import Candidate, RefitOutcome
@@ -227,19 +227,12 @@ def archived_runs(bench: Path) -> list[Archived]:
             result = load_result(result_path)
         except DesyrError:
             continue
-        marker = _read_json(where / "run.json")
+        marker = read_json(where / "run.json")
         spec = marker.get("spec") if isinstance(marker, dict) else None
         name = where.parent.name.rsplit("-", 1)[0]
         seed = int(where.name[4:]) if where.name[4:].isdigit() else result.seed
         found.append(Archived(name, seed, where, spec, result))
     return sorted(found, key=lambda a: (a.config, a.seed))
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def problem_of(run: Archived, registry: Registry, bench: Path | None = None) -> Problem:
