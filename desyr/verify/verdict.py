@@ -30,9 +30,9 @@ import sympy as sp
 from desyr._version import __version__
 from desyr.errors import ConfigError
 from desyr.expressions import ExpressionError, expression_text
-from desyr.model.loading import problem_from_dict, problem_from_toml
 from desyr.model.points import VerificationPoints, constraint_points, latin_hypercube
 from desyr.model.problem import Problem
+from desyr.model.reading import problem_from_dict, problem_from_toml
 from desyr.numeric import evaluate
 from desyr.physics import verify
 from desyr.settings import method_constants

@@ -1,0 +1,350 @@
+"""Reading problem configs as data: TOML text and files, and the tables plugins give.
+
+Every value is checked here, before any work: the structure of the tables, the
+names, the expressions (which must be finite where they are data), and the
+declared sections of :mod:`desyr.settings`.  Each failure is one
+:class:`ConfigError` line that says where in the config it happened.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+import json
+import math
+import re
+from collections.abc import Mapping
+
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
+from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
+from desyr.nesting import NestingError, check_nesting, toml_loads
+from desyr.settings import MAX_POINTS, SECTIONS, check_sections
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        return toml_loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+    except NestingError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+
+
+def problem_from_toml(text: str, source: str = "<config>") -> Problem:
+    """A problem from TOML text (for plugins that ship problems), checked like a config file."""
+    try:
+        data = toml_loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
+    except NestingError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{source}: malformed TOML: {exc}") from None
+    problem = problem_from_dict(data, source=source)
+    problem.config_text, problem.config_format = text, "toml"
+    return problem
+
+
+def load_problem_file(path: str | Path) -> Problem:
+    path = Path(path)
+    read_toml(path)                      # the same one-line errors for a missing or malformed file
+    return problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
+
+
+_TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
+             *SECTIONS}
+_RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"I", "oo", "zoo", "nan", "E", "S", "N", "O", "Q"}
+MAX_NAME = 32    # characters of a field or variable name: Fortran exports prefix "desyr_" within its 63
+_NAME = re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,{MAX_NAME - 1}}}")
+
+
+def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Problem:
+    try:
+        check_nesting(data)     # deep data would break deepcopy and repr later, as a RecursionError
+    except NestingError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "
+                          f"allowed: {', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "title", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise ConfigError(f"{source}: {key} must be a string")
+    for key in SECTIONS:
+        if key in data and not isinstance(data[key], Mapping):
+            raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
+    variables = _variables(data, source)
+    names = [v.name for v in variables]
+    time = data.get("time", (data.get("domain") or {}).get("time"))
+    if time is not None and time not in names:
+        raise ConfigError(f"{source}: time = {time!r:.40} is not a variable of [domain] ({', '.join(names)})")
+    fields = _fields(data, names, source)
+    if "coupled" in data and len(fields) < 2:
+        raise ConfigError(f"{source}: [coupled] applies only to problems with several fields")
+    try:
+        vocab = Vocabulary(names, fields)
+    except ExpressionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    problem = Problem(
+        name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
+        variables=variables, fields=fields, equations=[], constraints=[], reference=None,
+        vocabulary=vocab, time=time, source=source,
+        sections={k: dict(data.get(k, {})) for k in ("search", "teacher", "refine", "selection", "plugins", "paper",
+                                                          "coupled", "execution", "escalation")},
+    )
+    with _context(source, "reference"):
+        problem.reference = _reference(data.get("reference"), problem)
+    problem.equations = [_equation(i, e, problem, source) for i, e in enumerate(_tables(data, "equations", source))]
+    if not problem.equations:
+        raise ConfigError(f"{source}: at least one [[equations]] entry is required")
+    problem.points = _points(data.get("points", {}), source)
+    problem.constraints = [_constraint(i, c, problem, source) for i, c in enumerate(_tables(data, "constraints", source))]
+    check_sections(problem)
+    try:
+        problem.config_text = json.dumps(data, sort_keys=True, default=str)
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{source}: the config cannot be written as data ({type(exc).__name__})") from None
+    return problem
+
+
+class _context:
+    """Prefix expression errors with where in the config they happened."""
+
+    def __init__(self, source: str, where: str) -> None:
+        self.prefix = f"{source}: {where}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, etype, exc, tb):
+        if etype is not None and issubclass(etype, ExpressionError):
+            raise ConfigError(f"{self.prefix}: {exc}") from None
+        return False
+
+
+def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
+    domain = data.get("domain")
+    if not isinstance(domain, Mapping) or not domain:
+        raise ConfigError(f"{source}: missing [domain] table, e.g. [domain] x = [0, 1]")
+    out = []
+    for name, span in domain.items():
+        if name == "time" and isinstance(span, str):
+            continue  # `time = "t"` written inside [domain] names the time variable
+        _check_name(name, "variable", source)
+        if (not isinstance(span, list) or len(span) != 2
+                or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in span)
+                or not all(_finite(b) for b in span)
+                or not float(span[0]) < float(span[1])):
+            raise ConfigError(f"{source}: domain {name} must be [lo, hi] with finite lo < hi, got {span!r:.60}")
+        out.append(Variable(name, *_domain_span(name, float(span[0]), float(span[1]), source)))
+    return out
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:         # a TOML integer of 400 digits
+        return False
+
+
+#: Points are drawn as lo + u*(hi - lo) and must be distinct: the interval must hold at least this many doubles.
+MIN_DOUBLES_IN_DOMAIN = 2**24
+
+
+def _domain_span(name: str, lo: float, hi: float, source: str) -> tuple[float, float]:
+    """``(lo, hi)`` if points can be drawn in it: a finite width (``[-1e308, 1e308]`` is 2e308 wide, which
+    overflows to inf), and wide enough for its magnitude that sampled points do not coincide."""
+    width = hi - lo
+    if not math.isfinite(width):
+        raise ConfigError(f"{source}: domain {name} = [{lo:g}, {hi:g}] is too wide: its width hi - lo "
+                          f"must be a finite number (at most {sys.float_info.max:.4g})")
+    if width < MIN_DOUBLES_IN_DOMAIN * math.ulp(max(abs(lo), abs(hi))):
+        raise ConfigError(f"{source}: domain {name} = [{lo!r}, {hi!r}] is too narrow for its magnitude: "
+                          f"it holds fewer than 2**24 distinct numbers, so sampled points would coincide")
+    return lo, hi
+
+
+def check_names(fields: Any, variables: Any, source: str) -> None:
+    """The config's rules for field and variable names, for names read from elsewhere (``result.json``):
+    lists of ASCII identifiers without '_', none reserved, none twice, fields distinct from variables."""
+    for what, names in (("variables", variables), ("fields", fields)):
+        if not isinstance(names, list) or not names:
+            raise ConfigError(f"{source}: {what} must be a non-empty list of names, got {names!r:.60}")
+    for name in variables:
+        _check_name(name, "variable", source)
+    _fields({"fields": fields}, variables, source)
+    try:
+        Vocabulary(variables, fields)      # reserved words (keywords, numpy, ...) and duplicates
+    except ExpressionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def _check_name(name: Any, kind: str, source: str) -> None:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
+        raise ConfigError(f"{source}: invalid {kind} name {name!r:.40} (letters and digits, starting with a letter, "
+                          f"at most {MAX_NAME} characters, not a function or constant name such as sin or pi)")
+
+
+def _fields(data: Mapping[str, Any], variables: list[str], source: str) -> list[str]:
+    value = data.get("fields", ["u"])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: fields must be a list of names")
+    for name in value:
+        _check_name(name, "field", source)
+        if name in variables or "_" in name:
+            raise ConfigError(f"{source}: field name {name!r} clashes with a variable")
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{source}: fields {value!r:.80} name the same field twice")
+    return value
+
+
+def _tables(data: Mapping[str, Any], key: str, source: str) -> list[Mapping[str, Any]]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise ConfigError(f"{source}: {key} must be an array of tables ([[{key}]]), got {value!r:.40}")
+    return value
+
+
+def _finite_data(expr: sp.Expr, what: str, source: str) -> sp.Expr:
+    """Forcing and constraint data must be finite expressions (``1/0`` is zoo, not a value)."""
+    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        raise ConfigError(f"{source}: {what} is not finite ({expr})")
+    return expr
+
+
+def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{problem.source}: [reference] must map field names to expressions")
+    unknown = sorted(set(table) - set(problem.fields))
+    if unknown:
+        raise ConfigError(f"{problem.source}: [reference] names unknown field(s) {', '.join(unknown)}")
+    return {f: problem.parse(text) for f, text in table.items()}
+
+
+def _from_reference(problem: Problem, expr: sp.Expr, what: str) -> sp.Expr:
+    if not problem.reference or set(problem.reference) != set(problem.fields):
+        raise ConfigError(f"{problem.source}: {what} = \"reference\" needs a [reference] for every field")
+    return sp.simplify(problem.apply(expr, problem.reference))
+
+
+def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -> Equation:
+    where = f"equations[{i}]"
+    unknown = sorted(set(table) - {"lhs", "rhs"})
+    if unknown or "lhs" not in table:
+        raise ConfigError(f"{source}: {where} needs 'lhs' (and optional 'rhs'); unknown: {', '.join(unknown) or '-'}")
+    with _context(source, where):
+        lhs = problem.parse(table["lhs"], allow_fields=True)
+        rhs_text = table.get("rhs", 0)
+        if rhs_text == "from_reference":
+            rhs = _from_reference(problem, lhs, f"{where}.rhs")
+        else:
+            rhs = problem.parse(rhs_text)
+    if not jets_in(lhs, problem.vocabulary):
+        raise ConfigError(f"{source}: {where}.lhs does not involve any field ({', '.join(problem.fields)})")
+    _finite_data(lhs, f"{where}.lhs", source)
+    return Equation(str(table["lhs"]), lhs, _finite_data(rhs, f"{where}.rhs", source), str(rhs_text))
+
+
+def _points(table: Any, source: str) -> dict[str, int]:
+    from desyr.options import OptionError, validate
+
+    try:
+        return validate(SECTIONS["points"], table, "[points]")
+    except OptionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str) -> Constraint:
+    where = f"constraints[{i}]"
+    allowed = {"operator", "on", "value", "points", "label"}
+    unknown = sorted(set(table) - allowed)
+    if unknown or "on" not in table or "value" not in table:
+        raise ConfigError(f"{source}: {where} needs 'on' and 'value' (optional: operator, points, label); "
+                          f"unknown: {', '.join(unknown) or '-'}")
+    default_op = problem.fields[0] if len(problem.fields) == 1 else None
+    op_text = table.get("operator", default_op)
+    if op_text is None:
+        raise ConfigError(f"{source}: {where} needs 'operator' when there are several fields")
+    with _context(source, where):
+        operator = problem.parse(op_text, allow_fields=True)
+        if not jets_in(operator, problem.vocabulary):
+            raise ConfigError(f"{source}: {where}.operator does not involve any field")
+        value = (_from_reference(problem, operator, f"{where}.value") if table["value"] == "reference"
+                 else problem.parse(table["value"]))
+    _finite_data(value, f"{where}.value", source)
+    faces = _faces(table["on"], problem, f"{source}: {where}.on")
+    n_default = 1 if all(len(f.fixed) == problem.dim for f in faces) else problem.points["constraint"]
+    n = table.get("points", n_default)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_POINTS:
+        raise ConfigError(f"{source}: {where}.points must be an integer in [1, {MAX_POINTS}]")
+    label = table.get("label") or f"{op_text} on {_on_text(table['on'])}"
+    if not isinstance(label, str):
+        raise ConfigError(f"{source}: {where}.label must be a string")
+    return Constraint(str(label), operator, value, faces, n)
+
+
+def _on_text(on: Any) -> str:
+    return on if isinstance(on, str) else " | ".join(map(str, on))
+
+
+def _faces(on: Any, problem: Problem, where: str) -> list[Face]:
+    specs = [on] if isinstance(on, str) else on
+    if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
+        raise ConfigError(f"{where}: expected a set such as \"x = 0\", \"t = 0\", \"boundary\" or a list of them")
+    faces: list[Face] = []
+    for spec in specs:
+        faces.extend(_parse_set(spec, problem, where))
+    return faces
+
+
+def _parse_set(spec: str, problem: Problem, where: str) -> list[Face]:
+    text = spec.strip()
+    bounds = {v.name: v for v in problem.variables}
+    if text in ("boundary", "spatial_boundary"):
+        spatial = [v for v in problem.variables if v.name != problem.time]
+        return [Face(((v.name, b),)) for v in spatial for b in (v.lo, v.hi)]
+    if text == "initial":
+        if problem.time is None:
+            raise ConfigError(f"{where}: \"initial\" needs time = \"<variable>\" in the config")
+        return [Face(((problem.time, bounds[problem.time].lo),))]
+    fixed: list[tuple[str, float]] = []
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9]*)\s*=\s*(\S+)\s*", part)
+        if not m:
+            raise ConfigError(f"{where}: cannot read set {spec!r}; write e.g. \"x = 0\" or \"x = 0, y = 1\"")
+        name, value_text = m.groups()
+        if name not in bounds:
+            raise ConfigError(f"{where}: unknown variable '{name}' in {spec!r} (variables: {', '.join(bounds)})")
+        try:
+            value = float(parse_expression(value_text, Vocabulary([])).evalf())
+        except (ExpressionError, TypeError) as exc:
+            raise ConfigError(f"{where}: bad value in {spec!r}: {exc}") from None
+        if not bounds[name].lo - 1e-12 <= value <= bounds[name].hi + 1e-12:
+            raise ConfigError(f"{where}: {name} = {value:g} lies outside the domain [{bounds[name].lo:g}, {bounds[name].hi:g}]")
+        if any(name == other for other, _ in fixed):
+            raise ConfigError(f"{where}: {spec!r} fixes {name} twice; list separate sets instead: [\"{name} = ...\", ...]")
+        fixed.append((name, value))
+    order = problem.variable_names
+    return [Face(tuple(sorted(fixed, key=lambda nv: order.index(nv[0]))))]
