@@ -31,9 +31,13 @@ def _worst(res: dict | None) -> float | None:
 
 
 def _recorded(data: dict) -> tuple[str, float | None]:
+    """The in-process verdict: a 0.3 result's ``exact``; for a 0.4 result, the in-process rule applied to
+    the run's own residuals (its written verdict is already the verifier's)."""
     verification = data.get("verification")
     if verification:
-        return verification["verdict"], _worst(verification.get("run_residuals"))
+        worst = _worst(verification.get("run_residuals"))
+        exact = worst is not None and worst <= float(data.get("exact_tolerance", 1e-8))
+        return ("verified" if exact else "not_exact"), worst
     return ("verified" if data.get("exact") else "not_exact"), _worst(data.get("residuals"))
 
 

@@ -5,28 +5,19 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from test_exact_identify import checked
 
 from desyr.exact import exact_form, propose, symbolic_match
 from desyr.exact.solve import coefficients, link_constants, solve_coefficients
-from desyr.model.loading import problem_from_dict, problem_from_toml
+from desyr.model.loading import problem_from_toml
 from desyr.model.points import make_point_sets
 from desyr.physics import verify
 
-POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}
 GOLDEN = (1 + math.sqrt(5)) / 2
 # u'' - u' - u = 0: exp(c*x) solves it for c**2 - c - 1 = 0, c = (1 +- sqrt(5))/2
 GOLDEN_ODE = {"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx - u_x - u"}],
               "constraints": [{"on": "x = 0", "value": 1}], "reference": {"u": "exp((1 + sqrt(5))/2*x)"}}
 
-
-def checked(data):
-    problem = problem_from_dict({**data, "points": POINTS})
-    points = make_point_sets(problem, 3)
-
-    def check(exprs):
-        v = verify(problem, exprs, points)
-        return v.R_eq, v.R_con
-    return problem, check
 
 
 def test_golden_rate_is_solved_from_the_equation():
