@@ -1,10 +1,11 @@
 """``desyr verify`` against the verdicts a bench wrote: agreement, tiers and the verifier's own time.
 
-For every ``result.json`` under the given bench folders, run ``desyr verify RUN_DIR --json`` as a
-whole process (what a user runs), and compare its verdict and residuals with the ones the run
-recorded (a 0.3 result's in-process ``exact``; a 0.4 result's own run residuals).  Prints a
-markdown table: problem, recorded verdict, verifier verdict, worst residuals (recorded and
-verifier), their ratio, the verifier's time (whole process, and its own time inside), dimension.
+For every ``result.json`` under the given bench folders, build the request ``desyr verify RUN_DIR``
+sends and time the verifier process from start to verdict; compare its verdict and residuals with
+the in-process ones the run recorded (a 0.3 result's ``exact``; a 0.4 result's own run residuals
+under the same rule).  Prints a markdown table: problem, in-process verdict, verifier verdict, worst
+residuals (in-process and verifier), their ratio, the verifier process's wall time and its own
+compute time inside (after imports), dimension.
 
     desyr bench --all --seeds 1 --out OUT            # the runs (any DeSyR version that writes result.json)
     .venv/bin/python bench/verify.py OUT [OUT2 ...]  # this table
@@ -15,12 +16,12 @@ import argparse
 import json
 import math
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-DESYR = [sys.executable, "-m", "desyr"]
+from desyr.registry import load_registry
+from desyr.verify.child import VerifierError, request_verdict
+from desyr.verify.command import result_request
 
 
 def _worst(res: dict | None) -> float | None:
@@ -44,12 +45,13 @@ def _recorded(data: dict) -> tuple[str, float | None]:
 def one(run: Path) -> dict:
     data = json.loads((run / "result.json").read_text())
     recorded, recorded_worst = _recorded(data)
+    request = result_request(run, load_registry, None, None)
     clock = time.perf_counter()
-    done = subprocess.run([*DESYR, "verify", str(run), "--json"], capture_output=True, text=True)
+    try:
+        answer = request_verdict(request)      # the verifier process, start to verdict
+    except VerifierError as exc:
+        return {"run": run, "recorded": recorded, "error": str(exc)[-200:], "wall": time.perf_counter() - clock}
     wall = time.perf_counter() - clock
-    if done.returncode != 0:
-        return {"run": run, "recorded": recorded, "error": done.stderr.strip()[-200:], "wall": wall}
-    answer = json.loads(done.stdout)
     worst = _worst(answer["residuals"])
     ratio = None
     if recorded_worst is not None and worst is not None and math.isfinite(worst) and math.isfinite(recorded_worst):
@@ -75,7 +77,7 @@ def main() -> None:
     args = ap.parse_args()
     runs = sorted(p.parent for b in args.bench for p in Path(b).glob("runs/*/seed*/result.json"))
     rows = [one(r) for r in runs]
-    print("| problem | recorded | verifier | worst recorded | worst verifier | ratio | wall s | own s | dim |")
+    print("| problem | in-process | verifier | worst in-process | worst verifier | ratio | process s | compute s | dim |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
@@ -93,7 +95,7 @@ def main() -> None:
           f"below 1e-12) {within}/{len(ok)}; proved {sum(r['verdict'] == 'proved' for r in ok)}, verified "
           f"{sum(r['verdict'] == 'verified' for r in ok)}, not exact {sum(r['verdict'] == 'not_exact' for r in ok)}")
     if small:
-        print(f"desyr verify wall time, 1-D and 2-D problems: median {statistics.median(small):.2f} s, "
+        print(f"verifier process wall time, 1-D and 2-D problems: median {statistics.median(small):.2f} s, "
               f"max {max(small):.2f} s over {len(small)}")
 
 

@@ -158,8 +158,6 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from desyr.registry import load_registry
-
     if getattr(args, "out", None) is not None and not args.out.strip():   # Path("") would be the working dir
         raise DesyrError("--out is empty; name a folder (--out . for the current one)")
     if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
@@ -167,12 +165,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "allow_callable", False):
         import os
         os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
-    registry = load_registry()
-    for name, error in registry.failures.items():
-        print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)
-    for info in registry.shadowed:
-        print(f"desyr: warning: {info.role} '{info.name}' of plugin '{info.plugin}' is shadowed by plugin "
-              f"'{info.shadowed_by}'; select it as '{info.qualified_name}'", file=sys.stderr)
+    if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
+        from desyr.verify.command import verify_command
+
+        return verify_command(_loaded_registry, args)
+    registry = _loaded_registry()
     if args.command == "plugins":
         return _plugins(registry, args.json)
     if args.command == "problems":
@@ -181,10 +178,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _bench(registry, args)
     if args.command == "study":
         return _study(registry, args)
-    if args.command == "verify":
-        from desyr.verify.command import verify_command
-
-        return verify_command(registry, args)
     if args.command in ("exact", "export"):
         from desyr.result_commands import exact_command, export_command
 
@@ -212,6 +205,18 @@ def _dispatch(args: argparse.Namespace) -> int:
                      plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
     return 0
+
+
+def _loaded_registry():
+    from desyr.registry import load_registry
+
+    registry = load_registry()
+    for name, error in registry.failures.items():
+        print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)
+    for info in registry.shadowed:
+        print(f"desyr: warning: {info.role} '{info.name}' of plugin '{info.plugin}' is shadowed by plugin "
+              f"'{info.shadowed_by}'; select it as '{info.qualified_name}'", file=sys.stderr)
+    return registry
 
 
 def _bench(registry, args) -> int:

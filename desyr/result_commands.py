@@ -75,7 +75,7 @@ def _comment(fmt: str, line: str) -> str:
 def _verdict_line(path: Path, registry: Registry) -> str:
     """The verdict of a fresh verifier run: a hand-edited ``"exact": true`` in the file counts for nothing."""
     try:
-        answer = request_verdict(result_request(path, registry, None, None))
+        answer = request_verdict(result_request(path, lambda: registry, None, None))
     except (VerifierError, ConfigError) as exc:
         return f"desyr verdict: unverified ({' '.join(str(exc).split())[:160]})"
     return f"desyr verdict: {answer['verdict']} (re-verified by desyr verify; {answer['reason'][:160]})"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from desyr.model.problem import Problem
 from desyr.registry import Registry
 from desyr.verify.child import request_verdict
 from desyr.verify.request import REQUEST_SCHEMA, config_of
+
+#: the installed plugins, loaded only when a spec such as paper:X must be resolved
+Plugins = Callable[[], Registry]
 
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 
@@ -36,7 +40,7 @@ def add_parser(sub: Any) -> None:
                    help="exit with status 1 unless the verdict is at least this")
 
 
-def verify_command(registry: Registry, args: argparse.Namespace) -> int:
+def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
     if args.candidate is not None:
         problem = _problem(args.target, registry)
         request = _request(config_of(problem), split_candidate(problem, args.candidate),
@@ -53,7 +57,7 @@ def verify_command(registry: Registry, args: argparse.Namespace) -> int:
     return 1 if args.require and rank[answer["verdict"]] < rank[args.require] else 0
 
 
-def result_request(path: Path, registry: Registry, problem_spec: str | None, seed: int | None) -> dict[str, Any]:
+def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed: int | None) -> dict[str, Any]:
     """A request from an untrusted ``result.json``: only its expressions, exact form, seed and config."""
     data = read_result_json(path)
     exprs = data.get("expression")
@@ -117,10 +121,12 @@ def _request(config: dict[str, Any], exprs: Any, exact: Any, seed: Any) -> dict[
             "seed": seed}
 
 
-def _problem(spec: str, registry: Registry) -> Problem:
-    from desyr.model.loading import load_problem
+def _problem(spec: str, registry: Plugins) -> Problem:
+    from desyr.model.loading import load_problem, load_problem_file
 
-    return load_problem(spec, registry)
+    if Path(spec).is_file() or spec.endswith(".toml"):
+        return load_problem_file(spec)
+    return load_problem(spec, registry())
 
 
 def _print(answer: dict[str, Any]) -> None:
