@@ -201,10 +201,7 @@ def verdict(r: Result) -> str:
                 f"domain without being it.{extra}")
     if r.verdict == "unverified":
         return f"**Unverified**: {reason}. Run `desyr verify` on this result.{extra}"
-    res = r.residuals
-    values = [v for v in ((res.R_eq, res.R_con) if res else ()) if v is not None]
-    worst = f"{max(values):.3e}" if values and all(isinstance(v, float) for v in values) else "non-finite"
-    return (f"**Not an exact solution** ({reason}; worst residual {worst}, tolerance {r.exact_tolerance:g}). "
-            "This expression approximates the solution but is not exact. The gates are relative, so they "
-            "always pick something; only the verifier's absolute checks say whether recovery succeeded. "
-            f"A missing operator in the library is a common cause.{extra}")
+    return (f"**Not an exact solution** ({reason}). This expression "
+            "approximates the solution but is not exact. The gates are relative, so they always pick something; "
+            "only the verifier's absolute checks say whether recovery succeeded. A missing operator in the library "
+            f"is a common cause.{extra}")

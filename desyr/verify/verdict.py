@@ -173,8 +173,8 @@ def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
     if not math.isfinite(worst):
         return "not_exact", "not finite on the domain"
     if worst > tolerance:
-        return "not_exact", f"max(R_eq, R_con) = {worst:.3g} > {tolerance:g} on fresh points"
-    return "verified", f"max(R_eq, R_con) = {worst:.3g} <= {tolerance:g} on fresh points"
+        return "not_exact", f"max(R_eq, R_con) = {worst:.3g} on fresh points, above the tolerance {tolerance:g}"
+    return "verified", f"max(R_eq, R_con) = {worst:.3g} on fresh points, within the tolerance {tolerance:g}"
 
 
 def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
