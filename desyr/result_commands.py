@@ -57,7 +57,13 @@ def export_command(registry: Registry, args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.result}: the result has no selected expression")
     text = _comment(args.to, _verdict_line(path, registry)) + export(exprs, result.problem.variables, args.to)
     if args.output:
-        write_text_atomic(Path(args.output), text if text.endswith("\n") else text + "\n")
+        target = Path(args.output)
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ConfigError(f"-o {args.output}: not a regular file (a folder, link, device or pipe); name a file")
+        try:
+            write_text_atomic(target, text if text.endswith("\n") else text + "\n")
+        except OSError as exc:
+            raise ConfigError(f"-o {args.output}: cannot write it ({exc.strerror or exc})") from None
         print(f"wrote {args.output}")
     else:
         print(text)

@@ -201,3 +201,70 @@ def test_disagreement_is_reported_beyond_roundoff_only():
                                             (6.283185307179586, "2*pi"), (0.1, "1/10")])
 def test_face_values_are_read_as_the_exact_numbers_a_config_meant(value, expected):
     assert str(exact_number(value)) == expected
+
+
+# ------------------------------------------------------------------ the red team's candidates (0.4 review)
+@pytest.mark.parametrize("candidate", [
+    "sin(pi*x) + (atan(tan(pi*x)) - pi*x)*(1 - x)",                  # a step function whose derivative is 0
+    "sin(pi*x) + sqrt(x**2 - x + 1/4) - 1/2",                         # abs(x - 1/2) without abs
+    "sin(pi*x) + exp(log((x - 1/2)**2)/2) - 1/2",
+    "sin(pi*x) + acos(cos(pi*x - pi/2)) - pi/2",
+    "sin(pi*x) + 10**12*(abs((x - 4019/8000)**2 - 10**(-10)) - ((x - 4019/8000)**2 - 10**(-10)))",  # between samples
+    "sin(pi*x) + 10**-30*x*(1 - x)/(x - 4019/8000)",                  # a pole between samples
+])
+def test_hidden_kinks_steps_and_poles_are_not_exact(candidate):
+    from desyr.verify.verdict import decide
+
+    answer = decide(make_request(make_problem(FAST), {"u": candidate}, None, 0))
+    assert answer["verdict"] == "not_exact", answer["reason"]
+    assert answer["reason"].startswith(("not smooth enough", "not finite on the domain")), answer["reason"]
+
+
+def test_signs_are_proved_on_the_whole_box_not_at_samples():
+    import sympy as sp
+
+    from desyr.verify.intervals import sign_on
+
+    x = sp.Symbol("x", real=True)
+    narrow = (x - sp.Rational(4019, 8000)) ** 2 - sp.Rational(1, 10**10)      # negative only 2e-5 wide
+    assert sign_on(narrow, {x: (0, 1)}, strict=False) == "changes"
+    assert sign_on(sp.cos(x), {x: (0, 1)}, strict=True) == "positive"
+    assert sign_on(x, {x: (0, 1)}, strict=False) == "positive"
+    assert sign_on(x, {x: (0, 1)}, strict=True) == "unknown"                 # reaches 0 at the boundary
+
+
+def test_the_proof_is_bounded_in_time(monkeypatch):
+    import time
+
+    import sympy as sp
+
+    import desyr.verify.proof as proof
+
+    monkeypatch.setattr(proof, "SECONDS_PER_RESIDUAL", 0.5)
+    x, y, z = sp.symbols("x y z", real=True)
+    clock = time.perf_counter()
+    assert not proof.is_zero(((x + y + z) / 4) ** 400 - ((x + y + z) / 4) ** 399 * (x / 4 + y / 4 + z / 4 + 1) + 1)
+    assert time.perf_counter() - clock < 10
+
+
+def test_a_verifier_crash_is_one_line(capsys):
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(10**300*x)"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("desyr: error:") and err.count("\n") == 1
+
+
+def test_result_and_export_targets_that_are_not_regular_files(tmp_path, capsys):
+    import os
+
+    out = tmp_path / "o"
+    refine(make_problem(FAST), ["sin(pi*x)"], out=out, plots=False)
+    assert main(["export", str(out), "--to", "c", "-o", str(tmp_path)]) == 2
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main(["export", str(out), "--to", "c", "-o", str(fifo)]) == 2
+    (tmp_path / "r").mkdir()
+    os.mkfifo(tmp_path / "r" / "result.json")
+    assert main(["verify", str(tmp_path / "r")]) == 2
+    assert main(["export", str(tmp_path / "r"), "--to", "c"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("desyr: error:") == 4 and "Traceback" not in err

@@ -26,6 +26,7 @@ from desyr.model.result_reading import build_typed, check_consistency, convert_t
 from desyr.nesting import json_loads
 
 SCHEMA = "desyr.result/3"
+MAX_RESULT_BYTES = 64 * 1024 * 1024     # a result.json of a large coupled run is well under 10 MB
 READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
 #: the verdicts: the first three are the verifier's, "unverified" when it gave none
 VERDICTS = ("proved", "verified", "not_exact", "unverified")
@@ -325,8 +326,14 @@ def load_result(path: str | Path) -> Result:
     path = Path(path)
     if path.is_dir():
         path = path / "result.json"
+    if path.exists() and not path.is_file():       # a FIFO would hang, /dev/zero would never end
+        raise ConfigError(f"{path}: not a regular file")
     try:
-        data = json_loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RESULT_BYTES + 1)
+        if len(raw) > MAX_RESULT_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
+        data = json_loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"no result at {path}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:     # ValueError: bad JSON, too deep, 5000-digit int

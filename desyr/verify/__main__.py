@@ -28,6 +28,11 @@ def main() -> int:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"desyr: error: {message}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - e.g. OverflowError of sin(10**300*x): one line, no verdict
+        message = " ".join(str(exc).split())[:200]
+        print(f"desyr: error: the verifier could not evaluate this ({type(exc).__name__}: {message})",
+              file=sys.stderr)
+        return 2
     sys.stdout.write(json.dumps(verdict, allow_nan=False) + "\n")
     return 0
 

@@ -49,6 +49,8 @@ def attach_verdict(result: Result, problem: Problem) -> Result:
     result.verification = VerificationRecord(answer["verdict"], str(answer["reason"]), answer, run_residuals,
                                              _disagreement(run_residuals, residuals, result.exact_tolerance))
     result.residuals = residuals
+    rel_l2 = answer["residuals"].get("rel_l2")
+    result.errors.rel_l2 = None if rel_l2 is None else _num(rel_l2)     # the verifier's, not the file's
     result.exact = bool(answer["exact"])
     result.exact_tolerance = float(answer["exact_tolerance"])
     return result

@@ -14,6 +14,7 @@ from typing import Any
 
 from desyr.errors import ConfigError
 from desyr.model.problem import Problem
+from desyr.model.result import MAX_RESULT_BYTES
 from desyr.registry import Registry
 from desyr.verify.child import request_verdict
 from desyr.verify.request import REQUEST_SCHEMA, config_of
@@ -21,7 +22,6 @@ from desyr.verify.request import REQUEST_SCHEMA, config_of
 #: the installed plugins, loaded only when a spec such as paper:X must be resolved
 Plugins = Callable[[], Registry]
 
-MAX_RESULT_BYTES = 64 * 1024 * 1024
 
 
 def add_parser(sub: Any) -> None:
@@ -81,6 +81,8 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
 def read_result_json(path: Path) -> dict[str, Any]:
     if path.is_dir():
         path = path / "result.json"
+    if path.exists() and not path.is_file():       # a FIFO would hang, /dev/zero would never end
+        raise ConfigError(f"{path}: not a regular file")
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_RESULT_BYTES + 1)

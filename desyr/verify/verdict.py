@@ -110,10 +110,9 @@ def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
-    samples = np.vstack([points.interior, *points.constraints]) if points.constraints else points.interior
-    smooth = rough_reason(problem, exprs, samples)
+    smooth = rough_reason(problem, exprs)
     if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        exprs = resolve_abs(problem, exprs, samples)
+        exprs = resolve_abs(problem, exprs)
     v = verify(problem, exprs, points)
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
@@ -197,8 +196,7 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
         if not gap <= AGREEMENT:
             return {**out, "proved": False,
                     "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
-    samples = np.vstack([points.interior, *points.constraints]) if points.constraints else points.interior
-    proof = prove(problem, resolve_abs(problem, form, samples))
+    proof = prove(problem, resolve_abs(problem, form))
     return {**out, "proved": proof.proved, "reason": proof.reason,
             "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}
 
