@@ -268,3 +268,19 @@ def test_result_and_export_targets_that_are_not_regular_files(tmp_path, capsys):
     assert main(["export", str(tmp_path / "r"), "--to", "c"]) == 2
     err = capsys.readouterr().err
     assert err.count("desyr: error:") == 4 and "Traceback" not in err
+
+
+def test_a_result_carrying_a_different_config_than_its_source_is_flagged(tmp_path, capsys):
+    out = tmp_path / "o"
+    refine(load_problem("paper:sine_poisson_1d"), ["x*(1 - x)"], out=out, plots=False)
+    data = json.loads((out / "result.json").read_text())
+    # a forger's config for which x*(1 - x) is the solution
+    data["config"]["text"] = data["config"]["text"].replace("u_xx + pi**2*sin(pi*x)", "u_xx + 2")
+    assert "u_xx + 2" in data["config"]["text"]
+    (out / "result.json").write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "differs from paper:sine_poisson_1d" in captured.err
+    assert main(["verify", str(out), "--problem", "paper:sine_poisson_1d", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "not_exact"

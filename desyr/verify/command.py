@@ -18,6 +18,7 @@ from desyr.model.result import MAX_RESULT_BYTES
 from desyr.registry import Registry
 from desyr.verify.child import request_verdict
 from desyr.verify.request import REQUEST_SCHEMA, config_of
+from desyr.verify.verdict import config_sha256
 
 #: the installed plugins, loaded only when a spec such as paper:X must be resolved
 Plugins = Callable[[], Registry]
@@ -69,6 +70,7 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
         config = config_of(_problem(problem_spec, registry))
     elif isinstance(data.get("config"), dict):
         config = {k: data["config"].get(k) for k in ("format", "text", "source")}
+        _compare_with_source(path, config, registry)
     else:
         source = (data.get("problem") or {}).get("source") if isinstance(data.get("problem"), dict) else None
         if not isinstance(source, str):
@@ -76,6 +78,24 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
         config = config_of(_problem(source, registry))
     chosen = data.get("seed", 0) if seed is None else seed
     return _request(config, exprs, exact, chosen)
+
+
+def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) -> None:
+    """Warn when the config a result carries is not the one its source names today: a result file can
+    carry any config, and a user reading 'Proved' should know which problem was proved."""
+    import sys
+
+    source = config.get("source")
+    if not isinstance(source, str) or not isinstance(config.get("text"), str):
+        return
+    try:
+        installed = config_of(_problem(source, registry))
+    except Exception:  # noqa: BLE001 - an unloadable source is only a missing comparison
+        return
+    if installed["text"] != config["text"]:
+        print(f"desyr: warning: the config in {path} differs from {source} as it reads now; verifying against "
+              f"the result's copy (sha256 {config_sha256(config['text'])[:16]}); use --problem {source} to verify "
+              "against yours", file=sys.stderr)
 
 
 def read_result_json(path: Path) -> dict[str, Any]:
@@ -143,4 +163,5 @@ def _print(answer: dict[str, Any]) -> None:
             print(f"  exact form: {f} = {e}")
     print(f"  R_eq={res['R_eq']} R_con={res['R_con']} rel_l2={res['rel_l2']} "
           f"(tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "
-          f"seed {answer['seed']}, config sha256 {answer['config_sha256'][:12]}; {answer['seconds']:.2f} s)")
+          f"seed {answer['seed']}; {answer['seconds']:.2f} s)")
+    print(f"  problem: {answer['source']}, config sha256 {answer['config_sha256']}")
