@@ -20,6 +20,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from contextvars import ContextVar
 
 import sympy as sp
 
@@ -28,6 +29,7 @@ from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary,
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
 from desyr.nesting import NestingError, check_nesting, toml_loads
 from desyr.settings import MAX_POINTS, SECTIONS, check_sections
+from desyr.simplify import bounded_simplify
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -48,7 +50,11 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
 
 
-def problem_from_toml(text: str, source: str = "<config>") -> Problem:
+#: whether forcing derived from the reference is simplified (the verifier needs no tidy form)
+_TIDY: ContextVar[bool] = ContextVar("tidy", default=True)
+
+
+def problem_from_toml(text: str, source: str = "<config>", *, tidy: bool = True) -> Problem:
     """A problem from TOML text (for plugins that ship problems), checked like a config file."""
     try:
         data = toml_loads(text)
@@ -58,7 +64,7 @@ def problem_from_toml(text: str, source: str = "<config>") -> Problem:
         raise ConfigError(f"{source}: {exc}") from None
     except ValueError as exc:         # an integer of more than 4300 digits
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
-    problem = problem_from_dict(data, source=source)
+    problem = problem_from_dict(data, source=source, tidy=tidy)
     problem.config_text, problem.config_format = text, "toml"
     return problem
 
@@ -76,7 +82,15 @@ MAX_NAME = 32    # characters of a field or variable name: Fortran exports prefi
 _NAME = re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,{MAX_NAME - 1}}}")
 
 
-def problem_from_dict(data: Mapping[str, Any], source: str = "<config>") -> Problem:
+def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy: bool = True) -> Problem:
+    token = _TIDY.set(tidy)
+    try:
+        return _problem_from_dict(data, source)
+    finally:
+        _TIDY.reset(token)
+
+
+def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     try:
         check_nesting(data)     # deep data would break deepcopy and repr later, as a RecursionError
     except NestingError as exc:
@@ -246,7 +260,12 @@ def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
 def _from_reference(problem: Problem, expr: sp.Expr, what: str) -> sp.Expr:
     if not problem.reference or set(problem.reference) != set(problem.fields):
         raise ConfigError(f"{problem.source}: {what} = \"reference\" needs a [reference] for every field")
-    return sp.simplify(problem.apply(expr, problem.reference))
+    forcing = problem.apply(expr, problem.reference)
+    if not _TIDY.get():
+        return forcing
+    # tidier forcing for the teacher and the report; bounded, since a config's reference can keep
+    # sympy.simplify busy for minutes
+    return bounded_simplify(forcing, max_nodes=400, seconds=5.0) or forcing
 
 
 def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -> Equation:

@@ -73,7 +73,7 @@ def read_problem(config: Mapping[str, Any]) -> Problem:
     if not isinstance(text, str) or kind not in ("toml", "json"):
         raise ConfigError("the request's config must be {format: toml|json, text: str}")
     if kind == "toml":
-        return problem_from_toml(text, source=source)
+        return problem_from_toml(text, source=source, tidy=False)
     import json
 
     try:
@@ -82,7 +82,7 @@ def read_problem(config: Mapping[str, Any]) -> Problem:
         raise ConfigError(f"{source}: the config is not JSON data ({type(exc).__name__})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a table")
-    return problem_from_dict(data, source=source)
+    return problem_from_dict(data, source=source, tidy=False)
 
 
 def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
