@@ -323,6 +323,16 @@ def candidate_record(c: Candidate) -> CandidateRecord:
 
 def load_result(path: str | Path) -> Result:
     """Read ``result.json`` (or a folder holding one) back into a :class:`Result`."""
+    path, data = read_result_data(path)
+    try:
+        return Result.from_dict(data, str(path))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {_short(exc)})") from None
+
+
+def read_result_data(path: str | Path) -> tuple[Path, Any]:
+    """The JSON of ``result.json`` (or of the one in a folder), read with bounds: a regular file, at most
+    MAX_RESULT_BYTES, nesting checked; every failure is one ConfigError line."""
     path = Path(path)
     if path.is_dir():
         path = path / "result.json"
@@ -333,15 +343,11 @@ def load_result(path: str | Path) -> Result:
             raw = fh.read(MAX_RESULT_BYTES + 1)
         if len(raw) > MAX_RESULT_BYTES:
             raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
-        data = json_loads(raw.decode("utf-8"))
+        return path, json_loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"no result at {path}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:     # ValueError: bad JSON, too deep, 5000-digit int
         raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {_short(exc)})") from None
-    try:
-        return Result.from_dict(data, str(path))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {_short(exc)})") from None
 
 
 # ------------------------------------------------------------------ plumbing

@@ -14,7 +14,7 @@ from typing import Any
 
 from desyr.errors import ConfigError
 from desyr.model.problem import Problem
-from desyr.model.result import MAX_RESULT_BYTES
+from desyr.model.result import read_result_data
 from desyr.registry import Registry
 from desyr.verify.child import request_verdict
 from desyr.verify.request import REQUEST_SCHEMA, config_of
@@ -99,23 +99,7 @@ def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) 
 
 
 def read_result_json(path: Path) -> dict[str, Any]:
-    if path.is_dir():
-        path = path / "result.json"
-    if path.exists() and not path.is_file():       # a FIFO would hang, /dev/zero would never end
-        raise ConfigError(f"{path}: not a regular file")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RESULT_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"no result at {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    if len(raw) > MAX_RESULT_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__})") from None
+    path, data = read_result_data(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: not a DeSyR result")
     return data
