@@ -73,11 +73,11 @@ def _reduces_to_zero(expr: sp.Expr) -> bool:
         return True
     if sp.count_ops(expr) > MAX_NODES:
         return False
-    for form in (expr, _rewritten(expr)):
-        if form is None:
-            continue
-        if sp.expand(form) == 0:
-            return True
+    forms = [f for f in (expr, _rewritten(expr)) if f is not None]
+    # cheap first: expansion (of the exponential form too) settles most residuals without simplify
+    if any(sp.expand(f) == 0 for f in forms):
+        return True
+    for form in forms:
         simpler = bounded_simplify(form, max_nodes=MAX_NODES, seconds=SECONDS_PER_RESIDUAL)
         if simpler is not None and simpler == 0:
             return True
