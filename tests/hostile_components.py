@@ -20,7 +20,6 @@ from desyr.plugin import (
     TeacherModel,
     hookimpl,
 )
-from desyr.roles import Executor
 from desyr.testing import SINE_POISSON_1D
 
 # the testing problem with a small verification set (fast), solution sin(pi x)
@@ -353,31 +352,7 @@ class LiarGate(Gate):
         return GateDecision(list(pool))
 
 
-# ------------------------------------------------------------------ executors
-class ShortExecutor(Executor):
-    """Answers one unit fewer than it was given (an outside author's bug: a search went missing)."""
-    name = "e_short"
-
-    def map(self, fn, items):
-        return [fn(item) for item in items][:-1]
-
-
-class RaisingExecutor(Executor):
-    """Its map raises (a cluster that went away) with a two-line message."""
-    name = "e_raising"
-
-    def map(self, fn, items):
-        raise RuntimeError("the cluster went away\nsecond line")
-
-
-class JunkExecutor(Executor):
-    """One answer per unit, but not records."""
-    name = "e_junk"
-
-    def map(self, fn, items):
-        return [None for _ in items]
-
-
+from hostile_executors import JunkExecutor, RaisingExecutor, ShortExecutor  # noqa: E402
 from hostile_forgeries import (  # noqa: E402 - they build on SineModel and Liar above
     FloatSubclassTolerance,
     PatchesTheVerifierCall,
