@@ -16,10 +16,10 @@ import numpy as np
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
-from desyr.model.loading import load_problem
-from desyr.parameterize import parameterize
-from desyr.physics import for_refinement
-from desyr.registry import load_registry
+from desyr.config.loading import load_problem
+from desyr.symbolic.parameterize import parameterize
+from desyr.symbolic.physics import for_refinement
+from desyr.extension.registry import load_registry
 from desyr.model.points import make_point_sets
 
 CASES = [
@@ -56,7 +56,7 @@ def one_case(registry, spec, text, overrides, jac, repeat):
             times.append(time.perf_counter() - t0)
     refined = param.substitute(res.x)
     ref = problem.evaluate_reference(points.verify)[:, 0]
-    from desyr.numeric import evaluate
+    from desyr.symbolic.numeric import evaluate
 
     pred = evaluate(refined, problem.symbols, points.verify)
     rel = float(np.linalg.norm(pred - ref) / np.linalg.norm(ref))

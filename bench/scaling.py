@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from desyr.scaling import speedup_table
+from desyr.runtime.scaling import speedup_table
 
 CHEAP = ["sine_poisson_1d", "fokker_planck_1", "fokker_planck_2", "fokker_planck_3", "diffusion", "param_poisson"]
 EXECUTORS = ["serial", "processes", "dask"]
@@ -61,13 +61,13 @@ def bench_command(args) -> None:
 
 
 def search_command(args) -> None:
-    from desyr.execution import Units, make_executor
+    from desyr.runtime.execution import Units, make_executor
     from desyr.model.context import RunContext
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
     from desyr.model.points import make_point_sets
-    from desyr.progress import Progress
-    from desyr.registry import load_registry
-    from desyr.settings import component, method_constants
+    from desyr.runtime.progress import Progress
+    from desyr.extension.registry import load_registry
+    from desyr.config.settings import component, method_constants
     from desyr.stages.search import search_fields, search_settings
     from desyr.stages.teach import attach_teacher
 
@@ -100,7 +100,7 @@ def search_command(args) -> None:
 
 
 def predict_command(args) -> None:
-    from desyr.store import unit_seconds
+    from desyr.runtime.store import unit_seconds
 
     folder = Path(args.folder)
     data = json.loads((folder / "bench.json").read_text(encoding="utf-8"))

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 from desyr.model.candidates import Candidate
-from desyr.model.loading import load_problem
+from desyr.config.loading import load_problem
 from desyr.model.search import SearchTask
-from desyr.progress import Progress
-from desyr.registry import load_registry
-from desyr.settings import component
+from desyr.runtime.progress import Progress
+from desyr.extension.registry import load_registry
+from desyr.config.settings import component
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.search import run_search, search_seeds, search_settings

@@ -30,10 +30,10 @@ PROBLEMS = [
 
 
 def run_one(path: Path, overrides: dict) -> dict:
-    from desyr.model.loading import load_problem_file
+    from desyr.config.loading import load_problem_file
     from desyr.model.context import RunContext
     from desyr.model.points import make_point_sets
-    from desyr.progress import Progress
+    from desyr.runtime.progress import Progress
     from desyr_deepxde.plugin import DeepXDETeacher
 
     problem = load_problem_file(path)

@@ -19,7 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
-from desyr.registry import load_registry
+from desyr.extension.registry import load_registry
 from desyr.verify.child import VerifierError, request_verdict
 from desyr.verify.command import result_request
 

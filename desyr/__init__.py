@@ -5,6 +5,6 @@ The Python API lives in :mod:`desyr.api` (``run``, ``refine``, ``load_result``,
 :mod:`desyr.testing`.
 """
 from desyr._version import __version__
-from desyr.hookspecs import hookimpl
+from desyr.extension.hookspecs import hookimpl
 
 __all__ = ["__version__", "hookimpl"]

@@ -1,5 +1,5 @@
 import sys
 
-from desyr.cli import main
+from desyr.cli.main import main
 
 sys.exit(main())

@@ -20,13 +20,22 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
-from desyr.atomic import out_lock, write_text_atomic
+from desyr.config.loading import load_problem
+from desyr.config.settings import (
+    MethodConstants,
+    check_sections,
+    component,
+    gate_sequence,
+    method_constants,
+    read_section,
+    searcher_names,
+    searchers,
+)
 from desyr.errors import ConfigError, PluginError
-from desyr.execution import Units, make_executor
-from desyr.expressions import expression_text
+from desyr.extension.registry import Registry, load_registry
+from desyr.extension.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
-from desyr.model.loading import load_problem
 from desyr.model.outcomes import Outcome, Selection
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
@@ -41,26 +50,17 @@ from desyr.model.result import (
     candidate_record,
     load_result,
 )
-from desyr.progress import Progress
-from desyr.registry import Registry, load_registry
-from desyr.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
-from desyr.settings import (
-    MethodConstants,
-    check_sections,
-    component,
-    gate_sequence,
-    method_constants,
-    read_section,
-    searcher_names,
-    searchers,
-)
-from desyr.stages.identify import identify
+from desyr.runtime.atomic import out_lock, write_text_atomic
+from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.progress import Progress
+from desyr.runtime.store import RunStore, digest, store_key
+from desyr.stages.closed_form import identify
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
 from desyr.stages.select import run_gates
 from desyr.stages.teach import attach_teacher, make_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
-from desyr.store import RunStore, digest, store_key
+from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
 
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution"]
@@ -329,7 +329,7 @@ def _read_back(selection: Selection, problem: Problem) -> None:
 
 def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> list[str]:
     """Draw the run's figures into ``out``; the report section that embeds them."""
-    from desyr.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, write_run_figures
+    from desyr.report.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, write_run_figures
 
     if not have_matplotlib():
         return figure_section([], NO_MATPLOTLIB)
@@ -376,7 +376,7 @@ def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Can
 def write_result(result: Result, out: str | Path, figures: list[str] | None = None) -> Path:
     """``report.md`` and then ``result.json`` in ``out``, each atomically: a ``result.json``
     that exists is complete, and it is written last, so its presence means the run finished."""
-    from desyr.report import render_report
+    from desyr.report.markdown import render_report
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -26,13 +26,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from desyr.config.settings import read_section, searcher_names
 from desyr.errors import ConfigError
+from desyr.extension.registry import Registry
+from desyr.extension.roles import ComponentError, Searcher, Teacher
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
-from desyr.progress import Progress
-from desyr.registry import Registry
-from desyr.roles import ComponentError, Searcher, Teacher
-from desyr.settings import read_section, searcher_names
+from desyr.runtime.progress import Progress
 
 #: unary pairs added by the first enrichment step
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}

@@ -22,23 +22,32 @@ Helpers for tests are in :mod:`desyr.testing`.
 """
 from __future__ import annotations
 
+from desyr.config.loading import problem_from_dict, problem_from_toml
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
-from desyr.expressions import complexity, expression_text
-from desyr.hookspecs import hookimpl, hookspec
+from desyr.extension.hookspecs import hookimpl, hookspec
+from desyr.extension.options import Option
+from desyr.extension.registry import Registry, load_registry
+from desyr.extension.roles import (
+    Component,
+    Gate,
+    GateDecision,
+    Refiner,
+    Searcher,
+    Teacher,
+    TeacherModel,
+    optional_import,
+)
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
-from desyr.model.loading import problem_from_dict, problem_from_toml
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
-from desyr.numeric import evaluate
-from desyr.options import Option
-from desyr.parameterize import Parameterization, parameterize
-from desyr.physics import ResidualSystem, Scores, for_refinement, physics_scores
-from desyr.registry import Registry, load_registry
-from desyr.roles import Component, Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel, optional_import
-from desyr.simplify import simplify_expression
 from desyr.stages.select import preference_key
+from desyr.symbolic.expressions import complexity, expression_text
+from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.parameterize import Parameterization, parameterize
+from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
+from desyr.symbolic.simplify import simplify_expression
 
 __all__ = [
     # hooks and registration

@@ -18,18 +18,18 @@ from typing import Any
 
 import numpy as np
 
+from desyr.config.loading import problem_from_toml
+from desyr.config.settings import method_constants
 from desyr.errors import ConfigError
+from desyr.extension.registry import Registry, load_registry
+from desyr.extension.roles import Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
-from desyr.model.loading import problem_from_toml
 from desyr.model.outcomes import Selection
 from desyr.model.points import make_point_sets
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
-from desyr.progress import Progress
-from desyr.registry import Registry, load_registry
-from desyr.roles import Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel
-from desyr.settings import method_constants
+from desyr.runtime.progress import Progress
 from desyr.stages.refit import parse_candidate, refine_pool
 from desyr.stages.search import run_search
 from desyr.stages.select import run_gates

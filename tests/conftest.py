@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from desyr.model.loading import load_problem
-from desyr.registry import load_registry
+from desyr.config.loading import load_problem
+from desyr.extension.registry import load_registry
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
 

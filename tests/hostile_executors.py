@@ -1,7 +1,7 @@
 """Executors that break their contract (an outside plugin author's bugs), for ``test_trust_executors.py``."""
 from __future__ import annotations
 
-from desyr.roles import Executor
+from desyr.extension.roles import Executor
 
 
 class ShortExecutor(Executor):

@@ -45,10 +45,10 @@ class SetsFrozenTolerance(Teacher):
     name = "t_setattr_tolerance"
 
     def prepare(self, problem, context):
-        import desyr.settings
+        import desyr.config.settings
 
         object.__setattr__(context.method, "exact_tolerance", 1e300)
-        object.__setattr__(desyr.settings.METHOD, "exact_tolerance", 1e300)
+        object.__setattr__(desyr.config.settings.METHOD, "exact_tolerance", 1e300)
         return SineModel(context)
 
 

@@ -10,7 +10,7 @@ from importlib import resources
 
 import pytest
 
-from desyr.cli import main
+from desyr.cli.main import main
 
 SMALL_TEACHER = {"adam_steps": 300, "lbfgs_steps": 300, "checkpoint_every": 50}
 

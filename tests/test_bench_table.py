@@ -1,5 +1,5 @@
 """The bench table's exact-form and symbolic-match columns."""
-from desyr.bench_table import exact_forms
+from desyr.bench.table import exact_forms
 
 
 def result(expr, match):

@@ -1,4 +1,4 @@
-"""Stage C's cleaning with a refit (``desyr.degenerate``, ``desyr.stages.select.reduce_degenerate``)
+"""Stage C's cleaning with a refit (``desyr.symbolic.degenerate``, ``desyr.stages.select.reduce_degenerate``)
 and kinks: a DiracDelta never evaluates to 0.
 
 The two conspiracies are from an outside review: both were "Verified" with residuals at round-off,
@@ -13,14 +13,14 @@ import pytest
 import sympy as sp
 
 from desyr.api import load_problem, refine, run
-from desyr.degenerate import near_degenerate_parts, reduce
+from desyr.config.settings import METHOD
+from desyr.extension.registry import load_registry
 from desyr.model.candidates import Candidate
-from desyr.numeric import evaluate
 from desyr.plugin import ParetoMember, Searcher, hookimpl
-from desyr.progress import Progress
-from desyr.registry import load_registry
-from desyr.settings import METHOD
+from desyr.runtime.progress import Progress
 from desyr.stages.select import clean, measure
+from desyr.symbolic.degenerate import near_degenerate_parts, reduce
+from desyr.symbolic.numeric import evaluate
 from desyr.testing import SINE_POISSON_1D, make_context, make_problem
 
 FIXTURES = Path(__file__).parent / "fixtures"

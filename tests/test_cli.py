@@ -4,9 +4,9 @@ import subprocess
 import sys
 
 import pytest
-
-from desyr.cli import main
 from helpers import SINE_1D, write_config
+
+from desyr.cli.main import main
 
 
 def test_refine_writes_result_and_report(tmp_path, capsys):

@@ -5,15 +5,22 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.coupled.augment import alternate_rankings, augment_fields, field_candidate
-from desyr.model.candidates import Candidate, RefitOutcome
-from desyr.coupled.groups import coupled_settings, GroupScorer, FieldJets, rank_groups, screening_context, shortlist
 from desyr.api import refine
-from desyr.testing import make_context
-from desyr.progress import Progress
-from desyr.coupled.rates import (RateObservation, base_rates, cluster_rates, exp_factors, multiple_of, shared_clusters,
-                         tie_shared_rates)
+from desyr.coupled.augment import alternate_rankings, augment_fields, field_candidate
+from desyr.coupled.groups import FieldJets, GroupScorer, coupled_settings, rank_groups, screening_context, shortlist
+from desyr.coupled.rates import (
+    RateObservation,
+    base_rates,
+    cluster_rates,
+    exp_factors,
+    multiple_of,
+    shared_clusters,
+    tie_shared_rates,
+)
+from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.runtime.progress import Progress
 from desyr.stages.select import measure_phi, run_gates, teacher_error
+from desyr.testing import make_context
 
 x, y = sp.symbols("x y", real=True)
 LAM = 10 - math.sqrt(100 + 4 * math.pi ** 2)
@@ -128,7 +135,7 @@ def test_group_teacher_error_is_the_mean_of_the_fieldwise_errors(kov_ctx):
 
 
 def test_group_phi_is_rms_of_per_equation_plus_weighted_rms_of_per_constraint(kov_ctx):
-    from desyr.physics import for_refinement
+    from desyr.symbolic.physics import for_refinement
     exprs = kovasznay(-1.7)
     scores = measure_phi(kov_ctx, exprs)
     res = for_refinement(kov_ctx.problem, exprs, [], kov_ctx.points, jacobian=False)
@@ -147,7 +154,7 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
 
 
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.settings import gate_sequence
+    from desyr.config.settings import gate_sequence
     from desyr.stages.select import measure
 
     exact = Candidate("exact", kovasznay())
@@ -223,7 +230,7 @@ def test_second_coupled_system_end_to_end(tmp_path):
     import json
     from pathlib import Path
 
-    from desyr.cli import main
+    from desyr.cli.main import main
 
     config = Path(__file__).parent / "fixtures" / "reaction_diffusion.toml"
     out = tmp_path / "rd"

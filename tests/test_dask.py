@@ -7,9 +7,9 @@ import pytest
 from scaling_helpers import child_env, comparable, sine_config
 
 from desyr.api import Execution, run
-from desyr.cli import main
-from desyr.model.loading import load_problem
-from desyr.registry import load_registry
+from desyr.cli.main import main
+from desyr.config.loading import load_problem
+from desyr.extension.registry import load_registry
 
 distributed = pytest.importorskip("distributed")
 

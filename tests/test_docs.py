@@ -1,10 +1,10 @@
 """The option tables in docs/ are generated from the declared specs and must be current."""
-from desyr.docgen import DOCS, render, stale_docs
-from desyr.registry import load_registry
+from desyr.cli.docgen import DOCS, render, stale_docs
+from desyr.extension.registry import load_registry
 
 
 def test_generated_option_tables_are_current():
-    assert stale_docs() == [], "run `python -m desyr.docgen` to regenerate the option tables"
+    assert stale_docs() == [], "run `python -m desyr.cli.docgen` to regenerate the option tables"
 
 
 def test_every_section_and_builtin_component_table_is_in_the_docs():

@@ -5,10 +5,10 @@ import pytest
 from helpers import POLY_ONLY, write_config
 
 from desyr.api import run
+from desyr.config.loading import load_problem
 from desyr.errors import ConfigError
 from desyr.escalation import enrichment_steps, policy
-from desyr.model.loading import load_problem
-from desyr.progress import Progress
+from desyr.runtime.progress import Progress
 from desyr.testing import make_problem
 
 

@@ -1,10 +1,10 @@
 """Canonical rewrites (desyr.exact.canonical): merges, sign normalisation, checked refusals."""
 import sympy as sp
+from test_exact_identify import checked
 
 from desyr.exact import exact_form
 from desyr.exact.canonical import REWRITES, collect_terms, merge_constant_factors, normalize_signs
-from desyr.expressions import complexity, expression_text
-from test_exact_identify import checked
+from desyr.symbolic.expressions import complexity, expression_text
 
 x, t = sp.symbols("x t", real=True)
 

@@ -4,11 +4,11 @@ import math
 import pytest
 import sympy as sp
 
+from desyr.config.loading import problem_from_dict
 from desyr.exact import Acceptance, exact_form, propose
-from desyr.expressions import expression_text
-from desyr.physics import verify
 from desyr.model.points import make_point_sets
-from desyr.model.loading import problem_from_dict
+from desyr.symbolic.expressions import expression_text
+from desyr.symbolic.physics import verify
 
 POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}
 
@@ -135,6 +135,6 @@ def test_boundary_layer_normaliser_comes_from_the_expression():
     expr = -sp.Float(c) + sp.Float(c) * sp.exp(sp.Float(5.0) * x)
     bases = context_bases({"u": expr}, {x: (0.0, 1.0)})
     assert 1 / (sp.exp(5) - 1) in bases
-    from desyr.exact.identify import propose, BASES
+    from desyr.exact.identify import BASES, propose
     assert propose(c, bases=tuple(BASES) + tuple(bases))[0] == 1 / (sp.exp(5) - 1)
     assert propose(c) == [] or propose(c)[0] != 1 / (sp.exp(5) - 1)    # not among the generic bases

@@ -1,8 +1,8 @@
 """Post hoc symbolic match (desyr.exact.symbolic_match)."""
 import sympy as sp
 
-from desyr.exact import symbolic_match
 from desyr.exact import match as match_module
+from desyr.exact import symbolic_match
 
 x, t = sp.symbols("x t", real=True)
 

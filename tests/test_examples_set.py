@@ -7,10 +7,10 @@ from importlib import resources
 
 import pytest
 
-from desyr.cli import main
-from desyr.model.loading import load_problem, tomllib
+from desyr.cli.main import main
+from desyr.config.loading import load_problem, tomllib
 from desyr.model.points import make_point_sets
-from desyr.physics import verify
+from desyr.symbolic.physics import verify
 
 
 def _examples():

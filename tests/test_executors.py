@@ -6,11 +6,11 @@ import pytest
 from scaling_helpers import comparable, sine_config
 
 from desyr.api import Execution, run
+from desyr.config.loading import load_problem
 from desyr.errors import ConfigError
-from desyr.execution import make_executor
-from desyr.model.loading import load_problem
-from desyr.registry import load_registry
-from desyr.roles import ROLES, Executor, UnitFailure
+from desyr.extension.registry import load_registry
+from desyr.extension.roles import ROLES, Executor, UnitFailure
+from desyr.runtime.execution import make_executor
 
 
 def square(x):

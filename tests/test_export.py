@@ -1,6 +1,5 @@
 """Export formats (desyr.exact.export / to_callable), each evaluated against the expressions."""
 import ctypes
-import importlib.util
 import shutil
 import subprocess
 
@@ -9,7 +8,7 @@ import pytest
 import sympy as sp
 
 from desyr.exact import FORMATS, export, to_callable
-from desyr.numeric import evaluate
+from desyr.symbolic.numeric import evaluate
 
 x, t = sp.symbols("x t", real=True)
 SOLUTION = {"u": x * sp.cos(5 * sp.pi * t) + t ** 3 * x ** 3 + sp.sqrt(2) * sp.log(2) * sp.exp(-t),

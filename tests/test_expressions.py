@@ -3,7 +3,7 @@ import os
 import pytest
 import sympy as sp
 
-from desyr.expressions import ExpressionError, Jet, Vocabulary, complexity, expression_text, parse_expression
+from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, complexity, expression_text, parse_expression
 
 V = Vocabulary(["x", "t"], ["u", "v"])
 

@@ -1,4 +1,4 @@
-"""desyr.figures: every figure exists, has its pixel size and is not blank; the report lines embed them."""
+"""desyr.report.figures: every figure exists, has its pixel size and is not blank; the report lines embed them."""
 import copy
 from pathlib import Path
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from figure_checks import check_png
 
-from desyr import figures
-from desyr.model.loading import load_problem
+from desyr.config.loading import load_problem
 from desyr.model.result import load_result
+from desyr.report import figures
 
 pytest.importorskip("matplotlib")
 RUN = next((Path(__file__).parent / "fixtures" / "study_bench" / "runs").glob("tiny_sine-*/seed0"))

@@ -1,6 +1,6 @@
 """Issue 11: fuzzing the two doors untrusted text comes through - expressions and configs.
 
-Invariant for every generated input: ``desyr.cli.main`` returns 0 with a result,
+Invariant for every generated input: ``desyr.cli.main.main`` returns 0 with a result,
 or 2 with exactly one ``desyr: error: ...`` line on stderr; no exception escapes
 ``main``, no traceback is printed, and each example finishes within the
 hypothesis deadline.  ``parse_expression`` returns a finite sympy expression or
@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from toml_edit import delete_path, paths, set_path, to_toml
 
-from desyr.cli import main
-from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.settings import MAX_POINTS
+from desyr.cli.main import main
+from desyr.config.settings import MAX_POINTS
+from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 
 # ------------------------------------------------------------------ the harness
 FUZZ = settings(max_examples=80, deadline=datetime.timedelta(seconds=10), derandomize=True, database=None,

@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz import FUZZ, cli
 
-
 import desyr.verify.child as child
 import desyr.verify.command as command
 from desyr.testing import SINE_POISSON_1D

@@ -1,12 +1,11 @@
 """Stage C: every threshold, the tie-break order, cleaning, and a third-party gate."""
 import pytest
 import sympy as sp
+from desyr_gates.gates import ComplexityGate, ConvergenceGate, PhysicsEquivalenceGate, TeacherCompatibilityGate
 
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.stages.select import clean, run_gates
-from desyr_gates.gates import (ComplexityGate, ConvergenceGate, PhysicsEquivalenceGate,
-                               TeacherCompatibilityGate)
 
 x = sp.Symbol("x", real=True)
 
@@ -98,7 +97,7 @@ def test_reordered_and_shortened_sequences():
 
 
 def test_third_party_gate_changes_selection(third_party):
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
 
     registry = load_registry()
     longest = registry.create("gate", "prefer_longest")
@@ -126,8 +125,8 @@ def test_checked_cleaning_accepts_and_rejects(paper):
 
 
 def test_cleaning_is_rejected_when_the_small_term_matters():
+    from desyr.config.loading import problem_from_dict
     from desyr.model.points import make_point_sets
-    from desyr.model.loading import problem_from_dict
     from desyr.stages.select import measure
 
     problem = problem_from_dict({

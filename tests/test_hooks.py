@@ -1,10 +1,10 @@
-"""Every hook in desyr.hookspecs has a test named test_hook_<hook> here (as datasette does)."""
+"""Every hook in desyr.extension.hookspecs has a test named test_hook_<hook> here (as datasette does)."""
 import inspect
 
 import pytest
 
-from desyr import hookspecs
-from desyr.registry import load_registry
+from desyr.extension import hookspecs
+from desyr.extension.registry import load_registry
 
 HOOKS = sorted(name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("desyr_"))
 

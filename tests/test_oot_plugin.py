@@ -17,14 +17,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import pip_install
 import sympy as sp
+from helpers import pip_install
 
-from desyr.cli import main
+from desyr.cli.main import main
+from desyr.extension.registry import IN_PROCESS, check_contract
 from desyr.plugin import ComponentError, ConfigError
-from desyr.registry import IN_PROCESS, check_contract
-from desyr.testing import (SINE_POISSON_1D, isolated_registry, make_candidate, make_context, make_problem,
-                           make_task, refit_pool, run_gates_on, run_refiner, run_searcher, run_teacher)
+from desyr.testing import (
+    SINE_POISSON_1D,
+    isolated_registry,
+    make_candidate,
+    make_context,
+    make_problem,
+    make_task,
+    refit_pool,
+    run_gates_on,
+    run_refiner,
+    run_searcher,
+    run_teacher,
+)
 
 SOURCE = Path(__file__).parent / "third_party" / "oot_plugin"
 PACKAGE = "desyr_oot"

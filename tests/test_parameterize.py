@@ -1,7 +1,8 @@
 import sympy as sp
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from desyr.parameterize import MAX_PARAMS, constant_nodes, eligible_constants, parameterize
+from desyr.symbolic.parameterize import MAX_PARAMS, constant_nodes, eligible_constants, parameterize
 
 x, y = sp.symbols("x y", real=True)
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)

@@ -7,12 +7,11 @@ import pytest
 import sympy as sp
 
 from desyr.api import refine
-from desyr.cli import main
+from desyr.cli.main import main
+from desyr.config.loading import load_problem
+from desyr.config.settings import gate_sequence, method_constants
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
-from desyr.model.loading import load_problem
-from desyr.plugin import (Gate, GateDecision, Option, ParetoMember, SearchResult, Searcher, hookimpl,
-                          load_registry)
-from desyr.settings import gate_sequence, method_constants
+from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Searcher, SearchResult, hookimpl, load_registry
 from desyr.testing import SINE_POISSON_1D, isolated_registry, make_problem, make_task, run_searcher
 
 

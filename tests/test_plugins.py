@@ -4,9 +4,9 @@ import json
 import pytest
 
 from desyr import __version__, hookimpl
-from desyr.cli import main
+from desyr.cli.main import main
 from desyr.errors import PluginError
-from desyr.registry import load_registry
+from desyr.extension.registry import load_registry
 
 BUILTINS = {("teacher", "deepxde"), ("searcher", "operon"), ("searcher", "gplearn"), ("searcher", "pysr"),
             ("refiner", "scipy"), ("gate", "convergence"), ("gate", "teacher_compatibility"),
@@ -100,7 +100,7 @@ def test_problem_hooks_that_raise_are_isolated(capsys):
 
 
 def test_missing_optional_library_says_how_to_install_it():
-    from desyr.roles import ComponentError, optional_import
+    from desyr.extension.roles import ComponentError, optional_import
 
     with pytest.raises(ComponentError, match=r"searcher 'x' needs xyzlib .*pip install xyzlib.*desyr\[x\]"):
         optional_import("searcher 'x'", "xyzlib_not_installed.sub", "xyzlib", "x")

@@ -1,12 +1,11 @@
 import numpy as np
 import pytest
 import sympy as sp
+from helpers import SINE_1D, write_config
 
-from desyr.model.loading import load_problem_file
+from desyr.config.loading import load_problem_file, problem_from_dict
 from desyr.errors import ConfigError
 from desyr.model.points import make_point_sets
-from desyr.model.loading import problem_from_dict
-from helpers import SINE_1D, write_config
 
 
 def test_load_sine(tmp_path):
@@ -102,9 +101,9 @@ def _bundled_names():
 def test_every_bundled_reference_solves_its_problem(registry, stem):
     """The paper configs are transcribed correctly: the reference has zero residual (the
     misspecified variant shares 01's definition) and IDs are unique."""
-    from desyr.model.loading import load_problem
-    from desyr.physics import verify
+    from desyr.config.loading import load_problem
     from desyr.model.points import make_point_sets
+    from desyr.symbolic.physics import verify
 
     problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
     problem.points.update(verify=300)
@@ -115,7 +114,7 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
 
 
 def test_bundled_library_has_every_paper_configuration(registry):
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
     ids = sorted(str(load_problem(f"paper:{s.split('_', 1)[1]}", registry).sections["paper"]["id"])
                  for s in _bundled_names() if not s.startswith("01m"))
     assert ids == ["01", "02", "03", "04", "05", "06", "07a", "07b", "08", "09a", "09b", "09c",

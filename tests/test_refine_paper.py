@@ -2,7 +2,7 @@
 import pytest
 
 from desyr.api import refine
-from desyr.progress import Progress
+from desyr.runtime.progress import Progress
 
 CASES = [
     ("sine_poisson_1d", "sin(3.1415536*x)", 4),
@@ -35,9 +35,10 @@ def test_misspecified_library_is_flagged(paper, registry):
 
 def test_redundant_scale_factors_are_merged(paper, registry):
     """Operon-style output c1*x**3*(a + b*x) has a flat direction that stalls trf; merging fixes it."""
+    from desyr_scipy.refiner import ScipyRefiner
+
     from desyr.model.candidates import Candidate
     from desyr.model.points import make_point_sets
-    from desyr_scipy.refiner import ScipyRefiner
 
     problem = paper("euler_bernoulli")
     points = make_point_sets(problem)
@@ -56,7 +57,6 @@ def test_redundant_scale_factors_are_merged(paper, registry):
 
 def test_merge_is_refused_when_it_would_tie_constants():
     import sympy as sp
-
     from desyr_scipy.refiner import ScipyRefiner
 
     x, y, z = sp.symbols("x y z", real=True)
@@ -67,8 +67,8 @@ def test_merge_is_refused_when_it_would_tie_constants():
 
 def test_problem_without_constraints_has_no_R_con(registry):
     from desyr.api import refine
-    from desyr.model.loading import problem_from_dict
-    from desyr.progress import Progress
+    from desyr.config.loading import problem_from_dict
+    from desyr.runtime.progress import Progress
 
     problem = problem_from_dict({"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_x - 2*x"}],
                                  "points": {"refine": 50, "verify": 50, "search": 20, "validate": 20}})

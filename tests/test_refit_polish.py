@@ -1,19 +1,19 @@
 """The Gauss-Newton polish of a converged refit (plugins/desyr_scipy/refiner.py) and the option specs."""
 import numpy as np
 import pytest
-
-from desyr.model.candidates import Candidate
-from desyr.errors import ComponentError
-from desyr.stages.verify import relative_l2
-from desyr.model.points import make_point_sets
 from desyr_scipy.refiner import ScipyRefiner, polish
+
+from desyr.errors import ComponentError
+from desyr.model.candidates import Candidate
+from desyr.model.points import make_point_sets
+from desyr.stages.verify import relative_l2
 
 BURGERS_SEARCH = "0.499879 + 0.500090*tanh(2.492718*t - 4.987499*x)"
 
 
 @pytest.fixture(scope="module")
 def burgers(registry):
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     problem = load_problem("paper:burgers", registry)
     return problem, make_point_sets(problem, 1)

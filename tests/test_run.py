@@ -2,13 +2,13 @@
 import json
 
 import pytest
-
-from desyr.cli import main
-from desyr.model.loading import load_problem_file
-from desyr.errors import ConfigError
-from desyr.progress import Progress
-from desyr.api import run
 from helpers import SINE_RUN, write_config
+
+from desyr.api import run
+from desyr.cli.main import main
+from desyr.config.loading import load_problem_file
+from desyr.errors import ConfigError
+from desyr.runtime.progress import Progress
 
 GPLEARN = SINE_RUN.replace('plugin = "operon"', 'plugin = "gplearn"').replace(
     "generations = 30\npopulation_size = 200\ntime_limit = 0\n", "generations = 8\npopulation_size = 500\n")

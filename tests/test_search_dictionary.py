@@ -7,7 +7,7 @@ import sympy as sp
 from desyr_dictionary.basis import build_dictionary, nice_length
 from desyr_dictionary.plugin import DictionarySearcher
 
-from desyr.roles import ComponentError, ParetoMember, SearchTask
+from desyr.extension.roles import ComponentError, ParetoMember, SearchTask
 
 x, y_, t, z = (sp.Symbol(n, real=True) for n in ("x", "y", "t", "z"))
 BINARY = ["+", "-", "*", "/"]
@@ -252,7 +252,7 @@ def test_options_are_checked():
 
 
 def test_through_the_core_checks_and_the_registry():
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
     from desyr.testing import make_problem, make_task, run_searcher
 
     registry = load_registry()
@@ -278,9 +278,9 @@ def test_whole_run_with_the_dictionary_searcher(tmp_path, function, found):
     from helpers import SINE_1D, write_config
 
     from desyr.api import run
-    from desyr.model.loading import load_problem_file
-    from desyr.progress import Progress
-    from desyr.report import render_report
+    from desyr.config.loading import load_problem_file
+    from desyr.report.markdown import render_report
+    from desyr.runtime.progress import Progress
 
     text = SINE_1D + f"""
 [teacher]

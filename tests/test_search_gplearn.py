@@ -5,13 +5,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.roles import ComponentError, ParetoMember, SearchTask
+from desyr.extension.roles import ComponentError, ParetoMember, SearchTask
 
 pytest.importorskip("gplearn", reason="gplearn is not installed")
 
-from gplearn.functions import _function_map  # noqa: E402
-
 from desyr_gplearn.plugin import GplearnSearcher, program_to_sympy  # noqa: E402
+from gplearn.functions import _function_map  # noqa: E402
 
 x, t = sp.Symbol("x", real=True), sp.Symbol("t", real=True)
 FAST = dict(generations=8, population_size=300)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.roles import ComponentError, ParetoMember, SearchTask
+from desyr.extension.roles import ComponentError, ParetoMember, SearchTask
 
 pytest.importorskip("pyoperon", reason="pyoperon is not installed")
 
@@ -97,6 +97,6 @@ def test_budget_aliases():
 
 
 def test_registered():
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
     reg = load_registry()
     assert {"operon", "gplearn", "pysr"} <= set(reg.names("searcher"))

@@ -11,12 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-
-from desyr.expressions import ExpressionError
-from desyr.roles import ComponentError, SearchTask
 from desyr_pysr.plugin import (
-    PySRSearcher, SETUP_HELP, import_pysr, members_from_equations, parse_pysr_equation,
+    SETUP_HELP,
+    PySRSearcher,
+    import_pysr,
+    members_from_equations,
+    parse_pysr_equation,
 )
+
+from desyr.extension.roles import ComponentError, SearchTask
+from desyr.symbolic.expressions import ExpressionError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pysr_equations_exp_sin.csv"
 x, t = sp.Symbol("x", real=True), sp.Symbol("t", real=True)

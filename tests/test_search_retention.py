@@ -7,9 +7,14 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.roles import ParetoMember
+from desyr.extension.roles import ParetoMember
 from desyr.stages.pool import (
-    empirical_front, pool_fronts, retain, select_representatives, teacher_fit_mse, topology_key,
+    empirical_front,
+    pool_fronts,
+    retain,
+    select_representatives,
+    teacher_fit_mse,
+    topology_key,
 )
 
 x, t = sp.Symbol("x", real=True), sp.Symbol("t", real=True)
@@ -132,7 +137,7 @@ def test_scored_members_drop_unusable_members_with_a_warning():
     import numpy as np
     import sympy as sp
 
-    from desyr.roles import SearchTask, Searcher
+    from desyr.extension.roles import Searcher, SearchTask
 
     class Dummy(Searcher):
         name = "dummy"

@@ -6,8 +6,8 @@ import time
 
 import sympy as sp
 
-import desyr.simplify as simplify_module
-from desyr.simplify import bounded_simplify, simplify_expression
+import desyr.symbolic.simplify as simplify_module
+from desyr.symbolic.simplify import bounded_simplify, simplify_expression
 
 x = sp.Symbol("x")
 

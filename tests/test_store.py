@@ -7,9 +7,9 @@ import time
 from scaling_helpers import child_env, comparable, sine_config
 
 from desyr.api import Execution, run
-from desyr.model.loading import load_problem
-from desyr.registry import load_registry
-from desyr.store import RunStore, unit_seconds
+from desyr.config.loading import load_problem
+from desyr.extension.registry import load_registry
+from desyr.runtime.store import RunStore, unit_seconds
 
 
 def stamps(out):

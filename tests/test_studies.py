@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from figure_checks import check_png
 
-from desyr.cli import main
+from desyr.cli.main import main
 from desyr.studies import STUDIES, run_study
 
 BENCH = Path(__file__).parent / "fixtures" / "study_bench"

@@ -8,10 +8,10 @@ import pytest
 from desyr_deepxde.balancing import WEIGHT_RANGE, Patience
 from desyr_deepxde.plugin import DeepXDETeacher
 
+from desyr.config.loading import load_problem_file
+from desyr.extension.roles import ComponentError
 from desyr.model.context import RunContext
-from desyr.model.loading import load_problem_file
 from desyr.model.points import make_point_sets
-from desyr.roles import ComponentError
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"

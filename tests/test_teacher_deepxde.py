@@ -8,14 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from desyr.model.loading import load_problem_file, read_toml
-from desyr.model.context import RunContext
-from desyr.roles import ComponentError
-from desyr.model.points import make_point_sets
-from desyr.model.loading import problem_from_dict
 from desyr_deepxde.plugin import DeepXDETeacher
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
+
+from desyr.config.loading import load_problem_file, problem_from_dict, read_toml
+from desyr.extension.roles import ComponentError
+from desyr.model.context import RunContext
+from desyr.model.points import make_point_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
@@ -75,10 +74,10 @@ def test_sympy_to_torch_constants_and_powers():
 def test_jets_mixed_and_higher_order_with_time_first():
     """Jets by repeated dde.grad.jacobian on a known function; the problem lists t
     before x, so the network input order (x, t) differs from the problem order."""
+    import deepxde as dde
     import torch
     from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative
     from desyr_deepxde.training import _geometry
-    import deepxde as dde
     problem = problem_from_dict({
         "domain": {"t": [0, 1], "x": [0, 2]}, "time": "t", "fields": ["u", "v"],
         "equations": [{"lhs": "u_xt + v_xxx"}, {"lhs": "u_t - x*v_x"}],
@@ -128,8 +127,8 @@ def test_training_lowers_sval_and_selects_argmin(sine_run):
     assert info["selected_index"] == select_checkpoint(history) == int(np.argmin(scores))
     assert info["selected_step"] == history[info["selected_index"]][0]
     # the kept network is the selected checkpoint: recomputing S_val gives its score
-    from desyr_deepxde.residuals import Residuals
     from desyr_deepxde.fitting import _Validator
+    from desyr_deepxde.residuals import Residuals
     ctx = RunContext(problem, points)
     validator = _Validator(Residuals(problem, ["x"]), problem, ctx, [0], model.dtype)
     again = validation_score(validator.components(model.net), info["scales"])

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from desyr.model.loading import load_problem_file
-from desyr.model.context import RunContext
-from desyr.roles import ComponentError
-from desyr.model.points import make_point_sets
-from desyr.model.loading import problem_from_dict
 from desyr_light_teachers.teachers import CallableTeacher, SamplesTeacher
+
+from desyr.config.loading import load_problem_file, problem_from_dict
+from desyr.extension.roles import ComponentError
+from desyr.model.context import RunContext
+from desyr.model.points import make_point_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
@@ -37,7 +36,7 @@ def problem_2d():
 def test_registered_and_plugins_import_cheaply():
     from desyr_light_teachers import plugin
     assert [c.name for c in plugin.desyr_register_teachers()] == ["samples", "callable"]
-    code = ("import sys; from desyr.registry import load_registry; "
+    code = ("import sys; from desyr.extension.registry import load_registry; "
             "names = load_registry().names('teacher'); "
             "assert {'deepxde', 'samples', 'callable'} <= set(names), names; "
             "bad = [m for m in ('torch', 'deepxde') if m in sys.modules]; "

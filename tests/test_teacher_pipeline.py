@@ -2,13 +2,12 @@
 import json
 
 import numpy as np
-
-from desyr.cli import main
-from desyr.model.loading import load_problem_file
-from desyr.api import refine
-from desyr.progress import Progress
-from desyr.api import run
 from helpers import SINE_RUN, rough_sine, write_config
+
+from desyr.api import refine, run
+from desyr.cli.main import main
+from desyr.config.loading import load_problem_file
+from desyr.runtime.progress import Progress
 
 
 def samples_config(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import pip_install
 
-from desyr.cli import main
+from desyr.cli.main import main
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "desyr-plugin-template"
 PACKAGE = "desyr_myplugin"

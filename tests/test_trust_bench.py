@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desyr import bench as bench_mod
-from desyr import children as children_mod
-from desyr.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
-from desyr.cli import main
+from desyr.bench import suite as bench_mod
+from desyr.cli.main import main
 from desyr.errors import ConfigError
+from desyr.runtime import children as children_mod
+from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
 
 TINY = """
 name = "sine"
@@ -205,7 +205,7 @@ def test_run_lock_is_exclusive(tmp_path):
             with run_lock(tmp_path / "out"):
                 pass
         assert "\n" not in str(info.value)
-        code = ("import sys; from desyr.atomic import run_lock\n"
+        code = ("import sys; from desyr.runtime.atomic import run_lock\n"
                 f"with run_lock({str(tmp_path / 'out')!r}): pass\n")
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         assert proc.returncode != 0 and "another desyr run is using" in proc.stderr
@@ -245,9 +245,9 @@ def test_write_failure_is_a_failed_run_and_the_bench_goes_on(tmp_path, monkeypat
 DRIVER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from desyr import bench
-    from desyr.progress import Progress
-    from desyr.registry import load_registry
+    from desyr.bench import suite as bench
+    from desyr.runtime.progress import Progress
+    from desyr.extension.registry import load_registry
 
     pidfile, cfg, out = sys.argv[1:4]
     bench.child_command = lambda *a: [sys.executable, "-c",

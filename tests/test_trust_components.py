@@ -21,10 +21,10 @@ from hostile_components import RIGHT_FIT, RIGHT_FIXED, TOML, WRONG, HostilePlugi
 
 from desyr.api import refine, run
 from desyr.errors import DesyrError, PluginError
-from desyr.physics import verify
-from desyr.verify.verdict import fresh_points
-from desyr.registry import load_registry
+from desyr.extension.registry import load_registry
+from desyr.symbolic.physics import verify
 from desyr.testing import make_problem
+from desyr.verify.verdict import fresh_points
 
 FAST = "\n[refine.options]\nstarts = 1\n"
 
@@ -268,14 +268,14 @@ def test_gate_cannot_verify_what_the_reported_text_is_not(registry, gate):
 @pytest.mark.parametrize("teacher", ["t_swap_after_read_back", "t_setattr_tolerance", "t_float_subclass",
                                      "t_context_class"])
 def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
-    import desyr.settings
+    import desyr.config.settings
 
-    default = desyr.settings.METHOD.exact_tolerance
+    default = desyr.config.settings.METHOD.exact_tolerance
     toml = config(with_teacher(teacher))
     try:
         result = refine(make_problem(toml), [WRONG], registry=registry, use_teacher=True)
     finally:
-        object.__setattr__(desyr.settings.METHOD, "exact_tolerance", default)   # t_setattr_tolerance's damage
+        object.__setattr__(desyr.config.settings.METHOD, "exact_tolerance", default)   # t_setattr_tolerance's damage
     assert not result.exact and result.verdict == "not_exact", (result.expression, result.verification)
     assert result.exact_tolerance == 1e-8 and type(result.exact_tolerance) is float
     assert_honest(result, toml)
@@ -284,7 +284,7 @@ def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
 def test_a_patched_verifier_call_is_caught_by_desyr_verify(registry, tmp_path, capsys):
     """In-process code can forge what the run writes; re-verification in a clean process cannot be forged."""
     import desyr.verify.attach
-    from desyr.cli import main
+    from desyr.cli.main import main
 
     real = desyr.verify.attach.request_verdict
     try:

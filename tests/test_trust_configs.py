@@ -11,12 +11,12 @@ import pytest
 from test_fuzz import assert_contract, base_config, cli, refine_cli
 from toml_edit import to_toml
 
+from desyr.config.loading import load_problem, problem_from_dict, problem_from_toml
 from desyr.errors import ConfigError
 from desyr.exact.identify import propose
-from desyr.model.loading import load_problem, problem_from_dict, problem_from_toml
 from desyr.model.points import make_point_sets
-from desyr.physics import rms
-from desyr.report import code, md
+from desyr.report.markdown import code, md
+from desyr.symbolic.physics import rms
 
 DEEP_ARRAY = "x = " + "[" * 5000 + "]" * 5000 + "\n"
 DEEP_TABLE = "x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n"

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from desyr.model.loading import load_problem_file
-from desyr.model.context import RunContext
-from desyr.roles import ComponentError
-from desyr.model.points import make_point_sets
 from desyr_deepxde import cache as cache_mod
 from desyr_deepxde.plugin import DeepXDETeacher
+
+from desyr.config.loading import load_problem_file
+from desyr.extension.roles import ComponentError
+from desyr.model.context import RunContext
+from desyr.model.points import make_point_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"

@@ -15,11 +15,11 @@ import pytest
 from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin
 from scaling_helpers import child_env, sine_config
 
-import desyr.registry
+import desyr.extension.registry
 from desyr.api import Execution, refine
-from desyr.cli import main
+from desyr.cli.main import main
 from desyr.errors import PluginError
-from desyr.registry import load_registry
+from desyr.extension.registry import load_registry
 from desyr.testing import make_problem
 
 FAST = TOML + "\n[refine.options]\nstarts = 1\n"
@@ -43,7 +43,7 @@ def test_an_executor_breaking_its_contract_is_one_line_error(registry, executor,
 
 
 def test_an_executor_losing_a_unit_exits_2_on_the_command_line(registry, tmp_path, monkeypatch):
-    monkeypatch.setattr(desyr.registry, "load_registry", lambda *a, **k: registry)
+    monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
     config = tmp_path / "sine.toml"
     config.write_text(FAST, encoding="utf-8")
     err = io.StringIO()

@@ -6,8 +6,8 @@ import pytest
 import sympy as sp
 
 from desyr.errors import DesyrError
-from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.numeric import evaluate, lambdify
+from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
+from desyr.symbolic.numeric import evaluate, lambdify
 
 V = Vocabulary(["x", "t"], ["u"])
 
@@ -103,7 +103,7 @@ value = 0
                                      ("x", "u_xx + " + "+".join(["x"] * 2000)), ("sin", "u_sinsin"),
                                      ("x", "u_xx + ｓｉｎ(x)")])
 def test_cli_one_line_exit_2(tmp_path, capsys, var, lhs):
-    from desyr.cli import main
+    from desyr.cli.main import main
 
     cfg = tmp_path / "h.toml"
     cfg.write_text(CLI_CONFIG.format(var=var, lhs=lhs), encoding="utf-8")

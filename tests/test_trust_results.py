@@ -11,10 +11,10 @@ import sympy as sp
 from result_files import fixture_result, hostile_name, rename_field, write_result
 from test_fuzz import assert_contract, cli
 
-from desyr.atomic import read_json
 from desyr.errors import ConfigError
 from desyr.exact import FORMATS, export, to_callable
 from desyr.model.result import load_result
+from desyr.runtime.atomic import read_json
 
 x = sp.Symbol("x", real=True)
 

@@ -17,12 +17,12 @@ import pytest
 from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin, LateFailureGate
 
 from desyr.api import Execution, refine
-from desyr.atomic import run_lock, write_text_atomic
-from desyr.cli import main
+from desyr.cli.main import main
 from desyr.errors import ConfigError, PluginError
-from desyr.execution import make_executor
-from desyr.options import Option, OptionError
-from desyr.registry import load_registry
+from desyr.extension.options import Option, OptionError
+from desyr.extension.registry import load_registry
+from desyr.runtime.atomic import run_lock, write_text_atomic
+from desyr.runtime.execution import make_executor
 from desyr.testing import make_problem
 
 FAST = TOML + "\n[refine.options]\nstarts = 1\n"
@@ -213,12 +213,12 @@ def test_refiner_timeout_may_be_inf(tmp_path):
 
 
 def test_bench_timeout_may_be_inf():
-    from desyr.children import _spawn
+    from desyr.runtime.children import _spawn
 
     ok, _ = _spawn([sys.executable, "-c", "pass"], math.inf)
     assert ok
     with pytest.raises(ConfigError, match=r"\(0, inf\]"):
-        from desyr.bench import bench
-        from desyr.progress import Progress
+        from desyr.bench.suite import bench
+        from desyr.runtime.progress import Progress
 
         bench(load_registry(), [], False, 1, "unused", math.nan, Progress(verbose=False), "")

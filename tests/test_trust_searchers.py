@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from desyr.roles import ComponentError, SearchTask
 from desyr_gplearn.plugin import GplearnSearcher
 from desyr_operon.plugin import OperonSearcher
 from desyr_pysr.plugin import PySRSearcher
+
+from desyr.extension.roles import ComponentError, SearchTask
 
 
 def one_line_error(cls, **options):

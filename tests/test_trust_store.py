@@ -118,7 +118,7 @@ def test_fuzz_stored_records(finished, damage):
 
 
 def test_depth_check_needs_no_recursion():
-    from desyr.store import check_depth
+    from desyr.runtime.store import check_depth
 
     deep: list[Any] = []
     for _ in range(100_000):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from desyr.model.loading import load_problem_file
-from desyr.model.context import RunContext
-from desyr.errors import DesyrError
-from desyr.roles import ComponentError
-from desyr.model.points import make_point_sets
 from desyr_light_teachers.teachers import CallableTeacher, SamplesTeacher
+
+from desyr.config.loading import load_problem_file
+from desyr.errors import DesyrError
+from desyr.extension.roles import ComponentError
+from desyr.model.context import RunContext
+from desyr.model.points import make_point_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 SINE = ROOT / "plugins" / "desyr_paper" / "problems" / "05_sine_poisson_1d.toml"
@@ -61,7 +61,7 @@ def user_module(tmp_path, monkeypatch):
             return np.array(["1.0"] * len(X))
         def objects(X):
             return np.array([object()] * len(X), dtype=object)
-        from desyr.cli import main as cli_main
+        from desyr.cli.main import main as cli_main
     """))
     (tmp_path / "trust_exits.py").write_text("import sys\nsys.exit('bye')\n")
     (tmp_path / "trust_raises.py").write_text("raise KeyError('at import')\n")
@@ -114,7 +114,7 @@ def test_callable_never_runs_builtins_or_stdlib(sine, user_module, monkeypatch, 
     ("pip:main", "installer or build tool"),
     ("setuptools:setup", "installer or build tool"),
     ("trust_user_fns.__main__:f", "'__main__'"),
-    ("desyr.cli:main", "command-line program 'desyr'"),
+    ("desyr.cli.main:main", "command-line program 'desyr'"),
     ("trust_user_fns:cli_main", "command-line program 'desyr'"),    # re-exported
 ])
 def test_callable_never_runs_programs_or_tools(sine, user_module, monkeypatch, spec, match):

@@ -8,14 +8,14 @@ import sys
 import pytest
 
 from desyr.api import refine
-from desyr.cli import main
-from desyr.model.loading import load_problem
+from desyr.cli.main import main
+from desyr.config.loading import load_problem
+from desyr.model.result import Residuals
 from desyr.testing import SINE_POISSON_1D, make_problem
 from desyr.verify import make_request, request_verdict
 from desyr.verify.attach import _disagreement
 from desyr.verify.child import verifier_command, verifier_env
 from desyr.verify.proof import exact_number
-from desyr.model.result import Residuals
 
 KINKED = "sin(pi*x) + abs(x - 1/2) - 1/2"        # R_eq = 0 pointwise, relative L2 0.41
 FAST = SINE_POISSON_1D.replace("verify = 300", "verify = 200") + "\n[refine.options]\nstarts = 1\n"
@@ -109,7 +109,7 @@ def test_the_verifier_process_imports_no_plugin_and_no_registry():
                           text=True, env=verifier_env(), check=True)
     modules = json.loads(done.stderr.strip().splitlines()[-1])
     assert json.loads(done.stdout)["verdict"] == "proved"
-    plugins = [m for m in modules if m.startswith("desyr_") or m in ("desyr.registry", "desyr.api", "torch",
+    plugins = [m for m in modules if m.startswith("desyr_") or m in ("desyr.extension.registry", "desyr.api", "torch",
                                                                        "deepxde", "pyoperon", "gplearn")]
     assert plugins == []
     assert not any(m.startswith("importlib.metadata") and "entry" in m for m in modules)

@@ -30,9 +30,9 @@ import numpy as np
 import sympy as sp
 
 from desyr.coupled.rates import RateObservation, cluster_rates, exp_factors, shared_clusters
-from desyr.expressions import complexity, expression_text
 from desyr.model.context import RunContext
-from desyr.numeric import evaluate
+from desyr.symbolic.expressions import complexity, expression_text
+from desyr.symbolic.numeric import evaluate
 
 
 @dataclass

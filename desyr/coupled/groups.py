@@ -25,17 +25,17 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.config.settings import read_section
 from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fields, field_candidate
 from desyr.errors import ConfigError
+from desyr.extension.roles import Gate, Refiner
 from desyr.model.candidates import Candidate
 from desyr.model.context import CoupledInfo, RunContext
 from desyr.model.outcomes import Selection
 from desyr.model.problem import Problem
-from desyr.numeric import broadcast, columns, lambdify
-from desyr.roles import Gate, Refiner
-from desyr.settings import read_section
 from desyr.stages.refit import refine_pool
 from desyr.stages.select import run_gates
+from desyr.symbolic.numeric import broadcast, columns, lambdify
 
 
 def coupled_settings(problem: Problem) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 import sympy as sp
 
 from desyr.exact.records import Acceptance, Check, Residuals, RewriteDecision, safe_check
-from desyr.expressions import complexity, expression_text
-from desyr.simplify import bounded_simplify
+from desyr.symbolic.expressions import complexity, expression_text
+from desyr.symbolic.simplify import bounded_simplify
 
 SIMPLIFY_MAX_NODES = 60     # sympy.simplify is only tried on short trees (it can take seconds on long ones)
 

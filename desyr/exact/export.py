@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.expressions import check_name
+from desyr.symbolic.expressions import check_name
 
 FORMATS = ("latex", "sympy", "numpy", "torch", "jax", "c", "fortran", "julia")
 PYTHON_BACKENDS = ("numpy", "torch", "jax")

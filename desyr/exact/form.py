@@ -12,7 +12,7 @@ from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_const
 from desyr.exact.identify import context_bases, identify_constants
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
 from desyr.exact.solve import solve_constants
-from desyr.expressions import complexity, expression_text
+from desyr.symbolic.expressions import complexity, expression_text
 
 
 @dataclass

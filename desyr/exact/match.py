@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from desyr.simplify import bounded_simplify
+from desyr.symbolic.simplify import bounded_simplify
 
 SIMPLIFY_MAX_NODES = 80
 POINTS = 6

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import sympy as sp
 
-from desyr.expressions import expression_text
+from desyr.symbolic.expressions import expression_text
 
 #: (R_eq, R_con); R_con is None for a problem without constraints
 Residuals = tuple[float, Optional[float]]

@@ -27,8 +27,8 @@ import sympy as sp
 
 from desyr.exact.identify import float_constants, propose, substitute
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, safe_check
-from desyr.expressions import complexity
-from desyr.simplify import OutOfTime, time_limit
+from desyr.symbolic.expressions import complexity
+from desyr.symbolic.simplify import OutOfTime, time_limit
 
 MAX_UNKNOWNS = 3          # symbols after linking; sympy's polynomial systems grow fast beyond
 MAX_INPUT_NODES = 400     # node count of the expression group

@@ -6,7 +6,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.expressions import complexity
+from desyr.symbolic.expressions import complexity
 
 
 @dataclass

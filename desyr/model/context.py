@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from desyr.config.settings import METHOD, MethodConstants
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
-from desyr.progress import Progress
-from desyr.settings import METHOD, MethodConstants
+from desyr.runtime.progress import Progress
 
 
 @dataclass
@@ -82,7 +82,7 @@ class RunContext:
     teacher: TeacherInfo | None = None
     search: SearchInfo | None = None
     coupled: CoupledInfo | None = None
-    # desyr.execution.Units: where units run and the run store (Any: the model does not import the executors)
+    # desyr.runtime.execution.Units: where units run and the run store (Any: the model does not import the executors)
     units: Any = None
 
     @property

@@ -55,5 +55,5 @@ class Outcome:
     """Selection plus verification of the selected candidate on independent points."""
 
     selection: Selection
-    verification: Any            # desyr.physics.Verification or None
+    verification: Any            # desyr.symbolic.physics.Verification or None
     errors: Errors

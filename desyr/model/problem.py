@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.expressions import ExpressionError, Jet, Vocabulary, parse_expression
+from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Problem:
         """Reference values (n, n_fields), or None; only for post hoc error."""
         if not self.reference:
             return None
-        from desyr.numeric import evaluate
+        from desyr.symbolic.numeric import evaluate
         return np.column_stack([evaluate(self.reference[f], self.symbols, X) for f in self.fields])
 
 

@@ -16,14 +16,14 @@ from typing import Any
 
 import sympy as sp
 
+from desyr.config.loading import check_names
 from desyr.errors import ConfigError
-from desyr.expressions import expression_text
 from desyr.model.candidates import Candidate, topology
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
-from desyr.model.loading import check_names
+from desyr.model.nesting import json_loads
 from desyr.model.outcomes import Errors, GateRecord
 from desyr.model.result_reading import build_typed, check_consistency, convert_typed
-from desyr.nesting import json_loads
+from desyr.symbolic.expressions import expression_text
 
 SCHEMA = "desyr.result/3"
 MAX_RESULT_BYTES = 64 * 1024 * 1024     # a result.json of a large coupled run is well under 10 MB
@@ -264,7 +264,7 @@ class Result:
         texts = (self.exact_form.expressions if exact and self.exact_form else None) or self.expression
         if texts is None:
             return None
-        from desyr.expressions import Vocabulary, parse_expression
+        from desyr.symbolic.expressions import Vocabulary, parse_expression
 
         vocabulary = Vocabulary(self.problem.variables)
         return {f: parse_expression(t, vocabulary) for f, t in texts.items()}

@@ -48,7 +48,7 @@ class SearchResult:
 
 def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, y: np.ndarray) -> float:
     """Mean squared error of ``expr`` against ``y`` at the rows of ``X``; ``inf`` when not finite."""
-    from desyr.numeric import evaluate
+    from desyr.symbolic.numeric import evaluate
 
     try:
         values = evaluate(expr, symbols, np.asarray(X, dtype=float))

@@ -12,19 +12,19 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.config.settings import MethodConstants
 from desyr.errors import ConfigError
-from desyr.execution import serial_units
-from desyr.expressions import ExpressionError, expression_text
+from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
-from desyr.numeric import evaluate
-from desyr.progress import Progress
-from desyr.roles import Refiner, UnitFailure
-from desyr.settings import MethodConstants
+from desyr.runtime.execution import serial_units
+from desyr.runtime.progress import Progress
+from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.select import ReducedRefit, clean, measure
-from desyr.store import NUMBER, check_depth, digest, stored_field, text_map
+from desyr.symbolic.expressions import ExpressionError, expression_text
+from desyr.symbolic.numeric import evaluate
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:

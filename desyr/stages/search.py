@@ -10,18 +10,18 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.config.settings import read_section
 from desyr.errors import ConfigError, DesyrError
-from desyr.execution import serial_units
-from desyr.expressions import expression_text
+from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
-from desyr.roles import Searcher, UnitFailure
-from desyr.settings import read_section
+from desyr.runtime.execution import serial_units
+from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained
 from desyr.stages.pool import PooledCandidate, merge_pools, pool_fronts, retain
-from desyr.store import NUMBER, check_depth, digest, stored_field
+from desyr.symbolic.expressions import expression_text
 
 
 def search_settings(problem: Problem) -> dict[str, Any]:

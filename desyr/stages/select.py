@@ -8,17 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from desyr.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.errors import PluginError
-from desyr.expressions import complexity
+from desyr.extension.roles import Gate, GateDecision
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection
-from desyr.numeric import evaluate
-from desyr.physics import Scores, for_refinement, physics_scores
-from desyr.roles import Gate, GateDecision
-from desyr.simplify import cleaning_proposal
 from desyr.stages.guard import contained
+from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
+from desyr.symbolic.expressions import complexity
+from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.physics import Scores, for_refinement, physics_scores
+from desyr.symbolic.simplify import cleaning_proposal
 
 
 def teacher_error(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> tuple[float | None, dict[str, float]]:
@@ -119,7 +119,7 @@ def _size(exprs: Mapping[str, sp.Expr]) -> int:
 
 
 def reduce_degenerate(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
-    """Cleaning with a refit: remove near-degenerate parts (:mod:`desyr.degenerate`) and refit the rest.
+    """Cleaning with a refit: remove near-degenerate parts (:mod:`desyr.symbolic.degenerate`) and refit the rest.
 
     Each round finds the parts of the current tree and tries, most reduction first, all of them
     together and then each alone: the reduced tree is refit (``refit``: the run's refiner, physics

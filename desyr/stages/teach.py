@@ -5,12 +5,12 @@ import time
 
 import numpy as np
 
+from desyr.config.settings import component
 from desyr.errors import ConfigError
+from desyr.extension.registry import Registry
+from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.search import jsonable
-from desyr.registry import Registry
-from desyr.roles import Teacher, TeacherModel
-from desyr.settings import component
 from desyr.stages.guard import contained
 
 

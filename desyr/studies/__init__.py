@@ -43,7 +43,7 @@ def run_study(name: str, out: str | Path, *, quick: bool = False, bench: str | P
     out = Path(out)
     if bench is not None and not (Path(bench) / "runs").is_dir():
         raise ConfigError(f"--bench {bench}: not a bench folder (no runs/ inside)")
-    from desyr.progress import Progress
+    from desyr.runtime.progress import Progress
     from desyr.studies.common import StudyContext, write_study
 
     ctx = StudyContext(out=out, quick=quick, bench=Path(bench) if bench else None, plots=plots,

@@ -14,17 +14,17 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.atomic import read_json, write_text_atomic
+from desyr.config.settings import method_constants
 from desyr.errors import ConfigError, DesyrError
-from desyr.figures import FigureRecord, figure_section, have_matplotlib
+from desyr.extension.registry import Registry, load_registry
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
 from desyr.model.result import CandidateRecord, Result, load_result
-from desyr.progress import Progress
-from desyr.registry import Registry, load_registry
-from desyr.settings import method_constants
+from desyr.report.figures import FigureRecord, figure_section, have_matplotlib
+from desyr.runtime.atomic import read_json, write_text_atomic
+from desyr.runtime.progress import Progress
 
 RECOVERED = 1e-10
 
@@ -145,7 +145,7 @@ def table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 # ------------------------------------------------------------------ problems
 def quick_problem(spec: str, registry: Registry) -> Problem:
     """A bundled problem with tiny point budgets (``paper:<name>`` unless ``spec`` has a prefix)."""
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     problem = load_problem(spec if ":" in spec or spec.endswith(".toml") else f"paper:{spec}", registry)
     return shrink(problem)
@@ -169,7 +169,7 @@ def context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None =
 
 def refiner(registry: Registry, problem: Problem, **options: Any) -> Any:
     """The problem's configured refiner with ``options`` on top."""
-    from desyr.settings import read_section
+    from desyr.config.settings import read_section
 
     sec = read_section(problem, "refine")
     name = sec["plugin"] or registry.default("refiner")
@@ -188,15 +188,15 @@ def refit(problem: Problem, exprs: Mapping[str, sp.Expr] | str, registry: Regist
 
 
 def evaluate_on(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> np.ndarray:
-    from desyr.numeric import evaluate
+    from desyr.symbolic.numeric import evaluate
 
     return np.column_stack([evaluate(exprs[f], problem.symbols, X) for f in problem.fields])
 
 
 def errors(problem: Problem, exprs: Mapping[str, sp.Expr] | None, seed: int = 0) -> dict[str, float | None]:
     """Relative L2 and R_eq / R_con on the independent verification points (post hoc)."""
-    from desyr.physics import verify
     from desyr.stages.verify import relative_l2
+    from desyr.symbolic.physics import verify
 
     if not exprs:
         return {"rel_l2": None, "R_eq": None, "R_con": None}
@@ -237,7 +237,7 @@ def archived_runs(bench: Path) -> list[Archived]:
 
 def problem_of(run: Archived, registry: Registry, bench: Path | None = None) -> Problem:
     """The problem of an archived run: its spec, else a config of that name in ``<bench>/configs``."""
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     tries = [s for s in (run.spec, run.result.problem.source) if s]
     if bench is not None:
@@ -316,7 +316,7 @@ def frozen_cases(ctx: StudyContext, names: Sequence[str] | None = None, quick_se
         if not cases:
             raise ConfigError(f"--bench {ctx.bench}: no finished scalar run with a selected candidate")
         return cases
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     for name, text in QUICK_CASES.items():
         if names and name not in names:

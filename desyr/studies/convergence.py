@@ -6,7 +6,7 @@ failed (non-finite or error).  Zero-parameter candidates ("fixed") are counted a
 """
 from __future__ import annotations
 
-from desyr.figures import FigureRecord, bar_chart
+from desyr.report.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, archived_runs, by_config, table
 
 TITLE = "Candidate-level convergence audit"

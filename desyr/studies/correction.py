@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from desyr.figures import FLOOR, FigureRecord, before_after_chart
+from desyr.report.figures import FLOOR, FigureRecord, before_after_chart
 from desyr.studies.common import (
     StudyContext,
     StudyOutput,

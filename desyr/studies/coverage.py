@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.figures import FigureRecord, line_chart
+from desyr.config.settings import gate_sequence
+from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate
 from desyr.model.search import ParetoMember
-from desyr.roles import Gate
-from desyr.settings import gate_sequence
+from desyr.report.figures import FigureRecord, line_chart
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.search import pooled_candidates

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from desyr.figures import FLOOR, FigureRecord, bar_chart
+from desyr.config.settings import gate_sequence
+from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.problem import Problem
-from desyr.roles import Gate
-from desyr.settings import gate_sequence
+from desyr.report.figures import FLOOR, FigureRecord, bar_chart
 from desyr.stages.select import apply_gate, preference_key
 from desyr.studies.common import (
     StudyContext,

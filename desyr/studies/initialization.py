@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from desyr.figures import FigureRecord, bar_chart
-from desyr.parameterize import parameterize
+from desyr.report.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, errors, frozen_cases, quartiles, refit, summary, table
+from desyr.symbolic.parameterize import parameterize
 
 TITLE = "Initialization sensitivity"
 PAPER = "50 teacher-derived and 250 random U(-1,1) starts over 10 configurations; teacher-derived starts reach " \

@@ -1,6 +1,6 @@
 """``jacobian``: rank and conditioning of the exact refinement Jacobian at the refined solution (paper §5.3.4).
 
-Each frozen topology is parameterized as Stage B does (``desyr.parameterize``), solved
+Each frozen topology is parameterized as Stage B does (``desyr.symbolic.parameterize``), solved
 physics-only from its search constants, and the exact dF/da (``ResidualSystem.jacobian``)
 is audited by SVD: numerical rank (tolerance max(sigma) x max(n, p) x eps), sigma_min and
 condition number.  Topologies without free constants are listed as zero-parameter runs.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.figures import FigureRecord, bar_chart
+from desyr.report.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import freeze, jacobian_audit, physics_only
 

@@ -16,10 +16,9 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.expressions import expression_text
+from desyr.config.settings import gate_sequence
+from desyr.extension.roles import Gate
 from desyr.model.search import SearchTask
-from desyr.roles import Gate
-from desyr.settings import gate_sequence
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.search import pooled_candidates, run_search, search_seeds
@@ -38,6 +37,7 @@ from desyr.studies.common import (
     surrogate_teacher,
     table,
 )
+from desyr.symbolic.expressions import expression_text
 
 TITLE = "Operator-library misspecification and enrichment"
 ENRICHED = ["sin", "cos", "exp", "tanh"]
@@ -154,7 +154,7 @@ def run(ctx: StudyContext) -> StudyOutput:
     figures = []
     path = ctx.figure("library.png")
     if path is not None and body:
-        from desyr.figures import FigureRecord, bar_chart
+        from desyr.report.figures import FigureRecord, bar_chart
 
         labels = [f"{c} {lab} K={k}" for c, _, k, lab in keys]
         bar_chart(path, labels, [("recovered", [sum(r["recovered"] for r in rows if (r["config"], tuple(r["library"]),

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from desyr.figures import FigureRecord, line_chart
-from desyr.numeric import evaluate
+from desyr.report.figures import FigureRecord, line_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import NoisyConstraints, freeze, physics_only
+from desyr.symbolic.numeric import evaluate
 
 TITLE = "Sensitivity to perturbations in prescribed constraints"
 LEVELS = [0.0, 1e-6, 1e-4, 1e-2]

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.figures import FigureRecord, line_chart
-from desyr.numeric import evaluate
+from desyr.report.figures import FigureRecord, line_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import DataTerm, freeze, mixed, physics_only, teacher_only
+from desyr.symbolic.numeric import evaluate
 
 TITLE = "Ablation of coefficient-refinement objectives"
 BETAS = [1.0, 1e2, 1e4, 1e6]

@@ -90,9 +90,9 @@ def poisson4_teacher(X: np.ndarray) -> np.ndarray:
 
 def make_tiny_bench(out: str | Path, seeds: int = 2, quiet: bool = True) -> Path:
     """Run (or resume) the tiny bench in ``out``; returns ``out``."""
-    from desyr.bench import bench
-    from desyr.progress import Progress
-    from desyr.registry import load_registry
+    from desyr.bench.suite import bench
+    from desyr.extension.registry import load_registry
+    from desyr.runtime.progress import Progress
 
     out = Path(out)
     configs = out / "configs"

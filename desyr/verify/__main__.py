@@ -12,7 +12,7 @@ MAX_REQUEST = 16 * 1024 * 1024
 
 def main() -> int:
     from desyr.errors import DesyrError
-    from desyr.expressions import ExpressionError
+    from desyr.symbolic.expressions import ExpressionError
     from desyr.verify.verdict import decide
 
     try:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from desyr.errors import ConfigError
+from desyr.extension.registry import Registry
 from desyr.model.problem import Problem
 from desyr.model.result import read_result_data
-from desyr.registry import Registry
 from desyr.verify.child import request_verdict
 from desyr.verify.request import REQUEST_SCHEMA, config_of
 from desyr.verify.verdict import config_sha256
@@ -128,7 +128,7 @@ def _request(config: dict[str, Any], exprs: Any, exact: Any, seed: Any) -> dict[
 
 
 def _problem(spec: str, registry: Plugins) -> Problem:
-    from desyr.model.loading import load_problem, load_problem_file
+    from desyr.config.loading import load_problem, load_problem_file
 
     if Path(spec).is_file() or spec.endswith(".toml"):
         return load_problem_file(spec)

@@ -17,7 +17,7 @@ from fractions import Fraction
 import sympy as sp
 
 from desyr.model.problem import Face, Problem
-from desyr.simplify import OutOfTime, bounded_simplify, time_limit
+from desyr.symbolic.simplify import OutOfTime, bounded_simplify, time_limit
 
 SECONDS_PER_RESIDUAL = 4.0
 SECONDS_PER_PROOF = 20.0

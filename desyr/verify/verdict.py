@@ -28,14 +28,14 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
+from desyr.config.reading import problem_from_dict, problem_from_toml
+from desyr.config.settings import method_constants
 from desyr.errors import ConfigError
-from desyr.expressions import ExpressionError, expression_text
 from desyr.model.points import VerificationPoints, constraint_points, latin_hypercube
 from desyr.model.problem import Problem
-from desyr.model.reading import problem_from_dict, problem_from_toml
-from desyr.numeric import evaluate
-from desyr.physics import verify
-from desyr.settings import method_constants
+from desyr.symbolic.expressions import ExpressionError, expression_text
+from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.physics import verify
 from desyr.verify.proof import prove
 from desyr.verify.regularity import resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA

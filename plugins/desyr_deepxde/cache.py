@@ -92,7 +92,7 @@ def entry_paths(cache_dir: Path, key: str) -> tuple[Path, Path]:
 
 def read_entry(weights_path: Path, meta_path: Path) -> tuple[dict[str, Any], bytes] | str:
     """``(meta, pt bytes)`` of a consistent entry, or the reason it is a miss (a string)."""
-    from desyr.atomic import read_json
+    from desyr.runtime.atomic import read_json
 
     if not meta_path.is_file() or not weights_path.is_file():
         return "no entry"
@@ -116,7 +116,7 @@ def read_entry(weights_path: Path, meta_path: Path) -> tuple[dict[str, Any], byt
 
 def write_entry(weights_path: Path, meta_path: Path, weights: bytes, meta: Mapping[str, Any]) -> None:
     """Write the pair atomically: .pt first, .json (with the .pt's sha256) last."""
-    from desyr.atomic import write_bytes_atomic, write_text_atomic
+    from desyr.runtime.atomic import write_bytes_atomic, write_text_atomic
 
     text = json.dumps({**meta, "pt_sha256": hashlib.sha256(weights).hexdigest()}, default=float)
     weights_path.parent.mkdir(parents=True, exist_ok=True)

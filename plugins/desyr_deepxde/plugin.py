@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from desyr import hookimpl
-from desyr.options import Option
-from desyr.roles import ComponentError, Teacher, TeacherModel
+from desyr.extension.options import Option
+from desyr.extension.roles import ComponentError, Teacher, TeacherModel
 
 #: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")

@@ -1,8 +1,8 @@
 """The paper's Stage-C gate sequence (§3.4), one component per gate."""
 from __future__ import annotations
 
+from desyr.config.settings import METHOD
 from desyr.plugin import Candidate, Gate, GateDecision, Option, preference_key
-from desyr.settings import METHOD
 
 
 def _split(pool: list[Candidate], keep) -> tuple[list[Candidate], dict[str, str]]:

@@ -25,10 +25,10 @@ import numpy as np
 import sympy as sp
 
 from desyr import hookimpl
-from desyr.expressions import Vocabulary
-from desyr.options import Option
-from desyr.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask, optional_import
+from desyr.extension.options import Option
+from desyr.extension.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask, optional_import
 from desyr.stages.pool import empirical_front
+from desyr.symbolic.expressions import Vocabulary
 
 
 def _protected_exp(x):

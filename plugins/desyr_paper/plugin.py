@@ -45,7 +45,7 @@ def desyr_load_problem(spec):
 
 @hookimpl
 def desyr_problem_library():
-    from desyr.model.loading import tomllib
+    from desyr.config.loading import tomllib
 
     rows = []
     for prefix in SETS:

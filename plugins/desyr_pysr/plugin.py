@@ -20,10 +20,10 @@ import numpy as np
 import sympy as sp
 
 from desyr import hookimpl
-from desyr.expressions import ExpressionError, Vocabulary, parse_expression
-from desyr.options import Option
-from desyr.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask
+from desyr.extension.options import Option
+from desyr.extension.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask
 from desyr.stages.pool import empirical_front, teacher_fit_mse
+from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 
 #: common vocabulary -> PySR operator name
 BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "^": "^"}

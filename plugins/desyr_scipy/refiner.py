@@ -11,14 +11,14 @@ from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
 from desyr.coupled.rates import TiedRates, tie_shared_rates
+from desyr.extension.options import Option
+from desyr.extension.roles import Refiner
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
-from desyr.options import Option
-from desyr.parameterize import MAX_PARAMS, constant_nodes, is_eligible, parameterize
-from desyr.physics import for_refinement
-from desyr.roles import Refiner
-from desyr.simplify import simplify_expression
+from desyr.symbolic.parameterize import MAX_PARAMS, constant_nodes, is_eligible, parameterize
+from desyr.symbolic.physics import for_refinement
+from desyr.symbolic.simplify import simplify_expression
 
 
 class _Timeout(Exception):

@@ -1,7 +1,7 @@
 """A third-party plugin: one gate and one refiner, found through importlib.metadata only."""
 from desyr import hookimpl
 from desyr.model.candidates import RefitOutcome
-from desyr.roles import Gate, GateDecision, Refiner
+from desyr.extension.roles import Gate, GateDecision, Refiner
 
 
 class PreferLongestGate(Gate):

@@ -6,9 +6,9 @@ A doc marks each generated table with a pair of comments::
     ...generated...
     <!-- /options -->
 
-``section NAME`` renders :data:`desyr.settings.SECTIONS` ``[NAME]``; ``ROLE NAME``
+``section NAME`` renders :data:`desyr.config.settings.SECTIONS` ``[NAME]``; ``ROLE NAME``
 (e.g. ``refiner scipy``) renders an installed component's options.  Run
-``python -m desyr.docgen`` to rewrite the tables; ``tests/test_docs.py`` fails when
+``python -m desyr.cli.docgen`` to rewrite the tables; ``tests/test_docs.py`` fails when
 a doc is out of date.
 """
 from __future__ import annotations
@@ -17,11 +17,11 @@ import re
 import sys
 from pathlib import Path
 
-from desyr.options import markdown_table
-from desyr.registry import Registry, load_registry
-from desyr.settings import SECTIONS
+from desyr.config.settings import SECTIONS
+from desyr.extension.options import markdown_table
+from desyr.extension.registry import Registry, load_registry
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 _BLOCK = re.compile(r"(<!-- options: (\w+) ([\w:]+) -->\n)(.*?)(<!-- /options -->)", re.S)
 
 

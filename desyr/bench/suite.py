@@ -18,7 +18,7 @@ process group, and on Linux ``PR_SET_PDEATHSIG``: a killed bench takes its child
 with it, and SIGTERM/SIGINT of the bench kill the child's whole group.  The
 environment, including ``DESYR_ALLOW_CALLABLE``, is inherited.
 
-All bench files are written atomically (:mod:`desyr.atomic`) and ``DIR`` is
+All bench files are written atomically (:mod:`desyr.runtime.atomic`) and ``DIR`` is
 locked for the duration of the bench, so two benches cannot share it.
 """
 from __future__ import annotations
@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from desyr import __version__
-from desyr.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
-from desyr.bench_table import render_markdown
-from desyr.children import _spawn, child_command, kill_children_on_signals
+from desyr.bench.table import render_markdown
 from desyr.errors import ConfigError, DesyrError
-from desyr.progress import Progress
+from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
+from desyr.runtime.children import _spawn, child_command, kill_children_on_signals
+from desyr.runtime.progress import Progress
 
 MARKER = "run.json"
 #: bump when the meaning of a stored run changes (what a run directory's hash covers)
@@ -237,8 +237,8 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
              ) -> dict[tuple[str, int], dict[str, Any]]:
     """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
     as failed and the others are kept: each finished run is already on disk."""
-    from desyr.execution import checked_map, make_executor
-    from desyr.roles import UnitFailure
+    from desyr.extension.roles import UnitFailure
+    from desyr.runtime.execution import checked_map, make_executor
 
     outcomes: dict[tuple[str, int], dict[str, Any]] = {}
     todo = []

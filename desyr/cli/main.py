@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from desyr._version import __version__
 from desyr.errors import DesyrError
-from desyr.expressions import ExpressionError
+from desyr.symbolic.expressions import ExpressionError
 
 EXIT_USAGE = 2
 
@@ -179,12 +179,12 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "study":
         return _study(registry, args)
     if args.command in ("exact", "export"):
-        from desyr.result_commands import exact_command, export_command
+        from desyr.cli.results import exact_command, export_command
 
         return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
-    from desyr.atomic import check_out_dir
-    from desyr.model.loading import load_problem
-    from desyr.progress import Progress
+    from desyr.config.loading import load_problem
+    from desyr.runtime.atomic import check_out_dir
+    from desyr.runtime.progress import Progress
 
     if args.out is not None:
         check_out_dir(args.out)   # before loading anything heavy
@@ -208,7 +208,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _loaded_registry():
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
 
     registry = load_registry()
     for name, error in registry.failures.items():
@@ -220,8 +220,8 @@ def _loaded_registry():
 
 
 def _bench(registry, args) -> int:
-    from desyr.bench import bench
-    from desyr.progress import Progress
+    from desyr.bench.suite import bench
+    from desyr.runtime.progress import Progress
 
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
     data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,

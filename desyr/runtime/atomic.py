@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from desyr.errors import ConfigError, DesyrError
-from desyr.nesting import json_loads
+from desyr.model.nesting import json_loads
 
 __all__ = ["LOCK_NAME", "read_json", "run_lock", "write_bytes_atomic", "write_json_atomic", "write_text_atomic"]
 
@@ -107,7 +107,7 @@ def write_json_atomic(path: str | os.PathLike, obj: Any, **dumps: Any) -> Path:
 
 def read_json(path: str | os.PathLike) -> Any | None:
     """The JSON in ``path``, or None when it is missing, unreadable, truncated, not JSON, or nested
-    too deeply to be one of DeSyR's files (:mod:`desyr.nesting`)."""
+    too deeply to be one of DeSyR's files (:mod:`desyr.model.nesting`)."""
     try:
         return json_loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):     # NestingError is a ValueError

@@ -25,10 +25,10 @@ from typing import Any
 
 import pluggy
 
-from desyr import hookspecs
 from desyr.errors import ConfigError, DesyrError, PluginError
-from desyr.options import specs_of
-from desyr.roles import ROLES, Component
+from desyr.extension import hookspecs
+from desyr.extension.options import specs_of
+from desyr.extension.roles import ROLES, Component
 
 GROUP = "desyr"
 BLOCK_ENV = "DESYR_DISABLE_PLUGINS"

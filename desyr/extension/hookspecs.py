@@ -8,7 +8,7 @@ entry-point group, for example in a plugin's ``pyproject.toml``::
 
 Implementations are marked with :data:`desyr.plugin.hookimpl`.  The component
 hooks collect from every plugin (on a name clash the first plugin loaded wins,
-see :mod:`desyr.registry`); ``desyr_load_problem`` stops at the first answer.
+see :mod:`desyr.extension.registry`); ``desyr_load_problem`` stops at the first answer.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.roles import Executor, Gate, Refiner, Searcher, Teacher
     from desyr.model.problem import Problem
-    from desyr.roles import Executor, Gate, Refiner, Searcher, Teacher
 
 hookspec = pluggy.HookspecMarker("desyr")
 #: Mark a plugin function as an implementation of a DeSyR hook.
@@ -29,7 +29,7 @@ hookimpl = pluggy.HookimplMarker("desyr")
 def desyr_register_teachers() -> list[type[Teacher]]:
     """Contribute teacher components.
 
-    Return a list of :class:`desyr.roles.Teacher` subclasses.  Each class
+    Return a list of :class:`desyr.extension.roles.Teacher` subclasses.  Each class
     has a unique ``name`` (selected by ``[teacher] plugin = NAME``), an
     ``options`` mapping of accepted options with defaults, and implements
     ``prepare(problem, context) -> TeacherModel``; ``TeacherModel.predict(X)``
@@ -41,7 +41,7 @@ def desyr_register_teachers() -> list[type[Teacher]]:
 def desyr_register_searchers() -> list[type[Searcher]]:
     """Contribute symbolic-search components.
 
-    Return a list of :class:`desyr.roles.Searcher` subclasses.  Each
+    Return a list of :class:`desyr.extension.roles.Searcher` subclasses.  Each
     declares the operators of the common vocabulary it supports
     (``supported_binary``, ``supported_unary``) and implements
     ``search(task: SearchTask) -> SearchResult``: one seeded search whose
@@ -57,7 +57,7 @@ def desyr_register_searchers() -> list[type[Searcher]]:
 def desyr_register_refiners() -> list[type[Refiner]]:
     """Contribute Stage-B refiner components.
 
-    Return a list of :class:`desyr.roles.Refiner` subclasses.  Each
+    Return a list of :class:`desyr.extension.roles.Refiner` subclasses.  Each
     implements ``refine(candidate, problem, points) -> RefitOutcome``: the
     candidate's tree stays frozen and only its constants are re-estimated from
     the governing equation and constraints, never from teacher data.
@@ -68,7 +68,7 @@ def desyr_register_refiners() -> list[type[Refiner]]:
 def desyr_register_gates() -> list[type[Gate]]:
     """Contribute Stage-C selection gates.
 
-    Return a list of :class:`desyr.roles.Gate` subclasses.  Each
+    Return a list of :class:`desyr.extension.roles.Gate` subclasses.  Each
     implements ``apply(pool, context) -> GateDecision`` listing the candidates
     it keeps (at least one of a non-empty pool) and, for each removed one, the
     reason.  Gates run in the order of ``[selection] gates`` in the config, or
@@ -80,9 +80,9 @@ def desyr_register_gates() -> list[type[Gate]]:
 def desyr_register_executors() -> list[type[Executor]]:
     """Contribute executor components (where independent units of work run).
 
-    Return a list of :class:`desyr.roles.Executor` subclasses.  Each implements
+    Return a list of :class:`desyr.extension.roles.Executor` subclasses.  Each implements
     ``map(fn, items) -> list``: ``fn(item)`` for every item, results in input
-    order, a :class:`desyr.roles.UnitFailure` in place of a unit that raised or
+    order, a :class:`desyr.extension.roles.UnitFailure` in place of a unit that raised or
     whose worker died.  Selected by ``[execution] plugin = NAME`` or
     ``--executor NAME``; the executor never changes a unit's result.
     """

@@ -1,14 +1,13 @@
 """Loading problems: a config file, or a spec such as ``paper:burgers`` that a plugin answers.
 
-Reading a config as data is :mod:`desyr.model.reading`, which the verifier uses alone; only
+Reading a config as data is :mod:`desyr.config.reading`, which the verifier uses alone; only
 resolving a spec needs the plugins, so only this module may reach the registry.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from desyr.model.problem import Problem
-from desyr.model.reading import (
+from desyr.config.reading import (
     check_names,
     load_problem_file,
     problem_from_dict,
@@ -16,6 +15,7 @@ from desyr.model.reading import (
     read_toml,
     tomllib,
 )
+from desyr.model.problem import Problem
 
 __all__ = ["check_names", "load_problem", "load_problem_file", "problem_from_dict", "problem_from_toml",
            "read_toml", "tomllib"]
@@ -27,7 +27,7 @@ def load_problem(spec: str | Path, registry=None) -> Problem:
     if Path(spec).is_file() or str(spec).endswith(".toml"):
         return load_problem_file(spec)
     if registry is None:
-        from desyr.registry import load_registry
+        from desyr.extension.registry import load_registry
         registry = load_registry()
     return registry.load_problem(str(spec))
 

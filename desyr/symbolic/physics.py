@@ -16,7 +16,7 @@ import sympy as sp
 
 from desyr.model.points import PointSets, VerificationPoints
 from desyr.model.problem import Problem
-from desyr.numeric import broadcast, columns, lambdify
+from desyr.symbolic.numeric import broadcast, columns, lambdify
 
 
 @dataclass

@@ -237,7 +237,7 @@ def write_run_figures(result: Any, problem: Any, out_dir: str | Path,
 def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
     """Recovered solution against teacher and reference: a profile (1-D) or heat maps (2-D; the
     first two variables with the others at their midpoints for d > 2)."""
-    from desyr.numeric import evaluate
+    from desyr.symbolic.numeric import evaluate
 
     exprs = result.solution() if result.expression is not None else None
     if not exprs:

@@ -16,7 +16,7 @@ from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord
 from desyr.model.result_reading import build_typed
-from desyr.physics import verify
+from desyr.symbolic.physics import verify
 
 
 def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0

@@ -2,7 +2,7 @@
 
 Every value is checked here, before any work: the structure of the tables, the
 names, the expressions (which must be finite where they are data), and the
-declared sections of :mod:`desyr.settings`.  Each failure is one
+declared sections of :mod:`desyr.config.settings`.  Each failure is one
 :class:`ConfigError` line that says where in the config it happened.
 """
 from __future__ import annotations
@@ -24,12 +24,12 @@ from contextvars import ContextVar
 
 import sympy as sp
 
+from desyr.config.settings import MAX_POINTS, SECTIONS, check_sections
 from desyr.errors import ConfigError
-from desyr.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
+from desyr.model.nesting import NestingError, check_nesting, toml_loads
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
-from desyr.nesting import NestingError, check_nesting, toml_loads
-from desyr.settings import MAX_POINTS, SECTIONS, check_sections
-from desyr.simplify import bounded_simplify
+from desyr.symbolic.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
+from desyr.symbolic.simplify import bounded_simplify
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -287,7 +287,7 @@ def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -
 
 
 def _points(table: Any, source: str) -> dict[str, int]:
-    from desyr.options import OptionError, validate
+    from desyr.extension.options import OptionError, validate
 
     try:
         return validate(SECTIONS["points"], table, "[points]")

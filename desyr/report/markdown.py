@@ -56,7 +56,7 @@ def fmt(v: Any) -> str:
 
 
 def render_report(r: Result, figures: list[str] | None = None) -> str:
-    """The report; ``figures`` are the markdown lines of the figure section (desyr.figures)."""
+    """The report; ``figures`` are the markdown lines of the figure section (desyr.report.figures)."""
     lines = [f"# DeSyR {md(r.command)}: {md(r.problem.title)}", ""]
     if r.expression is None:
         why = ("the search pool was empty" if r.search is not None and r.search.pool_size == 0 else

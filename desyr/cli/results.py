@@ -5,14 +5,14 @@ import argparse
 from pathlib import Path
 
 from desyr.api import write_result
-from desyr.atomic import run_lock, write_text_atomic
+from desyr.config.loading import load_problem
 from desyr.errors import ConfigError
 from desyr.exact import FORMATS, export
-from desyr.model.loading import load_problem
+from desyr.extension.registry import Registry
 from desyr.model.points import make_verification_points
 from desyr.model.result import load_result
-from desyr.registry import Registry
-from desyr.stages.identify import identify
+from desyr.runtime.atomic import run_lock, write_text_atomic
+from desyr.stages.closed_form import identify
 from desyr.verify.attach import attach_verdict
 from desyr.verify.child import VerifierError, request_verdict
 from desyr.verify.command import result_request

@@ -21,8 +21,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ComponentError
+from desyr.extension.options import Option, OptionError, validate
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
-from desyr.options import Option, OptionError, validate
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.candidates import Candidate, RefitOutcome
@@ -50,7 +50,7 @@ class Component(abc.ABC):
     """Base of every component.
 
     ``name`` is how configs select the component. ``options`` declares the
-    options it accepts, each an :class:`desyr.options.Option` (a bare default
+    options it accepts, each an :class:`desyr.extension.options.Option` (a bare default
     value is accepted too, and its type is inferred); unknown or ill-typed values
     are a config error raised by :meth:`validate_options` before any work starts.
     ``default = True`` offers the component as its role's default, used when a
@@ -68,7 +68,7 @@ class Component(abc.ABC):
 
     @classmethod
     def validate_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults merged with ``given``, each value checked against its :class:`desyr.options.Option`."""
+        """Defaults merged with ``given``, each value checked against its :class:`desyr.extension.options.Option`."""
         try:
             return validate(cls.options, given, f"{cls.role} '{cls.name}'")
         except OptionError as exc:
@@ -147,7 +147,7 @@ class Searcher(Component):
         """Front members from ``(label, complexity, build_expression)`` triples, each scored by its
         teacher-fit MSE; a member that cannot be converted or is not finite is dropped with a
         warning (a search result is still useful without it). Returns the members and the number dropped."""
-        from desyr.expressions import Vocabulary
+        from desyr.symbolic.expressions import Vocabulary
 
         X, y = self.task_arrays(task)
         symbols = list(Vocabulary(list(task.variables)).var_symbols.values())

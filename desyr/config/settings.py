@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError
-from desyr.options import Option, OptionError, validate
+from desyr.extension.options import Option, OptionError, validate
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.registry import Registry
+    from desyr.extension.roles import Component
     from desyr.model.problem import Problem
-    from desyr.registry import Registry
-    from desyr.roles import Component
 
 #: upper bound on every point count: beyond it one run would not fit in memory on a workstation
 MAX_POINTS = 1_000_000
@@ -49,7 +49,7 @@ class MethodConstants:
     rate_match_tolerance: float = 1e-9        # coupled: a rate shared by two fields
     rate_multiple_tolerance: float = 1e-8     # coupled: k * shared rate
     rate_multiples: tuple[int, ...] = (1, 2, 3, 4)
-    # Stage C: cleaning with a refit (desyr.degenerate, desyr.stages.select.reduce_degenerate)
+    # Stage C: cleaning with a refit (desyr.symbolic.degenerate, desyr.stages.select.reduce_degenerate)
     degenerate_argument_tolerance: float = 1e-3
     """A function argument whose variable part stays within this of 0 on the domain points is a
     rate near 0: ``exp(c*x)``, ``cos(c*x)`` -> 1, ``sin(c*x)`` -> ``c*x``, ``exp(a + c*x)`` -> ``exp(a)``."""

@@ -4,7 +4,7 @@ Every component and every config section declares its options once, as a
 mapping name -> :class:`Option` (default, accepted type, range, one-line doc).
 The core checks given values against the spec when the config is loaded,
 before any work starts, and the tables in ``docs/`` are generated from the same
-specs (``desyr.options.markdown_table``).
+specs (``desyr.extension.options.markdown_table``).
 """
 from __future__ import annotations
 

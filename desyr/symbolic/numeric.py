@@ -36,13 +36,13 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
 
     ``zoo`` (from ``1/0``, ``log(0)``, ``1/(x-x)``) becomes nan, so such expressions
     evaluate to non-finite values; an expression numpy cannot express at all is an
-    :class:`~desyr.expressions.ExpressionError` (one line), never a ``KeyError``.
+    :class:`~desyr.symbolic.expressions.ExpressionError` (one line), never a ``KeyError``.
     """
     exprs = [_numeric_form(e) for e in exprs]
     try:
         return sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
     except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
-        from desyr.expressions import ExpressionError
+        from desyr.symbolic.expressions import ExpressionError
         text = ", ".join(str(e) for e in exprs)
         text = text if len(text) <= 80 else text[:77] + "..."
         raise ExpressionError(f"cannot evaluate {text} numerically: {type(exc).__name__}: {exc}") from None

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from desyr._version import __version__
-from desyr.atomic import read_json, write_json_atomic
 from desyr.errors import ConfigError
+from desyr.runtime.atomic import read_json, write_json_atomic
 
 STORE = "store"
 KINDS = ("search", "refit")

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from desyr.expressions import complexity
-from desyr.settings import METHOD
+from desyr.config.settings import METHOD
+from desyr.symbolic.expressions import complexity
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
 SIMPLIFY_MAX_CALL_DEPTH = 8  # and exponential in nested calls: sin(sin(...)) 15 deep takes ~17 s

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError, PluginError
-from desyr.roles import Executor, UnitFailure
+from desyr.extension.roles import Executor, UnitFailure
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
-    from desyr.progress import Progress
-    from desyr.registry import Registry
-    from desyr.store import RunStore
+    from desyr.runtime.progress import Progress
+    from desyr.runtime.store import RunStore
 
 #: the built-in executors' plugin module, imported when no executor is registered (an editable
 #: install made before the ``executors`` entry point existed); the entry point is the normal path
@@ -61,7 +61,7 @@ def make_executor(registry: Registry, problem: Problem | None = None, name: str 
     """The executor of ``[execution]`` (or of the command line, which wins), with checked options."""
     section: dict[str, Any] = {"plugin": None, "workers": None, "options": {}}
     if problem is not None:
-        from desyr.settings import read_section
+        from desyr.config.settings import read_section
 
         section = read_section(problem, "execution")
     cls = executor_class(registry, name or section["plugin"])
@@ -101,7 +101,7 @@ class StoredCall:
 
 
 def stored_call(call: StoredCall) -> dict[str, Any]:
-    from desyr.store import write_record
+    from desyr.runtime.store import write_record
 
     start = time.perf_counter()
     record = call.fn(call.item)
@@ -189,7 +189,7 @@ class Units:
                 record, why = None, f"{type(exc).__name__}: {exc}"
         if why is not None:
             why = " ".join(why.split())
-            from desyr.progress import Progress
+            from desyr.runtime.progress import Progress
 
             (self.progress or Progress()).warning(
                 f"run store: {kind}/{name}.json is malformed ({why[:200]}); the unit is computed again")
@@ -208,6 +208,6 @@ class Units:
 
 def serial_units() -> Units:
     """In process, no store: what a stage uses when the caller set up nothing (tests, notebooks)."""
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
 
     return Units(make_executor(load_registry(entry_points=False), name="serial"))

@@ -122,7 +122,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
 
 def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
     """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     try:
         problem = load_problem(spec, registry)

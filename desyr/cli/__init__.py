@@ -1,0 +1,1 @@
+"""The ``desyr`` command line: ``run``, ``refine``, ``bench``, ``verify``, ``exact``, ``export`` and friends."""

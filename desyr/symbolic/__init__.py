@@ -1,0 +1,1 @@
+"""The mathematics of candidates: parsing, evaluation, residuals, parameterization and simplification."""
