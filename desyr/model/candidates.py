@@ -1,12 +1,15 @@
 """Candidate expressions as they move through Stages A, B and C."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import sympy as sp
 
 from desyr.symbolic.expressions import complexity
+
+#: field metadata: set by Stage B (refit, measurement and checked cleaning), so stored with a refit unit
+STAGE_B = {"stage_b": True}
 
 
 @dataclass
@@ -36,15 +39,16 @@ class Candidate:
     search_seed: int | None = None
     search_complexity: int | None = None
     search_loss: float | None = None
-    refit: RefitOutcome | None = None
-    expressions: dict[str, sp.Expr] | None = None   # final (refined, maybe cleaned)
-    cleaned: bool = False
-    cleaning_note: str | None = None
-    eps_T: float | None = None                  # teacher relative error on X_S
-    eps_T_fields: dict[str, float] | None = None
-    rho_r: float | None = None                  # RMS interior residual (refinement points)
-    rho_c: float | None = None                  # RMS constraint residual
-    phi: float | None = None                    # rho_r + sqrt(lambda_c) rho_c
+    # Stage B sets the fields marked STAGE_B; a stored refit record holds exactly these (stage_b_fields)
+    refit: RefitOutcome | None = field(default=None, metadata=STAGE_B)
+    expressions: dict[str, sp.Expr] | None = field(default=None, metadata=STAGE_B)  # final (refined, maybe cleaned)
+    cleaned: bool = field(default=False, metadata=STAGE_B)
+    cleaning_note: str | None = field(default=None, metadata=STAGE_B)
+    eps_T: float | None = field(default=None, metadata=STAGE_B)           # teacher relative error on X_S
+    eps_T_fields: dict[str, float] | None = field(default=None, metadata=STAGE_B)
+    rho_r: float | None = field(default=None, metadata=STAGE_B)           # RMS interior residual (refinement points)
+    rho_c: float | None = field(default=None, metadata=STAGE_B)           # RMS constraint residual
+    phi: float | None = field(default=None, metadata=STAGE_B)             # rho_r + sqrt(lambda_c) rho_c
     removed_by: str | None = None
     removed_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -68,3 +72,14 @@ def topology(expr: sp.Expr) -> sp.Expr:
     """The tree with every Float replaced by the placeholder symbol ``c``."""
     c = sp.Symbol("c")
     return expr.xreplace({f: c for f in expr.atoms(sp.Float)})
+
+
+def stage_b_fields() -> tuple[str, ...]:
+    """The :class:`Candidate` fields that Stage B sets, in declaration order: what a refit unit
+    stores and what is copied back from it (one declaration, so no list can fall behind)."""
+    return tuple(f.name for f in fields(Candidate) if f.metadata.get("stage_b"))
+
+
+def refit_outcome_fields() -> tuple[str, ...]:
+    """Every field of :class:`RefitOutcome`, in declaration order."""
+    return tuple(f.name for f in fields(RefitOutcome))

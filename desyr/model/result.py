@@ -82,6 +82,9 @@ class CandidateRecord:
     removed_by: str | None
     removed_reason: str | None
     screening: dict[str, Any] | None = None
+    refit_starts: int = 0                         # schema 3 files written before 0.4.1 lack these three
+    eps_T_fields: dict[str, float] | None = None
+    refit_expression: dict[str, str] | None = None   # the refiner's own, before Stage C's cleaning
 
 
 @dataclass
@@ -314,10 +317,12 @@ def candidate_record(c: Candidate) -> CandidateRecord:
         reason=refit.reason if refit else None, nfev=refit.nfev if refit else 0,
         objective=refit.objective if refit else None,
         params_initial=list(refit.initial) if refit else [], params_refined=list(refit.params) if refit else [],
-        refit_seconds=round(refit.seconds, 6) if refit else None,
+        refit_seconds=round(refit.seconds, 6) if refit else None, refit_starts=refit.starts if refit else 0,
         shared_rates=list(refit.shared_rates) if refit else [],
         cleaned=c.cleaned, cleaning=c.cleaning_note, eps_T=c.eps_T, phi=c.phi,
         rho_r=c.rho_r, rho_c=c.rho_c, removed_by=c.removed_by, removed_reason=c.removed_reason,
+        eps_T_fields=dict(c.eps_T_fields) if c.eps_T_fields is not None else None,
+        refit_expression={f: str(expression_text(e)) for f, e in refit.expressions.items()} or None if refit else None,
         screening=c.extra.get("screening"))
 
 

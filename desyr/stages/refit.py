@@ -5,7 +5,6 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +14,7 @@ import sympy as sp
 from desyr.config.settings import MethodConstants
 from desyr.errors import ConfigError
 from desyr.extension.roles import Refiner, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
@@ -129,14 +128,18 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         raise
     except BaseException as exc:  # one unusable candidate must not end the run; record why
         return _failed_record(f"{type(exc).__name__}: {exc}")
-    r = cand.refit
-    return {"refit": {"expressions": _texts(r.expressions), "status": r.status, "converged": r.converged,
-                      "reason": r.reason, "nfev": r.nfev, "objective": r.objective, "initial": list(r.initial),
-                      "params": list(r.params), "starts": r.starts, "seconds": r.seconds,
-                      "shared_rates": [jsonable(t) for t in r.shared_rates]},
-            "expressions": _texts(cand.expressions), "cleaned": cand.cleaned, "cleaning_note": cand.cleaning_note,
-            "eps_T": cand.eps_T, "eps_T_fields": cand.eps_T_fields, "rho_r": cand.rho_r, "rho_c": cand.rho_c,
-            "phi": cand.phi}
+    return {name: _stored(getattr(cand, name)) for name in stage_b_fields()}
+
+
+def _stored(value: Any) -> Any:
+    """A Stage-B field as JSON: expressions as their text, a refit outcome field by field."""
+    if isinstance(value, RefitOutcome):
+        return {name: _stored(getattr(value, name)) for name in refit_outcome_fields()}
+    if isinstance(value, dict) and any(isinstance(v, sp.Basic) for v in value.values()):
+        return _texts(value)
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) if isinstance(v, dict) else v for v in value]
+    return value
 
 
 #: why a refined expression whose residuals are not finite fails (a kink's DiracDelta evaluates to nan)
@@ -180,7 +183,7 @@ def _texts(exprs: Mapping[str, sp.Expr] | None) -> dict[str, str] | None:
     return None if exprs is None else {f: str(expression_text(e)) for f, e in exprs.items()}
 
 
-_OUTCOME_FIELDS = frozenset(f.name for f in dataclass_fields(RefitOutcome))
+_OUTCOME_FIELDS = frozenset(refit_outcome_fields())
 
 
 def check_refit_record(item: tuple[Refiner, Candidate, RunContext], record: dict[str, Any]) -> None:
@@ -231,8 +234,8 @@ def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem
     r["expressions"] = parsed(r["expressions"]) or {}
     cand.refit = RefitOutcome(**r)
     cand.expressions = parsed(record["expressions"]) or None
-    for name in ("cleaned", "cleaning_note", "eps_T", "eps_T_fields", "rho_r", "rho_c", "phi"):
-        if name in record:
+    for name in stage_b_fields():
+        if name not in ("refit", "expressions") and name in record:
             setattr(cand, name, record[name])
 
 

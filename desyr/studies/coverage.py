@@ -12,7 +12,7 @@ from typing import Any
 
 from desyr.config.settings import gate_sequence
 from desyr.extension.roles import Gate
-from desyr.model.candidates import Candidate
+from desyr.model.candidates import Candidate, stage_b_fields
 from desyr.model.search import ParetoMember
 from desyr.report.figures import FigureRecord, line_chart
 from desyr.stages.pool import pool_fronts, retain
@@ -36,7 +36,6 @@ from desyr.studies.common import (
 TITLE = "Candidate-pool coverage under repeated searches"
 KS = [1, 2, 3, 5, 10]
 PAPER = {1: "58/60", 2: "60/60", 3: "60/60", 5: "60/60", 10: "60/60"}
-_COPY = ("refit", "expressions", "cleaned", "cleaning_note", "eps_T", "eps_T_fields", "rho_r", "rho_c", "phi")
 
 
 def run(ctx: StudyContext) -> StudyOutput:
@@ -72,7 +71,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                 if done is None:
                     todo.append(cand)
                 else:
-                    for name in _COPY:
+                    for name in stage_b_fields():
                         setattr(cand, name, getattr(done, name))
             refine_pool(todo, stage_b, rctx)
             cache.update({str(c.search_expressions): c for c in todo})
