@@ -40,7 +40,7 @@ from desyr.extension.roles import (
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.points import PointSets
-from desyr.model.problem import Problem
+from desyr.model.problem import Problem, ProblemSet
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
 from desyr.stages.select import preference_key
 from desyr.symbolic.expressions import complexity, expression_text
@@ -55,7 +55,7 @@ __all__ = [
     # roles
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
     # data types
-    "Problem", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
+    "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",

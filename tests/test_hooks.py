@@ -56,6 +56,32 @@ def test_hook_desyr_problem_library(pm):
     assert ("paper:sine_poisson_1d", "[05] Sine–Poisson 1D") in rows
 
 
+def test_hook_desyr_problem_sets(pm):
+    sets = [s for found in pm.hook.desyr_problem_sets() for s in found]
+    paper = next(s for s in sets if s.name == "paper")
+    assert paper.default and len(paper.specs) == 18 and "paper:sine_poisson_1d" in paper.specs
+    assert [s.name for s in sets if s.default] == ["paper"]
+
+
+def test_a_third_party_default_set_and_a_broken_sets_hook():
+    from desyr import hookimpl
+    from desyr.plugin import ProblemSet
+
+    class Mine:
+        @hookimpl
+        def desyr_problem_sets(self):
+            return [ProblemSet("mine", "my problems", ("mine:a",), default=True)]
+
+    class Broken:
+        @hookimpl
+        def desyr_problem_sets(self):
+            return ["not a set"]
+
+    registry = load_registry(entry_points=False, extra_plugins=[Mine(), Broken()])
+    assert registry.default_problem_set().name == "mine"
+    assert any("ProblemSet" in e for e in registry.failures.values())
+
+
 def test_hook_desyr_register_executors(pm):
     import desyr_executors.plugin
 

@@ -34,6 +34,7 @@ from typing import Any
 from desyr import __version__
 from desyr.bench.table import render_markdown
 from desyr.errors import ConfigError, DesyrError
+from desyr.model.problem import ProblemSet
 from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
 from desyr.runtime.children import _spawn, child_command, kill_children_on_signals
 from desyr.runtime.progress import Progress
@@ -51,20 +52,15 @@ def _library_prefixes(registry) -> list[str]:
     return sorted({spec.partition(":")[0] + ":" for spec, _ in library(registry) if ":" in spec})
 
 
-def resolve_names(registry, names: list[str], all_: bool, problem_set: str = "paper") -> list[str]:
+def resolve_names(registry, names: list[str], all_: bool, problem_set: str | None = None) -> list[str]:
     """Config files as given; other names resolved through the problem hooks to a canonical spec;
-    ``all_``: every problem of ``problem_set`` (``paper``: the paper's 18 configurations).
+    ``all_``: every problem of ``problem_set`` (None: the set a plugin declares default).
 
     A bare name (``burgers``, ``13``) is tried under every prefix of the problem
-    library; the paper's set (``paper:``) wins, otherwise it must resolve under exactly one.
+    library; the default set wins, otherwise it must resolve under exactly one.
     """
     if all_:
-        by_id = sorted(library(registry), key=lambda row: row[1])      # titles start with "[ID]"
-        chosen = [spec for spec, _ in by_id if spec.startswith(f"{problem_set}:") and not spec.endswith("_polynomial")]
-        if not chosen:
-            sets = sorted({spec.partition(":")[0] for spec, _ in by_id})
-            raise ConfigError(f"no bundled problem set {problem_set!r}; sets: {', '.join(sets)}")
-        return chosen
+        return list(_chosen_set(registry, problem_set).specs)
     if not names:
         raise ConfigError("name problems to bench (see 'desyr problems') or pass --all")
     out = []
@@ -76,6 +72,16 @@ def resolve_names(registry, names: list[str], all_: bool, problem_set: str = "pa
             raise ConfigError(f"config file not found: {n}")
         out.append(_canonical_spec(registry, n))
     return out
+
+
+def _chosen_set(registry, name: str | None) -> ProblemSet:
+    sets = registry.problem_sets()
+    chosen = next((s for s in sets if s.name == name), None) if name else registry.default_problem_set()
+    if chosen is None or not chosen.specs:
+        known = ", ".join(s.name for s in sets) or "(none installed)"
+        what = f"no problem set {name!r}" if name else "no installed plugin declares a default problem set"
+        raise ConfigError(f"{what}; sets: {known} (--set NAME)")
+    return chosen
 
 
 def _canonical_spec(registry, name: str) -> str:
@@ -93,8 +99,9 @@ def _canonical_spec(registry, name: str) -> str:
     if not found:
         problem = registry.load_problem(name)            # some plugin may answer bare names
         return _library_name(problem, name, known)
-    if "paper:" in found:              # bare names and IDs mean the paper's set, as they always have
-        return found["paper:"]
+    default = registry.default_problem_set()
+    if default is not None and f"{default.name}:" in found:   # bare names and IDs mean the default set
+        return found[f"{default.name}:"]
     if len(found) > 1:
         raise ConfigError(f"problem name {name!r} is ambiguous: {', '.join(sorted(found.values()))}; "
                           f"write it with its prefix")
@@ -256,7 +263,8 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
                              dict(execution.options or {}) if execution else None)
     # parallel bench: each child runs its units in process, or the cores would be oversubscribed;
     # a serial bench is serial all the way down
-    extra: tuple[str, ...] = ("--executor", "serial") if executor.name == "serial" or (executor.workers > 1 and len(jobs) > 1) else ()
+    in_process = executor.in_process or (executor.workers > 1 and len(jobs) > 1)
+    extra: tuple[str, ...] = ("--executor", registry.in_process_executor()) if in_process else ()
     if os.environ.get("DESYR_ALLOW_CALLABLE") == "1":
         extra += ("--allow-callable",)    # the consent travels with the job: a remote worker has its own env
     if not plots:
@@ -274,7 +282,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
 
 def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
           progress: Progress, command: str, execution=None, plots: bool = True,
-          problem_set: str = "paper") -> dict[str, Any]:
+          problem_set: str | None = None) -> dict[str, Any]:
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     if not (isinstance(timeout, (int, float)) and timeout > 0 and timeout == timeout):

@@ -65,10 +65,10 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="run problems over several seeds (resumable) and tabulate like the paper")
     s.add_argument("names", nargs="*", help="problem names or IDs (see 'desyr problems'), or TOML files")
-    s.add_argument("--all", action="store_true", help="every problem of the bundled set (--set; default: the "
-                   "paper's configurations)")
-    s.add_argument("--set", default="paper", dest="problem_set", metavar="NAME",
-                   help="the problem set --all takes: paper (default) or examples (see 'desyr problems')")
+    s.add_argument("--all", action="store_true", help="every problem of a bundled set (--set; default: the set "
+                   "an installed plugin declares default, the paper's configurations)")
+    s.add_argument("--set", default=None, dest="problem_set", metavar="NAME",
+                   help="the problem set --all takes, e.g. paper or examples (see 'desyr problems')")
     s.add_argument("--seeds", type=int, default=1, help="teacher seeds per problem (0..N-1)")
     s.add_argument("--out", required=True, help="directory for runs/, bench.json and bench.md")
     s.add_argument("--timeout", type=float, default=3600.0,
@@ -264,6 +264,10 @@ def _problems(registry) -> int:
         print(f"{spec:<34} {title}")
     if not rows:
         print("no bundled problems are installed")
+    sets = registry.problem_sets()
+    if sets:
+        print("sets (desyr bench --all --set NAME): " + ", ".join(
+            f"{s.name} ({len(s.specs)}{', default' if s.default else ''})" for s in sets))
     return 0
 
 

@@ -18,7 +18,7 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.roles import Executor, Gate, Refiner, Searcher, Teacher
-    from desyr.model.problem import Problem
+    from desyr.model.problem import Problem, ProblemSet
 
 hookspec = pluggy.HookspecMarker("desyr")
 #: Mark a plugin function as an implementation of a DeSyR hook.
@@ -105,4 +105,15 @@ def desyr_problem_library() -> list[tuple[str, str]]:
     Return a list of ``(spec, title)`` pairs that ``desyr_load_problem`` can
     resolve; ``desyr problems`` and ``desyr bench --all`` use the union over
     all plugins.
+    """
+
+
+@hookspec
+def desyr_problem_sets() -> list[ProblemSet]:
+    """Declare named problem sets.
+
+    Return a list of :class:`desyr.plugin.ProblemSet`.  ``desyr bench --all --set NAME`` runs a set's specs; the set marked
+    ``default`` (at most one over all plugins; the first loaded wins) is what
+    ``--all`` runs without ``--set`` and where bare problem names are looked up
+    first.  The core itself names no set.
     """

@@ -29,6 +29,7 @@ from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
 from desyr.extension.options import specs_of
 from desyr.extension.roles import ROLES, Component
+from desyr.model.problem import ProblemSet
 
 GROUP = "desyr"
 BLOCK_ENV = "DESYR_DISABLE_PLUGINS"
@@ -95,6 +96,15 @@ class Registry:
                               f"(installed: {', '.join(self.names(role)) or 'none'})")
         return names[0]
 
+    def in_process_executor(self) -> str:
+        """The name of an installed executor that declares ``in_process`` (runs units here, in order)."""
+        names = [n for n, info in sorted(self.components.get("executor", {}).items())
+                 if getattr(info.cls, "in_process", False)]
+        if not names:
+            raise ConfigError("no installed executor runs units in process (declares in_process = True); "
+                              f"installed: {', '.join(self.names('executor')) or 'none'}")
+        return names[0]
+
     def default_gates(self) -> list[str]:
         gates = [(info.cls.default_position, n) for n, info in self.components.get("gate", {}).items()  # type: ignore[attr-defined]
                  if getattr(info.cls, "default_position", None) is not None]
@@ -134,6 +144,23 @@ class Registry:
             except Exception as exc:
                 self._fail(impl.plugin_name, "desyr_problem_library", exc)
         return rows
+
+    def problem_sets(self) -> list[ProblemSet]:
+        """Every declared problem set, in plugin precedence order (a broken hook is recorded, not fatal)."""
+        sets: list[ProblemSet] = []
+        for impl in self._impls("desyr_problem_sets"):
+            try:
+                found = list(impl.function() or [])
+                if not all(isinstance(s, ProblemSet) for s in found):
+                    raise TypeError("desyr_problem_sets must return ProblemSet objects")
+                sets.extend(s for s in found if s.name not in {t.name for t in sets})
+            except Exception as exc:
+                self._fail(impl.plugin_name, "desyr_problem_sets", exc)
+        return sets
+
+    def default_problem_set(self) -> ProblemSet | None:
+        """The set a plugin marks default (the first one, in precedence order), else None."""
+        return next((s for s in self.problem_sets() if s.default), None)
 
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
         # get_hookimpls() lists implementations in registration order, which is precedence order

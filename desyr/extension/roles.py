@@ -204,6 +204,9 @@ class GateDecision:
 class Gate(Component):
     role = "gate"
     #: place in the default gate sequence (used when a config has no ``[selection] gates``); None: not in it
+    #: True for a gate that ranks by complexity (the method's last gate): the gates study, replaying a
+    #: sequence without it, breaks remaining ties by Phi instead
+    ranks_by_complexity: ClassVar[bool] = False
     default_position: ClassVar[int | None] = None
 
     @abc.abstractmethod
@@ -241,6 +244,9 @@ class Executor(Component):
     #: something outside the config (a Dask scheduler sends code for desyr to unpickle and run) belong
     #: to whoever runs desyr (command line, environment, Python API), never to a config file
     command_line_only: ClassVar[Mapping[str, str]] = {}
+    #: True for an executor that runs every unit in the calling process, in order: what the Python API
+    #: uses without ``execution=`` and what each child of a parallel ``desyr bench`` runs its units on
+    in_process: ClassVar[bool] = False
 
     @property
     def workers(self) -> int:

@@ -68,6 +68,19 @@ class Constraint:
         return {j.field for j in jets_in(self.operator)}
 
 
+@dataclass(frozen=True)
+class ProblemSet:
+    """A named set of bundled problems that a plugin declares (``desyr_problem_sets``).
+
+    ``desyr bench --all --set NAME`` runs ``specs`` in order; the set marked ``default`` is what
+    ``--all`` runs without ``--set``, and where bare names (``burgers``, ``13``) are looked up first."""
+
+    name: str                      # the spec prefix without its colon, e.g. "paper"
+    title: str
+    specs: tuple[str, ...]         # full specs, e.g. ("paper:param_poisson", ...)
+    default: bool = False
+
+
 @dataclass
 class Problem:
     name: str

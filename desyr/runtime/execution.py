@@ -10,7 +10,6 @@ give the same result.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -27,11 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.runtime.progress import Progress
     from desyr.runtime.store import RunStore
 
-#: the built-in executors' plugin module, imported when no executor is registered (an editable
-#: install made before the ``executors`` entry point existed); the entry point is the normal path
-BUILTIN_EXECUTORS = "desyr_executors.plugin"
-
-
 def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -39,21 +33,10 @@ def usable_cores() -> int:
 def executor_class(registry: Registry, name: str | None) -> type[Executor]:
     """The executor class ``name`` selects (the default executor when None)."""
     if not registry.names("executor"):
-        return _builtin_class(name)
+        raise PluginError("no executor is installed (the executors plugin is missing; reinstall desyr)")
     cls = registry.get("executor", name or registry.default("executor"))
     assert issubclass(cls, Executor)
     return cls
-
-
-def _builtin_class(name: str | None) -> type[Executor]:
-    try:
-        classes = importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors()
-    except ImportError:
-        raise PluginError("no executor is installed (the built-in plugin desyr_executors is missing)") from None
-    for cls in classes:
-        if (name is None and cls.default) or cls.name == name:
-            return cls
-    raise PluginError(f"unknown executor '{name}'; installed executors: {', '.join(c.name for c in classes)}")
 
 
 def make_executor(registry: Registry, problem: Problem | None = None, name: str | None = None,
@@ -208,6 +191,15 @@ class Units:
 
 def serial_units() -> Units:
     """In process, no store: what a stage uses when the caller set up nothing (tests, notebooks)."""
-    from desyr.extension.registry import load_registry
+    return Units(InProcess())
 
-    return Units(make_executor(load_registry(entry_points=False), name="serial"))
+
+class InProcess(Executor):
+    """The core's own executor for stages called without one: every unit here, in order. Not
+    registered, so a config cannot select it; plugins provide the selectable executors."""
+
+    name = "in-process"
+    in_process = True
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        return serial_map(fn, items)

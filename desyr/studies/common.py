@@ -147,8 +147,16 @@ def quick_problem(spec: str, registry: Registry) -> Problem:
     """A bundled problem with tiny point budgets (``paper:<name>`` unless ``spec`` has a prefix)."""
     from desyr.config.loading import load_problem
 
-    problem = load_problem(spec if ":" in spec or spec.endswith(".toml") else f"paper:{spec}", registry)
+    problem = load_problem(spec if ":" in spec or spec.endswith(".toml") else default_spec(spec, registry), registry)
     return shrink(problem)
+
+
+def default_spec(name: str, registry: Registry) -> str:
+    """``name`` in the default problem set (the studies are the paper's, on the set a plugin declares default)."""
+    chosen = registry.default_problem_set()
+    if chosen is None:
+        raise ConfigError(f"no installed plugin declares a default problem set, so {name!r} has no prefix")
+    return f"{chosen.name}:{name}"
 
 
 def shrink(problem: Problem) -> Problem:
@@ -321,7 +329,7 @@ def frozen_cases(ctx: StudyContext, names: Sequence[str] | None = None, quick_se
     for name, text in QUICK_CASES.items():
         if names and name not in names:
             continue
-        problem = quick_problem(name, registry) if ctx.quick else load_problem(f"paper:{name}", registry)
+        problem = quick_problem(name, registry) if ctx.quick else load_problem(default_spec(name, registry), registry)
         for seed in range(quick_seeds):
             cases.append(Case(name, seed, problem, problem.parse(text)))
     return cases

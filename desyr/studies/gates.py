@@ -41,7 +41,7 @@ def select(pool: list[Candidate], gates: list[Gate], rctx) -> Candidate | None:
     for gate in gates:
         survivors = list(apply_gate(gate, survivors, rctx).kept)
     if len(survivors) > 1:
-        if any(g.name == "complexity" for g in gates):
+        if any(g.ranks_by_complexity for g in gates):
             survivors.sort(key=preference_key)
         else:
             survivors.sort(key=lambda c: (c.phi, c.eps_T if c.eps_T is not None else 0.0, c.complexity))

@@ -7,7 +7,7 @@ to the problem's target family (e.g. C sin(a x + b) sin(c y + d) + e for Helmhol
 
 Teachers: from ``--bench``, each archived run's teacher from the bench's cache (frozen
 teachers).  With ``--quick``, a stand-in teacher on X_S: the reference plus a smooth 1e-4
-relative perturbation (no network), with Operon on a tiny budget.
+relative perturbation (no network), with the config's searcher on a tiny budget.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.config.settings import gate_sequence
+from desyr.config.settings import gate_sequence, searchers
 from desyr.extension.roles import Gate
 from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, retain
@@ -58,6 +58,10 @@ FAMILIES = {"sine_poisson_1d": (sp.sin, [{"x"}]), "param_poisson": (sp.sin, [{"x
             "burgers": (sp.tanh, [{"x", "t"}]), "helmholtz": (sp.sin, [{"x"}, {"y"}])}
 PAPER = "Sine-Poisson 5/5 -> 5/5; Burgers 4/5 -> 3/5; Helmholtz baseline 5/5, enriched 2/5 at K=2 and 5/5 at K=5 " \
         "(raw fronts 5/5, 2/5, 5/5); polynomial library on Param. Poisson: R_eq 6.31e-2, rel. L2 5.36e-4"
+
+
+#: --quick: a tiny search budget in the generic keys every searcher maps to its own options
+QUICK_BUDGET = {"iterations": 20, "time_limit": 0}
 
 
 def in_family(expr: sp.Expr, config: str) -> bool:
@@ -109,18 +113,19 @@ def _teachers(ctx: StudyContext, config: str):
 
 def run(ctx: StudyContext) -> StudyOutput:
     registry = ctx.reg()
-    searcher: Any = registry.create("searcher", "operon", {"generations": 20, "population_size": 100, "time_limit": 0}
-                               if ctx.quick else {})
     rows: list[dict[str, Any]] = []
     for config, unary, binary, k, label in QUICK if ctx.quick else SETTINGS:
         for seed, problem, rctx in _teachers(ctx, config):
             problem = copy.deepcopy(problem)
+            # the searcher and its options are the config's own; --quick shrinks them by the generic budget
+            searcher: Any = searchers(registry, problem)[0]
+            budget = QUICK_BUDGET if ctx.quick else {}
             settings = dict(problem.sections.get("search") or {})
             bins = binary or list(settings.get("binary") or ["+", "-", "*", "/"])
             kept, raw_hit = [], False
             for s in search_seeds(seed, k):
                 task = SearchTask(rctx.points.search, rctx.teacher_values[:, 0], list(problem.variable_names), bins,
-                                  list(unary), int(settings.get("max_size", 20)), s, {}, problem.fields[0])
+                                  list(unary), int(settings.get("max_size", 20)), s, budget, problem.fields[0])
                 front, _, _ = run_search(searcher, task, problem)
                 raw_hit |= any(_safe_family(m.expression, config) for m in front)
                 kept.append((s, retain(front)))

@@ -82,6 +82,7 @@ class ComplexityGate(Gate):
     """Keep the single simplest candidate; ties by teacher error, Phi, then search seed."""
 
     name = "complexity"
+    ranks_by_complexity = True
     default_position = 4
 
     def apply(self, pool, context):

@@ -5,11 +5,18 @@
 """
 from __future__ import annotations
 
+import sys
 from importlib import resources
 
-from desyr.plugin import hookimpl
+from desyr.plugin import ProblemSet, hookimpl
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 SETS = {"paper:": "problems", "examples:": "examples"}   # spec prefix -> package folder
+TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings"}
 
 
 def _library(prefix: str) -> dict[str, object]:
@@ -44,13 +51,23 @@ def desyr_load_problem(spec):
 
 
 @hookimpl
-def desyr_problem_library():
-    from desyr.config.loading import tomllib
+def desyr_problem_sets():
+    # the paper's polynomial variant of its first configuration is a study input, not one of the 18
+    return [ProblemSet(prefix[:-1], TITLES[prefix], tuple(spec for spec, _ in _rows(prefix)
+                                                         if not spec.endswith("_polynomial")),
+                       default=prefix == "paper:")
+            for prefix in SETS]
 
+
+@hookimpl
+def desyr_problem_library():
+    return [row for prefix in SETS for row in _rows(prefix)]
+
+
+def _rows(prefix: str) -> list[tuple[str, str]]:
     rows = []
-    for prefix in SETS:
-        for stem, res in sorted(_library(prefix).items()):
-            ident, _, name = stem.partition("_")
-            data = tomllib.loads(res.read_text(encoding="utf-8"))
-            rows.append((f"{prefix}{name}", f"[{ident}] {data.get('title', stem)}"))
+    for stem, res in sorted(_library(prefix).items()):
+        ident, _, name = stem.partition("_")
+        data = tomllib.loads(res.read_text(encoding="utf-8"))
+        rows.append((f"{prefix}{name}", f"[{ident}] {data.get('title', stem)}"))
     return rows
