@@ -20,21 +20,14 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
+from desyr.config.components import component, gate_sequence, method_constants, searcher_names, searchers
 from desyr.config.loading import load_problem
-from desyr.config.settings import (
-    MethodConstants,
-    check_sections,
-    component,
-    gate_sequence,
-    method_constants,
-    read_section,
-    searcher_names,
-    searchers,
-)
+from desyr.config.settings import check_sections, read_section
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
+from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import Outcome, Selection
 from desyr.model.points import make_point_sets, make_verification_points
@@ -51,7 +44,7 @@ from desyr.model.result import (
     load_result,
 )
 from desyr.runtime.atomic import out_lock, write_text_atomic
-from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.execution import Units, in_process_executor, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, digest, store_key
 from desyr.stages.closed_form import identify
@@ -106,7 +99,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     rule = policy(problem, budget)
     # Components are chosen (and their options checked) before the output folder is touched.
     found, teacher = _run_components(registry, problem)
-    execution = execution or _python_default(problem)
+    execution = execution or _python_default(registry, problem)
     with out_lock(out):
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
@@ -170,7 +163,8 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     registry = registry or load_registry()
     teacher = make_teacher(registry, problem) if use_teacher else None
     with out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "refine")
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(registry, problem),
+                   "refine")
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
         return _write(s, result, model, out, plots)
@@ -194,14 +188,14 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
     return _finish("refine", s, pool, selection, components, model), model
 
 
-def _python_default(problem: Problem) -> Execution:
+def _python_default(registry: Registry, problem: Problem) -> Execution:
     """Called from Python without ``execution=``: units run in process unless the config's
     ``[execution]`` names an executor. Worker processes would import the calling script again
     (an unguarded script would run twice) and cannot see classes defined in it or in a
     notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
     The command line passes its own execution settings (default: the local cores)."""
     if read_section(problem, "execution")["plugin"] is None:
-        return Execution(executor="serial")
+        return Execution(executor=in_process_executor(registry))
     return Execution()
 
 
@@ -233,11 +227,11 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
     seen = copy.deepcopy(problem)
     seen.reference = None
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
-                     method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
+                     method=method_constants(problem, registry), cache_dir=Path(cache_dir), retrain=retrain,
                      progress=progress, units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), method_constants(pristine))
+    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), method_constants(pristine, registry))
 
 
 def _unit_components(registry: Registry, problem: Problem, command: str, refiner: Refiner) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from desyr.config.settings import read_section, searcher_names
+from desyr.config.components import searcher_names
+from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher, Teacher
@@ -36,8 +37,6 @@ from desyr.runtime.progress import Progress
 
 #: unary pairs added by the first enrichment step
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
-#: the search families escalation may add, in order of preference
-FAMILIES = ("dictionary", "operon")
 
 
 @dataclass
@@ -70,14 +69,23 @@ def _more_searches(problem: Problem, registry: Registry) -> str | None:
 
 def _other_searcher(problem: Problem, registry: Registry) -> str | None:
     names = searcher_names(registry, problem)
-    installed = set(registry.names("searcher"))
-    extra = [f for f in FAMILIES if f not in names and f in installed]
+    extra = [n for n in escalation_searchers(registry) if n not in names]
     if not extra:
         return None
     sec = _sections(problem)
     sec.pop("plugin", None)
     sec["plugins"] = names + extra[:1]     # [search.options] stays with the first
     return f"searchers {'+'.join(names)} → {'+'.join(sec['plugins'])}"
+
+
+def escalation_searchers(registry: Registry) -> list[str]:
+    """Installed searchers that declare an ``escalation_rank``, lowest rank first."""
+    ranked = []
+    for name in registry.names("searcher"):
+        rank = getattr(registry.get("searcher", name), "escalation_rank", None)
+        if rank is not None:
+            ranked.append((rank, name))
+    return [name for _, name in sorted(ranked)]
 
 
 def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:

@@ -154,7 +154,7 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
 
 
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.config.settings import gate_sequence
+    from desyr.config.components import gate_sequence
     from desyr.stages.select import measure
 
     exact = Candidate("exact", kovasznay())

@@ -1,11 +1,8 @@
 """The typed settings of a run: read once, frozen, and never shared as mutable objects."""
-import dataclasses
 
-import pytest
 
 from desyr.config.settings import SECTIONS, read_section
 from desyr.extension.options import Option, validate
-from desyr.extension.registry import Registry
 from desyr.extension.roles import Gate, GateDecision
 from desyr.testing import SINE_POISSON_1D, make_problem
 

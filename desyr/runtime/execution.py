@@ -45,11 +45,22 @@ def executor_class(registry: Registry, name: str | None) -> type[Executor]:
     return cls
 
 
-def _builtin_class(name: str | None) -> type[Executor]:
+def in_process_executor(registry: Registry) -> str | None:
+    """The name of an installed executor that runs units in the calling process (``Executor.in_process``)."""
+    names = registry.names("executor")
+    classes = [registry.get("executor", n) for n in names] if names else _builtin_classes()
+    return next((cls.name for cls in classes if getattr(cls, "in_process", False)), None)
+
+
+def _builtin_classes() -> list[type[Executor]]:
     try:
-        classes = importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors()
+        return list(importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors())
     except ImportError:
         raise PluginError("no executor is installed (the built-in plugin desyr_executors is missing)") from None
+
+
+def _builtin_class(name: str | None) -> type[Executor]:
+    classes = _builtin_classes()
     for cls in classes:
         if (name is None and cls.default) or cls.name == name:
             return cls

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import MethodConstants
 from desyr.errors import ConfigError
 from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable

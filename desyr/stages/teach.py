@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from desyr.config.settings import component
+from desyr.config.components import component
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.config.settings import gate_sequence
+from desyr.config.components import gate_sequence
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate
 from desyr.model.search import ParetoMember

@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.config.settings import gate_sequence
+from desyr.config.components import gate_sequence
 from desyr.extension.roles import Gate
 from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, retain

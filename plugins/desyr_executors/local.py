@@ -21,6 +21,7 @@ class SerialExecutor(Executor):
     """Every unit in this process, in order: the reference the other executors must match."""
 
     name = "serial"
+    in_process = True
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         return serial_map(fn, items)
