@@ -1,5 +1,7 @@
 """The typed settings of a run: read once, frozen, and never shared as mutable objects."""
+import dataclasses
 
+import pytest
 
 from desyr.config.settings import SECTIONS, read_section
 from desyr.extension.options import Option, validate
@@ -51,3 +53,23 @@ def test_validate_copies_given_tables():
     out = validate({"options": Option({}, "", kind=dict)}, given, "[t]")
     out["options"]["a"].append(2)
     assert given == {"options": {"a": [1]}}
+
+
+def test_run_spec_is_frozen_and_escalation_derives_new_specs():
+    from desyr.config.spec import read_spec
+    from desyr.escalation import _changes
+    from desyr.extension.registry import load_registry
+
+    registry = load_registry()
+    problem = _problem('[search]\nunary = ["sin"]\n')
+    raw = repr(problem.sections)
+    spec = read_spec(problem, registry)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.search = spec.search   # type: ignore[misc]
+    with pytest.raises(TypeError):
+        spec.search.options["x"] = 1   # type: ignore[index]
+    derived = [s for _, _, s in _changes(spec, registry, ("more_searches", "other_searcher", "enrich_library"))]
+    assert derived and all(isinstance(s, type(spec)) for s in derived)
+    assert any(s.search.unary != ("sin",) for s in derived)
+    assert spec.search.unary == ("sin",) and spec.search.plugins is None
+    assert repr(problem.sections) == raw

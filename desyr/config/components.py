@@ -16,26 +16,41 @@ from desyr.extension.options import OptionError
 from desyr.model.constants import METHOD, MethodConstants
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.config.spec import RunSpec
     from desyr.extension.registry import Registry
     from desyr.extension.roles import Component
     from desyr.model.problem import Problem
 
+    Config = Problem | RunSpec
 
-def component(registry: Registry, problem: Problem, role: str, table: str,
+
+def _section(config: Config, name: str) -> dict[str, Any]:
+    """A section as a plain table: from a run's typed settings (a :class:`RunSpec`, possibly derived by
+    escalation) or read from the problem's config."""
+    if isinstance(config.sections, dict):      # a Problem: its raw tables
+        return read_section(config, name)     # type: ignore[arg-type]
+    return dict(getattr(config, name).as_dict())
+
+
+def _source(config: Config) -> str:
+    return str(getattr(config, "source", None) or getattr(getattr(config, "problem", None), "source", ""))
+
+
+def component(registry: Registry, problem: Config, role: str, table: str,
               override: str | None = None) -> Component:
     """Instantiate the component a config section selects, with its checked options."""
-    sec = read_section(problem, table)
+    sec = _section(problem, table)
     name = override or sec["plugin"] or registry.default(role)
     try:
         return registry.create(role, name, dict(sec["options"]))
     except ComponentError as exc:
-        raise ConfigError(f"{problem.source}: [{table}.options]: {exc}") from None
+        raise ConfigError(f"{_source(problem)}: [{table}.options]: {exc}") from None
 
 
-def searcher_names(registry: Registry, problem: Problem) -> list[str]:
+def searcher_names(registry: Registry, problem: Config) -> list[str]:
     """``[search] plugins``, else ``[search] plugin``, else the default searcher with every installed
     searcher that joins the default pool (``Searcher.joins_default_pool``)."""
-    sec = read_section(problem, "search")
+    sec = _section(problem, "search")
     if sec["plugins"] is None and sec["plugin"] is not None:
         return [sec["plugin"]]
     if sec["plugins"] is None:
@@ -44,16 +59,16 @@ def searcher_names(registry: Registry, problem: Problem) -> list[str]:
                           if n != first and getattr(registry.get("searcher", n), "joins_default_pool", False)]
     names = list(dict.fromkeys(sec["plugins"]))
     if sec["plugin"] is not None and sec["plugin"] != names[0]:
-        raise ConfigError(f"{problem.source}: [search] plugin = {sec['plugin']!r} and plugins = {names!r} "
+        raise ConfigError(f"{_source(problem)}: [search] plugin = {sec['plugin']!r} and plugins = {names!r} "
                           "disagree; give plugins alone (its first entry takes [search.options])")
     return names
 
 
-def searchers(registry: Registry, problem: Problem) -> list[Component]:
+def searchers(registry: Registry, problem: Config) -> list[Component]:
     """The configured searchers: the first with ``[search.options]`` (less the tables of the
     others), every other with its own ``[search.options.<name>]`` table."""
     names = searcher_names(registry, problem)
-    options = dict(read_section(problem, "search")["options"])
+    options = dict(_section(problem, "search")["options"])
     own = {n: options.pop(n) for n in names[1:] if n in options}
     made = []
     for i, name in enumerate(names):
@@ -62,29 +77,29 @@ def searchers(registry: Registry, problem: Problem) -> list[Component]:
             given = options if i == 0 else _table(own.get(name, {}), where)
             made.append(registry.create("searcher", name, dict(given)))
         except (ComponentError, OptionError) as exc:
-            raise ConfigError(f"{problem.source}: {where}: {exc}") from None
+            raise ConfigError(f"{_source(problem)}: {where}: {exc}") from None
     return made
 
 
-def gate_sequence(registry: Registry, problem: Problem) -> list[Component]:
+def gate_sequence(registry: Registry, problem: Config) -> list[Component]:
     """The configured gates, instantiated with their options (checked before any work)."""
-    sec = read_section(problem, "selection")
+    sec = _section(problem, "selection")
     names = sec["gates"] if sec["gates"] is not None else registry.default_gates()
     options = sec["options"]
     if not names:
-        raise ConfigError(f"{problem.source}: [selection] no gates configured and no installed gate is a default")
+        raise ConfigError(f"{_source(problem)}: [selection] no gates configured and no installed gate is a default")
     for name in names:
         registry.info("gate", name)   # an unknown gate is reported before its options are looked at
     stray = sorted(set(options) - set(names))
     if stray:
-        raise ConfigError(f"{problem.source}: [selection.options] names gate(s) {', '.join(stray)} "
+        raise ConfigError(f"{_source(problem)}: [selection.options] names gate(s) {', '.join(stray)} "
                           f"that are not in [selection] gates ({', '.join(names)})")
     gates = []
     for name in names:
         try:
             gates.append(registry.create("gate", name, dict(_table(options.get(name, {}), f"[selection.options.{name}]"))))
         except (ComponentError, OptionError) as exc:
-            raise ConfigError(f"{problem.source}: [selection.options.{name}]: {exc}") from None
+            raise ConfigError(f"{_source(problem)}: [selection.options.{name}]: {exc}") from None
     return gates
 
 
@@ -106,7 +121,7 @@ def method_constants(problem: Problem, registry: Registry | None = None) -> Meth
                 values[constant] = given[option]
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
-            raise ConfigError(f"{problem.source}: {key} must be a finite number >= 0, got {value!r}")
+            raise ConfigError(f"{_source(problem)}: {key} must be a finite number >= 0, got {value!r}")
     return replace(METHOD, **{k: float(v) for k, v in values.items()})
 
 

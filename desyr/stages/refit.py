@@ -22,7 +22,7 @@ from desyr.model.search import jsonable
 from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
-from desyr.stages.select import ReducedRefit, clean, measure
+from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 

@@ -15,9 +15,8 @@ from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate
 from desyr.model.search import ParetoMember
 from desyr.report.figures import FigureRecord, line_chart
-from desyr.stages.pool import pool_fronts, retain
+from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
-from desyr.stages.search import pooled_candidates
 from desyr.stages.select import run_gates
 from desyr.studies.common import (
     RECOVERED,
