@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from desyr.config.settings import read_section
 from desyr.errors import ComponentError, ConfigError
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.roles import Component
     from desyr.model.problem import Problem
 
-    Config = Problem | RunSpec
+    Config: TypeAlias = Problem | RunSpec
 
 
 def _section(config: Config, name: str) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def method_constants(problem: Problem, registry: Registry | None = None) -> Meth
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
             raise ConfigError(f"{_source(problem)}: {key} must be a finite number >= 0, got {value!r}")
-    return replace(METHOD, **{k: float(v) for k, v in values.items()})
+    return replace(METHOD, **{k: float(v) for k, v in values.items()})  # type: ignore[arg-type]
 
 
 def _registry() -> Registry:

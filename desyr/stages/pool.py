@@ -256,9 +256,9 @@ def pool_searches(outcome: SearchOutcome, fields: Sequence[str], searchers: Sequ
             kept_count[(field, searcher, seed)] = len(kept)
     per_field = {f: merge_pools([pool_fronts(kept_runs.get((f, s), []), s) for s in searchers]) for f in fields}
     info = outcome.info
-    runs = [replace(r, kept=kept_count.get((r.field, r.info.get("searcher", ""), r.seed), r.kept)) for r in info.runs]
+    updated = [replace(r, kept=kept_count.get((r.field, r.info.get("searcher", ""), r.seed), r.kept)) for r in info.runs]
     sizes = {f: len(per_field[f]) for f in fields}
-    return per_field, replace(info, runs=runs, pool_size_per_field=sizes, pool_size=sum(sizes.values()))
+    return per_field, replace(info, runs=updated, pool_size_per_field=sizes, pool_size=sum(sizes.values()))
 
 
 def pooled_candidates(pooled: list[PooledCandidate], field: str) -> list[Candidate]:
