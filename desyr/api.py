@@ -20,21 +20,14 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
+from desyr.config.components import component, gate_sequence, searcher_names, searchers
 from desyr.config.loading import load_problem
-from desyr.config.settings import (
-    MethodConstants,
-    check_sections,
-    component,
-    gate_sequence,
-    method_constants,
-    read_section,
-    searcher_names,
-    searchers,
-)
+from desyr.config.spec import RunSpec, read_spec, section_settings, thawed
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
+from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import Outcome, Selection
 from desyr.model.points import make_point_sets, make_verification_points
@@ -55,8 +48,9 @@ from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, digest, store_key
 from desyr.stages.closed_form import identify
+from desyr.stages.pool import pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
-from desyr.stages.search import check_operators, pooled_candidates, search_fields, search_settings
+from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
 from desyr.stages.teach import attach_teacher, make_teacher, teacher_predict
 from desyr.stages.verify import verify_selection
@@ -79,6 +73,7 @@ class _Started:
     units: Units
     seed: int                  # fixed here: components hold the context, so the verdict never reads it from there
     method: MethodConstants    # likewise (the exact tolerance)
+    spec: RunSpec              # the run's typed settings
 
 
 # ------------------------------------------------------------------ public API
@@ -103,10 +98,11 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     from desyr.escalation import escalate, policy
 
     registry = registry or load_registry()
-    rule = policy(problem, budget)
+    spec = read_spec(problem, registry)          # the config, checked and read once
+    rule = policy(spec, budget)
     # Components are chosen (and their options checked) before the output folder is touched.
-    found, teacher = _run_components(registry, problem)
-    execution = execution or _python_default(problem)
+    found, teacher = _run_components(registry, spec)
+    execution = execution or _python_default(registry, problem)
     with out_lock(out):
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
@@ -117,21 +113,21 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
                                              "different config, so none is stored); the run starts afresh")
 
-        def attempt(variant: Problem) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(variant, seed, registry, None, progress, cache_dir, retrain, execution, "run")
-            result, model = _attempt(s, variant, *_run_components(registry, variant))
+        def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
+            s = _start(problem, seed, registry, None, progress, cache_dir, retrain, execution, "run", variant)
+            result, model = _attempt(s, problem, *_run_components(registry, variant))
             return result, (s, model)
 
-        result, (s, model), attempts, stop = escalate(problem, rule, registry, progress or Progress(), attempt)
+        result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt)
         result.attempts, result.escalation_stop = attempts, stop
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, result, model, out, plots)
 
 
-def _run_components(registry: Registry, problem: Problem) -> tuple[list[Searcher], Teacher]:
-    found = [s for s in searchers(registry, problem) if isinstance(s, Searcher)]
-    check_operators(found, search_settings(problem), problem)
-    return found, make_teacher(registry, problem)
+def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
+    found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
+    check_operators(found, spec.search, spec.problem)
+    return found, make_teacher(registry, spec)
 
 
 def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher
@@ -142,11 +138,16 @@ def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teac
 
 def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher) -> tuple[Result, TeacherModel]:
     ctx = s.ctx
-    settings = search_settings(problem)
+    settings = s.spec.search
     # Stage A: teacher, then K seeded searches per field, retention and pooling
     model = attach_teacher(s.registry, ctx, teacher)
     _store_teacher(s)
-    pooled = search_fields(found, settings, ctx)
+    searched = search_fields(found, settings, ctx)
+    # Stage A, end: retention and pooling
+    pooled, ctx.search = pool_searches(searched, problem.fields, [f.name for f in found])
+    ctx.timings["search"] = searched.seconds
+    ctx.progress.message(f"stage A: {ctx.search.pool_size} pooled candidate(s) from "
+                         f"{len(ctx.search.runs)} search(es) in {searched.seconds:.1f} s")
     label = "+".join(f.name for f in found)
     if len(problem.fields) == 1:
         pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
@@ -170,7 +171,8 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     registry = registry or load_registry()
     teacher = make_teacher(registry, problem) if use_teacher else None
     with out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(problem), "refine")
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(registry, problem),
+                   "refine")
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
         return _write(s, result, model, out, plots)
@@ -194,37 +196,38 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
     return _finish("refine", s, pool, selection, components, model), model
 
 
-def _python_default(problem: Problem) -> Execution:
+def _python_default(registry: Registry, problem: Problem) -> Execution:
     """Called from Python without ``execution=``: units run in process unless the config's
     ``[execution]`` names an executor. Worker processes would import the calling script again
     (an unguarded script would run twice) and cannot see classes defined in it or in a
     notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
     The command line passes its own execution settings (default: the local cores)."""
-    if read_section(problem, "execution")["plugin"] is None:
-        return Execution(executor="serial")
+    if section_settings(problem, "execution").plugin is None:
+        return Execution(executor=registry.in_process_executor())
     return Execution()
 
 
 # ------------------------------------------------------------------ start and end
 def _start(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
            progress: Progress | None, cache_dir: str | Path, retrain: bool, execution: Execution,
-           command: str) -> _Started:
-    """Everything that can fail on bad input fails here, before any work."""
+           command: str, spec: RunSpec | None = None) -> _Started:
+    """Everything that can fail on bad input fails here, before any work (``spec``: settings derived
+    from ``problem``'s, by escalation; default: ``problem``'s own)."""
     clock = time.perf_counter()
-    check_sections(problem)
+    registry = registry or load_registry()
+    spec = spec or read_spec(problem, registry)
     seed = problem.points["seed"] if seed is None else seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r}")
-    registry = registry or load_registry()
-    refiner = component(registry, problem, "refiner", "refine")
+    refiner = component(registry, spec, "refiner", "refine")
     assert isinstance(refiner, Refiner)
-    gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
+    gates = [g for g in gate_sequence(registry, spec) if isinstance(g, Gate)]
     executor = make_executor(registry, problem, execution.executor, execution.workers, dict(execution.options or {}))
     pristine = copy.deepcopy(problem)
     store = None
     if out is not None:
         config = _config_hash(problem)
-        key = store_key(config, int(seed), _unit_components(registry, problem, command, refiner))
+        key = store_key(config, int(seed), _unit_components(registry, spec, command, refiner))
         store = RunStore(out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
     progress = progress or Progress()
@@ -233,24 +236,23 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
     seen = copy.deepcopy(problem)
     seen.reference = None
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
-                     method=method_constants(problem), cache_dir=Path(cache_dir), retrain=retrain,
+                     method=spec.method, cache_dir=Path(cache_dir), retrain=retrain,
                      progress=progress, units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), method_constants(pristine))
+    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), spec.method, spec)
 
 
-def _unit_components(registry: Registry, problem: Problem, command: str, refiner: Refiner) -> dict[str, Any]:
+def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: Refiner) -> dict[str, Any]:
     """The component choices a stored unit depends on (resolved defaults included)."""
     chosen: dict[str, Any] = {"command": command, "refiner": [refiner.name, refiner.settings]}
-    for role, table in (("teacher", "teacher"), ("searcher", "search")):
-        sec = read_section(problem, table)
+    for role, sec in (("teacher", spec.teacher), ("searcher", spec.search)):
         try:
-            name = "+".join(searcher_names(registry, problem)) if role == "searcher" else \
-                sec["plugin"] or registry.default(role)
+            name = "+".join(searcher_names(registry, spec)) if role == "searcher" else \
+                sec.plugin or registry.default(role)
         except ConfigError:
             name = None                # refine without a searcher installed: no search units anyway
-        chosen[role] = [name, sec["options"]]
+        chosen[role] = [name, thawed(sec.options)]
     return chosen
 
 

@@ -19,14 +19,14 @@ starts only while the time left is at least the previous attempt's duration.
 """
 from __future__ import annotations
 
-import copy
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from desyr.config.settings import read_section, searcher_names
+from desyr.config.components import searcher_names
+from desyr.config.spec import RunSpec, frozen, section_settings, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher, Teacher
@@ -36,48 +36,57 @@ from desyr.runtime.progress import Progress
 
 #: unary pairs added by the first enrichment step
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
-#: the search families escalation may add, in order of preference
-FAMILIES = ("dictionary", "operon")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Policy:
     budget: float
-    steps: list[str]
+    steps: tuple[str, ...]
 
 
-def policy(problem: Problem, budget: float | None) -> Policy | None:
+def policy(config: Problem | RunSpec, budget: float | None) -> Policy | None:
     """The escalation policy of a run (``budget`` overrides ``[escalation] budget``); None: one attempt."""
-    sec = read_section(problem, "escalation")
-    seconds = sec["budget"] if budget is None else budget
+    sec = config.escalation if isinstance(config, RunSpec) else section_settings(config, "escalation")
+    seconds = sec.budget if budget is None else budget
     if seconds is None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
         raise ConfigError(f"escalation budget must be a positive finite number of seconds, got {seconds!r}")
-    return Policy(float(seconds), list(sec["steps"]))
+    return Policy(float(seconds), tuple(sec.steps))
 
 
-def _sections(problem: Problem) -> dict[str, Any]:
-    return problem.sections.setdefault("search", {})
+#: one step: the derived spec and what changed, or None where the step does not apply
+Step = tuple[RunSpec, str] | None
 
 
-def _more_searches(problem: Problem, registry: Registry) -> str | None:
+def _with_search(spec: RunSpec, **changes: Any) -> RunSpec:
+    return replace(spec, search=replace(spec.search, **changes))
+
+
+def _more_searches(spec: RunSpec, registry: Registry) -> Step:
     # K more searches, not 2K: the seeds move on (escalate), so none repeats, and the attempt costs
     # what the first one's search did
-    k = read_section(problem, "search")["runs"]
-    return f"K = {k} seeded search{'es' if k > 1 else ''} on new seeds (a fresh pool)"
+    k = spec.search.runs
+    return spec, f"K = {k} seeded search{'es' if k > 1 else ''} on new seeds (a fresh pool)"
 
 
-def _other_searcher(problem: Problem, registry: Registry) -> str | None:
-    names = searcher_names(registry, problem)
-    installed = set(registry.names("searcher"))
-    extra = [f for f in FAMILIES if f not in names and f in installed]
+def _other_searcher(spec: RunSpec, registry: Registry) -> Step:
+    names = searcher_names(registry, spec)
+    extra = [n for n in escalation_searchers(registry) if n not in names]
     if not extra:
         return None
-    sec = _sections(problem)
-    sec.pop("plugin", None)
-    sec["plugins"] = names + extra[:1]     # [search.options] stays with the first
-    return f"searchers {'+'.join(names)} → {'+'.join(sec['plugins'])}"
+    plugins = (*names, extra[0])     # [search.options] stays with the first
+    return _with_search(spec, plugin=None, plugins=plugins), f"searchers {'+'.join(names)} → {'+'.join(plugins)}"
+
+
+def escalation_searchers(registry: Registry) -> list[str]:
+    """Installed searchers that declare an ``escalation_rank``, lowest rank first."""
+    ranked = []
+    for name in registry.names("searcher"):
+        rank = getattr(registry.get("searcher", name), "escalation_rank", None)
+        if rank is not None:
+            ranked.append((rank, name))
+    return [name for _, name in sorted(ranked)]
 
 
 def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:
@@ -93,43 +102,44 @@ def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:
             yield current
 
 
-def _larger_teacher(problem: Problem, registry: Registry) -> str | None:
+def _larger_teacher(spec: RunSpec, registry: Registry) -> Step:
     from desyr.stages.teach import make_teacher
 
-    teacher = make_teacher(registry, problem)
+    teacher = make_teacher(registry, spec)
     assert isinstance(teacher, Teacher)
     larger = teacher.larger_budget()
     if not larger:
         return None
-    sec = problem.sections.setdefault("teacher", {})
-    sec["options"] = {**dict(sec.get("options") or {}), **larger}
-    return f"teacher {teacher.name}: " + ", ".join(f"{k} = {v}" for k, v in larger.items())
+    options = frozen({**thawed(spec.teacher.options), **larger})
+    change = f"teacher {teacher.name}: " + ", ".join(f"{k} = {v}" for k, v in larger.items())
+    return replace(spec, teacher=replace(spec.teacher, options=options)), change
 
 
-def _changes(problem: Problem, registry: Registry, steps: list[str]) -> Iterator[tuple[str, str]]:
-    """(step, what changed) for each attempt after the first, applying each change to ``problem``."""
+def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...]) -> Iterator[tuple[str, str, RunSpec]]:
+    """Each step in order, each on top of the specs before it: (step, change, derived spec)."""
     for step in steps:
         if step == "enrich_library":
-            for library in enrichment_steps(list(read_section(problem, "search")["unary"])):
-                unsupported = _unsupported(problem, registry, library)
+            for library in enrichment_steps(list(spec.search.unary)):
+                unsupported = _unsupported(spec, registry, library)
                 if unsupported:
                     library = [u for u in library if u not in unsupported]
-                old = list(read_section(problem, "search")["unary"])
+                old = list(spec.search.unary)
                 if library == old:
                     continue
-                _sections(problem)["unary"] = library
-                yield step, f"unary {old} → {library}"
+                spec = _with_search(spec, unary=tuple(library))
+                yield step, f"unary {old} → {library}", spec
             continue
-        change = {"more_searches": _more_searches, "other_searcher": _other_searcher,
-                  "larger_teacher": _larger_teacher}[step](problem, registry)
-        if change is not None:
-            yield step, change
+        found = {"more_searches": _more_searches, "other_searcher": _other_searcher,
+                 "larger_teacher": _larger_teacher}[step](spec, registry)
+        if found is not None:
+            spec, change = found
+            yield step, change, spec
 
 
-def _unsupported(problem: Problem, registry: Registry, library: list[str]) -> set[str]:
+def _unsupported(spec: RunSpec, registry: Registry, library: list[str]) -> set[str]:
     """Operators that a configured searcher refuses (they are left out of the enrichment)."""
     out: set[str] = set()
-    for name in searcher_names(registry, problem):
+    for name in searcher_names(registry, spec):
         searcher = registry.create("searcher", name, {})
         assert isinstance(searcher, Searcher)
         for op in library:
@@ -140,24 +150,20 @@ def _unsupported(problem: Problem, registry: Registry, library: list[str]) -> se
     return out
 
 
-def _offset_seeds(problem: Problem, used: int) -> None:
-    _sections(problem)["seed_offset"] = used
-
-
-def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progress,
-             attempt: Callable[[Problem], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord], str]:
+def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress,
+             attempt: Callable[[RunSpec], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord], str]:
     """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log,
-    and why escalation stopped."""
+    and why escalation stopped. Each attempt gets a spec derived from the last; ``spec`` is never changed."""
     start = time.perf_counter()
-    variant = copy.deepcopy(problem)
+    variant = spec
     records: list[AttemptRecord] = []
     best: tuple[float, Result, Any] | None = None
-    changes = _changes(variant, registry, rule.steps)
+    changes = _changes(spec, registry, rule.steps)
     step, change, used = "first", "the config as given", 0
     while True:
         t0 = time.perf_counter()
         progress.message(f"escalation: attempt {len(records) + 1} ({step}: {change})")
-        result, handle = attempt(copy.deepcopy(variant))
+        result, handle = attempt(variant)
         seconds = time.perf_counter() - t0
         records.append(AttemptRecord(len(records) + 1, step, change, round(seconds, 3), result.exact,
                                      _worst(result), (result.expression or None),
@@ -173,16 +179,16 @@ def escalate(problem: Problem, rule: Policy, registry: Registry, progress: Progr
             stop = (f"{max(left, 0):.0f} s of the {rule.budget:g} s budget left, less than the last attempt "
                     f"took ({seconds:.0f} s)")
             break
-        used += read_section(variant, "search")["runs"]
-        if used + read_section(variant, "search")["runs"] > 1000:     # a seed block holds 1000 searches
+        used += variant.search.runs
+        if used + variant.search.runs > 1000:     # a seed block holds 1000 searches
             stop = "no fresh search seeds left for this seed"
             break
         nxt = next(changes, None)
         if nxt is None:
             stop = "every step of the policy was tried"
             break
-        step, change = nxt
-        _offset_seeds(variant, used)
+        step, change, derived = nxt
+        variant = _with_search(derived, seed_offset=used)
         change += f"; search seeds from seed_offset = {used}"       # what reproduces it without a budget
     assert best is not None
     progress.message(f"escalation: stopped after {len(records)} attempt(s): {stop}")

@@ -23,6 +23,7 @@ Helpers for tests are in :mod:`desyr.testing`.
 from __future__ import annotations
 
 from desyr.config.loading import problem_from_dict, problem_from_toml
+from desyr.coupled.rates import TiedRates, tie_shared_rates
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.extension.hookspecs import hookimpl, hookspec
 from desyr.extension.options import Option
@@ -38,6 +39,7 @@ from desyr.extension.roles import (
     optional_import,
 )
 from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem, ProblemSet
@@ -59,6 +61,8 @@ __all__ = [
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
+    # the method's constants; coupled rate tying (refiners)
+    "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
     # errors
     "ComponentError", "ConfigError", "PluginError", "DesyrError",
 ]

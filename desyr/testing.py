@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from desyr.config.components import method_constants
 from desyr.config.loading import problem_from_toml
-from desyr.config.settings import method_constants
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel

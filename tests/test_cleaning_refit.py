@@ -18,7 +18,7 @@ from desyr.extension.registry import load_registry
 from desyr.model.candidates import Candidate
 from desyr.plugin import ParetoMember, Searcher, hookimpl
 from desyr.runtime.progress import Progress
-from desyr.stages.select import clean, measure
+from desyr.stages.measure import clean, measure
 from desyr.symbolic.degenerate import near_degenerate_parts, reduce
 from desyr.symbolic.numeric import evaluate
 from desyr.testing import SINE_POISSON_1D, make_context, make_problem

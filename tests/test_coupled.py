@@ -19,7 +19,8 @@ from desyr.coupled.rates import (
 )
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.runtime.progress import Progress
-from desyr.stages.select import measure_phi, run_gates, teacher_error
+from desyr.stages.measure import measure_phi, teacher_error
+from desyr.stages.select import run_gates
 from desyr.testing import make_context
 
 x, y = sp.symbols("x y", real=True)
@@ -154,8 +155,8 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
 
 
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.config.settings import gate_sequence
-    from desyr.stages.select import measure
+    from desyr.config.components import gate_sequence
+    from desyr.stages.measure import measure
 
     exact = Candidate("exact", kovasznay())
     off = Candidate("off", kovasznay(-1.7))

@@ -5,7 +5,8 @@ from desyr_gates.gates import ComplexityGate, ConvergenceGate, PhysicsEquivalenc
 
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
-from desyr.stages.select import clean, run_gates
+from desyr.stages.measure import clean
+from desyr.stages.select import run_gates
 
 x = sp.Symbol("x", real=True)
 
@@ -115,7 +116,7 @@ def test_checked_cleaning_accepts_and_rejects(paper):
     xs = problem.symbols[0]
     exact = sp.Rational(5, 10**5) / 24 * (xs**4 - 20 * xs**3 + 1000 * xs)
     exact = exact.evalf()
-    from desyr.stages.select import measure
+    from desyr.stages.measure import measure
 
     good = Candidate("g", {"u": exact})
     good.expressions = {"u": exact + sp.Float(1.35e-35) * xs**2}
@@ -127,7 +128,7 @@ def test_checked_cleaning_accepts_and_rejects(paper):
 def test_cleaning_is_rejected_when_the_small_term_matters():
     from desyr.config.loading import problem_from_dict
     from desyr.model.points import make_point_sets
-    from desyr.stages.select import measure
+    from desyr.stages.measure import measure
 
     problem = problem_from_dict({
         "domain": {"x": [0, 1]},

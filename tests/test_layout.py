@@ -126,3 +126,14 @@ def test_the_verifier_reaches_no_plugin_machinery():
     for module in inside:
         bad = sorted(m for m in reachable(module) if m.startswith(forbidden))
         assert bad == [], (module, bad)
+
+
+STAGE_ORDER = ["teach", "search", "pool", "refit", "select", "verify", "closed_form"]
+
+
+def test_no_stage_imports_a_later_stage():
+    """Stage B never reaches into Stage C (what both need lives in a stage-neutral module)."""
+    graph = import_graph()
+    for i, stage in enumerate(STAGE_ORDER):
+        later = {f"desyr.stages.{s}" for s in STAGE_ORDER[i + 1:]}
+        assert not graph[f"desyr.stages.{stage}"] & later, (stage, sorted(graph[f"desyr.stages.{stage}"] & later))

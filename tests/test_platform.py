@@ -9,7 +9,7 @@ import sympy as sp
 from desyr.api import refine
 from desyr.cli.main import main
 from desyr.config.loading import load_problem
-from desyr.config.settings import gate_sequence, method_constants
+from desyr.config.components import gate_sequence, method_constants
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Searcher, SearchResult, hookimpl, load_registry
 from desyr.testing import SINE_POISSON_1D, isolated_registry, make_problem, make_task, run_searcher

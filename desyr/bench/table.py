@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-RECOVERED = 1e-10
+from desyr.model.constants import METHOD
+
+RECOVERED = METHOD.recovered_rel_l2
 COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
 STAGES = ["teacher", "search", "refine", "total"]
 

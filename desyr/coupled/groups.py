@@ -19,6 +19,7 @@ import copy
 import itertools
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,12 +31,14 @@ from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fi
 from desyr.errors import ConfigError
 from desyr.extension.roles import Gate, Refiner
 from desyr.model.candidates import Candidate
+from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import CoupledInfo, RunContext
 from desyr.model.outcomes import Selection
 from desyr.model.problem import Problem
 from desyr.stages.refit import refine_pool
 from desyr.stages.select import run_gates
 from desyr.symbolic.numeric import broadcast, columns, lambdify
+from desyr.symbolic.physics import phi_score
 
 
 def coupled_settings(problem: Problem) -> dict[str, Any]:
@@ -46,8 +49,9 @@ def coupled_settings(problem: Problem) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------- shortlists
-def shortlist(cands: list[FieldCandidate], size: int) -> tuple[list[FieldCandidate], dict[str, int]]:
-    """Finite, non-duplicate, teacher-compatible, then a fit/complexity-balanced subset."""
+def shortlist(cands: list[FieldCandidate], size: int, method: MethodConstants = METHOD
+              ) -> tuple[list[FieldCandidate], dict[str, int]]:
+    """Finite, non-duplicate, teacher-compatible (the teacher gate's limit), then a fit/complexity-balanced subset."""
     unique: dict[str, FieldCandidate] = {}
     for c in cands:
         if math.isfinite(c.eps_T):
@@ -56,7 +60,7 @@ def shortlist(cands: list[FieldCandidate], size: int) -> tuple[list[FieldCandida
     if not pool:
         return [], {"finite": 0, "compatible": 0}
     best = min(c.eps_T for c in pool)
-    compatible = [c for c in pool if c.eps_T <= 3 * best + 1e-8]
+    compatible = [c for c in pool if c.eps_T <= method.teacher_factor * best + method.teacher_absolute]
     chosen = alternate_rankings(compatible, [lambda c: (c.eps_T, c.complexity), lambda c: (c.complexity, c.eps_T)],
                                 size)
     return chosen, {"finite": len(pool), "compatible": len(compatible)}
@@ -82,7 +86,7 @@ class GroupScorer:
 
     def __init__(self, problem: Problem, interior: np.ndarray, constraint_points: list[np.ndarray],
                  constraint_weight: float):
-        self.problem, self.root_weight = problem, math.sqrt(constraint_weight)
+        self.problem, self.constraint_weight = problem, constraint_weight
         self.point_sets = [interior] + list(constraint_points)
         jet_syms = [problem.jet_symbol(j) for j in problem.jets()]
         self.jet_syms = jet_syms
@@ -102,7 +106,7 @@ class GroupScorer:
                 values = broadcast(fn(*columns(X), *[merged.get(s, 0.0) for s in self.jet_syms])[0], X.shape[0])
                 rms.append(float(np.sqrt(np.mean(np.square(values)))))
         eq, con = rms[:self.n_eq], rms[self.n_eq:]
-        value = _rms(eq) + (self.root_weight * _rms(con) if con else 0.0)
+        value = phi_score(_rms(eq), _rms(con) if con else 0.0, self.constraint_weight)
         return value if math.isfinite(value) else math.inf
 
 
@@ -157,12 +161,9 @@ def screening_context(ctx: RunContext, n_points: int) -> RunContext:
     return sub
 
 
-def screening_refiner(registry, refiner, settings: dict[str, Any]):
-    """The configured refiner with one start and capped evaluations, where it has those options."""
-    wanted = {"starts": settings["screening_starts"], "max_nfev": settings["screening_max_nfev"]}
-    options = {**refiner.settings, **{k: v for k, v in wanted.items() if k in type(refiner).options}}
-    # the same class, not a lookup by name: a shadowed refiner chosen as PLUGIN:NAME stays itself
-    return type(refiner)(**options)
+def screening_refiner(refiner: Refiner, settings: Mapping[str, Any]) -> Refiner:
+    """The configured refiner's own cheap variant (:meth:`Refiner.screening`)."""
+    return refiner.screening(int(settings["screening_starts"]), int(settings["screening_max_nfev"]))
 
 
 def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, gates, ctx: RunContext
@@ -173,7 +174,7 @@ def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, 
     added, augment_info = augment_fields(per_field, ctx, settings)
     lists, list_info = {}, {}
     for f in problem.fields:
-        lists[f], list_info[f] = shortlist(per_field[f] + added[f], int(settings["shortlist"]))
+        lists[f], list_info[f] = shortlist(per_field[f] + added[f], int(settings["shortlist"]), ctx.method)
         if not lists[f]:
             raise ConfigError(f"field '{f}': no finite candidate reached the shortlist")
     sctx = screening_context(ctx, int(settings["screening_points"]))
@@ -182,7 +183,7 @@ def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, 
     screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:int(settings["screened_groups"])])]
     ctx.progress.message(f"coupled: {len(ranked)} group(s) from shortlists "
                          f"{' x '.join(str(len(lists[f])) for f in problem.fields)}; screening the best {len(screened)}")
-    refine_pool(screened, screening_refiner(registry, refiner, settings), sctx, scope="screen")
+    refine_pool(screened, screening_refiner(refiner, settings), sctx, scope="screen")
     selection = run_gates(screened, gates, sctx)
     ctx.timings["screen"] = time.perf_counter() - start
     ctx.coupled = CoupledInfo(

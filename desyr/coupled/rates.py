@@ -18,11 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-MIN_RATE = 1e-10
-CLUSTER_TOLERANCE = 0.35
-MATCH_TOLERANCE = 1e-9
-MULTIPLE_TOLERANCE = 1e-8
-MULTIPLES = (1, 2, 3, 4)
+from desyr.model.constants import METHOD
 
 
 @dataclass(frozen=True)
@@ -42,7 +38,7 @@ def exp_factors(expr: sp.Expr, variables: Sequence[sp.Symbol]) -> list[ExpFactor
         if isinstance(node, sp.exp) and node not in seen:
             seen.add(node)
             factor = _linear_exponent(node, variables)
-            if factor is not None and abs(factor.rate) >= MIN_RATE:
+            if factor is not None and abs(factor.rate) >= METHOD.rate_minimum:
                 found.append(factor)
     return found
 
@@ -113,7 +109,7 @@ def _sign(value: float) -> int:
     return 1 if value > 0 else -1
 
 
-def cluster_rates(observations: Iterable[RateObservation], tolerance: float = CLUSTER_TOLERANCE) -> list[RateCluster]:
+def cluster_rates(observations: Iterable[RateObservation], tolerance: float = METHOD.rate_cluster_tolerance) -> list[RateCluster]:
     """Observations in increasing |r|, each joining the first compatible cluster (eq. coupled-rate-clustering)."""
     clusters: list[RateCluster] = []
     for obs in sorted(observations, key=lambda o: abs(o.rate)):
@@ -133,7 +129,7 @@ def shared_clusters(clusters: Iterable[RateCluster], keep: int = 2) -> list[Rate
 
 
 # --------------------------------------------------------------------- tying
-def rates_match(r: float, s: float, tolerance: float = MATCH_TOLERANCE) -> bool:
+def rates_match(r: float, s: float, tolerance: float = METHOD.rate_match_tolerance) -> bool:
     return abs(r - s) < tolerance * max(1.0, abs(r), abs(s))
 
 
@@ -150,8 +146,8 @@ def base_rates(rates_by_field: Mapping[str, Sequence[float]]) -> list[float]:
     return bases
 
 
-def multiple_of(rate: float, bases: Sequence[float], multiples: Sequence[int] = MULTIPLES,
-                tolerance: float = MULTIPLE_TOLERANCE) -> tuple[int, int] | None:
+def multiple_of(rate: float, bases: Sequence[float], multiples: Sequence[int] = METHOD.rate_multiples,
+                tolerance: float = METHOD.rate_multiple_tolerance) -> tuple[int, int] | None:
     """(base index, k) for the first base with rate = k * base, k in ``multiples``; else None."""
     for i, base in enumerate(bases):
         ratio = rate / base

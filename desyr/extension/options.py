@@ -8,6 +8,7 @@ specs (``desyr.extension.options.markdown_table``).
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -145,17 +146,30 @@ def validate(specs: Mapping[str, Any], given: Mapping[str, Any], where: str) -> 
     if unknown:
         allowed = ", ".join(sorted(specs)) or "(none)"
         raise OptionError(f"{where} does not know option(s) {', '.join(map(str, unknown))}; allowed: {allowed}")
-    out = {name: spec.default for name, spec in specs.items()}
+    # fresh copies: whoever receives the values (a component, a stage) may change them, and neither
+    # the declaration's default nor the config's own table may change with them
+    out = {name: _fresh(spec.default) for name, spec in specs.items()}
     for name, value in given.items():
         spec = specs[name]
         if spec.kind is object:
-            out[name] = value
+            out[name] = _fresh(value)
             continue
         try:
-            out[name] = spec.check(name, value)
+            out[name] = _fresh(spec.check(name, value))
         except OptionError as exc:
             raise OptionError(f"{where}: {exc}") from None
     return out
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a mutable value; an object that cannot be copied (a callable's closure, a lock)
+    is handed on as it is."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes, tuple, frozenset)):
+        return value
+    try:
+        return copy.deepcopy(value)
+    except Exception:
+        return value
 
 
 def markdown_table(specs: Mapping[str, Any]) -> str:

@@ -62,6 +62,9 @@ class Component(abc.ABC):
     role: ClassVar[str]
     options: ClassVar[Mapping[str, Any]] = {}
     default: ClassVar[bool] = False
+    #: options whose configured value becomes a field of the run's MethodConstants (option -> field), so
+    #: that the core's cleaning and coupled shortlists use the same number as this component
+    method_fields: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, **options: Any) -> None:
         self.settings = self.validate_options(options)
@@ -116,6 +119,8 @@ class Searcher(Component):
     budget_protected: ClassVar[frozenset[str]] = frozenset()
     #: a cheap searcher that joins the default searcher when a config names none
     joins_default_pool: ClassVar[bool] = False
+    #: escalation's ``other_searcher`` step may add this searcher to the pool; lower ranks are tried first
+    escalation_rank: ClassVar[int | None] = None
 
     def settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
         """The options with ``task.budget`` applied, and the budget keys that were ignored."""
@@ -188,6 +193,11 @@ class Refiner(Component):
     @abc.abstractmethod
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         """Re-estimate the constants of ``candidate`` from physics alone."""
+
+    def screening(self, starts: int, evaluations: int) -> Refiner:
+        """A cheaper variant for the coupled screening refits (at most ``starts`` starts and about
+        ``evaluations`` residual evaluations); a refiner without such knobs screens as itself."""
+        return self
 
 
 # ------------------------------------------------------------------------ gate

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from desyr.config.settings import METHOD, MethodConstants
+from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
 from desyr.runtime.progress import Progress

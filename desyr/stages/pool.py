@@ -44,11 +44,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from desyr.model.candidates import Candidate
 from desyr.model.search import ParetoMember, teacher_fit_mse
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.model.context import SearchInfo
+    from desyr.stages.search import SearchOutcome
 
 MAX_KEEP = 5
 MAX_KNEES = 2
@@ -235,3 +241,29 @@ def merge_pools(pools: Sequence[Sequence[PooledCandidate]]) -> list[PooledCandid
                     float(seen.member.loss), int(seen.member.complexity)):
                 merged[e.key] = e
     return _ordered(merged.values())
+
+
+def pool_searches(outcome: SearchOutcome, fields: Sequence[str], searchers: Sequence[str]
+                  ) -> tuple[dict[str, list[PooledCandidate]], SearchInfo]:
+    """Retention of every front, then one pool per field in seed order (the searchers' pools merged);
+    the search facts with what was kept and the pool sizes filled in."""
+    kept_runs: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
+    kept_count: dict[tuple[str, str, int], int] = {}
+    for (field, searcher), runs in outcome.fronts.items():
+        for seed, front in runs:
+            kept = retain(front)
+            kept_runs.setdefault((field, searcher), []).append((seed, kept))
+            kept_count[(field, searcher, seed)] = len(kept)
+    per_field = {f: merge_pools([pool_fronts(kept_runs.get((f, s), []), s) for s in searchers]) for f in fields}
+    info = outcome.info
+    updated = [replace(r, kept=kept_count.get((r.field, r.info.get("searcher", ""), r.seed), r.kept)) for r in info.runs]
+    sizes = {f: len(per_field[f]) for f in fields}
+    return per_field, replace(info, runs=updated, pool_size_per_field=sizes, pool_size=sum(sizes.values()))
+
+
+def pooled_candidates(pooled: list[PooledCandidate], field: str) -> list[Candidate]:
+    """The single-field pool as candidates, in pool order."""
+    return [Candidate(f"c{i}", {field: e.member.expression}, searcher=e.searcher,
+                      search_seed=e.seed, search_complexity=int(e.member.complexity),
+                      search_loss=float(e.member.loss), extra={"seeds": list(e.seeds)})
+            for i, e in enumerate(pooled)]

@@ -11,17 +11,17 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import MethodConstants
 from desyr.errors import ConfigError
 from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
+from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
-from desyr.stages.select import ReducedRefit, clean, measure
+from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 

@@ -4,39 +4,34 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import read_section
+from desyr.config.spec import SearchSettings, thawed
 from desyr.errors import ConfigError, DesyrError
 from desyr.extension.roles import Searcher, UnitFailure
-from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
 from desyr.runtime.execution import serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained
-from desyr.stages.pool import PooledCandidate, merge_pools, pool_fronts, retain
 from desyr.symbolic.expressions import expression_text
-
-
-def search_settings(problem: Problem) -> dict[str, Any]:
-    return read_section(problem, "search")
 
 
 def search_seeds(base: int, runs: int, offset: int = 0) -> list[int]:
     return [1000 * base + k for k in range(offset, offset + runs)]
 
 
-def check_operators(searchers: list[Searcher], settings: dict[str, Any], problem: Problem) -> None:
+def check_operators(searchers: list[Searcher], settings: SearchSettings, problem: Problem) -> None:
     for searcher in searchers:
         with contained("searcher", searcher.name):
             try:
-                searcher.check_operators(settings["binary"], settings["unary"])
+                searcher.check_operators(list(settings.binary), list(settings.unary))
             except Exception as exc:
                 raise ConfigError(f"{problem.source}: [search]: {exc}") from None
 
@@ -102,15 +97,24 @@ def _member_problem(m: Any, by_name: dict[str, sp.Symbol]) -> str | None:
     return None if math.isfinite(loss) else f"loss {loss} is not finite"
 
 
-def search_fields(searchers: list[Searcher], settings: dict[str, Any], ctx: RunContext
-                  ) -> dict[str, list[PooledCandidate]]:
+@dataclass(frozen=True)
+class SearchOutcome:
+    """Stage A's searches: every checked front by (field, searcher) in seed order, and the run facts
+    (``kept`` and the pool sizes are the pool stage's to fill in)."""
+
+    fronts: Mapping[tuple[str, str], list[tuple[int, list[ParetoMember]]]]
+    info: SearchInfo
+    seconds: float
+
+
+def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunContext) -> SearchOutcome:
     """K seeded searches per field and searcher on that field's teacher output (each search one unit,
-    run by the executor or read back from the run store), then retention and pooling in seed order."""
+    run by the executor or read back from the run store)."""
     problem, start = ctx.problem, time.perf_counter()
     assert ctx.teacher_values is not None, "the teacher runs before the search"
-    seeds = search_seeds(ctx.seed, settings["runs"], settings["seed_offset"])
+    seeds = search_seeds(ctx.seed, settings.runs, settings.seed_offset)
     label = "+".join(s.name for s in searchers)
-    info = SearchInfo(label, seeds, list(settings["binary"]), list(settings["unary"]), int(settings["max_size"]))
+    info = SearchInfo(label, seeds, list(settings.binary), list(settings.unary), int(settings.max_size))
     units = ctx.units or serial_units()
     named = []
     for j, field in enumerate(problem.fields):
@@ -121,14 +125,14 @@ def search_fields(searchers: list[Searcher], settings: dict[str, Any], ctx: RunC
             prefix = "" if i == 0 else f"{searcher.name}-"     # the first keeps the names stores already hold
             for seed in seeds:
                 task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
-                                  binary=list(settings["binary"]), unary=list(settings["unary"]),
-                                  max_size=int(settings["max_size"]), seed=seed, budget=dict(settings["budget"]),
+                                  binary=list(settings.binary), unary=list(settings.unary),
+                                  max_size=int(settings.max_size), seed=seed, budget=thawed(settings.budget),
                                   field_name=field)
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     records = units.run("search", named, search_unit, check_search_record)
-    kept_runs: dict[tuple[str, str], list] = {}
+    fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _)), record in zip(named, records):
         if isinstance(record, UnitFailure):
             raise record.error if isinstance(record.error, DesyrError) else ConfigError(
@@ -136,20 +140,10 @@ def search_fields(searchers: list[Searcher], settings: dict[str, Any], ctx: RunC
         front = _front_of(record, problem)
         for category, text in record.get("warnings", []):
             warnings.warn(text, _WARNINGS.get(category, RuntimeWarning), stacklevel=2)
-        kept = retain(front)
-        kept_runs.setdefault((task.field_name, searcher.name), []).append((task.seed, kept))
-        info.runs.append(SearchRun(task.field_name, task.seed, len(front), len(kept), record["seconds"],
+        fronts.setdefault((task.field_name, searcher.name), []).append((task.seed, front))
+        info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
-    per_field: dict[str, list[PooledCandidate]] = {}
-    for field in problem.fields:
-        per_field[field] = merge_pools([pool_fronts(kept_runs.get((field, s.name), []), s.name) for s in searchers])
-        info.pool_size_per_field[field] = len(per_field[field])
-    info.pool_size = sum(info.pool_size_per_field.values())
-    ctx.timings["search"] = time.perf_counter() - start
-    ctx.search = info
-    ctx.progress.message(f"stage A: {info.pool_size} pooled candidate(s) from "
-                         f"{len(info.runs)} search(es) in {ctx.timings['search']:.1f} s")
-    return per_field
+    return SearchOutcome(fronts, info, time.perf_counter() - start)
 
 
 def search_unit(item: tuple[Searcher, SearchTask, Problem]) -> dict[str, Any]:
@@ -196,11 +190,3 @@ def _front_of(record: dict[str, Any], problem: Problem) -> list[ParetoMember]:
     """The front back from its record; the text reads back to the same doubles (expression_text)."""
     return [ParetoMember(problem.parse(m["expression"]), int(m["complexity"]), float(m["loss"]))
             for m in record["front"]]
-
-
-def pooled_candidates(pooled: list[PooledCandidate], field: str) -> list[Candidate]:
-    """The single-field pool as candidates, in pool order."""
-    return [Candidate(f"c{i}", {field: e.member.expression}, searcher=e.searcher,
-                      search_seed=e.seed, search_complexity=int(e.member.complexity),
-                      search_loss=float(e.member.loss), extra={"seeds": list(e.seeds)})
-            for i, e in enumerate(pooled)]

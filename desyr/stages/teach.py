@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
-from desyr.config.settings import component
+from desyr.config.components import component
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
@@ -14,7 +15,7 @@ from desyr.model.search import jsonable
 from desyr.stages.guard import contained
 
 
-def make_teacher(registry: Registry, problem) -> Teacher:
+def make_teacher(registry: Registry, problem: Any) -> Teacher:
     """The configured teacher (the default teacher when the config names none), options checked."""
     teacher = component(registry, problem, "teacher", "teacher")
     assert isinstance(teacher, Teacher)

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import method_constants
+from desyr.config.components import method_constants
 from desyr.errors import ConfigError, DesyrError
 from desyr.extension.registry import Registry, load_registry
 from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.constants import METHOD
 from desyr.model.context import RunContext
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
@@ -26,7 +27,7 @@ from desyr.report.figures import FigureRecord, figure_section, have_matplotlib
 from desyr.runtime.atomic import read_json, write_text_atomic
 from desyr.runtime.progress import Progress
 
-RECOVERED = 1e-10
+RECOVERED = METHOD.recovered_rel_l2      # the bench's threshold (desyr.bench.table), one value
 
 #: tiny point budgets of the quick studies (the paper configs use thousands of points)
 QUICK_POINTS = {"search": 150, "validate": 150, "refine": 300, "verify": 300}

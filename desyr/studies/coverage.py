@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.config.settings import gate_sequence
+from desyr.config.components import gate_sequence
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, stage_b_fields
 from desyr.model.search import ParetoMember
 from desyr.report.figures import FigureRecord, line_chart
-from desyr.stages.pool import pool_fronts, retain
+from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
-from desyr.stages.search import pooled_candidates
 from desyr.stages.select import run_gates
 from desyr.studies.common import (
     RECOVERED,

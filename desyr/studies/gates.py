@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from desyr.config.settings import gate_sequence
+from desyr.config.components import gate_sequence
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.problem import Problem

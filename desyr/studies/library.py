@@ -16,12 +16,12 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.config.settings import gate_sequence, searchers
+from desyr.config.components import gate_sequence, searchers
 from desyr.extension.roles import Gate
 from desyr.model.search import SearchTask
-from desyr.stages.pool import pool_fronts, retain
+from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
-from desyr.stages.search import pooled_candidates, run_search, search_seeds
+from desyr.stages.search import run_search, search_seeds
 from desyr.studies.common import (
     RECOVERED,
     StudyContext,

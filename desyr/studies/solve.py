@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import least_squares
 
+from desyr.model.constants import METHOD
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import broadcast, columns, lambdify
@@ -36,7 +37,7 @@ class Frozen:
         return {self.field: self.param.substitute(list(values))}
 
 
-def freeze(problem: Problem, expr: sp.Expr, points: PointSets, constraint_weight: float = 100.0) -> Frozen:
+def freeze(problem: Problem, expr: sp.Expr, points: PointSets, constraint_weight: float = METHOD.constraint_weight) -> Frozen:
     field = problem.fields[0]
     param = parameterize(expr)
     system = for_refinement(problem, {field: param.expression}, param.symbols, points, constraint_weight)

@@ -7,7 +7,7 @@ the exponential are absorbed by the coefficients.  The residuals cannot tell the
 only a reduced tree, refit, can show that the part was not needed.  This module finds the
 parts and builds reduced trees; :func:`desyr.stages.select.clean` refits and checks them.
 
-Three kinds of part (tolerances in :class:`desyr.config.settings.MethodConstants`), each found on the
+Three kinds of part (tolerances in :class:`desyr.model.constants.MethodConstants`), each found on the
 given domain points (the refinement and constraint points):
 
 - *vanishing argument*: a call ``F(a + g)`` of exp, cosh, cos, sin, sinh, tan, tanh, asin or
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import MethodConstants
+from desyr.model.constants import MethodConstants
 from desyr.symbolic.numeric import evaluate
 
 #: functions whose argument may vanish: to 1 (even) or to the argument (odd) when it does

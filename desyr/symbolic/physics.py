@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from desyr.model.constants import METHOD
 from desyr.model.points import PointSets, VerificationPoints
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import broadcast, columns, lambdify
@@ -34,7 +35,7 @@ class ResidualSystem:
 
     def __init__(self, problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
                  interior: np.ndarray, constraint_points: Sequence[np.ndarray],
-                 constraint_weight: float = 100.0, jacobian: bool = True) -> None:
+                 constraint_weight: float = METHOD.constraint_weight, jacobian: bool = True) -> None:
         self.problem = problem
         self.params = list(params)
         args = problem.symbols + self.params
@@ -84,7 +85,7 @@ class ResidualSystem:
         return [(b, vals[0]) for b, vals in zip(self.blocks, self._evaluate(a))]
 
 
-def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight=100.0,
+def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight: float = METHOD.constraint_weight,
                    jacobian=True) -> ResidualSystem:
     return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
 
@@ -120,13 +121,18 @@ def _aggregate(values: list[np.ndarray], coupled: bool) -> float | None:
     return rms(np.concatenate(values))
 
 
-def physics_scores(residuals: ResidualSystem, constraint_weight: float = 100.0) -> Scores:
+def phi_score(rho_r: float, rho_c: float, constraint_weight: float) -> float:
+    """Φ = ρ_r + sqrt(λ_c) ρ_c (eq. selection-score), the one place the formula is written."""
+    return rho_r + math.sqrt(constraint_weight) * rho_c
+
+
+def physics_scores(residuals: ResidualSystem, constraint_weight: float = METHOD.constraint_weight) -> Scores:
     """Φ = ρ_r + sqrt(λ_c) ρ_c on the refinement points; the constraint term is omitted
     when the problem has no constraint."""
     coupled = len(residuals.problem.fields) > 1
     rho_r = _aggregate([v for b, v in residuals.raw() if b.kind == "equation"], coupled) or 0.0
     rho_c = _aggregate([v for b, v in residuals.raw() if b.kind == "constraint"], coupled) or 0.0
-    return Scores(rho_r, rho_c, rho_r + math.sqrt(constraint_weight) * rho_c)
+    return Scores(rho_r, rho_c, phi_score(rho_r, rho_c, constraint_weight))
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from desyr.config.settings import METHOD
+from desyr.model.constants import METHOD
 from desyr.symbolic.expressions import complexity
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form

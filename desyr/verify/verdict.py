@@ -29,7 +29,7 @@ import sympy as sp
 
 from desyr._version import __version__
 from desyr.config.reading import problem_from_dict, problem_from_toml
-from desyr.config.settings import method_constants
+from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.model.points import VerificationPoints, constraint_points, latin_hypercube
 from desyr.model.problem import Problem
@@ -138,7 +138,7 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
     problem = read_problem(config)
-    tolerance = method_constants(problem).exact_tolerance
+    tolerance = read_section(problem, "selection")["exact_tolerance"]   # no component can change it
     numeric = parse_fields(problem, request.get("expressions"), "expressions")
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None

@@ -48,6 +48,7 @@ class DictionarySearcher(Searcher):
     more than ``max_rows`` rows (each seed fits its own row subsample)."""
 
     name = "dictionary"
+    escalation_rank = 0
     joins_default_pool = True      # seconds per search: it costs a default run almost nothing
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
     supported_unary = KNOWN_UNARY

@@ -1,8 +1,7 @@
 """The paper's Stage-C gate sequence (§3.4), one component per gate."""
 from __future__ import annotations
 
-from desyr.config.settings import METHOD
-from desyr.plugin import Candidate, Gate, GateDecision, Option, preference_key
+from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, preference_key
 
 
 def _split(pool: list[Candidate], keep) -> tuple[list[Candidate], dict[str, str]]:
@@ -60,6 +59,7 @@ class TeacherCompatibilityGate(_RelativeGate):
     default_position = 2
     options = {"factor": Option(METHOD.teacher_factor, "eps_T <= factor x minimum + absolute", kind=float, low=1.0),
                "absolute": Option(METHOD.teacher_absolute, "absolute slack of the limit", kind=float, low=0.0)}
+    method_fields = {"factor": "teacher_factor", "absolute": "teacher_absolute"}
     quantity, label = "eps_T", "teacher error"
 
     def apply(self, pool, context):
@@ -75,6 +75,7 @@ class PhysicsEquivalenceGate(_RelativeGate):
     default_position = 3
     options = {"factor": Option(METHOD.physics_factor, "Phi <= factor x minimum + absolute", kind=float, low=1.0),
                "absolute": Option(METHOD.physics_absolute, "absolute slack of the limit", kind=float, low=0.0)}
+    method_fields = {"factor": "physics_factor", "absolute": "physics_absolute"}
     quantity, label = "phi", "physics score"
 
 

@@ -58,6 +58,7 @@ class OperonSearcher(Searcher):
     """
 
     name = "operon"
+    escalation_rank = 1
     default = True
     supported_binary = frozenset(BINARY)
     supported_unary = frozenset(UNARY)

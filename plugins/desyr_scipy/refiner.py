@@ -10,12 +10,10 @@ import sympy as sp
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
-from desyr.coupled.rates import TiedRates, tie_shared_rates
-from desyr.extension.options import Option
-from desyr.extension.roles import Refiner
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
+from desyr.plugin import METHOD, Option, Refiner, TiedRates, tie_shared_rates
 from desyr.symbolic.parameterize import MAX_PARAMS, constant_nodes, is_eligible, parameterize
 from desyr.symbolic.physics import for_refinement
 from desyr.symbolic.simplify import simplify_expression
@@ -45,7 +43,7 @@ class ScipyRefiner(Refiner):
     name = "scipy"
     default = True
     options = {
-        "constraint_weight": Option(100.0, "lambda_c: constraint residuals enter with weight sqrt(lambda_c)",
+        "constraint_weight": Option(METHOD.constraint_weight, "lambda_c: constraint residuals enter with weight sqrt(lambda_c)",
                                     kind=float, low=0.0),
         "starts": Option(5, "total starts: the search constants plus starts-1 perturbed copies", kind=int, low=1),
         "perturbation": Option(0.1, "relative std of the multiplicative perturbations", kind=float, low=0.0),
@@ -68,7 +66,13 @@ class ScipyRefiner(Refiner):
         "seed": Option(0, "seed of the perturbations", kind=int, low=0),
     }
 
+    method_fields = {"constraint_weight": "constraint_weight"}
+
     # ----------------------------------------------------------------- public
+    def screening(self, starts: int, evaluations: int) -> ScipyRefiner:
+        """The same refiner with fewer starts and capped evaluations per start."""
+        return type(self)(**{**self.settings, "starts": starts, "max_nfev": evaluations})
+
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         clock = time.perf_counter()
         fields = list(candidate.search_expressions)

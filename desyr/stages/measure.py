@@ -1,0 +1,173 @@
+"""Measuring a candidate (eps_T, Phi) and its checked cleaning: shared by Stage B, which measures and
+cleans each candidate right after its refit, and Stage C, whose gates compare what is measured here.
+
+Stage-neutral on purpose, so that no stage imports a later one.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext
+from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
+from desyr.symbolic.expressions import complexity
+from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.physics import Scores, for_refinement, physics_scores
+from desyr.symbolic.simplify import cleaning_proposal
+
+
+def teacher_error(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> tuple[float | None, dict[str, float]]:
+    """eps_T of eq. teacher-compat per field on X_S, and their mean (coupled form)."""
+    if ctx.teacher_values is None:
+        return None, {}
+    per_field = {}
+    for j, f in enumerate(ctx.problem.fields):
+        target = ctx.teacher_values[:, j]
+        pred = evaluate(exprs[f], ctx.problem.symbols, ctx.points.search)
+        denom = float(np.sum(target ** 2))
+        err = float(np.sqrt(np.sum((pred - target) ** 2) / denom)) if denom > 0 else float(np.sqrt(np.mean((pred - target) ** 2)))
+        per_field[f] = err if math.isfinite(err) else math.inf
+    return float(np.mean(list(per_field.values()))), per_field
+
+
+def measure_phi(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> Scores:
+    residuals = for_refinement(ctx.problem, exprs, [], ctx.points, ctx.constraint_weight, jacobian=False)
+    scores = physics_scores(residuals, ctx.constraint_weight)
+    if not all(math.isfinite(v) for v in (scores.rho_r, scores.rho_c)):
+        return Scores(math.inf, math.inf, math.inf)
+    return scores
+
+
+def measure(candidate: Candidate, ctx: RunContext) -> None:
+    """Fill eps_T and Phi for the candidate's current expressions."""
+    if not candidate.expressions:
+        return
+    candidate.eps_T, candidate.eps_T_fields = teacher_error(ctx, candidate.expressions)
+    scores = measure_phi(ctx, candidate.expressions)
+    candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi
+
+
+#: refits a reduced tree (dict field -> expression) with the run's refiner, physics only, and returns
+#: the refit's status and its checked expressions (empty when it produced none)
+ReducedRefit = Callable[[Mapping[str, sp.Expr]], tuple[str, dict[str, sp.Expr]]]
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """The refit's own figures: every cleaning step is judged against these, never against a
+    previous step, so that small increases cannot accumulate."""
+
+    phi: float
+    eps_T: float | None
+
+
+def _accepts(ctx: RunContext, base: _Baseline, exprs: Mapping[str, sp.Expr]
+             ) -> tuple[bool, float | None, dict[str, float], Scores]:
+    """eq. cleaning-acceptance: finite, Phi <= factor*Phi + absolute and the eps_T condition."""
+    method = ctx.method
+    eps, eps_fields = teacher_error(ctx, exprs)
+    scores = measure_phi(ctx, exprs)
+    # The same factors as the relative gates (one source: ctx.method), so cleaning never
+    # accepts what the gates would reject.
+    ok_phi = scores.phi <= method.physics_factor * base.phi + method.physics_absolute
+    ok_eps = eps is None or (base.eps_T is not None and math.isfinite(eps)
+                             and eps <= method.teacher_factor * base.eps_T + method.teacher_absolute)
+    return math.isfinite(scores.phi) and ok_phi and ok_eps, eps, eps_fields, scores
+
+
+def _adopt(candidate: Candidate, exprs: dict[str, sp.Expr], eps: float | None, eps_fields: dict[str, float],
+           scores: Scores) -> None:
+    candidate.expressions, candidate.cleaned = exprs, True
+    candidate.eps_T, candidate.eps_T_fields = eps, eps_fields
+    candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi
+
+
+def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = None) -> None:
+    """Propose removing negligible additive terms; accept only under eq. cleaning-acceptance.
+
+    Besides the paper's term removal, the proposal also snaps constants that equal an
+    integer up to 1e-12 (``1.0*sin(...)`` -> ``sin(...)``); the same acceptance check applies.
+    With ``refit`` (Stage B's refiner on a reduced tree), near-degenerate parts are then
+    removed together with a refit of the remaining constants (:func:`reduce_degenerate`).
+    """
+    if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
+        return
+    method = ctx.method
+    base = _Baseline(candidate.phi, candidate.eps_T)
+    proposal = {f: cleaning_proposal(e, method.clean_term_tolerance, method.snap_integer_tolerance)
+                for f, e in candidate.expressions.items()}
+    before, after = _size(candidate.expressions), _size(proposal)
+    if after < before:
+        ok, eps, eps_fields, scores = _accepts(ctx, base, proposal)
+        if ok:
+            candidate.cleaning_note = (f"cleaned (terms below {method.clean_term_tolerance:g} dropped, round-off "
+                                       f"integers snapped): complexity {before} -> {after}")
+            _adopt(candidate, proposal, eps, eps_fields, scores)
+        else:
+            candidate.cleaning_note = "cleaning proposal rejected by the acceptance check"
+    if refit is not None:
+        reduce_degenerate(candidate, ctx, refit, base)
+
+
+def _size(exprs: Mapping[str, sp.Expr]) -> int:
+    return sum(complexity(e) for e in exprs.values())
+
+
+def reduce_degenerate(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
+    """Cleaning with a refit: remove near-degenerate parts (:mod:`desyr.symbolic.degenerate`) and refit the rest.
+
+    Each round finds the parts of the current tree and tries, most reduction first, all of them
+    together and then each alone: the reduced tree is refit (``refit``: the run's refiner, physics
+    only), given the round-off cleaning proposal, and kept when its complexity is lower, the
+    refit converged (or had nothing to fit) and it passes the acceptance check against the refit's
+    own Phi and eps_T (``base``).  Rounds go on while one keeps something, at most
+    ``cleaning_rounds``, with at most ``cleaning_refits`` refits in all; a refit that raises is a
+    rejected proposal, never a failed candidate."""
+    method = ctx.method
+    X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
+    symbols = ctx.problem.symbols
+    refits, kept = 0, []
+    start, fields = _size(candidate.expressions or {}), len(candidate.expressions or {})
+    for _ in range(method.cleaning_rounds):
+        current = dict(candidate.expressions or {})
+        parts = near_degenerate_parts(current, symbols, X, method)
+        accepted = False
+        for chosen in proposals(parts):
+            if refits >= method.cleaning_refits:
+                break
+            reduced, applied = reduce(current, chosen)
+            if not applied or _size(reduced) >= _size(current):
+                continue        # e.g. 2.0000001*x -> 2*x alone: no simpler, so no refit
+            refits += 1
+            try:
+                status, fitted = refit(reduced)
+            except (KeyboardInterrupt, MemoryError):
+                raise
+            except Exception:
+                continue
+            if status not in ("converged", "fixed") or set(fitted) != set(current):
+                continue
+            fitted = {f: cleaning_proposal(e, method.clean_term_tolerance, method.snap_integer_tolerance)
+                      for f, e in fitted.items()}
+            if _size(fitted) >= _size(current):
+                continue
+            ok, eps, eps_fields, scores = _accepts(ctx, base, fitted)
+            if ok:
+                kept += applied
+                _adopt(candidate, fitted, eps, eps_fields, scores)
+                accepted = True
+                break
+        if not accepted:
+            break
+    if kept:
+        note = (f"cleaned with a refit ({describe(kept, fields)}): complexity {start} -> "
+                f"{_size(candidate.expressions or {})}")
+        candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
+    elif refits:
+        note = f"near-degenerate parts found; {refits} reduced tree(s) refit, none kept"
+        candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note

@@ -1,0 +1,75 @@
+"""The typed settings of a run: read once, frozen, and never shared as mutable objects."""
+import dataclasses
+
+import pytest
+
+from desyr.config.settings import SECTIONS, read_section
+from desyr.extension.options import Option, validate
+from desyr.extension.roles import Gate, GateDecision
+from desyr.testing import SINE_POISSON_1D, make_problem
+
+
+def _problem(extra: str = ""):
+    return make_problem(SINE_POISSON_1D + extra)
+
+
+def test_mutating_a_returned_default_leaves_the_declaration_alone():
+    declared = list(SECTIONS["search"]["binary"].default)
+    values = read_section(_problem(), "search")
+    values["binary"].append("^")
+    values["budget"]["iterations"] = 3
+    assert SECTIONS["search"]["binary"].default == declared
+    assert SECTIONS["search"]["budget"].default == {}
+    assert read_section(_problem(), "search")["binary"] == declared
+
+
+def test_mutating_a_returned_value_leaves_the_config_alone():
+    problem = _problem('[search]\nunary = ["sin"]\n')
+    read_section(problem, "search")["unary"].append("cos")
+    assert problem.sections["search"]["unary"] == ["sin"]
+
+
+class _Layered(Gate):
+    name = "layered"
+    options = {"layers": Option([32, 32], "hidden widths", kind=list, item=int),
+               "extra": {"nested": [1]}}
+
+    def apply(self, pool, context):
+        return GateDecision(list(pool))
+
+
+def test_two_components_from_one_default_share_no_list():
+    first, second = _Layered(), _Layered()
+    first.settings["layers"].append(64)
+    first.settings["extra"]["nested"].append(2)
+    assert second.settings["layers"] == [32, 32]
+    assert second.settings["extra"] == {"nested": [1]}
+    assert _Layered.options["layers"].default == [32, 32]
+    assert _Layered.options["extra"] == {"nested": [1]}
+
+
+def test_validate_copies_given_tables():
+    given = {"options": {"a": [1]}}
+    out = validate({"options": Option({}, "", kind=dict)}, given, "[t]")
+    out["options"]["a"].append(2)
+    assert given == {"options": {"a": [1]}}
+
+
+def test_run_spec_is_frozen_and_escalation_derives_new_specs():
+    from desyr.config.spec import read_spec
+    from desyr.escalation import _changes
+    from desyr.extension.registry import load_registry
+
+    registry = load_registry()
+    problem = _problem('[search]\nunary = ["sin"]\n')
+    raw = repr(problem.sections)
+    spec = read_spec(problem, registry)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.search = spec.search   # type: ignore[misc]
+    with pytest.raises(TypeError):
+        spec.search.options["x"] = 1   # type: ignore[index]
+    derived = [s for _, _, s in _changes(spec, registry, ("more_searches", "other_searcher", "enrich_library"))]
+    assert derived and all(isinstance(s, type(spec)) for s in derived)
+    assert any(s.search.unary != ("sin",) for s in derived)
+    assert spec.search.unary == ("sin",) and spec.search.plugins is None
+    assert repr(problem.sections) == raw
