@@ -150,7 +150,7 @@ class Registry:
         sets: list[ProblemSet] = []
         for impl in self._impls("desyr_problem_sets"):
             try:
-                found = list(impl.function() or [])
+                found: list[Any] = list(impl.function() or [])  # type: ignore[attr-defined,call-overload]
                 if not all(isinstance(s, ProblemSet) for s in found):
                     raise TypeError("desyr_problem_sets must return ProblemSet objects")
                 sets.extend(s for s in found if s.name not in {t.name for t in sets})

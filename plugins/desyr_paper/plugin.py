@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from importlib import resources
+from importlib.abc import Traversable
 
 from desyr.plugin import ProblemSet, hookimpl
 
@@ -19,7 +20,7 @@ SETS = {"paper:": "problems", "examples:": "examples"}   # spec prefix -> packag
 TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings"}
 
 
-def _library(prefix: str) -> dict[str, object]:
+def _library(prefix: str) -> dict[str, Traversable]:
     """file stem -> resource, e.g. '13_burgers'."""
     folder = resources.files("desyr_paper") / SETS[prefix]
     return {f.name[:-5]: f for f in folder.iterdir() if f.name.endswith(".toml")}
