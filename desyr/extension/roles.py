@@ -165,7 +165,7 @@ class Searcher(Component):
             members.append(ParetoMember(expr, int(size), loss))
         if dropped:
             warnings.warn(f"searcher '{self.name}' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=2)  # the searcher's own search()
         return members, len(dropped)
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
