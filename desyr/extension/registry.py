@@ -19,7 +19,9 @@ import importlib.metadata as md
 import inspect
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,6 +171,21 @@ class Registry:
         self.shadowed = [s for s in self.shadowed if s.plugin != plugin_name]
 
 
+#: plugins every load_registry() of this context registers in process (see plugins_in_process)
+_IN_PROCESS: ContextVar[tuple[Any, ...]] = ContextVar("in_process_plugins", default=())
+
+
+@contextmanager
+def plugins_in_process(*plugins: Any) -> Iterator[None]:
+    """Register ``plugins`` in process in every registry loaded inside the block, the CLI's included
+    (what :func:`desyr.testing.desyr_cli` uses; child processes such as bench children do not see them)."""
+    token = _IN_PROCESS.set((*_IN_PROCESS.get(), *plugins))
+    try:
+        yield
+    finally:
+        _IN_PROCESS.reset(token)
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
@@ -184,6 +201,8 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
     loads only those, for a registry isolated from what is installed.
     """
     blocked = set(block) | {b.strip() for b in os.environ.get(BLOCK_ENV, "").split(",") if b.strip()}
+    given = list(extra_plugins)
+    extra_plugins = given + [p for p in _IN_PROCESS.get() if not any(p is g for g in given)]
     pm = new_plugin_manager()
     registry = Registry(pm)
     origins: dict[str, str] = {}
