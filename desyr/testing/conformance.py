@@ -111,7 +111,8 @@ def _run(component: Component, call: Callable[[], Any]) -> Any:
         with contained(component.role, component.name):
             return call()
     except PluginError as exc:
-        raise _violation(component, f"it failed on the check problem ({exc})",
+        said = str(exc).removeprefix(f"{component.role} '{component.name}': ")
+        raise _violation(component, f"it failed on the check problem ({said})",
                          "make it run on desyr.testing.SINE_POISSON_1D (or pass problem=)") from None
 
 
