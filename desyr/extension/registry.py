@@ -65,6 +65,9 @@ class ComponentInfo:
 
 @dataclass
 class Registry:
+    """The loaded plugins and their components by role and name, with the shadowed ones and the
+    plugins that failed to load (name -> error); built by :func:`load_registry`."""
+
     pm: pluggy.PluginManager
     components: dict[str, dict[str, ComponentInfo]] = field(default_factory=dict)
     shadowed: list[ComponentInfo] = field(default_factory=list)

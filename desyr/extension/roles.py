@@ -91,6 +91,9 @@ class TeacherModel(abc.ABC):
 
 
 class Teacher(Component):
+    """Stage A's field approximation: ``prepare`` trains or loads a :class:`TeacherModel` whose
+    ``predict(X)`` gives finite values of shape (n, n_fields); it never reads reference values."""
+
     role = "teacher"
 
     def larger_budget(self) -> dict[str, Any] | None:
@@ -104,6 +107,9 @@ class Teacher(Component):
 
 # -------------------------------------------------------------------- searcher
 class Searcher(Component):
+    """One seeded symbolic search on teacher samples: ``search(task)`` returns the empirical Pareto
+    front in the task's variables, using only the declared (and configured) operators."""
+
     role = "searcher"
     #: operators of the common vocabulary this searcher can express
     supported_binary: ClassVar[frozenset[str]] = frozenset()
@@ -183,6 +189,9 @@ class Searcher(Component):
 
 # --------------------------------------------------------------------- refiner
 class Refiner(Component):
+    """Stage B: re-estimates a candidate's constants from the equations and constraints alone;
+    ``refine`` returns a :class:`desyr.model.candidates.RefitOutcome` for the candidate's own fields."""
+
     role = "refiner"
 
     @abc.abstractmethod
@@ -202,6 +211,9 @@ class GateDecision:
 
 
 class Gate(Component):
+    """Stage C: one selection step over the refit pool; ``apply`` returns a :class:`GateDecision`
+    that keeps some of the given candidates and gives a reason for each one removed."""
+
     role = "gate"
     #: place in the default gate sequence (used when a config has no ``[selection] gates``); None: not in it
     default_position: ClassVar[int | None] = None

@@ -70,6 +70,9 @@ class Constraint:
 
 @dataclass
 class Problem:
+    """A checked problem config: variables and domain, fields, equations, constraints, the optional
+    reference solution, point counts and the raw sections; read-only for components."""
+
     name: str
     title: str
     variables: list[Variable]
