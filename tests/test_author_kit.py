@@ -36,7 +36,7 @@ from desyr.testing import (
     run_searcher,
     run_teacher,
 )
-from desyr.testing import desyr_cli  # noqa: F401  (the fixture, as a plugin's conftest would get it)
+from desyr.testing.cli import desyr_cli  # noqa: F401  (the fixture, as a plugin's conftest gets it)
 from desyr.testing.conformance import conformance_unit
 
 FIVEROLES = Path(__file__).parent / "third_party" / "fiveroles"
@@ -250,7 +250,7 @@ def test_6_the_drop_warning_points_at_the_searcher_not_the_core():
     assert warning.filename == __file__ and warning.lineno == inspect.getsourcelines(SomeBad)[1]
 
 
-def test_6_the_cli_exits_non_zero_when_every_member_is_dropped(desyr_cli, fiveroles):
+def test_6_the_cli_exits_non_zero_when_every_member_is_dropped(desyr_cli, fiveroles):  # noqa: F811
     module = type(sys)("all_bad_plugin")
     module.desyr_register_searchers = hookimpl(lambda: [AllBad])
     desyr_cli.register(fiveroles[0], module)

@@ -115,7 +115,7 @@ class Registry:
     def lost_defaults(self) -> list[ComponentInfo]:
         """Shadowed defaults whose winner is not a default: without them the role would lose its
         default (or a gate its place in the default sequence) because of a name clash."""
-        lost = []
+        lost: list[ComponentInfo] = []
         for info in self.shadowed:
             winner = self.components.get(info.role, {}).get(info.name)
             if _is_default(info.cls) and winner is not None and not _is_default(winner.cls):

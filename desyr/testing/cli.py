@@ -26,7 +26,6 @@ import pytest
 from desyr.extension.registry import plugins_in_process
 
 
-
 @dataclass(frozen=True)
 class CliResult:
     """One finished CLI call: its exit code and what it printed."""

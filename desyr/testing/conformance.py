@@ -60,7 +60,7 @@ def check_component(cls: Any, problem: Problem | None = None, **options: Any) ->
 
 
 def _violation(component: Any, problem: str, fix: str) -> ContractViolation:
-    cls = component if isinstance(component, type) else type(component)
+    cls: Any = component if isinstance(component, type) else type(component)
     return ContractViolation(f"{cls.role} '{cls.name}' ({cls.__name__}): {problem}; {fix}")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import importlib.metadata as md
 
 import pytest
+from desyr_myplugin import plugin
+from desyr_myplugin.plugin import InOrderExecutor, MaxComplexityGate
 
 from desyr.plugin import ComponentError, load_registry
 from desyr.testing import (
@@ -16,9 +18,6 @@ from desyr.testing import (
     run_executor,
     run_gates_on,
 )
-
-from desyr_myplugin import plugin
-from desyr_myplugin.plugin import InOrderExecutor, MaxComplexityGate
 
 DISTRIBUTION = "desyr-myplugin"
 

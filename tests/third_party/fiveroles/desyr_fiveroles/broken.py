@@ -8,11 +8,10 @@ import numpy as np
 import sympy as sp
 
 from desyr.plugin import GateDecision, ParetoMember, SearchResult
-
 from desyr_fiveroles.plugin import (
-    InlineExecutor,
     FormulaModel,
     FormulaTeacher,
+    InlineExecutor,
     SimplestGate,
     SineSearcher,
 )
