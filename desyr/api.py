@@ -126,7 +126,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
 
 def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
     found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
-    check_operators(found, spec.search, spec.problem)
+    check_operators(found, spec.search.binary, spec.search.unary, spec.problem)
     return found, make_teacher(registry, spec)
 
 

@@ -1,6 +1,6 @@
 """The stable import surface for plugin authors.
 
-Everything a teacher, searcher, refiner or gate needs is importable from here;
+Everything a teacher, searcher, refiner, gate or executor needs is importable from here;
 a plugin that uses nothing else keeps working when DeSyR's internals move::
 
     from desyr.plugin import Gate, GateDecision, Option, hookimpl
@@ -30,12 +30,14 @@ from desyr.extension.options import Option
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import (
     Component,
+    Executor,
     Gate,
     GateDecision,
     Refiner,
     Searcher,
     Teacher,
     TeacherModel,
+    UnitFailure,
     optional_import,
 )
 from desyr.model.candidates import Candidate, RefitOutcome
@@ -56,6 +58,7 @@ __all__ = [
     "hookimpl", "hookspec", "load_registry", "Registry",
     # roles
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
+    "Executor", "UnitFailure",
     # data types
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     # helpers

@@ -83,6 +83,7 @@ _NAME = re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,{MAX_NAME - 1}}}")
 
 
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy: bool = True) -> Problem:
+    """A problem from a config table (a plugin's dict, or parsed TOML), checked like a config file."""
     token = _TIDY.set(tidy)
     try:
         return _problem_from_dict(data, source)

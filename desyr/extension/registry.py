@@ -18,7 +18,10 @@ from __future__ import annotations
 import importlib.metadata as md
 import inspect
 import os
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,9 @@ class ComponentInfo:
 
 @dataclass
 class Registry:
+    """The loaded plugins and their components by role and name, with the shadowed ones and the
+    plugins that failed to load (name -> error); built by :func:`load_registry`."""
+
     pm: pluggy.PluginManager
     components: dict[str, dict[str, ComponentInfo]] = field(default_factory=dict)
     shadowed: list[ComponentInfo] = field(default_factory=list)
@@ -89,8 +95,10 @@ class Registry:
         return self.get(role, name)(**(options or {}))
 
     def default(self, role: str) -> str:
-        """The name of the component that declares itself the default of ``role``."""
+        """The name of the component that declares itself the default of ``role``: a winner's
+        ``NAME``, else ``PLUGIN:NAME`` of a default shadowed by a component that is not one."""
         names = [n for n, info in sorted(self.components.get(role, {}).items()) if _is_default(info.cls)]
+        names += [info.qualified_name for info in self.lost_defaults() if info.role == role]
         if not names:
             raise ConfigError(f"no installed {role} declares itself the default; name one in the config "
                               f"(installed: {', '.join(self.names(role)) or 'none'})")
@@ -106,9 +114,24 @@ class Registry:
         return names[0]
 
     def default_gates(self) -> list[str]:
-        gates = [(info.cls.default_position, n) for n, info in self.components.get("gate", {}).items()  # type: ignore[attr-defined]
-                 if getattr(info.cls, "default_position", None) is not None]
-        return [n for _, n in sorted(gates)]
+        """The default gate sequence; a default gate shadowed by a gate that is not a default keeps its
+        place under its qualified name ``PLUGIN:NAME``."""
+        winners = [(info.cls.default_position, n) for n, info in self.components.get("gate", {}).items()  # type: ignore[attr-defined]
+                   if getattr(info.cls, "default_position", None) is not None]
+        kept = [(info.cls.default_position, info.qualified_name) for info in self.lost_defaults()  # type: ignore[attr-defined]
+                if info.role == "gate"]
+        return [n for _, n in sorted(winners + kept)]
+
+    def lost_defaults(self) -> list[ComponentInfo]:
+        """Shadowed defaults whose winner is not a default: without them the role would lose its
+        default (or a gate its place in the default sequence) because of a name clash."""
+        lost: list[ComponentInfo] = []
+        for info in self.shadowed:
+            winner = self.components.get(info.role, {}).get(info.name)
+            if _is_default(info.cls) and winner is not None and not _is_default(winner.cls):
+                if not any(seen.role == info.role and seen.name == info.name for seen in lost):
+                    lost.append(info)
+        return lost
 
     def listing(self) -> list[ComponentInfo]:
         rows = [info for role in ROLES for _, info in sorted(self.components.get(role, {}).items())]
@@ -178,6 +201,21 @@ class Registry:
         self.shadowed = [s for s in self.shadowed if s.plugin != plugin_name]
 
 
+#: plugins every load_registry() of this context registers in process (see plugins_in_process)
+_IN_PROCESS: ContextVar[tuple[Any, ...]] = ContextVar("in_process_plugins", default=())
+
+
+@contextmanager
+def plugins_in_process(*plugins: Any) -> Iterator[None]:
+    """Register ``plugins`` in process in every registry loaded inside the block, the CLI's included
+    (what :func:`desyr.testing.desyr_cli` uses; child processes such as bench children do not see them)."""
+    token = _IN_PROCESS.set((*_IN_PROCESS.get(), *plugins))
+    try:
+        yield
+    finally:
+        _IN_PROCESS.reset(token)
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
@@ -193,6 +231,8 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
     loads only those, for a registry isolated from what is installed.
     """
     blocked = set(block) | {b.strip() for b in os.environ.get(BLOCK_ENV, "").split(",") if b.strip()}
+    given = list(extra_plugins)
+    extra_plugins = given + [p for p in _IN_PROCESS.get() if not any(p is g for g in given)]
     pm = new_plugin_manager()
     registry = Registry(pm)
     origins: dict[str, str] = {}
@@ -206,13 +246,30 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
         except Exception as exc:  # any import or validation error stays with its plugin
             registry.failures[ep.name] = f"{type(exc).__name__}: {exc}"
     for plugin in extra_plugins:
-        name = pm.register(plugin, name=_in_process_name(pm, plugin))
-        if name is None:
-            raise PluginError(f"could not register {plugin!r} (already registered or blocked)")
+        name = _register_in_process(pm, plugin)
         origins[name] = IN_PROCESS
     _check_pending(registry)
     _collect_components(registry, origins)
+    _warn_about_lost_defaults(registry)
     return registry
+
+
+def _register_in_process(pm: pluggy.PluginManager, plugin: Any) -> str:
+    # pluggy says "ValueError: Plugin already registered under a different name"; an author
+    # passing the same module twice deserves one line saying so.
+    if pm.is_registered(plugin):
+        raise PluginError(f"plugin {_plugin_label(plugin)} is given twice; register each plugin module once")
+    try:
+        name = pm.register(plugin, name=_in_process_name(pm, plugin))
+    except ValueError as exc:
+        raise PluginError(f"could not register plugin {_plugin_label(plugin)}: {exc}") from None
+    if name is None:
+        raise PluginError(f"could not register plugin {_plugin_label(plugin)} (it is blocked)")
+    return name
+
+
+def _plugin_label(plugin: Any) -> str:
+    return repr(getattr(plugin, "__name__", None) or type(plugin).__name__)
 
 
 def _in_process_name(pm: pluggy.PluginManager, plugin: Any) -> str:
@@ -266,10 +323,29 @@ def _collect_components(registry: Registry, origins: dict[str, str]) -> None:
                                                            shadowed_by=winner.plugin))
 
 
+def _warn_about_lost_defaults(registry: Registry) -> None:
+    for info in registry.lost_defaults():
+        winner = registry.components[info.role][info.name]
+        warnings.warn(f"{info.role} '{info.name}' of plugin '{winner.plugin}' (not a default) shadows the default "
+                      f"{info.role} of plugin '{info.plugin}'; the default stays '{info.qualified_name}'. Rename one "
+                      f"of them, or select '{winner.qualified_name}' explicitly", ShadowedDefaultWarning, stacklevel=3)
+
+
+class ShadowedDefaultWarning(UserWarning):
+    """A component that is not a default took the name of a default component."""
+
+
 def check_contract(cls: Any, role: str) -> None:
     """The role contract, checked at load: a concrete subclass with a name and valid option specs."""
-    if not (isinstance(cls, type) and issubclass(cls, Component) and cls.role == role):
-        raise PluginError(f"{cls!r} is not a {role} component class")
+    if not isinstance(cls, type) and isinstance(cls, Component):
+        raise PluginError(f"{type(cls).__name__}(...) is an instance; return the class {type(cls).__name__} "
+                          f"itself from the hook (pass the class, not an instance)")
+    if not (isinstance(cls, type) and issubclass(cls, Component)):
+        raise PluginError(f"{cls!r} is not a {role} component class; return subclasses of "
+                          f"desyr.plugin.{role.capitalize()} (pass the class, not an instance)")
+    if cls.role != role:
+        raise PluginError(f"{cls.__name__} is a {cls.role} component, contributed as a {role}; return it from "
+                          f"desyr_register_{cls.role}s instead")
     name = getattr(cls, "name", None)
     if not isinstance(name, str) or not name or ":" in name or name != name.strip():
         raise PluginError(f"{cls.__name__} has no valid name (a non-empty string without ':')")

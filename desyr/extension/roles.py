@@ -94,6 +94,9 @@ class TeacherModel(abc.ABC):
 
 
 class Teacher(Component):
+    """Stage A's field approximation: ``prepare`` trains or loads a :class:`TeacherModel` whose
+    ``predict(X)`` gives finite values of shape (n, n_fields); it never reads reference values."""
+
     role = "teacher"
 
     def larger_budget(self) -> dict[str, Any] | None:
@@ -107,6 +110,9 @@ class Teacher(Component):
 
 # -------------------------------------------------------------------- searcher
 class Searcher(Component):
+    """One seeded symbolic search on teacher samples: ``search(task)`` returns the empirical Pareto
+    front in the task's variables, using only the declared (and configured) operators."""
+
     role = "searcher"
     #: operators of the common vocabulary this searcher can express
     supported_binary: ClassVar[frozenset[str]] = frozenset()
@@ -170,7 +176,7 @@ class Searcher(Component):
             members.append(ParetoMember(expr, int(size), loss))
         if dropped:
             warnings.warn(f"searcher '{self.name}' dropped {len(dropped)} front member(s): " + "; ".join(dropped[:3]),
-                          RuntimeWarning, stacklevel=3)
+                          RuntimeWarning, stacklevel=2)  # the searcher's own search()
         return members, len(dropped)
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
@@ -188,6 +194,9 @@ class Searcher(Component):
 
 # --------------------------------------------------------------------- refiner
 class Refiner(Component):
+    """Stage B: re-estimates a candidate's constants from the equations and constraints alone;
+    ``refine`` returns a :class:`desyr.model.candidates.RefitOutcome` for the candidate's own fields."""
+
     role = "refiner"
 
     @abc.abstractmethod
@@ -212,6 +221,9 @@ class GateDecision:
 
 
 class Gate(Component):
+    """Stage C: one selection step over the refit pool; ``apply`` returns a :class:`GateDecision`
+    that keeps some of the given candidates and gives a reason for each one removed."""
+
     role = "gate"
     #: place in the default gate sequence (used when a config has no ``[selection] gates``); None: not in it
     #: True for a gate that ranks by complexity (the method's last gate): the gates study, replaying a

@@ -70,6 +70,9 @@ class CoupledInfo:
 
 @dataclass
 class RunContext:
+    """What a teacher and a gate are given about the run: the problem, its point sets, the seed, the
+    teacher's values on the search points and the method constants. Components read it; the core owns it."""
+
     problem: Problem
     points: PointSets
     seed: int = 0

@@ -31,6 +31,9 @@ _VERIFY_STREAMS = (101, 102)     # interior and constraint streams of the verifi
 
 @dataclass
 class PointSets:
+    """The point sets of one run, each an (n, d) array in the problem's variable order: search (X_S),
+    refine, verify, validate, and one array per constraint."""
+
     search: np.ndarray                  # X_S
     refine: np.ndarray                  # X_r^f
     verify: np.ndarray                  # X_r^v

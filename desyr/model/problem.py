@@ -83,6 +83,9 @@ class ProblemSet:
 
 @dataclass
 class Problem:
+    """A checked problem config: variables and domain, fields, equations, constraints, the optional
+    reference solution, point counts and the raw sections; read-only for components."""
+
     name: str
     title: str
     variables: list[Variable]

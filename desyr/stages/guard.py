@@ -8,6 +8,8 @@ end the run), see :func:`desyr.stages.refit.refine_pool`.
 """
 from __future__ import annotations
 
+import inspect
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -36,3 +38,15 @@ def _strip(message: str, role: str, name: str) -> str:
     while message.startswith(prefix):
         message = message[len(prefix):]
     return message.splitlines()[0] if message else "(no message)"
+
+
+def warn_at_component(component: object, text: str, category: type[Warning] = RuntimeWarning) -> None:
+    """A warning about what a component returned, shown at the component's class in its own source
+    file: a core line would send its author to the wrong place."""
+    cls = type(component)
+    try:
+        filename = inspect.getsourcefile(cls) or "<unknown>"
+        lineno = inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        filename, lineno = f"<{cls.__module__}.{cls.__qualname__}>", 0
+    warnings.warn_explicit(text, category, filename, lineno, module=cls.__module__)

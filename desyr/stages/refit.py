@@ -115,9 +115,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     refiner, cand, ctx = item
     cand = copy.copy(cand)
     try:
-        outcome = refiner.refine(cand, ctx.problem, ctx.points)
-        if not isinstance(outcome, RefitOutcome):
-            raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
+        outcome = checked_outcome(refiner.refine(cand, ctx.problem, ctx.points), refiner.name)
         cand.refit = outcome
         cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
         measure(cand, ctx)
@@ -167,9 +165,7 @@ def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext) -> Reduce
         if not capped:
             capped.append(reduction_refiner(refiner, ctx.method))
         probe = Candidate(f"{cand.id}-reduced", dict(exprs), searcher=cand.searcher, search_seed=cand.search_seed)
-        outcome = capped[0].refine(probe, ctx.problem, ctx.points)
-        if not isinstance(outcome, RefitOutcome):
-            raise TypeError(f"refiner '{refiner.name}' returned {type(outcome).__name__}, not a RefitOutcome")
+        outcome = checked_outcome(capped[0].refine(probe, ctx.problem, ctx.points), refiner.name)
         return outcome.status, _checked_expressions(outcome, probe, ctx.problem)
     return refit
 
@@ -237,6 +233,19 @@ def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem
     for name in stage_b_fields():
         if name not in ("refit", "expressions") and name in record:
             setattr(cand, name, record[name])
+
+
+def checked_outcome(outcome: object, name: str) -> RefitOutcome:
+    """The refiner's answer held to its type (shared by ``desyr run`` and :mod:`desyr.testing`)."""
+    if not isinstance(outcome, RefitOutcome):
+        raise TypeError(f"refiner '{name}' returned {type(outcome).__name__}, not a RefitOutcome; "
+                        "return a desyr.plugin.RefitOutcome")
+    return outcome
+
+
+def checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:
+    """:func:`_checked_expressions`, for :mod:`desyr.testing`."""
+    return _checked_expressions(outcome, cand, problem)
 
 
 def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -12,14 +12,14 @@ import numpy as np
 import sympy as sp
 
 from desyr.config.spec import SearchSettings, thawed
-from desyr.errors import ConfigError, DesyrError
+from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
 from desyr.runtime.execution import serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained
+from desyr.stages.guard import contained, warn_at_component
 from desyr.symbolic.expressions import expression_text
 
 
@@ -27,11 +27,13 @@ def search_seeds(base: int, runs: int, offset: int = 0) -> list[int]:
     return [1000 * base + k for k in range(offset, offset + runs)]
 
 
-def check_operators(searchers: list[Searcher], settings: SearchSettings, problem: Problem) -> None:
+def check_operators(searchers: list[Searcher], binary: Sequence[str], unary: Sequence[str], problem: Problem) -> None:
+    """Every searcher can express the configured operators (shared by ``desyr run`` and
+    :mod:`desyr.testing`): a config error naming what it cannot, before any search runs."""
     for searcher in searchers:
         with contained("searcher", searcher.name):
             try:
-                searcher.check_operators(list(settings.binary), list(settings.unary))
+                searcher.check_operators(list(binary), list(unary))
             except Exception as exc:
                 raise ConfigError(f"{problem.source}: [search]: {exc}") from None
 
@@ -43,6 +45,13 @@ def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[
     mine = replace(task, X=np.array(task.X, dtype=float), y=np.array(task.y, dtype=float))
     with contained("searcher", searcher.name):
         answer = searcher.search(mine)
+    return checked_search_answer(searcher, answer, problem)
+
+
+def checked_search_answer(searcher: Searcher, answer: object, problem: Problem
+                          ) -> tuple[list[ParetoMember], dict, list[str]]:
+    """A search's answer held to the contract (shared by ``desyr run`` and :mod:`desyr.testing`): its
+    usable front, JSON-safe info and the dropped members with reasons."""
     if isinstance(answer, SearchResult):
         front, info = answer.front, answer.info
     elif isinstance(answer, (list, tuple)):
@@ -51,9 +60,13 @@ def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[
         raise ConfigError(f"searcher '{searcher.name}' returned {type(answer).__name__}; "
                           "expected a SearchResult or a list of ParetoMember")
     members, dropped = checked_members(front, problem)
+    if dropped and not members:
+        raise PluginError(f"searcher '{searcher.name}' returned {len(dropped)} front member(s) and every one is "
+                          "unusable: " + "; ".join(dropped[:3]) + "; return ParetoMember(sympy expression in the "
+                          "task's variables, integer complexity, finite loss)")
     if dropped:
-        warnings.warn(f"searcher '{searcher.name}' returned {len(dropped)} unusable front member(s), dropped: "
-                      + "; ".join(dropped[:3]), RuntimeWarning, stacklevel=2)
+        warn_at_component(searcher, f"searcher '{searcher.name}' returned {len(dropped)} unusable front member(s), "
+                          "dropped: " + "; ".join(dropped[:3]))
     return members, jsonable(info), dropped
 
 
@@ -139,7 +152,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                 f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
         front = _front_of(record, problem)
         for category, text in record.get("warnings", []):
-            warnings.warn(text, _WARNINGS.get(category, RuntimeWarning), stacklevel=2)
+            warn_at_component(searcher, text, _WARNINGS.get(category, RuntimeWarning))
         fronts.setdefault((task.field_name, searcher.name), []).append((task.seed, front))
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))

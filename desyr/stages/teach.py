@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,19 +29,43 @@ def attach_teacher(registry: Registry, ctx: RunContext, teacher: Teacher | None 
     start = time.perf_counter()
     ctx.progress.message(f"teacher: {teacher.name}")
     with contained("teacher", teacher.name):
-        model = teacher.prepare(ctx.problem, ctx)
-        values = np.array(model.predict(ctx.points.search), dtype=float)
-    if values.ndim == 1:
-        values = values[:, None]
-    if values.shape != (len(ctx.points.search), len(ctx.problem.fields)) or not np.all(np.isfinite(values)):
-        raise ConfigError(f"teacher '{teacher.name}' returned {values.shape} values with non-finite entries "
-                          f"or the wrong shape; expected ({len(ctx.points.search)}, {len(ctx.problem.fields)})")
-    values.flags.writeable = False
+        model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
+        raw = model.predict(ctx.points.search)
+    values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     ctx.teacher_values = values
     ctx.timings["teacher"] = time.perf_counter() - start
     with contained("teacher", teacher.name):
         ctx.teacher = TeacherInfo(teacher.name, jsonable(model.info()))
     return model
+
+
+def checked_model(model: object, name: str) -> TeacherModel:
+    """The teacher's answer held to its type (shared by ``desyr run`` and :mod:`desyr.testing`)."""
+    if not isinstance(model, TeacherModel):
+        raise ConfigError(f"teacher '{name}' prepare() returned {type(model).__name__}, not a TeacherModel; "
+                          "return a desyr.plugin.TeacherModel whose predict(X) gives the values")
+    return model
+
+
+def checked_teacher_values(raw: object, n_points: int, fields: Sequence[str], name: str) -> np.ndarray:
+    """Teacher values held to the contract: a finite float array (n_points, n_fields), read-only.
+    Shared by ``desyr run`` and :mod:`desyr.testing` so the two cannot drift."""
+    expected = (n_points, len(fields))
+    try:
+        values = np.array(raw, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"teacher '{name}' predict() returned {type(raw).__name__}, not numbers ({exc}); "
+                          f"return a float array of shape {expected}") from None
+    if values.shape != expected:
+        hint = " (add the field axis: values[:, None])" if values.shape == (n_points,) else ""
+        raise ConfigError(f"teacher '{name}' predict() returned shape {values.shape}; expected {expected} "
+                          f"(points, fields {', '.join(fields)}){hint}")
+    bad = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
+    if bad:
+        raise ConfigError(f"teacher '{name}' predict() returned {bad} non-finite value(s) (NaN or inf) of "
+                          f"{values.size}; the shape {values.shape} is right, every value must be finite")
+    values.flags.writeable = False
+    return values
 
 
 def teacher_predict(model: TeacherModel, name: str, X: np.ndarray) -> np.ndarray:

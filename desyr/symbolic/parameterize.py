@@ -26,6 +26,8 @@ MAX_PARAMS = 16
 
 @dataclass
 class Parameterization:
+    """An expression with its eligible Float constants replaced by parameter symbols, and their values."""
+
     expression: sp.Expr                 # the tree with parameter symbols in place of constants
     symbols: list[sp.Symbol]            # a_1..a_p, ordered by decreasing |value|
     values: list[float]                 # the search constants, same order
@@ -69,6 +71,7 @@ def _tie(c: float, chosen: list[float]) -> int | None:
 
 
 def parameterize(expr: sp.Expr, prefix: str = "a", max_params: int = MAX_PARAMS) -> Parameterization:
+    """The expression's constants as parameters ``a1..ap`` (largest |value| first, at most ``max_params``)."""
     distinct = eligible_constants(expr)
     kept = sorted(distinct, key=lambda c: -abs(c))[:max_params]
     symbols = [sp.Symbol(f"{prefix}{i + 1}", real=True) for i in range(len(kept))]

@@ -87,11 +87,14 @@ class ResidualSystem:
 
 def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight: float = METHOD.constraint_weight,
                    jacobian=True) -> ResidualSystem:
+    """The residual system a refiner minimises: equations on the refinement points and constraints."""
     return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
 
 
 @dataclass
 class Scores:
+    """The physics scores of a solution: RMS interior and constraint residuals, and Phi."""
+
     rho_r: float              # RMS interior residual over all equations
     rho_c: float              # RMS constraint residual over all constraint components
     phi: float                # rho_r + sqrt(lambda_c) rho_c (eq. selection-score)

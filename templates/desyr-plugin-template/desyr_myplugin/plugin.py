@@ -1,11 +1,11 @@
 """The module named by this package's ``desyr`` entry point.
 
-It contributes one Stage-C gate. Import only from ``desyr.plugin`` (the stable surface
+It contributes one Stage-C gate and one executor. Import only from ``desyr.plugin`` (the stable surface
 for plugin authors) so the plugin keeps working when DeSyR's internals move.
 """
 from __future__ import annotations
 
-from desyr.plugin import Gate, GateDecision, Option, hookimpl
+from desyr.plugin import Executor, Gate, GateDecision, Option, UnitFailure, hookimpl
 
 
 class MaxComplexityGate(Gate):
@@ -37,3 +37,28 @@ class MaxComplexityGate(Gate):
 @hookimpl
 def desyr_register_gates():
     return [MaxComplexityGate]
+
+
+class InOrderExecutor(Executor):
+    """Runs units one after another in this process (an executor example: a cluster executor
+    would send ``fn(item)`` to its workers instead).
+
+    ``map`` must answer every item, in input order, with ``fn(item)`` or a ``UnitFailure`` in
+    its place when the unit raised; the core refuses a map that returns fewer or more results.
+    """
+
+    name = "in_order"
+
+    def map(self, fn, items):
+        results = []
+        for item in items:
+            try:
+                results.append(fn(item))
+            except Exception as exc:   # one failed unit must not lose the others
+                results.append(UnitFailure(f"{type(exc).__name__}: {exc}", exc))
+        return results
+
+
+@hookimpl
+def desyr_register_executors():
+    return [InOrderExecutor]

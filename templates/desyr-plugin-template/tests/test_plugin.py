@@ -4,12 +4,20 @@ from __future__ import annotations
 import importlib.metadata as md
 
 import pytest
+from desyr_myplugin import plugin
+from desyr_myplugin.plugin import InOrderExecutor, MaxComplexityGate
 
 from desyr.plugin import ComponentError, load_registry
-from desyr.testing import isolated_registry, make_candidate, make_context, make_problem, refit_pool, run_gates_on
-
-from desyr_myplugin import plugin
-from desyr_myplugin.plugin import MaxComplexityGate
+from desyr.testing import (
+    check_component,
+    isolated_registry,
+    make_candidate,
+    make_context,
+    make_problem,
+    refit_pool,
+    run_executor,
+    run_gates_on,
+)
 
 DISTRIBUTION = "desyr-myplugin"
 
@@ -27,11 +35,25 @@ def refit():
     return pool, ctx
 
 
-def test_the_plugin_registers_its_gate():
+def test_the_plugin_registers_its_components():
     registry = isolated_registry(plugin)
     assert not registry.failures
     assert registry.names("gate") == ["max_complexity"]
     assert registry.info("gate", "max_complexity").cls is MaxComplexityGate
+    assert registry.names("executor") == ["in_order"]
+
+
+@pytest.mark.parametrize("component", [MaxComplexityGate, InOrderExecutor])
+def test_every_component_meets_its_contract(component):
+    check_component(component)          # every check `desyr run` makes, with messages naming the fix
+
+
+def _square(item):
+    return {"square": item * item}      # a unit: a module-level function returning a dict
+
+
+def test_the_executor_answers_every_unit_in_order():
+    assert run_executor(InOrderExecutor(), _square, [3, 1, 2]) == [{"square": 9}, {"square": 1}, {"square": 4}]
 
 
 def test_the_installed_distribution_provides_the_gate():

@@ -13,7 +13,7 @@ Everything here uses the same code paths as ``desyr run``; nothing is faked.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,20 +22,23 @@ from desyr.config.components import method_constants
 from desyr.config.loading import problem_from_toml
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry, load_registry
-from desyr.extension.roles import Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel
+from desyr.extension.roles import Executor, Gate, GateDecision, Refiner, Searcher, Teacher, TeacherModel, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.outcomes import Selection
 from desyr.model.points import make_point_sets
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
+from desyr.runtime.execution import checked_map
 from desyr.runtime.progress import Progress
 from desyr.stages.refit import parse_candidate, refine_pool
-from desyr.stages.search import run_search
+from desyr.stages.search import check_operators, run_search
 from desyr.stages.select import run_gates
+from desyr.stages.teach import checked_model, checked_teacher_values
 
 __all__ = ["SINE_POISSON_1D", "make_problem", "make_context", "make_candidate", "make_task", "run_teacher",
-           "run_searcher", "run_refiner", "run_gates_on", "isolated_registry", "refit_pool", "front_of", "decision"]
+           "run_searcher", "run_refiner", "run_gates_on", "run_executor", "isolated_registry", "refit_pool",
+           "front_of", "decision"]
 
 #: a small, fast problem: u'' = -pi^2 sin(pi x) on [0, 1], u(0) = u(1) = 0, solution sin(pi x)
 SINE_POISSON_1D = """
@@ -94,15 +97,19 @@ def make_task(problem: Problem, y: np.ndarray | None = None, *, field: str | Non
 
 
 def run_teacher(teacher: Teacher, problem: Problem, seed: int = 0) -> tuple[TeacherModel, np.ndarray]:
-    """Prepare the teacher and return its model and its values on the verification points."""
+    """Prepare the teacher and return its model and its values on the verification points, checked
+    as ``desyr run`` checks them (a TeacherModel; finite values of shape (n, n_fields))."""
     ctx = make_context(problem, seed)
-    model = teacher.prepare(problem, ctx)
-    return model, np.asarray(model.predict(ctx.points.verify), dtype=float)
+    model = checked_model(teacher.prepare(problem, ctx), teacher.name)
+    values = model.predict(ctx.points.verify)
+    return model, checked_teacher_values(values, len(ctx.points.verify), problem.fields, teacher.name)
 
 
 def run_searcher(searcher: Searcher, problem: Problem, task: SearchTask | None = None) -> SearchResult:
-    """One search through the core's checks (bad members dropped with a warning)."""
+    """One search through the core's checks: the operators it must express (a ConfigError naming
+    those it cannot), then its members (bad ones dropped with a warning; all bad is an error)."""
     task = task or make_task(problem)
+    check_operators([searcher], task.binary, task.unary, problem)
     front, info, _ = run_search(searcher, task, problem)
     return SearchResult(front, info)
 
@@ -125,6 +132,13 @@ def run_gates_on(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> S
     return run_gates(pool, gates, ctx)
 
 
+def run_executor(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any]
+                 ) -> list[dict[str, Any] | UnitFailure]:
+    """``executor.map(fn, items)`` held to the contract the core holds it to: one record (a dict) or
+    :class:`UnitFailure` per item, in order. ``fn`` must be a module-level function returning a dict."""
+    return checked_map(executor, fn, items)
+
+
 def isolated_registry(*plugins: Any) -> Registry:
     """A registry of only the given plugin modules or objects (no installed entry points)."""
     return load_registry(extra_plugins=plugins, entry_points=False)
@@ -136,5 +150,6 @@ def front_of(*members: tuple[str, int, float], problem: Problem) -> list[ParetoM
 
 
 def decision(kept: list[Candidate], removed: Mapping[str, str] | None = None) -> GateDecision:
+    """A gate decision keeping ``kept``, with a reason for each id in ``removed``."""
     return GateDecision(list(kept), dict(removed or {}))
 
