@@ -159,6 +159,8 @@ def multiple_of(rate: float, bases: Sequence[float], multiples: Sequence[int] = 
 
 @dataclass
 class TiedRates:
+    """Exponential rates shared across fields, tied to common parameters for a joint refit (paper §3.6)."""
+
     expressions: dict[str, sp.Expr]        # rate Floats replaced by k*R_i
     symbols: list[sp.Symbol]               # R_1.. (shared parameters)
     values: list[float]                    # their starting values (the base rates)
