@@ -142,6 +142,12 @@ class _StubRegistry:
     def problem_library(self):
         return [("lab:heat", "[H] Heat"), ("lab:wave", "[W] Wave")]
 
+    def problem_sets(self):
+        return []
+
+    def default_problem_set(self):
+        return None
+
     def load_problem(self, spec):
         if spec in ("lab:heat", "lab:h"):
             return type("P", (), {"source": "lab:heat", "name": "heat"})()
