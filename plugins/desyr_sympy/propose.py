@@ -1,0 +1,108 @@
+"""Exact-solver proposals for a problem, before any teacher is trained.
+
+``propose(problem)`` asks each SymPy solver that applies for solutions, each
+call in a child process bounded by ``time_limit`` seconds, and returns the
+candidates (field -> expression, free constants as floats for Stage B) with one
+attempt record per solver.  Nothing here decides that a candidate is exact: the
+proposals go through the same refit, gates and verifier as a search's.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from desyr_sympy import first_order, odes, separable
+from desyr_sympy.bounded import call_bounded, one_line
+from desyr_sympy.candidates import Pool, free_constants, usable
+
+
+@dataclass
+class Attempt:
+    solver: str
+    seconds: float
+    #: "candidates: n", "no solution", "timeout", "not applicable", "skipped" or "error: ..."
+    outcome: str
+    detail: str = ""
+
+
+@dataclass
+class Proposals:
+    candidates: list[dict[str, sp.Expr]] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)     # the solver of each candidate
+    attempts: list[Attempt] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Solver:
+    name: str
+    applies: Callable[[object], str]                     # "" or why not
+    solve: Callable[[object], list[dict[str, sp.Expr]]]  # runs in the bounded child
+
+
+#: cheap and most specific first, so an anytime caller sees the likeliest answer early
+SOLVERS: tuple[Solver, ...] = (
+    Solver("integrate", odes.integrate_applies, odes.integrate_source),
+    Solver("dsolve_ics", odes.ics_applies, odes.dsolve_ics),
+    Solver("dsolve", odes.ode_applies, odes.dsolve_general),
+    Solver("characteristics", first_order.applies, first_order.characteristics),
+    Solver("separable", separable.applies, separable.separate),
+)
+
+
+def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
+            solvers: Iterable[str] | None = None) -> Proposals:
+    """Candidates from every applicable exact solver; never raises for a solver's failure.
+
+    ``time_limit`` bounds each solver call (seconds, wall clock); ``budget`` bounds the
+    whole call: solvers not started when it is spent are recorded as "skipped".
+    ``solvers`` restricts the solvers by name (default: all of :data:`SOLVERS`).
+    """
+    start = time.perf_counter()
+    chosen = [s for s in SOLVERS if solvers is None or s.name in set(solvers)]
+    pool, attempts = Pool(), []
+    for solver in chosen:
+        elapsed = time.perf_counter() - start
+        if budget is not None and elapsed >= budget:
+            attempts.append(Attempt(solver.name, 0.0, "skipped", f"budget of {budget:g} s spent"))
+            continue
+        limit = time_limit if budget is None else min(time_limit, budget - elapsed)
+        attempts.append(_attempt(solver, problem, limit, pool))
+    return Proposals(pool.candidates, pool.origins, attempts, time.perf_counter() - start)
+
+
+def _attempt(solver: Solver, problem, time_limit: float, pool: Pool) -> Attempt:
+    began = time.perf_counter()
+    try:
+        reason = solver.applies(problem)
+    except Exception as exc:  # noqa: BLE001 - a problem no check foresaw is a record, not a crash
+        return Attempt(solver.name, time.perf_counter() - began, f"error: {one_line(exc)}")
+    if reason:
+        return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason)
+    result = call_bounded(solver.solve, (problem,), time_limit)
+    seconds = time.perf_counter() - began
+    if result.status == "timeout":
+        return Attempt(solver.name, seconds, "timeout", result.message)
+    if result.status == "error":
+        return Attempt(solver.name, seconds, f"error: {result.message}")
+    if result.status == "no solution" or not result.value:
+        return Attempt(solver.name, seconds, "no solution", result.message)
+    return _collect(solver.name, result.value, problem, pool, seconds)
+
+
+def _collect(name: str, solutions, problem, pool: Pool, seconds: float) -> Attempt:
+    added, dropped = 0, []
+    for solution in solutions:
+        candidate = free_constants(solution)
+        why = usable(candidate, problem.symbols)
+        if why:
+            dropped.append(why)
+        elif pool.add(candidate, name):
+            added += 1
+    detail = f"dropped {len(dropped)}: {'; '.join(dropped)}" if dropped else ""
+    if not added and not dropped:
+        detail = "only duplicates of earlier candidates"
+    return Attempt(name, seconds, f"candidates: {added}" if added or not dropped else "no solution", detail)
