@@ -8,6 +8,7 @@ proposals go through the same refit, gates and verifier as a search's.
 """
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from desyr_sympy import first_order, odes, separable
-from desyr_sympy.bounded import call_bounded, one_line
+from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 
 
@@ -54,43 +55,54 @@ SOLVERS: tuple[Solver, ...] = (
 
 
 def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
-            solvers: Iterable[str] | None = None) -> Proposals:
+            solvers: Iterable[str] | None = None, workers: int | None = None) -> Proposals:
     """Candidates from every applicable exact solver; never raises for a solver's failure.
 
     ``time_limit`` bounds each solver call (seconds, wall clock); ``budget`` bounds the
     whole call: solvers not started when it is spent are recorded as "skipped".
-    ``solvers`` restricts the solvers by name (default: all of :data:`SOLVERS`).
+    ``solvers`` restricts the solvers by name (default: all of :data:`SOLVERS`);
+    ``workers`` is how many run at once (default: the usable cores).
     """
     start = time.perf_counter()
-    chosen = [s for s in SOLVERS if solvers is None or s.name in set(solvers)]
-    pool, attempts = Pool(), []
-    for solver in chosen:
-        elapsed = time.perf_counter() - start
-        if budget is not None and elapsed >= budget:
-            attempts.append(Attempt(solver.name, 0.0, "skipped", f"budget of {budget:g} s spent"))
-            continue
-        limit = time_limit if budget is None else min(time_limit, budget - elapsed)
-        attempts.append(_attempt(solver, problem, limit, pool))
-    return Proposals(pool.candidates, pool.origins, attempts, time.perf_counter() - start)
+    names = None if solvers is None else set(solvers)
+    chosen = [s for s in SOLVERS if names is None or s.name in names]
+    attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]
+    runnable = [i for i, a in enumerate(attempts) if a is None]
+    outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in runnable], time_limit,
+                           workers=workers or _cores(),
+                           deadline=None if budget is None else start + budget)
+    pool = Pool()
+    for i, outcome in zip(runnable, outcomes):
+        attempts[i] = _record(chosen[i].name, outcome, problem, pool)
+    # candidates in solver order, whichever child finished first
+    return Proposals(pool.candidates, pool.origins, attempts, time.perf_counter() - start)  # type: ignore[arg-type]
 
 
-def _attempt(solver: Solver, problem, time_limit: float, pool: Pool) -> Attempt:
+def _cores() -> int:
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
+
+
+def _applies(solver: Solver, problem) -> Attempt | None:
+    """A record when the solver does not apply (or its check fails), None when it should run."""
     began = time.perf_counter()
     try:
         reason = solver.applies(problem)
     except Exception as exc:  # noqa: BLE001 - a problem no check foresaw is a record, not a crash
         return Attempt(solver.name, time.perf_counter() - began, f"error: {one_line(exc)}")
-    if reason:
-        return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason)
-    result = call_bounded(solver.solve, (problem,), time_limit)
-    seconds = time.perf_counter() - began
-    if result.status == "timeout":
-        return Attempt(solver.name, seconds, "timeout", result.message)
-    if result.status == "error":
-        return Attempt(solver.name, seconds, f"error: {result.message}")
-    if result.status == "no solution" or not result.value:
-        return Attempt(solver.name, seconds, "no solution", result.message)
-    return _collect(solver.name, result.value, problem, pool, seconds)
+    return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason) if reason else None
+
+
+def _record(name: str, outcome: Outcome, problem, pool: Pool) -> Attempt:
+    if outcome.status in ("timeout", "skipped"):
+        return Attempt(name, outcome.seconds, outcome.status, outcome.message)
+    if outcome.status == "error":
+        return Attempt(name, outcome.seconds, f"error: {outcome.message}")
+    if outcome.status == "no solution" or not outcome.value:
+        return Attempt(name, outcome.seconds, "no solution", outcome.message)
+    return _collect(name, outcome.value, problem, pool, outcome.seconds)
 
 
 def _collect(name: str, solutions, problem, pool: Pool, seconds: float) -> Attempt:
