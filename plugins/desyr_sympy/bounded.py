@@ -97,7 +97,8 @@ def run_bounded(calls: Sequence[Call], time_limit: float, *, workers: int = 2,
     calls never started are "skipped".  Never raises for a call's own failure.
     """
     results: list[Outcome | None] = [None] * len(calls)
-    pending, running = list(range(len(calls))), {}
+    pending = list(range(len(calls)))
+    running: dict[int, _Running] = {}
     while pending or running:
         while pending and len(running) < max(workers, 1):
             i = pending.pop(0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 
@@ -18,7 +19,7 @@ ALLOWED_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, s
                      sp.asin, sp.acos, sp.atan, sp.Abs)
 
 
-def jet_symbols(problem) -> dict[sp.Symbol, object]:
+def jet_symbols(problem) -> dict[sp.Symbol, Any]:
     """Every jet symbol in the equations and constraints -> its Jet (field, wrt)."""
     return {problem.jet_symbol(j): j for j in problem.jets()}
 
@@ -87,8 +88,12 @@ def split_linear(residual: sp.Expr, jets) -> Linear | None:
     return Linear(coefficients, sp.expand(forcing))
 
 
-def max_order(problem) -> int:
-    return max((len(j.wrt) for j in problem.jets()), default=0)
+def linear_equation(problem) -> Linear:
+    """The single equation's linear split; for solvers whose check has already said it is linear."""
+    linear = split_linear(residuals(problem)[0], jet_symbols(problem))
+    if linear is None:
+        raise NotImplementedError("the equation is not linear in the field")
+    return linear
 
 
 @dataclass
@@ -108,7 +113,9 @@ def slice_data(problem) -> Iterator[Data]:
         for face in c.faces:
             if len(face.fixed) == 1 and problem.dim > 1:
                 name, at = face.fixed[0]
-                yield Data(c.operator, rational(c.value), symbols[name], exact_number(at))
+                where = exact_number(at)
+                # a value derived from the reference is a function of every variable: take it on the line
+                yield Data(c.operator, rational(c.value).subs(symbols[name], where), symbols[name], where)
 
 
 @dataclass
@@ -128,12 +135,16 @@ def point_conditions(problem) -> list[PointCondition] | None:
     out = []
     for c in problem.constraints:
         jet = jets.get(c.operator)
-        if jet is None or c.value.free_symbols:
+        if jet is None:
             return None
         for face in c.faces:
             if len(face.fixed) != problem.dim:
                 return None
-            out.append(PointCondition(jet.field, len(jet.wrt), exact_number(face.fixed[0][1]), rational(c.value)))
+            at = exact_number(face.fixed[0][1])
+            value = rational(c.value).subs(problem.symbols[0], at)   # "reference" data is a function
+            if value.free_symbols:
+                return None
+            out.append(PointCondition(jet.field, len(jet.wrt), at, value))
     return out
 
 

@@ -18,6 +18,7 @@ import sympy as sp
 from desyr_sympy.forms import (
     field_functions,
     jet_symbols,
+    linear_equation,
     point_conditions,
     residuals,
     split_linear,
@@ -105,7 +106,7 @@ def integrate_applies(problem) -> str:
 
 def integrate_source(problem) -> list[dict[str, sp.Expr]]:
     x = problem.symbols[0]
-    linear = split_linear(residuals(problem)[0], jet_symbols(problem))
+    linear = linear_equation(problem)
     (jet_symbol, coefficient), = [(j, c) for j, c in linear.coefficients.items() if c != 0]
     order = len(jet_symbols(problem)[jet_symbol].wrt)
     g = linear.forcing / coefficient

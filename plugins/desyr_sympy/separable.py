@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr_sympy.candidates import Seeds, free_rate, solver_constants
-from desyr_sympy.forms import jet_symbols, residuals, shape, slice_data, split_linear, terms
+from desyr_sympy.forms import jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,6 @@ def applies(problem) -> str:
         return "not linear"
     if not linear.constant_coefficients(problem.symbols):
         return "variable coefficients"
-    if not shapes(problem, linear):
-        return "no data or forcing to take shapes from"
     return ""
 
 
@@ -70,11 +68,14 @@ def _forcing_shape(term: sp.Expr, problem) -> Shape | None:
 
 
 def separate(problem) -> list[dict[str, sp.Expr]]:
-    linear = split_linear(residuals(problem)[0], jet_symbols(problem))
+    linear = linear_equation(problem)
     field = problem.fields[0]
     s = sp.Dummy("s")
     pieces, unassigned = [], list(terms(linear.forcing))
-    for item in shapes(problem, linear):
+    found = shapes(problem, linear)    # here, not in applies(): expanding the data can take long
+    if not found:
+        raise NotImplementedError("no data or forcing to take shapes from")
+    for item in found:
         polynomial = _characteristic(problem, linear, item, s)
         if polynomial is None:
             continue
@@ -85,7 +86,9 @@ def separate(problem) -> list[dict[str, sp.Expr]]:
         raise NotImplementedError("no data shape separates")
     if any(t != 0 for t in unassigned):
         raise NotImplementedError(f"forcing terms {sp.Add(*unassigned)} separate with no shape")
-    exact, floating, counter = [], [], iter(range(1, 10_000))
+    exact: list[sp.Expr] = []
+    floating: list[sp.Expr] = []
+    counter = iter(range(1, 10_000))
     seeds = Seeds()
     for item, polynomial, forcing in pieces:
         particular = _particular(polynomial, forcing / item.shape, item.variable, s)
