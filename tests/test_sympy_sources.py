@@ -311,6 +311,20 @@ def test_implicit_solutions_are_solved_for_the_field():
     assert len(explicit(sp.Eq(u**2, t + c1), {"u": u})) == 2
 
 
+def _status_in_a_daemon() -> tuple[str, str]:
+    outcome = call_bounded(abs, (-1,), time_limit=10)
+    return outcome.status, outcome.message
+
+
+def test_a_process_that_may_not_fork_gets_a_record():
+    import multiprocessing
+
+    # pool workers are daemonic, and daemonic processes may not have children
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        status, message = pool.apply(_status_in_a_daemon)
+    assert status == "error" and "could not start a solver process" in message
+
+
 def test_a_budget_skips_the_solvers_it_cannot_start():
     result = propose(load("damped_oscillator"), budget=0.0)
     ran = {a.solver: a.outcome for a in result.attempts if a.outcome != "not applicable"}

@@ -106,7 +106,10 @@ def run_bounded(calls: Sequence[Call], time_limit: float, *, workers: int = 2,
             if left <= 0:
                 results[i] = Outcome("skipped", message="the time budget was spent before it started")
                 continue
-            running[i] = _Running(calls[i], left)
+            try:
+                running[i] = _Running(calls[i], left)
+            except Exception as exc:  # noqa: BLE001 - e.g. a daemonic pool worker may not fork children
+                results[i] = Outcome("error", message=f"could not start a solver process: {one_line(exc)}")
         if running:
             soonest = min(r.deadline for r in running.values())
             wait([r.receiver for r in running.values()], max(soonest - time.perf_counter(), 0.0))
