@@ -25,8 +25,12 @@ def jet_symbols(problem) -> dict[sp.Symbol, Any]:
 
 
 def field_functions(problem) -> dict[str, sp.Expr]:
-    """Each field as an applied function of all variables, ``u(x, t)``."""
-    return {f: sp.Function(f)(*problem.symbols) for f in problem.fields}
+    """Each field as an applied function of all variables, ``u(x, t)``.
+
+    The prefix keeps a field named ``F`` or ``T`` apart from pdsolve's arbitrary
+    function ``F`` and from the factor ``T`` of a separation.
+    """
+    return {f: sp.Function(f"field_{f}")(*problem.symbols) for f in problem.fields}
 
 
 def to_derivatives(expr: sp.Expr, problem, functions: dict[str, sp.Expr]) -> sp.Expr:

@@ -75,7 +75,8 @@ def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
     for i, outcome in zip(runnable, outcomes):
         attempts[i] = _record(chosen[i].name, outcome, problem, pool)
     # candidates in solver order, whichever child finished first
-    return Proposals(pool.candidates, pool.origins, attempts, time.perf_counter() - start)  # type: ignore[arg-type]
+    records = [a for a in attempts if a is not None]
+    return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
 
 
 def _cores() -> int:
