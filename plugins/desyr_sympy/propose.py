@@ -68,6 +68,8 @@ def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
     chosen = [s for s in SOLVERS if names is None or s.name in names]
     attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]
     runnable = [i for i, a in enumerate(attempts) if a is None]
+    if runnable:
+        _preload()
     outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in runnable], time_limit,
                            workers=workers or _cores(),
                            deadline=None if budget is None else start + budget)
@@ -77,6 +79,22 @@ def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
     # candidates in solver order, whichever child finished first
     records = [a for a in attempts if a is not None]
     return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
+
+
+#: modules SymPy imports on its first integral or simplify (0.3-0.6 s); imported once here,
+#: before the children fork, so that no child pays for them again
+_LAZY_MODULES = ("sympy.integrals.manualintegrate", "sympy.integrals.risch", "sympy.integrals.heurisch",
+                 "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr")
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in _LAZY_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:     # another SymPy version: a child imports what it needs
+            pass
 
 
 def _cores() -> int:

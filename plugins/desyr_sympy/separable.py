@@ -1,13 +1,16 @@
 """Separable linear PDEs with constant coefficients: products of the data and of exponentials.
 
-The shapes come from the problem itself: each additive term of the data on a line
+The shapes come from the problem itself: the data on a line, and each additive term of it
 ``v = v0`` (``u(x, 0) = sin(x) + sin(2x)`` gives ``sin(x)`` and ``sin(2x)``, with
 ``v = t``) and each term of the forcing.  For a shape ``h`` and ``u = exp(s v) h``
 the operator gives ``P(s) exp(s v) h`` exactly when ``h`` is an eigenfunction of the
 rest of the operator; then the roots of ``P`` are the rates along ``v``: one decaying
 exponential for the heat equation, cos and sin for the wave equation, exp(+-k y)
 (so sinh and cosh) for Laplace and Helmholtz.  A shape for which ``P`` still depends
-on the other variables cannot be separated and is left out.
+on a variable cannot be separated and is left out.  The coefficients may vary: when
+``P`` is free of every variable, ``L[T(v) h] = h P(d/dv) T`` for every ``T`` (the
+coefficient of each power of ``s`` is that of a derivative of ``T``), which is what a
+Fokker-Planck operator gives on a linear shape.
 
 Two candidates come back: the sum over the shapes with the exact rates, and the same
 with every rate a float, which the refit determines (``exp(-9.8696*t)*sin(pi*x)``).
@@ -36,8 +39,6 @@ def applies(problem) -> str:
     linear = split_linear(residuals(problem)[0], jet_symbols(problem))
     if linear is None:
         return "not linear"
-    if not linear.constant_coefficients(problem.symbols):
-        return "variable coefficients"
     return ""
 
 
@@ -45,7 +46,9 @@ def shapes(problem, linear) -> list[Shape]:
     variables = problem.symbols
     found: list[Shape] = []
     for data in slice_data(problem):
-        for term in terms(data.value):
+        parts = terms(data.value)
+        # the whole value first: x + 1 can separate where neither x nor 1 does (u_t = (x + 1) u_x + u)
+        for term in ([sp.factor_terms(data.value)] if len(parts) > 1 else []) + parts:
             h = shape(term, variables)
             if term != 0 and data.variable not in h.free_symbols:
                 found.append(Shape(data.variable, h))
@@ -100,15 +103,44 @@ def separate(problem) -> list[dict[str, sp.Expr]]:
     return [{field: sp.Add(*exact)}, {field: sp.Add(*floating)}]
 
 
+#: fractions of the box where ratios are sampled before any simplify (irrational, so off
+#: the zeros of sin(k pi x) and of polynomials with small rational roots)
+_SAMPLES = (0.2360679774997897, 0.6180339887498949, 0.8541019662496845)
+
+
+def _varies(expr: sp.Expr, variables, problem, fixed: dict | None = None) -> bool:
+    """True when ``expr`` surely depends on ``variables`` on the box: a numerical look at three
+    points, so that sp.simplify (seconds on a sum of modes) runs only on likely separations."""
+    chosen = [(v, lo, hi) for v, (lo, hi) in zip(problem.symbols, problem.bounds) if v in set(variables)]
+    values = []
+    for k in range(len(_SAMPLES)):
+        # a different fraction per variable, so that the points are not on the box's diagonal
+        point = {v: lo + (hi - lo) * _SAMPLES[(k + j) % len(_SAMPLES)] for j, (v, lo, hi) in enumerate(chosen)}
+        try:
+            value = complex(expr.xreplace({**(fixed or {}), **point}).evalf())
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False        # not a number there: let simplify decide
+        if value != value:      # nan: a sample on a zero of the shape
+            return False
+        values.append(value)
+    scale = max(1.0, *(abs(v) for v in values))
+    return max(abs(v - values[0]) for v in values) > 1e-9 * scale
+
+
 def _separates(expr: sp.Expr, variable: sp.Symbol, problem) -> bool:
     others = set(problem.symbols) - {variable}
+    if _varies(expr, others, problem, {variable: sp.Float(0.3819660112501051)}):
+        return False
     return not (sp.simplify(expr).free_symbols & others)
 
 
 def _characteristic(problem, linear, item: Shape, s: sp.Dummy) -> sp.Poly | None:
     """``P(s)`` with ``L[exp(s v) h] = P(s) exp(s v) h``, or None when ``h`` does not separate."""
     trial = sp.exp(s * item.variable) * item.shape
-    ratio = sp.simplify(problem.apply(linear.operator(), {problem.fields[0]: trial}) / trial)
+    ratio = problem.apply(linear.operator(), {problem.fields[0]: trial}) / trial
+    if _varies(ratio, problem.symbols, problem, {s: sp.Float(0.7310585786300049)}):
+        return None
+    ratio = sp.simplify(ratio)
     if ratio.free_symbols - {s} or not ratio.is_polynomial(s) or ratio == 0:
         return None
     return sp.Poly(ratio, s)
