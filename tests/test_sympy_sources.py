@@ -172,12 +172,13 @@ PROBLEMS = {
 #: the solver expected to give the exact candidate of each problem
 SOURCES = {"damped_oscillator": "dsolve", "bvp": "integrate", "logistic": "dsolve", "linear_pair": "dsolve",
            "beam": "integrate", "heat": "separable", "advection": "characteristics",
-           "wave": "separable", "laplace": "separable", "diffusion": "separable"}
+           "wave": "separable", "laplace": "separable", "diffusion": "separable", "fokker_planck": "separable"}
 
 
-#: bundled examples of the other separable families (wave, Laplace) and a forcing that separates
+#: bundled examples of the other separable families (wave, Laplace), a forcing that separates
+#: and variable coefficients (Fokker-Planck on a linear shape)
 EXAMPLES = {"wave": "examples/11_wave_two_modes.toml", "laplace": "examples/05_laplace_strip.toml",
-            "diffusion": "problems/06_diffusion.toml"}
+            "diffusion": "problems/06_diffusion.toml", "fokker_planck": "problems/09b_fokker_planck_2.toml"}
 
 
 def load(name: str):
