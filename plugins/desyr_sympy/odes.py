@@ -1,0 +1,119 @@
+"""Ordinary differential equations and systems (one independent variable).
+
+Three solvers, each a pure function of the problem that runs in a bounded child:
+
+- ``dsolve``: the general solution, without conditions.  Its integration
+  constants become Stage B parameters, so the physics-only refit fits them to
+  whatever constraints the problem has (initial values, two-point, Robin).
+- ``dsolve_ics``: the same with the constraints as initial conditions, when every
+  constraint is a plain point value; it can fail where the general solution does not
+  (SymPy answers ``[]`` for some nonlinear problems), and then the first still gives the form.
+- ``integrate``: ``a * u^(n) = f(x)`` by integrating ``f`` n times, plus the
+  homogeneous polynomial; cheaper and more robust than ``dsolve`` on manufactured sources.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from desyr_sympy.forms import (
+    field_functions,
+    jet_symbols,
+    linear_equation,
+    point_conditions,
+    residuals,
+    split_linear,
+    to_derivatives,
+)
+
+
+def ode_applies(problem) -> str:
+    """"" when the problem is an ODE or ODE system dsolve can be asked about, else why not."""
+    if problem.dim != 1:
+        return f"{problem.dim} independent variables"
+    if len(problem.equations) != len(problem.fields):
+        return f"{len(problem.equations)} equations for {len(problem.fields)} fields"
+    return ""
+
+
+def ics_applies(problem) -> str:
+    return ode_applies(problem) or ("" if point_conditions(problem) else "a condition is not a plain point value")
+
+
+def _equations(problem):
+    functions = field_functions(problem)
+    equations = [to_derivatives(r, problem, functions) for r in residuals(problem)]
+    targets = [functions[f] for f in problem.fields]
+    if len(targets) == 1:
+        return equations[0], targets[0], functions
+    return equations, targets, functions
+
+
+def dsolve_general(problem) -> list[dict[str, sp.Expr]]:
+    equations, targets, functions = _equations(problem)
+    return explicit(sp.dsolve(equations, targets), functions)
+
+
+def dsolve_ics(problem) -> list[dict[str, sp.Expr]]:
+    equations, targets, functions = _equations(problem)
+    x = problem.symbols[0]
+    ics = {}
+    for cond in point_conditions(problem) or []:
+        f = functions[cond.field]
+        key = f.subs(x, cond.at) if cond.order == 0 else f.diff(x, cond.order).subs(x, cond.at)
+        ics[key] = cond.value
+    return explicit(sp.dsolve(equations, targets, ics=ics), functions)
+
+
+def explicit(answer, functions: dict[str, sp.Expr]) -> list[dict[str, sp.Expr]]:
+    """dsolve's answer (an Eq, a list of branches, a system's list, a list of systems) as
+    solutions field -> expression; implicit equations solved for the field where SymPy can."""
+    by_function = {fn: name for name, fn in functions.items()}
+    if isinstance(answer, sp.Equality):
+        answer = [answer]
+    answer = list(answer)
+    if len(functions) == 1:
+        (name,) = functions
+        return [{name: e} for eq in answer for e in _solve_for(eq, functions[name])]
+    sets = answer if answer and not isinstance(answer[0], sp.Equality) else [answer]
+    out = []
+    for eqs in sets:
+        solution = {by_function[eq.lhs]: eq.rhs for eq in eqs if eq.lhs in by_function}
+        if len(solution) == len(functions):
+            out.append(solution)
+    return out
+
+
+def _solve_for(eq: sp.Equality, function: sp.Expr) -> list[sp.Expr]:
+    if eq.lhs == function and not eq.rhs.has(function):
+        return [eq.rhs]
+    return [s for s in sp.solve(eq, function) if not s.has(function)]
+
+
+def integrate_applies(problem) -> str:
+    """"" for one field with ``a * u^(n) = f(x)``, a constant, n >= 1."""
+    if problem.dim != 1 or len(problem.fields) != 1 or len(problem.equations) != 1:
+        return "not a single 1-D equation"
+    linear = split_linear(residuals(problem)[0], jet_symbols(problem))
+    if linear is None:
+        return "not linear"
+    derivatives = [j for j in linear.coefficients if linear.coefficients[j] != 0]
+    if len(derivatives) != 1 or not jet_symbols(problem)[derivatives[0]].wrt:
+        return "not a single derivative equal to a source"
+    if not linear.constant_coefficients(problem.symbols):
+        return "variable coefficient"
+    return ""
+
+
+def integrate_source(problem) -> list[dict[str, sp.Expr]]:
+    x = problem.symbols[0]
+    linear = linear_equation(problem)
+    (jet_symbol, coefficient), = [(j, c) for j, c in linear.coefficients.items() if c != 0]
+    order = len(jet_symbols(problem)[jet_symbol].wrt)
+    g = linear.forcing / coefficient
+    for _ in range(order):
+        g = sp.integrate(g, x)
+        if g.has(sp.Integral):
+            raise NotImplementedError(f"no closed-form antiderivative of {linear.forcing}")
+    # the homogeneous solution: a polynomial of degree order-1 with free coefficients
+    homogeneous = sp.Add(*[sp.Symbol(f"C{k + 1}") * x**k for k in range(order)])
+    return [{problem.fields[0]: g + homogeneous}]

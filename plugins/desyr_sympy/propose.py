@@ -1,0 +1,139 @@
+"""Exact-solver proposals for a problem, before any teacher is trained.
+
+``propose(problem)`` asks each SymPy solver that applies for solutions, each
+call in a child process bounded by ``time_limit`` seconds, and returns the
+candidates (field -> expression, free constants as floats for Stage B) with one
+attempt record per solver.  Nothing here decides that a candidate is exact: the
+proposals go through the same refit, gates and verifier as a search's.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from desyr_sympy import first_order, odes, separable
+from desyr_sympy.bounded import Outcome, one_line, run_bounded
+from desyr_sympy.candidates import Pool, free_constants, usable
+
+
+@dataclass
+class Attempt:
+    solver: str
+    seconds: float
+    #: "candidates: n", "no solution", "timeout", "not applicable", "skipped" or "error: ..."
+    outcome: str
+    detail: str = ""
+
+
+@dataclass
+class Proposals:
+    candidates: list[dict[str, sp.Expr]] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)     # the solver of each candidate
+    attempts: list[Attempt] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Solver:
+    name: str
+    applies: Callable[[object], str]                     # "" or why not
+    solve: Callable[[object], list[dict[str, sp.Expr]]]  # runs in the bounded child
+
+
+#: cheap and most specific first, so an anytime caller sees the likeliest answer early
+SOLVERS: tuple[Solver, ...] = (
+    Solver("integrate", odes.integrate_applies, odes.integrate_source),
+    Solver("dsolve_ics", odes.ics_applies, odes.dsolve_ics),
+    Solver("dsolve", odes.ode_applies, odes.dsolve_general),
+    Solver("characteristics", first_order.applies, first_order.characteristics),
+    Solver("separable", separable.applies, separable.separate),
+)
+
+
+def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
+            solvers: Iterable[str] | None = None, workers: int | None = None) -> Proposals:
+    """Candidates from every applicable exact solver; never raises for a solver's failure.
+
+    ``time_limit`` bounds each solver call (seconds, wall clock); ``budget`` bounds the
+    whole call: solvers not started when it is spent are recorded as "skipped".
+    ``solvers`` restricts the solvers by name (default: all of :data:`SOLVERS`);
+    ``workers`` is how many run at once (default: the usable cores).
+    """
+    start = time.perf_counter()
+    names = None if solvers is None else set(solvers)
+    chosen = [s for s in SOLVERS if names is None or s.name in names]
+    attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]
+    runnable = [i for i, a in enumerate(attempts) if a is None]
+    if runnable:
+        _preload()
+    outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in runnable], time_limit,
+                           workers=workers or _cores(),
+                           deadline=None if budget is None else start + budget)
+    pool = Pool()
+    for i, outcome in zip(runnable, outcomes):
+        attempts[i] = _record(chosen[i].name, outcome, problem, pool)
+    # candidates in solver order, whichever child finished first
+    records = [a for a in attempts if a is not None]
+    return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
+
+
+#: modules SymPy imports on its first integral or simplify (0.3-0.6 s); imported once here,
+#: before the children fork, so that no child pays for them again
+_LAZY_MODULES = ("sympy.integrals.manualintegrate", "sympy.integrals.risch", "sympy.integrals.heurisch",
+                 "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr")
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in _LAZY_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:     # another SymPy version: a child imports what it needs
+            pass
+
+
+def _cores() -> int:
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
+
+
+def _applies(solver: Solver, problem) -> Attempt | None:
+    """A record when the solver does not apply (or its check fails), None when it should run."""
+    began = time.perf_counter()
+    try:
+        reason = solver.applies(problem)
+    except Exception as exc:  # noqa: BLE001 - a problem no check foresaw is a record, not a crash
+        return Attempt(solver.name, time.perf_counter() - began, f"error: {one_line(exc)}")
+    return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason) if reason else None
+
+
+def _record(name: str, outcome: Outcome, problem, pool: Pool) -> Attempt:
+    if outcome.status in ("timeout", "skipped"):
+        return Attempt(name, outcome.seconds, outcome.status, outcome.message)
+    if outcome.status == "error":
+        return Attempt(name, outcome.seconds, f"error: {outcome.message}")
+    if outcome.status == "no solution" or not outcome.value:
+        return Attempt(name, outcome.seconds, "no solution", outcome.message)
+    return _collect(name, outcome.value, problem, pool, outcome.seconds)
+
+
+def _collect(name: str, solutions, problem, pool: Pool, seconds: float) -> Attempt:
+    added, dropped = 0, []
+    for solution in solutions:
+        candidate = free_constants(solution)
+        why = usable(candidate, problem.symbols)
+        if why:
+            dropped.append(why)
+        elif pool.add(candidate, name):
+            added += 1
+    detail = f"dropped {len(dropped)}: {'; '.join(dropped)}" if dropped else ""
+    if not added and not dropped:
+        detail = "only duplicates of earlier candidates"
+    return Attempt(name, seconds, f"candidates: {added}" if added or not dropped else "no solution", detail)
