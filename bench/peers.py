@@ -24,8 +24,10 @@ import argparse
 import functools
 import json
 import multiprocessing
+import os
 import re
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -114,9 +116,12 @@ def run_desyr(spec: str, out: Path, budget: float | None, extra: list[str], time
     cmd += extra
     start = time.perf_counter()
     with open(out / "desyr.log", "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            code = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:       # the run and the workers and verifier it started
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             code = None
     seconds = time.perf_counter() - start
     row = {"desyr_s": seconds, "desyr_cmd": shlex.join(cmd), "desyr_dir": str(out)}
