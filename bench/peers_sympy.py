@@ -126,6 +126,8 @@ def solve(problem) -> tuple[list[dict], str, str]:
         answer, how = sp.dsolve(system, target), "dsolve, then the constants solved for"
     general = _candidates(answer, funcs)
     out = [fitted for sol in general for fitted in _fit_constants(problem, cons, sol, funcs)]
+    if any(_free_constants(sol) for sol in general) and "constants" not in how:
+        how += ", then the constants solved for"
     note = "" if out else "; ".join(filter(None, [refused, "no constants fit the conditions in "
                                                   + "; ".join(str(s) for s in general)[:80]]))
     return out, how, note
