@@ -22,6 +22,7 @@ Helpers for tests are in :mod:`desyr.testing`.
 """
 from __future__ import annotations
 
+from desyr._version import __version__
 from desyr.config.loading import problem_from_dict, problem_from_toml
 from desyr.coupled.rates import TiedRates, tie_shared_rates
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
@@ -43,13 +44,16 @@ from desyr.extension.roles import (
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
-from desyr.model.points import PointSets
+from desyr.model.points import PointSets, constraint_points
 from desyr.model.problem import Problem, ProblemSet
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
+from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
+from desyr.runtime.execution import serial_map, usable_cores
+from desyr.stages.pool import empirical_front
 from desyr.stages.select import preference_key
-from desyr.symbolic.expressions import complexity, expression_text
-from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.parameterize import Parameterization, parameterize
+from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
+from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
+from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
 from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
 from desyr.symbolic.simplify import simplify_expression
 
@@ -66,6 +70,13 @@ __all__ = [
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
     # the method's constants; coupled rate tying (refiners)
     "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
+    # searchers: the empirical front, the expression vocabulary and parser
+    "empirical_front", "Vocabulary", "parse_expression", "ExpressionError",
+    # refiners: constant nodes, point sets on constraints, vectorised evaluation
+    "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "broadcast", "columns", "lambdify",
+    # executors and caches: in-process mapping, usable cores, atomic files
+    "serial_map", "usable_cores", "read_json", "write_bytes_atomic", "write_text_atomic",
+    "__version__",
     # errors
     "ComponentError", "ConfigError", "PluginError", "DesyrError",
 ]

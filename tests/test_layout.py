@@ -137,3 +137,17 @@ def test_no_stage_imports_a_later_stage():
     for i, stage in enumerate(STAGE_ORDER):
         later = {f"desyr.stages.{s}" for s in STAGE_ORDER[i + 1:]}
         assert not graph[f"desyr.stages.{stage}"] & later, (stage, sorted(graph[f"desyr.stages.{stage}"] & later))
+
+
+def test_plugins_import_desyr_only_through_the_plugin_surface():
+    """Built-in plugins are written as a third party would write them: ``desyr.plugin`` is the whole
+    surface (so what they need is exported, documented and kept stable)."""
+    plugins = CORE.parent / "plugins"
+    offending = []
+    for path in sorted(plugins.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            offending += [f"{path.relative_to(plugins)}:{node.lineno} {n}" for n in names
+                          if (n == "desyr" or n.startswith("desyr.")) and n != "desyr.plugin"]
+    assert offending == []

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.runtime.store import RunStore
 
 def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

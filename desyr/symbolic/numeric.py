@@ -49,6 +49,7 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
 
 
 def columns(X: np.ndarray) -> list[np.ndarray]:
+    """The columns of a 2-D point array, one per variable (what a lambdified function takes)."""
     return [X[:, j] for j in range(X.shape[1])]
 
 

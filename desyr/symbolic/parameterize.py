@@ -50,6 +50,8 @@ def constant_nodes(expr: sp.Expr):
 
 
 def is_eligible(value: float) -> bool:
+    """Whether a constant becomes a refit parameter: not (numerically) 0 and not +-1, which are
+    structure rather than constants."""
     return abs(value) >= ZERO_TOL and abs(abs(value) - 1.0) >= ONE_TOL
 
 

@@ -10,7 +10,7 @@ os.environ.setdefault("DDE_BACKEND", "pytorch")
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     import deepxde as dde
 
-from desyr.extension.roles import ComponentError
+from desyr.plugin import ComponentError
 
 if dde.backend.backend_name != "pytorch":  # pragma: no cover - depends on the user's environment
     raise ComponentError(

@@ -34,7 +34,7 @@ REQUIRED_META: dict[str, type | tuple[type, ...]] = {"S_val_selected": (int, flo
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """sha256 over DeSyR's version and every .py file of this plugin package (sorted by name)."""
-    from desyr import __version__
+    from desyr.plugin import __version__
 
     h = hashlib.sha256(f"desyr {__version__}\n".encode())
     package = Path(__file__).resolve().parent
@@ -92,7 +92,7 @@ def entry_paths(cache_dir: Path, key: str) -> tuple[Path, Path]:
 
 def read_entry(weights_path: Path, meta_path: Path) -> tuple[dict[str, Any], bytes] | str:
     """``(meta, pt bytes)`` of a consistent entry, or the reason it is a miss (a string)."""
-    from desyr.runtime.atomic import read_json
+    from desyr.plugin import read_json
 
     if not meta_path.is_file() or not weights_path.is_file():
         return "no entry"
@@ -116,7 +116,7 @@ def read_entry(weights_path: Path, meta_path: Path) -> tuple[dict[str, Any], byt
 
 def write_entry(weights_path: Path, meta_path: Path, weights: bytes, meta: Mapping[str, Any]) -> None:
     """Write the pair atomically: .pt first, .json (with the .pt's sha256) last."""
-    from desyr.runtime.atomic import write_bytes_atomic, write_text_atomic
+    from desyr.plugin import write_bytes_atomic, write_text_atomic
 
     text = json.dumps({**meta, "pt_sha256": hashlib.sha256(weights).hexdigest()}, default=float)
     weights_path.parent.mkdir(parents=True, exist_ok=True)

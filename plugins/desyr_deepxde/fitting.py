@@ -12,8 +12,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from desyr.extension.roles import ComponentError
-from desyr.model.points import constraint_points
+from desyr.plugin import ComponentError, constraint_points
 from desyr_deepxde.backend import dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.networks import make_net

@@ -10,9 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from desyr import hookimpl
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, Teacher, TeacherModel
+from desyr.plugin import ComponentError, Option, Teacher, TeacherModel, hookimpl
 
 #: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")

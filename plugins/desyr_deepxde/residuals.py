@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 import torch
 
-from desyr.symbolic.numeric import broadcast, columns
+from desyr.plugin import broadcast, columns
 from desyr_deepxde.backend import dde
 
 
@@ -117,7 +117,7 @@ def _autograd_derivative(ys, xs, i, j):
 
 def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
     """g_l at the constraint points, (n, 1) float64."""
-    from desyr.symbolic.numeric import lambdify
+    from desyr.plugin import lambdify
     fn = lambdify(problem.symbols, [problem.constraints[index].value])
     with np.errstate(all="ignore"):
         return broadcast(fn(*columns(X))[0], X.shape[0]).astype(float).reshape(-1, 1)

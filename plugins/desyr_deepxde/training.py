@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from desyr.extension.roles import ComponentError, TeacherModel
+from desyr.plugin import ComponentError, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.fitting import build_net, network_variables, train_networks

@@ -22,11 +22,17 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr import hookimpl
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, Searcher, SearchResult, SearchTask
-from desyr.stages.pool import empirical_front
-from desyr.symbolic.expressions import Vocabulary, complexity
+from desyr.plugin import (
+    ComponentError,
+    Option,
+    Searcher,
+    SearchResult,
+    SearchTask,
+    Vocabulary,
+    complexity,
+    empirical_front,
+    hookimpl,
+)
 from desyr_dictionary.basis import KNOWN_UNARY, build_dictionary
 from desyr_dictionary.fit import Fit, expression, sparse_fits
 

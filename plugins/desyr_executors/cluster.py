@@ -13,9 +13,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, Executor, UnitFailure, optional_import
-from desyr.runtime.execution import serial_map, usable_cores
+from desyr.plugin import ComponentError, Executor, Option, UnitFailure, optional_import, serial_map, usable_cores
 from desyr_executors.pinning import pin_threads
 
 

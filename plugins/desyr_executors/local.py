@@ -9,9 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from typing import Any
 
-from desyr.extension.options import Option
-from desyr.extension.roles import Executor, UnitFailure
-from desyr.runtime.execution import serial_map, usable_cores
+from desyr.plugin import Executor, Option, UnitFailure, serial_map, usable_cores
 from desyr_executors.lifeline import worker_start
 
 _WORKERS = Option(None, "processes; None: the usable local cores", kind=int, low=1, high=4096, nullable=True)

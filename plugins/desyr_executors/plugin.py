@@ -1,5 +1,5 @@
 """Registers the built-in executors (dask is imported only when the ``dask`` executor is used)."""
-from desyr import hookimpl
+from desyr.plugin import hookimpl
 
 
 @hookimpl

@@ -24,11 +24,18 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr import hookimpl
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask, optional_import
-from desyr.stages.pool import empirical_front
-from desyr.symbolic.expressions import Vocabulary
+from desyr.plugin import (
+    ComponentError,
+    Option,
+    ParetoMember,
+    Searcher,
+    SearchResult,
+    SearchTask,
+    Vocabulary,
+    empirical_front,
+    hookimpl,
+    optional_import,
+)
 
 
 def _protected_exp(x):

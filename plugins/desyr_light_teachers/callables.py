@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desyr.extension.roles import ComponentError
+from desyr.plugin import ComponentError
 
 #: environment variable that allows the ``callable`` teacher to import and run user code
 ALLOW_ENV = "DESYR_ALLOW_CALLABLE"

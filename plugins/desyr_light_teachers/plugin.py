@@ -1,5 +1,5 @@
 """Registers the ``samples`` and ``callable`` teachers (no torch, no deepxde)."""
-from desyr import hookimpl
+from desyr.plugin import hookimpl
 from desyr_light_teachers.teachers import CallableTeacher, SamplesTeacher
 
 

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, Teacher, TeacherModel
+from desyr.plugin import ComponentError, Option, Teacher, TeacherModel
 from desyr_light_teachers.callables import ALLOW_ENV, _no_consent, _short, callable_allowed, load_callable
 
 __all__ = ["ALLOW_ENV", "CallableTeacher", "SamplesTeacher", "callable_allowed", "load_callable"]

@@ -14,11 +14,18 @@ import time
 
 import sympy as sp
 
-from desyr import hookimpl
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, Searcher, SearchResult, SearchTask, optional_import
-from desyr.stages.pool import empirical_front
-from desyr.symbolic.expressions import Vocabulary, parse_expression
+from desyr.plugin import (
+    ComponentError,
+    Option,
+    Searcher,
+    SearchResult,
+    SearchTask,
+    Vocabulary,
+    empirical_front,
+    hookimpl,
+    optional_import,
+    parse_expression,
+)
 
 #: common vocabulary -> pyoperon symbol
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"}

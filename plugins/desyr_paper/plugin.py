@@ -40,8 +40,7 @@ def desyr_load_problem(spec):
     prefix = next((p for p in SETS if spec.startswith(p)), None)
     if prefix is None:
         return None
-    from desyr.errors import ConfigError
-    from desyr.plugin import problem_from_toml
+    from desyr.plugin import ConfigError, problem_from_toml
 
     found = _lookup(prefix, spec[len(prefix):])
     if found is None:

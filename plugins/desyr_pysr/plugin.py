@@ -19,11 +19,20 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr import hookimpl
-from desyr.extension.options import Option
-from desyr.extension.roles import ComponentError, ParetoMember, Searcher, SearchResult, SearchTask
-from desyr.stages.pool import empirical_front, teacher_fit_mse
-from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
+from desyr.plugin import (
+    ComponentError,
+    ExpressionError,
+    Option,
+    ParetoMember,
+    Searcher,
+    SearchResult,
+    SearchTask,
+    Vocabulary,
+    empirical_front,
+    hookimpl,
+    parse_expression,
+    teacher_fit_mse,
+)
 
 #: common vocabulary -> PySR operator name
 BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "^": "^"}

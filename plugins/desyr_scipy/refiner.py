@@ -10,13 +10,23 @@ import sympy as sp
 from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
-from desyr.model.candidates import Candidate, RefitOutcome
-from desyr.model.points import PointSets
-from desyr.model.problem import Problem
-from desyr.plugin import METHOD, Option, Refiner, TiedRates, tie_shared_rates
-from desyr.symbolic.parameterize import MAX_PARAMS, constant_nodes, is_eligible, parameterize
-from desyr.symbolic.physics import for_refinement
-from desyr.symbolic.simplify import simplify_expression
+from desyr.plugin import (
+    MAX_PARAMS,
+    METHOD,
+    Candidate,
+    Option,
+    PointSets,
+    Problem,
+    Refiner,
+    RefitOutcome,
+    TiedRates,
+    constant_nodes,
+    for_refinement,
+    is_eligible,
+    parameterize,
+    simplify_expression,
+    tie_shared_rates,
+)
 
 
 class _Timeout(Exception):
