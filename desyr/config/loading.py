@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from desyr.config.reading import (
-    check_names,
     load_problem_file,
     problem_from_dict,
     problem_from_toml,
@@ -17,7 +16,7 @@ from desyr.config.reading import (
 )
 from desyr.model.problem import Problem
 
-__all__ = ["check_names", "load_problem", "load_problem_file", "problem_from_dict", "problem_from_toml",
+__all__ = ["load_problem", "load_problem_file", "problem_from_dict", "problem_from_toml",
            "read_toml", "tomllib"]
 
 

@@ -26,9 +26,10 @@ import sympy as sp
 
 from desyr.config.settings import MAX_POINTS, SECTIONS, check_sections
 from desyr.errors import ConfigError
+from desyr.model.names import check_name, field_names
 from desyr.model.nesting import NestingError, check_nesting, toml_loads
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
-from desyr.symbolic.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary, parse_expression
+from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.symbolic.simplify import bounded_simplify
 
 
@@ -77,11 +78,6 @@ def load_problem_file(path: str | Path) -> Problem:
 
 _TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
              *SECTIONS}
-_RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"I", "oo", "zoo", "nan", "E", "S", "N", "O", "Q"}
-MAX_NAME = 32    # characters of a field or variable name: Fortran exports prefix "desyr_" within its 63
-_NAME = re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,{MAX_NAME - 1}}}")
-
-
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy: bool = True) -> Problem:
     """A problem from a config table (a plugin's dict, or parsed TOML), checked like a config file."""
     token = _TIDY.set(tidy)
@@ -111,7 +107,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
         raise ConfigError(f"{source}: time = {time!r:.40} is not a variable of [domain] ({', '.join(names)})")
-    fields = _fields(data, names, source)
+    fields = field_names(data, names, source)
     if "coupled" in data and len(fields) < 2:
         raise ConfigError(f"{source}: [coupled] applies only to problems with several fields")
     try:
@@ -163,7 +159,7 @@ def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
     for name, span in domain.items():
         if name == "time" and isinstance(span, str):
             continue  # `time = "t"` written inside [domain] names the time variable
-        _check_name(name, "variable", source)
+        check_name(name, "variable", source)
         if (not isinstance(span, list) or len(span) != 2
                 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in span)
                 or not all(_finite(b) for b in span)
@@ -195,42 +191,6 @@ def _domain_span(name: str, lo: float, hi: float, source: str) -> tuple[float, f
         raise ConfigError(f"{source}: domain {name} = [{lo!r}, {hi!r}] is too narrow for its magnitude: "
                           f"it holds fewer than 2**24 distinct numbers, so sampled points would coincide")
     return lo, hi
-
-
-def check_names(fields: Any, variables: Any, source: str) -> None:
-    """The config's rules for field and variable names, for names read from elsewhere (``result.json``):
-    lists of ASCII identifiers without '_', none reserved, none twice, fields distinct from variables."""
-    for what, names in (("variables", variables), ("fields", fields)):
-        if not isinstance(names, list) or not names:
-            raise ConfigError(f"{source}: {what} must be a non-empty list of names, got {names!r:.60}")
-    for name in variables:
-        _check_name(name, "variable", source)
-    _fields({"fields": fields}, variables, source)
-    try:
-        Vocabulary(variables, fields)      # reserved words (keywords, numpy, ...) and duplicates
-    except ExpressionError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
-
-
-def _check_name(name: Any, kind: str, source: str) -> None:
-    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
-        raise ConfigError(f"{source}: invalid {kind} name {name!r:.40} (letters and digits, starting with a letter, "
-                          f"at most {MAX_NAME} characters, not a function or constant name such as sin or pi)")
-
-
-def _fields(data: Mapping[str, Any], variables: list[str], source: str) -> list[str]:
-    value = data.get("fields", ["u"])
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{source}: fields must be a list of names")
-    for name in value:
-        _check_name(name, "field", source)
-        if name in variables or "_" in name:
-            raise ConfigError(f"{source}: field name {name!r} clashes with a variable")
-    if len(set(value)) != len(value):
-        raise ConfigError(f"{source}: fields {value!r:.80} name the same field twice")
-    return value
 
 
 def _tables(data: Mapping[str, Any], key: str, source: str) -> list[Mapping[str, Any]]:

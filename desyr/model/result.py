@@ -16,10 +16,10 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.config.loading import check_names
 from desyr.errors import ConfigError
 from desyr.model.candidates import Candidate, topology
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
+from desyr.model.names import check_names
 from desyr.model.nesting import json_loads
 from desyr.model.outcomes import Errors, GateRecord
 from desyr.model.result_reading import build_typed, check_consistency, convert_typed
