@@ -47,7 +47,7 @@ def executor_class(registry: Registry, name: str | None) -> type[Executor]:
 
 def _builtin_class(name: str | None) -> type[Executor]:
     try:
-        classes = importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors()
+        classes: Sequence[type[Executor]] = importlib.import_module(BUILTIN_EXECUTORS).desyr_register_executors()
     except ImportError:
         raise PluginError("no executor is installed (the built-in plugin desyr_executors is missing)") from None
     for cls in classes:
