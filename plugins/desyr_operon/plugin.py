@@ -132,5 +132,5 @@ class OperonSearcher(Searcher):
 
 
 @hookimpl
-def desyr_register_searchers():
+def desyr_register_searchers() -> list[type[Searcher]]:
     return [OperonSearcher]

@@ -6,19 +6,20 @@
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 
-from desyr.plugin import hookimpl
+from desyr.plugin import Problem, hookimpl
 
 SETS = {"paper:": "problems", "examples:": "examples"}   # spec prefix -> package folder
 
 
-def _library(prefix: str) -> dict[str, object]:
+def _library(prefix: str) -> dict[str, Traversable]:
     """file stem -> resource, e.g. '13_burgers'."""
     folder = resources.files("desyr_paper") / SETS[prefix]
     return {f.name[:-5]: f for f in folder.iterdir() if f.name.endswith(".toml")}
 
 
-def _lookup(prefix: str, key: str):
+def _lookup(prefix: str, key: str) -> tuple[str, Traversable] | None:
     key = key.lower().replace("-", "_")
     for stem, res in sorted(_library(prefix).items()):
         ident, _, name = stem.partition("_")
@@ -28,7 +29,7 @@ def _lookup(prefix: str, key: str):
 
 
 @hookimpl
-def desyr_load_problem(spec):
+def desyr_load_problem(spec: str) -> Problem | None:
     prefix = next((p for p in SETS if spec.startswith(p)), None)
     if prefix is None:
         return None
@@ -44,8 +45,8 @@ def desyr_load_problem(spec):
 
 
 @hookimpl
-def desyr_problem_library():
-    from desyr.config.loading import tomllib
+def desyr_problem_library() -> list[tuple[str, str]]:
+    import tomllib
 
     rows = []
     for prefix in SETS:
