@@ -29,7 +29,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desyr import __version__
 from desyr.bench.table import render_markdown
@@ -39,20 +39,25 @@ from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_t
 from desyr.runtime.children import _spawn, child_command, kill_children_on_signals
 from desyr.runtime.progress import Progress
 
+if TYPE_CHECKING:
+    from desyr.api import Execution
+    from desyr.extension.registry import Registry
+    from desyr.model.problem import Problem
+
 MARKER = "run.json"
 #: bump when the meaning of a stored run changes (what a run directory's hash covers)
 LAYOUT = 2
 
 
-def library(registry) -> list[tuple[str, str]]:
+def library(registry: Registry) -> list[tuple[str, str]]:
     return sorted(registry.problem_library())
 
 
-def _library_prefixes(registry) -> list[str]:
+def _library_prefixes(registry: Registry) -> list[str]:
     return sorted({spec.partition(":")[0] + ":" for spec, _ in library(registry) if ":" in spec})
 
 
-def resolve_names(registry, names: list[str], all_: bool, problem_set: str | None = None) -> list[str]:
+def resolve_names(registry: Registry, names: list[str], all_: bool, problem_set: str | None = None) -> list[str]:
     """Config files as given; other names resolved through the problem hooks to a canonical spec;
     ``all_``: every problem of ``problem_set`` (None: the set a plugin declares default).
 
@@ -74,7 +79,7 @@ def resolve_names(registry, names: list[str], all_: bool, problem_set: str | Non
     return out
 
 
-def _chosen_set(registry, name: str | None) -> ProblemSet:
+def _chosen_set(registry: Registry, name: str | None) -> ProblemSet:
     sets = registry.problem_sets()
     chosen = next((s for s in sets if s.name == name), None) if name else registry.default_problem_set()
     if chosen is None or not chosen.specs:
@@ -84,7 +89,7 @@ def _chosen_set(registry, name: str | None) -> ProblemSet:
     return chosen
 
 
-def _canonical_spec(registry, name: str) -> str:
+def _canonical_spec(registry: Registry, name: str) -> str:
     known = {spec for spec, _ in library(registry)}
     if ":" in name:
         problem = registry.load_problem(name)            # a clear error if no plugin knows it
@@ -108,16 +113,16 @@ def _canonical_spec(registry, name: str) -> str:
     return next(iter(found.values()))
 
 
-def _library_name(problem, spec: str, known: set[str]) -> str:
+def _library_name(problem: Problem, spec: str, known: set[str]) -> str:
     """The library's own spelling of a problem (``paper:13`` -> ``paper:burgers``) when there is one."""
     source = str(getattr(problem, "source", "") or "")
     return source if source in known else spec
 
 
 # ----------------------------------------------------------------- identity
-def _problem_fingerprint(problem) -> str:
+def _problem_fingerprint(problem: Problem) -> str:
     """A stable text of a hook-loaded problem (no file to hash)."""
-    def text(x):
+    def text(x: object) -> str:
         return str(x)
     data = {
         "name": getattr(problem, "name", None), "title": getattr(problem, "title", None),
@@ -132,7 +137,7 @@ def _problem_fingerprint(problem) -> str:
     return json.dumps(data, sort_keys=True, default=str)
 
 
-def config_digest(registry, spec: str) -> str:
+def config_digest(registry: Registry | None, spec: str) -> str:
     """sha256 of what the run depends on: the config file's bytes, or the loaded problem for a spec."""
     h = hashlib.sha256(f"desyr-bench layout {LAYOUT}\n".encode())
     if Path(spec).is_file():
@@ -142,6 +147,8 @@ def config_digest(registry, spec: str) -> str:
             raise ConfigError(f"cannot read config {spec}: {exc.strerror or exc}") from None
     else:
         h.update(f"spec {spec}\n".encode())
+        if registry is None:    # a programming error (was an AttributeError on None)
+            raise TypeError(f"config_digest needs a registry to load the problem spec {spec!r}")
         h.update(_problem_fingerprint(registry.load_problem(spec)).encode())
     return h.hexdigest()
 
@@ -180,7 +187,7 @@ def finished_result(where: Path, spec: str, seed: int, digest: str) -> dict[str,
 
 
 def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
-            digest: str | None = None, registry=None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+            digest: str | None = None, registry: Registry | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     if digest is None:
         digest = config_digest(registry, spec)
     where = run_dir(out, spec, seed, digest)
@@ -213,7 +220,7 @@ def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
 
 
 def collect(out: Path, specs: list[str], seeds: int, digests: dict[str, str] | None = None,
-            registry=None, outcomes: dict[tuple[str, int], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+            registry: Registry | None = None, outcomes: dict[tuple[str, int], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One row per run: its result if finished for this config, else its error."""
     rows = []
     for spec in specs:
@@ -233,14 +240,14 @@ def collect(out: Path, specs: list[str], seeds: int, digests: dict[str, str] | N
     return rows
 
 
-def bench_unit(item: tuple) -> dict[str, Any]:
+def bench_unit(item: tuple[str, int, str, float, str, bool, tuple[str, ...]]) -> dict[str, Any]:
     """One configuration x seed (the unit an executor runs): its child run, then its outcome."""
     spec, seed, out, timeout, digest, verbose, extra = item
     return run_one(spec, seed, Path(out), timeout, Progress(verbose=verbose), digest, extra=extra)
 
 
 def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: Progress,
-             digests: dict[str, str], execution, registry, plots: bool = True
+             digests: dict[str, str], execution: Execution | None, registry: Registry, plots: bool = True
              ) -> dict[tuple[str, int], dict[str, Any]]:
     """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
     as failed and the others are kept: each finished run is already on disk."""
@@ -280,8 +287,8 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     return outcomes
 
 
-def bench(registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
-          progress: Progress, command: str, execution=None, plots: bool = True,
+def bench(registry: Registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
+          progress: Progress, command: str, execution: Execution | None = None, plots: bool = True,
           problem_set: str | None = None) -> dict[str, Any]:
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("--seeds must be at least 1")

@@ -4,11 +4,14 @@ from __future__ import annotations
 import os
 import platform
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from desyr.model.constants import METHOD
+
+if TYPE_CHECKING:
+    from desyr.extension.registry import Registry
 
 RECOVERED = METHOD.recovered_rel_l2
 COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
@@ -31,7 +34,7 @@ def _value(result: dict[str, Any], key: str) -> float | None:
 
 def _stage_seconds(result: dict[str, Any], stage: str) -> float | None:
     """Seconds of one stage; for coupled runs the refit column includes the group screening."""
-    timings = result.get("timings") or {}
+    timings: dict[str, float] = result.get("timings") or {}
     if stage == "refine" and "screen" in timings:
         return timings["screen"] + timings.get("refine", 0.0)
     return timings.get(stage)
@@ -81,7 +84,7 @@ def exact_forms(results: list[dict[str, Any]]) -> tuple[str, str]:
     return (f"`{first}`" if first else "–"), match
 
 
-def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, command: str) -> str:
+def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Registry | None, command: str) -> str:
     head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
             "converged", "recovered (≤1e-10)", "proved", "teacher s", "search s", "refit s", "total s",
             "paper refined rel L2", "paper total s", "exact form (seed 0)", "symbolic match"]
@@ -122,7 +125,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry, comm
     return "\n".join(lines) + "\n"
 
 
-def _meta(registry, spec: str) -> tuple[str, dict[str, Any]]:
+def _meta(registry: Registry | None, spec: str) -> tuple[str, dict[str, Any]]:
     """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
     from desyr.config.loading import load_problem
 

@@ -5,10 +5,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
 from desyr.errors import DesyrError
 from desyr.symbolic.expressions import ExpressionError
+
+if TYPE_CHECKING:
+    from desyr.api import Execution
+    from desyr.extension.registry import Registry
+    from desyr.model.result import Result
 
 EXIT_USAGE = 2
 
@@ -16,7 +22,7 @@ EXIT_USAGE = 2
 class _Parser(argparse.ArgumentParser):
     """argparse, with every usage error on one line like DeSyR's own (``desyr: error: ...``), exit 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"desyr: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
@@ -125,7 +131,7 @@ def _common(s: argparse.ArgumentParser) -> None:
     _execution(s)
 
 
-def execution_of(args: argparse.Namespace):
+def execution_of(args: argparse.Namespace) -> Execution:
     """The command line's execution settings (``[execution]`` of the config fills in the rest)."""
     from desyr.api import Execution
 
@@ -207,7 +213,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loaded_registry():
+def _loaded_registry() -> Registry:
     from desyr.extension.registry import load_registry
 
     registry = load_registry()
@@ -219,7 +225,7 @@ def _loaded_registry():
     return registry
 
 
-def _bench(registry, args) -> int:
+def _bench(registry: Registry, args: argparse.Namespace) -> int:
     from desyr.bench.suite import bench
     from desyr.runtime.progress import Progress
 
@@ -232,7 +238,7 @@ def _bench(registry, args) -> int:
     return 0
 
 
-def _study(registry, args) -> int:
+def _study(registry: Registry, args: argparse.Namespace) -> int:
     from desyr.studies import run_study
 
     run_study(args.name, args.out, quick=args.quick, bench=args.bench, plots=not args.no_plots,
@@ -241,7 +247,7 @@ def _study(registry, args) -> int:
     return 0
 
 
-def _plugins(registry, as_json: bool) -> int:
+def _plugins(registry: Registry, as_json: bool) -> int:
     rows = [info.as_dict() for info in registry.listing()]
     if as_json:
         print(json.dumps({"components": [r for r in rows if not r["shadowed_by"]],
@@ -258,7 +264,7 @@ def _plugins(registry, as_json: bool) -> int:
     return 0
 
 
-def _problems(registry) -> int:
+def _problems(registry: Registry) -> int:
     rows = registry.problem_library()
     for spec, title in sorted(rows):
         print(f"{spec:<34} {title}")
@@ -271,11 +277,11 @@ def _problems(registry) -> int:
     return 0
 
 
-def _num(value) -> str:
+def _num(value: object) -> str:
     return f"{value:.3e}" if isinstance(value, float) else str(value)
 
 
-def _summary(result, out: str | None) -> None:
+def _summary(result: Result, out: str | None) -> None:
     if result.expression is None:
         print("no candidate could be selected")
     else:

@@ -115,8 +115,11 @@ def apply_rewrites(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals
     return _rewrites_one_at_a_time(exprs, check, before, variables, rewrites, rule)
 
 
-def _rewrites_one_at_a_time(exprs, check, before, variables, rewrites, rule):
-    current, decisions = dict(exprs), []
+def _rewrites_one_at_a_time(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+                            variables: Sequence[sp.Symbol], rewrites: Sequence[tuple[str, Rewrite]],
+                            rule: Acceptance) -> tuple[dict[str, sp.Expr], list[RewriteDecision]]:
+    current = dict(exprs)
+    decisions: list[RewriteDecision] = []
     for name, rewrite in rewrites:
         for field, old in list(current.items()):
             new = _safe(rewrite, old, variables)
@@ -131,7 +134,7 @@ def _rewrites_one_at_a_time(exprs, check, before, variables, rewrites, rule):
     return current, decisions
 
 
-def _safe(rewrite: Rewrite, expr: sp.Expr, variables) -> sp.Expr | None:
+def _safe(rewrite: Rewrite, expr: sp.Expr, variables: Sequence[sp.Symbol]) -> sp.Expr | None:
     try:
         return rewrite(expr, variables)
     except Exception:  # a rewrite that fails on an unusual tree is skipped, never fatal

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -13,6 +13,9 @@ from desyr.exact.identify import context_bases, identify_constants
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
 from desyr.exact.solve import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
+
+if TYPE_CHECKING:
+    from desyr.model.problem import Problem
 
 
 @dataclass
@@ -33,7 +36,8 @@ class ExactForm:
         return any(d.accepted for d in self.constants) or any(d.accepted for d in self.rewrites)
 
     def to_dict(self) -> dict[str, Any]:
-        pair = lambda r: None if r is None else [None if v is None else float(v) for v in r]  # noqa: E731
+        def pair(r: Residuals | None) -> list[float | None] | None:
+            return None if r is None else [None if v is None else float(v) for v in r]
         return {
             "expressions": {f: expression_text(e) for f, e in self.expressions.items()},
             "latex": dict(self.latex),
@@ -49,7 +53,7 @@ class ExactForm:
         }
 
 
-def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acceptance = Acceptance(),
+def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acceptance = Acceptance(),
                rewrites: Sequence[tuple[str, Rewrite]] = REWRITES) -> ExactForm:
     """Exact closed forms for ``exprs`` (field -> sympy expression) of ``problem``.
 
@@ -80,12 +84,14 @@ def exact_form(problem, exprs: Mapping[str, sp.Expr], check: Check, *, rule: Acc
     return _result(current, constants, merge_log + log, before, residuals, rule, clock, None)
 
 
-def _last_accepted(decisions, fallback: Residuals) -> Residuals:
+def _last_accepted(decisions: Sequence[ConstantDecision | RewriteDecision], fallback: Residuals) -> Residuals:
     accepted = [d.residuals_after for d in decisions if d.accepted and d.residuals_after is not None]
     return accepted[-1] if accepted else fallback
 
 
-def _result(exprs, constants, rewrites, before, after, rule, clock, note) -> ExactForm:
+def _result(exprs: Mapping[str, sp.Expr], constants: list[ConstantDecision], rewrites: list[RewriteDecision],
+            before: Residuals | None, after: Residuals | None, rule: Acceptance, clock: float,
+            note: str | None) -> ExactForm:
     return ExactForm(
         expressions=dict(exprs), constants=constants, rewrites=rewrites,
         complexity=sum(complexity(e) for e in exprs.values()),

@@ -13,8 +13,9 @@ random float rarely has one; the residual check then decides.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 
@@ -44,11 +45,13 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
         return []
     if value == 0.0:
         return [sp.Integer(0)]
-    found: dict[sp.Expr, tuple] = {}
+    found: dict[sp.Expr, tuple[int, int, float]] = {}
     for rank, base in enumerate(bases):
         budget = RATIONAL_DIGITS if base == 1 else BASE_DIGITS
-        _add(found, value, value / float(base), lambda r, b=base: sp.Rational(r.numerator, r.denominator) * b,
-             budget, rank, rtol)
+
+        def scaled(r: Fraction, b: sp.Expr = base) -> Any:
+            return sp.Rational(r.numerator, r.denominator) * b
+        _add(found, value, value / float(base), scaled, budget, rank, rtol)
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
     _add(found, value, value * value, lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
          BASE_DIGITS, len(bases), rtol)
@@ -56,7 +59,8 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
     return [expr for expr, _ in ordered[:limit]]
 
 
-def _add(found: dict, value: float, target: float, build, budget: int, rank: int, rtol: float) -> None:
+def _add(found: dict[sp.Expr, tuple[int, int, float]], value: float, target: float,
+         build: Callable[[Fraction], Any], budget: int, rank: int, rtol: float) -> None:
     if not math.isfinite(target):      # value/base or value**2 overflowed: no short rational is near it
         return
     best = Fraction(target).limit_denominator(10 ** budget)
@@ -124,7 +128,10 @@ def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Resid
     return _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions)
 
 
-def _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions):
+def _one_at_a_time(exprs: Mapping[str, sp.Expr], tried: Sequence[sp.Float],
+                   proposals: Mapping[sp.Float, Sequence[sp.Expr]], check: Check, before: Residuals,
+                   rule: Acceptance, decisions: list[ConstantDecision]
+                   ) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     accepted: dict[sp.Float, sp.Expr] = {}
     checks = 1
     for c in tried:

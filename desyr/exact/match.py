@@ -68,7 +68,8 @@ def _simplest_rational(value: float) -> sp.Rational:
     return sp.Rational(repr(value))
 
 
-def _field_match(expr: sp.Expr, ref: sp.Expr, symbols, bounds, seed: int) -> bool:
+def _field_match(expr: sp.Expr, ref: sp.Expr, symbols: Sequence[sp.Symbol],
+                 bounds: Sequence[tuple[float, float]] | None, seed: int) -> bool:
     expr, ref = _decimal(expr), _decimal(ref)
     diff = expr - ref
     if diff == 0 or sp.expand(diff) == 0:
@@ -78,7 +79,8 @@ def _field_match(expr: sp.Expr, ref: sp.Expr, symbols, bounds, seed: int) -> boo
     return _zero_at_random_points(diff, expr, ref, symbols, bounds, seed)
 
 
-def _zero_at_random_points(diff, expr, ref, symbols, bounds, seed: int) -> bool:
+def _zero_at_random_points(diff: sp.Expr, expr: sp.Expr, ref: sp.Expr, symbols: Sequence[sp.Symbol],
+                           bounds: Sequence[tuple[float, float]] | None, seed: int) -> bool:
     rng = random.Random(seed)
     spans = list(bounds) if bounds is not None else [(0.0, 1.0)] * len(symbols)
     tol = sp.Float(10) ** (-(DIGITS - 10))

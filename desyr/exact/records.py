@@ -88,7 +88,7 @@ class RewriteDecision:
                 "residuals_after": _pair(self.residuals_after), "reason": self.reason}
 
 
-def _pair(r: Residuals | None) -> list | None:
+def _pair(r: Residuals | None) -> list[float | None] | None:
     return None if r is None else [None if v is None else float(v) for v in r]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -29,6 +30,9 @@ from desyr.exact.identify import float_constants, propose, substitute
 from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, safe_check
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.simplify import OutOfTime, time_limit
+
+if TYPE_CHECKING:
+    from desyr.model.problem import Problem
 
 MAX_UNKNOWNS = 3          # symbols after linking; sympy's polynomial systems grow fast beyond
 MAX_INPUT_NODES = 400     # node count of the expression group
@@ -45,7 +49,7 @@ class NoSolution(Exception):
     """Why the physics gave no usable exact value (the text goes into the decision)."""
 
 
-def solve_constants(problem, exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+def solve_constants(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
                     rule: Acceptance = Acceptance()) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     """Replace the remaining floats of ``exprs`` by exact roots of the physics, if the check accepts them."""
     floats = float_constants(exprs)
@@ -123,7 +127,7 @@ def _unknowns(forms: Mapping[sp.Float, sp.Expr]) -> list[sp.Symbol]:
     return sorted(set().union(*(form.free_symbols for form in forms.values())), key=str)
 
 
-def exact_candidates(problem, exprs: Mapping[str, sp.Expr], forms: Mapping[sp.Float, sp.Expr],
+def exact_candidates(problem: Problem, exprs: Mapping[str, sp.Expr], forms: Mapping[sp.Float, sp.Expr],
                      unknowns: Sequence[sp.Symbol], seconds: float = SOLVE_SECONDS) -> list[dict[sp.Float, sp.Expr]]:
     """Exact values for the floats (float -> closed form) from roots of the coefficient equations,
     closest first; the equations first, the constraints too only if those leave an unknown free."""
@@ -149,11 +153,11 @@ def exact_candidates(problem, exprs: Mapping[str, sp.Expr], forms: Mapping[sp.Fl
     return found
 
 
-def _equation_residuals(problem, exprs: Mapping[str, sp.Expr]) -> list[sp.Expr]:
+def _equation_residuals(problem: Problem, exprs: Mapping[str, sp.Expr]) -> list[sp.Expr]:
     return [problem.apply(_as_rationals(eq.residual), exprs) for eq in problem.equations]
 
 
-def _constraint_residuals(problem, exprs: Mapping[str, sp.Expr]) -> list[sp.Expr]:
+def _constraint_residuals(problem: Problem, exprs: Mapping[str, sp.Expr]) -> list[sp.Expr]:
     """Each constraint's residual on each of its sets whose fixed coordinates are exact numbers."""
     out = []
     for con in problem.constraints:

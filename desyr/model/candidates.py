@@ -26,7 +26,7 @@ class RefitOutcome:
     params: list[float] = field(default_factory=list)
     starts: int = 0
     seconds: float = 0.0
-    shared_rates: list[dict] = field(default_factory=list)   # coupled: rates tied to a shared parameter
+    shared_rates: list[dict[str, Any]] = field(default_factory=list)   # coupled: rates tied to a shared parameter
 
 
 @dataclass

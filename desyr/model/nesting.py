@@ -66,4 +66,5 @@ def toml_loads(text: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except RecursionError:
         raise _too_deep() from None
-    return check_nesting(data)
+    checked: dict[str, Any] = check_nesting(data)
+    return checked

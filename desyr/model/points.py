@@ -103,7 +103,8 @@ def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.nd
 def scipy_latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     from scipy.stats import qmc  # lazily: scipy.stats takes a second to import
 
-    return qmc.LatinHypercube(d=d, rng=rng).random(n)
+    sample: np.ndarray = qmc.LatinHypercube(d=d, rng=rng).random(n)
+    return sample
 
 
 def latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -115,7 +116,8 @@ def latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
 def _sample(problem: Problem, n: int, rng: np.random.Generator, uniform: bool) -> np.ndarray:
     lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
     unit = rng.random((n, problem.dim)) if uniform else scipy_latin_hypercube(rng, n, problem.dim)
-    return lo + unit * (hi - lo)
+    points: np.ndarray = lo + unit * (hi - lo)
+    return points
 
 
 def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np.ndarray:

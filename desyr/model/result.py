@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -240,7 +241,7 @@ class Result:
         exprs = self.solution()
         return exprs[name] if exprs else None
 
-    def to_callable(self, backend: str = "numpy"):
+    def to_callable(self, backend: str = "numpy") -> Callable[[Any], Any]:
         """The selected solution as a function ``f(X (n, d)) -> (n, n_fields)`` (exact form when there is one);
         backends: numpy, torch, jax (see ``desyr export``)."""
         from desyr.exact import to_callable
@@ -298,7 +299,7 @@ class Result:
         problem = build_typed(ProblemInfo, data["problem"], "problem")
         check_names(problem.fields, problem.variables, source)
         data["errors"] = _errors_from(data.get("errors") or {}, problem.fields)
-        result = build_typed(cls, data, "")
+        result: Result = build_typed(cls, data, "")
         check_consistency(result, source)
         return result
 

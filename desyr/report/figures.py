@@ -58,7 +58,8 @@ def _save(fig: Any, path: str | Path) -> Path:
 def log_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log10 |a - b| with zeros at the plotting floor."""
     with np.errstate(all="ignore"):
-        return np.log10(np.maximum(np.abs(np.asarray(a, float) - np.asarray(b, float)), FLOOR))
+        logged: np.ndarray = np.log10(np.maximum(np.abs(np.asarray(a, float) - np.asarray(b, float)), FLOOR))
+    return logged
 
 
 def _label(name: str) -> str:

@@ -70,7 +70,7 @@ def _temp_file(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name next to {path}")
 
 
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Replace ``path`` by ``data`` atomically (temp file in the same directory, fsync, rename)."""
     path = Path(path)
     fd, tmp = _temp_file(path)
@@ -90,12 +90,12 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     return path
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Replace ``path`` by ``text`` (UTF-8) atomically."""
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_json_atomic(path: str | os.PathLike, obj: Any, **dumps: Any) -> Path:
+def write_json_atomic(path: str | os.PathLike[str], obj: Any, **dumps: Any) -> Path:
     """Replace ``path`` by ``obj`` as JSON (indent 2, trailing newline) atomically.
 
     The JSON is serialised completely before anything is written, so an object
@@ -105,7 +105,7 @@ def write_json_atomic(path: str | os.PathLike, obj: Any, **dumps: Any) -> Path:
     return write_text_atomic(path, json.dumps(obj, **options) + "\n")
 
 
-def read_json(path: str | os.PathLike) -> Any | None:
+def read_json(path: str | os.PathLike[str]) -> Any | None:
     """The JSON in ``path``, or None when it is missing, unreadable, truncated, not JSON, or nested
     too deeply to be one of DeSyR's files (:mod:`desyr.model.nesting`)."""
     try:
@@ -115,7 +115,7 @@ def read_json(path: str | os.PathLike) -> Any | None:
 
 
 @contextmanager
-def run_lock(out_dir: str | os.PathLike) -> Iterator[Path]:
+def run_lock(out_dir: str | os.PathLike[str]) -> Iterator[Path]:
     """Exclusive use of ``out_dir`` (created if needed) for the ``with`` block.
 
     Raises :class:`ConfigError` "another desyr run is using OUT" when the lock

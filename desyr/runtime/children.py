@@ -15,7 +15,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, Literal, NoReturn
 
 
 def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str, ...] = ()) -> list[str]:
@@ -66,7 +67,7 @@ def _die_with_parent(parent: int) -> Callable[[], None] | None:
 class _Children:
     """The running child, so signal handlers can kill its process group."""
 
-    current: subprocess.Popen | None = None
+    current: subprocess.Popen[str] | None = None
 
     @classmethod
     def kill(cls) -> None:
@@ -81,7 +82,7 @@ class _Children:
                     pass
 
 
-def _on_signal(signum, frame):
+def _on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     _Children.kill()
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
@@ -94,8 +95,8 @@ class kill_children_on_signals:
     SIGNALS = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGINT", None),
                            getattr(signal, "SIGHUP", None)) if s is not None]
 
-    def __enter__(self):
-        self.saved = {}
+    def __enter__(self) -> kill_children_on_signals:
+        self.saved: dict[int, Any] = {}
         for sig in self.SIGNALS:
             try:
                 self.saved[sig] = signal.signal(sig, _on_signal)
@@ -103,7 +104,7 @@ class kill_children_on_signals:
                 pass
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         for sig, handler in self.saved.items():
             signal.signal(sig, handler)
         _Children.kill()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class Progress:
@@ -15,10 +15,10 @@ class Progress:
         self._bar_open = False
 
     # A stream does not pickle; a progress sent to a worker process writes to that worker's stderr.
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "stream": None}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.stream = sys.stderr
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import importlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ConfigError
+
+if TYPE_CHECKING:
+    from desyr.extension.registry import Registry
 
 #: study name -> (module, one-line description, needs archived runs)
 STUDIES: dict[str, tuple[str, str, bool]] = {
@@ -35,7 +38,7 @@ def describe() -> str:
 
 
 def run_study(name: str, out: str | Path, *, quick: bool = False, bench: str | Path | None = None,
-              plots: bool = True, registry=None, verbose: bool = False) -> Any:
+              plots: bool = True, registry: Registry | None = None, verbose: bool = False) -> Any:
     """Run one study and write its outputs; returns what was written."""
     if name not in STUDIES:
         raise ConfigError(f"unknown study {name!r}; known: {', '.join(STUDIES)}")

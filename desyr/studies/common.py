@@ -345,7 +345,8 @@ def surrogate_teacher(problem: Problem, X: np.ndarray, level: float = 1e-3) -> n
     lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
     phase = np.sum((X - lo) / (hi - lo), axis=1)
     scale = float(np.sqrt(np.mean(ref[:, 0] ** 2))) or 1.0
-    return ref[:, 0] + level * scale * np.sin(2.0 * np.pi * phase + 1.0)
+    values: np.ndarray = ref[:, 0] + level * scale * np.sin(2.0 * np.pi * phase + 1.0)
+    return values
 
 
 def attach_archived_teacher(run: Archived, problem: Problem, ctx: StudyContext, rctx: RunContext) -> str | None:

@@ -6,6 +6,9 @@ failed (non-finite or error).  Zero-parameter candidates ("fixed") are counted a
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from desyr.model.result import CandidateRecord
 from desyr.report.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, archived_runs, by_config, table
 
@@ -15,7 +18,7 @@ PAPER = "3,745 of 3,774 refits with a free coefficient converged (99.23%); 27 ti
         "unconverged (0.05%), no non-finite outcome (17 scalar configurations)"
 
 
-def audit(records) -> dict[str, int]:
+def audit(records: Iterable[CandidateRecord]) -> dict[str, int]:
     counts = {s: 0 for s in STATUSES + ["fixed"]}
     for c in records:
         if not c.params_initial:

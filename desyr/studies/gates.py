@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from desyr.config.components import gate_sequence
+from desyr.extension.registry import Registry
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.report.figures import FLOOR, FigureRecord, bar_chart
 from desyr.stages.select import apply_gate, preference_key
@@ -36,7 +38,7 @@ PAPER = "60 pools; without the convergence gate 1 selection changes and the wors
         "to 4.29e-3; without the complexity gate 12 selections change, worst error unchanged"
 
 
-def select(pool: list[Candidate], gates: list[Gate], rctx) -> Candidate | None:
+def select(pool: list[Candidate], gates: list[Gate], rctx: RunContext) -> Candidate | None:
     survivors = [c for c in pool if c.expressions]
     for gate in gates:
         survivors = list(apply_gate(gate, survivors, rctx).kept)
@@ -48,7 +50,7 @@ def select(pool: list[Candidate], gates: list[Gate], rctx) -> Candidate | None:
     return survivors[0] if survivors else None
 
 
-def replay(label: str, problem: Problem, pool: list[Candidate], seed: int, registry) -> dict:
+def replay(label: str, problem: Problem, pool: list[Candidate], seed: int, registry: Registry) -> dict[str, Any]:
     rctx = context(problem, seed)
     if any(c.eps_T is not None for c in pool):
         # the recorded eps_T are used; this only tells the teacher gate that the run had a teacher

@@ -12,12 +12,15 @@ relative perturbation (no network), with the config's searcher on a tiny budget.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 import sympy as sp
 
 from desyr.config.components import gate_sequence, searchers
 from desyr.extension.roles import Gate
+from desyr.model.context import RunContext
+from desyr.model.problem import Problem
 from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
@@ -92,7 +95,7 @@ def _safe_family(expr: sp.Expr, config: str) -> bool:
         return False
 
 
-def _teachers(ctx: StudyContext, config: str):
+def _teachers(ctx: StudyContext, config: str) -> Iterator[tuple[int, Problem, RunContext]]:
     """(seed, problem, run context with teacher values) per teacher."""
     registry = ctx.reg()
     if ctx.bench is None:
@@ -123,8 +126,10 @@ def run(ctx: StudyContext) -> StudyOutput:
             settings = dict(problem.sections.get("search") or {})
             bins = binary or list(settings.get("binary") or ["+", "-", "*", "/"])
             kept, raw_hit = [], False
+            teacher = rctx.teacher_values
+            assert teacher is not None      # _teachers yields contexts with teacher values
             for s in search_seeds(seed, k):
-                task = SearchTask(rctx.points.search, rctx.teacher_values[:, 0], list(problem.variable_names), bins,
+                task = SearchTask(rctx.points.search, teacher[:, 0], list(problem.variable_names), bins,
                                   list(unary), int(settings.get("max_size", 20)), s, budget, problem.fields[0])
                 front, _, _ = run_search(searcher, task, problem)
                 raw_hit |= any(_safe_family(m.expression, config) for m in front)

@@ -7,10 +7,12 @@ unperturbed reference, R_eq with the unperturbed equation on independent points.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from desyr.model.problem import Problem
 from desyr.report.figures import FigureRecord, line_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import NoisyConstraints, freeze, physics_only
@@ -67,7 +69,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                        lines, figures)
 
 
-def _prescribed(problem, constraint_points) -> list[np.ndarray]:
+def _prescribed(problem: Problem, constraint_points: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The prescribed value g of each constraint at its refinement points."""
     return [np.broadcast_to(evaluate(c.value, problem.symbols, X), (len(X),)).astype(float)
             for c, X in zip(problem.constraints, constraint_points)]

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from desyr.model.problem import Problem
 from desyr.report.figures import FigureRecord, line_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
 from desyr.studies.solve import DataTerm, freeze, mixed, physics_only, teacher_only
@@ -70,7 +73,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                        lines, figures, notes)
 
 
-def surrogate_teacher_values(problem, X):
+def surrogate_teacher_values(problem: Problem, X: np.ndarray) -> np.ndarray:
     from desyr.studies.common import surrogate_teacher
 
     return surrogate_teacher(problem, X)

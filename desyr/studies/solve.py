@@ -7,6 +7,7 @@ objective, as Stage B's scipy refiner does.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,7 @@ class NoisyConstraints(ResidualSystem):
 
     noise: list[np.ndarray | None]
 
-    def _evaluate(self, params):
+    def _evaluate(self, params: Sequence[float]) -> list[list[np.ndarray]]:
         out = super()._evaluate(params)
         noise = getattr(self, "noise", None) or [None] * len(out)
         return [[v[0] - n] + list(v[1:]) if n is not None else v for v, n in zip(out, noise)]
@@ -67,16 +68,18 @@ class DataTerm:
 
     def _values(self, a: Vec) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
-            return [broadcast(v, len(self.X)) for v in self.fn(*columns(self.X), *a)]  # type: ignore[operator]
+            return [broadcast(v, len(self.X)) for v in self.fn(*columns(self.X), *a)]
 
     def vector(self, a: Vec) -> np.ndarray:
-        return self._values(a)[0] - self.target
+        residual: np.ndarray = self._values(a)[0] - self.target
+        return residual
 
     def jacobian(self, a: Vec) -> np.ndarray:
-        return np.column_stack(self._values(a)[1:])
+        stacked: np.ndarray = np.column_stack(self._values(a)[1:])
+        return stacked
 
 
-def solve(fun, jac, x0: Vec, polish_steps: int = 8) -> tuple[np.ndarray, bool, int]:
+def solve(fun: Callable[[Vec], np.ndarray], jac: Callable[[Vec], np.ndarray], x0: Vec, polish_steps: int = 8) -> tuple[np.ndarray, bool, int]:
     """least_squares (trf, tight tolerances) then Gauss-Newton polish; (x, converged, nfev)."""
     x0 = np.asarray(x0, float)
     if x0.size == 0:
@@ -117,10 +120,10 @@ def mixed(frozen: Frozen, data: DataTerm, beta: float, x0: Vec) -> tuple[np.ndar
     """min |u(X_S) - T|^2 + beta |F(a)|^2: the physics residuals carry weight sqrt(beta)."""
     w = float(np.sqrt(beta))
 
-    def fun(a):
+    def fun(a: Vec) -> np.ndarray:
         return np.concatenate([w * frozen.system.vector(a), data.vector(a)])
 
-    def jac(a):
+    def jac(a: Vec) -> np.ndarray:
         return np.vstack([w * frozen.system.jacobian(a), data.jacobian(a)])
 
     x, ok, _ = solve(fun, jac, x0)

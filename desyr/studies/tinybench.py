@@ -85,7 +85,8 @@ def sine_teacher(X: np.ndarray) -> np.ndarray:
 def poisson4_teacher(X: np.ndarray) -> np.ndarray:
     """sin(4 x) with a teacher-like error."""
     x = np.asarray(X, float)[:, 0]
-    return 1.0003 * np.sin(3.9991 * x) + 3e-5 * x * (1 - x)
+    values: np.ndarray = 1.0003 * np.sin(3.9991 * x) + 3e-5 * x * (1 - x)
+    return values
 
 
 def make_tiny_bench(out: str | Path, seeds: int = 2, quiet: bool = True) -> Path:

@@ -53,7 +53,7 @@ class Part:
 
 
 def _short(expr: sp.Expr, limit: int = 60) -> str:
-    text = sp.sstr(expr, full_prec=False)
+    text: str = sp.sstr(expr, full_prec=False)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -305,10 +305,10 @@ def complexity(expr: sp.Expr) -> int:
     return sum(1 for _ in sp.preorder_traversal(expr))
 
 
-class _RoundTripPrinter(StrPrinter):
+class _RoundTripPrinter(StrPrinter):  # type: ignore[misc]  # SymPy's printers are untyped (Any)
     """Floats printed with Python's shortest round-trip repr, so text -> float is exact."""
 
-    def _print_Float(self, expr):
+    def _print_Float(self, expr: sp.Float) -> str:
         return repr(float(expr))
 
 

@@ -1,13 +1,14 @@
 """Turning sympy expressions into vectorised numpy functions."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
 
-def _dirac_delta(*args):
+def _dirac_delta(*args: Any) -> np.ndarray:
     """nan everywhere: a DiracDelta (second derivative of ``abs``, derivative of ``Heaviside``)
     means the expression is not a classical solution.  Reading it as 0 off its support made a
     kinked ``sin(pi*x) + abs(x - 1/2) - 1/2`` pass the residual check of ``u_xx = -pi^2 sin(pi x)``
@@ -26,12 +27,12 @@ _EXTRA = {"DiracDelta": _dirac_delta,
 _UNDEFINED = {sp.zoo: sp.nan}
 
 
-def _numeric_form(expr) -> sp.Expr:
+def _numeric_form(expr: Any) -> sp.Expr:
     expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
     return expr.xreplace(_UNDEFINED) if expr.has(sp.zoo) else expr
 
 
-def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
+def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]) -> Callable[..., Any]:
     """One numpy function returning every expression, sharing subexpressions.
 
     ``zoo`` (from ``1/0``, ``log(0)``, ``1/(x-x)``) becomes nan, so such expressions
@@ -40,7 +41,8 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]):
     """
     exprs = [_numeric_form(e) for e in exprs]
     try:
-        return sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
+        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
+        return fn
     except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
         from desyr.symbolic.expressions import ExpressionError
         text = ", ".join(str(e) for e in exprs)
@@ -53,7 +55,7 @@ def columns(X: np.ndarray) -> list[np.ndarray]:
     return [X[:, j] for j in range(X.shape[1])]
 
 
-def broadcast(values, n: int) -> np.ndarray:
+def broadcast(values: Any, n: int) -> np.ndarray:
     """Lambdified constants come back as scalars; make every output length n, real
     (a complex value, e.g. sqrt of a negative number, counts as non-finite)."""
     arr = np.asarray(values)

@@ -14,6 +14,7 @@ Exact numbers are structure, not constants: sympy Integers and Rationals
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import sympy as sp
@@ -32,12 +33,12 @@ class Parameterization:
     symbols: list[sp.Symbol]            # a_1..a_p, ordered by decreasing |value|
     values: list[float]                 # the search constants, same order
 
-    def substitute(self, values=None) -> sp.Expr:
+    def substitute(self, values: Sequence[float] | None = None) -> sp.Expr:
         vals = self.values if values is None else values
         return self.expression.xreplace({s: sp.Float(float(v)) for s, v in zip(self.symbols, vals)})
 
 
-def constant_nodes(expr: sp.Expr):
+def constant_nodes(expr: sp.Expr) -> Iterator[sp.Float]:
     """Float nodes in traversal order, skipping the exponents of powers."""
     if isinstance(expr, sp.Float):
         yield expr

@@ -50,7 +50,8 @@ class ResidualSystem:
         self._cache_key: bytes | None = None
         self._cache: list[list[np.ndarray]] = []
 
-    def _block(self, kind, index, expr, points, weight, args, jacobian) -> Block:
+    def _block(self, kind: str, index: int, expr: sp.Expr, points: np.ndarray, weight: float,
+               args: Sequence[sp.Symbol], jacobian: bool) -> Block:
         outputs = [expr] + ([sp.diff(expr, a) for a in self.params] if jacobian else [])
         return Block(kind, index, points, weight, lambdify(args, outputs), jacobian)
 
@@ -85,8 +86,9 @@ class ResidualSystem:
         return [(b, vals[0]) for b, vals in zip(self.blocks, self._evaluate(a))]
 
 
-def for_refinement(problem: Problem, solution, params, points: PointSets, constraint_weight: float = METHOD.constraint_weight,
-                   jacobian=True) -> ResidualSystem:
+def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
+                   points: PointSets, constraint_weight: float = METHOD.constraint_weight,
+                   jacobian: bool = True) -> ResidualSystem:
     """The residual system a refiner minimises: equations on the refinement points and constraints."""
     return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
 

@@ -5,6 +5,8 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
+from types import FrameType
+from typing import NoReturn
 
 import sympy as sp
 
@@ -48,7 +50,7 @@ def _alarm(seconds: float) -> Iterator[None]:
         yield
         return
 
-    def expire(signum, frame):
+    def expire(signum: int, frame: FrameType | None) -> NoReturn:
         raise _OutOfTime
 
     previous = signal.signal(signal.SIGALRM, expire)

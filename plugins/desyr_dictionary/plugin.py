@@ -173,5 +173,5 @@ def _label(fit: Fit) -> str:
 
 
 @hookimpl
-def desyr_register_searchers():
+def desyr_register_searchers() -> list[type[Searcher]]:
     return [DictionarySearcher]

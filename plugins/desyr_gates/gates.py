@@ -1,11 +1,14 @@
 """The paper's Stage-C gate sequence (§3.4), one component per gate."""
 from __future__ import annotations
 
-from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, preference_key
+from collections.abc import Callable
+
+from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, RunContext, preference_key
 
 
-def _split(pool: list[Candidate], keep) -> tuple[list[Candidate], dict[str, str]]:
-    kept, removed = [], {}
+def _split(pool: list[Candidate], keep: Callable[[Candidate], str | None]) -> tuple[list[Candidate], dict[str, str]]:
+    kept: list[Candidate] = []
+    removed: dict[str, str] = {}
     for c in pool:
         reason = keep(c)
         if reason is None:
@@ -21,10 +24,10 @@ class ConvergenceGate(Gate):
     name = "convergence"
     default_position = 1
 
-    def apply(self, pool, context):
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
         finite, removed = _split(pool, lambda c: None if c.finite() else "non-finite expression or selection quantities")
         if any(c.converged for c in finite):
-            kept, more = _split(finite, lambda c: None if c.converged else f"not converged ({c.refit.status})")
+            kept, more = _split(finite, lambda c: None if c.converged else f"not converged ({c.refit.status if c.refit is not None else 'no refit'})")
             return GateDecision(kept, {**removed, **more})
         note = "no converged candidate: finite non-converged candidates kept as a diagnostic fallback" if finite else ""
         return GateDecision(finite, removed, note=note)
@@ -36,14 +39,14 @@ class _RelativeGate(Gate):
     quantity: str
     label: str
 
-    def apply(self, pool, context):
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
         if not pool:
             return GateDecision([], note="empty pool")
         best = min(getattr(c, self.quantity) for c in pool)
         factor, absolute = self.settings["factor"], self.settings["absolute"]
         limit = factor * best + absolute
 
-        def verdict(c):
+        def verdict(c: Candidate) -> str | None:
             value = getattr(c, self.quantity)
             return None if value <= limit else (
                 f"{self.label} {value:.3g} > {limit:.3g} ({factor:g} x minimum + {absolute:g})")
@@ -62,7 +65,7 @@ class TeacherCompatibilityGate(_RelativeGate):
     method_fields = {"factor": "teacher_factor", "absolute": "teacher_absolute"}
     quantity, label = "eps_T", "teacher error"
 
-    def apply(self, pool, context):
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
         if not context.has_teacher:
             return GateDecision(list(pool), active=False, note="inactive: no teacher samples")
         return super().apply(pool, context)
@@ -86,7 +89,7 @@ class ComplexityGate(Gate):
     ranks_by_complexity = True
     default_position = 4
 
-    def apply(self, pool, context):
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
         if not pool:
             return GateDecision([])
         ranked = sorted(pool, key=preference_key)

@@ -38,26 +38,29 @@ from desyr.plugin import (
 )
 
 
-def _protected_exp(x):
+def _protected_exp(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return np.exp(np.clip(x, -100.0, 100.0))
+        out: np.ndarray = np.exp(np.clip(x, -100.0, 100.0))
+    return out
 
 
-def _protected_square(x):
+def _protected_square(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return np.clip(x, -1e100, 1e100) ** 2
+        out: np.ndarray = np.clip(x, -1e100, 1e100) ** 2
+    return out
 
 
-def _protected_cube(x):
+def _protected_cube(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return np.clip(x, -1e100, 1e100) ** 3
+        out: np.ndarray = np.clip(x, -1e100, 1e100) ** 3
+    return out
 
 
 #: vocabulary -> gplearn built-in function name
 BUILTIN_BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 BUILTIN_UNARY = {"sin": "sin", "cos": "cos", "tan": "tan", "log": "log", "sqrt": "sqrt", "abs": "abs"}
 #: vocabulary -> (numpy implementation, gplearn name) for functions made with make_function
-CUSTOM_UNARY: dict[str, tuple[Callable, str]] = {
+CUSTOM_UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
     "exp": (_protected_exp, "exp"),
     "tanh": (np.tanh, "tanh"),
     "square": (_protected_square, "square"),
@@ -209,7 +212,7 @@ class GplearnSearcher(Searcher):
         elapsed = time.perf_counter() - start
 
         generations = est._programs if s["front_from"] == "all" else est._programs[-1:]
-        programs: dict[str, tuple] = {}
+        programs: dict[str, tuple[Any, float]] = {}      # text -> (gplearn _Program, raw fitness)
         for population in generations:
             for prog in population or ():
                 if prog is None or prog.length_ > int(task.max_size):
@@ -241,5 +244,5 @@ class GplearnSearcher(Searcher):
 
 
 @hookimpl
-def desyr_register_searchers():
+def desyr_register_searchers() -> list[type[Searcher]]:
     return [GplearnSearcher]

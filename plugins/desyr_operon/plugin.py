@@ -140,5 +140,5 @@ class OperonSearcher(Searcher):
 
 
 @hookimpl
-def desyr_register_searchers():
+def desyr_register_searchers() -> list[type[Searcher]]:
     return [OperonSearcher]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sys
 from importlib import resources
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 
-from desyr.plugin import ProblemSet, hookimpl
+from desyr.plugin import Problem, ProblemSet, hookimpl
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -26,7 +26,7 @@ def _library(prefix: str) -> dict[str, Traversable]:
     return {f.name[:-5]: f for f in folder.iterdir() if f.name.endswith(".toml")}
 
 
-def _lookup(prefix: str, key: str):
+def _lookup(prefix: str, key: str) -> tuple[str, Traversable] | None:
     key = key.lower().replace("-", "_")
     for stem, res in sorted(_library(prefix).items()):
         ident, _, name = stem.partition("_")
@@ -36,7 +36,7 @@ def _lookup(prefix: str, key: str):
 
 
 @hookimpl
-def desyr_load_problem(spec):
+def desyr_load_problem(spec: str) -> Problem | None:
     prefix = next((p for p in SETS if spec.startswith(p)), None)
     if prefix is None:
         return None
@@ -51,7 +51,7 @@ def desyr_load_problem(spec):
 
 
 @hookimpl
-def desyr_problem_sets():
+def desyr_problem_sets() -> list[ProblemSet]:
     # the paper's polynomial variant of its first configuration is a study input, not one of the 18
     return [ProblemSet(prefix[:-1], TITLES[prefix], tuple(spec for spec, _ in _rows(prefix)
                                                          if not spec.endswith("_polynomial")),
@@ -60,12 +60,12 @@ def desyr_problem_sets():
 
 
 @hookimpl
-def desyr_problem_library():
+def desyr_problem_library() -> list[tuple[str, str]]:
     return [row for prefix in SETS for row in _rows(prefix)]
 
 
 def _rows(prefix: str) -> list[tuple[str, str]]:
-    rows = []
+    rows: list[tuple[str, str]] = []
     for stem, res in sorted(_library(prefix).items()):
         ident, _, name = stem.partition("_")
         data = tomllib.loads(res.read_text(encoding="utf-8"))

@@ -142,7 +142,7 @@ def members_from_equations(table: Any, variables: Sequence[str],
     return empirical_front(members), dropped
 
 
-def import_pysr():
+def import_pysr() -> Any:    # the pysr module (PySR is untyped and optional)
     """Import pysr or raise a ComponentError that says why and how to fix it."""
     try:
         import pysr  # noqa: F401  (starts Julia)
@@ -279,5 +279,5 @@ class PySRSearcher(Searcher):
 
 
 @hookimpl
-def desyr_register_searchers():
+def desyr_register_searchers() -> list[type[Searcher]]:
     return [PySRSearcher]
