@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
 from desyr.errors import DesyrError
-from desyr.symbolic.expressions import ExpressionError
 
 if TYPE_CHECKING:
     from desyr.api import Execution
@@ -145,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _dispatch(args)
-    except (DesyrError, ExpressionError) as exc:
+    except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
         print(f"desyr: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -171,6 +170,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "allow_callable", False):
         import os
         os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
+    _check_paths(args)
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 
@@ -189,11 +189,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
     from desyr.config.loading import load_problem
-    from desyr.runtime.atomic import check_out_dir
     from desyr.runtime.progress import Progress
-
-    if args.out is not None:
-        check_out_dir(args.out)   # before loading anything heavy
 
     problem = load_problem(args.config, registry)
     progress = Progress(verbose=not args.quiet)
@@ -211,6 +207,34 @@ def _dispatch(args: argparse.Namespace) -> int:
                      plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
     return 0
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Input paths that cannot exist fail here, in a fraction of a second, before the plugins load."""
+    if args.command in ("run", "refine"):
+        _must_exist(args.config, "config file")
+        if args.out is not None:
+            from desyr.runtime.atomic import check_out_dir
+
+            check_out_dir(args.out)   # before loading anything heavy
+    elif args.command in ("exact", "export"):
+        _must_exist(args.result, "result", spec_allowed=False)
+    elif args.command == "verify":
+        _must_exist(args.target, "result or problem", spec_allowed=args.candidate is not None)
+    elif args.command == "bench":
+        if args.seeds < 1:
+            raise DesyrError("--seeds must be at least 1")
+        for name in args.names:
+            _must_exist(name, "config file")
+
+
+def _must_exist(target: str, what: str, spec_allowed: bool = True) -> None:
+    """A path-like target (a folder separator or a file suffix, or anything where no spec may stand) must exist."""
+    import os
+
+    path_like = not spec_allowed or os.sep in target or "/" in target or target.endswith((".toml", ".json"))
+    if path_like and not os.path.exists(target):
+        raise DesyrError(f"{what} not found: {target}")
 
 
 def _loaded_registry() -> Registry:

@@ -10,18 +10,16 @@ import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ConfigError
-from desyr.extension.registry import Registry
-from desyr.model.problem import Problem
-from desyr.model.result import read_result_data
-from desyr.verify.child import request_verdict
-from desyr.verify.request import REQUEST_SCHEMA, config_of
-from desyr.verify.verdict import config_sha256
+
+if TYPE_CHECKING:  # the parser is built by `desyr --help`, which must not load SymPy
+    from desyr.extension.registry import Registry
+    from desyr.model.problem import Problem
 
 #: the installed plugins, loaded only when a spec such as paper:X must be resolved
-Plugins = Callable[[], Registry]
+Plugins = Callable[[], "Registry"]
 
 
 
@@ -42,6 +40,9 @@ def add_parser(sub: Any) -> None:
 
 
 def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
+    from desyr.verify.child import request_verdict
+    from desyr.verify.request import config_of
+
     if args.candidate is not None:
         problem = _problem(args.target, registry)
         request = _request(config_of(problem), split_candidate(problem, args.candidate),
@@ -59,6 +60,8 @@ def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
 
 
 def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed: int | None) -> dict[str, Any]:
+    from desyr.verify.request import config_of
+
     """A request from an untrusted ``result.json``: only its expressions, exact form, seed and config."""
     data = read_result_json(path)
     exprs = data.get("expression")
@@ -81,6 +84,9 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
 
 
 def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) -> None:
+    from desyr.verify.request import config_of
+    from desyr.verify.verdict import config_sha256
+
     """Warn when the config a result carries is not the one its source names today: a result file can
     carry any config, and a user reading 'Proved' should know which problem was proved."""
     import sys
@@ -99,6 +105,8 @@ def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) 
 
 
 def read_result_json(path: Path) -> dict[str, Any]:
+    from desyr.model.result import read_result_data
+
     path, data = read_result_data(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: not a DeSyR result")
@@ -123,6 +131,8 @@ def split_candidate(problem: Problem, text: str) -> dict[str, str]:
 
 
 def _request(config: dict[str, Any], exprs: Any, exact: Any, seed: Any) -> dict[str, Any]:
+    from desyr.verify.request import REQUEST_SCHEMA
+
     return {"schema": REQUEST_SCHEMA, "config": config, "expressions": exprs, "exact_expressions": exact,
             "seed": seed}
 
