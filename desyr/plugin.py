@@ -31,6 +31,7 @@ from desyr.extension.options import Option
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import (
     Component,
+    ExactSearcher,
     Executor,
     Gate,
     GateDecision,
@@ -46,7 +47,7 @@ from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.points import PointSets, constraint_points
 from desyr.model.problem import Problem, ProblemSet
-from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
+from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
 from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
 from desyr.runtime.execution import serial_map, usable_cores
 from desyr.stages.pool import empirical_front
@@ -62,9 +63,10 @@ __all__ = [
     "hookimpl", "hookspec", "load_registry", "Registry",
     # roles
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
-    "Executor", "UnitFailure",
+    "Executor", "UnitFailure", "ExactSearcher",
     # data types
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
+    "Proposals", "SolverAttempt",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",

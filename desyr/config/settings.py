@@ -86,6 +86,15 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "multiples": Option(list(METHOD.rate_multiples), "multiples k of a shared rate", kind=list, item=int,
                             low=1, high=16),
     },
+    "solvers": {
+        "enabled": Option(True, "try the exact searchers (e.g. SymPy's dsolve) in a first attempt, before any "
+                          "teacher is trained; a verified candidate ends the run there", kind=bool),
+        "plugins": Option(None, "exact searchers to try, in order; None: every installed one", kind=list, item=str,
+                          nullable=True),
+        "time_limit": Option(10.0, "seconds for each solver call (a call past it is stopped and recorded)",
+                             kind=float, low=0.0, high=3600.0, open_low=True),
+        "options": Option({}, "a table per exact searcher: [solvers.options.<name>]", kind=dict),
+    },
     "execution": {
         "plugin": Option(None, "executor (serial, processes, dask, ...); default: the executor that declares itself "
                          "default (processes: the local cores)", kind=str, nullable=True),

@@ -118,6 +118,16 @@ class EscalationSettings(Settings):
 
 
 @dataclass(frozen=True)
+class SolversSettings(Settings):
+    """``[solvers]``: the exact searchers of the first attempt (docs/solvers.md)."""
+
+    enabled: bool
+    plugins: tuple[str, ...] | None
+    time_limit: float
+    options: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """Everything a run reads from its config, checked once; ``problem`` is never edited."""
 
@@ -130,6 +140,7 @@ class RunSpec:
     coupled: CoupledSettings
     execution: ExecutionSettings
     escalation: EscalationSettings
+    solvers: SolversSettings
     method: MethodConstants
 
     def sections(self) -> dict[str, dict[str, Any]]:
@@ -140,7 +151,7 @@ class RunSpec:
 _SECTION_TYPES: dict[str, type[Settings]] = {
     "points": PointsSettings, "search": SearchSettings, "teacher": ComponentChoice, "refine": ComponentChoice,
     "selection": SelectionSettings, "coupled": CoupledSettings, "execution": ExecutionSettings,
-    "escalation": EscalationSettings,
+    "escalation": EscalationSettings, "solvers": SolversSettings,
 }
 
 

@@ -22,7 +22,7 @@ import sympy as sp
 
 from desyr.errors import ComponentError
 from desyr.extension.options import Option, OptionError, validate
-from desyr.model.search import ParetoMember, SearchResult, SearchTask, teacher_fit_mse
+from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.candidates import Candidate, RefitOutcome
@@ -127,6 +127,8 @@ class Searcher(Component):
     joins_default_pool: ClassVar[bool] = False
     #: escalation's ``other_searcher`` step may add this searcher to the pool; lower ranks are tried first
     escalation_rank: ClassVar[int | None] = None
+    #: False for an :class:`ExactSearcher`, which proposes from the equations alone
+    needs_teacher: ClassVar[bool] = True
 
     def settings_for(self, task: SearchTask) -> tuple[dict[str, Any], list[str]]:
         """The options with ``task.budget`` applied, and the budget keys that were ignored."""
@@ -190,6 +192,25 @@ class Searcher(Component):
     @abc.abstractmethod
     def search(self, task: SearchTask) -> SearchResult | list[ParetoMember]:
         """Run one seeded search: a :class:`SearchResult` (front and info), or the front alone."""
+
+
+class ExactSearcher(Searcher):
+    """A searcher that needs no teacher: ``propose(problem, time_limit)`` returns complete candidates
+    from the equations and constraints alone (a computer-algebra solver, a table of known solutions).
+
+    Exact searchers run first, in an attempt of their own before any teacher is trained
+    (``[solvers]`` in the config); their candidates go through the same Stage B, gates and
+    verifier as a search's, so a wrong proposal costs time, never a wrong verdict."""
+
+    needs_teacher: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def propose(self, problem: Problem, time_limit: float) -> Proposals:
+        """Candidates for ``problem``; each solver call bounded by ``time_limit`` seconds (a solver
+        that can hang runs where it can be stopped). Failures are attempts, not exceptions."""
+
+    def search(self, task: SearchTask) -> SearchResult | list[ParetoMember]:
+        raise ComponentError(f"searcher '{self.name}' needs no teacher samples: it proposes through propose()")
 
 
 # --------------------------------------------------------------------- refiner

@@ -46,6 +46,26 @@ class SearchResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SolverAttempt:
+    """One exact-solver call of an :class:`~desyr.extension.roles.ExactSearcher`, for the report."""
+
+    solver: str
+    seconds: float
+    outcome: str            # "candidates: n", "no solution", "timeout", "not applicable", "skipped", "error: ..."
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Proposals:
+    """What an exact searcher proposes from the equations alone: complete candidates (field ->
+    expression, free constants as floats that Stage B refits), the solver of each, and every attempt."""
+
+    candidates: tuple[Mapping[str, sp.Expr], ...] = ()
+    origins: tuple[str, ...] = ()
+    attempts: tuple[SolverAttempt, ...] = ()
+
+
 def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, y: np.ndarray) -> float:
     """Mean squared error of ``expr`` against ``y`` at the rows of ``X``; ``inf`` when not finite."""
     from desyr.symbolic.numeric import evaluate

@@ -1,0 +1,98 @@
+"""Stage 0 of the anytime pipeline: exact searchers propose complete candidates from the equations
+alone, before any teacher is trained (``[solvers]``, docs/solvers.md).
+
+The proposals are ordinary candidates: the same Stage B refit, gates and verifier decide them.
+Each one is read back through the problem's own parser first, so a proposal that could not be
+written to ``result.json`` and read again never enters the pool.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import sympy as sp
+
+from desyr.config.spec import SolversSettings, thawed
+from desyr.errors import ConfigError
+from desyr.extension.registry import Registry
+from desyr.extension.roles import ExactSearcher
+from desyr.model.candidates import Candidate
+from desyr.model.problem import Problem
+from desyr.model.search import Proposals, SolverAttempt
+from desyr.stages.guard import contained
+from desyr.symbolic.expressions import ExpressionError, expression_text
+
+
+@dataclass(frozen=True)
+class SolverRecord:
+    """One solver call of one exact searcher, as the report and ``result.json`` show it."""
+
+    searcher: str
+    solver: str
+    seconds: float
+    outcome: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    """The candidates the exact searchers proposed (in their order), every call, and the stage's time."""
+
+    pool: tuple[Candidate, ...]
+    records: tuple[SolverRecord, ...]
+    seconds: float
+
+
+def exact_searchers(registry: Registry, settings: SolversSettings) -> list[ExactSearcher]:
+    """The configured exact searchers (``[solvers] plugins``; default: every installed one), with the
+    options of ``[solvers.options.<name>]``; none when ``[solvers] enabled = false``."""
+    if not settings.enabled:
+        return []
+    installed = [n for n in registry.names("searcher")
+                 if not getattr(registry.get("searcher", n), "needs_teacher", True)]
+    names = list(settings.plugins) if settings.plugins is not None else installed
+    made = []
+    for name in names:
+        if name not in installed:
+            raise ConfigError(f"[solvers] plugins: '{name}' is not an installed exact searcher "
+                              f"(installed: {', '.join(installed) or 'none'})")
+        made.append(registry.create("searcher", name, thawed(settings.options.get(name, {}))))
+    return [s for s in made if isinstance(s, ExactSearcher)]
+
+
+def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_limit: float) -> SolveOutcome:
+    """Every exact searcher's proposals as candidates ``x0, x1, ...`` (searcher ``NAME:SOLVER``)."""
+    start = time.perf_counter()
+    pool: list[Candidate] = []
+    records: list[SolverRecord] = []
+    for searcher in searchers:
+        with contained("searcher", searcher.name):
+            found = searcher.propose(problem, time_limit)
+            if not isinstance(found, Proposals):
+                raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
+        records += [_record(searcher.name, a) for a in found.attempts]
+        for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
+            parsed = _read_back(problem, exprs)
+            if parsed is None:
+                records.append(SolverRecord(searcher.name, origin, 0.0, "dropped", "does not read back"))
+                continue
+            pool.append(Candidate(f"x{len(pool)}", parsed,
+                                  searcher=f"{searcher.name}:{origin}" if origin else searcher.name))
+    return SolveOutcome(tuple(pool), tuple(records), time.perf_counter() - start)
+
+
+def _record(searcher: str, attempt: SolverAttempt) -> SolverRecord:
+    return SolverRecord(searcher, str(attempt.solver), float(attempt.seconds), str(attempt.outcome),
+                        str(attempt.detail))
+
+
+def _read_back(problem: Problem, exprs: object) -> dict[str, sp.Expr] | None:
+    """The proposal in the problem's own symbols, or None when it is not one expression per field
+    that prints and parses back."""
+    if not isinstance(exprs, Mapping) or set(exprs) != set(problem.fields):
+        return None
+    try:
+        return {f: problem.parse(str(expression_text(e))) for f, e in exprs.items()}
+    except (ExpressionError, TypeError, ValueError, AttributeError):
+        return None

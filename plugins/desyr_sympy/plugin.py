@@ -1,0 +1,35 @@
+"""Registers the SymPy exact searcher: ``dsolve``, integration, characteristics and separation of
+variables, run before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
+from __future__ import annotations
+
+from typing import Any
+
+from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
+
+SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable")
+
+
+class SympySearcher(ExactSearcher):
+    """Candidates from SymPy's solvers, each call in a child process stopped at the time limit."""
+
+    name = "sympy"
+    options = {
+        "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
+                          kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
+        "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
+                          nullable=True),
+    }
+
+    def propose(self, problem: Problem, time_limit: float) -> Proposals:
+        from desyr_sympy.propose import propose
+
+        found = propose(problem, time_limit=time_limit, solvers=self.settings["solvers"],
+                        workers=self.settings["workers"])
+        return Proposals(tuple(found.candidates), tuple(found.origins),
+                         tuple(SolverAttempt(a.solver, round(a.seconds, 4), a.outcome, a.detail)
+                               for a in found.attempts))
+
+
+@hookimpl
+def desyr_register_searchers() -> list[type[Any]]:
+    return [SympySearcher]
