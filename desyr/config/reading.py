@@ -92,6 +92,10 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         check_nesting(data)     # deep data would break deepcopy and repr later, as a RecursionError
     except NestingError as exc:
         raise ConfigError(f"{source}: {exc}") from None
+    if "extends" in data:      # resolving it needs the plugins, which this reader (the verifier's) never reaches
+        raise ConfigError(f"{source}: extends = {data['extends']!r:.60} is resolved only by the run's loader "
+                          "(desyr run, desyr verify with a config, desyr.config.loading.load_problem); this "
+                          "reader takes a complete config, such as the resolved text a result carries")
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "

@@ -141,7 +141,7 @@ def _problem(spec: str, registry: Plugins) -> Problem:
     from desyr.config.loading import load_problem, load_problem_file
 
     if Path(spec).is_file() or spec.endswith(".toml"):
-        return load_problem_file(spec)
+        return load_problem_file(spec, registry)      # the plugins are loaded only if it extends a spec
     return load_problem(spec, registry())
 
 
