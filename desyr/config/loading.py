@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from desyr.config import reading
 from desyr.config.reading import read_toml, tomllib
@@ -61,14 +61,21 @@ def _active(registry: RegistryLike, chain: tuple[tuple[str, str], ...]) -> Itera
         _ACTIVE.reset(token)
 
 
-def _registry(registry: RegistryLike) -> Registry:
-    from desyr.extension.registry import Registry, load_registry
+@contextmanager
+def answering(registry: Registry, spec: str) -> Iterator[None]:
+    """While a plugin answers ``spec`` (:meth:`Registry.load_problem`): a config it gives that
+    extends a spec is resolved with ``registry``, and ``spec`` joins the chain of bases."""
+    outer = _ACTIVE.get()
+    with _active(registry, (*(outer.chain if outer is not None else ()), (spec, spec))):
+        yield
 
+
+def _registry(registry: RegistryLike) -> Registry:
     if registry is None:
-        return load_registry()
-    if isinstance(registry, Registry):
-        return registry
-    return registry()
+        return _installed()
+    if hasattr(registry, "load_problem"):
+        return cast("Registry", registry)
+    return registry()               # a function that loads the plugins when first needed
 
 
 def _is_file_spec(spec: str | Path) -> bool:
@@ -81,10 +88,8 @@ def load_problem(spec: str | Path, registry: RegistryLike = None) -> Problem:
     if _is_file_spec(spec):
         return load_problem_file(spec, registry)
     outer = _ACTIVE.get()
-    chain = outer.chain if outer is not None else ()
-    reg = _registry(registry if registry is not None else (outer.registry if outer is not None else None))
-    with _active(reg, (*chain, (str(spec), str(spec)))):
-        return reg.load_problem(str(spec))
+    return _registry(registry if registry is not None else (outer.registry if outer is not None else None)
+                     ).load_problem(str(spec))
 
 
 def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Problem:
@@ -93,7 +98,7 @@ def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Proble
     path = Path(path)
     data = read_toml(path)                # the same one-line errors for a missing or malformed file
     if "extends" not in data:
-        return reading.load_problem_file(path)
+        return reading.problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
     return _resolved_problem(data, str(path), path.parent, registry if registry is not None else _installed,
                              key=_file_key(path), tidy=True)
 
@@ -171,7 +176,7 @@ def resolve_extends(data: Mapping[str, Any], source: str, folder: Path, registry
                               "load the config with desyr.config.loading.load_problem (as desyr run does), or "
                               "pass registry=")
         registry = _registry(registry)
-        with _active(registry, link):
+        with _active(registry, chain):        # the registry adds the spec to the chain (answering)
             base = _data_of(registry.load_problem(ref.strip()), ref)
     else:
         base = read_toml(candidate)
@@ -199,20 +204,28 @@ def overlay(base: Mapping[str, Any], child: Mapping[str, Any], *, top: bool = Tr
     ``constraints``...) and other values given by the child replace the base's.  A component
     section (``[search]``, ``[teacher]``, ``[refine]``, ``[execution]``) whose ``plugin`` (or
     ``plugins``) the child changes does not keep the base's ``options``: they were another
-    component's."""
+    component's; and a child's ``plugin`` replaces a base's ``plugins``, and the reverse."""
     out = copy.deepcopy(dict(base))
     for key, value in child.items():
         if key == "extends" and top:
             continue
         old = out.get(key)
         if isinstance(old, Mapping) and isinstance(value, Mapping):
-            if top and key in _COMPONENT_SECTIONS and _names_other_component(old, value):
-                old = {k: v for k, v in old.items() if k != "options"}
+            if top and key in _COMPONENT_SECTIONS:
+                old = _for_child_component(old, value)
             out[key] = overlay(old, value, top=False)
         else:
             out[key] = copy.deepcopy(value)
     return out
 
 
-def _names_other_component(base: Mapping[str, Any], child: Mapping[str, Any]) -> bool:
-    return any(k in child and child[k] != base.get(k) for k in ("plugin", "plugins"))
+def _for_child_component(base: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, Any]:
+    """What a component section of the base keeps under the child's: ``plugin`` and ``plugins`` are
+    alternatives (the child's one replaces the base's other), and options follow their component."""
+    kept = dict(base)
+    for key, other in (("plugin", "plugins"), ("plugins", "plugin")):
+        if key in child and other not in child:
+            kept.pop(other, None)
+    if any(k in child and child[k] != base.get(k) for k in ("plugin", "plugins")):
+        kept.pop("options", None)
+    return kept

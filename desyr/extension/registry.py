@@ -145,9 +145,12 @@ class Registry:
     # Problem hooks are called one implementation at a time, in precedence order, so a
     # broken plugin cannot take `desyr problems` or a problem spec down.
     def load_problem(self, spec: str):
+        from desyr.config.loading import answering
+
         for impl in self._impls("desyr_load_problem"):
             try:
-                problem = impl.function(spec=spec)
+                with answering(self, spec):     # a config the plugin gives may extend another spec
+                    problem = impl.function(spec=spec)
             except DesyrError:
                 raise
             except Exception as exc:
