@@ -12,13 +12,13 @@ resolves anything (it refuses a text that still says ``extends``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from desyr.config import reading
+from desyr.config.bases import ACTIVE as _ACTIVE
+from desyr.config.bases import active as _active
 from desyr.config.reading import read_toml, tomllib
 from desyr.config.toml_text import TomlWriteError, dumps
 from desyr.errors import ConfigError
@@ -38,36 +38,6 @@ __all__ = ["MAX_EXTENDS", "load_problem", "load_problem_file", "overlay", "probl
 MAX_EXTENDS = 8
 #: plugin options of these sections belong to the component the section names
 _COMPONENT_SECTIONS = ("search", "teacher", "refine", "execution")
-
-
-class _Loading:
-    """What an outer :func:`load_problem` knows while a plugin answers a spec: its registry (so a
-    bundled config that itself extends resolves with it) and the chain of bases so far."""
-
-    def __init__(self, registry: RegistryLike, chain: tuple[tuple[str, str], ...]) -> None:
-        self.registry = registry
-        self.chain = chain
-
-
-_ACTIVE: ContextVar[_Loading | None] = ContextVar("desyr_loading", default=None)
-
-
-@contextmanager
-def _active(registry: RegistryLike, chain: tuple[tuple[str, str], ...]) -> Iterator[None]:
-    token = _ACTIVE.set(_Loading(registry, chain))
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
-
-
-@contextmanager
-def answering(registry: Registry, spec: str) -> Iterator[None]:
-    """While a plugin answers ``spec`` (:meth:`Registry.load_problem`): a config it gives that
-    extends a spec is resolved with ``registry``, and ``spec`` joins the chain of bases."""
-    outer = _ACTIVE.get()
-    with _active(registry, (*(outer.chain if outer is not None else ()), (spec, spec))):
-        yield
 
 
 def _registry(registry: RegistryLike) -> Registry:

@@ -145,7 +145,7 @@ class Registry:
     # Problem hooks are called one implementation at a time, in precedence order, so a
     # broken plugin cannot take `desyr problems` or a problem spec down.
     def load_problem(self, spec: str):
-        from desyr.config.loading import answering
+        from desyr.config.bases import answering
 
         for impl in self._impls("desyr_load_problem"):
             try:
