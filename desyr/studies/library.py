@@ -12,6 +12,7 @@ relative perturbation (no network), with the config's searcher on a tiny budget.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -99,15 +100,15 @@ def _teachers(ctx: StudyContext, config: str):
         problem = quick_problem(config, registry)
         for seed in range(2 if ctx.quick else 5):
             rctx = context(problem, seed)
-            rctx.teacher_values = surrogate_teacher(problem, rctx.points.search, 1e-4)[:, None]
+            rctx = replace(rctx, teacher_values=surrogate_teacher(problem, rctx.points.search, 1e-4)[:, None])
             yield seed, problem, rctx
         return
     for arch in archived_runs(ctx.bench):
         if arch.config != config and arch.result.problem.name != config:
             continue
         problem = problem_of(arch, registry, ctx.bench)
-        rctx = context(problem, arch.result.seed)
-        if attach_archived_teacher(arch, problem, ctx, rctx) is None:
+        rctx, note = attach_archived_teacher(arch, problem, ctx, context(problem, arch.result.seed))
+        if note is None:
             yield arch.result.seed, problem, rctx
 
 
