@@ -59,7 +59,7 @@ from desyr.verify.attach import attach_verdict
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Started:
     """What the shared start hands to a pipeline."""
 
