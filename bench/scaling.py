@@ -69,7 +69,7 @@ def search_command(args) -> None:
     from desyr.extension.registry import load_registry
     from desyr.config.settings import component, method_constants
     from desyr.stages.search import search_fields, search_settings
-    from desyr.stages.teach import attach_teacher
+    from desyr.stages.teach import teach, with_teacher
 
     registry = load_registry()
     problem = load_problem(f"paper:{args.problem}", registry)
@@ -82,7 +82,7 @@ def search_command(args) -> None:
         ctx = RunContext(problem, make_point_sets(problem, 0), seed=0, method=method_constants(problem),
                          cache_dir=Path(args.out) / "cache", progress=Progress(verbose=False),
                          units=Units(executor))
-        attach_teacher(registry, ctx)                  # trained on the first pass, loaded afterwards
+        ctx = with_teacher(ctx, teach(registry, ctx))   # trained on the first pass, loaded afterwards
         with executor:
             if workers > 1:
                 executor.map(abs, [0, 1])             # start the workers outside the timing (start-up reported apart)

@@ -24,7 +24,7 @@ from desyr.config.settings import component
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.search import run_search, search_seeds, search_settings
-from desyr.stages.teach import attach_teacher
+from desyr.stages.teach import teach, with_teacher
 from desyr.stages.verify import relative_l2
 from desyr.testing import make_context
 
@@ -53,7 +53,7 @@ def stage_a(searcher, settings: dict, ctx, binary: list[str]) -> tuple[list[Cand
 def measure(registry, name: str, searcher_name: str, options, cache_dir: str) -> dict:
     problem = load_problem(f"paper:{name}", registry)
     ctx = make_context(problem, 0, progress=Progress(verbose=False), cache_dir=Path(cache_dir))
-    attach_teacher(registry, ctx)
+    ctx = with_teacher(ctx, teach(registry, ctx))
     settings = search_settings(problem)
     if options is None:
         searcher = component(registry, problem, "searcher", "search", searcher_name)

@@ -9,7 +9,6 @@ Read top to bottom, ``run`` is the method in stage order.
 from __future__ import annotations
 
 import copy
-import hashlib
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -22,14 +21,14 @@ import sympy as sp
 from desyr._version import __version__
 from desyr.config.components import component, gate_sequence, searcher_names, searchers
 from desyr.config.loading import load_problem
-from desyr.config.spec import RunSpec, read_spec, section_settings, thawed
+from desyr.config.spec import RunSpec, config_hash, read_spec, section_settings, thawed
+from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Gate, Refiner, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
-from desyr.model.constants import MethodConstants
-from desyr.model.context import RunContext
-from desyr.model.outcomes import Outcome, Selection
+from desyr.model.context import CoupledInfo, RunContext, SearchInfo
+from desyr.model.outcomes import Outcome, Selection, TeacherOutcome
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
 from desyr.model.result import (
@@ -52,7 +51,7 @@ from desyr.stages.pool import pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
-from desyr.stages.teach import attach_teacher, make_teacher, teacher_predict
+from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
 from desyr.stages.verify import verify_selection
 from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
@@ -60,7 +59,7 @@ from desyr.verify.attach import attach_verdict
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Started:
     """What the shared start hands to a pipeline."""
 
@@ -71,9 +70,21 @@ class _Started:
     gates: list[Gate]
     clock: float
     units: Units
-    seed: int                  # fixed here: components hold the context, so the verdict never reads it from there
-    method: MethodConstants    # likewise (the exact tolerance)
+    seed: int
     spec: RunSpec              # the run's typed settings
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """What the stages of one pipeline returned, for the result."""
+
+    pool: list[Candidate]
+    selection: Selection
+    teacher: TeacherOutcome | None
+    search: SearchInfo | None
+    coupled: CoupledInfo | None
+    timings: dict[str, float]
+    components: dict[str, str]
 
 
 # ------------------------------------------------------------------ public API
@@ -137,30 +148,41 @@ def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teac
 
 
 def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher) -> tuple[Result, TeacherModel]:
+    """The method in stage order, for one field and for several."""
     ctx = s.ctx
-    settings = s.spec.search
-    # Stage A: teacher, then K seeded searches per field, retention and pooling
-    model = attach_teacher(s.registry, ctx, teacher)
-    _store_teacher(s)
-    searched = search_fields(found, settings, ctx)
-    # Stage A, end: retention and pooling
-    pooled, ctx.search = pool_searches(searched, problem.fields, [f.name for f in found])
-    ctx.timings["search"] = searched.seconds
-    ctx.progress.message(f"stage A: {ctx.search.pool_size} pooled candidate(s) from "
-                         f"{len(ctx.search.runs)} search(es) in {searched.seconds:.1f} s")
+    # Stage A: the teacher, then K seeded searches per field, retention and pooling
+    taught = teach(s.registry, ctx, teacher)
+    ctx = with_teacher(ctx, taught)
+    _store_teacher(s, taught)
+    searched = search_fields(found, s.spec.search, ctx)
+    pooled, search = pool_searches(searched, problem.fields, [f.name for f in found])
+    ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
+                         f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
     label = "+".join(f.name for f in found)
+    timings = {"teacher": taught.seconds, "search": searched.seconds}
+    coupled = None
     if len(problem.fields) == 1:
         pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
-        # Stage B: physics-only refit of every finite candidate
-        refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
-        # Stage C: checked cleaning happened per candidate; now the gates
-        selection = _select(pool, s.gates, ctx)
+        # Stage B: physics-only refit of every finite candidate, then its checked cleaning
+        refit = refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
+        # Stage C: the gates
+        selection = run_gates(pool, s.gates, ctx)
+        timings.update(refine=refit.seconds, select=selection.seconds)
     else:
-        from desyr.coupled.groups import coupled_stages
-
-        pool, selection = coupled_stages(pooled, label, s.refiner, s.registry, s.gates, ctx)
-    components = {"teacher": ctx.teacher.plugin if ctx.teacher else "", "searcher": label}
-    return _finish("run", s, pool, selection, components, model), model
+        # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups
+        screening = screening_context(ctx, s.spec.coupled.screening_points)
+        groups = coupled_groups(pooled, label, s.spec.coupled, ctx, screening)
+        # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
+        screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
+        selection = run_gates(groups.pool, s.gates, screening)
+        # Stage B again, for the chosen group alone on the full set
+        winner = refit_winner(selection, s.refiner, ctx)
+        pool, coupled = groups.pool, screened_info(groups, screened, selection)
+        timings.update(refine=screened.seconds + winner.seconds,
+                       screen=groups.seconds + screened.seconds + selection.seconds)
+    stages = _Stages(pool, selection, taught, search, coupled, timings,
+                     {"teacher": taught.info.plugin, "searcher": label})
+    return _finish("run", s, stages), taught.model
 
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
@@ -189,11 +211,16 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
         pool.append(Candidate(f"c{i}", exprs))
     if not pool:
         raise ConfigError("no candidate given (use --candidate EXPR)")
-    model = attach_teacher(s.registry, s.ctx, teacher) if teacher is not None else None
-    refine_pool(pool, s.refiner, s.ctx)
-    selection = _select(pool, s.gates, s.ctx)
-    components = {"teacher": s.ctx.teacher.plugin} if s.ctx.teacher else {}
-    return _finish("refine", s, pool, selection, components, model), model
+    ctx, timings, taught = s.ctx, {}, None
+    if teacher is not None:
+        taught = teach(s.registry, ctx, teacher)
+        ctx, timings = with_teacher(ctx, taught), {"teacher": taught.seconds}
+    refit = refine_pool(pool, s.refiner, ctx)
+    selection = run_gates(pool, s.gates, ctx)
+    timings.update(refine=refit.seconds, select=selection.seconds)
+    components = {"teacher": taught.info.plugin} if taught else {}
+    stages = _Stages(pool, selection, taught, None, None, timings, components)
+    return _finish("refine", s, stages), taught.model if taught else None
 
 
 def _python_default(registry: Registry, problem: Problem) -> Execution:
@@ -222,11 +249,12 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
     refiner = component(registry, spec, "refiner", "refine")
     assert isinstance(refiner, Refiner)
     gates = [g for g in gate_sequence(registry, spec) if isinstance(g, Gate)]
-    executor = make_executor(registry, problem, execution.executor, execution.workers, dict(execution.options or {}))
+    executor = make_executor(registry, problem, execution.executor, execution.workers, dict(execution.options or {}),
+                             settings=spec.execution)
     pristine = copy.deepcopy(problem)
     store = None
     if out is not None:
-        config = _config_hash(problem)
+        config = config_hash(spec)
         key = store_key(config, int(seed), _unit_components(registry, spec, command, refiner))
         store = RunStore(out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
@@ -240,7 +268,7 @@ def _start(problem: Problem, seed: int | None, registry: Registry | None, out: s
                      progress=progress, units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), spec.method, spec)
+    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), spec)
 
 
 def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: Refiner) -> dict[str, Any]:
@@ -256,44 +284,33 @@ def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: R
     return chosen
 
 
-def _store_teacher(s: _Started) -> None:
+def _store_teacher(s: _Started, taught: TeacherOutcome) -> None:
     """Which teacher the stored searches saw (its facts include the teacher cache key)."""
-    ctx, store = s.ctx, s.units.store
-    if store is None or ctx.teacher is None or ctx.teacher_values is None:
+    store = s.units.store
+    if store is None:
         return
-    store.put_teacher({"plugin": ctx.teacher.plugin, "facts": ctx.teacher.facts,
-                       "values_sha256": digest(np.ascontiguousarray(ctx.teacher_values).tobytes())})
+    store.put_teacher({"plugin": taught.info.plugin, "facts": taught.info.facts,
+                       "values_sha256": digest(np.ascontiguousarray(taught.values).tobytes())})
 
 
-def _select(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
-    start = time.perf_counter()
-    selection = run_gates(pool, gates, ctx)
-    ctx.timings["select"] = time.perf_counter() - start
-    return selection
-
-
-def _finish(command: str, s: _Started, pool: list[Candidate], selection: Selection,
-            components: dict[str, str], model: TeacherModel | None) -> Result:
-    ctx = s.ctx
-    # Components hold the context: the seed, the method's constants and the selected expressions
-    # are taken from what _start fixed and from the reported text, never from the context as left.
-    ctx.seed, ctx.method = s.seed, s.method
+def _finish(command: str, s: _Started, stages: _Stages) -> Result:
+    selection = stages.selection
     _read_back(selection, s.pristine)
     points = make_verification_points(s.pristine, s.seed)
     teacher_values = None
-    if model is not None and s.pristine.reference is not None and ctx.teacher is not None:
-        teacher_values = teacher_predict(model, ctx.teacher.plugin, points.interior)
-    outcome = verify_selection(selection, ctx, s.pristine, points, teacher_values)
+    if stages.teacher is not None and s.pristine.reference is not None:
+        teacher_values = teacher_predict(stages.teacher.model, stages.teacher.info.plugin, points.interior)
+    outcome = verify_selection(selection, s.pristine, points, teacher_values)
+    timings = {**stages.timings, "verify": outcome.seconds}
     chosen = selection.selected
     exact = None
     if chosen is not None and chosen.expressions:
         start = time.perf_counter()
         exact = identify(s.pristine, chosen.expressions, points, s.seed)
-        ctx.timings["identify"] = time.perf_counter() - start
-    ctx.timings["total"] = time.perf_counter() - s.clock
-    components = {**components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
-    ctx.seed, ctx.method = s.seed, s.method     # the teacher's predict ran again above
-    result = build_result(command, ctx, s.pristine, pool, outcome, components)
+        timings["identify"] = time.perf_counter() - start
+    timings["total"] = time.perf_counter() - s.clock
+    components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
+    result = build_result(command, s, stages, outcome, components, timings)
     result.exact_form = exact
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
     start = time.perf_counter()
@@ -335,28 +352,30 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
 
     if not have_matplotlib():
         return figure_section([], NO_MATPLOTLIB)
-    teacher = s.ctx.teacher
     predict = None
-    if model is not None and teacher is not None:
+    if model is not None and result.teacher is not None:
+        plugin = result.teacher.plugin
+
         def predict(X: np.ndarray) -> np.ndarray:
-            return teacher_predict(model, teacher.plugin, X)
+            return teacher_predict(model, plugin, X)
     Path(out).mkdir(parents=True, exist_ok=True)
     return figure_section(write_run_figures(result, s.pristine, out, teacher_predict=predict))
 
 
-def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Candidate], outcome: Outcome,
-                 components: dict[str, str]) -> Result:
+def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, components: dict[str, str],
+                 timings: dict[str, float]) -> Result:
+    problem, pool = s.pristine, stages.pool
     chosen = outcome.selection.selected
     v = outcome.verification
     residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint)) if v else None
-    tol = ctx.method.exact_tolerance
+    tol = s.spec.method.exact_tolerance
     exact = bool(v and all(r is not None and r <= tol for r in (v.R_eq, v.R_con if v.R_con is not None else 0.0)))
     has_exprs = chosen is not None and bool(chosen.expressions)
     return Result(
         command=command,
         problem=ProblemInfo(problem.name, problem.title, problem.source, list(problem.fields),
                             list(problem.variable_names)),
-        seed=ctx.seed,
+        seed=s.seed,
         expression={f: str(expression_text(e)) for f, e in chosen.expressions.items()}
         if has_exprs and chosen and chosen.expressions else None,
         pre_refit_expression={f: str(expression_text(e)) for f, e in chosen.search_expressions.items()}
@@ -368,10 +387,9 @@ def build_result(command: str, ctx: RunContext, problem: Problem, pool: list[Can
         exact=exact, exact_tolerance=tol, residuals=residuals, errors=outcome.errors,
         selection=SelectionRecord(outcome.selection.records, outcome.selection.fallback),
         candidates=[candidate_record(c) for c in pool],
-        teacher=ctx.teacher, search=ctx.search, coupled=ctx.coupled,
-        timings={k: round(t, 4) for k, t in ctx.timings.items()},
-        provenance=Provenance(__version__, components, _config_hash(problem),
-                              ExecutionRecord(**ctx.units.record()) if ctx.units else None),
+        teacher=stages.teacher.info if stages.teacher else None, search=stages.search, coupled=stages.coupled,
+        timings={k: round(t, 4) for k, t in timings.items()},
+        provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record())),
         schema=SCHEMA)
 
 
@@ -385,11 +403,3 @@ def write_result(result: Result, out: str | Path, figures: list[str] | None = No
     write_text_atomic(out / "report.md", render_report(result, figures))
     write_text_atomic(out / "result.json", result.to_json())
     return out
-
-
-def _config_hash(problem: Problem) -> str:
-    # where units run never changes what a run finds, so [execution] is not part of the config's identity
-    sections = {k: v for k, v in problem.sections.items() if k != "execution"}
-    text = repr((problem.name, problem.source, [e.text for e in problem.equations],
-                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, sections))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -101,7 +101,7 @@ class VandalProblem(Teacher):
 
 
 class LoosensTolerance(Teacher):
-    """Replaces the run's method constants (RunContext is not frozen)."""
+    """Replaces the run's method constants (refused: RunContext is frozen)."""
     name = "t_tolerance"
 
     def prepare(self, problem, context):

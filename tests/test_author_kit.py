@@ -216,7 +216,7 @@ def test_5_a_flat_array_is_refused_with_the_shapes():
 
 def test_5_the_cli_path_shares_the_check():
     from desyr.stages import teach
-    source = inspect.getsource(teach.attach_teacher)
+    source = inspect.getsource(teach.teach)
     assert "checked_teacher_values(" in source and "checked_model(" in source
 
 

@@ -1,13 +1,15 @@
 """Coupled multi-field rules (paper §3.5): rate clustering, rate tying, shortlists, group scores, joint refit."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import sympy as sp
 
 from desyr.api import refine
+from desyr.config.spec import read_spec, section_settings
 from desyr.coupled.augment import alternate_rankings, augment_fields, field_candidate
-from desyr.coupled.groups import FieldJets, GroupScorer, coupled_settings, rank_groups, screening_context, shortlist
+from desyr.coupled.groups import FieldJets, GroupScorer, rank_groups, screening_context, shortlist
 from desyr.coupled.rates import (
     RateObservation,
     base_rates,
@@ -118,8 +120,7 @@ def kov_ctx(paper):
     for c in problem.constraints:
         c.n_points = min(c.n_points, 60)
     ctx = make_context(problem, 0)
-    ctx.teacher_values = problem.evaluate_reference(ctx.points.search) * (1 + 1e-3)
-    return ctx
+    return replace(ctx, teacher_values=problem.evaluate_reference(ctx.points.search) * (1 + 1e-3))
 
 
 def kovasznay(rate=LAM, w=2 * math.pi):
@@ -198,7 +199,7 @@ def test_augmentation_builds_candidates_with_the_shared_rate_and_its_multiples(k
         "v": [field_candidate("v", -0.3 * sp.exp(lam_v * x) * sp.sin(6.25 * y), kov_ctx, "operon", 0)],
         "p": [field_candidate("p", 0.4 * x - 0.1, kov_ctx, "operon", 0)],
     }
-    added, info = augment_fields(per_field, kov_ctx, coupled_settings(kov_ctx.problem))
+    added, info = augment_fields(per_field, kov_ctx, section_settings(kov_ctx.problem, "coupled"))
     (shared,) = info["shared"]
     median = shared["median_rate"]
     assert median == pytest.approx((lam_u + lam_v) / 2) and shared["fields"] == ["u", "v"]
@@ -256,10 +257,9 @@ def test_second_coupled_system_end_to_end(tmp_path):
                                              ({"multiples": [0, 2]}, "multiples"),
                                              ({"cluster_tolerance": -1}, "cluster_tolerance")])
 def test_bad_coupled_settings_are_config_errors(paper, table, fragment):
-    from desyr.coupled.groups import coupled_settings
     from desyr.errors import ConfigError
 
     problem = paper("kovasznay")
     problem.sections["coupled"] = table
     with pytest.raises(ConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
-        coupled_settings(problem)
+        read_spec(problem)

@@ -151,3 +151,52 @@ def test_plugins_import_desyr_only_through_the_plugin_surface():
             offending += [f"{path.relative_to(plugins)}:{node.lineno} {n}" for n in names
                           if (n == "desyr" or n.startswith("desyr.")) and n != "desyr.plugin"]
     assert offending == []
+
+
+def _calls_in_order(function: ast.FunctionDef | ast.If, names: set[str]) -> list[str]:
+    """The calls of ``names`` in ``function``, in source order (nested calls after their callers)."""
+    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id in names]
+    return [c.func.id for c in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]  # type: ignore[attr-defined]
+
+
+def _api_function(name: str) -> ast.FunctionDef:
+    tree = ast.parse((CORE / "api.py").read_text(encoding="utf-8"))
+    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+SHARED_STAGES = ["teach", "search_fields", "pool_searches"]
+ONE_FIELD = ["pooled_candidates", "refine_pool", "run_gates"]
+SEVERAL_FIELDS = ["screening_context", "coupled_groups", "refine_pool", "run_gates", "refit_winner"]
+
+
+def test_run_shows_every_stage_in_order_for_one_field_and_for_several():
+    """``_run`` calls each stage itself, for a coupled problem as for one field (no hidden B/C)."""
+    body = _api_function("_run")
+    branch = next(n for n in ast.walk(body) if isinstance(n, ast.If) and "fields" in ast.unparse(n.test))
+    names = set(SHARED_STAGES + ONE_FIELD + SEVERAL_FIELDS + ["_finish"])
+    before = [c for c in _calls_in_order(body, names) if c in SHARED_STAGES]
+    assert before == SHARED_STAGES
+    one = _calls_in_order(ast.Module(body=branch.body, type_ignores=[]), names)    # type: ignore[arg-type]
+    several = _calls_in_order(ast.Module(body=branch.orelse, type_ignores=[]), names)  # type: ignore[arg-type]
+    assert one == ONE_FIELD, one
+    assert several == SEVERAL_FIELDS, several
+    assert _calls_in_order(body, names)[-1] == "_finish"
+    finish = _calls_in_order(_api_function("_finish"), {"verify_selection", "identify", "attach_verdict"})
+    assert finish == ["verify_selection", "identify", "attach_verdict"]
+
+
+def test_no_stage_assigns_to_a_run_context():
+    """Stages return their outcomes; none writes into the (frozen) context they are given."""
+    offenders = []
+    for folder in ("stages", "coupled"):
+        for path in sorted((CORE / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+                for target in targets:
+                    for part in ast.walk(target):
+                        if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and \
+                                part.value.id in ("ctx", "context", "sctx", "rctx"):
+                            offenders.append(f"{path.name}:{part.lineno}: {ast.unparse(part)} =")
+    assert offenders == []

@@ -73,3 +73,16 @@ def test_run_spec_is_frozen_and_escalation_derives_new_specs():
     assert any(s.search.unary != ("sin",) for s in derived)
     assert spec.search.unary == ("sin",) and spec.search.plugins is None
     assert repr(problem.sections) == raw
+
+
+def test_the_config_hash_names_an_escalated_spec_and_keeps_an_unchanged_ones():
+    from dataclasses import replace
+
+    from desyr.config.spec import config_hash, read_spec
+    from desyr.testing import make_problem
+
+    spec = read_spec(make_problem())
+    assert config_hash(spec) == config_hash(read_spec(make_problem()))
+    more = replace(spec, search=replace(spec.search, runs=spec.search.runs + 1))
+    assert config_hash(more) != config_hash(spec)
+    assert config_hash(replace(spec, execution=replace(spec.execution, workers=3))) == config_hash(spec)

@@ -9,6 +9,7 @@ that wants to change a value makes its own copy.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -167,3 +168,21 @@ def read_spec(problem: Problem, registry: Registry | None = None) -> RunSpec:
     check_sections(problem)
     typed = {name: section_settings(problem, name) for name in _SECTION_TYPES}
     return RunSpec(problem=problem, method=method_constants(problem, registry), **typed)
+
+
+def config_hash(spec: RunSpec) -> str:
+    """The identity of the config a run used (the run store's key, ``provenance.config_sha256``).
+
+    The problem and its sections as written; a spec that escalation derived adds the settings it
+    changed, so each attempt's result names its own config while an unchanged spec keeps the
+    identity of its file. Where units run never changes what a run finds, so ``[execution]``
+    is not part of it."""
+    problem = spec.problem
+    written = {k: v for k, v in problem.sections.items() if k != "execution"}
+    identity: tuple[Any, ...] = (problem.name, problem.source, [e.text for e in problem.equations],
+                                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, written)
+    derived = {name: table for name, table in spec.sections().items()
+               if name != "execution" and table != section_settings(problem, name).as_dict()}
+    if derived:
+        identity = (*identity, derived)
+    return hashlib.sha256(repr(identity).encode("utf-8")).hexdigest()

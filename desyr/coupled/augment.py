@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.config.spec import CoupledSettings
 from desyr.coupled.rates import RateObservation, cluster_rates, exp_factors, shared_clusters
 from desyr.model.context import RunContext
 from desyr.symbolic.expressions import complexity, expression_text
@@ -107,22 +108,22 @@ def _fit_template(factor: sp.Expr, field: str, ctx: RunContext) -> sp.Expr | Non
     return sp.Float(float(c0)) + sp.Float(float(c1)) * factor
 
 
-def augment_fields(per_field: dict[str, list[FieldCandidate]], ctx: RunContext, settings: dict[str, Any]
+def augment_fields(per_field: dict[str, list[FieldCandidate]], ctx: RunContext, settings: CoupledSettings
                    ) -> tuple[dict[str, list[FieldCandidate]], dict[str, Any]]:
     """The added candidates per field and a record of the clusters behind them."""
     problem = ctx.problem
     observations = [RateObservation(c.field, factor.variable.name, factor.rate, c.loss)
                     for f in problem.fields for c in per_field[f]
                     for factor in exp_factors(c.expression, problem.symbols)]
-    clusters = cluster_rates(observations, float(settings["cluster_tolerance"]))
-    kept = shared_clusters(clusters, int(settings["shared_clusters"]))
+    clusters = cluster_rates(observations, float(settings.cluster_tolerance))
+    kept = shared_clusters(clusters, int(settings.shared_clusters))
     added: dict[str, list[FieldCandidate]] = {f: [] for f in problem.fields}
     symbol = problem.vocabulary.var_symbols
     for f in problem.fields:
-        trig = _trig_factors(per_field[f], int(settings["trig_factors"]))
+        trig = _trig_factors(per_field[f], int(settings.trig_factors))
         templates = []
         for cluster in kept:
-            for k in settings["multiples"]:
+            for k in settings.multiples:
                 exp_factor = sp.exp(sp.Float(k * cluster.median) * symbol[cluster.variable])
                 for t in [sp.Integer(1)] + trig:
                     expr = _fit_template(exp_factor * t, f, ctx)
@@ -130,7 +131,7 @@ def augment_fields(per_field: dict[str, list[FieldCandidate]], ctx: RunContext, 
                         templates.append(field_candidate(f, expr, ctx, "augmented"))
         templates = [c for c in templates if math.isfinite(c.eps_T)]
         added[f] = alternate_rankings(templates, [lambda c: (c.loss, c.complexity), lambda c: (c.complexity, c.loss)],
-                                      int(settings["added_per_field"]))
+                                      int(settings.added_per_field))
     info = {"observations": len(observations), "clusters": [c.as_dict() for c in clusters],
             "shared": [c.as_dict() for c in kept],
             "added": {f: [c.as_dict() for c in added[f]] for f in problem.fields}}

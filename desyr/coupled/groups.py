@@ -12,40 +12,35 @@ Stage A has already searched every field on its own teacher output.  Here:
    evaluations) and the gate sequence picks one group;
 5. that group alone is refit on the full refinement set with the standard
    multi-start; the competition is not reopened.
+
+Each step is a function that :func:`desyr.api.run` calls in turn, as for one field:
+:func:`coupled_groups` (1-3), Stage B on :func:`screening_context` with
+:func:`screening_refiner` and the gates (4), then :func:`refit_winner` (5).
 """
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from desyr.config.settings import read_section
+from desyr.config.spec import CoupledSettings
 from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fields, field_candidate
 from desyr.errors import ConfigError
-from desyr.extension.roles import Gate, Refiner
+from desyr.extension.roles import Refiner
 from desyr.model.candidates import Candidate
 from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import CoupledInfo, RunContext
-from desyr.model.outcomes import Selection
+from desyr.model.outcomes import CoupledGroups, RefitPassOutcome, Selection
 from desyr.model.problem import Problem
+from desyr.stages.pool import PooledCandidate
 from desyr.stages.refit import refine_pool
-from desyr.stages.select import run_gates
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.physics import phi_score
-
-
-def coupled_settings(problem: Problem) -> dict[str, Any]:
-    settings = read_section(problem, "coupled")
-    if any(k < 1 for k in settings["multiples"]):
-        raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers, got {settings['multiples']}")
-    return settings
 
 
 # --------------------------------------------------------------- shortlists
@@ -155,60 +150,53 @@ def screening_context(ctx: RunContext, n_points: int) -> RunContext:
     if n_points < refine.shape[0]:
         rng = np.random.default_rng([ctx.seed, 750])
         refine = refine[np.sort(rng.choice(refine.shape[0], n_points, replace=False))]
-    sub = copy.copy(ctx)
-    sub.points = replace(ctx.points, refine=refine)
-    sub.timings = {}
-    return sub
+    return replace(ctx, points=replace(ctx.points, refine=refine))
 
 
-def screening_refiner(refiner: Refiner, settings: Mapping[str, Any]) -> Refiner:
+def screening_refiner(refiner: Refiner, settings: CoupledSettings) -> Refiner:
     """The configured refiner's own cheap variant (:meth:`Refiner.screening`)."""
-    return refiner.screening(int(settings["screening_starts"]), int(settings["screening_max_nfev"]))
+    return refiner.screening(settings.screening_starts, settings.screening_max_nfev)
 
 
-def select_group(per_field: dict[str, list[FieldCandidate]], registry, refiner, gates, ctx: RunContext
-                 ) -> tuple[list[Candidate], Any]:
-    """Steps 1-5 of the module docstring; returns the screened pool and the gate selection."""
-    problem, settings = ctx.problem, coupled_settings(ctx.problem)
+def coupled_groups(pooled: Mapping[str, list[PooledCandidate]], searcher: str, settings: CoupledSettings,
+                   ctx: RunContext, screening: RunContext) -> CoupledGroups:
+    """Steps 1-3 of the module docstring: the best groups, as candidates for the screening refit
+    (``screening``: the context of :func:`screening_context`, whose points rank the groups)."""
+    problem = ctx.problem
+    per_field = {f: [field_candidate(f, e.member.expression, ctx, e.searcher or searcher, e.seed) for e in entries]
+                 for f, entries in pooled.items()}
     start = time.perf_counter()
     added, augment_info = augment_fields(per_field, ctx, settings)
     lists, list_info = {}, {}
     for f in problem.fields:
-        lists[f], list_info[f] = shortlist(per_field[f] + added[f], int(settings["shortlist"]), ctx.method)
+        lists[f], list_info[f] = shortlist(per_field[f] + added[f], settings.shortlist, ctx.method)
         if not lists[f]:
             raise ConfigError(f"field '{f}': no finite candidate reached the shortlist")
-    sctx = screening_context(ctx, int(settings["screening_points"]))
-    scorer = GroupScorer(problem, sctx.points.refine, sctx.points.constraints, ctx.constraint_weight)
+    scorer = GroupScorer(problem, screening.points.refine, screening.points.constraints, ctx.constraint_weight)
     ranked = rank_groups(problem, lists, scorer)
-    screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:int(settings["screened_groups"])])]
+    screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:settings.screened_groups])]
     ctx.progress.message(f"coupled: {len(ranked)} group(s) from shortlists "
                          f"{' x '.join(str(len(lists[f])) for f in problem.fields)}; screening the best {len(screened)}")
-    refine_pool(screened, screening_refiner(refiner, settings), sctx, scope="screen")
-    selection = run_gates(screened, gates, sctx)
-    ctx.timings["screen"] = time.perf_counter() - start
-    ctx.coupled = CoupledInfo(
-        settings=settings, augmentation=augment_info,
+    info = CoupledInfo(
+        settings=settings.as_dict(), augmentation=augment_info,
         shortlists={f: {**list_info[f], "kept": [c.as_dict() for c in lists[f]]} for f in problem.fields},
-        groups=len(ranked), screened=len(screened), screening_seconds=round(ctx.timings["screen"], 3))
-    return screened, selection
+        groups=len(ranked), screened=len(screened), screening_seconds=0.0)
+    return CoupledGroups(screened, info, time.perf_counter() - start)
 
 
-def refit_winner(selection, refiner, ctx: RunContext) -> None:
+def screened_info(groups: CoupledGroups, screening: RefitPassOutcome, selection: Selection) -> CoupledInfo:
+    """The coupled record once the gates chose a group: screening covers steps 1-4."""
+    seconds = groups.seconds + screening.seconds + selection.seconds
+    return replace(groups.info, screening_seconds=round(seconds, 3))
+
+
+def refit_winner(selection: Selection, refiner: Refiner, ctx: RunContext) -> RefitPassOutcome:
     """Full-set joint refit of the selected group; its screening figures are kept in ``extra``."""
     chosen = selection.selected
     if chosen is None:
-        return
+        return RefitPassOutcome(0, {}, 0.0)
+    assert chosen.refit is not None, "every screened group was refit"
     chosen.extra["screening"] = {"status": chosen.refit.status, "phi": chosen.phi, "eps_T": chosen.eps_T,
                                  "complexity": chosen.complexity, "nfev": chosen.refit.nfev}
     chosen.cleaned, chosen.cleaning_note = False, None
-    refine_pool([chosen], refiner, ctx, scope="winner")
-
-
-def coupled_stages(pooled: dict[str, list], searcher: str, refiner: Refiner, registry, gates: list[Gate],
-                   ctx: RunContext) -> tuple[list[Candidate], Selection]:
-    """Coupled Stages A (augmentation, shortlists, groups), B (screening) and C, then the full refit."""
-    per_field = {f: [field_candidate(f, e.member.expression, ctx, e.searcher or searcher, e.seed) for e in entries]
-                 for f, entries in pooled.items()}
-    pool, selection = select_group(per_field, registry, refiner, gates, ctx)
-    refit_winner(selection, refiner, ctx)
-    return pool, selection
+    return refine_pool([chosen], refiner, ctx, scope="winner")

@@ -56,7 +56,7 @@ class SearchInfo:
     pool_size: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class CoupledInfo:
     """The coupled stage: augmentation, shortlists, group ranking and screening."""
 
@@ -68,10 +68,12 @@ class CoupledInfo:
     screening_seconds: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunContext:
     """What a teacher and a gate are given about the run: the problem, its point sets, the seed, the
-    teacher's values on the search points and the method constants. Components read it; the core owns it."""
+    teacher's values on the search points and the method constants. Components read it; it is frozen,
+    so a component cannot change the run it is part of. The core derives a new context
+    (:func:`dataclasses.replace`) when a later stage needs more, e.g. the teacher's values."""
 
     problem: Problem
     points: PointSets
@@ -81,10 +83,6 @@ class RunContext:
     cache_dir: Path = Path(".desyr-cache")
     retrain: bool = False
     progress: Progress = field(default_factory=Progress)
-    timings: dict[str, float] = field(default_factory=dict)
-    teacher: TeacherInfo | None = None
-    search: SearchInfo | None = None
-    coupled: CoupledInfo | None = None
     # desyr.runtime.execution.Units: where units run and the run store (Any: the model does not import the executors)
     units: Any = None
 

@@ -1,10 +1,43 @@
-"""Typed outcomes of Stage C and of verification, passed from the stages to the result."""
+"""Typed outcomes of the stages, each returned by its stage and passed on by the api to the
+next stage and to the result (no stage writes them into a shared context)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from desyr.model.candidates import Candidate
+from desyr.model.context import CoupledInfo, TeacherInfo
+
+
+@dataclass(frozen=True)
+class TeacherOutcome:
+    """Stage A, teacher: its facts, its values on the search points (read-only) and its seconds."""
+
+    info: TeacherInfo
+    values: np.ndarray                 # (N_S, n_fields)
+    seconds: float
+    model: Any = field(repr=False, compare=False)   # the TeacherModel, for post hoc errors and figures
+
+
+@dataclass(frozen=True)
+class RefitPassOutcome:
+    """Stage B over a pool: how many candidates were refit, their statuses, and the seconds."""
+
+    refit: int
+    statuses: Mapping[str, int]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CoupledGroups:
+    """The coupled stage's candidates: the best groups of the fields' shortlists, to be screened."""
+
+    pool: list[Candidate]
+    info: CoupledInfo                  # screening_seconds is filled in once the screening ran
+    seconds: float
 
 
 @dataclass
@@ -22,13 +55,15 @@ class GateRecord:
                 "removed": [{"id": k, "reason": v} for k, v in self.removed.items()]}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Selection:
-    """Stage C's answer: the selected candidate (or None), the gate records, and a tie-break note."""
+    """Stage C's answer: the selected candidate (or None), the gate records, a tie-break note and
+    the seconds the gates took."""
 
     selected: Candidate | None
     records: list[GateRecord]
     fallback: str | None = None
+    seconds: float = 0.0
 
 
 @dataclass
@@ -50,10 +85,11 @@ class Errors:
         return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     """Selection plus verification of the selected candidate on independent points."""
 
     selection: Selection
     verification: Any            # desyr.symbolic.physics.Verification or None
     errors: Errors
+    seconds: float = 0.0         # the verification's

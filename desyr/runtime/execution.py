@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desyr.config.spec import section_settings, thawed
 from desyr.errors import ComponentError, ConfigError, PluginError
 from desyr.extension.roles import Executor, UnitFailure
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.config.spec import ExecutionSettings
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
     from desyr.runtime.progress import Progress
@@ -41,21 +43,21 @@ def executor_class(registry: Registry, name: str | None) -> type[Executor]:
 
 
 def make_executor(registry: Registry, problem: Problem | None = None, name: str | None = None,
-                  workers: int | None = None, options: dict[str, Any] | None = None) -> Executor:
-    """The executor of ``[execution]`` (or of the command line, which wins), with checked options."""
-    section: dict[str, Any] = {"plugin": None, "workers": None, "options": {}}
-    if problem is not None:
-        from desyr.config.settings import read_section
-
-        section = read_section(problem, "execution")
-    cls = executor_class(registry, name or section["plugin"])
-    refused = sorted(set(section["options"]) & set(cls.command_line_only))
+                  workers: int | None = None, options: dict[str, Any] | None = None,
+                  settings: ExecutionSettings | None = None) -> Executor:
+    """The executor of ``[execution]`` (``settings``, else ``problem``'s; the command line wins),
+    with checked options."""
+    if settings is None and problem is not None:
+        settings = section_settings(problem, "execution")
+    configured: Mapping[str, Any] = settings.options if settings else {}
+    cls = executor_class(registry, name or (settings.plugin if settings else None))
+    refused = sorted(set(configured) & set(cls.command_line_only))
     if refused and problem is not None:
         raise ConfigError(f"{problem.source}: [execution.options] {refused[0]}: a config may not set this option "
                           f"of executor '{cls.name}' (it names code desyr would trust); "
                           f"{cls.command_line_only[refused[0]]}")
-    given = {**section["options"], **(options or {})}
-    chosen = workers if workers is not None else section["workers"]
+    given = {**thawed(configured), **(options or {})}
+    chosen = workers if workers is not None else (settings.workers if settings else None)
     if chosen is not None and "workers" in cls.options:
         given["workers"] = chosen
     given = {k: v for k, v in given.items() if v is not None or k in cls.options}

@@ -16,6 +16,7 @@ from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
 from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
+from desyr.model.outcomes import RefitPassOutcome
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.runtime.execution import serial_units
@@ -76,7 +77,7 @@ def screen_finite(pool: list[Candidate], ctx: RunContext) -> list[Candidate]:
     return keep
 
 
-def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope: str = "refit") -> None:
+def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope: str = "refit") -> RefitPassOutcome:
     """Stage B for every candidate, shortest first, then measurement and checked cleaning.
 
     Each candidate is one unit (run by the executor, or read back from the run store; ``scope``
@@ -95,19 +96,19 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
             record = _failed_record(record.message)
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
-    ctx.timings["refine"] = ctx.timings.get("refine", 0.0) + time.perf_counter() - start
+    seconds = time.perf_counter() - start
     counts: dict[str, int] = {}
     for c in pool:
         status = c.refit.status if c.refit else "pending"
         counts[status] = counts.get(status, 0) + 1
     ctx.progress.message(f"stage B: refit {len(pool)} candidate(s) in {time.perf_counter() - start:.2f} s "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+    return RefitPassOutcome(len(order), counts, seconds)
 
 
 def _unit_context(ctx: RunContext) -> RunContext:
     """What a refit unit needs of the run, and nothing that cannot travel to a worker."""
-    return replace(ctx, progress=Progress(verbose=False), timings={}, teacher=None, search=None, coupled=None,
-                   units=None)
+    return replace(ctx, progress=Progress(verbose=False), units=None)
 
 
 def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 from desyr.errors import PluginError
 from desyr.extension.roles import Gate, GateDecision
@@ -19,6 +20,9 @@ def preference_key(c: Candidate) -> tuple:
 
 
 def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
+    """Stage C: every gate in turn over the candidates with a refined expression; the selection
+    with the gates' records and seconds."""
+    start = time.perf_counter()
     survivors = [c for c in pool if c.expressions]
     for c in pool:
         if not c.expressions:
@@ -41,7 +45,7 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
         # The configured gates left a tie; settle it with the paper's preference order.
         fallback = f"{len(survivors)} candidates survived the gates; chose by complexity, eps_T, Phi, seed"
         survivors = sorted(survivors, key=preference_key)[:1]
-    return Selection(survivors[0] if survivors else None, records, fallback)
+    return Selection(survivors[0] if survivors else None, records, fallback, time.perf_counter() - start)
 
 
 def apply_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext) -> GateDecision:

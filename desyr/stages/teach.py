@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
+from desyr.model.outcomes import TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.stages.guard import contained
 
@@ -23,8 +25,9 @@ def make_teacher(registry: Registry, problem: Any) -> Teacher:
     return teacher
 
 
-def attach_teacher(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -> TeacherModel:
-    """Prepare the teacher and store its values on the search points."""
+def teach(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -> TeacherOutcome:
+    """Prepare the teacher; its values on the search points (the caller derives the context that
+    carries them to the later stages)."""
     teacher = teacher or make_teacher(registry, ctx.problem)
     start = time.perf_counter()
     ctx.progress.message(f"teacher: {teacher.name}")
@@ -32,11 +35,15 @@ def attach_teacher(registry: Registry, ctx: RunContext, teacher: Teacher | None 
         model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
         raw = model.predict(ctx.points.search)
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
-    ctx.teacher_values = values
-    ctx.timings["teacher"] = time.perf_counter() - start
+    seconds = time.perf_counter() - start
     with contained("teacher", teacher.name):
-        ctx.teacher = TeacherInfo(teacher.name, jsonable(model.info()))
-    return model
+        info = TeacherInfo(teacher.name, jsonable(model.info()))
+    return TeacherOutcome(info, values, seconds, model)
+
+
+def with_teacher(ctx: RunContext, taught: TeacherOutcome) -> RunContext:
+    """The context the stages after the teacher read: the same run, with the teacher's values."""
+    return replace(ctx, teacher_values=taught.values)
 
 
 def checked_model(model: object, name: str) -> TeacherModel:

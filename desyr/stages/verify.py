@@ -14,7 +14,6 @@ from collections.abc import Mapping
 import numpy as np
 import sympy as sp
 
-from desyr.model.context import RunContext
 from desyr.model.outcomes import Errors, Outcome, Selection
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
@@ -49,7 +48,7 @@ def fieldwise_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) 
     return out
 
 
-def verify_selection(selection: Selection, ctx: RunContext, pristine: Problem, points: VerificationPoints,
+def verify_selection(selection: Selection, pristine: Problem, points: VerificationPoints,
                      teacher_values: np.ndarray | None = None) -> Outcome:
     """Verification residuals and post hoc errors of the selected candidate (joint and per field).
 
@@ -68,6 +67,5 @@ def verify_selection(selection: Selection, ctx: RunContext, pristine: Problem, p
             errors.fieldwise = fieldwise_l2(pristine, exprs, points.interior)
     if teacher_values is not None:
         errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, points.interior)
-    ctx.timings["verify"] = time.perf_counter() - start
-    return Outcome(selection, verification, errors)
+    return Outcome(selection, verification, errors, time.perf_counter() - start)
 

@@ -7,7 +7,7 @@ import math
 import platform
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,20 +169,19 @@ def shrink(problem: Problem) -> Problem:
 
 
 def context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None = None) -> RunContext:
-    ctx = RunContext(problem, make_point_sets(problem, seed), seed=seed, method=method_constants(problem),
-                     progress=Progress(verbose=False))
-    if teacher_values is not None:
-        ctx.teacher_values = np.asarray(teacher_values, float).reshape(len(ctx.points.search), -1)
-    return ctx
+    points = make_point_sets(problem, seed)
+    values = None if teacher_values is None else np.asarray(teacher_values, float).reshape(len(points.search), -1)
+    return RunContext(problem, points, seed=seed, teacher_values=values, method=method_constants(problem),
+                      progress=Progress(verbose=False))
 
 
 def refiner(registry: Registry, problem: Problem, **options: Any) -> Any:
     """The problem's configured refiner with ``options`` on top."""
-    from desyr.config.settings import read_section
+    from desyr.config.spec import section_settings, thawed
 
-    sec = read_section(problem, "refine")
-    name = sec["plugin"] or registry.default("refiner")
-    return registry.create("refiner", name, {**dict(sec["options"]), **options})
+    sec = section_settings(problem, "refine")
+    name = sec.plugin or registry.default("refiner")
+    return registry.create("refiner", name, {**thawed(sec.options), **options})
 
 
 def refit(problem: Problem, exprs: Mapping[str, sp.Expr] | str, registry: Registry, seed: int = 0,
@@ -349,14 +348,15 @@ def surrogate_teacher(problem: Problem, X: np.ndarray, level: float = 1e-3) -> n
     return values
 
 
-def attach_archived_teacher(run: Archived, problem: Problem, ctx: StudyContext, rctx: RunContext) -> str | None:
-    """The run's teacher on its search points (from the bench's teacher cache); a note if unavailable."""
-    from desyr.stages.teach import attach_teacher
+def attach_archived_teacher(run: Archived, problem: Problem, ctx: StudyContext, rctx: RunContext
+                            ) -> tuple[RunContext, str | None]:
+    """``rctx`` with the run's teacher on its search points (from the bench's teacher cache), or as it
+    was with a note if the teacher is unavailable."""
+    from desyr.stages.teach import teach, with_teacher
 
     if ctx.bench is not None:
-        rctx.cache_dir = Path(ctx.bench) / "cache"
+        rctx = replace(rctx, cache_dir=Path(ctx.bench) / "cache")
     try:
-        attach_teacher(ctx.reg(), rctx)
+        return with_teacher(rctx, teach(ctx.reg(), rctx)), None
     except DesyrError as exc:
-        return f"{run.config} seed {run.seed}: teacher unavailable ({exc}); teacher-compatibility gate inactive"
-    return None
+        return rctx, f"{run.config} seed {run.seed}: teacher unavailable ({exc}); teacher-compatibility gate inactive"

@@ -53,8 +53,7 @@ def run(ctx: StudyContext) -> StudyOutput:
         field = problem.fields[0]
         fronts = [(r.seed, [ParetoMember(problem.parse(m["expression"]), int(m["complexity"]), float(m["loss"]))
                             for m in r.front]) for r in search.runs if r.field == field]
-        rctx = context(problem, arch.result.seed)
-        note = attach_archived_teacher(arch, problem, ctx, rctx)
+        rctx, note = attach_archived_teacher(arch, problem, ctx, context(problem, arch.result.seed))
         if note:
             notes.append(note)
         gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]

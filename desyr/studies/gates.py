@@ -9,6 +9,7 @@ every later gate) is replayed too, so the convergence gate's role shows on any b
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ def replay(label: str, problem: Problem, pool: list[Candidate], seed: int, regis
     rctx = context(problem, seed)
     if any(c.eps_T is not None for c in pool):
         # the recorded eps_T are used; this only tells the teacher gate that the run had a teacher
-        rctx.teacher_values = np.zeros((len(rctx.points.search), len(problem.fields)))
+        rctx = replace(rctx, teacher_values=np.zeros((len(rctx.points.search), len(problem.fields))))
     gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
     l2: dict[str, float | None] = {}
     variants: dict[str, Any] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -102,15 +103,15 @@ def _teachers(ctx: StudyContext, config: str) -> Iterator[tuple[int, Problem, Ru
         problem = quick_problem(config, registry)
         for seed in range(2 if ctx.quick else 5):
             rctx = context(problem, seed)
-            rctx.teacher_values = surrogate_teacher(problem, rctx.points.search, 1e-4)[:, None]
+            rctx = replace(rctx, teacher_values=surrogate_teacher(problem, rctx.points.search, 1e-4)[:, None])
             yield seed, problem, rctx
         return
     for arch in archived_runs(ctx.bench):
         if arch.config != config and arch.result.problem.name != config:
             continue
         problem = problem_of(arch, registry, ctx.bench)
-        rctx = context(problem, arch.result.seed)
-        if attach_archived_teacher(arch, problem, ctx, rctx) is None:
+        rctx, note = attach_archived_teacher(arch, problem, ctx, context(problem, arch.result.seed))
+        if note is None:
             yield arch.result.seed, problem, rctx
 
 

@@ -69,11 +69,11 @@ def make_problem(toml_text: str = SINE_POISSON_1D, source: str = "<test>") -> Pr
 def make_context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None = None,
                  progress: Progress | None = None, **kwargs: Any) -> RunContext:
     """A run context with the problem's point sets (and teacher values on X_S, if given)."""
-    ctx = RunContext(problem, make_point_sets(problem, seed), seed=seed, method=method_constants(problem),
-                     progress=progress or Progress(verbose=False), **kwargs)
-    if teacher_values is not None:
-        ctx.teacher_values = np.asarray(teacher_values, dtype=float).reshape(len(ctx.points.search), -1)
-    return ctx
+    points = make_point_sets(problem, seed)
+    values = None if teacher_values is None else \
+        np.asarray(teacher_values, dtype=float).reshape(len(points.search), -1)
+    return RunContext(problem, points, seed=seed, teacher_values=values, method=method_constants(problem),
+                      progress=progress or Progress(verbose=False), **kwargs)
 
 
 def make_candidate(problem: Problem, text: str | Mapping[str, str], id: str = "c0", **kwargs: Any) -> Candidate:
