@@ -9,6 +9,7 @@ The first broken rule raises :class:`ContractViolation`, whose message says what
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import pickle
@@ -20,7 +21,7 @@ import sympy as sp
 
 from desyr.errors import DesyrError, PluginError
 from desyr.extension.registry import check_contract
-from desyr.extension.roles import Component, Executor, Gate, Refiner, Searcher, Teacher, UnitFailure
+from desyr.extension.roles import Component, ExactSearcher, Executor, Gate, Refiner, Searcher, Teacher, UnitFailure
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
@@ -29,6 +30,7 @@ from desyr.stages.measure import measure
 from desyr.stages.refit import checked_expressions, checked_outcome
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
+from desyr.stages.solve import SolveOutcome, propose_candidates
 from desyr.symbolic.expressions import expression_text
 from desyr.testing.helpers import make_candidate, make_context, make_problem, make_task, run_executor, run_teacher
 
@@ -141,6 +143,9 @@ def _teacher_values(teacher: Teacher, problem: Problem) -> tuple[Any, np.ndarray
 # ------------------------------------------------------------------ searcher
 def _check_searcher(searcher: Searcher, problem: Problem) -> None:
     _check_picklable(searcher)
+    if isinstance(searcher, ExactSearcher):
+        _check_exact_searcher(searcher, problem)
+        return
     task = _searcher_task(searcher, problem)
     first = _search(searcher, task, problem)
     if not first:
@@ -151,6 +156,28 @@ def _check_searcher(searcher: Searcher, problem: Problem) -> None:
     if _front_text(first) != _front_text(second):
         raise _violation(searcher, f"two searches with seed {task.seed} gave different fronts",
                          "seed every random generator from task.seed so a seed gives one front")
+
+
+def _check_exact_searcher(searcher: ExactSearcher, problem: Problem) -> None:
+    """What stage 0 checks: Proposals, JSON-safe attempts, candidates that read back, one answer per problem."""
+    first = _proposed(searcher, problem)
+    if not first.pool:
+        raise _violation(searcher, "it proposes no candidate for u'' = -pi^2 sin(pi x) with zero ends",
+                         "return Proposals with at least one mapping field -> sympy expression")
+    _check_json_safe(searcher, [dataclasses.asdict(r) for r in first.records], "Proposals.attempts")
+    again = _proposed(searcher, problem)
+    if [c.search_expressions for c in first.pool] != [c.search_expressions for c in again.pool]:
+        raise _violation(searcher, "two propose() calls gave different candidates",
+                         "make propose() deterministic: the same problem gives the same proposals")
+
+
+def _proposed(searcher: ExactSearcher, problem: Problem) -> SolveOutcome:
+    outcome = _run(searcher, lambda: propose_candidates([searcher], problem, time_limit=30.0))
+    dropped = [r for r in outcome.records if r.outcome == "dropped"]
+    if dropped:
+        raise _violation(searcher, f"{len(dropped)} proposal(s) do not read back",
+                         "propose one sympy expression per field of the problem, in its variables")
+    return outcome
 
 
 def _searcher_task(searcher: Searcher, problem: Problem) -> SearchTask:
