@@ -44,7 +44,7 @@ EXACT_DESYR = {"proved", "verified"}
 
 @functools.cache
 def registry():
-    from desyr.registry import load_registry
+    from desyr.extension.registry import load_registry
     return load_registry()
 
 
@@ -60,7 +60,7 @@ def problems(which: str, only: list[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for name in ["lagaris", "ssde", "paper"] if which == "all" else [which]:
         if name == "paper":
-            from desyr.bench import resolve_names
+            from desyr.bench.suite import resolve_names
             out += [(spec, spec) for spec in resolve_names(registry(), [], True, "paper")]
         else:
             out += [(f"{name}/{p.stem}", str(p)) for p in sorted((HERE / "peers" / name).glob("*.toml"), key=_order)]
@@ -86,7 +86,7 @@ def _verdict(recv, timeout: float) -> tuple[str, str]:
 
 def run_sympy(spec: str, timeout: float) -> dict:
     """SymPy on one problem in a forked child: the call's time, how it was called, the verdict."""
-    from desyr.model.loading import load_problem
+    from desyr.config.loading import load_problem
 
     problem = load_problem(spec, registry() if ":" in spec else None)
     recv, send = multiprocessing.get_context("fork").Pipe(duplex=False)

@@ -103,7 +103,7 @@ def test_core_imports_no_heavy_library():
 
 
 def test_stage_modules_exist_in_order():
-    names = ["teach", "search", "pool", "refit", "select", "verify", "closed_form"]
+    names = ["solve", "teach", "search", "pool", "measure", "refit", "select", "verify", "closed_form"]
     assert all((CORE / "stages" / f"{n}.py").is_file() for n in names)
 
 
@@ -128,7 +128,7 @@ def test_the_verifier_reaches_no_plugin_machinery():
         assert bad == [], (module, bad)
 
 
-STAGE_ORDER = ["teach", "search", "pool", "refit", "select", "verify", "closed_form"]
+STAGE_ORDER = ["solve", "teach", "search", "pool", "measure", "refit", "select", "verify", "closed_form"]
 
 
 def test_no_stage_imports_a_later_stage():

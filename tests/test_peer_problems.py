@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.model.loading import load_problem
+from desyr.config.loading import load_problem
 
 PEERS = Path(__file__).resolve().parent.parent / "bench" / "peers"
 FILES = sorted(PEERS.glob("*/*.toml"))
