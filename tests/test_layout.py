@@ -161,7 +161,7 @@ def _calls_in_order(function: ast.FunctionDef | ast.If, names: set[str]) -> list
 
 
 def _api_function(name: str) -> ast.FunctionDef:
-    tree = ast.parse((CORE / "api.py").read_text(encoding="utf-8"))
+    tree = ast.parse("".join((CORE / "api" / m).read_text(encoding="utf-8") for m in ("pipeline.py", "ends.py")))
     return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 

@@ -1,0 +1,16 @@
+"""The Python API: ``run`` (the whole pipeline), ``refine`` (Stages B and C on given candidates),
+``load_problem`` and ``load_result``.
+
+Both entry points share one start (:func:`_start`: check the output folder and the
+settings, choose the components, snapshot the problem) and one end
+(:func:`_finish`: verify on fresh points, assemble the typed result, write it).
+Read top to bottom, ``run`` is the method in stage order.
+"""
+from __future__ import annotations
+
+from desyr.api.ends import write_result
+from desyr.api.pipeline import Execution, refine, run
+from desyr.config.loading import load_problem
+from desyr.model.result import Result, load_result
+
+__all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result"]

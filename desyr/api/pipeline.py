@@ -1,0 +1,163 @@
+"""``run`` (the whole pipeline) and ``refine`` (Stages B and C on given candidates), each in stage order."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from desyr.api.ends import Execution, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.config.components import searchers
+from desyr.config.spec import RunSpec, read_spec, section_settings
+from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
+from desyr.errors import ConfigError
+from desyr.extension.registry import Registry, load_registry
+from desyr.extension.roles import Searcher, Teacher, TeacherModel
+from desyr.model.candidates import Candidate
+from desyr.model.problem import Problem
+from desyr.model.result import (
+    Result,
+)
+from desyr.runtime.atomic import out_lock
+from desyr.runtime.progress import Progress
+from desyr.stages.pool import pool_searches, pooled_candidates
+from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
+from desyr.stages.search import check_operators, search_fields
+from desyr.stages.select import run_gates
+from desyr.stages.teach import make_teacher, teach, with_teacher
+
+
+def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
+        out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
+        cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True,
+        budget: float | None = None) -> Result:
+    """The whole pipeline on one problem; returns (and optionally writes) the typed result.
+
+    With a ``budget`` (seconds; or ``[escalation] budget``) a result that is not verified exact
+    is tried again under the escalation policy (:mod:`desyr.escalation`) until one is."""
+    from desyr.escalation import escalate, policy
+
+    registry = registry or load_registry()
+    spec = read_spec(problem, registry)          # the config, checked and read once
+    rule = policy(spec, budget)
+    # Components are chosen (and their options checked) before the output folder is touched.
+    found, teacher = _run_components(registry, spec)
+    execution = execution or _python_default(registry, problem)
+    with out_lock(out):
+        if rule is None:
+            s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
+            result, model = _attempt(s, problem, found, teacher)
+            return _write(s, result, model, out, plots)
+
+        if execution.resume:
+            (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
+                                             "different config, so none is stored); the run starts afresh")
+
+        def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
+            s = _start(problem, seed, registry, None, progress, cache_dir, retrain, execution, "run", variant)
+            result, model = _attempt(s, problem, *_run_components(registry, variant))
+            return result, (s, model)
+
+        result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt)
+        result.attempts, result.escalation_stop = attempts, stop
+        result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
+        return _write(s, result, model, out, plots)
+
+
+def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
+    found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
+    check_operators(found, spec.search.binary, spec.search.unary, spec.problem)
+    return found, make_teacher(registry, spec)
+
+
+def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher
+             ) -> tuple[Result, TeacherModel | None]:
+    with s.units.executor:
+        return _run(s, problem, found, teacher)
+
+
+def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher) -> tuple[Result, TeacherModel]:
+    """The method in stage order, for one field and for several."""
+    ctx = s.ctx
+    # Stage A: the teacher, then K seeded searches per field, retention and pooling
+    taught = teach(s.registry, ctx, teacher)
+    ctx = with_teacher(ctx, taught)
+    _store_teacher(s, taught)
+    searched = search_fields(found, s.spec.search, ctx)
+    pooled, search = pool_searches(searched, problem.fields, [f.name for f in found])
+    ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
+                         f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
+    label = "+".join(f.name for f in found)
+    timings = {"teacher": taught.seconds, "search": searched.seconds}
+    coupled = None
+    if len(problem.fields) == 1:
+        pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
+        # Stage B: physics-only refit of every finite candidate, then its checked cleaning
+        refit = refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
+        # Stage C: the gates
+        selection = run_gates(pool, s.gates, ctx)
+        timings.update(refine=refit.seconds, select=selection.seconds)
+    else:
+        # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups
+        screening = screening_context(ctx, s.spec.coupled.screening_points)
+        groups = coupled_groups(pooled, label, s.spec.coupled, ctx, screening)
+        # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
+        screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
+        selection = run_gates(groups.pool, s.gates, screening)
+        # Stage B again, for the chosen group alone on the full set
+        winner = refit_winner(selection, s.refiner, ctx)
+        pool, coupled = groups.pool, screened_info(groups, screened, selection)
+        timings.update(refine=screened.seconds + winner.seconds,
+                       screen=groups.seconds + screened.seconds + selection.seconds)
+    stages = _Stages(pool, selection, taught, search, coupled, timings,
+                     {"teacher": taught.info.plugin, "searcher": label})
+    return _finish("run", s, stages), taught.model
+
+
+def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
+           registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
+           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
+           execution: Execution | None = None, plots: bool = True) -> Result:
+    """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
+    registry = registry or load_registry()
+    teacher = make_teacher(registry, problem) if use_teacher else None
+    with out_lock(out):
+        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(registry, problem),
+                   "refine")
+        with s.units.executor:
+            result, model = _refine(s, problem, list(candidates), teacher)
+        return _write(s, result, model, out, plots)
+
+
+def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+            ) -> tuple[Result, TeacherModel | None]:
+    pool = []
+    for i, text in enumerate(candidates):
+        exprs = parse_candidate(problem, text)
+        reason = check_finite(problem, exprs, s.ctx)
+        if reason:
+            raise ConfigError(f"candidate {i}: {reason}")
+        pool.append(Candidate(f"c{i}", exprs))
+    if not pool:
+        raise ConfigError("no candidate given (use --candidate EXPR)")
+    ctx, timings, taught = s.ctx, {}, None
+    if teacher is not None:
+        taught = teach(s.registry, ctx, teacher)
+        ctx, timings = with_teacher(ctx, taught), {"teacher": taught.seconds}
+    refit = refine_pool(pool, s.refiner, ctx)
+    selection = run_gates(pool, s.gates, ctx)
+    timings.update(refine=refit.seconds, select=selection.seconds)
+    components = {"teacher": taught.info.plugin} if taught else {}
+    stages = _Stages(pool, selection, taught, None, None, timings, components)
+    return _finish("refine", s, stages), taught.model if taught else None
+
+
+def _python_default(registry: Registry, problem: Problem) -> Execution:
+    """Called from Python without ``execution=``: units run in process unless the config's
+    ``[execution]`` names an executor. Worker processes would import the calling script again
+    (an unguarded script would run twice) and cannot see classes defined in it or in a
+    notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
+    The command line passes its own execution settings (default: the local cores)."""
+    if section_settings(problem, "execution").plugin is None:
+        return Execution(executor=registry.in_process_executor())
+    return Execution()
+
+
