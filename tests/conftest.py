@@ -34,3 +34,48 @@ def paper(registry):
 def _allow_callable_teacher(monkeypatch):
     """Most tests use the callable teacher as a stand-in; the opt-in is tested on its own."""
     monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
+
+
+
+# ------------------------------------------------------------------ the fast tier
+#: a fast-tier test slower than this is named at the end of a ``--fast`` session: reported, never failed
+#: (timings on a shared machine vary; speed targets belong in benchmarks, not in unit tests)
+FAST_TIER_REPORT_S = 2.0
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true", default=False,
+                     help="the fast tier (./dev test --fast): leave out the tests marked slow, "
+                          f"and name the tests left that took over {FAST_TIER_REPORT_S:g} s")
+
+
+def pytest_configure(config):
+    if config.getoption("--fast"):
+        config.pluginmanager.register(_FastTier(), "desyr-fast-tier")
+
+
+class _FastTier:
+    """Deselects the ``slow`` tests and reports the drift: kept tests that have become slow."""
+
+    def __init__(self):
+        self.durations: dict[str, float] = {}
+
+    def pytest_collection_modifyitems(self, config, items):
+        slow = [item for item in items if item.get_closest_marker("slow") is not None]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+    def pytest_runtest_logreport(self, report):
+        # setup + call + teardown, so a module fixture's start-up counts for the first test using it
+        self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_terminal_summary(self, terminalreporter):
+        over = sorted(((d, n) for n, d in self.durations.items() if d > FAST_TIER_REPORT_S), reverse=True)
+        if not over:
+            return
+        terminalreporter.section(f"fast tier: tests over {FAST_TIER_REPORT_S:g} s", sep="-", yellow=True)
+        for duration, nodeid in over:
+            terminalreporter.write_line(f"{duration:6.1f} s  {nodeid}")
+        terminalreporter.write_line("if one stays slow on an idle machine, mark it @pytest.mark.slow "
+                                    "(tests/test_tiers.py lists what belongs there)")

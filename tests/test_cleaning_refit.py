@@ -46,6 +46,7 @@ REVIEW_ODE = ("u = 1.157178797390821*sin(1.000000000114658*t) - 0.15717879739082
 
 
 # ------------------------------------------------------------------ the two review cases
+@pytest.mark.slow
 def test_poly_poisson_conspiracy_becomes_the_polynomial():
     problem = load_problem(str(FIXTURES / "poly_poisson.toml"))
     result = refine(problem, [POLY_CONSPIRACY], progress=QUIET)
@@ -59,6 +60,7 @@ def test_poly_poisson_conspiracy_becomes_the_polynomial():
     assert "cleaned with a refit" in note and "vanishing argument exp(" in note
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("candidate", [_ode_conspiracy(1e-8), REVIEW_ODE], ids=["gap-1e-8", "review"])
 def test_ode_system_like_terms_merge_to_sin_and_cos(candidate):
     problem = load_problem(str(FIXTURES / "ode_system.toml"))
@@ -69,6 +71,7 @@ def test_ode_system_like_terms_merge_to_sin_and_cos(candidate):
     assert result.exact_form is not None and result.exact_form.symbolic_match is True
 
 
+@pytest.mark.slow
 def test_cleaning_note_reaches_result_json_and_report(tmp_path):
     problem = load_problem(str(FIXTURES / "ode_system.toml"))
     refine(problem, [_ode_conspiracy(1e-8)], progress=QUIET, out=tmp_path, plots=False)
@@ -120,6 +123,7 @@ def test_an_ordinary_tree_has_no_part_and_costs_no_refit():
     assert not cand.cleaned and cand.cleaning_note is None
 
 
+@pytest.mark.slow
 def test_a_rate_that_matters_is_kept():
     """exp(-0.0005*x) solves u' + 0.0005 u = 0: its argument is below the tolerance, but removing it
     breaks the equation, so the acceptance check refuses the reduced tree."""

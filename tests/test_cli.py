@@ -9,6 +9,7 @@ from helpers import SINE_1D, write_config
 from desyr.cli.main import main
 
 
+@pytest.mark.slow
 def test_refine_writes_result_and_report(tmp_path, capsys):
     cfg = write_config(tmp_path, SINE_1D)
     out = tmp_path / "out"
@@ -45,6 +46,7 @@ BAD_CONFIGS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
 def test_bad_input_exits_2_without_traceback(tmp_path, case):
     text, fragment = BAD_CONFIGS[case]
@@ -60,12 +62,14 @@ def test_bad_input_exits_2_without_traceback(tmp_path, case):
     ("sin(3*z)", "unknown name 'z'"),
     ('__import__("os").system("touch /tmp/desyr_pwned")', "not allowed"),
 ])
+@pytest.mark.slow
 def test_bad_candidates_exit_2(tmp_path, candidate, fragment):
     cfg = write_config(tmp_path, SINE_1D)
     code, _, err = run_cli("refine", str(cfg), "--candidate", candidate)
     assert code == 2 and fragment in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_missing_file_and_unknown_spec():
     code, _, err = run_cli("refine", "does/not/exist.toml", "--candidate", "x")
     assert code == 2 and "config file not found" in err
@@ -75,6 +79,7 @@ def test_missing_file_and_unknown_spec():
     assert code == 2 and "available: paper:" in err
 
 
+@pytest.mark.slow
 def test_a_directory_is_not_a_config(tmp_path):
     code, _, err = run_cli("run", str(tmp_path))
     assert code == 2 and "is a directory" in err and len(err.strip().splitlines()) == 1
@@ -93,6 +98,7 @@ def test_argument_errors_are_one_line(argv, fragment, capsys):
     assert len(err.splitlines()) == 1 and "usage:" not in err
 
 
+@pytest.mark.slow
 def test_unknown_section_keys_and_stray_gate_options(tmp_path):
     for extra, fragment in [("\n[refine]\nplugn = 'scipy'\n", "[refine] does not know option(s) plugn"),
                             ("\n[selection]\ngate = ['complexity']\n", "[selection] does not know option(s) gate"),
@@ -103,6 +109,7 @@ def test_unknown_section_keys_and_stray_gate_options(tmp_path):
         assert code == 2 and fragment in err, err
 
 
+@pytest.mark.slow
 def test_abs_candidate_is_refit_not_a_crash(tmp_path):
     cfg = write_config(tmp_path, SINE_1D)
     code, out, err = run_cli("refine", str(cfg), "--candidate", "abs(2.0*x - 1.0)", "--candidate", "sin(3.1*x)")

@@ -89,6 +89,7 @@ def test_a_rate_seen_in_one_field_stays_field_specific():
 
 
 # ----------------------------------------------------- acceptance: joint refit
+@pytest.mark.slow
 def test_joint_refit_from_perturbed_kovasznay_constants(paper):
     """Issue acceptance 1: lambda ~ -1.80, 2 pi ~ 6.27, shared rate tied and p using 2x it."""
     cand = {"u": "1 - exp(-1.80*x)*cos(6.27*y)", "v": "-0.2871*exp(-1.80*x)*sin(6.27*y)",
@@ -102,6 +103,7 @@ def test_joint_refit_from_perturbed_kovasznay_constants(paper):
     assert abs(d["candidates"][0]["params_refined"][0] - LAM) < 1e-12     # the shared rate is the first parameter
 
 
+@pytest.mark.slow
 def test_without_tying_the_same_refit_has_one_rate_per_field(paper, tmp_path):
     problem = paper("kovasznay")
     problem.sections["refine"] = {"options": {"tie_shared_rates": False}}
@@ -155,6 +157,7 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
     assert scorer.phi(jets) == pytest.approx(measure_phi(kov_ctx, exprs).phi, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
     from desyr.config.components import gate_sequence
     from desyr.stages.measure import measure
@@ -192,6 +195,7 @@ def test_shortlist_keeps_teacher_compatible_and_distinct(kov_ctx):
     assert poor not in chosen and len(chosen) == 2 and info == {"finite": 3, "compatible": 2}
 
 
+@pytest.mark.slow
 def test_augmentation_builds_candidates_with_the_shared_rate_and_its_multiples(kov_ctx):
     lam_u, lam_v = -1.79, -1.83
     per_field = {

@@ -11,6 +11,8 @@ from desyr.cli.main import main
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
 
+pytestmark = pytest.mark.slow
+
 distributed = pytest.importorskip("distributed")
 
 

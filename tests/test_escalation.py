@@ -31,6 +31,7 @@ def test_unknown_step_is_a_config_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_misspecified_library_is_fixed_by_enrichment(tmp_path):
     text = POLY_ONLY + '\n[escalation]\nsteps = ["enrich_library"]\n'
     problem = load_problem(str(write_config(tmp_path, text)))
@@ -50,6 +51,7 @@ def test_misspecified_library_is_fixed_by_enrichment(tmp_path):
     assert single.escalation_stop is None
 
 
+@pytest.mark.slow
 def test_a_spent_budget_is_the_recorded_reason_to_stop(tmp_path):
     problem = load_problem(str(write_config(tmp_path, POLY_ONLY)))
     result = run(problem, budget=1e-3, progress=Progress(verbose=False))
@@ -57,6 +59,7 @@ def test_a_spent_budget_is_the_recorded_reason_to_stop(tmp_path):
     assert "budget left, less than the last attempt took" in result.escalation_stop
 
 
+@pytest.mark.slow
 def test_resume_with_a_budget_says_it_is_not_used(tmp_path):
     import io
 

@@ -71,6 +71,7 @@ def test_sine_poisson_float_becomes_pi():
     json.dumps(data)
 
 
+@pytest.mark.slow
 def test_klein_gordon_gets_5_pi():
     problem, check = checked(KLEIN_GORDON)
     form = exact_form(problem, {"u": problem.parse("1.0*x*(t**3*x**2 + cos(15.707963267948966*t))")}, check)
@@ -120,6 +121,7 @@ def test_acceptance_rule():
     assert rule.accepts((1e-3, 0.0), (1e-3, 1e-13))
 
 
+@pytest.mark.slow
 def test_identification_is_cheap_compared_to_a_run():
     """Well under a second on typical expressions (a run takes 5-500 s)."""
     problem, check = checked(KLEIN_GORDON)

@@ -56,7 +56,7 @@ def test_unknown_executor_option_is_a_config_error(registry):
         make_executor(registry, name="processes", options={"nope": 1})
 
 
-@pytest.mark.parametrize("name", ["serial", "processes"])
+@pytest.mark.parametrize("name", ["serial", pytest.param("processes", marks=pytest.mark.slow)])
 def test_map_keeps_order_and_isolates_failures(registry, name):
     with make_executor(registry, name=name, workers=2) as ex:
         out = ex.map(fail_on_three, list(range(6)))
@@ -65,6 +65,7 @@ def test_map_keeps_order_and_isolates_failures(registry, name):
     assert isinstance(out[3].error, ValueError)
 
 
+@pytest.mark.slow
 def test_killed_worker_is_retried_and_a_repeat_killer_is_recorded(registry, tmp_path):
     with make_executor(registry, name="processes", workers=2) as ex:
         out = ex.map(kill_once, [(0, ""), (1, str(tmp_path / "killed")), (2, ""), (3, "")])
@@ -74,6 +75,7 @@ def test_killed_worker_is_retried_and_a_repeat_killer_is_recorded(registry, tmp_
     assert isinstance(out[1], UnitFailure) and out[1].lost
 
 
+@pytest.mark.slow
 def test_same_result_on_serial_and_processes(registry, tmp_path):
     problem = load_problem(str(sine_config(tmp_path)), registry)
     results = {}

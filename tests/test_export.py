@@ -68,11 +68,13 @@ def test_torch(X, expected):
     close(out.numpy(), expected)
 
 
+@pytest.mark.slow
 def test_jax(X, expected):
     pytest.importorskip("jax", reason="jax not installed (pip install 'jax[cpu]')")
     close(np.asarray(to_callable(SOLUTION, VARIABLES, "jax")(X)), expected)
 
 
+@pytest.mark.slow
 def test_core_does_not_import_backends():
     code = "import sys, desyr.exact; print('torch' in sys.modules, 'jax' in sys.modules)"
     import sys

@@ -15,6 +15,7 @@ RUN = next((Path(__file__).parent / "fixtures" / "study_bench" / "runs").glob("t
 TINY = Path(__file__).parent / "fixtures" / "study_bench" / "configs" / "tiny_sine.toml"
 
 
+@pytest.mark.slow
 def test_plain_array_figures(tmp_path):
     x = np.linspace(0, 1, 50)
     ref = np.sin(np.pi * x)
@@ -34,6 +35,7 @@ def test_plain_array_figures(tmp_path):
               (400, 960))
 
 
+@pytest.mark.slow
 def test_run_figures_1d_with_teacher(tmp_path):
     result = load_result(RUN)
     result.teacher.facts = {"history": [[0, 1.0, 0.5], [100, 0.1, 0.05], [200, 0.01, 0.08]], "selected_step": 100}
@@ -49,6 +51,7 @@ def test_run_figures_1d_with_teacher(tmp_path):
     assert sum(line.startswith("![") for line in lines) == 3
 
 
+@pytest.mark.slow
 def test_run_figures_2d_and_3d_slices(tmp_path, paper):
     result = copy.deepcopy(load_result(RUN))
     result.teacher = None

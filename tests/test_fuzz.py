@@ -113,6 +113,7 @@ def refine_cli(config: Path, candidate: str, *extra: str) -> tuple[int, str, str
     return cli("refine", str(config), f"--candidate={candidate}", "--quiet", *extra)
 
 
+@pytest.mark.slow
 def test_base_config_is_valid(workdir):
     rc, out, err = refine_cli(write(workdir, to_toml(base_config())), "sin(3.1*x)")
     assert rc == 0, err
@@ -163,6 +164,7 @@ def expression_texts(most: int, calls: int) -> st.SearchStrategy[str]:
     )
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=150)
 @given(text=expression_texts(3000, 400))
 def test_fuzz_parse_expression(text):
@@ -179,6 +181,7 @@ def test_fuzz_parse_expression(text):
 
 
 # the same texts as a candidate of `desyr refine`, through the whole command
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(text=expression_texts(3000, 6))
 def test_fuzz_candidate_through_cli(workdir, text):
@@ -284,6 +287,7 @@ def mutated_config(draw) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=150)
 @given(data=mutated_config())
 def test_fuzz_config_through_cli(workdir, data):
@@ -315,6 +319,7 @@ def mangled_text(draw) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=80)
 @given(text=mangled_text())
 def test_fuzz_config_text_through_cli(workdir, text):
@@ -342,6 +347,7 @@ def test_syntax_warning_is_not_a_second_stderr_line(text):
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
 
 
+@pytest.mark.slow
 def test_deeply_nested_calls_are_bounded(workdir):
     import subprocess
     import sys

@@ -127,6 +127,7 @@ def check_no_code_ran(target: Path, what: str) -> None:
     assert not target.exists(), ("code from a result ran", what[:500])
 
 
+@pytest.mark.slow
 @RESULT_FUZZ
 @given(data=st.data())     # drawn inside: the texts carry this module's marker path
 def test_fuzz_load_result(workdir, data):
@@ -145,6 +146,7 @@ def test_fuzz_load_result(workdir, data):
     check_no_code_ran(target, text)
 
 
+@pytest.mark.slow
 @RESULT_FUZZ
 @given(data=st.data())     # drawn inside: the texts carry this module's marker path
 def test_fuzz_export_command(workdir, data):
@@ -155,6 +157,7 @@ def test_fuzz_export_command(workdir, data):
     check_no_code_ran(target, text)
 
 
+@pytest.mark.slow
 @RESULT_FUZZ
 @given(data=st.data())     # drawn inside: the texts carry this module's marker path
 def test_fuzz_exact_command(workdir, data):

@@ -88,6 +88,7 @@ def formulas(draw):
     return wrap.replace("{}", text) if "{}" in wrap else wrap
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=st.one_of(formulas(), st.text(max_size=60)))
 def test_fuzz_desyr_verify_candidate(problem_file, text):
@@ -96,6 +97,7 @@ def test_fuzz_desyr_verify_candidate(problem_file, text):
     assert_contract(*cli("verify", problem_file, f"--candidate={text}"))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(candidate=formulas(), exact=formulas())
 def test_fuzz_desyr_verify_exact_form(problem_file, candidate, exact):
@@ -107,6 +109,7 @@ JUNK = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
                     max_leaves=10)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(key=st.sampled_from(["expression", "exact_form", "seed", "config", "problem", "schema"]), value=JUNK)
 def test_fuzz_desyr_verify_result_file(tmp_path_factory, key, value):

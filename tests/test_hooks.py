@@ -45,6 +45,7 @@ def test_hook_desyr_register_gates(pm):
     assert names[:4] == ["convergence", "teacher_compatibility", "physics_equivalence", "complexity"]
 
 
+@pytest.mark.slow
 def test_hook_desyr_load_problem(pm):
     problem = pm.hook.desyr_load_problem(spec="paper:13")
     assert problem.name == "burgers" and problem.time == "t"

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import desyr
 
 CORE = Path(desyr.__file__).resolve().parent
@@ -67,6 +69,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_no_import_cycles_including_lazy_imports():
     graph = import_graph()
     assert "desyr.api" in graph and "desyr.stages.search" in graph
@@ -77,6 +80,7 @@ def test_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
+@pytest.mark.slow
 def test_the_coupled_path_and_the_stages_do_not_import_the_api():
     graph = import_graph()
     reach = {}
@@ -93,6 +97,7 @@ def test_the_coupled_path_and_the_stages_do_not_import_the_api():
             assert "desyr.api" not in reachable(module), module
 
 
+@pytest.mark.slow
 def test_core_imports_no_heavy_library():
     code = ("import sys, desyr.api, desyr.cli.main, desyr.plugin, desyr.testing, desyr.exact; "
             "heavy = [m for m in ('torch', 'deepxde', 'pyoperon', 'gplearn', 'pysr', 'juliacall', 'sklearn', 'jax') "
@@ -107,6 +112,7 @@ def test_stage_modules_exist_in_order():
     assert all((CORE / "stages" / f"{n}.py").is_file() for n in names)
 
 
+@pytest.mark.slow
 def test_the_verifier_reaches_no_plugin_machinery():
     """What runs in the verifier process (desyr.verify, except the run-side attach and command) reaches
     neither the registry nor the stages nor the api: its only inputs are the config text and expressions."""

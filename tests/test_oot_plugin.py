@@ -89,6 +89,7 @@ def test_package_imports_only_the_plugin_surface():
     assert {m for mods in used.values() for m in mods} == ALLOWED
 
 
+@pytest.mark.slow
 def test_installed_distribution_and_entry_point(oot, mod):
     dist = md.distribution("desyr-oot-example")
     assert dist.version == "1.0"
@@ -99,6 +100,7 @@ def test_installed_distribution_and_entry_point(oot, mod):
 
 
 # ---------------------------------------------------------------- through the CLI
+@pytest.mark.slow
 def test_cli_plugins_lists_the_four_components(oot, capsys):
     assert main(["plugins", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -111,12 +113,14 @@ def test_cli_plugins_lists_the_four_components(oot, capsys):
     assert not data["shadowed"] and not data["failures"]
 
 
+@pytest.mark.slow
 def test_cli_problems_lists_the_package_problem(oot, capsys):
     assert main(["problems"]) == 0
     line = next(row for row in capsys.readouterr().out.splitlines() if row.startswith("oot:"))
     assert line.split()[0] == "oot:sine_poisson_1d" and "out-of-tree" in line
 
 
+@pytest.mark.slow
 def test_cli_run_recovers_the_exact_solution(oot, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["run", "oot:sine_poisson_1d", "--out", "out", "--quiet"]) == 0
@@ -135,6 +139,7 @@ def test_cli_run_recovers_the_exact_solution(oot, tmp_path, monkeypatch, capsys)
 
 
 # ---------------------------------------------------------------- in process, one component at a time
+@pytest.mark.slow
 def test_in_process_registration_and_contracts(mod):
     plugin = mod("plugin")
     registry = isolated_registry(plugin)
@@ -151,6 +156,7 @@ def test_in_process_registration_and_contracts(mod):
         registry.load_problem("oot:nope")
 
 
+@pytest.mark.slow
 def test_teacher_solves_a_linear_pde_without_the_reference(mod):
     teacher_cls = mod("teacher").PolynomialTeacher
     no_reference = SINE_POISSON_1D.replace('[reference]\nu = "sin(pi*x)"\n', "")
@@ -163,6 +169,7 @@ def test_teacher_solves_a_linear_pde_without_the_reference(mod):
     assert model.info()["coefficients"] == 11 and model.info()["rms_residual"] < 1e-5
 
 
+@pytest.mark.slow
 def test_teacher_in_two_variables_and_a_nonlinear_equation(mod):
     teacher_cls = mod("teacher").PolynomialTeacher
     laplace = make_problem("""
@@ -209,6 +216,7 @@ validate = 50
         run_teacher(teacher_cls(degree=30, max_terms=20), laplace)
 
 
+@pytest.mark.slow
 def test_searcher_front_has_increasing_sparsity(mod):
     searcher_cls = mod("searcher").SparseSearcher
     problem = make_problem()
@@ -228,6 +236,7 @@ def test_searcher_front_has_increasing_sparsity(mod):
         assert result.info["method"] == method and result.info["dictionary"] > 20
 
 
+@pytest.mark.slow
 def test_searcher_vocabulary_and_budget(mod):
     searcher_cls = mod("searcher").SparseSearcher
     problem = make_problem()
@@ -240,6 +249,7 @@ def test_searcher_vocabulary_and_budget(mod):
         searcher_cls(method="lasso")
 
 
+@pytest.mark.slow
 def test_refiner_recovers_constants_from_the_physics(mod):
     refiner_cls = mod("refiner").BFGSRefiner
     problem = make_problem()
@@ -255,6 +265,7 @@ def test_refiner_recovers_constants_from_the_physics(mod):
     assert capped.status == "not_converged" and not capped.converged and capped.reason
 
 
+@pytest.mark.slow
 def test_gate_keeps_candidates_within_the_limit(mod):
     refiner_cls, gate_cls = mod("refiner").BFGSRefiner, mod("gate").ParameterCountGate
     problem = make_problem()

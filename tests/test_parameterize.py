@@ -1,3 +1,4 @@
+import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ def expressions(draw):
     return sp.Add(*terms)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(expressions())
 def test_parameterize_then_substitute_is_identity(expr):

@@ -233,6 +233,7 @@ def test_plugins_listing_shows_shadowed_and_failures(capsys, third_party):
     assert "[default]" in out and "failed    broken_import" in out
 
 
+@pytest.mark.slow
 def test_typed_result_round_trips(tmp_path):
     from desyr.api import load_result
 
@@ -257,6 +258,7 @@ def test_a_refused_run_leaves_no_output_folder(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_python_calls_run_units_in_process_by_default(tmp_path):
     problem = make_problem()
     result = refine(problem, ["sin(3.1*x)"], out=tmp_path / "r")

@@ -82,6 +82,7 @@ def test_cli_plugins_table(capsys):
     assert "refiner   scipy" in out and f"desyr {__version__}" in out
 
 
+@pytest.mark.slow
 def test_problem_hooks_that_raise_are_isolated(capsys):
     class BadLibrary:
         @hookimpl

@@ -32,6 +32,7 @@ def test_config_errors(tmp_path, text, fragment):
         load_problem_file(write_config(tmp_path, text))
 
 
+@pytest.mark.slow
 def test_manufactured_forcing_and_reference_constraints():
     p = problem_from_dict({
         "domain": {"x": [0, 1], "t": [0, 1]}, "time": "t",
@@ -97,6 +98,7 @@ def _bundled_names():
     return sorted(p.name[:-5] for p in (resources.files("desyr_paper") / "problems").iterdir() if p.name.endswith(".toml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", _bundled_names())
 def test_every_bundled_reference_solves_its_problem(registry, stem):
     """The paper configs are transcribed correctly: the reference has zero residual (the
@@ -113,6 +115,7 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
     assert v.R_eq < 1e-9 and v.R_con < 1e-9, (stem, v)
 
 
+@pytest.mark.slow
 def test_bundled_library_has_every_paper_configuration(registry):
     from desyr.config.loading import load_problem
     ids = sorted(str(load_problem(f"paper:{s.split('_', 1)[1]}", registry).sections["paper"]["id"])

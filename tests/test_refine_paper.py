@@ -12,6 +12,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, candidate, paper_complexity", CASES)
 def test_coefficient_corrections(paper, registry, name, candidate, paper_complexity):
     result = refine(paper(name), [candidate], registry=registry, progress=Progress(verbose=False))
@@ -23,6 +24,7 @@ def test_coefficient_corrections(paper, registry, name, candidate, paper_complex
     assert d["exact"] is True
 
 
+@pytest.mark.slow
 def test_misspecified_library_is_flagged(paper, registry):
     """§5.3.4: a degree-6 polynomial meets the constraints but not the equation."""
     poly = "x*(-4.299578*x**5 + 10.069427*x**4 + 0.470956*x**3 - 11.053548*x**2 + 0.056077*x + 3.999863)"
@@ -65,6 +67,7 @@ def test_merge_is_refused_when_it_would_tie_constants():
     assert len(chosen.symbols) == 3 and chosen.substitute() == expr
 
 
+@pytest.mark.slow
 def test_problem_without_constraints_has_no_R_con(registry):
     from desyr.api import refine
     from desyr.config.loading import problem_from_dict

@@ -24,6 +24,7 @@ def _refit(problem, points, text, **options):
     return refiner.refine(Candidate("c", {"u": problem.parse(text)}), problem, points)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jacobian", ["exact", "2-point"])
 def test_polish_takes_an_early_stop_to_round_off(burgers, jacobian):
     """A loose tolerance stops trf at rel L2 ~4e-7; the polish must reach the float64 floor."""

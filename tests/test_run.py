@@ -19,6 +19,7 @@ def quiet_run(tmp_path, text, **kw):
     return run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache", **kw).to_dict()
 
 
+@pytest.mark.slow
 def test_operon_recovers_sine_poisson(tmp_path):
     d = quiet_run(tmp_path, SINE_RUN)
     assert d["converged"] and d["errors"]["rel_l2"] <= 1e-10
@@ -30,6 +31,7 @@ def test_operon_recovers_sine_poisson(tmp_path):
     assert d["pre_refit_expression"]["u"] != d["expression"]["u"]
 
 
+@pytest.mark.slow
 def test_gplearn_by_changing_only_the_searcher_name(tmp_path):
     assert GPLEARN.count("gplearn") == 1
     d = quiet_run(tmp_path, GPLEARN)
@@ -38,6 +40,7 @@ def test_gplearn_by_changing_only_the_searcher_name(tmp_path):
     assert d["errors"]["rel_l2"] <= 1e-10
 
 
+@pytest.mark.slow
 def test_same_config_and_seed_same_expression(tmp_path):
     a = quiet_run(tmp_path, SINE_RUN, seed=4)
     b = quiet_run(tmp_path, SINE_RUN, seed=4)
@@ -56,6 +59,7 @@ def test_operator_a_searcher_cannot_express(tmp_path):
         quiet_run(tmp_path, text)
 
 
+@pytest.mark.slow
 def test_cli_run_writes_result(tmp_path, capsys):
     cfg = write_config(tmp_path, SINE_RUN)
     assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet",

@@ -63,6 +63,7 @@ def rel_l2_on_fresh_points(expr, symbols, f, d):
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unary", [["sin", "cos"], ["sin"], ["cos", "log"]])
 def test_recovers_a_sparse_trig_polynomial(unary):
     result = DictionarySearcher().search(task(sin_cos_poly, ["x", "y"], unary))
@@ -79,6 +80,7 @@ def test_recovers_a_sparse_trig_polynomial(unary):
     assert result.info["support"] == 3 and result.info["relative_residual"] < 1e-12
 
 
+@pytest.mark.slow
 def test_recovers_a_decaying_sine():
     result = DictionarySearcher().search(task(decay_sine, ["x", "t"], ["sin", "exp"]))
     m = best(result)
@@ -95,6 +97,7 @@ def test_off_grid_frequency_is_refined():
     assert float(arg.coeff(x)) == pytest.approx(3.0, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_a_field_outside_the_span_is_rejected():
     runge = lambda X: 1 / (1 + 25 * X[:, 0] ** 2)     # noqa: E731
     result = DictionarySearcher().search(task(runge, ["x"], ["sin"], low=-1.0))
@@ -105,6 +108,7 @@ def test_a_field_outside_the_span_is_rejected():
     assert DictionarySearcher(accept_tolerance=0.5).search(task(runge, ["x"], ["sin"], low=-1.0)).front
 
 
+@pytest.mark.slow
 def test_same_seed_same_front_and_seeds_differ_on_subsamples():
     rough = lambda X: np.sin(3.3 * X[:, 0]) * np.exp(X[:, 1] ** 2)   # noqa: E731  not in the span exactly
     s = DictionarySearcher(max_rows=200, accept_tolerance=1.0, max_terms=3)
@@ -137,6 +141,7 @@ def test_the_dictionary_cap_keeps_the_cheapest_terms_first():
     assert all(sum(bool(k or f) for k, f in zip(term.powers, term.factors)) <= 1 for term in single.terms)
 
 
+@pytest.mark.slow
 def test_klein_gordon_needs_total_degree_six():
     result = DictionarySearcher().search(task(klein_gordon, ["x", "t"], ["cos"], n=500))
     m = best(result)
@@ -148,6 +153,7 @@ def test_klein_gordon_needs_total_degree_six():
     assert capped.front == [] or rel_l2_on_fresh_points(best(capped).expression, [x, t], klein_gordon, 2) > 1e-6
 
 
+@pytest.mark.slow
 def test_three_variables():
     f = lambda X: np.sin(np.pi * X[:, 0]) * np.sin(np.pi * X[:, 1]) * np.sin(np.pi * X[:, 2])    # noqa: E731
     result = DictionarySearcher().search(task(f, ["x", "y", "z"], ["sin"], n=1000))
@@ -161,6 +167,7 @@ def burgers(X):
     return 0.5 - 0.5 * np.tanh(5 * X[:, 0] - 2.5 * X[:, 1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unary", [["tanh"], ["sin", "cos", "exp"]])
 def test_the_burgers_front_is_rejected(unary):
     result = DictionarySearcher().search(task(burgers, ["x", "t"], unary, n=1000, low=-1.0))
@@ -175,6 +182,7 @@ SIN_COS_POLY = frozenset({(("cos", "y", 2.0, 0.0), ("sin", "x", 1.0, 0.0)), (("x
 @pytest.mark.parametrize("f, variables, unary, terms", [
     (sin_cos_poly, ["x", "y"], ["sin", "cos"], SIN_COS_POLY),
     (klein_gordon, ["x", "t"], ["cos"], KLEIN_GORDON)])
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [500, 2000])
 def test_a_noisy_teacher_keeps_the_exact_support_on_the_front(f, variables, unary, terms, n):
     """Teacher values with relative L2 error 1e-3 (a good PINN): some member has exactly the right terms
@@ -190,6 +198,7 @@ def test_nice_lengths():
     assert nice_length(0.0) is None
 
 
+@pytest.mark.slow
 def test_budget_keys_are_ignored_or_applied():
     tk = task(sin_cos_poly, ["x", "y"], ["sin", "cos"],
               budget={"iterations": 5, "populations": 3, "time_limit": 10.0})
@@ -212,6 +221,7 @@ def test_any_operator_list_is_accepted():
     assert not any(m.expression.has(sp.log, sp.tanh) for m in result.front)
 
 
+@pytest.mark.slow
 def test_without_plus_a_member_is_one_term():
     scaled = lambda X: 2 * decay_sine(X)          # noqa: E731
     result = DictionarySearcher().search(task(scaled, ["x", "t"], ["sin", "exp"], binary=["*", "-"]))
@@ -222,6 +232,7 @@ def test_without_plus_a_member_is_one_term():
     assert shifted.front == [] and "accept_tolerance" in shifted.info["rejected"]
 
 
+@pytest.mark.slow
 def test_without_times_a_term_is_one_factor():
     additive = lambda X: np.sin(np.pi * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 1     # noqa: E731
     result = DictionarySearcher().search(task(additive, ["x", "y"], ["sin"], binary=["+", "-"]))
@@ -274,6 +285,7 @@ def runge_teacher(X):
 
 @pytest.mark.parametrize("function, found", [("helpers:rough_sine", True),
                                              ("test_search_dictionary:runge_teacher", False)])
+@pytest.mark.slow
 def test_whole_run_with_the_dictionary_searcher(tmp_path, function, found):
     from helpers import SINE_1D, write_config
 

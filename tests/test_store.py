@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from scaling_helpers import child_env, comparable, sine_config
 
 from desyr.api import Execution, run
@@ -25,6 +26,7 @@ def test_store_with_another_key_is_not_reused(tmp_path):
     assert not other.path("search", "u-0").exists()
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_without_redoing_finished_units(tmp_path):
     registry = load_registry()
     cfg = sine_config(tmp_path, runs=5, generations=80)

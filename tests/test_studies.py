@@ -37,6 +37,7 @@ def test_bench_study_needs_bench_or_quick(tmp_path, capsys):
     assert main(["study", "nope", "--out", str(tmp_path / "n"), "--quick"]) == 2
 
 
+@pytest.mark.slow
 def test_correction_quick_gains_more_than_six_orders(tmp_path):
     data, md = _run("correction", tmp_path, quick=True)
     assert len(data["rows"]) == 6
@@ -44,18 +45,21 @@ def test_correction_quick_gains_more_than_six_orders(tmp_path):
     assert "orders gained" in md
 
 
+@pytest.mark.slow
 def test_correction_from_bench(tmp_path):
     data, _ = _run("correction", tmp_path, bench=BENCH)
     assert {r["config"] for r in data["rows"]} == {"tiny_sine", "tiny_poisson4"}
     assert all(r["orders"] > 6 for r in data["rows"])
 
 
+@pytest.mark.slow
 def test_jacobian_quick_full_column_rank(tmp_path):
     data, _ = _run("jacobian", tmp_path, quick=True)
     assert data["audited"] == 6 and data["full_rank"] == 6
     assert all(r["condition"] < 1e6 for r in data["rows"])
 
 
+@pytest.mark.slow
 def test_objective_physics_only_beats_mixed_by_orders(tmp_path):
     data, _ = _run("objective", tmp_path, quick=True)
     med = data["medians"]
@@ -66,6 +70,7 @@ def test_objective_physics_only_beats_mixed_by_orders(tmp_path):
     assert med["teacher-only"] > mixed[0]
 
 
+@pytest.mark.slow
 def test_init_teacher_starts_recover(tmp_path):
     data, _ = _run("init", tmp_path, quick=True)
     teacher = [r for r in data["rows"] if r["start"] == "teacher"]
@@ -73,6 +78,7 @@ def test_init_teacher_starts_recover(tmp_path):
     assert data["n_random"] == 18
 
 
+@pytest.mark.slow
 def test_noise_error_grows_with_level(tmp_path):
     data, _ = _run("noise", tmp_path, quick=True)
     assert all(r["converged"] for r in data["rows"])
@@ -80,6 +86,7 @@ def test_noise_error_grows_with_level(tmp_path):
         assert all(a < b for a, b in zip(medians, medians[1:])), (config, medians)
 
 
+@pytest.mark.slow
 def test_gates_removing_convergence_exposes_a_worse_worst_case(tmp_path):
     data, md = _run("gates", tmp_path, bench=BENCH)
     crafted = data["crafted"]["variants"]
@@ -89,6 +96,7 @@ def test_gates_removing_convergence_exposes_a_worse_worst_case(tmp_path):
     assert len(data["pools"]) == 4 and data["summary"]["full"]["worst_rel_l2"] < 1e-10
 
 
+@pytest.mark.slow
 def test_convergence_audit_matches_the_fixture(tmp_path):
     data, _ = _run("convergence", tmp_path, bench=BENCH)
     counts = {}
@@ -100,6 +108,7 @@ def test_convergence_audit_matches_the_fixture(tmp_path):
     assert all(data["total"][k] == v for k, v in counts.items())
 
 
+@pytest.mark.slow
 def test_cost_table_from_the_fixture(tmp_path):
     data, _ = _run("cost", tmp_path, bench=BENCH)
     for config, row in data["configs"].items():
@@ -108,12 +117,14 @@ def test_cost_table_from_the_fixture(tmp_path):
         assert math.isclose(row["medians"]["total"], sorted(totals)[0] / 2 + sorted(totals)[1] / 2)
 
 
+@pytest.mark.slow
 def test_coverage_pools_the_first_k_searches(tmp_path):
     data, md = _run("coverage", tmp_path, bench=BENCH)
     assert data["counts"] == {"1": [4, 4], "2": [4, 4], "3": [4, 4]}
     assert "K > 3 not evaluated" in md
 
 
+@pytest.mark.slow
 def test_library_quick_misspecified_is_flagged(tmp_path):
     data, _ = _run("library", tmp_path, quick=True)
     poly = [r for r in data["rows"] if r["setting"].startswith("misspecified")]
@@ -122,6 +133,7 @@ def test_library_quick_misspecified_is_flagged(tmp_path):
     assert base and all(r["recovered"] and r["raw_front_hit"] and r["pool_hit"] for r in base)
 
 
+@pytest.mark.slow
 def test_no_plots_writes_no_png(tmp_path):
     run_study("jacobian", tmp_path / "j", quick=True, plots=False)
     assert not list((tmp_path / "j").glob("*.png"))

@@ -47,6 +47,7 @@ def test_new_options_are_checked():
     assert DeepXDETeacher().larger_budget()["adam_steps"] == 2 * DeepXDETeacher().settings["adam_steps"]
 
 
+@pytest.mark.slow
 def test_annealing_moves_constraint_weights_and_records_them(tmp_path):
     _, _, model = _train(tmp_path)
     info = model.info()
@@ -57,12 +58,14 @@ def test_annealing_moves_constraint_weights_and_records_them(tmp_path):
     assert lo <= weights[1] <= hi and weights[1] != 1.0     # the boundary term was re-weighted
 
 
+@pytest.mark.slow
 def test_hand_set_weights_win(tmp_path):
     _, _, model = _train(tmp_path, loss_weights=[1.0, 7.0])
     info = model.info()
     assert info["balance"] == "hand-set loss_weights" and info["loss_weights_final"] == [1.0, 7.0]
 
 
+@pytest.mark.slow
 def test_stall_escalates_to_msffn_and_the_cache_reloads_it(tmp_path):
     # stall_ratio 1e-12: no network reaches it, so the auto architecture always escalates
     problem, ctx, model = _train(tmp_path, stall_ratio=1e-12)
@@ -77,6 +80,7 @@ def test_stall_escalates_to_msffn_and_the_cache_reloads_it(tmp_path):
     assert again.info()["cached"] and np.array_equal(again.predict(X), model.predict(X))
 
 
+@pytest.mark.slow
 def test_fixed_msffn_trains(tmp_path):
     _, _, model = _train(tmp_path, architecture="msffn", fourier_sigmas=[1.0, 4.0])
     info = model.info()

@@ -33,6 +33,7 @@ def problem_2d():
     })
 
 
+@pytest.mark.slow
 def test_registered_and_plugins_import_cheaply():
     from desyr_light_teachers import plugin
     assert [c.name for c in plugin.desyr_register_teachers()] == ["samples", "callable"]

@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 from helpers import SINE_RUN, rough_sine, write_config
 
 from desyr.api import refine, run
@@ -21,6 +22,7 @@ def teacher_gate(data):
     return next(g for g in data["selection"]["gates"] if g["gate"] == "teacher_compatibility")
 
 
+@pytest.mark.slow
 def test_samples_teacher_drives_refine(tmp_path):
     problem = load_problem_file(write_config(tmp_path, samples_config(tmp_path)))
     d = refine(problem, ["sin(3.1415536*x)", "2.9*x*(1.0 - x)"], use_teacher=True,
@@ -31,6 +33,7 @@ def test_samples_teacher_drives_refine(tmp_path):
     assert d["errors"]["rel_l2"] <= 1e-12
 
 
+@pytest.mark.slow
 def test_samples_teacher_drives_run(tmp_path):
     problem = load_problem_file(write_config(tmp_path, samples_config(tmp_path)))
     d = run(problem, progress=Progress(verbose=False), cache_dir=tmp_path / "cache").to_dict()
@@ -38,6 +41,7 @@ def test_samples_teacher_drives_run(tmp_path):
     assert d["converged"] and d["errors"]["rel_l2"] <= 1e-10
 
 
+@pytest.mark.slow
 def test_callable_teacher_drives_refine_cli(tmp_path):
     cfg = write_config(tmp_path, SINE_RUN)
     out = tmp_path / "out"
@@ -48,6 +52,7 @@ def test_callable_teacher_drives_refine_cli(tmp_path):
     assert d["expression"]["u"].startswith("sin(3.14159265358979")
 
 
+@pytest.mark.slow
 def test_refine_without_teacher_reports_gate_inactive(tmp_path):
     problem = load_problem_file(write_config(tmp_path, SINE_RUN))
     d = refine(problem, ["sin(3.1415536*x)"], progress=Progress(verbose=False)).to_dict()

@@ -53,6 +53,7 @@ def test_template_plugin_imports_only_the_plugin_surface():
     assert {m for m in modules if m and m.split(".")[0] == "desyr"} == {"desyr.plugin"}
 
 
+@pytest.mark.slow
 def test_desyr_plugins_lists_the_template_gate(installed, capsys):
     assert main(["plugins", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -64,6 +65,7 @@ def test_desyr_plugins_lists_the_template_gate(installed, capsys):
     assert row["default"] is False and not data["failures"]
 
 
+@pytest.mark.slow
 def test_template_tests_pass_against_the_installed_copy(template_site, tmp_path):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=os.pathsep.join([str(template_site)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))

@@ -293,6 +293,7 @@ def _gone_within(pid: int, seconds: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
 def test_child_dies_with_the_bench(tmp_path, sig):

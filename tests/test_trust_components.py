@@ -86,6 +86,7 @@ def test_teacher_writing_read_only_points_is_one_line_error(registry, teacher, m
     assert f"teacher '{teacher}'" in one_line(info)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("teacher", ["t_vandal_points", "t_vandal_problem"])
 def test_teacher_vandalism_does_not_reach_the_verdict(registry, teacher):
     toml = config(with_teacher(teacher))
@@ -102,6 +103,7 @@ def test_teacher_vandalism_does_not_reach_the_verdict(registry, teacher):
     assert both.exact == (both.expression == {"u": "sin(pi*x)"})
 
 
+@pytest.mark.slow
 def test_teacher_does_not_change_the_callers_problem(registry):
     problem = make_problem(config(with_teacher("t_vandal_problem")))
     before = (problem.equations[0].lhs, problem.constraints[0].value, dict(problem.reference), dict(problem.points))
@@ -117,18 +119,21 @@ def refused_context_write(registry, role: str, name: str, toml: str, command=ref
     assert f"{role} '{name}'" in one_line(info)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("teacher", ["t_tolerance", "t_tolerance_late"])
 def test_teacher_cannot_loosen_the_exact_tolerance(registry, teacher):
     refused_context_write(registry, "teacher", teacher, config(with_teacher(teacher)), candidates=[WRONG],
                           use_teacher=True)
 
 
+@pytest.mark.slow
 def test_teacher_cannot_choose_the_verification_seed(registry):
     refused_context_write(registry, "teacher", "t_seed", config(with_teacher("t_seed")), candidates=[WRONG],
                           use_teacher=True)
 
 
 # ------------------------------------------------------------------- searchers
+@pytest.mark.slow
 def test_hostile_searcher_members_are_dropped(registry):
     toml = config(with_teacher("t_benign"), '[search]\nplugin = "s_hostile"\nunary = ["sin"]\nruns = 1')
     result = run(make_problem(toml), registry=registry)
@@ -141,6 +146,7 @@ def test_hostile_searcher_members_are_dropped(registry):
     assert result.to_json()                         # JSON-safe
 
 
+@pytest.mark.slow
 def test_unreadable_searcher_member_is_dropped_not_fatal(registry):
     toml = config(with_teacher("t_benign"), '[search]\nplugin = "s_unevaluable"\nunary = ["sin"]\nruns = 1')
     try:
@@ -153,6 +159,7 @@ def test_unreadable_searcher_member_is_dropped_not_fatal(registry):
 
 
 # -------------------------------------------------------------------- refiners
+@pytest.mark.slow
 def test_refiner_claiming_convergence_is_verified_honestly(registry):
     toml = config(refiner="r_claims")
     result = refine(make_problem(toml), [RIGHT_FIT, "sin(3*x)"], registry=registry)
@@ -172,6 +179,7 @@ def test_refiner_outputs_in_foreign_terms_are_refused(registry):
     assert_honest(result, toml)
 
 
+@pytest.mark.slow
 def test_refiner_vandalising_points_and_problem_leaves_verification_alone(registry):
     toml = config(refiner="r_vandal")
     problem = make_problem(toml)
@@ -202,6 +210,7 @@ def test_refiner_unreadable_output_fails_only_that_candidate(registry):
 
 
 # ----------------------------------------------------------------------- gates
+@pytest.mark.slow
 def test_gate_zeroing_residual_fields_cannot_make_wrong_exact(registry):
     toml = config(gates("g_phi", "physics_equivalence", "complexity"))
     result = refine(make_problem(toml), [RIGHT_FIT, WRONG], registry=registry)
@@ -209,6 +218,7 @@ def test_gate_zeroing_residual_fields_cannot_make_wrong_exact(registry):
     assert_honest(result, toml)
 
 
+@pytest.mark.slow
 def test_gate_swapping_expressions_is_verified_as_reported(registry):
     toml = config(gates("g_swap"))
     result = refine(make_problem(toml), [WRONG, RIGHT_FIT], registry=registry)
@@ -230,10 +240,12 @@ def test_gate_breaking_its_contract_is_one_line_error(registry, gate, match):
     assert f"gate '{gate}'" in one_line(info)
 
 
+@pytest.mark.slow
 def test_gate_cannot_loosen_the_exact_tolerance(registry):
     refused_context_write(registry, "gate", "g_tolerance", config(gates("g_tolerance")), candidates=[WRONG])
 
 
+@pytest.mark.slow
 def test_gate_cannot_choose_the_verification_seed(registry):
     refused_context_write(registry, "gate", "g_seed", config(gates("g_seed")), candidates=[WRONG])
 
@@ -250,6 +262,7 @@ def test_gate_planting_an_unchecked_expression_is_one_line_error(registry, gate)
         assert not result.exact
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gate", ["g_piecewise", "g_liar"])
 def test_gate_cannot_verify_what_the_reported_text_is_not(registry, gate):
     toml = config(gates(gate))
@@ -264,6 +277,7 @@ def test_gate_cannot_verify_what_the_reported_text_is_not(registry, gate):
 
 # ------------------------------------------- forgeries of the 0.3 review: the verdict is the verifier's
 @pytest.mark.parametrize("teacher", ["t_swap_after_read_back", "t_setattr_tolerance"])
+@pytest.mark.slow
 def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
     import desyr.config.settings
 
@@ -279,11 +293,13 @@ def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
 
 
 @pytest.mark.parametrize("teacher", ["t_float_subclass", "t_context_class"])
+@pytest.mark.slow
 def test_forgery_through_the_context_is_refused(registry, teacher):
     refused_context_write(registry, "teacher", teacher, config(with_teacher(teacher)), candidates=[WRONG],
                           use_teacher=True)
 
 
+@pytest.mark.slow
 def test_a_patched_verifier_call_is_caught_by_desyr_verify(registry, tmp_path, capsys):
     """In-process code can forge what the run writes; re-verification in a clean process cannot be forged."""
     import desyr.verify.attach

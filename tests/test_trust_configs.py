@@ -54,7 +54,8 @@ def test_nesting_is_bounded_for_configs_given_as_data():
 
 
 @pytest.mark.parametrize("line", ["[domain]\nx = [0, 1{zeros}]", "[selection]\nexact_tolerance = 1{zeros}",
-                                  "[refine.options]\nstarts = 1{zeros}", "[points]\nrefine = 1{zeros}"])
+                                  pytest.param("[refine.options]\nstarts = 1{zeros}", marks=pytest.mark.slow),  # refits: seconds
+                                  "[points]\nrefine = 1{zeros}"])
 @pytest.mark.parametrize("digits", [400, 5000])
 def test_huge_integers_in_a_config_are_one_error_line(tmp_path, line, digits):
     """More digits than a float holds (OverflowError) or than Python reads (ValueError) once escaped."""
@@ -136,6 +137,7 @@ def test_report_shows_invisible_and_bidi_characters_by_their_code(ch):
     assert md("caf\u00e9 \u03c0") == "caf\u00e9 \u03c0"           # visible text is left alone
 
 
+@pytest.mark.slow
 def test_config_title_with_a_right_to_left_override_is_inert_in_report(tmp_path):
     data = base_config()
     data["title"] = "Sine \u202e deifireV** \u2066x\u2069 \u200b"

@@ -155,6 +155,7 @@ def test_wrong_types_are_one_error_line(tmp_path, path, value):
         one_line_error(*cli(*argv), argv)
 
 
+@pytest.mark.slow
 def test_the_fixture_still_reads_and_exports(tmp_path):
     folder = write_result(tmp_path / "run", fixture_result())
     rc, out, err = cli("export", str(folder), "--to", "numpy")

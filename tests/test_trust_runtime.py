@@ -139,6 +139,7 @@ def test_an_empty_out_is_refused(tmp_path, config, command, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sine.toml", "store"]
 
 
+@pytest.mark.slow
 def test_only_desyr_files_leave_a_desyr_store(tmp_path, config):
     out = tmp_path / "out"
     assert refine_cli(config, str(out))[0] == 0
@@ -148,6 +149,7 @@ def test_only_desyr_files_leave_a_desyr_store(tmp_path, config):
 
 
 # ------------------------------------------------------- 4. late failures
+@pytest.mark.slow
 def test_a_late_failure_keeps_finished_units_for_resume(tmp_path, monkeypatch):
     registry = load_registry(extra_plugins=[HostilePlugin()])
     problem = make_problem(FAST + '\n[selection]\ngates = ["g_late_failure"]\n')
@@ -180,6 +182,7 @@ def umask_022():
         os.umask(old)
 
 
+@pytest.mark.slow
 def test_written_files_get_the_mode_open_would_give(tmp_path, umask_022):
     out = tmp_path / "out"
     refine(make_problem(FAST), [RIGHT_FIT], out=out, plots=False)
@@ -204,6 +207,7 @@ def test_an_unbounded_range_says_it_excludes_inf():
         closed.check("timeout", -math.inf)
 
 
+@pytest.mark.slow
 def test_refiner_timeout_may_be_inf(tmp_path):
     path = tmp_path / "inf.toml"
     path.write_text(FAST.replace("starts = 1", "starts = 1\ntimeout = inf"), encoding="utf-8")

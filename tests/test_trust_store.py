@@ -94,6 +94,7 @@ def damaged_copy(done: Path, kind: str, index: int, path: tuple[Any, ...], raw: 
     return out
 
 
+@pytest.mark.slow
 @STORE_FUZZ
 @given(damage=damages())
 @example(damage=("refit", 0, ("record", "refit"), "5"))
@@ -128,6 +129,7 @@ def test_depth_check_needs_no_recursion():
     check_depth({"a": [1, {"b": [2]}]})
 
 
+@pytest.mark.slow
 def test_a_malformed_record_is_computed_again_with_one_warning(finished):
     config, done = finished
     out = damaged_copy(done, "refit", 0, ("record", "refit"), "5")

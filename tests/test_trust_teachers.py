@@ -171,6 +171,7 @@ function = "{function}"
     return path
 
 
+@pytest.mark.slow
 def test_cli_config_alone_cannot_run_a_shell_command(tmp_path):
     """The issue's exploit: function = "builtins:eval" must not run anything, with or without opt-in."""
     cfg = _cli_config(tmp_path, "builtins:eval")

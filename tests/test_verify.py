@@ -27,35 +27,41 @@ def verdict_of(text: str, exact: str | None = None, toml: str = FAST, seed: int 
 
 
 # ------------------------------------------------------------------ three verdicts
+@pytest.mark.slow
 def test_exact_constants_are_proved():
     answer = verdict_of("sin(pi*x)")
     assert answer["verdict"] == "proved" and answer["exact"]
     assert [s["zero"] for s in answer["exact_form"]["steps"]] == [True, True, True]
 
 
+@pytest.mark.slow
 def test_float_constants_are_verified_not_proved_and_say_why():
     answer = verdict_of("sin(3.141592653589793*x)")
     assert answer["verdict"] == "verified"
     assert "constants not identified" in answer["reason"]
 
 
+@pytest.mark.slow
 def test_an_exact_form_that_agrees_is_proved():
     answer = verdict_of("sin(3.141592653589793*x)", exact="sin(pi*x)")
     assert answer["verdict"] == "proved" and answer["exact_form"]["agreement"] < 1e-12
 
 
+@pytest.mark.slow
 def test_an_exact_form_that_disagrees_proves_nothing():
     # sin(2*pi*x) is not a solution of this problem: its own check fails, the numeric one stands
     answer = verdict_of("sin(3.141592653589793*x)", exact="sin(2*pi*x)")
     assert answer["verdict"] == "verified" and "exact form fails" in answer["reason"]
 
 
+@pytest.mark.slow
 def test_wrong_formula_is_not_exact():
     answer = verdict_of("x*(1 - x)")
     assert answer["verdict"] == "not_exact" and not answer["exact"]
     assert answer["residuals"]["R_eq"] > 1
 
 
+@pytest.mark.slow
 def test_residuals_at_roundoff_of_a_non_solution_are_not_proved():
     """The Taylor conspiracy: floats agree with the polynomial to round-off; only 'verified' at best."""
     toml = """
@@ -79,6 +85,7 @@ u = "x + x**2 + x**3 + x**4 + x**5 + x**6"
 
 
 # ------------------------------------------------------------------ smoothness
+@pytest.mark.slow
 def test_kinked_candidate_is_not_smooth_enough():
     answer = verdict_of(KINKED)
     assert answer["verdict"] == "not_exact"
@@ -86,6 +93,7 @@ def test_kinked_candidate_is_not_smooth_enough():
     assert answer["residuals"]["rel_l2"] > 0.3
 
 
+@pytest.mark.slow
 def test_abs_of_a_one_signed_quantity_is_smooth_and_provable():
     assert verdict_of("sin(pi*x) + abs(x + 2) - x - 2")["verdict"] == "proved"
 
@@ -99,6 +107,7 @@ def test_kinked_candidate_through_refine_is_not_exact():
 
 
 # ------------------------------------------------------------------ the process boundary
+@pytest.mark.slow
 def test_the_verifier_process_imports_no_plugin_and_no_registry():
     request = make_request(make_problem(FAST), {"u": "sin(pi*x)"}, None, 0)
     probe = ("import sys, io, json; sys.path.insert(0, sys.argv[1]); sys.stdin = io.StringIO(sys.argv[2]);"
@@ -124,6 +133,7 @@ def test_the_verifier_environment_carries_nothing_of_the_run(monkeypatch):
     assert verifier_command()[1] == "-I"
 
 
+@pytest.mark.slow
 def test_bad_requests_are_one_line_errors():
     for bad in ["not json", "[]", json.dumps({"schema": "desyr.verify-request/1", "config": {"format": "toml",
                                                                                                "text": "x = ["}})]:
@@ -133,6 +143,7 @@ def test_bad_requests_are_one_line_errors():
 
 
 # ------------------------------------------------------------------ desyr verify
+@pytest.mark.slow
 def test_desyr_verify_candidate(capsys):
     assert main(["verify", "paper:sine_poisson_1d", "--candidate", KINKED]) == 0
     assert capsys.readouterr().out.startswith("Not exact: not smooth enough")
@@ -140,6 +151,7 @@ def test_desyr_verify_candidate(capsys):
     assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(3.14*x)", "--require", "verified"]) == 1
 
 
+@pytest.mark.slow
 def test_desyr_verify_candidate_errors_are_one_line(capsys):
     assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(pi*x"]) == 2
     err = capsys.readouterr().err
@@ -159,6 +171,7 @@ def hand_edited_result(tmp_path):
     return out
 
 
+@pytest.mark.slow
 def test_desyr_verify_result_ignores_a_hand_edited_verdict(tmp_path, capsys):
     out = hand_edited_result(tmp_path)
     capsys.readouterr()
@@ -166,6 +179,7 @@ def test_desyr_verify_result_ignores_a_hand_edited_verdict(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["verdict"] == "not_exact"
 
 
+@pytest.mark.slow
 def test_exact_and_export_reverify_a_hand_edited_result(tmp_path, capsys):
     out = hand_edited_result(tmp_path)
     assert main(["export", str(out), "--to", "numpy"]) == 0
@@ -176,6 +190,7 @@ def test_exact_and_export_reverify_a_hand_edited_result(tmp_path, capsys):
     assert "**Not an exact solution**" in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_result_carries_the_config_and_the_verifiers_answer(tmp_path):
     out = tmp_path / "o"
     result = refine(make_problem(FAST), ["sin(3.1*x)"], out=out, plots=False)
@@ -247,12 +262,14 @@ def test_the_proof_is_bounded_in_time(monkeypatch):
     assert time.perf_counter() - clock < 10
 
 
+@pytest.mark.slow
 def test_a_verifier_crash_is_one_line(capsys):
     assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(10**300*x)"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("desyr: error:") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_result_and_export_targets_that_are_not_regular_files(tmp_path, capsys):
     import os
 
@@ -270,6 +287,7 @@ def test_result_and_export_targets_that_are_not_regular_files(tmp_path, capsys):
     assert err.count("desyr: error:") == 4 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_result_carrying_a_different_config_than_its_source_is_flagged(tmp_path, capsys):
     out = tmp_path / "o"
     refine(load_problem("paper:sine_poisson_1d"), ["x*(1 - x)"], out=out, plots=False)
