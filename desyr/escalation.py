@@ -165,9 +165,7 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         progress.message(f"escalation: attempt {len(records) + 1} ({step}: {change})")
         result, handle = attempt(variant)
         seconds = time.perf_counter() - t0
-        records.append(AttemptRecord(len(records) + 1, step, change, round(seconds, 3), result.exact,
-                                     _worst(result), (result.expression or None),
-                                     result.provenance.components.get("searcher", "")))
+        records.append(attempt_record(len(records) + 1, step, change, seconds, result))
         score = _worst(result)
         if best is None or score < best[0]:
             best = (score, result, handle)
@@ -193,6 +191,19 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
     assert best is not None
     progress.message(f"escalation: stopped after {len(records)} attempt(s): {stop}")
     return best[1], best[2], records, stop
+
+
+def attempt_record(index: int, step: str, change: str, seconds: float, result: Result) -> AttemptRecord:
+    """One line of the attempts table: what changed, its time and verdict, and which searcher (or exact
+    solver, ``sympy:dsolve``) produced the selected candidate."""
+    return AttemptRecord(index, step, change, round(seconds, 3), result.exact, _worst(result),
+                         (result.expression or None), _source(result))
+
+
+def _source(result: Result) -> str:
+    chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
+    searcher = result.provenance.components.get("searcher", "")
+    return chosen.searcher if chosen is not None and ":" in chosen.searcher else searcher
 
 
 def _worst(result: Result) -> float:

@@ -1,7 +1,9 @@
 """``run`` (the whole pipeline) and ``refine`` (Stages B and C on given candidates), each in stage order."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from desyr.api.ends import Execution, _finish, _Stages, _start, _Started, _store_teacher, _write
@@ -9,20 +11,23 @@ from desyr.config.components import searchers
 from desyr.config.spec import RunSpec, read_spec, section_settings
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
+from desyr.escalation import attempt_record
 from desyr.extension.registry import Registry, load_registry
-from desyr.extension.roles import Searcher, Teacher, TeacherModel
+from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
 from desyr.model.problem import Problem
-from desyr.model.result import (
-    Result,
-)
+from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
 from desyr.stages.pool import pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
+from desyr.stages.solve import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.teach import make_teacher, teach, with_teacher
+
+#: verdicts that end a run at the exact attempt
+SOLVED = ("proved", "verified")
 
 
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
@@ -39,13 +44,20 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     spec = read_spec(problem, registry)          # the config, checked and read once
     rule = policy(spec, budget)
     # Components are chosen (and their options checked) before the output folder is touched.
+    solvers = exact_searchers(registry, spec.solvers)
     found, teacher = _run_components(registry, spec)
     execution = execution or _python_default(registry, problem)
     with out_lock(out):
+        clock = time.perf_counter()
+        # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
+        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers) if solvers else None
+        if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
+            return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots)
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
             result, model = _attempt(s, problem, found, teacher)
-            return _write(s, result, model, out, plots)
+            return _write(s, _with_exact(result, exact, (time.perf_counter() - clock) - _spent(exact)), model,
+                          out, plots)
 
         if execution.resume:
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
@@ -56,10 +68,73 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             result, model = _attempt(s, problem, *_run_components(registry, variant))
             return result, (s, model)
 
+        # the exact attempt spent part of the budget
+        rule = replace(rule, budget=max(rule.budget - _spent(exact), 1e-9))
         result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt)
         result.attempts, result.escalation_stop = attempts, stop
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
-        return _write(s, result, model, out, plots)
+        return _write(s, _with_exact(result, exact, None), model, out, plots)
+
+
+@dataclass(frozen=True)
+class _Exact:
+    """Stage 0's attempt: its result (None when no exact searcher proposed anything), start and calls."""
+
+    result: Result | None
+    started: _Started
+    solved: SolveOutcome
+    seconds: float
+
+
+def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
+                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher]) -> _Exact:
+    """Stage 0, then Stages B and C on its proposals, in this process (there are few of them)."""
+    clock = time.perf_counter()
+    here = Execution(executor=registry.in_process_executor())
+    s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run")
+    solved = propose_candidates(solvers, s.ctx.problem, s.spec.solvers.time_limit)
+    s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
+                           f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
+    if not solved.pool:
+        return _Exact(None, s, solved, time.perf_counter() - clock)
+    pool = list(solved.pool)
+    with s.units.executor:
+        refit = refine_pool(pool, s.refiner, s.ctx)          # Stage B: every constant refit from the physics
+        selection = run_gates(pool, s.gates, s.ctx)          # Stage C (no teacher: its gate is inactive)
+    timings = {"solve": solved.seconds, "refine": refit.seconds, "select": selection.seconds}
+    stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
+    result = _finish("run", s, stages)
+    s.ctx.progress.message(f"stage 0: the exact attempt is {result.verdict.replace('_', ' ')}")
+    return _Exact(result, s, solved, time.perf_counter() - clock)
+
+
+def _spent(exact: _Exact | None) -> float:
+    return exact.seconds if exact is not None else 0.0
+
+
+def _with_exact(result: Result, exact: _Exact | None, seconds: float | None) -> Result:
+    """The attempts table with the exact attempt first (and the teacher's attempt, when it was the only
+    other), and stage 0's solver calls; the result unchanged when no exact searcher ran."""
+    if exact is None:
+        return result
+    calls = list(exact.solved.records)
+    first = (attempt_record(1, "exact_solvers", _proposed(exact), exact.seconds, exact.result)
+             if exact.result is not None else
+             AttemptRecord(1, "exact_solvers", _proposed(exact), round(exact.seconds, 3), False, None, None,
+                           "+".join(sorted({c.searcher for c in calls}))))
+    later = result.attempts or ([attempt_record(1, "first", "the config as given", seconds, result)]
+                                if seconds is not None and result is not exact.result else [])
+    if result is exact.result:
+        later = []
+    result.attempts = [first] + [replace(a, index=a.index + 1) for a in later]
+    result.solvers = calls
+    return result
+
+
+def _proposed(exact: _Exact) -> str:
+    solved = [c for c in exact.solved.records if c.outcome.startswith("candidates")]
+    where = ", ".join(f"{c.searcher}:{c.solver}" for c in solved) or "no solver proposed a candidate"
+    return f"{len(exact.solved.pool)} proposal(s) before any teacher ({where})"
 
 
 def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:

@@ -195,6 +195,17 @@ class AttemptRecord:
 
 
 @dataclass
+class SolverCall:
+    """One call of an exact searcher's solver in stage 0 (docs/solvers.md)."""
+
+    searcher: str
+    solver: str
+    seconds: float
+    outcome: str            # "candidates: n", "no solution", "timeout", "not applicable", "skipped", "error: ..."
+    detail: str = ""
+
+
+@dataclass
 class Result:
     """What ``desyr run`` / ``desyr refine`` found, typed; ``result.json`` is its JSON form."""
 
@@ -221,6 +232,7 @@ class Result:
     exact_form: ExactFormRecord | None = None
     attempts: list[AttemptRecord] = field(default_factory=list)   # escalated runs only
     escalation_stop: str | None = None                              # why the escalated run stopped
+    solvers: list[SolverCall] = field(default_factory=list)        # stage 0's solver calls (docs/solvers.md)
     verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
     config: ConfigRecord | None = None                              # the problem as the verifier read it
     schema: str = SCHEMA

@@ -156,15 +156,20 @@ def _search_section(r: Result) -> list[str]:
 def _attempts_section(r: Result) -> list[str]:
     if not r.attempts:
         return []
-    lines = ["## Attempts", "", "Escalation (docs/escalation.md): each attempt changes the one before; the run "
-             "stops at the first verified-exact attempt and reports it, else the attempt with the smallest "
-             "residual.", "", "| # | step | change | searchers | time (s) | worst residual | verified exact |",
+    lines = ["## Attempts", "", "The exact solvers' attempt comes first (docs/solvers.md); escalation "
+             "(docs/escalation.md) changes each later attempt from the one before. The run stops at the first "
+             "verified-exact attempt and reports it, else the attempt with the smallest residual.", "",
+             "| # | step | change | searchers | time (s) | worst residual | verified exact |",
              "|---|---|---|---|---|---|---|"]
     for a in r.attempts:
         lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.searchers)} | {a.seconds:.1f} | "
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    if r.solvers:
+        lines += ["", "Exact solvers (stage 0):", "", "| searcher | solver | time (s) | outcome |", "|---|---|---|---|"]
+        lines += [f"| {md(c.searcher)} | {md(c.solver)} | {c.seconds:.2f} | {md(c.outcome)}"
+                  f"{' (' + md(c.detail) + ')' if c.detail else ''} |" for c in r.solvers]
     return lines + [""]
 
 

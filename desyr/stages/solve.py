@@ -19,20 +19,10 @@ from desyr.extension.registry import Registry
 from desyr.extension.roles import ExactSearcher
 from desyr.model.candidates import Candidate
 from desyr.model.problem import Problem
+from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.guard import contained
 from desyr.symbolic.expressions import ExpressionError, expression_text
-
-
-@dataclass(frozen=True)
-class SolverRecord:
-    """One solver call of one exact searcher, as the report and ``result.json`` show it."""
-
-    searcher: str
-    solver: str
-    seconds: float
-    outcome: str
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,7 +30,7 @@ class SolveOutcome:
     """The candidates the exact searchers proposed (in their order), every call, and the stage's time."""
 
     pool: tuple[Candidate, ...]
-    records: tuple[SolverRecord, ...]
+    records: tuple[SolverCall, ...]
     seconds: float
 
 
@@ -65,7 +55,7 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
     """Every exact searcher's proposals as candidates ``x0, x1, ...`` (searcher ``NAME:SOLVER``)."""
     start = time.perf_counter()
     pool: list[Candidate] = []
-    records: list[SolverRecord] = []
+    records: list[SolverCall] = []
     for searcher in searchers:
         with contained("searcher", searcher.name):
             found = searcher.propose(problem, time_limit)
@@ -75,15 +65,15 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
             parsed = _read_back(problem, exprs)
             if parsed is None:
-                records.append(SolverRecord(searcher.name, origin, 0.0, "dropped", "does not read back"))
+                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", "does not read back"))
                 continue
             pool.append(Candidate(f"x{len(pool)}", parsed,
                                   searcher=f"{searcher.name}:{origin}" if origin else searcher.name))
     return SolveOutcome(tuple(pool), tuple(records), time.perf_counter() - start)
 
 
-def _record(searcher: str, attempt: SolverAttempt) -> SolverRecord:
-    return SolverRecord(searcher, str(attempt.solver), float(attempt.seconds), str(attempt.outcome),
+def _record(searcher: str, attempt: SolverAttempt) -> SolverCall:
+    return SolverCall(searcher, str(attempt.solver), float(attempt.seconds), str(attempt.outcome),
                         str(attempt.detail))
 
 
