@@ -1,2 +1,2 @@
 """The single source of DeSyR's version (read by pyproject.toml and result.json)."""
-__version__ = "0.3.0"
+__version__ = "0.4.0"

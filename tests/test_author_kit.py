@@ -299,3 +299,16 @@ def _own_docstring(obj) -> bool:
     doc = vars(obj).get("__doc__") if inspect.isclass(obj) else obj.__doc__
     # an inherited docstring describes the base; a dataclass writes its signature when there is none
     return bool(doc and doc.strip()) and not doc.startswith(f"{obj.__name__}(")
+
+
+def test_every_name_desyr_plugin_exports_is_in_the_plugin_docs():
+    """plugins.md's table of ``desyr.plugin`` is the author's map: a new export must be added there."""
+    import re
+    from pathlib import Path
+
+    import desyr.plugin
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    table = text[text.index("### Import from `desyr.plugin`"):text.index("## A first component")]
+    listed = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", table))
+    assert sorted(set(desyr.plugin.__all__) - listed) == []
