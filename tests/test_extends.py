@@ -76,6 +76,7 @@ def test_the_same_plugin_keeps_the_base_options_and_merges_the_child_s(tmp_path,
     assert search["options"] == {"generations": 7, "time_limit": 60}
 
 
+@pytest.mark.slow
 def test_desyr_verify_proves_a_candidate_against_an_extended_config(tmp_path):
     _write(tmp_path / "c.toml", SINE + '[search]\nplugin = "dictionary"\n')
     done = _cli("verify", "c.toml", "--candidate", "sin(pi*x)", "--require", "proved", cwd=tmp_path)
@@ -83,6 +84,7 @@ def test_desyr_verify_proves_a_candidate_against_an_extended_config(tmp_path):
     assert done.stdout.startswith("Proved") and "problem: c.toml" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_verifier_reads_the_flattened_text_and_refuses_an_unresolved_one(tmp_path, registry):
     problem = load_problem(_write(tmp_path / "c.toml", SINE + 'title = "mine"\n'), registry)
     assert "extends" not in toml_loads(problem.config_text)
@@ -253,6 +255,7 @@ def test_a_plugin_s_config_may_extend_a_spec():
 # ---------------------------------------------------------------- the TOML writer
 
 
+@pytest.mark.slow
 def test_every_bundled_config_round_trips_through_the_writer(registry):
     specs = [spec for spec, _ in registry.problem_library()]
     assert len(specs) >= 30
@@ -280,6 +283,7 @@ def test_the_writer_refuses_what_toml_cannot_hold(value):
         dumps({"k": value})
 
 
+@pytest.mark.slow
 def test_a_refine_run_of_an_extended_config_carries_the_flattened_text(tmp_path):
     """``desyr refine`` loads the config as ``desyr run`` does; ``desyr verify RESULT`` reads the
     resolved text the result carries and finds it the same as the config's today (no warning)."""

@@ -231,6 +231,7 @@ def exact_instance(problem, candidate: dict[str, sp.Expr]) -> dict[str, sp.Expr]
     return solution if satisfies(problem, solution) else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_proposals_hold_an_exact_candidate(name):
     problem, result = load(name), proposals(name)
@@ -267,6 +268,7 @@ def test_each_applicable_solver_leaves_one_attempt_record():
     assert by_solver["separable"].outcome == "not applicable"
 
 
+@pytest.mark.slow
 def test_a_pde_outside_every_family_gives_records_not_candidates():
     result = proposals("burgers")
     assert result.candidates == []
@@ -345,6 +347,7 @@ def refine(tmp_path, name: str, candidate: dict[str, sp.Expr]) -> dict:
 
 
 # two problems only: each refine is a fresh process plus the verifier's (about 5 s on an idle core)
+@pytest.mark.slow
 @pytest.mark.parametrize("name, origin", [("linear_pair", "dsolve"), ("heat", "separable")])
 def test_stage_b_turns_a_general_solution_into_a_verified_result(tmp_path, name, origin):
     result = proposals(name)
