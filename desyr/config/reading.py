@@ -78,6 +78,16 @@ def load_problem_file(path: str | Path) -> Problem:
 
 _TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
              *SECTIONS}
+#: the sections every problem carries (empty when the config has none): the configs' identities (hashes)
+#: were computed over exactly these, so a section added later is carried only when a config sets it
+_ALWAYS = ("search", "teacher", "refine", "selection", "plugins", "paper", "coupled", "execution", "escalation")
+
+
+def _sections(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    later = [k for k in SECTIONS if k not in _ALWAYS and k != "points" and k in data]
+    return {k: dict(data.get(k, {})) for k in (*_ALWAYS, *later)}
+
+
 def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy: bool = True) -> Problem:
     """A problem from a config table (a plugin's dict, or parsed TOML), checked like a config file."""
     token = _TIDY.set(tidy)
@@ -122,8 +132,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
         vocabulary=vocab, time=time, source=source,
-        sections={k: dict(data.get(k, {})) for k in ("search", "teacher", "refine", "selection", "plugins", "paper",
-                                                          "coupled", "execution", "escalation")},
+        sections=_sections(data),
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)
