@@ -133,14 +133,14 @@ def test_input_scaling_maps_the_domain_box_onto_the_unit_box():
 
 def test_tiny_sources_are_rescaled_and_others_left_alone():
     import torch
-    from desyr_deepxde.residuals import Residuals, equation_scales
+    from desyr_deepxde.residuals import PinnResiduals, equation_scales
 
     from desyr.testing import SINE_POISSON_1D, make_problem
 
     X = torch.rand(50, 2, dtype=torch.float64) * torch.tensor([10.0, 3.0], dtype=torch.float64)
     wide = make_problem(WIDE)
-    assert equation_scales(Residuals(wide, ["x", "t"]), X) == [pytest.approx(5e-5)]
+    assert equation_scales(PinnResiduals(wide, ["x", "t"]), X) == [pytest.approx(5e-5)]
     homogeneous = make_problem(WIDE.replace('rhs = "5e-5"', 'rhs = "0"'))
-    assert equation_scales(Residuals(homogeneous, ["x", "t"]), X) == [1.0]
+    assert equation_scales(PinnResiduals(homogeneous, ["x", "t"]), X) == [1.0]
     sine = make_problem(SINE_POISSON_1D)             # source pi^2 sin(pi x): RMS about 7, so no rescaling
-    assert equation_scales(Residuals(sine, ["x"]), torch.rand(50, 1, dtype=torch.float64)) == [1.0]
+    assert equation_scales(PinnResiduals(sine, ["x"]), torch.rand(50, 1, dtype=torch.float64)) == [1.0]

@@ -76,7 +76,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     before x, so the network input order (x, t) differs from the problem order."""
     import deepxde as dde
     import torch
-    from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative
+    from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, _dde_derivative
     from desyr_deepxde.training import _geometry
     problem = problem_from_dict({
         "domain": {"t": [0, 1], "x": [0, 2]}, "time": "t", "fields": ["u", "v"],
@@ -85,7 +85,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     })
     geom, net_vars = _geometry(problem)
     assert net_vars == ["x", "t"] and isinstance(geom, dde.geometry.GeometryXTime)
-    res = Residuals(problem, net_vars)
+    res = PinnResiduals(problem, net_vars)
     Xn = torch.rand(20, 2, dtype=torch.float64, requires_grad=True)   # columns (x, t)
     x, t = Xn[:, 0:1], Xn[:, 1:2]
     y = torch.cat([torch.sin(x) * t**2, x**4 * t], dim=1)
@@ -128,9 +128,9 @@ def test_training_lowers_sval_and_selects_argmin(sine_run):
     assert info["selected_step"] == history[info["selected_index"]][0]
     # the kept network is the selected checkpoint: recomputing S_val gives its score
     from desyr_deepxde.fitting import _Validator
-    from desyr_deepxde.residuals import Residuals
+    from desyr_deepxde.residuals import PinnResiduals
     ctx = RunContext(problem, points)
-    validator = _Validator(Residuals(problem, ["x"]), problem, ctx, [0], model.dtype)
+    validator = _Validator(PinnResiduals(problem, ["x"]), problem, ctx, [0], model.dtype)
     again = validation_score(validator.components(model.net), info["scales"])
     assert again == pytest.approx(info["S_val_selected"], rel=1e-3, abs=1e-12)
 

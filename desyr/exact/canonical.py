@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from desyr.exact.records import Acceptance, Check, Residuals, RewriteDecision, safe_check
+from desyr.exact.records import Acceptance, Check, ResidualPair, RewriteDecision, safe_check
 from desyr.symbolic.expressions import complexity, expression_text
 from desyr.symbolic.simplify import bounded_simplify
 
@@ -94,7 +94,7 @@ def _leading_positive(arg: sp.Expr, order: list[sp.Symbol]) -> bool:
 REWRITES: tuple[tuple[str, Rewrite], ...] = (("collect_terms", collect_terms), ("normalize_signs", normalize_signs))
 
 
-def apply_rewrites(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals, variables: Sequence[sp.Symbol],
+def apply_rewrites(exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair, variables: Sequence[sp.Symbol],
                    rewrites: Sequence[tuple[str, Rewrite]] = REWRITES, rule: Acceptance = Acceptance()
                    ) -> tuple[dict[str, sp.Expr], list[RewriteDecision]]:
     """Every rewrite that changes something, checked jointly (one residual check) and,
@@ -115,7 +115,7 @@ def apply_rewrites(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals
     return _rewrites_one_at_a_time(exprs, check, before, variables, rewrites, rule)
 
 
-def _rewrites_one_at_a_time(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+def _rewrites_one_at_a_time(exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair,
                             variables: Sequence[sp.Symbol], rewrites: Sequence[tuple[str, Rewrite]],
                             rule: Acceptance) -> tuple[dict[str, sp.Expr], list[RewriteDecision]]:
     current = dict(exprs)

@@ -10,7 +10,7 @@ import sympy as sp
 
 from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
 from desyr.exact.identify import context_bases, identify_constants
-from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, RewriteDecision, safe_check
+from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, RewriteDecision, safe_check
 from desyr.exact.solve import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
 
@@ -25,8 +25,8 @@ class ExactForm:
     rewrites: list[RewriteDecision]
     complexity: int                            # node count of the final printed form, summed over fields
     latex: dict[str, str]
-    residuals_numeric: Residuals | None        # (R_eq, R_con) of the input
-    residuals_exact: Residuals | None          # of the final expressions
+    residuals_numeric: ResidualPair | None        # (R_eq, R_con) of the input
+    residuals_exact: ResidualPair | None          # of the final expressions
     seconds: float = 0.0
     note: str | None = None                    # why nothing was attempted, if so
     rule: Acceptance = field(default_factory=Acceptance)
@@ -36,7 +36,7 @@ class ExactForm:
         return any(d.accepted for d in self.constants) or any(d.accepted for d in self.rewrites)
 
     def to_dict(self) -> dict[str, Any]:
-        def pair(r: Residuals | None) -> list[float | None] | None:
+        def pair(r: ResidualPair | None) -> list[float | None] | None:
             return None if r is None else [None if v is None else float(v) for v in r]
         return {
             "expressions": {f: expression_text(e) for f, e in self.expressions.items()},
@@ -84,13 +84,13 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
     return _result(current, constants, merge_log + log, before, residuals, rule, clock, None)
 
 
-def _last_accepted(decisions: Sequence[ConstantDecision | RewriteDecision], fallback: Residuals) -> Residuals:
+def _last_accepted(decisions: Sequence[ConstantDecision | RewriteDecision], fallback: ResidualPair) -> ResidualPair:
     accepted = [d.residuals_after for d in decisions if d.accepted and d.residuals_after is not None]
     return accepted[-1] if accepted else fallback
 
 
 def _result(exprs: Mapping[str, sp.Expr], constants: list[ConstantDecision], rewrites: list[RewriteDecision],
-            before: Residuals | None, after: Residuals | None, rule: Acceptance, clock: float,
+            before: ResidualPair | None, after: ResidualPair | None, rule: Acceptance, clock: float,
             note: str | None) -> ExactForm:
     return ExactForm(
         expressions=dict(exprs), constants=constants, rewrites=rewrites,

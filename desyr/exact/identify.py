@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, safe_check
+from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, safe_check
 
 #: bases b of the proposals r*b, simplest first (the order breaks ties)
 BASES: tuple[sp.Expr, ...] = (
@@ -105,7 +105,7 @@ def context_bases(exprs: Mapping[str, sp.Expr], bounds: Mapping[sp.Symbol, tuple
     return found[:6]
 
 
-def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair,
                        rule: Acceptance = Acceptance(), extra_bases: Sequence[sp.Expr] = ()
                        ) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     """Replace float constants by checked closed forms: all best proposals jointly first
@@ -129,7 +129,7 @@ def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Resid
 
 
 def _one_at_a_time(exprs: Mapping[str, sp.Expr], tried: Sequence[sp.Float],
-                   proposals: Mapping[sp.Float, Sequence[sp.Expr]], check: Check, before: Residuals,
+                   proposals: Mapping[sp.Float, Sequence[sp.Expr]], check: Check, before: ResidualPair,
                    rule: Acceptance, decisions: list[ConstantDecision]
                    ) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     accepted: dict[sp.Float, sp.Expr] = {}

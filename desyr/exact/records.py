@@ -11,8 +11,8 @@ import sympy as sp
 from desyr.symbolic.expressions import expression_text
 
 #: (R_eq, R_con); R_con is None for a problem without constraints
-Residuals = tuple[float, Optional[float]]
-Check = Callable[[Mapping[str, sp.Expr]], Residuals]
+ResidualPair = tuple[float, Optional[float]]
+Check = Callable[[Mapping[str, sp.Expr]], ResidualPair]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Acceptance:
             return max(self.ratio * before, self.atol)
         return before * (1.0 + self.rtol) + self.atol
 
-    def accepts(self, before: Residuals, after: Residuals | None) -> bool:
+    def accepts(self, before: ResidualPair, after: ResidualPair | None) -> bool:
         if after is None:
             return False
         regime = all(b is None or b <= self.roundoff for b in before)
@@ -58,8 +58,8 @@ class ConstantDecision:
     value: float
     proposed: sp.Expr | None
     accepted: bool
-    residuals_before: Residuals
-    residuals_after: Residuals | None
+    residuals_before: ResidualPair
+    residuals_after: ResidualPair | None
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,8 +77,8 @@ class RewriteDecision:
     before: sp.Expr
     after: sp.Expr
     accepted: bool
-    residuals_before: Residuals
-    residuals_after: Residuals | None
+    residuals_before: ResidualPair
+    residuals_after: ResidualPair | None
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,11 +88,11 @@ class RewriteDecision:
                 "residuals_after": _pair(self.residuals_after), "reason": self.reason}
 
 
-def _pair(r: Residuals | None) -> list[float | None] | None:
+def _pair(r: ResidualPair | None) -> list[float | None] | None:
     return None if r is None else [None if v is None else float(v) for v in r]
 
 
-def safe_check(check: Check, exprs: Mapping[str, sp.Expr]) -> Residuals | None:
+def safe_check(check: Check, exprs: Mapping[str, sp.Expr]) -> ResidualPair | None:
     """The residuals, or None when the expression cannot be evaluated (counts as a refusal)."""
     try:
         r_eq, r_con = check(dict(exprs))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr.exact.identify import float_constants, propose, substitute
-from desyr.exact.records import Acceptance, Check, ConstantDecision, Residuals, safe_check
+from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, safe_check
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.simplify import OutOfTime, time_limit
 
@@ -49,7 +49,7 @@ class NoSolution(Exception):
     """Why the physics gave no usable exact value (the text goes into the decision)."""
 
 
-def solve_constants(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, before: Residuals,
+def solve_constants(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair,
                     rule: Acceptance = Acceptance()) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
     """Replace the remaining floats of ``exprs`` by exact roots of the physics, if the check accepts them."""
     floats = float_constants(exprs)
@@ -96,7 +96,7 @@ def solve_constants(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check
     return dict(exprs), tried or _refused(floats, before, f"not solved from the equations: {why}")
 
 
-def _refused(floats: Sequence[sp.Float], before: Residuals, reason: str) -> list[ConstantDecision]:
+def _refused(floats: Sequence[sp.Float], before: ResidualPair, reason: str) -> list[ConstantDecision]:
     return [ConstantDecision(float(f), None, False, before, None, reason) for f in floats]
 
 

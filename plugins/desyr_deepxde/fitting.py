@@ -16,7 +16,13 @@ from desyr.plugin import ComponentError, constraint_points
 from desyr_deepxde.backend import dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.networks import make_net
-from desyr_deepxde.residuals import Residuals, _autograd_derivative, _dde_derivative, constraint_values, equation_scales
+from desyr_deepxde.residuals import (
+    PinnResiduals,
+    _autograd_derivative,
+    _dde_derivative,
+    constraint_values,
+    equation_scales,
+)
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
 
@@ -78,7 +84,7 @@ class _Validator:
     """v_i(theta): per-equation interior residual MSE on the validation points,
     then each constraint residual MSE on its prescribed points."""
 
-    def __init__(self, residuals: Residuals, problem, context, perm: list[int], dtype) -> None:
+    def __init__(self, residuals: PinnResiduals, problem, context, perm: list[int], dtype) -> None:
         self.residuals = residuals
         self.X = torch.as_tensor(np.asarray(context.points.validate)[:, perm], dtype=dtype)
         self.C = [torch.as_tensor(np.asarray(P)[:, perm], dtype=dtype) for P in context.points.constraints]
@@ -157,7 +163,7 @@ class _Checkpoints(dde.callbacks.Callback):
                     group["max_iter"] = min(self.every, remaining)
                     group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
 
-def _training_data(settings, problem, geom, residuals: Residuals, perm, seed, scales: list[float]):
+def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed, scales: list[float]):
     rng = np.random.default_rng([seed, 7919])
     bcs = []
     for i, c in enumerate(problem.constraints):
@@ -245,7 +251,7 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
 
 def train_networks(settings, problem, context, geom, net_vars, perm, seed):
     progress = context.progress
-    residuals = Residuals(problem, net_vars)
+    residuals = PinnResiduals(problem, net_vars)
     validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())
     data = _training_data(settings, problem, geom, residuals, perm, seed, equation_scales(residuals, validator.X))
     fits: list[_Fit] = []

@@ -48,7 +48,7 @@ def torch_function(args: Sequence[sp.Symbol], expr: sp.Expr) -> Callable[..., to
 
 
 # ------------------------------------------------------------------ residuals
-class Residuals:
+class PinnResiduals:
     """Equation and constraint residuals of one problem as torch functions."""
 
     def __init__(self, problem, net_vars: list[str]) -> None:
@@ -88,7 +88,7 @@ class Residuals:
         return self.operators[index](*self.variables(x), *jets)
 
 
-def equation_scales(residuals: Residuals, X: torch.Tensor) -> list[float]:
+def equation_scales(residuals: PinnResiduals, X: torch.Tensor) -> list[float]:
     """Per equation, the RMS on ``X`` of its source term (the residual with every field and
     derivative set to 0), capped at 1; 1 where the equation is homogeneous.
 
