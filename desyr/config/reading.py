@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 
 if sys.version_info >= (3, 11):
-    import tomllib as tomllib   # re-exported: desyr.config.loading names it
+    import tomllib as tomllib  # re-exported: desyr.config.loading names it
 else:  # pragma: no cover
     import tomli as tomllib
 

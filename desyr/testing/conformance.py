@@ -28,7 +28,6 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.guard import contained
 from desyr.stages.measure import measure
 from desyr.stages.refit import checked_expressions, checked_outcome
-
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
 from desyr.stages.solve import SolveOutcome, propose_candidates
