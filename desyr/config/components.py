@@ -28,7 +28,7 @@ def _section(config: Config, name: str) -> dict[str, Any]:
     """A section as a plain table: from a run's typed settings (a :class:`RunSpec`, possibly derived by
     escalation) or read from the problem's config."""
     if isinstance(config.sections, dict):      # a Problem: its raw tables
-        return read_section(config, name)     # type: ignore[arg-type]
+        return read_section(config, name)
     return dict(getattr(config, name).as_dict())
 
 

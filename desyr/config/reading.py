@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    import tomllib as tomllib  # re-exported: desyr.config.loading names it
 else:  # pragma: no cover
     import tomli as tomllib
 
@@ -155,13 +156,13 @@ class _context:
     def __init__(self, source: str, where: str) -> None:
         self.prefix = f"{source}: {where}"
 
-    def __enter__(self):
+    def __enter__(self) -> _context:
         return self
 
-    def __exit__(self, etype, exc, tb):
+    def __exit__(self, etype: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if etype is not None and issubclass(etype, ExpressionError):
             raise ConfigError(f"{self.prefix}: {exc}") from None
-        return False
 
 
 def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:

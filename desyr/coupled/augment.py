@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sympy as sp
@@ -34,6 +34,8 @@ from desyr.coupled.rates import RateObservation, cluster_rates, exp_factors, sha
 from desyr.model.context import RunContext
 from desyr.symbolic.expressions import complexity, expression_text
 from desyr.symbolic.numeric import evaluate
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -67,10 +69,10 @@ def field_candidate(field: str, expr: sp.Expr, ctx: RunContext, origin: str, see
     return FieldCandidate(field, expr, mse, eps, complexity(expr), origin, seed)
 
 
-def alternate_rankings(items: Sequence, keys: Sequence[Callable], limit: int) -> list:
+def alternate_rankings(items: Sequence[_T], keys: Sequence[Callable[[_T], Any]], limit: int) -> list[_T]:
     """Take the best not-yet-taken item from each ranking in turn until ``limit`` are taken."""
     rankings = [sorted(items, key=k) for k in keys]
-    taken: list = []
+    taken: list[_T] = []
     ids: set[int] = set()
     turn = 0
     while len(taken) < min(limit, len(items)):
@@ -84,7 +86,7 @@ def alternate_rankings(items: Sequence, keys: Sequence[Callable], limit: int) ->
 
 
 def _trig_factors(cands: list[FieldCandidate], limit: int) -> list[sp.Expr]:
-    found: dict[str, tuple] = {}
+    found: dict[str, tuple[float, int, str, sp.Expr]] = {}
     for c in cands:
         for node in sp.preorder_traversal(c.expression):
             if isinstance(node, (sp.sin, sp.cos)) and node.free_symbols:

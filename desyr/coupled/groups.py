@@ -117,7 +117,7 @@ class RankedGroup:
     complexity: int
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[float, float, int]:
         return (self.phi, self.eps_T, self.complexity)
 
 

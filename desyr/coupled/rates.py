@@ -15,6 +15,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
@@ -99,7 +100,7 @@ class RateCluster:
         rc = self.median
         return abs(obs.rate - rc) <= tolerance * max(abs(rc), abs(obs.rate), 1e-12)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"variable": self.variable, "median_rate": self.median, "fields": sorted(self.fields),
                 "observations": len(self.members), "median_loss": self.median_loss,
                 "dispersion": self.dispersion}
@@ -164,7 +165,7 @@ class TiedRates:
     expressions: dict[str, sp.Expr]        # rate Floats replaced by k*R_i
     symbols: list[sp.Symbol]               # R_1.. (shared parameters)
     values: list[float]                    # their starting values (the base rates)
-    ties: list[dict]                       # what was tied, for the report
+    ties: list[dict[str, Any]]                    # what was tied, for the report
 
 
 def tie_shared_rates(exprs: Mapping[str, sp.Expr], variables: Sequence[sp.Symbol],

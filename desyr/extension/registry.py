@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pluggy
 
@@ -32,7 +32,7 @@ from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
 from desyr.extension.options import specs_of
 from desyr.extension.roles import ROLES, Component
-from desyr.model.problem import ProblemSet
+from desyr.model.problem import Problem, ProblemSet
 
 GROUP = "desyr"
 BLOCK_ENV = "DESYR_DISABLE_PLUGINS"
@@ -144,13 +144,14 @@ class Registry:
 
     # Problem hooks are called one implementation at a time, in precedence order, so a
     # broken plugin cannot take `desyr problems` or a problem spec down.
-    def load_problem(self, spec: str):
+    def load_problem(self, spec: str) -> Problem:
         from desyr.config.bases import answering
 
         for impl in self._impls("desyr_load_problem"):
             try:
                 with answering(self, spec):     # a config the plugin gives may extend another spec
-                    problem = impl.function(spec=spec)
+                    # pluggy types a hook implementation as returning object; hookspecs.py declares this one
+                    problem = cast("Problem | None", impl.function(spec=spec))
             except DesyrError:
                 raise
             except Exception as exc:
@@ -176,7 +177,7 @@ class Registry:
         sets: list[ProblemSet] = []
         for impl in self._impls("desyr_problem_sets"):
             try:
-                found: list[Any] = list(impl.function() or [])  # type: ignore[attr-defined,call-overload]
+                found: list[Any] = list(impl.function() or [])  # type: ignore[call-overload]
                 if not all(isinstance(s, ProblemSet) for s in found):
                     raise TypeError("desyr_problem_sets must return ProblemSet objects")
                 sets.extend(s for s in found if s.name not in {t.name for t in sets})

@@ -15,6 +15,7 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -37,7 +38,7 @@ __all__ = ["ROLES", "Component", "ComponentError", "Teacher", "TeacherModel", "S
            "optional_import"]
 
 
-def optional_import(who: str, module: str, package: str, extra: str):
+def optional_import(who: str, module: str, package: str, extra: str) -> ModuleType:
     """Import a plugin's optional library when the component is used, or say how to install it."""
     try:
         return importlib.import_module(module)

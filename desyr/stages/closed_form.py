@@ -30,7 +30,7 @@ def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
     data = form.to_dict()
     data["constants"] = [build_typed(ConstantRecord, c, "constants") for c in data["constants"]]
     data["rewrites"] = [build_typed(RewriteRecord, r, "rewrites") for r in data["rewrites"]]
-    record = build_typed(ExactFormRecord, data, "exact_form")
+    record: ExactFormRecord = build_typed(ExactFormRecord, data, "exact_form")
     if problem.reference:
         record.symbolic_match = symbolic_match(form.expressions, problem.reference, problem.symbols,
                                                bounds=[(v.lo, v.hi) for v in problem.variables], seed=seed)

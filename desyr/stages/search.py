@@ -38,7 +38,7 @@ def check_operators(searchers: list[Searcher], binary: Sequence[str], unary: Seq
                 raise ConfigError(f"{problem.source}: [search]: {exc}") from None
 
 
-def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict, list[str]]:
+def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """One seeded search with the searcher's errors contained; its checked front, info and drops."""
     # The searcher gets its own copies: libraries may need writable arrays, and nothing it does
     # to them reaches the run's points.
@@ -49,7 +49,7 @@ def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[
 
 
 def checked_search_answer(searcher: Searcher, answer: object, problem: Problem
-                          ) -> tuple[list[ParetoMember], dict, list[str]]:
+                          ) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """A search's answer held to the contract (shared by ``desyr run`` and :mod:`desyr.testing`): its
     usable front, JSON-safe info and the dropped members with reasons."""
     if isinstance(answer, SearchResult):

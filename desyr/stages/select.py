@@ -12,7 +12,7 @@ from desyr.model.outcomes import GateRecord, Selection
 from desyr.stages.guard import contained
 
 
-def preference_key(c: Candidate) -> tuple:
+def preference_key(c: Candidate) -> tuple[int, float, float | None, float]:
     """Paper tie-break order: smallest final complexity, then teacher error, Phi, search seed."""
     eps = c.eps_T if c.eps_T is not None else 0.0
     seed = c.search_seed if c.search_seed is not None else math.inf

@@ -7,7 +7,7 @@ objective, as Stage B's scipy refiner does.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from desyr.model.points import PointSets
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.parameterize import Parameterization, parameterize
-from desyr.symbolic.physics import ResidualSystem, for_refinement
+from desyr.symbolic.physics import Params, ResidualSystem, for_refinement
 
 Vec = Any    # a parameter vector: a sequence of floats or a 1-D array
 
@@ -51,7 +51,7 @@ class NoisyConstraints(ResidualSystem):
 
     noise: list[np.ndarray | None]
 
-    def _evaluate(self, params: Sequence[float]) -> list[list[np.ndarray]]:
+    def _evaluate(self, params: Params) -> list[list[np.ndarray]]:
         out = super()._evaluate(params)
         noise = getattr(self, "noise", None) or [None] * len(out)
         return [[v[0] - n] + list(v[1:]) if n is not None else v for v, n in zip(out, noise)]

@@ -30,6 +30,10 @@ class Block:
     with_jacobian: bool
 
 
+#: parameter values: a sequence of floats or a 1-D array (refiners pass scipy's arrays)
+Params = Sequence[float] | np.ndarray
+
+
 class ResidualSystem:
     """All residual blocks of one candidate group on one choice of points."""
 
@@ -56,7 +60,7 @@ class ResidualSystem:
         return Block(kind, index, points, weight, lambdify(args, outputs), jacobian)
 
     # ------------------------------------------------------------ evaluation
-    def _evaluate(self, params: Sequence[float]) -> list[list[np.ndarray]]:
+    def _evaluate(self, params: Params) -> list[list[np.ndarray]]:
         a = np.asarray(params, dtype=float)
         key = a.tobytes()
         if key != self._cache_key:
@@ -69,11 +73,11 @@ class ResidualSystem:
             self._cache_key, self._cache = key, out
         return self._cache
 
-    def vector(self, a: Sequence[float] = ()) -> np.ndarray:
+    def vector(self, a: Params = ()) -> np.ndarray:
         """Weighted residual vector F(a) of the refit objective."""
         return np.concatenate([b.weight * vals[0] for b, vals in zip(self.blocks, self._evaluate(a))])
 
-    def jacobian(self, a: Sequence[float] = ()) -> np.ndarray:
+    def jacobian(self, a: Params = ()) -> np.ndarray:
         """Exact dF/da, rows matching :meth:`vector`."""
         parts = []
         for block, vals in zip(self.blocks, self._evaluate(a)):
@@ -81,7 +85,7 @@ class ResidualSystem:
                          else np.zeros((block.points.shape[0], 0)))
         return np.vstack(parts)
 
-    def raw(self, a: Sequence[float] = ()) -> list[tuple[Block, np.ndarray]]:
+    def raw(self, a: Params = ()) -> list[tuple[Block, np.ndarray]]:
         """Unweighted residual values per block."""
         return [(b, vals[0]) for b, vals in zip(self.blocks, self._evaluate(a))]
 

@@ -14,7 +14,7 @@ import json
 import math
 import pickle
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sympy as sp
@@ -35,6 +35,8 @@ from desyr.symbolic.expressions import expression_text
 from desyr.testing.helpers import make_candidate, make_context, make_problem, make_task, run_executor, run_teacher
 
 __all__ = ["ContractViolation", "check_component", "conformance_unit"]
+
+_T = TypeVar("_T")
 
 #: the small vocabulary a searcher is checked with (intersected with what it declares)
 CHECK_BINARY = ("+", "-", "*", "/")
@@ -108,7 +110,7 @@ def _check_json_safe(component: Any, value: Any, what: str) -> None:
                          "values with .tolist() or float())") from None
 
 
-def _run(component: Component, call: Callable[[], Any]) -> Any:
+def _run(component: Component, call: Callable[[], _T]) -> _T:
     """A component's call with the core's containment: any error is one line naming it."""
     try:
         with contained(component.role, component.name):

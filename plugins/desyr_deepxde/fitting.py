@@ -266,6 +266,7 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
     history, index = chosen.cb.history, chosen.index
     selected = history[index]
+    assert chosen.cb.scales is not None     # set by the first validation, before any history row
     info = {
         "teacher": "deepxde",
         "cached": False,

@@ -50,6 +50,10 @@ class Factor:
     rank: int
 
 
+#: the order of the terms of one cost level: degree, number of factors, powers, then the factors
+_LevelKey = tuple[int, int, tuple[int, ...], tuple[tuple[str | int | float, ...], ...]]
+
+
 @dataclass(frozen=True)
 class Term:
     """A product over the variables: ``v_i ** powers[i]`` times ``factors[i]`` (None: no factor)."""
@@ -292,10 +296,10 @@ def _cheapest_terms(options: list[list[tuple[int, int, Factor | None]]], degree:
     top = sum(o[-1][0] for o in options)
     chosen: list[Term] = []
     for budget in range(top + 1):
-        level: list[tuple[tuple, Term]] = []
+        level: list[tuple[_LevelKey, Term]] = []
 
         def walk(i: int, left: int, deg: int, busy: int, powers: tuple[int, ...],
-                 factors: tuple[Factor | None, ...], level: list[tuple[tuple, Term]] = level) -> None:
+                 factors: tuple[Factor | None, ...], level: list[tuple[_LevelKey, Term]] = level) -> None:
             if i == d:
                 if left == 0:
                     key = (sum(powers), sum(f is not None for f in factors), powers,

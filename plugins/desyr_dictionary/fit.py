@@ -48,7 +48,7 @@ class Fit:
     relative_residual: float
     refined: bool = False
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[tuple[str, ...], tuple[float, ...]]:
         used = {f.param for t in self.terms for f in t.factors if f}
         return (tuple(sorted(map(repr, self.terms))), tuple(round(self.params[p], 9) for p in sorted(used)))
 
@@ -117,7 +117,8 @@ def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: l
         for idx, value in zip(used, theta):
             p[idx] = float(value)
         r = least_squares_fit(columns(X, terms, p), y)[1]
-        return np.nan_to_num(r, nan=big, posinf=big, neginf=-big)
+        finite: np.ndarray = np.nan_to_num(r, nan=big, posinf=big, neginf=-big)
+        return finite
 
     theta0 = np.array([params[i] for i in used])
     r0 = residual(theta0)
@@ -169,7 +170,7 @@ def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[fl
     candidates and no fit adds it."""
     base, pool = ([terms[0]], terms[1:]) if intercept else ([], terms)
     fits: list[Fit] = []
-    seen: set[tuple] = set()
+    seen: set[tuple[tuple[str, ...], tuple[float, ...]]] = set()
 
     def add(fit: Fit) -> None:
         if math.isfinite(fit.relative_residual) and fit.key() not in seen:

@@ -47,7 +47,7 @@ class DaskExecutor(Executor):
     @property
     def workers(self) -> int:
         if self._client is not None and self._cluster is None:
-            return max(1, sum(self._client.nthreads().values()))
+            return max(1, int(sum(self._client.nthreads().values())))
         return int(self.settings["workers"] or usable_cores())
 
     def _connect(self) -> Any:

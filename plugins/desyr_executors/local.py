@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
 from typing import Any
 
 from desyr.plugin import Executor, Option, UnitFailure, serial_map, usable_cores
@@ -49,8 +50,8 @@ class ProcessExecutor(Executor):
     def workers(self) -> int:
         return int(self.settings["workers"] or usable_cores())
 
-    def _context(self):
-        method = self.settings["start_method"]
+    def _context(self) -> BaseContext:
+        method: str = self.settings["start_method"]
         if method == "auto":
             method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         return multiprocessing.get_context(method)
@@ -95,7 +96,7 @@ class ProcessExecutor(Executor):
                results: list[Any]) -> list[int]:
         """Run ``indices`` on a pool of ``size``; fill ``results``; return the units whose worker died."""
         pool = self._get_pool(size)
-        futures: dict[int, Future] = {}
+        futures: dict[int, Future[Any]] = {}
         lost: list[int] = []
         for i in indices:
             try:

@@ -127,7 +127,7 @@ def _no_consent(spec: str) -> ComponentError:
                           f"{ALLOW_ENV}=1")
 
 
-def load_callable(spec: Any) -> Callable:
+def load_callable(spec: Any) -> Callable[..., Any]:
     """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
     if not isinstance(spec, str) or ":" not in spec:
         raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {_short(spec)}")
@@ -193,4 +193,5 @@ def load_callable(spec: Any) -> Callable:
         why = _program_reason(home_name, str(getattr(obj, "__qualname__", "")))   # a program re-exported
         if why:
             raise _refuse(spec, why)
-    return obj
+    fn: Callable[..., Any] = obj
+    return fn

@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from desyr.plugin import ComponentError, Option, Teacher, TeacherModel
+from desyr.plugin import ComponentError, Option, Problem, RunContext, Teacher, TeacherModel
 from desyr_light_teachers.callables import ALLOW_ENV, _no_consent, _short, callable_allowed, load_callable
 
 __all__ = ["ALLOW_ENV", "CallableTeacher", "SamplesTeacher", "callable_allowed", "load_callable"]
@@ -45,15 +45,15 @@ def _finite(arr: np.ndarray, what: str) -> np.ndarray:
 
 
 def _as_values(Y: Any, n: int, n_fields: int, who: str) -> np.ndarray:
-    Y = _finite(_numeric(Y, f"{who}: the values"), f"{who}: the values")
-    if Y.ndim == 0:
-        Y = np.full((n, 1), float(Y))
-    if Y.ndim == 1:
-        Y = Y.reshape(-1, 1)
-    if Y.ndim != 2 or Y.shape[0] != n or Y.shape[1] != n_fields:
-        raise ComponentError(f"{who} gave values of shape {Y.shape}; expected ({n},) or ({n}, {n_fields}) "
+    values = _finite(_numeric(Y, f"{who}: the values"), f"{who}: the values")
+    if values.ndim == 0:
+        values = np.full((n, 1), float(values))
+    if values.ndim == 1:
+        values = values.reshape(-1, 1)
+    if values.ndim != 2 or values.shape[0] != n or values.shape[1] != n_fields:
+        raise ComponentError(f"{who} gave values of shape {values.shape}; expected ({n},) or ({n}, {n_fields}) "
                              f"for {n_fields} field(s)")
-    return Y
+    return values
 
 
 def _check_X(X: np.ndarray, d: int) -> np.ndarray:
@@ -83,7 +83,8 @@ class _Interpolant:
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         if self.d == 1:
-            return np.interp(X[:, 0], self.xs, self.ys)
+            line: np.ndarray = np.interp(X[:, 0], self.xs, self.ys)
+            return line
         out = np.asarray(self.linear(X), dtype=float).reshape(len(X))
         outside = ~np.isfinite(out)
         if outside.any():
@@ -92,7 +93,7 @@ class _Interpolant:
 
 
 class SamplesModel(TeacherModel):
-    def __init__(self, X: np.ndarray, Y: np.ndarray, fields: Sequence[str], info: dict) -> None:
+    def __init__(self, X: np.ndarray, Y: np.ndarray, fields: Sequence[str], info: dict[str, Any]) -> None:
         self.fields = list(fields)
         self.X, self.Y = X, Y
         self.d = X.shape[1]
@@ -107,7 +108,7 @@ class SamplesModel(TeacherModel):
         return dict(self._info)
 
 
-def _stacked(data, keys: set[str], whole: str, names: list[str], kind: str, path: Path) -> np.ndarray:
+def _stacked(data: Mapping[str, Any], keys: set[str], whole: str, names: list[str], kind: str, path: Path) -> np.ndarray:
     """Array ``whole`` (X or Y) if present, else the columns named by ``names``."""
     if whole in keys:
         arr = _npz_array(data, whole, path)
@@ -123,7 +124,7 @@ def _stacked(data, keys: set[str], whole: str, names: list[str], kind: str, path
     return np.column_stack(columns)
 
 
-def _npz_array(data, key: str, path: Path) -> np.ndarray:
+def _npz_array(data: Mapping[str, Any], key: str, path: Path) -> np.ndarray:
     try:
         raw = data[key]
     except Exception as exc:   # object arrays (pickles are refused), corrupt members
@@ -189,7 +190,7 @@ class SamplesTeacher(Teacher):
     options = {"path": Option(None, "the samples file, .npz (arrays X, Y or one per name) or .csv (header row)",
                               kind=str, nullable=True)}
 
-    def prepare(self, problem, context) -> TeacherModel:
+    def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         raw = self.settings["path"]
         if not raw:
             raise ComponentError("teacher 'samples' needs option path = \"file.npz\" or \"file.csv\"")
@@ -218,7 +219,7 @@ class SamplesTeacher(Teacher):
 
 
 class CallableModel(TeacherModel):
-    def __init__(self, fn: Callable, spec: str, d: int, fields: Sequence[str]) -> None:
+    def __init__(self, fn: Callable[..., Any], spec: str, d: int, fields: Sequence[str]) -> None:
         self.fn, self.spec, self.d, self.fields = fn, spec, d, list(fields)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -243,13 +244,13 @@ class CallableTeacher(Teacher):
     options = {"function": Option(None, "\"module:function\" of an installed module (needs --allow-callable "
                                         "or DESYR_ALLOW_CALLABLE=1)", kind=str, nullable=True)}
 
-    def __init__(self, **options) -> None:
+    def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         # Refuse at load, before any work or output, when the person running desyr did not consent.
         if self.settings["function"] is not None and not callable_allowed():
             raise _no_consent(self.settings["function"])
 
-    def prepare(self, problem, context) -> TeacherModel:
+    def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         spec = self.settings["function"]
         fn = load_callable(spec)
         model = CallableModel(fn, spec, problem.dim, problem.fields)

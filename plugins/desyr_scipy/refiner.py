@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +16,12 @@ from desyr.plugin import (
     METHOD,
     Candidate,
     Option,
+    Parameterization,
     PointSets,
     Problem,
     Refiner,
     RefitOutcome,
+    ResidualSystem,
     TiedRates,
     constant_nodes,
     for_refinement,
@@ -27,6 +30,9 @@ from desyr.plugin import (
     simplify_expression,
     tie_shared_rates,
 )
+
+#: a residual vector or its Jacobian as a function of the parameters
+_Function = Callable[[np.ndarray], np.ndarray]
 
 
 class _Timeout(Exception):
@@ -109,13 +115,13 @@ class ScipyRefiner(Refiner):
         return outcome
 
     # -------------------------------------------------------------- internals
-    def _tie_rates(self, exprs, problem: Problem) -> TiedRates:
+    def _tie_rates(self, exprs: Mapping[str, sp.Expr], problem: Problem) -> TiedRates:
         """Shared exponential rates become one parameter (coupled problems, paper §3.5)."""
         if len(exprs) < 2 or not self.settings["tie_shared_rates"]:
             return TiedRates(dict(exprs), [], [], [])
         return tie_shared_rates(exprs, problem.symbols)
 
-    def _parameterize(self, expr: sp.Expr, field: str):
+    def _parameterize(self, expr: sp.Expr, field: str) -> Parameterization:
         """The paper's parameterization, of the tree with redundant constant factors merged if that
         leaves fewer parameters: ``c1*x**3*(a + b*x)`` has a direction along which nothing changes
         (c1 against a and b), which stalls trust-region steps; ``expand_mul`` gives the same function
@@ -138,12 +144,13 @@ class ScipyRefiner(Refiner):
         extra = [x0 * (1.0 + sigma * rng.standard_normal(x0.shape)) for _ in range(int(self.settings["starts"]) - 1)]
         return [x0.copy()] + extra
 
-    def _multistart(self, residuals, x0, clock):
+    def _multistart(self, residuals: ResidualSystem, x0: np.ndarray, clock: float
+                    ) -> tuple[list[_Run], list[str], bool]:
         deadline = clock + float(self.settings["timeout"])
         runs: list[_Run] = []
         failures: list[str] = []
 
-        def fun(a):
+        def fun(a: np.ndarray) -> np.ndarray:
             if time.perf_counter() > deadline:
                 raise _Timeout
             return residuals.vector(a)
@@ -168,7 +175,7 @@ class ScipyRefiner(Refiner):
                     failures.append(f"start {k}: non-finite objective")
         return runs, failures, False
 
-    def _polish_best(self, residuals, runs: list[_Run], clock: float) -> list[_Run]:
+    def _polish_best(self, residuals: ResidualSystem, runs: list[_Run], clock: float) -> list[_Run]:
         """Replace the best run by its polished version (see :func:`polish`)."""
         steps = int(self.settings["polish_steps"])
         if not runs or steps == 0:
@@ -183,7 +190,7 @@ class ScipyRefiner(Refiner):
         polished = _Run(x, cost, best.status, best.nfev + used, best.message)
         return [polished if r is best else r for r in runs]
 
-    def _outcome(self, runs: list[_Run], failures: list[str], timed_out: bool, x0) -> RefitOutcome:
+    def _outcome(self, runs: list[_Run], failures: list[str], timed_out: bool, x0: np.ndarray) -> RefitOutcome:
         nfev = sum(r.nfev for r in runs)
         if not runs:
             if timed_out:
@@ -202,7 +209,7 @@ class ScipyRefiner(Refiner):
                             params=[float(v) for v in best.x], starts=len(runs))
 
 
-def polish(fun, jac, x, steps: int, deadline: float = float("inf")) -> tuple[np.ndarray, float, int]:
+def polish(fun: _Function, jac: _Function | None, x: np.ndarray, steps: int, deadline: float = float("inf")) -> tuple[np.ndarray, float, int]:
     """Gauss-Newton steps from a converged point, each kept only if it lowers 1/2 |F|^2.
 
     trf stops on relative tolerances (ftol = xtol = 1e-8 by default), which can leave an
@@ -235,7 +242,7 @@ def polish(fun, jac, x, steps: int, deadline: float = float("inf")) -> tuple[np.
     return x, cost, used
 
 
-def _central_jacobian(fun, x: np.ndarray) -> np.ndarray:
+def _central_jacobian(fun: _Function, x: np.ndarray) -> np.ndarray:
     h = np.cbrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(x))
     cols = []
     for j in range(x.size):

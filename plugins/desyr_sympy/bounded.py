@@ -13,7 +13,8 @@ import multiprocessing as mp
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any
 
 #: the longest error text kept in an attempt record (one line for reports)
@@ -28,7 +29,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-Call = tuple[Callable[..., Any], tuple]
+Call = tuple[Callable[..., Any], tuple[Any, ...]]
 
 
 def one_line(exc: BaseException) -> str:
@@ -36,11 +37,11 @@ def one_line(exc: BaseException) -> str:
     return text[:MAX_MESSAGE]
 
 
-def _context():
-    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+def _context() -> ForkContext | SpawnContext:
+    return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
 
 
-def _child(conn, fn: Callable[..., Any], args: tuple) -> None:
+def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
     try:
         conn.send(("ok", fn(*args), ""))
     except NotImplementedError as exc:
@@ -82,7 +83,8 @@ class _Running:
         if not self.receiver.poll():
             return "timeout", None, f"no answer within {self.limit:g} s"
         try:
-            return self.receiver.recv()
+            answer: tuple[str, Any, str] = self.receiver.recv()
+            return answer
         except (EOFError, OSError):
             self.process.join(1.0)
             return "error", None, f"the solver process ended without an answer (exit code {self.process.exitcode})"
@@ -118,6 +120,6 @@ def run_bounded(calls: Sequence[Call], time_limit: float, *, workers: int = 2,
     return results  # type: ignore[return-value]
 
 
-def call_bounded(fn: Callable[..., Any], args: tuple = (), time_limit: float = 10.0) -> Outcome:
+def call_bounded(fn: Callable[..., Any], args: tuple[Any, ...] = (), time_limit: float = 10.0) -> Outcome:
     """``fn(*args)`` in a child process, killed after ``time_limit`` seconds."""
     return run_bounded([(fn, args)], time_limit, workers=1)[0]

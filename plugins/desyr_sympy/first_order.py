@@ -9,10 +9,14 @@ the data are consistent.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from desyr_sympy.forms import (
+    Data,
     field_functions,
     jet_symbols,
     residuals,
@@ -21,8 +25,11 @@ from desyr_sympy.forms import (
     to_derivatives,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
 
-def applies(problem) -> str:
+
+def applies(problem: Problem) -> str:
     if problem.dim != 2 or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not one field in two variables"
     equation_jets = residuals(problem)[0].free_symbols & set(jet_symbols(problem))
@@ -35,12 +42,14 @@ def applies(problem) -> str:
     return ""
 
 
-def _field_data(problem):
-    field_symbol = problem.jet_symbol(problem.vocabulary.parse_jet(problem.fields[0]))
+def _field_data(problem: Problem) -> list[Data]:
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet (no derivatives)
+    field_symbol = problem.jet_symbol(jet)
     return [d for d in slice_data(problem) if d.operator == field_symbol]
 
 
-def characteristics(problem) -> list[dict[str, sp.Expr]]:
+def characteristics(problem: Problem) -> list[dict[str, sp.Expr]]:
     functions = field_functions(problem)
     (name, u), = functions.items()
     equation = to_derivatives(residuals(problem)[0], problem, functions)
@@ -56,7 +65,7 @@ def characteristics(problem) -> list[dict[str, sp.Expr]]:
     return out
 
 
-def _compose(general: sp.Expr, call: sp.Expr, data, variables) -> sp.Expr | None:
+def _compose(general: sp.Expr, call: sp.Expr, data: Data, variables: Iterable[sp.Symbol]) -> sp.Expr | None:
     """``general`` with its arbitrary function fixed so that ``u = data.value`` on the line."""
     (w,) = [v for v in variables if v != data.variable]
     on_line = general.subs(data.variable, data.at)

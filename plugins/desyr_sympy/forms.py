@@ -7,11 +7,14 @@ reading only the problem's public attributes.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
 
 #: functions the config parser accepts; a candidate using another one (erf, LambertW...)
 #: could not be written back as a config or a --candidate string
@@ -19,12 +22,12 @@ ALLOWED_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, s
                      sp.asin, sp.acos, sp.atan, sp.Abs)
 
 
-def jet_symbols(problem) -> dict[sp.Symbol, Any]:
+def jet_symbols(problem: Problem) -> dict[sp.Symbol, Any]:
     """Every jet symbol in the equations and constraints -> its Jet (field, wrt)."""
     return {problem.jet_symbol(j): j for j in problem.jets()}
 
 
-def field_functions(problem) -> dict[str, sp.Expr]:
+def field_functions(problem: Problem) -> dict[str, sp.Expr]:
     """Each field as an applied function of all variables, ``u(x, t)``.
 
     The prefix keeps a field named ``F`` or ``T`` apart from pdsolve's arbitrary
@@ -33,7 +36,7 @@ def field_functions(problem) -> dict[str, sp.Expr]:
     return {f: sp.Function(f"field_{f}")(*problem.symbols) for f in problem.fields}
 
 
-def to_derivatives(expr: sp.Expr, problem, functions: dict[str, sp.Expr]) -> sp.Expr:
+def to_derivatives(expr: sp.Expr, problem: Problem, functions: dict[str, sp.Expr]) -> sp.Expr:
     """Jets in ``expr`` -> derivatives of the applied field functions."""
     subs = {}
     for sym, jet in jet_symbols(problem).items():
@@ -56,7 +59,7 @@ def exact_number(value: float) -> sp.Expr:
     return guess if guess.is_real and abs(float(guess) - value) <= 1e-12 * max(1.0, abs(value)) else sp.Rational(value)
 
 
-def residuals(problem) -> list[sp.Expr]:
+def residuals(problem: Problem) -> list[sp.Expr]:
     """Each equation as ``lhs - forcing`` over jets and variables, floats made exact."""
     return [rational(eq.residual) for eq in problem.equations]
 
@@ -71,11 +74,11 @@ class Linear:
     def operator(self) -> sp.Expr:
         return sp.Add(*[c * j for j, c in self.coefficients.items()])
 
-    def constant_coefficients(self, variables) -> bool:
+    def constant_coefficients(self, variables: Iterable[sp.Symbol]) -> bool:
         return all(not (c.free_symbols & set(variables)) for c in self.coefficients.values())
 
 
-def split_linear(residual: sp.Expr, jets) -> Linear | None:
+def split_linear(residual: sp.Expr, jets: Iterable[sp.Symbol]) -> Linear | None:
     """The linear split of ``residual`` in ``jets``, or None when it is not linear."""
     jets = [j for j in jets if j in residual.free_symbols]
     coefficients = {}
@@ -92,7 +95,7 @@ def split_linear(residual: sp.Expr, jets) -> Linear | None:
     return Linear(coefficients, sp.expand(forcing))
 
 
-def linear_equation(problem) -> Linear:
+def linear_equation(problem: Problem) -> Linear:
     """The single equation's linear split; for solvers whose check has already said it is linear."""
     linear = split_linear(residuals(problem)[0], jet_symbols(problem))
     if linear is None:
@@ -110,7 +113,7 @@ class Data:
     at: sp.Expr
 
 
-def slice_data(problem) -> Iterator[Data]:
+def slice_data(problem: Problem) -> Iterator[Data]:
     """Constraints given on faces that fix exactly one variable (initial slices, walls)."""
     symbols = problem.vocabulary.var_symbols
     for c in problem.constraints:
@@ -132,7 +135,7 @@ class PointCondition:
     value: sp.Expr
 
 
-def point_conditions(problem) -> list[PointCondition] | None:
+def point_conditions(problem: Problem) -> list[PointCondition] | None:
     """Every constraint of a 1-D problem as a plain point value, or None if one is not
     (a Robin condition ``u_x + u``, a scaled jet, a value that is not a number)."""
     jets = jet_symbols(problem)
@@ -167,7 +170,7 @@ def terms(expr: sp.Expr) -> list[sp.Expr]:
     return list(sp.Add.make_args(sp.expand(expr)))
 
 
-def shape(term: sp.Expr, variables) -> sp.Expr:
+def shape(term: sp.Expr, variables: Iterable[sp.Symbol]) -> sp.Expr:
     """A term without its constant factors: ``-2*pi*sin(pi*x)`` -> ``sin(pi*x)``."""
     keep = [f for f in sp.Mul.make_args(term) if f.free_symbols & set(variables)]
     return sp.Mul(*keep)

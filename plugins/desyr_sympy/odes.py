@@ -13,6 +13,8 @@ Three solvers, each a pure function of the problem that runs in a bounded child:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import sympy as sp
 
 from desyr_sympy.forms import (
@@ -25,8 +27,11 @@ from desyr_sympy.forms import (
     to_derivatives,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
 
-def ode_applies(problem) -> str:
+
+def ode_applies(problem: Problem) -> str:
     """"" when the problem is an ODE or ODE system dsolve can be asked about, else why not."""
     if problem.dim != 1:
         return f"{problem.dim} independent variables"
@@ -35,11 +40,13 @@ def ode_applies(problem) -> str:
     return ""
 
 
-def ics_applies(problem) -> str:
+def ics_applies(problem: Problem) -> str:
     return ode_applies(problem) or ("" if point_conditions(problem) else "a condition is not a plain point value")
 
 
-def _equations(problem):
+def _equations(problem: Problem) -> tuple[Any, Any, dict[str, sp.Expr]]:
+    """The equations and the functions to solve for (one of each for a single ODE, lists for a
+    system), and every field's function."""
     functions = field_functions(problem)
     equations = [to_derivatives(r, problem, functions) for r in residuals(problem)]
     targets = [functions[f] for f in problem.fields]
@@ -48,12 +55,12 @@ def _equations(problem):
     return equations, targets, functions
 
 
-def dsolve_general(problem) -> list[dict[str, sp.Expr]]:
+def dsolve_general(problem: Problem) -> list[dict[str, sp.Expr]]:
     equations, targets, functions = _equations(problem)
     return explicit(sp.dsolve(equations, targets), functions)
 
 
-def dsolve_ics(problem) -> list[dict[str, sp.Expr]]:
+def dsolve_ics(problem: Problem) -> list[dict[str, sp.Expr]]:
     equations, targets, functions = _equations(problem)
     x = problem.symbols[0]
     ics = {}
@@ -64,7 +71,7 @@ def dsolve_ics(problem) -> list[dict[str, sp.Expr]]:
     return explicit(sp.dsolve(equations, targets, ics=ics), functions)
 
 
-def explicit(answer, functions: dict[str, sp.Expr]) -> list[dict[str, sp.Expr]]:
+def explicit(answer: Any, functions: dict[str, sp.Expr]) -> list[dict[str, sp.Expr]]:
     """dsolve's answer (an Eq, a list of branches, a system's list, a list of systems) as
     solutions field -> expression; implicit equations solved for the field where SymPy can."""
     by_function = {fn: name for name, fn in functions.items()}
@@ -89,7 +96,7 @@ def _solve_for(eq: sp.Equality, function: sp.Expr) -> list[sp.Expr]:
     return [s for s in sp.solve(eq, function) if not s.has(function)]
 
 
-def integrate_applies(problem) -> str:
+def integrate_applies(problem: Problem) -> str:
     """"" for one field with ``a * u^(n) = f(x)``, a constant, n >= 1."""
     if problem.dim != 1 or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not a single 1-D equation"
@@ -104,7 +111,7 @@ def integrate_applies(problem) -> str:
     return ""
 
 
-def integrate_source(problem) -> list[dict[str, sp.Expr]]:
+def integrate_source(problem: Problem) -> list[dict[str, sp.Expr]]:
     x = problem.symbols[0]
     linear = linear_equation(problem)
     (jet_symbol, coefficient), = [(j, c) for j, c in linear.coefficients.items() if c != 0]

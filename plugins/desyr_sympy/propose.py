@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from desyr_sympy import first_order, odes, separable
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
 
 
 @dataclass
@@ -40,8 +44,8 @@ class Proposals:
 @dataclass(frozen=True)
 class Solver:
     name: str
-    applies: Callable[[object], str]                     # "" or why not
-    solve: Callable[[object], list[dict[str, sp.Expr]]]  # runs in the bounded child
+    applies: Callable[[Problem], str]                     # "" or why not
+    solve: Callable[[Problem], list[dict[str, sp.Expr]]]  # runs in the bounded child
 
 
 #: cheap and most specific first, so an anytime caller sees the likeliest answer early
@@ -54,7 +58,7 @@ SOLVERS: tuple[Solver, ...] = (
 )
 
 
-def propose(problem, *, time_limit: float = 10.0, budget: float | None = None,
+def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
             solvers: Iterable[str] | None = None, workers: int | None = None) -> Proposals:
     """Candidates from every applicable exact solver; never raises for a solver's failure.
 
@@ -104,7 +108,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _applies(solver: Solver, problem) -> Attempt | None:
+def _applies(solver: Solver, problem: Problem) -> Attempt | None:
     """A record when the solver does not apply (or its check fails), None when it should run."""
     began = time.perf_counter()
     try:
@@ -114,7 +118,7 @@ def _applies(solver: Solver, problem) -> Attempt | None:
     return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason) if reason else None
 
 
-def _record(name: str, outcome: Outcome, problem, pool: Pool) -> Attempt:
+def _record(name: str, outcome: Outcome, problem: Problem, pool: Pool) -> Attempt:
     if outcome.status in ("timeout", "skipped"):
         return Attempt(name, outcome.seconds, outcome.status, outcome.message)
     if outcome.status == "error":
@@ -124,7 +128,7 @@ def _record(name: str, outcome: Outcome, problem, pool: Pool) -> Attempt:
     return _collect(name, outcome.value, problem, pool, outcome.seconds)
 
 
-def _collect(name: str, solutions, problem, pool: Pool, seconds: float) -> Attempt:
+def _collect(name: str, solutions: Iterable[Mapping[str, sp.Expr]], problem: Problem, pool: Pool, seconds: float) -> Attempt:
     added, dropped = 0, []
     for solution in solutions:
         candidate = free_constants(solution)

@@ -19,12 +19,17 @@ particular solution of that shape's ODE (dsolve).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from desyr_sympy.candidates import Seeds, free_rate, solver_constants
-from desyr_sympy.forms import jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
+from desyr_sympy.forms import Linear, jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,7 @@ class Shape:
     shape: sp.Expr           # a function of the other variables
 
 
-def applies(problem) -> str:
+def applies(problem: Problem) -> str:
     if problem.dim < 2 or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not one field in two or more variables"
     linear = split_linear(residuals(problem)[0], jet_symbols(problem))
@@ -42,7 +47,7 @@ def applies(problem) -> str:
     return ""
 
 
-def shapes(problem, linear) -> list[Shape]:
+def shapes(problem: Problem, linear: Linear) -> list[Shape]:
     variables = problem.symbols
     found: list[Shape] = []
     for data in slice_data(problem):
@@ -59,7 +64,7 @@ def shapes(problem, linear) -> list[Shape]:
     return list(dict.fromkeys(found))
 
 
-def _forcing_shape(term: sp.Expr, problem) -> Shape | None:
+def _forcing_shape(term: sp.Expr, problem: Problem) -> Shape | None:
     """The first variable (time first) of which ``term`` is a factor times a shape of the others."""
     time = [problem.vocabulary.var_symbols[problem.time]] if problem.time else []
     for v in time + [s for s in problem.symbols if s not in time]:
@@ -70,7 +75,7 @@ def _forcing_shape(term: sp.Expr, problem) -> Shape | None:
     return None
 
 
-def separate(problem) -> list[dict[str, sp.Expr]]:
+def separate(problem: Problem) -> list[dict[str, sp.Expr]]:
     linear = linear_equation(problem)
     field = problem.fields[0]
     s = sp.Dummy("s")
@@ -108,7 +113,8 @@ def separate(problem) -> list[dict[str, sp.Expr]]:
 _SAMPLES = (0.2360679774997897, 0.6180339887498949, 0.8541019662496845)
 
 
-def _varies(expr: sp.Expr, variables, problem, fixed: dict | None = None) -> bool:
+def _varies(expr: sp.Expr, variables: Iterable[sp.Symbol], problem: Problem,
+            fixed: dict[sp.Symbol, sp.Expr] | None = None) -> bool:
     """True when ``expr`` surely depends on ``variables`` on the box: a numerical look at three
     points, so that sp.simplify (seconds on a sum of modes) runs only on likely separations."""
     chosen = [(v, lo, hi) for v, (lo, hi) in zip(problem.symbols, problem.bounds) if v in set(variables)]
@@ -127,14 +133,14 @@ def _varies(expr: sp.Expr, variables, problem, fixed: dict | None = None) -> boo
     return max(abs(v - values[0]) for v in values) > 1e-9 * scale
 
 
-def _separates(expr: sp.Expr, variable: sp.Symbol, problem) -> bool:
+def _separates(expr: sp.Expr, variable: sp.Symbol, problem: Problem) -> bool:
     others = set(problem.symbols) - {variable}
     if _varies(expr, others, problem, {variable: sp.Float(0.3819660112501051)}):
         return False
     return not (sp.simplify(expr).free_symbols & others)
 
 
-def _characteristic(problem, linear, item: Shape, s: sp.Dummy) -> sp.Poly | None:
+def _characteristic(problem: Problem, linear: Linear, item: Shape, s: sp.Dummy) -> sp.Poly | None:
     """``P(s)`` with ``L[exp(s v) h] = P(s) exp(s v) h``, or None when ``h`` does not separate."""
     trial = sp.exp(s * item.variable) * item.shape
     ratio = problem.apply(linear.operator(), {problem.fields[0]: trial}) / trial
@@ -147,7 +153,7 @@ def _characteristic(problem, linear, item: Shape, s: sp.Dummy) -> sp.Poly | None
 
 
 def _roots(polynomial: sp.Poly) -> dict[sp.Expr, int]:
-    found = sp.roots(polynomial)
+    found: dict[sp.Expr, int] = sp.roots(polynomial)
     if sum(found.values()) < polynomial.degree():
         found = {}
         for r in polynomial.nroots():
@@ -155,9 +161,11 @@ def _roots(polynomial: sp.Poly) -> dict[sp.Expr, int]:
     return found
 
 
-def _basis(polynomial: sp.Poly, s, v: sp.Symbol, seeds: Seeds | None) -> list[sp.Expr]:
+def _basis(polynomial: sp.Poly, s: sp.Dummy, v: sp.Symbol, seeds: Seeds | None) -> list[sp.Expr]:
     """Solutions of ``P(d/dv) T = 0``; with ``seeds``, every nonzero rate a float."""
-    rate = (lambda r: free_rate(r, seeds)) if seeds is not None else (lambda r: r)
+    def rate(r: sp.Expr) -> sp.Expr:
+        return free_rate(r, seeds) if seeds is not None else r
+
     out = []
     for root, multiplicity in _roots(polynomial).items():
         re, im = sp.re(root), sp.im(root)
@@ -172,7 +180,7 @@ def _basis(polynomial: sp.Poly, s, v: sp.Symbol, seeds: Seeds | None) -> list[sp
     return out
 
 
-def _particular(polynomial: sp.Poly, source: sp.Expr, v: sp.Symbol, s) -> sp.Expr:
+def _particular(polynomial: sp.Poly, source: sp.Expr, v: sp.Symbol, s: sp.Dummy) -> sp.Expr:
     """A solution of ``P(d/dv) T = source(v)`` (0 for no source)."""
     source = sp.simplify(source)
     if source == 0:
