@@ -8,8 +8,8 @@ Read top to bottom, ``run`` is the method in stage order.
 """
 from __future__ import annotations
 
-from desyr.api.ends import write_result
-from desyr.api.pipeline import Execution, refine, run
+from desyr.api.ends import Execution, write_result
+from desyr.api.pipeline import refine, run
 from desyr.config.loading import load_problem
 from desyr.model.result import Result, load_result
 
