@@ -26,11 +26,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from desyr.config.components import searcher_names
-from desyr.config.spec import RunSpec, frozen, section_settings, thawed
+from desyr.config.spec import RunSpec, frozen, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher, Teacher
-from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
 
@@ -44,9 +43,9 @@ class Policy:
     steps: tuple[str, ...]
 
 
-def policy(config: Problem | RunSpec, budget: float | None) -> Policy | None:
+def policy(spec: RunSpec, budget: float | None) -> Policy | None:
     """The escalation policy of a run (``budget`` overrides ``[escalation] budget``); None: one attempt."""
-    sec = config.escalation if isinstance(config, RunSpec) else section_settings(config, "escalation")
+    sec = spec.escalation
     seconds = sec.budget if budget is None else budget
     if seconds is None:
         return None

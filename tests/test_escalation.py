@@ -2,6 +2,8 @@
 import json
 
 import pytest
+
+from desyr.config.spec import read_spec
 from helpers import POLY_ONLY, write_config
 
 from desyr.api import run
@@ -19,9 +21,9 @@ def test_enrichment_ladder_is_documented_order():
 
 
 def test_no_budget_means_one_attempt():
-    assert policy(make_problem(POLY_ONLY), None) is None
+    assert policy(read_spec(make_problem(POLY_ONLY)), None) is None
     with pytest.raises(ConfigError, match="positive"):
-        policy(make_problem(POLY_ONLY), -1.0)
+        policy(read_spec(make_problem(POLY_ONLY)), -1.0)
 
 
 def test_unknown_step_is_a_config_error(tmp_path):

@@ -46,15 +46,15 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     # Components are chosen (and their options checked) before the output folder is touched.
     solvers = exact_searchers(registry, spec.solvers)
     found, teacher = _run_components(registry, spec)
-    execution = execution or _python_default(registry, problem)
+    execution = execution or _python_default(registry, spec)
     with out_lock(out):
         clock = time.perf_counter()
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
-        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers) if solvers else None
+        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
             return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots)
         if rule is None:
-            s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run")
+            s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run", spec)
             result, model = _attempt(s, problem, found, teacher)
             return _write(s, _with_exact(result, exact, (time.perf_counter() - clock) - _spent(exact)), model,
                           out, plots)
@@ -87,11 +87,11 @@ class _Exact:
 
 
 def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
-                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher]) -> _Exact:
+                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher], spec: RunSpec) -> _Exact:
     """Stage 0, then Stages B and C on its proposals, in this process (there are few of them)."""
     clock = time.perf_counter()
     here = Execution(executor=registry.in_process_executor())
-    s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run")
+    s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run", spec)
     solved = propose_candidates(solvers, s.ctx.problem, s.spec.solvers.time_limit)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
@@ -225,13 +225,14 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
     return _finish("refine", s, stages), taught.model if taught else None
 
 
-def _python_default(registry: Registry, problem: Problem) -> Execution:
+def _python_default(registry: Registry, config: Problem | RunSpec) -> Execution:
     """Called from Python without ``execution=``: units run in process unless the config's
     ``[execution]`` names an executor. Worker processes would import the calling script again
     (an unguarded script would run twice) and cannot see classes defined in it or in a
     notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
     The command line passes its own execution settings (default: the local cores)."""
-    if section_settings(problem, "execution").plugin is None:
+    execution = config.execution if isinstance(config, RunSpec) else section_settings(config, "execution")
+    if execution.plugin is None:
         return Execution(executor=registry.in_process_executor())
     return Execution()
 

@@ -107,10 +107,15 @@ def method_constants(problem: Problem, registry: Registry | None = None) -> Meth
     """The method's constants for this config: the declared defaults, with what the config sets for
     ``[selection] exact_tolerance`` and for the options that the chosen refiner and the configured
     gates declare as overriding a constant (``Component.method_fields``)."""
-    selection = read_section(problem, "selection")
+    return constants_of(read_section(problem, "selection"), read_section(problem, "refine"), registry,
+                        _source(problem))
+
+
+def constants_of(selection: Mapping[str, Any], refine: Mapping[str, Any], registry: Registry | None,
+                 source: str) -> MethodConstants:
+    """:func:`method_constants` from the checked ``[selection]`` and ``[refine]`` tables."""
     values: dict[str, Any] = {"exact_tolerance": selection["exact_tolerance"]}
     registry = registry if registry is not None else _registry()
-    refine = read_section(problem, "refine")
     tables = [("refiner", refine["plugin"], refine["options"], "[refine.options]")]
     tables += [("gate", name, table, f"[selection.options.{name}]") for name, table in selection["options"].items()]
     for role, name, table, where in tables:
@@ -121,7 +126,7 @@ def method_constants(problem: Problem, registry: Registry | None = None) -> Meth
                 values[constant] = given[option]
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
-            raise ConfigError(f"{_source(problem)}: {key} must be a finite number >= 0, got {value!r}")
+            raise ConfigError(f"{source}: {key} must be a finite number >= 0, got {value!r}")
     return replace(METHOD, **{k: float(v) for k, v in values.items()})  # type: ignore[arg-type]
 
 

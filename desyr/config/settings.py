@@ -125,13 +125,13 @@ def read_section(problem: Problem, name: str) -> dict[str, Any]:
         raise ConfigError(f"{problem.source}: {exc}") from None
 
 
-def check_sections(problem: Problem) -> None:
-    """Every declared section of the config, checked before any work starts."""
+def check_sections(problem: Problem) -> dict[str, dict[str, Any]]:
+    """Every declared section of the config, checked before any work starts; the checked tables."""
     _refuse_scheduler(problem)
-    for name in SECTIONS:
-        read_section(problem, name)
-    if any(k < 1 for k in read_section(problem, "coupled")["multiples"]):
+    tables = {name: read_section(problem, name) for name in SECTIONS}
+    if any(k < 1 for k in tables["coupled"]["multiples"]):
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
+    return tables
 
 
 def _refuse_scheduler(problem: Problem) -> None:

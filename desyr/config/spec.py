@@ -163,11 +163,12 @@ def section_settings(problem: Problem, name: str) -> Any:
 
 def read_spec(problem: Problem, registry: Registry | None = None) -> RunSpec:
     """The config checked (every section, before any work) and read into a :class:`RunSpec`."""
-    from desyr.config.components import method_constants
+    from desyr.config.components import constants_of
 
-    check_sections(problem)
-    typed = {name: section_settings(problem, name) for name in _SECTION_TYPES}
-    return RunSpec(problem=problem, method=method_constants(problem, registry), **typed)
+    tables = check_sections(problem)      # every section checked, and read, once
+    typed = {name: _SECTION_TYPES[name].of(tables[name]) for name in _SECTION_TYPES}
+    method = constants_of(tables["selection"], tables["refine"], registry, problem.source)
+    return RunSpec(problem=problem, method=method, **typed)
 
 
 def config_hash(spec: RunSpec) -> str:
