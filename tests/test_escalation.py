@@ -2,12 +2,11 @@
 import json
 
 import pytest
-
-from desyr.config.spec import read_spec
 from helpers import POLY_ONLY, write_config
 
 from desyr.api import run
 from desyr.config.loading import load_problem
+from desyr.config.spec import read_spec
 from desyr.errors import ConfigError
 from desyr.escalation import enrichment_steps, policy
 from desyr.runtime.progress import Progress
