@@ -8,8 +8,9 @@ import pytest
 import sympy as sp
 
 from desyr.config.loading import problem_from_dict
+from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
-from desyr.model.result import CandidateRecord, candidate_record
+from desyr.model.result import CandidateRecord
 from desyr.stages.refit import _stored, apply_refit_record
 
 x = sp.Symbol("x")

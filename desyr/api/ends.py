@@ -19,6 +19,7 @@ from desyr.config.spec import RunSpec, config_hash, read_spec, thawed
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Gate, Refiner, TeacherModel
+from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate
 from desyr.model.context import CoupledInfo, RunContext, SearchInfo
 from desyr.model.outcomes import Outcome, Selection, TeacherOutcome
@@ -32,7 +33,6 @@ from desyr.model.result import (
     Residuals,
     Result,
     SelectionRecord,
-    candidate_record,
 )
 from desyr.runtime.atomic import write_text_atomic
 from desyr.runtime.execution import Units, make_executor
