@@ -378,31 +378,3 @@ def test_refine_out_that_is_a_file_is_one_line_error(workdir):
     assert rc == 2
     assert_contract(rc, out, err, "--out file")
     assert target.read_text(encoding="utf-8") == "keep me"
-
-
-@pytest.mark.parametrize("argv,creates_out", [
-    (["bench", "no_such_problem_zz", "--quiet"], False),
-    (["bench", "paper:no_such_problem_zz", "--quiet"], False),
-    (["bench", "missing/config.toml", "--quiet"], False),
-    (["bench", "--quiet"], False),
-    (["bench", "paper:sine_poisson_1d", "--seeds=0", "--quiet"], False),
-    (["bench", "paper:sine_poisson_1d", "--seeds=-1", "--quiet"], False),
-    (["bench", "paper:sine_poisson_1d", "--timeout=nan", "--quiet"], False),
-    (["bench", "paper:sine_poisson_1d", "--timeout=-5", "--quiet"], False),
-])
-def test_bench_bad_input_is_one_line_error_without_side_effects(tmp_path, argv, creates_out):
-    out = tmp_path / "bench_out"
-    rc, stdout, err = cli(*argv, f"--out={out}")
-    assert rc == 2, err
-    assert_contract(rc, stdout, err, argv)
-    assert out.exists() == creates_out
-
-
-def test_bench_out_that_is_a_file_is_one_line_error(tmp_path):
-    target = tmp_path / "not_a_dir"
-    target.write_text("keep me", encoding="utf-8")
-    rc, stdout, err = cli("bench", "paper:sine_poisson_1d", f"--out={target}", "--quiet")
-    assert rc == 2, err
-    assert_contract(rc, stdout, err, "bench --out file")
-    assert target.read_text(encoding="utf-8") == "keep me"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_dir"]
