@@ -92,9 +92,9 @@ def registry():
 
 
 def config(solvers: str) -> str:
-    sections = ('[teacher]\nplugin = "s0_teacher"\n[search]\nplugin = "s0_one_sine"\nunary = ["sin"]\nruns = 1\n'
-                f'[solvers]\nenabled = true\nplugins = [{solvers}]\n')
-    return make_problem().config_text.replace("[points]", sections + "[points]")
+    sections = '[teacher]\nplugin = "s0_teacher"\n[search]\nplugin = "s0_one_sine"\nunary = ["sin"]\nruns = 1\n'
+    return make_problem().config_text.replace("[points]", sections + "[points]").replace(
+        "[solvers]\nenabled = false", f"[solvers]\nenabled = true\nplugins = [{solvers}]")
 
 
 def test_a_verified_proposal_ends_the_run_before_any_teacher(registry, tmp_path):

@@ -87,9 +87,8 @@ SECTIONS: dict[str, dict[str, Option]] = {
                             low=1, high=16),
     },
     "solvers": {
-        "enabled": Option(False, "try the exact searchers (e.g. SymPy's dsolve) in a first attempt, before any "
-                          "teacher is trained; a verified candidate ends the run there (on by default once "
-                          "issue 22 lands)", kind=bool),
+        "enabled": Option(True, "try the exact searchers (e.g. SymPy's dsolve) in a first attempt, before any "
+                          "teacher is trained; a verified candidate ends the run there", kind=bool),
         "plugins": Option(None, "exact searchers to try, in order; None: every installed one", kind=list, item=str,
                           nullable=True),
         "time_limit": Option(10.0, "seconds for each solver call (a call past it is stopped and recorded)",

@@ -127,8 +127,9 @@ def _no_consent(spec: str) -> ComponentError:
                           f"{ALLOW_ENV}=1")
 
 
-def load_callable(spec: Any) -> Callable[..., Any]:
-    """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
+def check_spec(spec: Any) -> tuple[str, str]:
+    """``spec``'s module and attribute, after every check that needs no import (the shape, the
+    opt-in, the module's name); a run calls it at load, so a refused function stops it before any work."""
     if not isinstance(spec, str) or ":" not in spec:
         raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {_short(spec)}")
     module_name, _, attr = spec.partition(":")
@@ -147,6 +148,12 @@ def load_callable(spec: Any) -> Callable[..., Any]:
     why = _program_reason(module_name, attr)
     if why:
         raise _refuse(spec, why)
+    return module_name, attr
+
+
+def load_callable(spec: Any) -> Callable[..., Any]:
+    """Import ``module:attr`` after the opt-in and origin checks; every failure is one ComponentError."""
+    module_name, attr = check_spec(spec)
     try:
         found = importlib.util.find_spec(module_name)
     except BaseException as exc:

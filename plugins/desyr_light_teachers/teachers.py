@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from desyr.plugin import ComponentError, Option, Problem, RunContext, Teacher, TeacherModel
-from desyr_light_teachers.callables import ALLOW_ENV, _no_consent, _short, callable_allowed, load_callable
+from desyr_light_teachers.callables import ALLOW_ENV, _short, callable_allowed, check_spec, load_callable
 
 __all__ = ["ALLOW_ENV", "CallableTeacher", "SamplesTeacher", "callable_allowed", "load_callable"]
 
@@ -247,8 +247,8 @@ class CallableTeacher(Teacher):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         # Refuse at load, before any work or output, when the person running desyr did not consent.
-        if self.settings["function"] is not None and not callable_allowed():
-            raise _no_consent(self.settings["function"])
+        if self.settings["function"] is not None:
+            check_spec(self.settings["function"])
 
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         spec = self.settings["function"]
