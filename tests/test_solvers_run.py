@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 from desyr.api import run
+from desyr.config.spec import read_spec
 from desyr.extension.registry import load_registry
 from desyr.model.result import load_result
 from desyr.plugin import (
@@ -130,7 +131,13 @@ def test_an_unknown_exact_searcher_is_a_config_error(registry):
         run(make_problem(config('"s0_one_sine"')), registry=registry, plots=False)
 
 
-def test_stage_0_is_off_unless_enabled(registry):
+def test_stage_0_is_on_by_default(registry):
+    text = make_problem().config_text.replace("[solvers]\nenabled = false\n", "")
+    assert "[solvers]" not in text
+    assert read_spec(make_problem(text), registry).solvers.enabled is True
+
+
+def test_stage_0_is_off_when_disabled(registry):
     CountingTeacher.trained = 0
     text = config('"s0_table"').replace("enabled = true", "enabled = false")
     result = run(make_problem(text), registry=registry, plots=False)
@@ -142,7 +149,7 @@ def test_the_sympy_searcher_proves_a_damped_oscillator_through_the_cli(tmp_path)
     import subprocess
 
     config_path = tmp_path / "damped.toml"
-    config_path.write_text('extends = "examples:damped_oscillator"\n[solvers]\nenabled = true\n', encoding="utf-8")
+    config_path.write_text('extends = "examples:damped_oscillator"\n', encoding="utf-8")    # default settings
     done = subprocess.run([sys.executable, "-m", "desyr", "run", str(config_path), "--out", str(tmp_path / "r"),
                            "--no-plots", "--quiet"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

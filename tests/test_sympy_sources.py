@@ -172,7 +172,8 @@ PROBLEMS = {
 #: the solver expected to give the exact candidate of each problem
 SOURCES = {"damped_oscillator": "dsolve", "bvp": "integrate", "logistic": "dsolve", "linear_pair": "dsolve",
            "beam": "integrate", "heat": "separable", "advection": "characteristics",
-           "wave": "separable", "laplace": "separable", "diffusion": "separable", "fokker_planck": "separable"}
+           "wave": "separable", "laplace": "separable", "diffusion": "separable", "fokker_planck": "separable",
+           "nguyen5": "integrate"}
 
 
 #: bundled examples of the other separable families (wave, Laplace), a forcing that separates
@@ -181,7 +182,13 @@ EXAMPLES = {"wave": "examples/11_wave_two_modes.toml", "laplace": "examples/05_l
             "diffusion": "problems/06_diffusion.toml", "fokker_planck": "problems/09b_fokker_planck_2.toml"}
 
 
+#: SSDE's Poisson problems: sources whose terms have no elementary integral one by one
+PEERS = {"nguyen5": Path(__file__).resolve().parents[1] / "bench" / "peers" / "ssde" / "nguyen5.toml"}
+
+
 def load(name: str):
+    if name in PEERS:
+        return problem_from_toml(PEERS[name].read_text(), name)
     if name in EXAMPLES:
         return problem_from_toml((PAPER / EXAMPLES[name]).read_text(), name)
     text = "\n".join(line.strip() for line in PROBLEMS[name].splitlines())

@@ -25,6 +25,7 @@ from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
 from desyr.stages.solve import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.teach import make_teacher, teach, with_teacher
+from desyr.verify.child import start_verifier
 
 #: verdicts that end a run at the exact attempt
 SOLVED = ("proved", "verified")
@@ -49,6 +50,8 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     execution = execution or _python_default(registry, spec)
     with out_lock(out):
         clock = time.perf_counter()
+        if problem.config_text:
+            start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
@@ -197,6 +200,8 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     with out_lock(out):
         s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(registry, problem),
                    "refine")
+        if problem.config_text:
+            start_verifier()
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
         return _write(s, result, model, out, plots)

@@ -37,8 +37,8 @@ def simplifiable(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES) -> bool:
 CLEAN_TOL = METHOD.clean_term_tolerance
 
 
-class _OutOfTime(Exception):
-    pass
+class _OutOfTime(BaseException):
+    """Not an Exception: SymPy catches ``Exception`` in places, and the limit must not be swallowed there."""
 
 
 @contextlib.contextmanager
@@ -54,7 +54,8 @@ def _alarm(seconds: float) -> Iterator[None]:
         raise _OutOfTime
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # repeating: should the first signal land where something swallows it, the next one ends the block
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
     finally:

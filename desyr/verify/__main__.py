@@ -10,13 +10,26 @@ import sys
 MAX_REQUEST = 16 * 1024 * 1024
 
 
+def _request_text() -> str:
+    """The request: its first line when that is a whole JSON document (a run's verifier answers once
+    that line arrives, without waiting for the end of the input), else everything up to the end."""
+    text = sys.stdin.readline(MAX_REQUEST + 1)
+    if len(text) <= MAX_REQUEST:
+        try:
+            json.loads(text)
+            return text
+        except (ValueError, RecursionError):
+            pass
+    return text + sys.stdin.read(MAX_REQUEST + 1 - len(text))
+
+
 def main() -> int:
     from desyr.errors import DesyrError
     from desyr.symbolic.expressions import ExpressionError
     from desyr.verify.verdict import decide
 
     try:
-        text = sys.stdin.read(MAX_REQUEST + 1)
+        text = _request_text()
         if len(text) > MAX_REQUEST:
             raise DesyrError(f"the request is larger than {MAX_REQUEST} bytes")
         try:

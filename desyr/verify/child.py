@@ -7,6 +7,7 @@ the verdict on standard output.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -41,20 +42,56 @@ def verifier_env() -> dict[str, str]:
     return {**env, **PINNED}
 
 
+#: a verifier started ahead of its request (:func:`start_verifier`); each process answers one request
+_spare: subprocess.Popen[str] | None = None
+
+
+def _started() -> subprocess.Popen[str]:
+    return subprocess.Popen(verifier_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=verifier_env(), cwd=Path(__file__).parent)
+
+
+def start_verifier() -> None:
+    """Start the next request's verifier now: its imports (about a second) then overlap the run's own
+    work instead of following it. The process is the same one :func:`request_verdict` would start."""
+    global _spare
+    if _spare is None or _spare.poll() is not None:
+        try:
+            _spare = _started()
+        except OSError:         # request_verdict starts one, and reports the failure
+            _spare = None
+
+
+@atexit.register
+def _stop_spare() -> None:
+    if _spare is not None and _spare.poll() is None:
+        _spare.kill()
+        _spare.communicate()
+
+
 def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
     """The verdict of a separate verifier process for ``request``; VerifierError when there is none."""
+    global _spare
+    process, _spare = _spare, None
+    # One line: a forked child of this process may hold the pipe open, so the verifier must not wait
+    # for the end of its input (JSON without indentation has no newline).
+    line = json.dumps(request, allow_nan=False) + "\n"
     try:
-        done = subprocess.run(verifier_command(), input=json.dumps(request, allow_nan=False), capture_output=True,
-                              text=True, timeout=timeout, env=verifier_env(), cwd=Path(__file__).parent, check=False)
+        if process is None or process.poll() is not None:
+            process = _started()
+        out, err = process.communicate(line, timeout=timeout)
     except subprocess.TimeoutExpired:
+        assert process is not None
+        process.kill()
+        process.communicate()
         raise VerifierError(f"the verifier gave no verdict within {timeout:g} s") from None
     except (OSError, ValueError) as exc:
         raise VerifierError(f"the verifier could not be started: {exc}") from None
-    if done.returncode != 0:
-        lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
-        last = lines[-1] if lines else f"exit status {done.returncode}"
+    if process.returncode != 0:
+        lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+        last = lines[-1] if lines else f"exit status {process.returncode}"
         raise VerifierError(last.removeprefix("desyr: error: "))
-    return checked_verdict(done.stdout)
+    return checked_verdict(out)
 
 
 def checked_verdict(text: str) -> dict[str, Any]:
