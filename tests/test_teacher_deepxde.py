@@ -236,3 +236,19 @@ def test_time_dependent_multifield_float64_smoke(tmp_path):
     assert len(info["scales"]) == 2 + 4 and info["network_inputs"] == ["x", "t"]
     with pytest.raises(ComponentError, match="loss_weights needs 6"):
         DeepXDETeacher(loss_weights=[1, 1], adam_steps=1).prepare(problem, ctx)
+
+
+@pytest.mark.slow
+def test_a_deadline_stops_training_keeps_the_best_checkpoint_and_is_not_cached(tmp_path):
+    problem = load_problem_file(SINE)
+    options = {**read_toml(SINE)["teacher"]["options"], "adam_steps": 200_000, "lbfgs_steps": 1000,
+               "checkpoint_every": 50}
+    ctx = RunContext(problem, make_point_sets(problem), cache_dir=tmp_path, deadline=time.time() + 3.0)
+    t0 = time.perf_counter()
+    model = DeepXDETeacher(**options).prepare(problem, ctx)
+    seconds = time.perf_counter() - t0
+    info = model.info()
+    assert info["stopped_at_deadline"] is True and seconds < 30
+    assert info["history"][-1][0] < 200_000 and len(info["networks"]) == 1     # no L-BFGS, no second network
+    assert info["S_val_selected"] == min(h[2] for h in info["history"])
+    assert not list((tmp_path / "deepxde").glob("*.pt"))                       # a cut-short teacher is no entry

@@ -15,6 +15,7 @@ from desyr.escalation import attempt_record
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
+from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.atomic import out_lock
@@ -49,7 +50,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     found, teacher = _run_components(registry, spec)
     execution = execution or _python_default(registry, spec)
     with out_lock(out):
-        clock = time.perf_counter()
+        clock, started = time.perf_counter(), time.time()
         if problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
@@ -66,9 +67,11 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
                                              "different config, so none is stored); the run starts afresh")
 
+        wall = started + rule.budget        # stage 0 included
+
         def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
             s = _start(problem, seed, registry, None, progress, cache_dir, retrain, execution, "run", variant)
-            result, model = _attempt(s, problem, *_run_components(registry, variant))
+            result, model = _attempt(s, problem, *_run_components(registry, variant), wall)
             return result, (s, model)
 
         # the exact attempt spent part of the budget
@@ -146,20 +149,42 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher
+def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher, wall: float | None = None
              ) -> tuple[Result, TeacherModel | None]:
     with s.units.executor:
-        return _run(s, problem, found, teacher)
+        return _run(s, problem, found, teacher, wall)
 
 
-def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher) -> tuple[Result, TeacherModel]:
-    """The method in stage order, for one field and for several."""
-    ctx = s.ctx
+#: under a budget: the part of an attempt's time kept for Stage B, the gates and the verdict; of the
+#: rest, the teacher's share, then the searches' share of what the teacher left
+END_SHARE, TEACHER_SHARE, SEARCH_SHARE = 0.2, 0.5, 0.6
+#: seconds before the wall at which Stage B stops starting refits (the gates and the verdict follow)
+VERDICT_SECONDS = 3.0
+
+
+def _until(ctx: RunContext, end: float | None, share: float = 1.0) -> RunContext:
+    """``ctx`` with a deadline at ``share`` of the time left before ``end`` (``time.time()``)."""
+    if end is None:
+        return ctx
+    now = time.time()
+    return replace(ctx, deadline=now + share * max(end - now, 0.0))
+
+
+def _stage_a_end(wall: float | None) -> float | None:
+    """When the teacher and the searches must be done: before the part of the time kept for the end."""
+    return None if wall is None else wall - END_SHARE * max(wall - time.time(), 0.0)
+
+
+def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher, wall: float | None
+         ) -> tuple[Result, TeacherModel]:
+    """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
+    ctx, stage_a_end = s.ctx, _stage_a_end(wall)
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
-    taught = teach(s.registry, ctx, teacher)
+    taught = teach(s.registry, _until(ctx, stage_a_end, TEACHER_SHARE), teacher)
     ctx = with_teacher(ctx, taught)
     _store_teacher(s, taught)
-    searched = search_fields(found, s.spec.search, ctx)
+    searched = search_fields(found, s.spec.search, _until(ctx, stage_a_end, SEARCH_SHARE))
+    ctx = _until(ctx, None if wall is None else wall - VERDICT_SECONDS)     # Stage B starts no refit after it
     pooled, search = pool_searches(searched, problem.fields, [f.name for f in found])
     ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
                          f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
@@ -180,8 +205,9 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher)
         # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
         screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
         selection = run_gates(groups.pool, s.gates, screening)
-        # Stage B again, for the chosen group alone on the full set
-        winner = refit_winner(selection, s.refiner, ctx)
+        # Stage B again, for the chosen group alone on the full set (past the budget's wall too: it is
+        # the result)
+        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=None))
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
                        screen=groups.seconds + screened.seconds + selection.seconds)

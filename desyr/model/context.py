@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +87,13 @@ class RunContext:
     progress: Progress = field(default_factory=Progress)
     # desyr.runtime.execution.Units: where units run and the run store (Any: the model does not import the executors)
     units: Any = None
+    #: ``time.time()`` by which the component's stage should return its best so far (``--budget``);
+    #: None: no wall. A teacher that trains in steps checks it between them (docs/escalation.md).
+    deadline: float | None = None
+
+    def seconds_left(self) -> float:
+        """Seconds to ``deadline`` (infinite without one; never negative)."""
+        return math.inf if self.deadline is None else max(self.deadline - time.time(), 0.0)
 
     @property
     def has_teacher(self) -> bool:

@@ -114,6 +114,9 @@ def _unit_context(ctx: RunContext) -> RunContext:
 def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     """One candidate's refit, measurement and checked cleaning as a JSON-safe record."""
     refiner, cand, ctx = item
+    if ctx.deadline is not None and time.time() >= ctx.deadline:
+        # shortest first: under a budget the simplest candidates are the ones refit (--budget)
+        return _failed_record(OUT_OF_TIME)
     cand = copy.copy(cand)
     try:
         outcome = checked_outcome(refiner.refine(cand, ctx.problem, ctx.points), refiner.name)
@@ -169,6 +172,10 @@ def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext) -> Reduce
         outcome = checked_outcome(capped[0].refine(probe, ctx.problem, ctx.points), refiner.name)
         return outcome.status, _checked_expressions(outcome, probe, ctx.problem)
     return refit
+
+
+#: the reason of a candidate left unrefit because the run's budget was spent
+OUT_OF_TIME = "not refit: the run's budget was spent before its turn"
 
 
 def _failed_record(reason: str) -> dict[str, Any]:

@@ -129,6 +129,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     label = "+".join(s.name for s in searchers)
     info = SearchInfo(label, seeds, list(settings.binary), list(settings.unary), int(settings.max_size))
     units = ctx.units or serial_units()
+    cap = _seconds_per_search(ctx, len(problem.fields) * len(searchers) * len(seeds), units.executor.workers)
     named = []
     for j, field in enumerate(problem.fields):
         values = ctx.teacher_values[:, j]
@@ -139,8 +140,8 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
             for seed in seeds:
                 task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
                                   binary=list(settings.binary), unary=list(settings.unary),
-                                  max_size=int(settings.max_size), seed=seed, budget=thawed(settings.budget),
-                                  field_name=field)
+                                  max_size=int(settings.max_size), seed=seed,
+                                  budget=_time_capped(searcher, thawed(settings.budget), cap), field_name=field)
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
@@ -157,6 +158,26 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
     return SearchOutcome(fronts, info, time.perf_counter() - start)
+
+
+def _seconds_per_search(ctx: RunContext, searches: int, workers: int) -> float | None:
+    """Under a deadline, each search's share of the time left (searches queue for the workers)."""
+    if ctx.deadline is None:
+        return None
+    rounds = math.ceil(searches / max(int(workers or 1), 1))
+    return max(ctx.seconds_left() / max(rounds, 1), 1.0)
+
+
+def _time_capped(searcher: Searcher, budget: dict[str, Any], cap: float | None) -> dict[str, Any]:
+    """``budget`` with its ``time_limit`` at most ``cap``, for a searcher that takes one (a configured
+    shorter limit, the option's or the budget's own, stays)."""
+    name = searcher.budget_aliases.get("time_limit", "time_limit")
+    if (cap is None or name not in searcher.options or "time_limit" in searcher.budget_ignored
+            or name in searcher.budget_protected):
+        return budget
+    own = [v for v in (budget.get("time_limit"), searcher.settings.get(name))
+           if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    return {**budget, "time_limit": min([cap, *own])}
 
 
 def search_unit(item: tuple[Searcher, SearchTask, Problem]) -> dict[str, Any]:

@@ -109,10 +109,12 @@ class _Checkpoints(dde.callbacks.Callback):
     """Records (step, loss, S_val) every ``every`` steps and keeps the best state."""
 
     def __init__(self, validator: _Validator, every: int, total: int, progress, patience: Patience,
-                 scales: np.ndarray | None = None) -> None:
+                 scales: np.ndarray | None = None, deadline: float | None = None) -> None:
         super().__init__()
         self.validator, self.every, self.total, self.progress = validator, every, total, progress
         self.patience = patience
+        self.deadline = deadline          # time.time() of the run's budget wall for the teacher, or None
+        self.out_of_time = False
         self.history: list[tuple[int, float, float]] = []
         self.components: list[list[float]] = []
         self.scales = scales     # shared between architectures, so their S_val compare
@@ -140,6 +142,8 @@ class _Checkpoints(dde.callbacks.Callback):
         self.progress.bar(f"teacher {self.phase}", min(step, self.total), self.total, loss=loss, S_val=score)
         if self.patience.exhausted(step, score):
             self.model.stop_training = True
+        if self.deadline is not None and time.time() >= self.deadline:
+            self.out_of_time = self.model.stop_training = True
 
     def start_phase(self, phase: str, steps: int) -> None:
         step = int(self.model.train_state.step) if self.model is not None else 0
@@ -211,14 +215,14 @@ class _Fit:
                 "loss_weights": [float(w) for w in self.weights] if self.weights is not None else None}
 
 
-def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales) -> _Fit:
+def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales, deadline=None) -> _Fit:
     architecture, activation = network
     with contextlib.redirect_stdout(io.StringIO()):
         dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
     net = build_net(problem, settings, n_in, architecture, activation)
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
-    cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales)
+    cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
     weights = settings["loss_weights"]
     callbacks: list = [cb]
     balancer = None
@@ -235,7 +239,7 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
         model.train(iterations=adam, display_every=every, callbacks=callbacks, verbose=0)
         if balancer is not None:
             weights = list(balancer.weights)
-        if lbfgs > 0:
+        if lbfgs > 0 and not cb.out_of_time:
             dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)
@@ -255,12 +259,15 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
     validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())
     data = _training_data(settings, problem, geom, residuals, perm, seed, equation_scales(residuals, validator.X))
     fits: list[_Fit] = []
+    deadline = getattr(context, "deadline", None)
     for network in network_ladder(settings):
+        if fits and fits[-1].cb.out_of_time:
+            break
         if fits:
             progress.message(f"teacher deepxde: S_val stalled at {fits[-1].best:.3g} (initial "
                              f"{fits[-1].cb.history[0][2]:.3g}); escalating to {network[0]} ({network[1]})")
         fits.append(_fit(network, settings, problem, data, validator, len(net_vars), seed, progress,
-                         fits[0].cb.scales if fits else None))
+                         fits[0].cb.scales if fits else None, deadline))
         if not fits[-1].stalled(settings["stall_ratio"]):
             break
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
@@ -283,6 +290,7 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
         "balance": "hand-set loss_weights" if settings["loss_weights"] is not None else settings["balance"],
         "loss_weights_final": chosen.summary()["loss_weights"],
         "escalated": len(fits) > 1,
+        "stopped_at_deadline": any(f.cb.out_of_time for f in fits),
         "networks": [f.summary() for f in fits],
         "seed": seed,
         "n_parameters": int(sum(p.numel() for p in chosen.net.parameters())),

@@ -160,6 +160,10 @@ def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacher
                 return DeepXDETeacherModel(net, problem.fields, perm, info)
         model, info = _train(settings, problem, context, geom, net_vars, perm, seed)
         info.update({"cache_key": key, "cache_path": str(weights_path)})
+        if info.get("stopped_at_deadline"):
+            # cut short by the run's budget: not what these settings train, so not their cache entry
+            progress.message("teacher deepxde: stopped at the run's budget; not cached")
+            return model
         try:
             buffer = io.BytesIO()
             torch.save(model.net.state_dict(), buffer)

@@ -1,0 +1,93 @@
+"""``--budget`` is a wall: a run returns its best result, verified or not, within the budget plus
+the verifier's few seconds (issue 22). Stages get shares of the time left; the teacher stops at
+its deadline, each search gets a time limit."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+from helpers import SINE_1D, write_config
+
+from desyr.extension.options import Option
+from desyr.extension.roles import Searcher
+from desyr.model.context import RunContext
+from desyr.stages.search import _seconds_per_search, _time_capped
+from desyr.testing import make_context, make_problem
+
+
+class Clocked(Searcher):
+    name = "clocked"
+    options = {"time_limit": Option(0.0, "seconds; 0: none", kind=float, low=0.0)}
+
+    def search(self, task):  # pragma: no cover - not searched here
+        raise NotImplementedError
+
+
+class Clockless(Searcher):
+    name = "clockless"
+    options = {"generations": Option(10, "generations", kind=int, low=1)}
+
+    def search(self, task):  # pragma: no cover
+        raise NotImplementedError
+
+
+def test_without_a_deadline_nothing_is_capped():
+    ctx = make_context(make_problem())
+    assert ctx.deadline is None and _seconds_per_search(ctx, 4, 2) is None
+    assert _time_capped(Clocked(), {}, None) == {}
+
+
+def test_each_search_gets_its_share_of_the_time_left_and_keeps_a_shorter_limit():
+    ctx = make_context(make_problem(), deadline=time.time() + 100.0)
+    cap = _seconds_per_search(ctx, 4, 2)           # two rounds of two searches
+    assert cap is not None and 45 < cap <= 50
+    assert _time_capped(Clocked(), {}, cap) == {"time_limit": cap}
+    assert _time_capped(Clocked(time_limit=5.0), {}, cap) == {"time_limit": 5.0}
+    assert _time_capped(Clocked(), {"time_limit": 3.0}, cap) == {"time_limit": 3.0}
+    # a searcher with no clock is not handed one it would refuse
+    assert _time_capped(Clockless(), {"iterations": 5}, cap) == {"iterations": 5}
+
+
+def test_a_spent_deadline_leaves_no_negative_time():
+    ctx = RunContext(make_problem(), make_context(make_problem()).points, deadline=time.time() - 5)
+    assert ctx.seconds_left() == 0.0 and _seconds_per_search(ctx, 1, 1) == 1.0
+
+
+#: the teacher alone would take minutes (200k Adam steps); the budget is 40 s
+SLOW_TEACHER = SINE_1D + """
+[teacher]
+plugin = "deepxde"
+[teacher.options]
+layers = [20, 20]
+adam_steps = 200000
+lbfgs_steps = 1000
+interior_points = 200
+[search]
+plugin = "operon"
+binary = ["+", "-", "*"]
+unary = ["sin"]
+runs = 2
+[search.options]
+generations = 100000
+"""
+
+
+@pytest.mark.slow
+def test_a_run_returns_within_its_budget_with_a_result_file(tmp_path):
+    import subprocess
+
+    budget = 40.0
+    config = write_config(tmp_path, SLOW_TEACHER)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "desyr", "run", str(config), "--out", str(tmp_path / "r"),
+                           "--budget", str(budget), "--no-plots", "--quiet", "--cache-dir", str(tmp_path / "c")],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    seconds = time.perf_counter() - start
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "r" / "result.json").read_text())
+    assert result["teacher"]["facts"]["stopped_at_deadline"] is True
+    assert len(result["attempts"]) == 1 and result["verification"]["verdict"] in ("proved", "verified", "not_exact")
+    # the budget plus the verifier's few seconds, plus the interpreter's start-up here
+    assert seconds < budget + 10 + 5, seconds
