@@ -50,8 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     _common(s)
     s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="wall time for the run with retries: while the result is not verified exact, escalate "
-                        "(more searches, the other searcher, a richer library, a larger teacher); "
-                        "overrides [escalation] budget (docs/escalation.md)")
+                        "(more searches, the other searcher, a richer library, a larger teacher); the run returns "
+                        "its best result within it, plus the verdict's few seconds; overrides [escalation] budget "
+                        "(docs/escalation.md)")
 
     s = sub.add_parser("exact", help="re-run constant identification and canonical forms on an existing result")
     s.add_argument("result", help="result.json (or the folder holding it)")
