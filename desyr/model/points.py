@@ -101,9 +101,17 @@ def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.nd
 
 
 def scipy_latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    from scipy.stats import qmc  # lazily: scipy.stats takes a second to import
-
-    sample: np.ndarray = qmc.LatinHypercube(d=d, rng=rng).random(n)
+    """``scipy.stats.qmc.LatinHypercube(d, rng=rng).random(n)``, bit for bit, in numpy alone: importing
+    ``scipy.stats`` takes one to three seconds, more than a whole exact-solver run otherwise spends
+    drawing points. Like SciPy, it draws from a child of ``rng``'s seed sequence (``rng``'s own stream
+    does not move, its seed sequence spawns one child). ``tests/test_points.py`` holds it to SciPy's."""
+    bits = rng.bit_generator
+    child = np.random.Generator(type(bits)(bits.seed_seq.spawn(1)[0]))
+    jitter = child.uniform(size=(n, d))
+    strata = np.tile(np.arange(1, n + 1), (d, 1))
+    for axis in range(d):
+        child.shuffle(strata[axis, :])
+    sample: np.ndarray = (strata.T - jitter) / n
     return sample
 
 
