@@ -106,7 +106,9 @@ def scipy_latin_hypercube(rng: np.random.Generator, n: int, d: int) -> np.ndarra
     drawing points. Like SciPy, it draws from a child of ``rng``'s seed sequence (``rng``'s own stream
     does not move, its seed sequence spawns one child). ``tests/test_points.py`` holds it to SciPy's."""
     bits = rng.bit_generator
-    child = np.random.Generator(type(bits)(bits.seed_seq.spawn(1)[0]))
+    seeds = bits.seed_seq
+    assert isinstance(seeds, np.random.SeedSequence), "a generator made by numpy.random.default_rng"
+    child = np.random.Generator(type(bits)(seeds.spawn(1)[0]))
     jitter = child.uniform(size=(n, d))
     strata = np.tile(np.arange(1, n + 1), (d, 1))
     for axis in range(d):
