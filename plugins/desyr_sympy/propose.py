@@ -85,10 +85,12 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
 
 
-#: modules SymPy imports on its first integral or simplify (0.3-0.6 s); imported once here,
-#: before the children fork, so that no child pays for them again
+#: modules SymPy imports on its first integral, simplify or solve (0.3-0.9 s each; ``simplify`` and
+#: ``solve`` import the physical units); imported once here, before the children fork, so that no
+#: child pays for them again
 _LAZY_MODULES = ("sympy.integrals.manualintegrate", "sympy.integrals.risch", "sympy.integrals.heurisch",
-                 "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr")
+                 "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr", "sympy.physics.units",
+                 "sympy.physics.units.util")
 
 
 def _preload() -> None:
