@@ -267,6 +267,14 @@ def test_separable_rates_are_parameters_too():
     assert rates, result.candidates
 
 
+def test_an_integrated_source_settles_the_problem_and_dsolve_is_not_asked():
+    result = proposals("nguyen5")          # dsolve runs to its time limit on this source
+    by_solver = {a.solver: a for a in result.attempts}
+    assert by_solver["integrate"].outcome == "candidates: 1"
+    for name in ("dsolve_ics", "dsolve"):
+        assert by_solver[name].outcome == "skipped" and "integrate gave the general solution" in by_solver[name].detail
+
+
 def test_each_applicable_solver_leaves_one_attempt_record():
     result = proposals("damped_oscillator")
     by_solver = {a.solver: a for a in result.attempts}

@@ -46,11 +46,14 @@ class Solver:
     name: str
     applies: Callable[[Problem], str]                     # "" or why not
     solve: Callable[[Problem], list[dict[str, sp.Expr]]]  # runs in the bounded child
+    #: its answer is the general solution of every problem it applies to, so the solvers after it
+    #: are not asked once it has one (they would only spend their time limits on the same answer)
+    settles: bool = False
 
 
 #: cheap and most specific first, so an anytime caller sees the likeliest answer early
 SOLVERS: tuple[Solver, ...] = (
-    Solver("integrate", odes.integrate_applies, odes.integrate_source),
+    Solver("integrate", odes.integrate_applies, odes.integrate_source, settles=True),
     Solver("dsolve_ics", odes.ics_applies, odes.dsolve_ics),
     Solver("dsolve", odes.ode_applies, odes.dsolve_general),
     Solver("characteristics", first_order.applies, first_order.characteristics),
@@ -74,12 +77,24 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     runnable = [i for i, a in enumerate(attempts) if a is None]
     if runnable:
         _preload()
-    outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in runnable], time_limit,
-                           workers=workers or _cores(),
-                           deadline=None if budget is None else start + budget)
     pool = Pool()
-    for i, outcome in zip(runnable, outcomes):
-        attempts[i] = _record(chosen[i].name, outcome, problem, pool)
+    settling = [i for i in runnable if chosen[i].settles]
+    others = [i for i in runnable if i not in settling]
+
+    def run(group: list[int]) -> list[str]:
+        """Run ``group`` side by side; the names of those that proposed a candidate."""
+        outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in group], time_limit,
+                               workers=workers or _cores(), deadline=None if budget is None else start + budget)
+        records = {i: _record(chosen[i].name, outcome, problem, pool) for i, outcome in zip(group, outcomes)}
+        for i, record in records.items():
+            attempts[i] = record
+        return [r.solver for r in records.values() if r.outcome.startswith("candidates") and r.outcome != "candidates: 0"]
+
+    settled = run(settling) if settling else []
+    for i in others if settled else []:
+        attempts[i] = Attempt(chosen[i].name, 0.0, "skipped", f"{settled[0]} gave the general solution")
+    if not settled and others:
+        run(others)
     # candidates in solver order, whichever child finished first
     records = [a for a in attempts if a is not None]
     return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
