@@ -114,3 +114,14 @@ def test_abs_candidate_is_refit_not_a_crash(tmp_path):
     cfg = write_config(tmp_path, SINE_1D)
     code, out, err = run_cli("refine", str(cfg), "--candidate", "abs(2.0*x - 1.0)", "--candidate", "sin(3.1*x)")
     assert code == 0 and "u = sin(3.14159265358979" in out, err
+
+
+def test_malformed_toml_fails_before_the_plugins_load(tmp_path, monkeypatch, capsys):
+    import desyr.extension.registry as registry
+
+    monkeypatch.setattr(registry, "load_registry", lambda *a, **k: pytest.fail("the plugins were loaded"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[domain\n', encoding="utf-8")
+    assert main(["run", str(bad), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("desyr: error:") and "malformed TOML" in err and err.count("\n") == 1

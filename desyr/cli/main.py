@@ -212,8 +212,14 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _check_paths(args: argparse.Namespace) -> None:
     """Input paths that cannot exist fail here, in a fraction of a second, before the plugins load."""
+    import os
+
     if args.command in ("run", "refine"):
         _must_exist(args.config, "config file")
+        if os.path.isfile(args.config):
+            from desyr.config.toml_text import read_toml
+
+            read_toml(args.config)      # malformed TOML fails here, before the plugins load
         if args.out is not None:
             from desyr.runtime.atomic import check_out_dir
 

@@ -26,31 +26,13 @@ from contextvars import ContextVar
 import sympy as sp
 
 from desyr.config.settings import MAX_POINTS, SECTIONS, check_sections
+from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
 from desyr.errors import ConfigError
 from desyr.model.names import check_name, field_names
 from desyr.model.nesting import NestingError, check_nesting, toml_loads
 from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.symbolic.simplify import bounded_simplify
-
-
-def read_toml(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        return toml_loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
-    except NestingError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except ValueError as exc:         # an integer of more than 4300 digits
-        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
-
 
 #: whether forcing derived from the reference is simplified (the verifier needs no tidy form)
 _TIDY: ContextVar[bool] = ContextVar("tidy", default=True)

@@ -1,4 +1,6 @@
-"""Writing a config table back as TOML text: the value types configs use, nothing more.
+"""Reading a config file's TOML (:func:`read_toml`: light, so the command line checks a file before
+it loads any plugin), and writing a config table back as TOML text: the value types configs use,
+nothing more.
 
 A resolved config (``extends``, :mod:`desyr.config.loading`) is handed to the verifier as one
 self-contained TOML text, so it must read back as exactly the same data: strings, integers,
@@ -9,10 +11,20 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TomlWriteError", "dumps"]
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from desyr.errors import ConfigError
+from desyr.model.nesting import NestingError, toml_loads
+
+__all__ = ["TomlWriteError", "dumps", "read_toml"]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
@@ -95,3 +107,22 @@ def _value(value: Any, path: tuple[str, ...]) -> str:
 
 def _where(path: tuple[str, ...]) -> str:
     return ".".join(path) or "the config"
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A config file's tables; every way it can fail to be one is one :class:`ConfigError` line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        return toml_loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+    except NestingError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:         # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
