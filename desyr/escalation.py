@@ -200,9 +200,10 @@ def attempt_record(index: int, step: str, change: str, seconds: float, result: R
 
 
 def _source(result: Result) -> str:
+    """Which source proposed the selected candidate: the searcher of its pooled front member (``dictionary``
+    when operon and the dictionary pooled), the exact solver (``sympy:dsolve``), else the run's searchers."""
     chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
-    searcher = result.provenance.components.get("searcher", "")
-    return chosen.searcher if chosen is not None and ":" in chosen.searcher else searcher
+    return chosen.searcher if chosen is not None and chosen.searcher else result.provenance.components.get("searcher", "")
 
 
 def _worst(result: Result) -> float:

@@ -70,3 +70,22 @@ def test_resume_with_a_budget_says_it_is_not_used(tmp_path):
     problem = load_problem(str(write_config(tmp_path, POLY_ONLY)))
     run(problem, budget=1e-3, execution=Execution("serial", resume=True), progress=Progress(stream=stream))
     assert "resume: not used with an escalation budget" in stream.getvalue()
+
+
+def test_the_attempts_table_names_the_source_of_the_selected_candidate():
+    import dataclasses
+    from pathlib import Path
+
+    from desyr.escalation import attempt_record
+    from desyr.model.result import load_result
+
+    fixture = Path(__file__).parent / "fixtures" / "study_bench" / "runs" / "tiny_sine-6c6c63312b6d" / "seed0"
+    result = load_result(fixture)
+    assert attempt_record(1, "first", "", 1.0, result).searchers == "operon"
+    pooled = dataclasses.replace(result.provenance, components={**result.provenance.components,
+                                                                "searcher": "operon+dictionary"})
+    result.provenance = pooled
+    for c in result.candidates:
+        c.searcher = "dictionary" if c.id == result.selected_id else "operon"
+    # the searcher that proposed the selected candidate, not the pooled label
+    assert attempt_record(1, "first", "", 1.0, result).searchers == "dictionary"
