@@ -48,13 +48,9 @@ def test_no_proposal_for_unremarkable_numbers(value):
     assert propose(value) == []
 
 
-def test_proposals_are_few_and_fast():
-    import time
-
-    start = time.perf_counter()
+def test_proposals_are_few():
     for k in range(200):
         assert len(propose(1.0 + k * 0.0137)) <= 3
-    assert time.perf_counter() - start < 1.0
 
 
 def test_sine_poisson_float_becomes_pi():

@@ -159,7 +159,7 @@ def test_three_variables():
     result = DictionarySearcher().search(task(f, ["x", "y", "z"], ["sin"], n=1000))
     m = best(result)
     assert rel_l2_on_fresh_points(m.expression, [x, y_, z], f, 3) < 1e-8
-    assert len(sp.Add.make_args(m.expression)) == 1 and result.info["seconds"] < 10
+    assert len(sp.Add.make_args(m.expression)) == 1
 
 
 def burgers(X):
@@ -172,7 +172,7 @@ def burgers(X):
 def test_the_burgers_front_is_rejected(unary):
     result = DictionarySearcher().search(task(burgers, ["x", "t"], unary, n=1000, low=-1.0))
     assert result.front == [] and result.info["relative_residual"] > 1e-2
-    assert "accept_tolerance" in result.info["rejected"] and result.info["seconds"] < 10
+    assert "accept_tolerance" in result.info["rejected"]
 
 
 KLEIN_GORDON = frozenset({(("cos", "t", 5.0, 0.0), ("x", 1)), (("t", 3), ("x", 3))})
@@ -189,7 +189,7 @@ def test_a_noisy_teacher_keeps_the_exact_support_on_the_front(f, variables, unar
     (with coefficients and frequencies off by about the noise), for the physics refit to make exact."""
     result = DictionarySearcher().search(task(f, variables, unary, n=n, noise=1e-3))
     assert terms in [support(m.expression) for m in result.front]
-    assert 1e-4 < result.info["relative_residual"] < 1e-2 and result.info["seconds"] < 10
+    assert 1e-4 < result.info["relative_residual"] < 1e-2
 
 
 def test_nice_lengths():
