@@ -54,7 +54,10 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         if problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
-        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec) if solvers else None
+        # (under a budget, each solver call gets at most half of it)
+        limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
+        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec, limit) \
+            if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
             return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots)
         if rule is None:
@@ -93,12 +96,14 @@ class _Exact:
 
 
 def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
-                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher], spec: RunSpec) -> _Exact:
-    """Stage 0, then Stages B and C on its proposals, in this process (there are few of them)."""
+                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher], spec: RunSpec,
+                   time_limit: float) -> _Exact:
+    """Stage 0, then Stages B and C on its proposals, in this process (there are few of them); each
+    solver call bounded by ``time_limit`` seconds."""
     clock = time.perf_counter()
     here = Execution(executor=registry.in_process_executor())
     s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run", spec)
-    solved = propose_candidates(solvers, s.ctx.problem, s.spec.solvers.time_limit)
+    solved = propose_candidates(solvers, s.ctx.problem, time_limit)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
     if not solved.pool:
