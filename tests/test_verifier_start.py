@@ -1,0 +1,61 @@
+"""The verifier started ahead of its request (``start_verifier``): the same clean process, one
+request each, and an answer that does not wait for the end of its input."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import desyr.verify.child as child
+from desyr.testing import make_problem
+from desyr.verify import make_request, request_verdict
+
+
+def test_a_started_verifier_answers_the_next_request_and_is_used_once():
+    child.start_verifier()
+    spare = child._spare
+    assert spare is not None and spare.poll() is None
+    child.start_verifier()                      # idempotent: still the one process
+    assert child._spare is spare
+    answer = request_verdict(make_request(make_problem(), {"u": "sin(pi*x)"}, None, 0))
+    assert answer["verdict"] == "proved" and child._spare is None and spare.returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_holding_the_input_open_does_not_hold_up_the_verdict():
+    child.start_verifier()                      # its stdin pipe is inherited by the fork below
+    pid = os.fork()
+    if pid == 0:                                # pragma: no cover - the child only waits
+        time.sleep(60)
+        os._exit(0)
+    try:
+        answer = request_verdict(make_request(make_problem(), {"u": "sin(pi*x)"}, None, 0), timeout=50)
+        assert answer["verdict"] == "proved"
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0)     # answered while the fork still held the pipe
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def test_the_verifier_still_reads_a_whole_file_of_indented_json():
+    import json
+
+    request = json.dumps(make_request(make_problem(), {"u": "sin(pi*x)"}, None, 0), indent=2)
+    done = subprocess.run(child.verifier_command(), input=request, capture_output=True, text=True,
+                          env=child.verifier_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "proved"
+
+
+def test_a_spare_left_at_exit_is_stopped():
+    code = ("import desyr.verify.child as c; c.start_verifier(); print(c._spare.pid, flush=True)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.strip())
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
