@@ -173,13 +173,14 @@ PROBLEMS = {
 SOURCES = {"damped_oscillator": "dsolve", "bvp": "integrate", "logistic": "dsolve", "linear_pair": "dsolve",
            "beam": "integrate", "heat": "separable", "advection": "characteristics",
            "wave": "separable", "laplace": "separable", "diffusion": "separable", "fokker_planck": "separable",
-           "nguyen5": "integrate"}
+           "nguyen5": "integrate", "burgers": "travelling", "bistable_front": "travelling"}
 
 
-#: bundled examples of the other separable families (wave, Laplace), a forcing that separates
-#: and variable coefficients (Fokker-Planck on a linear shape)
+#: bundled examples of the other separable families (wave, Laplace), a forcing that separates,
+#: variable coefficients (Fokker-Planck on a linear shape) and travelling fronts (Burgers, bistable)
 EXAMPLES = {"wave": "examples/11_wave_two_modes.toml", "laplace": "examples/05_laplace_strip.toml",
-            "diffusion": "problems/06_diffusion.toml", "fokker_planck": "problems/09b_fokker_planck_2.toml"}
+            "diffusion": "problems/06_diffusion.toml", "fokker_planck": "problems/09b_fokker_planck_2.toml",
+            "burgers": "problems/13_burgers.toml", "bistable_front": "examples/06_bistable_front.toml"}
 
 
 #: SSDE's Poisson problems: sources whose terms have no elementary integral one by one

@@ -1,12 +1,12 @@
-"""Registers the SymPy exact searcher: ``dsolve``, integration, characteristics and separation of
-variables, run before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
+"""Registers the SymPy exact searcher: ``dsolve``, integration, characteristics, separation of
+variables and travelling waves, run before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
 from __future__ import annotations
 
 from typing import Any
 
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 
-SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable")
+SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "travelling")
 
 
 class SympySearcher(ExactSearcher):

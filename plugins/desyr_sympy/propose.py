@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr_sympy import first_order, odes, separable
+from desyr_sympy import first_order, odes, separable, travelling
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 
@@ -58,6 +58,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("dsolve", odes.ode_applies, odes.dsolve_general),
     Solver("characteristics", first_order.applies, first_order.characteristics),
     Solver("separable", separable.applies, separable.separate),
+    Solver("travelling", travelling.applies, travelling.travel),
 )
 
 

@@ -1,0 +1,53 @@
+"""Travelling waves: ``u(x, t) = g(x -+ c (t - t0))`` from the field's data ``g`` at ``t = t0``.
+
+A front or pulse that keeps its shape is a function of ``x - c t`` alone; for the equation it
+solves, the data at the initial time is that function, so the data shifted at an unknown speed
+is the candidate.  The speed is a free constant that Stage B fits from the physics (both
+directions are proposed); the shape's own numbers stay exact.  A viscous Burgers front, a
+bistable reaction-diffusion front and any linear advection are of this kind; an equation
+without such a solution gives a candidate the refit cannot make exact, and the gates drop it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from desyr_sympy.forms import Data, slice_data
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
+
+
+def _initial_data(problem: Problem) -> list[Data]:
+    """The field's own values on slices of fixed time that vary in space."""
+    if problem.time is None:
+        return []
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
+    field_symbol = problem.jet_symbol(jet)
+    t = problem.vocabulary.var_symbols[problem.time]
+    return [d for d in slice_data(problem)
+            if d.variable == t and d.operator == field_symbol and d.value.free_symbols - {t}]
+
+
+def applies(problem: Problem) -> str:
+    if problem.dim != 2 or len(problem.fields) != 1 or len(problem.equations) != 1:
+        return "not one field in one space variable and time"
+    if problem.time is None:
+        return "no time variable"
+    if not _initial_data(problem):
+        return "no data of the field at a fixed time that varies in space"
+    return ""
+
+
+def travel(problem: Problem) -> list[dict[str, sp.Expr]]:
+    assert problem.time is not None        # applies() said so
+    t = problem.vocabulary.var_symbols[problem.time]
+    (x,) = [v for v in problem.symbols if v != t]
+    speed = sp.Symbol("C1")                  # free: Stage B fits it (candidates.free_constants)
+    out = []
+    for data in _initial_data(problem):
+        for direction in (1, -1):
+            out.append({problem.fields[0]: data.value.subs(x, x - direction * speed * (t - data.at))})
+    return out
