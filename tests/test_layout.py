@@ -177,17 +177,17 @@ SEVERAL_FIELDS = ["screening_context", "coupled_groups", "refine_pool", "run_gat
 
 
 def test_run_shows_every_stage_in_order_for_one_field_and_for_several():
-    """``_run`` calls each stage itself, for a coupled problem as for one field (no hidden B/C)."""
-    body = _api_function("_run")
-    branch = next(n for n in ast.walk(body) if isinstance(n, ast.If) and "fields" in ast.unparse(n.test))
-    names = set(SHARED_STAGES + ONE_FIELD + SEVERAL_FIELDS + ["_finish"])
-    before = [c for c in _calls_in_order(body, names) if c in SHARED_STAGES]
-    assert before == SHARED_STAGES
+    """``_run`` calls Stage A's stages itself and ``_select`` Stages B and C, for a coupled problem as
+    for one field (no hidden B/C)."""
+    body, select = _api_function("_run"), _api_function("_select")
+    branch = next(n for n in ast.walk(select) if isinstance(n, ast.If) and "fields" in ast.unparse(n.test))
+    names = set(SHARED_STAGES + ONE_FIELD + SEVERAL_FIELDS + ["_select", "_finish"])
+    assert _calls_in_order(body, names) == SHARED_STAGES + ["_select"]
     one = _calls_in_order(ast.Module(body=branch.body, type_ignores=[]), names)    # type: ignore[arg-type]
     several = _calls_in_order(ast.Module(body=branch.orelse, type_ignores=[]), names)  # type: ignore[arg-type]
     assert one == ONE_FIELD, one
     assert several == SEVERAL_FIELDS, several
-    assert _calls_in_order(body, names)[-1] == "_finish"
+    assert _calls_in_order(select, names)[-1] == "_finish"
     finish = _calls_in_order(_api_function("_finish"), {"verify_selection", "identify", "attach_verdict"})
     assert finish == ["verify_selection", "identify", "attach_verdict"]
 

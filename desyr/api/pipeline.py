@@ -15,12 +15,13 @@ from desyr.escalation import attempt_record
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
-from desyr.model.context import RunContext
+from desyr.model.context import RunContext, SearchInfo
+from desyr.model.outcomes import TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
-from desyr.stages.pool import pool_searches, pooled_candidates
+from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
@@ -183,18 +184,42 @@ def _stage_a_end(wall: float | None) -> float | None:
 def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher, wall: float | None
          ) -> tuple[Result, TeacherModel]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
-    ctx, stage_a_end = s.ctx, _stage_a_end(wall)
+    stage_a_end = _stage_a_end(wall)
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
-    taught = teach(s.registry, _until(ctx, stage_a_end, TEACHER_SHARE), teacher)
-    ctx = with_teacher(ctx, taught)
+    taught = teach(s.registry, _until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
-    searched = search_fields(found, s.spec.search, _until(ctx, stage_a_end, SEARCH_SHARE))
-    ctx = _until(ctx, None if wall is None else wall - VERDICT_SECONDS)     # Stage B starts no refit after it
-    pooled, search = pool_searches(searched, problem.fields, [f.name for f in found])
-    ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
-                         f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
-    label = "+".join(f.name for f in found)
-    timings = {"teacher": taught.seconds, "search": searched.seconds}
+    earlier: dict[str, float] = {}
+    for searchers_now in _rounds(found, problem):       # the quick searchers first, alone (anytime)
+        round_start = time.perf_counter()
+        searched = search_fields(searchers_now, s.spec.search, _until(taught_ctx, stage_a_end, SEARCH_SHARE),
+                                 first=found[0].name)
+        ctx = _until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
+        pooled, search = pool_searches(searched, problem.fields, [f.name for f in searchers_now])
+        ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
+                             f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
+        label = "+".join(f.name for f in searchers_now)
+        result = _select(s, problem, taught, ctx, pooled, search, label,
+                         {"teacher": taught.seconds, "search": searched.seconds, **earlier})
+        if result.verdict in SOLVED or searchers_now is found:
+            return result, taught.model
+        earlier["quick_searchers"] = time.perf_counter() - round_start
+        ctx.progress.message(f"anytime: the quick searchers ({label}) found no verified answer "
+                             f"({result.verdict.replace('_', ' ')}); now every searcher")
+    raise AssertionError("the last round searches with every searcher")  # pragma: no cover
+
+
+def _rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher]]:
+    """The searchers of each round: on one field, the quick ones alone first when slower ones are
+    pooled with them (their verified answer ends the attempt), then all; otherwise all at once."""
+    quick = [f for f in found if f.quick]
+    return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
+
+
+def _select(s: _Started, problem: Problem, taught: TeacherOutcome, ctx: RunContext,
+            pooled: Mapping[str, list[PooledCandidate]], search: SearchInfo, label: str,
+            timings: dict[str, float]) -> Result:
+    """Stages B and C on the pooled candidates, for one field and for several, then the verdict."""
     coupled = None
     if len(problem.fields) == 1:
         pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
@@ -218,7 +243,7 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
                        screen=groups.seconds + screened.seconds + selection.seconds)
     stages = _Stages(pool, selection, taught, search, coupled, timings,
                      {"teacher": taught.info.plugin, "searcher": label})
-    return _finish("run", s, stages), taught.model
+    return _finish("run", s, stages)
 
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,

@@ -126,6 +126,9 @@ class Searcher(Component):
     budget_protected: ClassVar[frozenset[str]] = frozenset()
     #: a cheap searcher that joins the default searcher when a config names none
     joins_default_pool: ClassVar[bool] = False
+    #: its searches take seconds: pooled with slower searchers on one field, it runs first, alone, and a
+    #: verified answer from its candidates ends the attempt before the others start (the anytime order)
+    quick: ClassVar[bool] = False
     #: escalation's ``other_searcher`` step may add this searcher to the pool; lower ranks are tried first
     escalation_rank: ClassVar[int | None] = None
     #: False for an :class:`ExactSearcher`, which proposes from the equations alone

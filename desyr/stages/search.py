@@ -120,9 +120,11 @@ class SearchOutcome:
     seconds: float
 
 
-def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunContext) -> SearchOutcome:
+def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunContext,
+                  first: str | None = None) -> SearchOutcome:
     """K seeded searches per field and searcher on that field's teacher output (each search one unit,
-    run by the executor or read back from the run store)."""
+    run by the executor or read back from the run store). ``first``: the configured first searcher
+    (default: the first of ``searchers``), whose units keep unprefixed names."""
     problem, start = ctx.problem, time.perf_counter()
     assert ctx.teacher_values is not None, "the teacher runs before the search"
     seeds = search_seeds(ctx.seed, settings.runs, settings.seed_offset)
@@ -135,8 +137,10 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         values = ctx.teacher_values[:, j]
         # the name hashes what this search sees, so a store never feeds a front found on other data
         data = digest(np.ascontiguousarray(ctx.points.search).tobytes(), np.ascontiguousarray(values).tobytes())
-        for i, searcher in enumerate(searchers):
-            prefix = "" if i == 0 else f"{searcher.name}-"     # the first keeps the names stores already hold
+        for searcher in searchers:
+            # the configured first keeps the names stores already hold; a unit's name never depends on
+            # which searchers run beside it (the anytime order runs the quick ones alone first)
+            prefix = "" if searcher.name == (first or searchers[0].name) else f"{searcher.name}-"
             for seed in seeds:
                 task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
                                   binary=list(settings.binary), unary=list(settings.unary),

@@ -56,6 +56,7 @@ class DictionarySearcher(Searcher):
     name = "dictionary"
     escalation_rank = 0
     joins_default_pool = True      # seconds per search: it costs a default run almost nothing
+    quick = True                   # so it also runs first, and its verified answer ends the attempt
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
     supported_unary = KNOWN_UNARY
     budget_ignored = BUDGET_IGNORED

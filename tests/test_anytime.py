@@ -1,0 +1,99 @@
+"""The anytime order inside an attempt: a quick searcher pooled with slower ones runs first, alone,
+and its verified answer ends the attempt before they start; otherwise every searcher runs."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from desyr.api import run
+from desyr.extension.registry import load_registry
+from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, TeacherModel, hookimpl
+from desyr.testing import make_problem
+
+x = sp.Symbol("x")
+
+
+class SineModel(TeacherModel):
+    def predict(self, X):
+        return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
+
+
+class SineTeacher(Teacher):
+    name = "any_teacher"
+
+    def prepare(self, problem, context):
+        return SineModel()
+
+
+class _Counted(Searcher):
+    supported_binary = frozenset({"+", "-", "*", "/", "^"})
+    supported_unary = frozenset({"sin"})
+    calls = 0
+    answer: sp.Expr = x
+
+    def search(self, task):
+        type(self).calls += 1
+        return SearchResult([ParetoMember(type(self).answer, 4, 1e-6)])
+
+
+class QuickSearcher(_Counted):
+    name = "any_quick"
+    quick = True
+
+
+class SlowSearcher(_Counted):
+    name = "any_slow"
+
+
+def plugin():
+    module = type(sys)("anytime_plugin")
+    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
+    module.desyr_register_searchers = hookimpl(lambda: [QuickSearcher, SlowSearcher])
+    return module
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry(extra_plugins=[plugin()])
+
+
+def config() -> str:
+    sections = ('[teacher]\nplugin = "any_teacher"\n[search]\nplugins = ["any_slow", "any_quick"]\n'
+                'unary = ["sin"]\nruns = 1\n')
+    return make_problem().config_text.replace("[points]", sections + "[points]")
+
+
+@pytest.fixture(autouse=True)
+def counts():
+    QuickSearcher.calls = SlowSearcher.calls = 0
+    yield
+
+
+def test_a_verified_answer_of_the_quick_searcher_ends_the_attempt(registry):
+    QuickSearcher.answer, SlowSearcher.answer = sp.sin(3.1 * x), x * (1 - x)
+    result = run(make_problem(config()), registry=registry, plots=False)
+    assert result.verdict == "proved" and result.expression == {"u": "sin(3.141592653589793*x)"}
+    assert (QuickSearcher.calls, SlowSearcher.calls) == (1, 0)
+    assert result.provenance.components["searcher"] == "any_quick"
+    assert "quick_searchers" not in result.timings
+
+
+def test_otherwise_every_searcher_runs_and_the_names_in_the_store_stay_apart(registry, tmp_path):
+    QuickSearcher.answer, SlowSearcher.answer = x * (1 - x), sp.sin(3.1 * x)
+    # with a run store: the quick searcher's unit of the first round must not be read back as the
+    # slow searcher's unit of the second (same seed, same data)
+    result = run(make_problem(config()), registry=registry, plots=False, out=tmp_path / "r")
+    assert (QuickSearcher.calls, SlowSearcher.calls) == (1, 1)    # the store answers the quick one's repeat
+    assert result.verdict == "proved" and result.provenance.components["searcher"] == "any_slow+any_quick"
+    chosen = next(c for c in result.candidates if c.id == result.selected_id)
+    assert chosen.searcher == "any_slow" and result.timings["quick_searchers"] > 0
+
+
+def test_one_searcher_or_only_quick_ones_search_once(registry):
+    QuickSearcher.answer = sp.sin(3.1 * x)
+    text = config().replace('plugins = ["any_slow", "any_quick"]', 'plugin = "any_quick"')
+    assert run(make_problem(text), registry=registry, plots=False).verdict == "proved"
+    assert QuickSearcher.calls == 1
