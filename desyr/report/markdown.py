@@ -159,7 +159,7 @@ def _attempts_section(r: Result) -> list[str]:
     lines = ["## Attempts", "", "The exact solvers' attempt comes first (docs/solvers.md); escalation "
              "(docs/escalation.md) changes each later attempt from the one before. The run stops at the first "
              "verified-exact attempt and reports it, else the attempt with the smallest residual.", "",
-             "| # | step | change | searchers | time (s) | worst residual | verified exact |",
+             "| # | step | change | source of the selected candidate | time (s) | worst residual | verified exact |",
              "|---|---|---|---|---|---|---|"]
     for a in r.attempts:
         lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.searchers)} | {a.seconds:.1f} | "
