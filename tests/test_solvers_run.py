@@ -65,6 +65,15 @@ class TableSearcher(ExactSearcher):
                          (SolverAttempt("table", 0.01, "candidates: 2"),))
 
 
+class WrongSearcher(ExactSearcher):
+    """A proposal that refits but is not exact: stage 0 ends Not exact and the teacher path follows."""
+
+    name = "s0_wrong"
+
+    def propose(self, problem, time_limit):
+        return Proposals(({"u": 0.8 * x * (1.0 - x)},), ("guess",), (SolverAttempt("guess", 0.01, "candidates: 1"),))
+
+
 class NothingSearcher(ExactSearcher):
     name = "s0_nothing"
 
@@ -83,7 +92,7 @@ def plugin():
     module = type(sys)("s0_plugin")
     module.desyr_register_teachers = hookimpl(lambda: [CountingTeacher])
     module.desyr_register_searchers = hookimpl(lambda: [OneSineSearcher, TableSearcher, NothingSearcher,
-                                                        BrokenSearcher])
+                                                        BrokenSearcher, WrongSearcher])
     return module
 
 
@@ -109,6 +118,20 @@ def test_a_verified_proposal_ends_the_run_before_any_teacher(registry, tmp_path)
     back = load_result(tmp_path / "r")                     # what result.json and report.md say
     assert back.attempts[0].searchers == "s0_table:table" and back.solvers[0].outcome == "candidates: 2"
     assert "Exact solvers (stage 0)" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_stage_0_figures_are_drawn_while_the_verifier_works_and_kept_only_for_its_answer(registry, tmp_path):
+    pytest.importorskip("matplotlib")
+    solved = run(make_problem(config('"s0_table"')), registry=registry, out=tmp_path / "a")
+    assert solved.verdict == "proved"
+    assert (tmp_path / "a" / "fig_solution.png").is_file() and not (tmp_path / "a" / ".stage0-figures").exists()
+    assert "fig_solution.png" in (tmp_path / "a" / "report.md").read_text(encoding="utf-8")
+    # stage 0 not exact: its figure is not left behind; the teacher path's result draws its own
+    later = run(make_problem(config('"s0_wrong"')), registry=registry, out=tmp_path / "b")
+    assert later.attempts[0].step == "exact_solvers" and not later.attempts[0].exact and later.verdict == "proved"
+    assert not (tmp_path / "b" / ".stage0-figures").exists()
+    assert (tmp_path / "b" / "fig_solution.png").is_file()
 
 
 def test_without_a_proposal_the_teacher_path_runs_and_both_attempts_are_listed(registry):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,7 +141,7 @@ def _store_teacher(s: _Started, taught: TeacherOutcome) -> None:
                        "values_sha256": digest(np.ascontiguousarray(taught.values).tobytes())})
 
 
-def _finish(command: str, s: _Started, stages: _Stages) -> Result:
+def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Result], None] | None = None) -> Result:
     selection = stages.selection
     _read_back(selection, s.pristine)
     points = make_verification_points(s.pristine, s.seed)
@@ -162,15 +162,17 @@ def _finish(command: str, s: _Started, stages: _Stages) -> Result:
     result.exact_form = exact
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
     start = time.perf_counter()
-    attach_verdict(result, s.pristine)
+    attach_verdict(result, s.pristine, None if meanwhile is None else lambda: meanwhile(result))
     result.timings["verifier"] = round(time.perf_counter() - start, 4)
     result.timings["total"] = round(time.perf_counter() - s.clock, 4)
     return result
 
 
-def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool) -> Result:
+def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool,
+           drawn: list[str] | None = None) -> Result:
+    """``result`` into ``out`` (``drawn``: its figure section, when drawn while the verifier worked)."""
     if out is not None:
-        figures = _figures(s, result, model, out) if plots else None
+        figures = drawn if drawn is not None else (_figures(s, result, model, out) if plots else None)
         write_result(result, out, figures)
     return result
 

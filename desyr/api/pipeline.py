@@ -1,12 +1,14 @@
 """``run`` (the whole pipeline) and ``refine`` (Stages B and C on given candidates), each in stage order."""
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from desyr.api.ends import Execution, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.api.ends import Execution, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
 from desyr.config.components import searchers
 from desyr.config.spec import RunSpec, read_spec, section_settings
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
@@ -57,10 +59,10 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         # (under a budget, each solver call gets at most half of it)
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
-        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec, limit) \
-            if solvers else None
+        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec, limit,
+                               out if plots else None) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
-            return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots)
+            return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots, exact.figures)
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run", spec)
             result, model = _attempt(s, problem, found, teacher)
@@ -94,13 +96,15 @@ class _Exact:
     started: _Started
     solved: SolveOutcome
     seconds: float
+    figures: list[str] | None = None     # drawn while the verifier worked (into the run's folder)
 
 
 def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
                    cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher], spec: RunSpec,
-                   time_limit: float) -> _Exact:
+                   time_limit: float, figures_to: str | Path | None) -> _Exact:
     """Stage 0, then Stages B and C on its proposals, in this process (there are few of them); each
-    solver call bounded by ``time_limit`` seconds."""
+    solver call bounded by ``time_limit`` seconds. With ``figures_to``, the result's figures are drawn
+    there while the verifier works: seconds count on this path."""
     clock = time.perf_counter()
     here = Execution(executor=registry.in_process_executor())
     s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run", spec)
@@ -115,9 +119,27 @@ def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progr
         selection = run_gates(pool, s.gates, s.ctx)          # Stage C (no teacher: its gate is inactive)
     timings = {"solve": solved.seconds, "refine": refit.seconds, "select": selection.seconds}
     stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
-    result = _finish("run", s, stages)
+    # drawn aside, and moved in only if this result is the run's: an unsolved stage 0 leaves no figure
+    staging = None if figures_to is None else Path(figures_to) / ".stage0-figures"
+    drawn: list[list[str]] = []
+
+    def draw(unverified: Result) -> None:
+        if staging is not None:
+            try:
+                drawn.append(_figures(s, unverified, None, staging))
+            except Exception:  # noqa: BLE001 - a figure never costs a result; _write draws them again
+                pass
+
+    result = _finish("run", s, stages, draw)
     s.ctx.progress.message(f"stage 0: the exact attempt is {result.verdict.replace('_', ' ')}")
-    return _Exact(result, s, solved, time.perf_counter() - clock)
+    figures = None
+    if staging is not None and figures_to is not None:
+        if drawn and result.verdict in SOLVED:
+            for path in (staging.iterdir() if staging.is_dir() else ()):
+                os.replace(path, Path(figures_to) / path.name)
+            figures = drawn[0]
+        shutil.rmtree(staging, ignore_errors=True)
+    return _Exact(result, s, solved, time.perf_counter() - clock, figures)
 
 
 def _spent(exact: _Exact | None) -> float:

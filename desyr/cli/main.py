@@ -172,6 +172,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         import os
         os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
     _check_paths(args)
+    if args.command in ("run", "refine"):
+        from desyr.verify.child import start_verifier
+
+        start_verifier()      # now, so its imports overlap the plugins' loading too
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 

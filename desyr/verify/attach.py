@@ -7,6 +7,7 @@ verdict as ``run_residuals``; when they disagree with the verifier's, the result
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from desyr.model.problem import Problem
@@ -24,8 +25,9 @@ def config_record(problem: Problem) -> ConfigRecord:
     return ConfigRecord(config["format"], config["source"], config_sha256(config["text"]), config["text"])
 
 
-def attach_verdict(result: Result, problem: Problem) -> Result:
-    """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer."""
+def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], None] | None = None) -> Result:
+    """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer.
+    ``meanwhile`` runs while the verifier works, when one is asked."""
     run_residuals = result.residuals if result.verification is None else result.verification.run_residuals
     if not problem.config_text:     # built in Python, not read from a config: nothing to hand the verifier
         result.verification = VerificationRecord("unverified", "the problem carries no config text (load it with "
@@ -39,7 +41,7 @@ def attach_verdict(result: Result, problem: Problem) -> Result:
         return result
     exact = result.exact_form.expressions if result.exact_form else None
     try:
-        answer = request_verdict(make_request(problem, result.expression, exact, result.seed))
+        answer = request_verdict(make_request(problem, result.expression, exact, result.seed), meanwhile=meanwhile)
     except VerifierError as exc:
         result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
                                                  run_residuals)

@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +69,10 @@ def _stop_spare() -> None:
         _spare.communicate()
 
 
-def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
-    """The verdict of a separate verifier process for ``request``; VerifierError when there is none."""
+def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT,
+                    meanwhile: Callable[[], None] | None = None) -> dict[str, Any]:
+    """The verdict of a separate verifier process for ``request``; VerifierError when there is none.
+    ``meanwhile`` runs in this process while the verifier works (the run draws its figures then)."""
     global _spare
     process, _spare = _spare, None
     # One line: a forked child of this process may hold the pipe open, so the verifier must not wait
@@ -79,7 +81,12 @@ def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT) -> dic
     try:
         if process is None or process.poll() is not None:
             process = _started()
-        out, err = process.communicate(line, timeout=timeout)
+        assert process.stdin is not None
+        process.stdin.write(line)
+        process.stdin.flush()
+        if meanwhile is not None:
+            meanwhile()
+        out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         assert process is not None
         process.kill()
