@@ -18,7 +18,7 @@ from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
-from desyr.model.outcomes import TeacherOutcome
+from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.atomic import out_lock
@@ -186,6 +186,8 @@ def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teac
 #: under a budget: the part of an attempt's time kept for Stage B, the gates and the verdict; of the
 #: rest, the teacher's share, then the searches' share of what the teacher left
 END_SHARE, TEACHER_SHARE, SEARCH_SHARE = 0.2, 0.5, 0.6
+#: a coupled problem's screening refits: their share of Stage B's time (the rest is the winner's)
+SCREEN_SHARE = 0.6
 #: seconds before the wall at which Stage B stops starting refits (the gates and the verdict follow)
 VERDICT_SECONDS = 3.0
 
@@ -251,15 +253,19 @@ def _select(s: _Started, problem: Problem, taught: TeacherOutcome, ctx: RunConte
         selection = run_gates(pool, s.gates, ctx)
         timings.update(refine=refit.seconds, select=selection.seconds)
     else:
-        # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups
-        screening = screening_context(ctx, s.spec.coupled.screening_points)
+        # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups (under a budget
+        # the screening refits leave part of the time to the winner's full refit)
+        stage_b_time = ctx.seconds_left()
+        screening = screening_context(_until(ctx, ctx.deadline, SCREEN_SHARE), s.spec.coupled.screening_points)
         groups = coupled_groups(pooled, label, s.spec.coupled, ctx, screening)
         # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
         screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
         selection = run_gates(groups.pool, s.gates, screening)
-        # Stage B again, for the chosen group alone on the full set (past the budget's wall too: it is
-        # the result)
-        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=None))
+        # Stage B again, for the chosen group alone on the full set; under a budget only while a third of
+        # Stage B's time is left (else the group keeps its screening refit), and a refit started is
+        # finished: it is the result
+        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=None)) \
+            if ctx.seconds_left() >= stage_b_time / 3 else RefitPassOutcome(0, {}, 0.0)
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
                        screen=groups.seconds + screened.seconds + selection.seconds)
