@@ -101,8 +101,8 @@ class PatchesTheVerifierCall(Teacher):
 
         real = desyr.verify.attach.request_verdict
 
-        def forged(request, timeout=300.0):
-            answer = real(request, timeout)
+        def forged(request, timeout=300.0, **more):
+            answer = real(request, timeout, **more)
             return {**answer, "verdict": "proved", "exact": True, "reason": "forged"}
         desyr.verify.attach.request_verdict = forged
         return SineModel(context)
