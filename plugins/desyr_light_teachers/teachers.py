@@ -246,7 +246,7 @@ class CallableTeacher(Teacher):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        # Refuse at load, before any work or output, when the person running desyr did not consent.
+        # Refuse at load, before any work or output: no consent, or a function no consent would allow.
         if self.settings["function"] is not None:
             check_spec(self.settings["function"])
 
