@@ -1,7 +1,6 @@
 """Small shared helpers for the tests (importable because pytest puts tests/ on sys.path)."""
 from desyr.testing import SINE_POISSON_1D
 
-
 #: appended to a config whose test is about the teacher and the searches: SymPy integrates these
 #: tests' small problems exactly, so stage 0 would otherwise end the run before any teacher
 #: (``SINE_POISSON_1D`` has it already)
@@ -19,6 +18,19 @@ def write_config(tmp_path, text, name="problem.toml"):
 
 # The package's own small test problem, under the short name these tests' reports use.
 SINE_1D = SINE_POISSON_1D.replace('name = "sine_poisson_1d"\ntitle = "Sine-Poisson 1D (testing)"', 'name = "sine"')
+
+
+def sine_model():
+    """A teacher model whose values are the exact sine-Poisson solution, sin(pi x) (tests' own teachers)."""
+    import numpy as np
+
+    from desyr.plugin import TeacherModel
+
+    class SineModel(TeacherModel):
+        def predict(self, X):
+            return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
+
+    return SineModel()
 
 
 def rough_sine(X):

@@ -4,28 +4,23 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import pytest
 import sympy as sp
+from helpers import sine_model
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
-from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, TeacherModel, hookimpl
+from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, hookimpl
 from desyr.testing import make_problem
 
 x = sp.Symbol("x")
-
-
-class SineModel(TeacherModel):
-    def predict(self, X):
-        return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
 
 
 class SineTeacher(Teacher):
     name = "any_teacher"
 
     def prepare(self, problem, context):
-        return SineModel()
+        return sine_model()
 
 
 class _Counted(Searcher):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-import numpy as np
 import pytest
 import sympy as sp
+from helpers import sine_model
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
@@ -19,23 +19,16 @@ from desyr.plugin import (
     Searcher,
     SearchResult,
     Teacher,
-    TeacherModel,
     hookimpl,
 )
 from desyr.testing import make_context, make_problem
-
-
-
-class SineModel(TeacherModel):
-    def predict(self, X):
-        return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
 
 
 class PlainTeacher(Teacher):
     name = "ctx_plain_teacher"
 
     def prepare(self, problem, context):
-        return SineModel()
+        return sine_model()
 
 
 class SeedWritingTeacher(Teacher):
@@ -43,7 +36,7 @@ class SeedWritingTeacher(Teacher):
 
     def prepare(self, problem, context):
         context.seed = 12345
-        return SineModel()
+        return sine_model()
 
 
 class ValuesWritingGate(Gate):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import pytest
 import sympy as sp
+from helpers import sine_model
 
 from desyr.api import run
 from desyr.config.spec import read_spec
@@ -22,17 +22,11 @@ from desyr.plugin import (
     SearchResult,
     SolverAttempt,
     Teacher,
-    TeacherModel,
     hookimpl,
 )
 from desyr.testing import make_problem
 
 x = sp.Symbol("x")
-
-
-class SineModel(TeacherModel):
-    def predict(self, X):
-        return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
 
 
 class CountingTeacher(Teacher):
@@ -43,7 +37,7 @@ class CountingTeacher(Teacher):
 
     def prepare(self, problem, context):
         type(self).trained += 1
-        return SineModel()
+        return sine_model()
 
 
 class OneSineSearcher(Searcher):
