@@ -1,5 +1,3 @@
-import sys
+from desyr.cli.main import entry
 
-from desyr.cli.main import main
-
-sys.exit(main())
+entry()

@@ -31,3 +31,18 @@ def test_bench_out_that_is_a_file_is_one_line_error(tmp_path):
     assert_contract(rc, stdout, err, "bench --out file")
     assert target.read_text(encoding="utf-8") == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_dir"]
+
+
+def test_bench_starts_the_biggest_problems_first_and_keeps_the_table_order():
+    from desyr.bench.suite import _longest_first, resolve_names
+    from desyr.extension.registry import load_registry
+
+    registry = load_registry()
+    specs = resolve_names(registry, [], True, None)
+    order = _longest_first(registry, specs)
+    assert sorted(order) == sorted(specs) and order != specs
+    assert order[0] == "paper:kovasznay"                       # three fields
+    assert order[1] == "paper:sine_poisson_3d"                 # three variables
+    assert order[-1] == "paper:sine_poisson_1d"                # one of each, given last
+    one_d = [s for s in order if s in ("paper:param_poisson", "paper:conv_diff", "paper:sine_poisson_1d")]
+    assert one_d == ["paper:param_poisson", "paper:conv_diff", "paper:sine_poisson_1d"]   # ties keep their order

@@ -198,7 +198,8 @@ def _read_back(selection: Selection, problem: Problem) -> None:
 
 def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> list[str]:
     """Draw the run's figures into ``out``; the report section that embeds them."""
-    from desyr.report.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, write_run_figures
+    from desyr.report.drawer import draw
+    from desyr.report.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, plan_run_figures
 
     if not have_matplotlib():
         return figure_section([], NO_MATPLOTLIB)
@@ -209,7 +210,7 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
         def predict(X: np.ndarray) -> np.ndarray:
             return teacher_predict(model, plugin, X)
     Path(out).mkdir(parents=True, exist_ok=True)
-    return figure_section(write_run_figures(result, s.pristine, out, teacher_predict=predict))
+    return figure_section(draw(plan_run_figures(result, s.pristine, out, teacher_predict=predict)))
 
 
 def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, components: dict[str, str],

@@ -21,6 +21,7 @@ from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
+from desyr.report.drawer import start_drawer
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
@@ -56,6 +57,10 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         clock, started = time.perf_counter(), time.time()
         if problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
+        if plots and out is not None and solvers:
+            # after the plugins loaded (three processes importing at once on two cores slowed them), in
+            # time to draw stage 0's figures while the verifier works
+            start_drawer()
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         # (under a budget, each solver call gets at most half of it)
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
@@ -286,6 +291,8 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
                    "refine")
         if problem.config_text:
             start_verifier()
+        if plots and out is not None:
+            start_drawer()
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
         return _write(s, result, model, out, plots)

@@ -287,6 +287,23 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     return outcomes
 
 
+def _longest_first(registry: Registry, specs: list[str]) -> list[str]:
+    """The specs in the order to start them: more fields, then more variables, first. Those are the
+    runs that train a teacher longest, and started first they are not the last ones running while
+    other workers idle (longest processing time first); the table keeps the given order."""
+    from desyr.config.loading import load_problem
+
+    def size(spec: str) -> tuple[int, int]:
+        try:
+            problem = load_problem(spec, registry)
+        except DesyrError:            # its own run reports the error
+            return (0, 0)
+        return (len(problem.fields), problem.dim)
+
+    sizes = {spec: size(spec) for spec in specs}
+    return sorted(specs, key=lambda spec: sizes[spec], reverse=True)
+
+
 def bench(registry: Registry, names: list[str], all_: bool, seeds: int, out: str | Path, timeout: float,
           progress: Progress, command: str, execution: Execution | None = None, plots: bool = True,
           problem_set: str | None = None) -> dict[str, Any]:
@@ -298,7 +315,7 @@ def bench(registry: Registry, names: list[str], all_: bool, seeds: int, out: str
     digests = {spec: config_digest(registry, spec) for spec in specs}
     out = Path(out)
     with run_lock(out), kill_children_on_signals():
-        jobs = [(spec, seed) for spec in specs for seed in range(seeds)]
+        jobs = [(spec, seed) for spec in _longest_first(registry, specs) for seed in range(seeds)]
         outcomes = _run_all(jobs, out, timeout, progress, digests, execution, registry, plots)
         rows = collect(out, specs, seeds, digests, outcomes=outcomes)
         data = {"command": command, "specs": specs, "seeds": seeds, "runs": rows,

@@ -2,9 +2,11 @@
 
 Every function takes plain arrays and writes one PNG of a fixed pixel size
 (:data:`SIZE` or :data:`WIDE` at :data:`DPI`); matplotlib is imported inside the
-functions, so importing this module never loads it.  :func:`write_run_figures`
-draws everything a run's result allows and returns :class:`FigureRecord` s;
-:func:`figure_section` turns them into report lines (``![caption](file.png)``).
+functions, so importing this module never loads it.  :func:`plan_run_figures`
+turns a run's result into :class:`FigurePlan` s (the arrays to draw), :func:`draw_plans`
+draws them (here, or in a spare process: :mod:`desyr.report.drawer`) and returns
+:class:`FigureRecord` s; :func:`figure_section` turns those into report lines
+(``![caption](file.png)``).
 DeSyR's problems carry no units: axes say "dimensionless".
 """
 from __future__ import annotations
@@ -30,6 +32,15 @@ class FigureRecord:
     caption: str
 
 
+@dataclass(frozen=True)
+class FigurePlan:
+    """One figure to draw: a drawing function of this module (by name, one of :data:`DRAWINGS`),
+    its arguments (paths, arrays, labels) and its caption. Plain data, so another process can draw it."""
+    draw: str
+    args: tuple[Any, ...]
+    caption: str
+
+
 def have_matplotlib() -> bool:
     try:
         import matplotlib  # noqa: F401
@@ -45,6 +56,17 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def warm_up() -> None:
+    """Import pyplot and render some text once (fonts load on the first draw): about a second."""
+    import io
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.set_title("warm")
+    fig.savefig(io.BytesIO(), format="png", dpi=10)
+    plt.close(fig)
 
 
 def _save(fig: Any, path: str | Path) -> Path:
@@ -225,17 +247,38 @@ def write_run_figures(result: Any, problem: Any, out_dir: str | Path,
     """Every figure the result allows, in ``out_dir``; [] (and no error) without matplotlib."""
     if not have_matplotlib():
         return []
+    return draw_plans(plan_run_figures(result, problem, out_dir, teacher_predict))
+
+
+def plan_run_figures(result: Any, problem: Any, out_dir: str | Path,
+                     teacher_predict: Callable[[np.ndarray], np.ndarray] | None = None) -> list[FigurePlan]:
+    """The figures the result allows, evaluated (expressions, reference, teacher) but not drawn."""
     out = Path(out_dir)
-    records: list[FigureRecord] = []
-    for draw in (_solution_figure, _training_figure, _pareto_figure):
+    plans: list[FigurePlan] = []
+    for plan in (_solution_figure, _training_figure, _pareto_figure):
         try:
-            records += draw(result, problem, out, teacher_predict)
-        except Exception as exc:  # a figure must never cost the run its result
-            records.append(FigureRecord(out / "missing.png", f"figure {draw.__name__[1:]} failed: {exc}"))
-    return [r for r in records if r.path.exists()]
+            plans += plan(result, problem, out, teacher_predict)
+        except Exception:  # noqa: BLE001 - a figure must never cost the run its result
+            continue
+    return plans
 
 
-def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+def draw_plans(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
+    """Draw each plan; a figure that fails is left out (it never costs the run its result)."""
+    records = []
+    for plan in plans:
+        if plan.draw not in DRAWINGS:
+            continue
+        try:
+            path = Path(globals()[plan.draw](*plan.args))
+        except Exception:  # noqa: BLE001
+            continue
+        if path.exists():
+            records.append(FigureRecord(path, plan.caption))
+    return records
+
+
+def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
     """Recovered solution against teacher and reference: a profile (1-D) or heat maps (2-D; the
     first two variables with the others at their midpoints for d > 2)."""
     from desyr.symbolic.numeric import evaluate
@@ -262,9 +305,9 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
     pre_v = evaluate(problem.parse(pre[field]), problem.symbols, X) if field in pre else None
     what = "reference, teacher, pre-refit and recovered" if teach is not None else "reference, pre-refit and recovered"
     if problem.dim == 1:
-        path = profile_1d(out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field)
-        return [FigureRecord(path, f"(a) {what} {field} along {names[0]}; (b) log10 of the pointwise absolute "
-                                   f"error against the reference (all quantities {UNITLESS}).")]
+        return [FigurePlan("profile_1d", (out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field),
+                           f"(a) {what} {field} along {names[0]}; (b) log10 of the pointwise absolute "
+                           f"error against the reference (all quantities {UNITLESS}).")]
     shape = gx.shape
     panels = [("reference" if ref is not None else "recovered", (ref if ref is not None else rec).reshape(shape), False)]
     if ref is not None:
@@ -273,13 +316,13 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
         panels.append(("log10 |recovered - reference|", log_error(rec, ref).reshape(shape), True))
     sliced = "" if problem.dim == 2 else (" on the slice " + ", ".join(
         f"{v} = {m:g}" for v, m in zip(names[2:], bounds.mean(axis=1)[2:])))
-    path = field_maps(out / "fig_solution.png", (gx, gy), (names[0], names[1]), panels, field)
-    return [FigureRecord(path, f"{field} over ({names[0]}, {names[1]}){sliced}: the reference field and log10 of "
-                               f"the absolute error of the teacher and of the recovered expression (shared colour "
-                               f"scale; {UNITLESS}).")]
+    return [FigurePlan("field_maps", (out / "fig_solution.png", (gx, gy), (names[0], names[1]), panels, field),
+                       f"{field} over ({names[0]}, {names[1]}){sliced}: the reference field and log10 of "
+                       f"the absolute error of the teacher and of the recovered expression (shared colour "
+                       f"scale; {UNITLESS}).")]
 
 
-def _training_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+def _training_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
     facts = result.teacher.facts if result.teacher is not None else {}
     history = facts.get("history") if isinstance(facts, dict) else None
     if not history:
@@ -289,12 +332,12 @@ def _training_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
         return []
     steps, loss, s_val = zip(*[(float(h[0]), float(h[1]), float(h[2])) for h in rows])
     step = facts.get("selected_step")
-    path = training_curve(out / "fig_training.png", steps, s_val, step if isinstance(step, int) else None, loss)
-    return [FigureRecord(path, f"Teacher training: the physics-validation score S_val and the training loss "
-                               f"against the step; the star marks the selected checkpoint (step {step}).")]
+    args = (out / "fig_training.png", steps, s_val, step if isinstance(step, int) else None, loss)
+    return [FigurePlan("training_curve", args, f"Teacher training: the physics-validation score S_val and the "
+                       f"training loss against the step; the star marks the selected checkpoint (step {step}).")]
 
 
-def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigureRecord]:
+def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
     search = result.search
     if search is None or not search.runs:
         return []
@@ -304,9 +347,9 @@ def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -
     selected = None
     if best is not None and best.search_complexity is not None and best.search_loss is not None:
         selected = (float(best.search_complexity), float(best.search_loss))
-    path = pareto_fronts(out / "fig_pareto.png", fronts, selected)
-    return [FigureRecord(path, f"Pareto fronts of the {len(fronts)} seeded searches (complexity against the "
-                               "search loss); the star is the selected candidate before its refit.")]
+    return [FigurePlan("pareto_fronts", (out / "fig_pareto.png", fronts, selected),
+                       f"Pareto fronts of the {len(fronts)} seeded searches (complexity against the search "
+                       "loss); the star is the selected candidate before its refit.")]
 
 
 def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) -> list[str]:
@@ -322,4 +365,6 @@ def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) 
     return lines
 
 
+#: the drawing functions a :class:`FigurePlan` may name
+DRAWINGS = ("profile_1d", "field_maps", "training_curve", "pareto_fronts")
 NO_MATPLOTLIB = "Figures skipped: matplotlib is not installed (install the `plots` extra)."

@@ -29,7 +29,7 @@ def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str
     if sys.version_info >= (3, 11):
         return [sys.executable, "-P", "-m", "desyr", *args]
     boot = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
-            "from desyr.cli.main import main; sys.exit(main())")
+            "from desyr.cli.main import entry; entry()")
     return [sys.executable, "-c", boot, *args]
 
 

@@ -1,0 +1,75 @@
+"""Drawing a run's figures in a spare process started with the command.
+
+Importing matplotlib and drawing a first figure take about a second, longer than the verifier
+needs to check an answer of the exact solvers. A process started with the command
+(:func:`start_drawer`) does that import while the run works, then draws the plans it is sent
+while the verifier checks the result. It runs the run's own code on the run's own data (it is
+not a trust boundary, unlike the verifier), so the plans travel as a pickle. Each spare draws
+one request; without one, or if it fails, the figures are drawn in this process, the same.
+"""
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
+
+TIMEOUT = 120.0
+_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from desyr.report.drawer import serve; serve()"
+
+_spare: subprocess.Popen[bytes] | None = None
+
+
+def start_drawer() -> None:
+    """Start the process that will draw the next figures (nothing without matplotlib)."""
+    global _spare
+    if (_spare is not None and _spare.poll() is None) or importlib.util.find_spec("matplotlib") is None:
+        return
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    try:
+        _spare = subprocess.Popen([sys.executable, "-c", _BOOT, root], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        _spare = None
+
+
+@atexit.register
+def _stop_spare() -> None:
+    if _spare is not None and _spare.poll() is None:
+        _spare.kill()
+        _spare.communicate()
+
+
+def draw(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
+    """The plans drawn by the spare when one is running, else here; the same records either way."""
+    global _spare
+    process, _spare = _spare, None
+    if process is None or process.poll() is not None or not plans:
+        return draw_plans(plans)
+    try:
+        out, _ = process.communicate(pickle.dumps(list(plans)), timeout=TIMEOUT)
+        records = pickle.loads(out)
+        if process.returncode == 0 and isinstance(records, list) and all(
+                isinstance(r, FigureRecord) for r in records):
+            return records
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
+        process.kill()
+        process.communicate()
+    return draw_plans(plans)
+
+
+def serve() -> None:
+    """The spare's side: import and warm matplotlib, then draw the one request on standard input."""
+    from desyr.report.figures import warm_up
+
+    warm_up()
+    plans = pickle.load(sys.stdin.buffer)      # stops at the pickle's end: no need for end of input
+    sys.stdout.buffer.write(pickle.dumps(draw_plans(plans)))
+    sys.stdout.buffer.flush()
