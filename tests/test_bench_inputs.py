@@ -33,6 +33,7 @@ def test_bench_out_that_is_a_file_is_one_line_error(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_dir"]
 
 
+@pytest.mark.slow
 def test_bench_starts_the_biggest_problems_first_and_keeps_the_table_order():
     from desyr.bench.suite import _longest_first, resolve_names
     from desyr.extension.registry import load_registry

@@ -125,3 +125,24 @@ def test_malformed_toml_fails_before_the_plugins_load(tmp_path, monkeypatch, cap
     assert main(["run", str(bad), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("desyr: error:") and "malformed TOML" in err and err.count("\n") == 1
+
+
+def test_summary_prints_the_exact_form_when_it_differs(capsys):
+    """A new user saw exp(-0.9869604401089358*t) printed and the exact exp(-pi**2*t/10) only in report.md."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from desyr.cli.main import _summary
+    from desyr.model.result import load_result
+
+    run = next((Path(__file__).parent / "fixtures" / "study_bench" / "runs").glob("tiny_sine-*/seed0"))
+    result = load_result(run)
+    result.expression = {"u": "1.0*sin(3.141592653589793*x)"}
+    result.exact_form = SimpleNamespace(expressions={"u": "sin(pi*x)"})
+    _summary(result, None)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "u = 1.0*sin(3.141592653589793*x)"
+    assert lines[1] == "exact form: u = sin(pi*x)"
+    result.exact_form = SimpleNamespace(expressions=dict(result.expression))
+    _summary(result, None)
+    assert not any(line.startswith("exact form") for line in capsys.readouterr().out.splitlines())

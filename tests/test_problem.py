@@ -19,6 +19,13 @@ def test_load_sine(tmp_path):
     ("name = 'x'\n[domain\n", "malformed TOML"),
     ("[[equations]]\nlhs = 'u_xx'\n", "missing \\[domain\\]"),
     ("[domain]\nx=[0,1]\n[[equations]]\nlhs = 'u_yy'\n", "unknown name 'u_yy'"),
+    # what a new user writes first: the hint says what to write instead
+    ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_x + u'\n", "variables of the domain \\(t\\): u_t, u_tt"),
+    ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_t + u = 0'\n", "right side goes in rhs"),
+    ("[domain]\nt=[0,1]\n[[equations]]\nlhs = \"u' + u\"\n", "no primes"),
+    ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_t'\n[[constraints]]\noperator='u(0)'\non='t = 0'\nvalue=1\n",
+     "place goes in on"),
+    ("[domain]\nx=[0,1]\n[[equations]]\nlhs = 'u_xx'\nrhs = 'from_reference'\n", 'rhs = "from_reference" needs'),
     ("[domain]\nx=[0,1]\n[[equations]]\nlhs = 'w_xx'\n", "unknown name 'w_xx'"),
     ("[domain]\nx=[0,1]\n[[equations]]\nlhs = 'u_xx + foo(x)'\n", "function 'foo' is not allowed"),
     ("[domain]\nx=[1,0]\n[[equations]]\nlhs = 'u_xx'\n", "lo < hi"),

@@ -214,6 +214,9 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
          ) -> tuple[Result, TeacherModel]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
     stage_a_end = _stage_a_end(wall)
+    if not s.spec.search.unary:        # the default, and easy to miss: the searches then build rational functions only
+        s.ctx.progress.message("note: [search] unary is empty, so the searches use + - * / and constants only; "
+                               "list the functions the solution may contain (docs/config.md)")
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     taught = teach(s.registry, _until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     taught_ctx = with_teacher(s.ctx, taught)

@@ -348,6 +348,9 @@ def _summary(result: Result, out: str | None) -> None:
     else:
         for f, e in result.expression.items():
             print(f"{f} = {e}")
+        exact = result.exact_form.expressions if result.exact_form else {}
+        if exact and exact != result.expression:      # decimals the exact-form step identified
+            print("exact form: " + "; ".join(f"{f} = {e}" for f, e in exact.items()))
         res, err = result.residuals, result.errors
         print(f"converged={result.converged} complexity={result.complexity} "
               f"R_eq={_num(res.R_eq if res else None)} R_con={_num(res.R_con if res else None)}"

@@ -214,9 +214,9 @@ def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
     return {f: problem.parse(text) for f, text in table.items()}
 
 
-def _from_reference(problem: Problem, expr: sp.Expr, what: str) -> sp.Expr:
+def _from_reference(problem: Problem, expr: sp.Expr, what: str, word: str = "reference") -> sp.Expr:
     if not problem.reference or set(problem.reference) != set(problem.fields):
-        raise ConfigError(f"{problem.source}: {what} = \"reference\" needs a [reference] for every field")
+        raise ConfigError(f"{problem.source}: {what} = \"{word}\" needs a [reference] for every field")
     forcing = problem.apply(expr, problem.reference)
     if not _TIDY.get():
         return forcing
@@ -234,7 +234,7 @@ def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -
         lhs = problem.parse(table["lhs"], allow_fields=True)
         rhs_text = table.get("rhs", 0)
         if rhs_text == "from_reference":
-            rhs = _from_reference(problem, lhs, f"{where}.rhs")
+            rhs = _from_reference(problem, lhs, f"{where}.rhs", "from_reference")
         else:
             rhs = problem.parse(rhs_text)
     if not jets_in(lhs, problem.vocabulary):

@@ -153,7 +153,22 @@ class Vocabulary:
         if jet is not None:
             return self.jet_symbol(jet)
         known = self.variables + self.fields + sorted(self.extra) + sorted(CONSTANTS)
-        raise ExpressionError(f"unknown name '{name}' (known: {', '.join(known)})")
+        hint = ""
+        field = next((f for f in self.fields if name.startswith(f + "_")), None)
+        if field is not None and self.variables:     # a derivative in a variable the problem does not have
+            v = self.variables[0]
+            hint = (f"; a derivative is the field, '_' and variables of the domain "
+                    f"({', '.join(self.variables)}): {field}_{v}, {field}_{v}{v}")
+        raise ExpressionError(f"unknown name '{name}' (known: {', '.join(known)}){hint}")
+
+
+def _syntax_hint(text: str) -> str:
+    """What a new user most often wrote instead of an expression."""
+    if "'" in text:
+        return "; derivatives are written u_x, u_xx (no primes)"
+    if "=" in text.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
+        return "; an expression has no '=': an equation's right side goes in rhs, a condition's place in on"
+    return ""
 
 
 def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr:
@@ -185,7 +200,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
             warnings.simplefilter("error", SyntaxWarning)
             tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExpressionError(f"cannot parse {_short(text)}: {exc.msg}") from None
+        raise ExpressionError(f"cannot parse {_short(text)}: {exc.msg}{_syntax_hint(text)}") from None
     except SyntaxWarning as exc:
         raise ExpressionError(f"cannot parse {_short(text)}: {exc}") from None
     except (RecursionError, MemoryError, ValueError):
@@ -280,6 +295,9 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str) -> sp.Expr:
     if not isinstance(node.func, ast.Name):
         raise ExpressionError(f"call of {_describe(node.func)} is not allowed in {_short(text)}")
     name = node.func.id
+    if name in vocab.fields:
+        raise ExpressionError(f"{name}(...) is not an expression here: write the field as {name} (its derivatives "
+                              f"{name}_x, ...); a condition's place goes in on, e.g. on = \"x = 0\"")
     if name not in FUNCTIONS:
         raise ExpressionError(
             f"function '{name}' is not allowed in {_short(text)} (allowed: {', '.join(sorted(FUNCTIONS))})"
