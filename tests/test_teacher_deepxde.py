@@ -252,3 +252,25 @@ def test_a_deadline_stops_training_keeps_the_best_checkpoint_and_is_not_cached(t
     assert info["history"][-1][0] < 200_000 and len(info["networks"]) == 1     # no L-BFGS, no second network
     assert info["S_val_selected"] == min(h[2] for h in info["history"])
     assert not list((tmp_path / "deepxde").glob("*.pt"))                       # a cut-short teacher is no entry
+
+
+@pytest.mark.slow
+def test_a_failing_lbfgs_line_search_keeps_adams_best_checkpoint(tmp_path, monkeypatch):
+    """Lagaris' NLODE2 (log(u) near u = 0) made torch's strong-Wolfe search step past float range;
+    the whole run ended there. The teacher now keeps its best checkpoint and says why."""
+    import torch
+
+    problem = load_problem_file(SINE)
+    ctx = RunContext(problem, make_point_sets(problem), cache_dir=tmp_path)
+
+    def overflow(self, closure=None):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+
+    monkeypatch.setattr(torch.optim.LBFGS, "step", overflow)
+    model = DeepXDETeacher(layers=[20, 20], adam_steps=100, lbfgs_steps=50, interior_points=128,
+                           boundary_points=2, checkpoint_every=50).prepare(problem, ctx)
+    info = model.info()
+    failures = info["lbfgs_failures"]          # one per network the ladder tried
+    assert failures and set(failures) == {"value cannot be converted to type float without overflow"}
+    assert info["selected_step"] <= 100 and info["S_val_selected"] < info["S_val_initial"]
+    assert model.predict(ctx.points.verify).shape == (len(ctx.points.verify), 1)

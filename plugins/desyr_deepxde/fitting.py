@@ -115,6 +115,7 @@ class _Checkpoints(dde.callbacks.Callback):
         self.patience = patience
         self.deadline = deadline          # time.time() of the run's budget wall for the teacher, or None
         self.out_of_time = False
+        self.lbfgs_failure: str | None = None
         self.history: list[tuple[int, float, float]] = []
         self.components: list[list[float]] = []
         self.scales = scales     # shared between architectures, so their S_val compare
@@ -246,7 +247,14 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
             opts["fun_per_step"] = int(math.ceil(1.25 * opts["iter_per_step"]))
             model.compile("L-BFGS", loss_weights=weights)
             cb.start_phase("lbfgs", lbfgs)
-            model.train(callbacks=[cb], verbose=0)
+            try:
+                model.train(callbacks=[cb], verbose=0)
+            except RuntimeError as exc:
+                # torch's strong-Wolfe line search can step past float range (Lagaris' NLODE2: log(u)
+                # near u = 0); the best checkpoint so far stands, as after a stall
+                cb.lbfgs_failure = " ".join(str(exc).split())[:200]
+                progress.message(f"teacher deepxde: L-BFGS stopped ({cb.lbfgs_failure}); "
+                                 f"keeping the best checkpoint so far")
     if cb.best_state is not None:
         net.load_state_dict(cb.best_state)
     net.eval()
@@ -291,6 +299,7 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
         "loss_weights_final": chosen.summary()["loss_weights"],
         "escalated": len(fits) > 1,
         "stopped_at_deadline": any(f.cb.out_of_time for f in fits),
+        "lbfgs_failures": [f.cb.lbfgs_failure for f in fits if f.cb.lbfgs_failure],
         "networks": [f.summary() for f in fits],
         "seed": seed,
         "n_parameters": int(sum(p.numel() for p in chosen.net.parameters())),
