@@ -55,6 +55,33 @@ def test_a_spent_deadline_leaves_no_negative_time():
     assert ctx.seconds_left() == 0.0 and _seconds_per_search(ctx, 1, 1) == 1.0
 
 
+def test_a_refit_under_a_deadline_gets_only_the_time_left():
+    """Lagaris' PDE3 under --budget 120 ended at 148 s: twelve refits started before the wall and
+    ran on; each refit unit now hands its refiner the seconds left."""
+    from desyr_scipy.refiner import ScipyRefiner
+
+    from desyr.stages.refit import refit_unit
+    from desyr.testing import make_candidate
+
+    seen = []
+
+    class Watched(ScipyRefiner):
+        def within(self, seconds):
+            seen.append(seconds)
+            return super().within(seconds)
+
+    refiner = ScipyRefiner(timeout=60.0)
+    assert refiner.within(100.0) is refiner
+    assert refiner.within(2.5).settings["timeout"] == 2.5 and refiner.within(-1.0).settings["timeout"] == 1e-3
+    problem = make_problem()
+    ctx = make_context(problem, deadline=time.time() + 30.0)
+    record = refit_unit((Watched(), make_candidate(problem, "1.1*sin(3.1*x)"), ctx))
+    assert len(seen) == 1 and 25.0 < seen[0] <= 30.0
+    assert record["refit"]["converged"]
+    refit_unit((Watched(), make_candidate(problem, "1.1*sin(3.1*x)"), make_context(problem)))
+    assert len(seen) == 1            # no deadline, no cut
+
+
 #: the teacher alone would take minutes (200k Adam steps); the budget is 40 s
 SLOW_TEACHER = SINE_1D + """
 [teacher]

@@ -330,3 +330,19 @@ def test_omp_path_from_scikit_learn_proposes_supports():
     A /= np.linalg.norm(A, axis=0)
     y = 2.0 * A[:, 3] + 0.5 * A[:, 7]
     assert omp_path(A, y, 3)[:2] == [[3], [3, 7]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("degree", [4, 5, 6])
+def test_one_variable_polynomials_up_to_the_total_degree(degree):
+    """SSDE's Nguyen-2..4 (x + x**2 + ... + x**degree, on [-1, 1], their operator set): with the old
+    per-variable cap of 3 they came back as sums of exponentials and sines."""
+    f = lambda X: sum(X[:, 0] ** k for k in range(1, degree + 1))     # noqa: E731
+    ssde = ["sin", "cos", "log", "exp"]
+    result = DictionarySearcher().search(task(f, ["x"], ssde, low=-1.0))
+    m = best(result)
+    assert sp.expand(m.expression).free_symbols == {x}
+    assert support(m.expression) == frozenset((("x", k),) for k in range(1, degree + 1))
+    assert rel_l2_on_fresh_points(m.expression, [x], f, 1) < 1e-8
+    capped = DictionarySearcher(degree=3).search(task(f, ["x"], ssde, low=-1.0))
+    assert not capped.front or support(best(capped).expression) != support(m.expression)

@@ -233,6 +233,12 @@ class Refiner(Component):
         ``evaluations`` residual evaluations); a refiner without such knobs screens as itself."""
         return self
 
+    def within(self, seconds: float) -> Refiner:
+        """A variant that returns within about ``seconds``, with the best constants it has by then
+        (``--budget``: a refit started before the wall must not run far past it); a refiner without
+        such a knob returns itself."""
+        return self
+
 
 # ------------------------------------------------------------------------ gate
 @dataclass

@@ -114,9 +114,11 @@ def _unit_context(ctx: RunContext) -> RunContext:
 def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     """One candidate's refit, measurement and checked cleaning as a JSON-safe record."""
     refiner, cand, ctx = item
-    if ctx.deadline is not None and time.time() >= ctx.deadline:
-        # shortest first: under a budget the simplest candidates are the ones refit (--budget)
-        return _failed_record(OUT_OF_TIME)
+    if ctx.deadline is not None:
+        if time.time() >= ctx.deadline:
+            # shortest first: under a budget the simplest candidates are the ones refit (--budget)
+            return _failed_record(OUT_OF_TIME)
+        refiner = refiner.within(ctx.seconds_left())
     cand = copy.copy(cand)
     try:
         outcome = checked_outcome(refiner.refine(cand, ctx.problem, ctx.points), refiner.name)

@@ -181,7 +181,14 @@ def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[fl
         add(fit_support(X, y, base, params, False, prune_tolerance))
         if fits[0].relative_residual <= EXACT_FIT:
             return fits
-    history = [fits[0].relative_residual if fits else math.inf]
+    for support in polynomial_supports(pool, max_terms):
+        fit = fit_support(X, y, base + [pool[j] for j in support], list(params), False, prune_tolerance)
+        add(fit)
+        if intercept and len(fit.terms) > 1 and fit.terms[0] == terms[0]:
+            add(refit(X, y, fit.terms[1:], fit.params))
+    history = [min((f.relative_residual for f in fits), default=math.inf)]
+    if history[0] <= EXACT_FIT:      # a polynomial, exactly: pruned, its support is the function's
+        return fits
     for level in beam_supports(columns(X, pool, params), y, max_terms, beam, center=intercept, exact=EXACT_FIT):
         level_best = math.inf
         for support, _ in level[:FITS_PER_SIZE]:
@@ -197,6 +204,20 @@ def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[fl
     if not fits:        # nothing to select from (e.g. all-zero values without an intercept): the constant
         add(fit_support(X, y, [terms[0]], params, False, prune_tolerance))
     return fits
+
+
+def polynomial_supports(pool: Sequence[Term], max_terms: int) -> list[list[int]]:
+    """Every monomial of the pool (no transcendental factor) up to total degree d, one support per d
+    while it has at most ``max_terms`` terms. The beam's greedy steps miss polynomials whose monomials
+    are nearly collinear: on [-1, 1], x + x**2 + x**3 + x**4 drew exp(2.5*x) first and never returned."""
+    monomials = sorted((sum(t.powers), j) for j, t in enumerate(pool) if all(f is None for f in t.factors))
+    supports = []
+    for degree in sorted({d for d, _ in monomials}):
+        support = [j for d, j in monomials if d <= degree]
+        if len(support) > max_terms:
+            break
+        supports.append(support)
+    return supports
 
 
 def _plateau(history: list[float], accept: float) -> bool:

@@ -61,7 +61,9 @@ class DictionarySearcher(Searcher):
     supported_unary = KNOWN_UNARY
     budget_ignored = BUDGET_IGNORED
     options = {
-        "degree": Option(3, "largest power of one variable in a term", kind=int, low=0, high=12),
+        "degree": Option(None, "largest power of one variable in a term; default: total_degree in one variable "
+                               "(which has no cross terms to limit), 3 in several", kind=int, low=0, high=12,
+                         nullable=True),
         "total_degree": Option(6, "largest total polynomial degree of a term (the sum of its variables' powers)",
                                kind=int, low=0, high=36),
         "max_harmonic": Option(8, "sin/cos frequencies k*pi/L for k = 1..max_harmonic (L: the variable's "
@@ -114,7 +116,7 @@ class DictionarySearcher(Searcher):
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):       # one core: K seeded runs are the parallel units
-            dic = build_dictionary(Xs, ys, variables, ops, int(s["degree"]), int(s["max_harmonic"]),
+            dic = build_dictionary(Xs, ys, variables, ops, _degree(s, len(variables)), int(s["max_harmonic"]),
                                    s["exp_rates"], int(s["spectrum_peaks"]), int(s["max_columns"]),
                                    total_degree=int(s["total_degree"]), products=PRODUCT in task.binary)
             fits = sparse_fits(Xs, ys, dic.terms, dic.params, int(s["max_terms"]) if sums else 1,
@@ -176,3 +178,11 @@ def _label(fit: Fit) -> str:
 @hookimpl
 def desyr_register_searchers() -> list[type[Searcher]]:
     return [DictionarySearcher]
+
+
+def _degree(settings: dict[str, Any], n_variables: int) -> int:
+    """The per-variable power cap: it limits cross terms, so in one variable only the total degree
+    binds (SSDE's Nguyen-4, x**6 + ... + x, needs the sixth power)."""
+    if settings["degree"] is not None:
+        return int(settings["degree"])
+    return min(int(settings["total_degree"]), 12) if n_variables == 1 else 3

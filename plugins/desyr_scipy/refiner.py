@@ -89,6 +89,12 @@ class ScipyRefiner(Refiner):
         """The same refiner with fewer starts and capped evaluations per start."""
         return type(self)(**{**self.settings, "starts": starts, "max_nfev": evaluations})
 
+    def within(self, seconds: float) -> ScipyRefiner:
+        """The same refiner with its per-candidate ``timeout`` cut to ``seconds`` (never raised)."""
+        if seconds >= float(self.settings["timeout"]):
+            return self
+        return type(self)(**{**self.settings, "timeout": max(float(seconds), 1e-3)})   # the option is > 0
+
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:
         clock = time.perf_counter()
         fields = list(candidate.search_expressions)
