@@ -274,3 +274,18 @@ def test_a_failing_lbfgs_line_search_keeps_adams_best_checkpoint(tmp_path, monke
     assert failures and set(failures) == {"value cannot be converted to type float without overflow"}
     assert info["selected_step"] <= 100 and info["S_val_selected"] < info["S_val_initial"]
     assert model.predict(ctx.points.verify).shape == (len(ctx.points.verify), 1)
+
+
+@pytest.mark.slow
+def test_equations_undefined_at_every_checkpoint_are_one_clear_error(tmp_path):
+    """Lagaris' NLODE2 has log(u): the network starts near u = 0, its S_val is NaN at every
+    checkpoint, and its weights used to reach predict() as NaN (a confusing second error)."""
+    problem = problem_from_dict({
+        "domain": {"x": [1, 2]},
+        "equations": [{"lhs": "u_x**2 + log(u) - cos(x)**2 - 2*cos(x) - 1 - log(x + sin(x))"}],
+        "constraints": [{"on": "x = 1", "value": "1 + sin(1)"}],
+    })
+    ctx = RunContext(problem, make_point_sets(problem), cache_dir=tmp_path)
+    with pytest.raises(ComponentError, match="S_val was never finite"):
+        DeepXDETeacher(layers=[20, 20], adam_steps=60, lbfgs_steps=0, interior_points=64,
+                       checkpoint_every=30, architecture="fnn", activation="tanh").prepare(problem, ctx)

@@ -279,6 +279,10 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
         if not fits[-1].stalled(settings["stall_ratio"]):
             break
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
+    if chosen.cb.best_state is None:      # no checkpoint to keep: its weights are whatever training left
+        raise ComponentError(
+            "teacher 'deepxde': S_val was never finite, so no checkpoint could be kept; the equations "
+            "are undefined at the network's values (e.g. log(u) or sqrt(u) where u <= 0 at the start)")
     history, index = chosen.cb.history, chosen.index
     selected = history[index]
     assert chosen.cb.scales is not None     # set by the first validation, before any history row

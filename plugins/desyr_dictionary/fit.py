@@ -186,9 +186,10 @@ def sparse_fits(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[fl
         add(fit)
         if intercept and len(fit.terms) > 1 and fit.terms[0] == terms[0]:
             add(refit(X, y, fit.terms[1:], fit.params))
-    history = [min((f.relative_residual for f in fits), default=math.inf)]
-    if history[0] <= EXACT_FIT:      # a polynomial, exactly: pruned, its support is the function's
-        return fits
+    if min((f.relative_residual for f in fits), default=math.inf) <= EXACT_FIT:
+        return fits                  # a polynomial, exactly: pruned, its support is the function's
+    # the beam's stopping rule sees its own fits only, as before the polynomial supports
+    history = [fits[0].relative_residual if intercept and fits else math.inf]
     for level in beam_supports(columns(X, pool, params), y, max_terms, beam, center=intercept, exact=EXACT_FIT):
         level_best = math.inf
         for support, _ in level[:FITS_PER_SIZE]:
