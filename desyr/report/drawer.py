@@ -19,9 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
+from desyr.runtime.spare import stop_spare
 
 TIMEOUT = 120.0
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from desyr.report.drawer import serve; serve()"
+#: ``python -c`` puts the working directory first on sys.path: a numpy.py there would be imported
+#: (``desyr bench`` children likewise run with ``-P``); the drawer takes desyr from where this one is
+_BOOT = ("import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if p not in ('', '.')]; "
+         "from desyr.report.drawer import serve; serve()")
 
 _spare: subprocess.Popen[bytes] | None = None
 
@@ -40,11 +44,7 @@ def start_drawer() -> None:
         _spare = None
 
 
-@atexit.register
-def _stop_spare() -> None:
-    if _spare is not None and _spare.poll() is None:
-        _spare.kill()
-        _spare.communicate()
+atexit.register(lambda: stop_spare(_spare))
 
 
 def draw(plans: Sequence[FigurePlan]) -> list[FigureRecord]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desyr.errors import DesyrError
+from desyr.runtime.spare import stop_spare
 
 #: the only variables the child inherits: BLAS pinned to one thread, and the OpenBLAS core
 #: settings some machines need for correct results
@@ -62,11 +63,7 @@ def start_verifier() -> None:
             _spare = None
 
 
-@atexit.register
-def _stop_spare() -> None:
-    if _spare is not None and _spare.poll() is None:
-        _spare.kill()
-        _spare.communicate()
+atexit.register(lambda: stop_spare(_spare))
 
 
 def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT,

@@ -99,8 +99,12 @@ def _program_reason(module_name: str, attr: str) -> str | None:
         return None
     for ep in found:
         module, _, target = ep.value.partition(":")
-        if module.strip() == module_name and target.split("[")[0].strip() == attr:
+        if module.strip() != module_name:
+            continue
+        if target.split("[")[0].strip() == attr:
             return f"it is the command-line program '{ep.name}' ({ep.group}), not a function of points"
+        # what the program calls lives beside it (desyr's console script is cli.main:entry, which runs main)
+        return f"it belongs to the module of the command-line program '{ep.name}' ({ep.group}), not a function of points"
     return None
 
 
