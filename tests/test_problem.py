@@ -23,6 +23,7 @@ def test_load_sine(tmp_path):
     ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_x + u'\n", "variables of the domain \\(t\\): u_t, u_tt"),
     ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_t + u = 0'\n", "right side goes in rhs"),
     ("[domain]\nt=[0,1]\n[[equations]]\nlhs = \"u' + u\"\n", "no primes"),
+    ("[domain]\nt=[0,1]\n[[equations]]\nlhs = \"u'' + 1\"\n", "no primes"),     # u'' is a string literal
     ("[domain]\nt=[0,1]\n[[equations]]\nlhs = 'u_t'\n[[constraints]]\noperator='u(0)'\non='t = 0'\nvalue=1\n",
      "place goes in on"),
     ("[domain]\nx=[0,1]\n[[equations]]\nlhs = 'u_xx'\nrhs = 'from_reference'\n", 'rhs = "from_reference" needs'),

@@ -115,6 +115,16 @@ def test_a_verified_proposal_ends_the_run_before_any_teacher(registry, tmp_path)
 
 
 @pytest.mark.slow
+def test_a_figure_that_cannot_be_moved_in_costs_no_result(registry, tmp_path):
+    """Red team: a folder named fig_solution.png in --out made a Proved stage-0 run end in a traceback."""
+    pytest.importorskip("matplotlib")
+    (tmp_path / "a" / "fig_solution.png").mkdir(parents=True)
+    solved = run(make_problem(config('"s0_table"')), registry=registry, out=tmp_path / "a")
+    assert solved.verdict == "proved"
+    assert load_result(tmp_path / "a").verdict == "proved" and not (tmp_path / "a" / ".stage0-figures").exists()
+
+
+@pytest.mark.slow
 def test_stage_0_figures_are_drawn_while_the_verifier_works_and_kept_only_for_its_answer(registry, tmp_path):
     pytest.importorskip("matplotlib")
     solved = run(make_problem(config('"s0_table"')), registry=registry, out=tmp_path / "a")

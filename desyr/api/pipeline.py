@@ -140,9 +140,12 @@ def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progr
     figures = None
     if staging is not None and figures_to is not None:
         if drawn and result.verdict in SOLVED:
-            for path in (staging.iterdir() if staging.is_dir() else ()):
-                os.replace(path, Path(figures_to) / path.name)
-            figures = drawn[0]
+            try:
+                for path in (staging.iterdir() if staging.is_dir() else ()):
+                    os.replace(path, Path(figures_to) / path.name)
+                figures = drawn[0]
+            except OSError:     # e.g. a folder where a figure goes: _write draws them again, or leaves them out
+                figures = None
         shutil.rmtree(staging, ignore_errors=True)
     return _Exact(result, s, solved, time.perf_counter() - clock, figures)
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
 from desyr.runtime.spare import stop_spare
 
-TIMEOUT = 120.0
+#: a run's few figures take a second or two; past this the spare is killed and they are drawn here
+TIMEOUT = 30.0
 #: ``python -c`` puts the working directory first on sys.path: a numpy.py there would be imported
 #: (``desyr bench`` children likewise run with ``-P``); the drawer takes desyr from where this one is
 _BOOT = ("import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if p not in ('', '.')]; "

@@ -279,7 +279,8 @@ def _build(node: ast.AST, vocab: Vocabulary, text: str) -> sp.Expr:
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call):
         return _build_call(node, vocab, text)
-    raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}")
+    # u'' parses as a string literal (u-prefixed): the prime hint applies there too
+    raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}{_syntax_hint(text)}")
 
 
 def _short(value: object, limit: int = 80) -> str:
