@@ -1,7 +1,7 @@
 """The dictionary of separable basis terms: length scales, the teacher spectra, factors and their order.
 
 A *term* is a product over the variables of one factor per variable,
-``v**k * u(w*v + phi)`` (the transcendental part optional), with each power ``k``
+``v**k * u(w*v + phi)`` (the transcendental part optional; ``log(v)`` for a positive variable), with each power ``k``
 at most ``degree`` and the term's total polynomial degree at most ``total_degree``;
 without products a term is one variable's ``v**k`` or ``u(w*v + phi)`` alone.  Every
 transcendental factor refers to one *nonlinear parameter* (a frequency or a rate,
@@ -22,7 +22,10 @@ import numpy as np
 #: unary operators of the common vocabulary the dictionary knows
 TRIG = ("sin", "cos")
 HYPERBOLIC = ("sinh", "cosh")
-KNOWN_UNARY = frozenset(TRIG + ("exp",) + HYPERBOLIC)
+KNOWN_UNARY = frozenset(TRIG + ("exp",) + HYPERBOLIC + ("log",))
+#: the rank of ``log(v)``, a factor of a variable whose samples are all positive (its parameter stays 1:
+#: ``log(w*v)`` is ``log(w) + log(v)``, so a free ``w`` would only trade places with the intercept)
+LOG_RANK = 1
 
 #: a sample span is snapped up to the nearest "nice" length (mantissa x 10^e, or that times pi) within 5%
 NICE_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
@@ -184,12 +187,14 @@ class _Params:
         self.windows: list[tuple[float, float]] = []
         self._index: dict[tuple[int, str, float], int] = {}
 
-    def index(self, var: int, family: str, value: float, step: float | None = None) -> int:
+    def index(self, var: int, family: str, value: float, step: float | None = None, fixed: bool = False) -> int:
         key = (var, family, float(np.float64(value).round(12)))
         if key not in self._index:
             self._index[key] = len(self.values)
             self.values.append(float(value))
-            if step is not None:
+            if fixed:       # an empty window: no refinement moves it
+                self.windows.append((value, value))
+            elif step is not None:
                 h = min(step / 2, abs(value) / 2)
                 self.windows.append((value - h, value + h))
             else:
@@ -215,12 +220,15 @@ def rate_rank(a: float) -> int:
 
 def variable_factors(i: int, name: str, ops: frozenset[str], lengths: list[float | None], peaks: list[list[float]],
                      exp_rates: Sequence[float], max_harmonic: int, params: _Params, dic: Dictionary,
-                     rate_peaks: Sequence[float] = ()) -> list[Factor]:
-    """The transcendental factors of variable ``i`` (see the module docstring for the grids)."""
+                     rate_peaks: Sequence[float] = (), positive: bool = False) -> list[Factor]:
+    """The transcendental factors of variable ``i`` (see the module docstring for the grids); with
+    ``positive`` (every sample of the variable above zero) and "log" allowed, ``log(v)`` as well."""
     out: list[Factor] = []
     L = lengths[i]
     if L is None:
         return out
+    if positive and "log" in ops:
+        out.append(Factor("log", params.index(i, "log", 1.0, fixed=True), 0.0, LOG_RANK))
     grid = [k * math.pi / L for k in range(1, max_harmonic + 1)]
     own_peaks = [w for w in _unique(peaks[i]) if all(abs(w - g) > SPECTRUM_DUPLICATE * math.pi / L for g in grid)]
     trig = [(w, k) for k, w in enumerate(grid, start=1)] + [(w, 2) for w in own_peaks]
@@ -279,7 +287,8 @@ def build_dictionary(X: np.ndarray, y: np.ndarray, variables: Sequence[str], ops
     options = []   # per variable: (cost, power, factor) sorted by cost
     for i, name in enumerate(variables):
         factors: list[Factor | None] = [None, *variable_factors(i, name, ops, lengths, peaks, exp_rates,
-                                                                 max_harmonic, params, dic, rate_peaks[i])]
+                                                                 max_harmonic, params, dic, rate_peaks[i],
+                                                                 positive=bool(X[:, i].min() > 0))]
         powers = range(degree + 1) if lengths[i] is not None else range(1)
         opts = [(k + (f.rank if f else 0), k, f) for f in factors for k in powers if products or not (k and f)]
         options.append(sorted(opts, key=lambda o: o[0]))

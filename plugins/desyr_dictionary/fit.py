@@ -24,9 +24,9 @@ from desyr_dictionary.basis import Factor, Term
 from desyr_dictionary.select import beam_supports
 
 NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "sin": np.sin, "cos": np.cos, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh}
+    "sin": np.sin, "cos": np.cos, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh, "log": np.log}
 SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {
-    "sin": sp.sin, "cos": sp.cos, "exp": sp.exp, "sinh": sp.sinh, "cosh": sp.cosh}
+    "sin": sp.sin, "cos": sp.cos, "exp": sp.exp, "sinh": sp.sinh, "cosh": sp.cosh, "log": sp.log}
 #: a support whose relative residual is at most this is exact (to rounding): larger supports are not fitted
 EXACT_FIT = 1e-10
 #: residual evaluations (besides the finite-difference Jacobians) of one refinement
@@ -107,7 +107,8 @@ def refine_params(X: np.ndarray, y: np.ndarray, terms: Sequence[Term], params: l
     window when ``windows`` is given (unchanged if not better)."""
     from scipy.optimize import least_squares
 
-    used = sorted({f.param for t in terms for f in t.factors if f is not None})
+    used = sorted({f.param for t in terms for f in t.factors if f is not None
+                   if windows is None or windows[f.param][0] < windows[f.param][1]})
     if not used or X.shape[0] <= len(used):
         return params, False
     big = 1e150
@@ -243,7 +244,8 @@ def expression(fit: Fit, symbols: Sequence[sp.Symbol]) -> sp.Expr:
             if k:
                 parts.append(s ** k)
             if f is not None:
-                arg = sp.Float(fit.params[f.param]) * s
+                w = fit.params[f.param]
+                arg = s if w == 1.0 else sp.Float(w) * s
                 parts.append(SYMPY[f.op](arg + sp.Float(f.phase) if f.phase else arg))
         summands.append(sp.Mul(*parts))
     return sp.Add(*summands)
