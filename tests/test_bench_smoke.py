@@ -45,6 +45,10 @@ def test_smoke_subset_recovers_and_resumes(tmp_path, capsys):
     assert "unknown refiner 'nope'" in " ".join(results[str(broken)]["error"])
     table = (out / "bench.md").read_text()
     assert "| 05 | Sine–Poisson 1D |" in table and "1/1" in table and "run failed" in table
+    page = (out / "bench.html").read_text()      # the same rows, each finished run linked to its report.html
+    links = re.findall(r'<a href="([^"]+)">report</a>', page)
+    assert len(links) == 2 and all((out / link).is_file() for link in links)
+    assert "Sine–Poisson 1D" in page and "unknown refiner" in page and "default-src 'none'" in page
 
     capsys.readouterr()
     assert main(args[:-1]) == 0                       # resume: the finished runs are skipped

@@ -27,7 +27,7 @@ def _plans(out):
 
 def test_plans_are_plain_data_naming_known_drawings(tmp_path):
     plans = _plans(tmp_path)
-    assert [p.draw for p in plans] == ["profile_1d", "training_curve", "pareto_fronts"]
+    assert [p.draw for p in plans] == ["profile_1d", "training_curve", "pareto_fronts", "formula"]
     assert all(p.draw in figures.DRAWINGS for p in plans)
     back = pickle.loads(pickle.dumps(plans))      # what travels to the spare
     assert [(p.draw, p.caption) for p in back] == [(p.draw, p.caption) for p in plans]
@@ -43,9 +43,10 @@ def test_spare_draws_what_this_process_would(tmp_path):
     records = drawer.draw(_plans(tmp_path / "spare"))
     assert drawer._spare is None and spare.wait(10) == 0      # it answered, and it was the one that did
     here = figures.draw_plans(_plans(tmp_path / "here"))
-    assert [(r.path.name, r.caption) for r in records] == [(r.path.name, r.caption) for r in here]
+    assert [(r.path.name, r.caption, r.kind) for r in records] == [(r.path.name, r.caption, r.kind) for r in here]
     for r in records:
-        check_png(r.path)
+        if r.kind == "figure":
+            check_png(r.path)
 
 
 @pytest.mark.slow
@@ -54,8 +55,9 @@ def test_a_dead_spare_means_drawing_here(tmp_path):
     drawer._spare.kill()
     drawer._spare.wait()
     records = drawer.draw(_plans(tmp_path))
-    assert [r.path.name for r in records] == ["fig_solution.png", "fig_training.png", "fig_pareto.png"]
-    for r in records:
+    assert [r.path.name for r in records] == ["fig_solution.png", "fig_training.png", "fig_pareto.png",
+                                              "formula_0.svg"]
+    for r in records[:3]:
         check_png(r.path)
 
 
@@ -70,3 +72,18 @@ def test_leave_runs_the_atexit_handlers_and_keeps_the_code():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3
     assert done.stdout == "outhandler ran\n"
+
+
+@pytest.mark.slow
+def test_run_from_python_starts_no_spare(monkeypatch, tmp_path):
+    """From Python only the verifier is a process of the run's own; the figures are drawn here."""
+    import types
+
+    from desyr.api import run
+    from desyr.testing import SINE_POISSON_1D, make_problem
+
+    started = []
+    monkeypatch.setattr(drawer, "subprocess", types.SimpleNamespace(Popen=lambda *a, **k: started.append(a)))
+    result = run(make_problem(SINE_POISSON_1D.replace("[solvers]\nenabled = false\n", "")), out=tmp_path / "r")
+    assert result.verdict == "proved" and started == []
+    assert (tmp_path / "r" / "fig_solution.png").is_file() and (tmp_path / "r" / "report.html").is_file()

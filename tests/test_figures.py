@@ -42,11 +42,16 @@ def test_run_figures_1d_with_teacher(tmp_path):
     problem = load_problem(str(TINY))
     records = figures.write_run_figures(result, problem, tmp_path,
                                         teacher_predict=lambda X: 1.0002 * np.sin(3.1413 * X[:, 0]))
-    assert [r.path.name for r in records] == ["fig_solution.png", "fig_training.png", "fig_pareto.png"]
+    assert [r.path.name for r in records if r.kind == "figure"] == ["fig_solution.png", "fig_training.png",
+                                                                    "fig_pareto.png"]
+    formulas = [r for r in records if r.kind == "formula"]      # the exact form, for report.html
+    assert [r.path.name for r in formulas] == [f"formula_{i}.svg" for i in range(len(result.exact_form.latex))]
+    assert all(r.path.read_bytes().lstrip().startswith((b"<?xml", b"<svg")) for r in formulas)
     for r in records:
-        check_png(r.path)
+        if r.kind == "figure":
+            check_png(r.path)
         assert r.caption
-    lines = figures.figure_section(records)
+    lines = figures.DrawnFigures(tuple(records)).section()
     assert lines[0] == "## Figures"
     assert sum(line.startswith("![") for line in lines) == 3
 

@@ -269,6 +269,13 @@ HEAVY = {
         "test_the_verifier_process_imports_no_plugin_and_no_registry",
         "test_desyr_verify_candidate_errors_are_one_line",
     )},
+    # notebooks, pages, distributions (issue 25)
+    "test_report_html.py": "a whole (stage-0) run, and a real headless Chromium",
+    "test_notebook.py": "a Jupyter kernel running the example notebook",
+    "test_packaging.py": "python -m build, a fresh venv and a pip install",
+    "test_builder.py::test_every_bundled_problem_round_trips_through_toml": "every bundled problem read twice",
+    "test_builder.py::test_the_same_results_from_sympy_and_from_toml": "whole runs, each problem twice",
+    "test_drawer.py::test_run_from_python_starts_no_spare": "a whole (stage-0) run",
 }
 
 CLI_CALLS = {"main", "cli", "refine_cli", "run_cli"}

@@ -1,5 +1,6 @@
 """The Python API: ``run`` (the whole pipeline), ``refine`` (Stages B and C on given candidates),
-``load_problem`` and ``load_result``.
+``load_problem``, ``sympy_problem`` (a problem written in SymPy, with its constraint types) and
+``load_result``.
 
 Both entry points share one start (:func:`_start`: check the output folder and the
 settings, choose the components, snapshot the problem) and one end
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 from desyr.api.ends import Execution, write_result
 from desyr.api.pipeline import refine, run
+from desyr.config.builder import Constraint, Dirichlet, Initial, Neumann, PointValue, sympy_problem
 from desyr.config.loading import load_problem
 from desyr.model.result import Result, load_result
 
-__all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result"]
+__all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result", "sympy_problem",
+           "Constraint", "Dirichlet", "Neumann", "Initial", "PointValue"]

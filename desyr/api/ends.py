@@ -34,6 +34,7 @@ from desyr.model.result import (
     Result,
     SelectionRecord,
 )
+from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
 from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
@@ -169,8 +170,8 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
 
 
 def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool,
-           drawn: list[str] | None = None) -> Result:
-    """``result`` into ``out`` (``drawn``: its figure section, when drawn while the verifier worked)."""
+           drawn: DrawnFigures | None = None) -> Result:
+    """``result`` into ``out`` (``drawn``: its figures, when drawn while the verifier worked)."""
     if out is not None:
         figures = drawn if drawn is not None else (_figures(s, result, model, out) if plots else None)
         write_result(result, out, figures)
@@ -196,13 +197,13 @@ def _read_back(selection: Selection, problem: Problem) -> None:
                           f"problem ({type(exc).__name__}: {exc}); a refiner or gate changed it") from None
 
 
-def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> list[str]:
-    """Draw the run's figures into ``out``; the report section that embeds them."""
+def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> DrawnFigures:
+    """Draw the run's figures into ``out``."""
     from desyr.report.drawer import draw
-    from desyr.report.figures import NO_MATPLOTLIB, figure_section, have_matplotlib, plan_run_figures
+    from desyr.report.figures import NO_MATPLOTLIB, have_matplotlib, plan_run_figures
 
     if not have_matplotlib():
-        return figure_section([], NO_MATPLOTLIB)
+        return DrawnFigures((), NO_MATPLOTLIB)
     predict = None
     if model is not None and result.teacher is not None:
         plugin = result.teacher.plugin
@@ -210,7 +211,7 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
         def predict(X: np.ndarray) -> np.ndarray:
             return teacher_predict(model, plugin, X)
     Path(out).mkdir(parents=True, exist_ok=True)
-    return figure_section(draw(plan_run_figures(result, s.pristine, out, teacher_predict=predict)))
+    return DrawnFigures(tuple(draw(plan_run_figures(result, s.pristine, out, teacher_predict=predict))))
 
 
 def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, components: dict[str, str],
@@ -244,13 +245,16 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
         schema=SCHEMA)
 
 
-def write_result(result: Result, out: str | Path, figures: list[str] | None = None) -> Path:
-    """``report.md`` and then ``result.json`` in ``out``, each atomically: a ``result.json``
-    that exists is complete, and it is written last, so its presence means the run finished."""
+def write_result(result: Result, out: str | Path, figures: DrawnFigures | None = None) -> Path:
+    """``report.md``, ``report.html`` and then ``result.json`` in ``out``, each atomically: a
+    ``result.json`` that exists is complete, and it is written last, so its presence means the run
+    finished. ``figures`` were drawn into ``out`` (None: the reports have no figure section)."""
+    from desyr.report.html import render_html
     from desyr.report.markdown import render_report
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "report.md", render_report(result, figures))
+    write_text_atomic(out / "report.md", render_report(result, figures.section() if figures else None))
+    write_text_atomic(out / "report.html", render_html(result, figures, out))
     write_text_atomic(out / "result.json", result.to_json())
     return out

@@ -21,7 +21,7 @@ from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
-from desyr.report.drawer import start_drawer
+from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
@@ -42,6 +42,11 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         budget: float | None = None) -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result.
 
+    From Python it starts one process of its own, the separate verifier (docs/security.md); units
+    run in this process unless ``execution`` (or the config's ``[execution]``) says otherwise, and
+    the figures are drawn here unless the caller started a spare (``desyr run`` does:
+    :func:`desyr.report.drawer.start_drawer`).
+
     With a ``budget`` (seconds; or ``[escalation] budget``) a result that is not verified exact
     is tried again under the escalation policy (:mod:`desyr.escalation`) until one is."""
     from desyr.escalation import escalate, policy
@@ -57,10 +62,6 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         clock, started = time.perf_counter(), time.time()
         if problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
-        if plots and out is not None and solvers:
-            # after the plugins loaded (three processes importing at once on two cores slowed them), in
-            # time to draw stage 0's figures while the verifier works
-            start_drawer()
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         # (under a budget, each solver call gets at most half of it)
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
@@ -101,7 +102,7 @@ class _Exact:
     started: _Started
     solved: SolveOutcome
     seconds: float
-    figures: list[str] | None = None     # drawn while the verifier worked (into the run's folder)
+    figures: DrawnFigures | None = None     # drawn while the verifier worked (into the run's folder)
 
 
 def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
@@ -126,7 +127,7 @@ def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progr
     stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
     # drawn aside, and moved in only if this result is the run's: an unsolved stage 0 leaves no figure
     staging = None if figures_to is None else Path(figures_to) / ".stage0-figures"
-    drawn: list[list[str]] = []
+    drawn: list[DrawnFigures] = []
 
     def draw(unverified: Result) -> None:
         if staging is not None:
@@ -297,8 +298,6 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
                    "refine")
         if problem.config_text:
             start_verifier()
-        if plots and out is not None:
-            start_drawer()
         with s.units.executor:
             result, model = _refine(s, problem, list(candidates), teacher)
         return _write(s, result, model, out, plots)

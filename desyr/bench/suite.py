@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr import __version__
+from desyr.bench.page import render_page
 from desyr.bench.table import render_markdown
 from desyr.errors import ConfigError, DesyrError
 from desyr.model.problem import ProblemSet
@@ -323,6 +324,8 @@ def bench(registry: Registry, names: list[str], all_: bool, seeds: int, out: str
         try:
             write_json_atomic(out / "bench.json", data)
             write_text_atomic(out / "bench.md", render_markdown(rows, specs, registry, command))
+            folders = {(spec, seed): run_dir(out, spec, seed, digests[spec]) for spec, seed in jobs}
+            write_text_atomic(out / "bench.html", render_page(rows, specs, registry, command, out, folders))
         except (OSError, TypeError, ValueError) as exc:
             raise ConfigError(f"cannot write the bench summary in {out}: {getattr(exc, 'strerror', None) or exc}") \
                 from None

@@ -224,6 +224,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     problem = load_problem(args.config, registry)
     progress = Progress(verbose=not args.quiet)
+    if args.out is not None and not args.no_plots:
+        from desyr.report.drawer import start_drawer
+
+        start_drawer()      # after the plugins loaded; it draws the figures while the verifier works
     if args.command == "refine":
         from desyr.api import refine
 

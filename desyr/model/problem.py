@@ -15,6 +15,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
+from desyr.model.nesting import json_loads
+from desyr.model.toml_writer import dumps
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 
@@ -101,6 +103,13 @@ class Problem:
     #: the config as data (TOML text, or JSON of the table a plugin gave): what the verifier reads
     config_text: str = ""
     config_format: str = "json"
+
+    def to_toml(self) -> str:
+        """The config as TOML text that reads back to an equal problem: the text as read for a TOML
+        config (``extends`` already resolved), the table written as TOML for one given as data."""
+        if self.config_format == "toml":
+            return self.config_text
+        return dumps(json_loads(self.config_text))
 
     # ---------------------------------------------------------------- symbols
     @property

@@ -287,6 +287,24 @@ class Result:
         """The selected candidate's record."""
         return next((c for c in self.candidates if c.id == self.selected_id), None)
 
+    def candidates_table(self) -> Any:
+        """The candidates as a pandas DataFrame: id, searcher, complexity, status, Phi, eps_T,
+        expression, removed_by, selected (like PySR's ``equations_``)."""
+        from desyr.report.notebook import candidates_frame
+
+        return candidates_frame(self)
+
+    # ---------------------------------------------------------------- notebooks
+    def _repr_html_(self) -> str:
+        from desyr.report.notebook import result_html
+
+        return result_html(self)
+
+    def _repr_latex_(self) -> str | None:
+        from desyr.report.notebook import result_latex
+
+        return result_latex(self)
+
     # ---------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:
         data = _plain(self)

@@ -30,6 +30,18 @@ UNITLESS = "dimensionless"
 class FigureRecord:
     path: Path
     caption: str
+    kind: str = "figure"        # "formula": the exact form drawn as an image (report.html shows it, report.md not)
+
+
+@dataclass(frozen=True)
+class DrawnFigures:
+    """What a run drew for its reports: the records (found in the run's folder by file name), or why none."""
+    records: tuple[FigureRecord, ...] = ()
+    skipped: str | None = None
+
+    def section(self) -> list[str]:
+        """report.md's figure section (formulas are not figures there: report.md prints them as LaTeX)."""
+        return figure_section([r for r in self.records if r.kind == "figure"], self.skipped)
 
 
 @dataclass(frozen=True)
@@ -255,7 +267,7 @@ def plan_run_figures(result: Any, problem: Any, out_dir: str | Path,
     """The figures the result allows, evaluated (expressions, reference, teacher) but not drawn."""
     out = Path(out_dir)
     plans: list[FigurePlan] = []
-    for plan in (_solution_figure, _training_figure, _pareto_figure):
+    for plan in (_solution_figure, _training_figure, _pareto_figure, _formula_images):
         try:
             plans += plan(result, problem, out, teacher_predict)
         except Exception:  # noqa: BLE001 - a figure must never cost the run its result
@@ -274,7 +286,7 @@ def draw_plans(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
         except Exception:  # noqa: BLE001
             continue
         if path.exists():
-            records.append(FigureRecord(path, plan.caption))
+            records.append(FigureRecord(path, plan.caption, "formula" if plan.draw == "formula" else "figure"))
     return records
 
 
@@ -352,6 +364,26 @@ def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -
                        "loss); the star is the selected candidate before its refit.")]
 
 
+def formula(path: str | Path, tex: str) -> Path:
+    """``tex`` drawn by matplotlib's mathtext as an SVG (no LaTeX installation, no fonts to fetch)."""
+    from matplotlib import mathtext
+    from matplotlib.font_manager import FontProperties
+
+    mathtext.math_to_image(f"${tex}$", str(path), prop=FontProperties(size=16), dpi=DPI, format="svg")
+    return Path(path)
+
+
+def _formula_images(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
+    """The exact form of each field as an image, for report.html."""
+    import sympy as sp
+
+    form = result.exact_form
+    if form is None or not form.latex:
+        return []
+    return [FigurePlan("formula", (out / f"formula_{i}.svg", f"{sp.latex(sp.Symbol(name))} = {tex}"),
+                       f"exact form of {name}") for i, (name, tex) in enumerate(form.latex.items())]
+
+
 def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) -> list[str]:
     """Markdown lines of the report's figure section (paths relative to report.md)."""
     lines = ["## Figures", ""]
@@ -366,5 +398,5 @@ def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) 
 
 
 #: the drawing functions a :class:`FigurePlan` may name
-DRAWINGS = ("profile_1d", "field_maps", "training_curve", "pareto_fronts")
+DRAWINGS = ("profile_1d", "field_maps", "training_curve", "pareto_fronts", "formula")
 NO_MATPLOTLIB = "Figures skipped: matplotlib is not installed (install the `plots` extra)."

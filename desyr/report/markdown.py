@@ -10,9 +10,11 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from desyr.model.result import Result
+if TYPE_CHECKING:      # model.result shows itself in notebooks through this package: no import at run time
+    from desyr.model.result import Result
 
 _MARKDOWN = re.compile(r"([\\`*\[\]|~#])")
 # An underscore inside a word (teacher_compatibility) is inert in Markdown; one at a word edge
@@ -47,11 +49,16 @@ def code(text: Any) -> str:
     return "`" + visible(" ".join(str(text).replace("`", "'").split())).replace("|", "\\|") + "`"
 
 
+def float_text(v: float) -> str:
+    """A residual or a time as the reports print it: 0, 1.234e-08, 0.1235, 1.235e+04."""
+    return "0" if v == 0 else (f"{v:.3e}" if abs(v) < 1e-3 or abs(v) >= 1e4 else f"{v:.4g}")
+
+
 def fmt(v: Any) -> str:
     if v is None:
         return "–"
     if isinstance(v, float):
-        return "0" if v == 0 else (f"{v:.3e}" if abs(v) < 1e-3 or abs(v) >= 1e4 else f"{v:.4g}")
+        return float_text(v)
     return md(v)
 
 
@@ -190,23 +197,30 @@ def _coupled_section(r: Result) -> list[str]:
             f"- rates tied in the final refit: {ties or 'none'}", ""]
 
 
-def verdict(r: Result) -> str:
-    """The verdict line, as the separate verifier gave it (docs/security.md)."""
+def verdict_parts(r: Result, quote: Callable[[Any], str] = md) -> tuple[str, str, str]:
+    """The verdict as the separate verifier gave it (docs/security.md): its headline, the sentence
+    after it, and a note (empty when none); the verifier's own words pass through ``quote``."""
     v = r.verification
-    reason = md(v.reason) if v else "this result was not checked by the verifier"
-    extra = f"\n\n**Note:** {md(v.disagreement)}." if v and v.disagreement else ""
+    reason = quote(v.reason) if v else "this result was not checked by the verifier"
+    note = f"{quote(v.disagreement)}." if v and v.disagreement else ""
     if r.verdict == "proved":
-        return (f"**Proved**: the exact form, substituted into the equations and the constraints, reduces "
-                f"every residual to exactly 0 ({reason}); the numeric expression agrees with it on independent "
-                f"points.{extra}")
+        return ("Proved", f": the exact form, substituted into the equations and the constraints, reduces every "
+                f"residual to exactly 0 ({reason}); the numeric expression agrees with it on independent points.", note)
     if r.verdict == "verified":
-        return (f"**Verified** (not proved): the expression satisfies the governing equation and the constraints "
+        return ("Verified", f" (not proved): the expression satisfies the governing equation and the constraints "
                 f"to {r.exact_tolerance:g} on independent points, but it was not proved symbolically ({reason}). "
                 f"A formula with unidentified float constants can agree with the solution to round-off on the "
-                f"domain without being it.{extra}")
+                f"domain without being it.", note)
     if r.verdict == "unverified":
-        return f"**Unverified**: {reason}. Run `desyr verify` on this result.{extra}"
-    return (f"**Not an exact solution** ({reason}). This expression "
-            "approximates the solution but is not exact. The gates are relative, so they always pick something; "
-            "only the verifier's absolute checks say whether recovery succeeded. A missing operator in the library "
-            f"is a common cause.{extra}")
+        return "Unverified", f": {reason}. Run desyr verify on this result.", note
+    return ("Not an exact solution", f" ({reason}). This expression approximates the solution but is not exact. "
+            "The gates are relative, so they always pick something; only the verifier's absolute checks say "
+            "whether recovery succeeded. A missing operator in the library is a common cause.", note)
+
+
+def verdict(r: Result) -> str:
+    """The verdict line of report.md."""
+    head, body, note = verdict_parts(r)
+    if r.verdict == "unverified":
+        body = body.replace("Run desyr verify", "Run `desyr verify`")
+    return f"**{head}**{body}" + (f"\n\n**Note:** {note}" if note else "")

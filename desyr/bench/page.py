@@ -1,0 +1,58 @@
+"""``bench.html``: the bench's table as one self-contained page, each run linked to its report.html.
+
+The rows are those of ``bench.md`` (:mod:`desyr.bench.table`), one per configuration and seed,
+with the verdict, the relative L2, the seconds and the exact form; every text from a config or a
+result is escaped, and the page fetches nothing (the policy of :mod:`desyr.report.html`).
+"""
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cpus
+from desyr.extension.registry import Registry
+from desyr.report.html import POLICY, SCRIPT, STYLE, number, table, text
+
+
+def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry | None, command: str,
+                out: Path, folders: dict[tuple[str, int], Path]) -> str:
+    """The page; ``folders`` are the runs' folders (for the links), by (spec, seed)."""
+    body = []
+    recovered = proved = 0
+    for spec in specs:
+        title, paper = _meta(registry, spec)
+        for row in (r for r in rows if r["spec"] == spec):
+            folder = folders.get((spec, row["seed"]))
+            link = _link(out, folder)
+            if "result" in row:
+                result = row["result"]
+                verdict = str((result.get("verification") or {}).get("verdict", "unverified"))
+                recovered += _recovered(result)
+                proved += verdict == "proved"
+                cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), f'<span class="{text(verdict)}">'
+                         f"{text(verdict)}</span>", number(_l2(result)),
+                         number((result.get("timings") or {}).get("total")), f"<code>{text(_exact_text(result) or '')}</code>",
+                         link]
+            else:
+                cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), '<span class="not_exact">failed</span>',
+                         "–", "–", f"<code>{text(' | '.join(row['error']))}</code>", link]
+            body.append(cells)
+    head = ["ID", "problem", "seed", "verdict", "refined rel L2", "total s", "exact form", "report"]
+    summary = (f"<p>{proved} of {len(rows)} run(s) proved, {recovered} recovered (verified exact, refined "
+               f"relative L2 at most 1e-10). Command: <code>{text(command)}</code>. Machine: "
+               f"{text(platform.machine())}, {cpus()} CPU cores, Python {text(platform.python_version())}. "
+               f"Date: {time.strftime('%Y-%m-%d')}.</p>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\"><title>DeSyR bench</title>"
+            f"<style>{STYLE}</style></head><body><h1>DeSyR bench</h1>{summary}"
+            f"{table(head, body, sortable=True)}<script>{SCRIPT}</script></body></html>\n")
+
+
+def _link(out: Path, folder: Path | None) -> str:
+    """A relative link to the run's report.html (its folder lies under ``out``), or a dash."""
+    if folder is None or not (folder / "report.html").is_file():
+        return "–"
+    relative = (folder / "report.html").relative_to(out).as_posix()
+    return f'<a href="{text(relative)}">report</a>'

@@ -1,0 +1,319 @@
+"""Problems written in SymPy: :func:`sympy_problem` turns equations in ``sp.Function`` fields, a
+domain of symbol intervals and small typed constraints into the config table a TOML file holds,
+and reads that table with exactly the checks a TOML file gets. The result is the same validated
+:class:`~desyr.model.problem.Problem`; ``problem.to_toml()`` writes its config.
+
+Only what the config language can say is accepted: a SymPy object it cannot say (an integral, a
+function that is neither a field nor one of the known functions, a derivative of an expression)
+is one :class:`ConfigError` line that names it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+from sympy.core.function import AppliedUndef, UndefinedFunction
+from sympy.printing.str import StrPrinter
+
+from desyr.config.loading import problem_from_toml
+from desyr.errors import ConfigError
+from desyr.model.problem import Problem
+from desyr.model.toml_writer import TomlWriteError, dumps
+
+#: the functions the config's expression parser knows (docs/config.md)
+KNOWN_FUNCTIONS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos",
+                             "atan", "Abs"})
+#: where a constraint holds: ``{x: 0}`` (a face), ``{x: 0, y: 0}`` (a point), or a set word
+On = Mapping[Any, Any] | str
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``operator = value`` on ``on``: the general form (the other constraints are shorthands)."""
+
+    operator: Any          # an expression in the fields and their derivatives, e.g. u(x, t).diff(x)
+    on: On | Sequence[On]
+    value: Any = 0         # a number, an expression in the variables, or "reference"
+    points: int | None = None
+    label: str | None = None
+
+
+def Dirichlet(field: Any, on: On | Sequence[On] = "boundary", value: Any = 0, points: int | None = None,
+              label: str | None = None) -> Constraint:
+    """The field's value on ``on`` (``"boundary"``: every face of the spatial variables)."""
+    return Constraint(field, on, value, points, label)
+
+
+def Neumann(field: Any, on: Mapping[Any, Any], value: Any = 0, points: int | None = None,
+            label: str | None = None) -> Constraint:
+    """The outward normal derivative on one face of the box, as DeepXDE's ``NeumannBC``: on
+    ``{x: lo}`` it is ``-u_x``, on ``{x: hi}`` it is ``u_x``. The side is read from the domain when
+    the problem is built (:class:`_Normal`)."""
+    if not isinstance(on, Mapping) or len(on) != 1:
+        raise ConfigError(f"Neumann: on must fix exactly one variable, such as {{x: 0}}, got {on!r:.60}")
+    return Constraint(_Normal(field, *next(iter(on.items()))), on, value, points, label)
+
+
+def Initial(field: Any, value: Any = 0, derivative: int = 0, points: int | None = None,
+            label: str | None = None) -> Constraint:
+    """The field (``derivative = 0``) or its time derivative of that order at the initial time."""
+    if not isinstance(derivative, int) or isinstance(derivative, bool) or not 0 <= derivative <= 4:
+        raise ConfigError(f"Initial: derivative must be an integer in [0, 4], got {derivative!r:.40}")
+    return Constraint(_TimeDerivative(field, derivative), "initial", value, points, label)
+
+
+def PointValue(field: Any, at: Mapping[Any, Any], value: Any = 0, label: str | None = None) -> Constraint:
+    """The field's value at one point: every variable fixed."""
+    return Constraint(field, at, value, None, label)
+
+
+@dataclass(frozen=True)
+class _Normal:
+    field: Any
+    variable: Any
+    at: Any
+
+
+@dataclass(frozen=True)
+class _TimeDerivative:
+    field: Any
+    order: int
+
+
+def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterable[Constraint] = (), *,
+                  fields: Sequence[Any] | None = None, time: Any = None, reference: Any = None,
+                  name: str = "problem", title: str | None = None, description: str | None = None,
+                  source: str = "<sympy>", **sections: Mapping[str, Any]) -> Problem:
+    """A problem from SymPy objects, checked exactly as a config file is.
+
+    ``equations``: one or a list of ``sp.Eq`` (or expressions, meaning ``= 0``) in applied fields
+    ``u(x, t)`` and their ``Derivative`` s. ``domain``: ``{x: (0, 1), t: (0, 1)}`` in order.
+    ``fields``: the field functions (default: those in the equations, in order of appearance).
+    ``reference``: ``{u: expr}`` (or one expression for one field). ``sections``: the other config
+    tables as dicts (``search``, ``teacher``, ``points``, ``solvers``, ...), written as given."""
+    eqs = list(equations) if isinstance(equations, (list, tuple)) else [equations]
+    if not eqs:
+        raise ConfigError(f"{source}: at least one equation is required")
+    variables = [_symbol(v, "a domain variable", source) for v in domain]
+    functions = _fields(eqs, fields, source)
+    writer = _Writer(variables, functions, source, None if time is None else _symbol(time, "time", source))
+    data: dict[str, Any] = {"name": name, "title": title if title is not None else name}
+    if description is not None:
+        data["description"] = description
+    if time is not None:
+        data["time"] = _symbol(time, "time", source).name
+    if [f.name for f in functions] != ["u"]:
+        data["fields"] = [f.name for f in functions]
+    data["domain"] = {v.name: [_number(b, f"domain {v.name}", source) for b in _interval(domain[key], v, source)]
+                      for key, v in zip(domain, variables)}
+    data["equations"] = [writer.equation(e, i) for i, e in enumerate(eqs)]
+    bounds = {v.name: tuple(data["domain"][v.name]) for v in variables}
+    tables = [writer.constraint(c, i, bounds) for i, c in enumerate(constraints)]
+    if tables:
+        data["constraints"] = tables
+    if reference is not None:
+        data["reference"] = writer.reference(reference)
+    for key, table in sections.items():
+        data[key] = dict(table)
+    try:
+        text = dumps(data)
+    except TomlWriteError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return problem_from_toml(text, source)
+
+
+def _symbol(value: Any, what: str, source: str) -> sp.Symbol:
+    if isinstance(value, sp.Symbol):
+        return value
+    if isinstance(value, str) and value.isidentifier():
+        return sp.Symbol(value)
+    raise ConfigError(f"{source}: {what} must be a sympy Symbol, got {type(value).__name__} {value!r:.40}")
+
+
+def _interval(value: Any, var: sp.Symbol, source: str) -> tuple[Any, Any]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ConfigError(f"{source}: domain {var.name} must be an interval (lo, hi), got {value!r:.60}")
+    return value[0], value[1]
+
+
+def _number(value: Any, where: str, source: str) -> int | float:
+    """A plain number for TOML: ints stay ints, sympy numbers (pi, 1/2) become floats."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{source}: {where} must be a number, got {value!r}")
+    if isinstance(value, (int, float)):
+        return value
+    try:
+        expr = sp.sympify(value)
+    except (sp.SympifyError, TypeError):
+        raise ConfigError(f"{source}: {where} must be a number, got {value!r:.60}") from None
+    if expr.is_Integer:
+        return int(expr)
+    if not expr.is_number or not expr.is_real:
+        raise ConfigError(f"{source}: {where} must be a real number, got {value!r:.60}")
+    number = float(expr)
+    if not math.isfinite(number):
+        raise ConfigError(f"{source}: {where} must be finite, got {value!r:.60}")
+    return number
+
+
+def _fields(eqs: list[Any], fields: Sequence[Any] | None, source: str) -> list[UndefinedFunction]:
+    if fields is not None:
+        out = [f.func if isinstance(f, AppliedUndef) else f for f in fields]
+        bad = [f for f in out if not isinstance(f, UndefinedFunction)]
+        if bad:
+            raise ConfigError(f"{source}: fields must be sympy Functions such as sp.Function('u'), got {bad[0]!r:.40}")
+        return out
+    # the fields are the functions the equations differentiate; any other is named as undefined later
+    found: list[UndefinedFunction] = []
+    for eq in eqs:
+        for node in sp.preorder_traversal(_as_expr(eq)):
+            if isinstance(node, sp.Derivative) and isinstance(node.expr, AppliedUndef) and node.expr.func not in found:
+                found.append(node.expr.func)
+    if not found:
+        raise ConfigError(f"{source}: the equations hold no field: write them in applied functions such as "
+                          "u(x, t) = sp.Function('u')(x, t) and their derivatives, or name them with fields=[u]")
+    return found
+
+
+def _as_expr(eq: Any) -> sp.Expr:
+    if isinstance(eq, sp.Equality):
+        return eq.lhs - eq.rhs
+    return sp.sympify(eq)
+
+
+class _Printer(StrPrinter):  # type: ignore[misc]   # sympy is untyped
+    """sympy's str, with floats as Python prints them (so a config reads back the same doubles)."""
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        return repr(float(expr))
+
+    def _print_Abs(self, expr: sp.Abs) -> str:
+        return f"abs({self._print(expr.args[0])})"
+
+
+class _Writer:
+    """SymPy expressions as the config's strings: fields and derivatives as jet names (``u_xt``)."""
+
+    def __init__(self, variables: list[sp.Symbol], fields: list[UndefinedFunction], source: str,
+                 time: sp.Symbol | None) -> None:
+        self.variables, self.fields, self.source, self.time = variables, fields, source, time
+        self.names = {v.name for v in variables}
+
+    def text(self, value: Any, where: str, allow_fields: bool) -> str | int | float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            return value      # "reference", "from_reference", or expression text: the reader checks it
+        try:
+            expr = value if isinstance(value, sp.Basic) else sp.sympify(value)
+        except (sp.SympifyError, TypeError):
+            raise ConfigError(f"{self.source}: {where}: cannot use {type(value).__name__} {value!r:.60}") from None
+        expr = self._jets(expr, where) if allow_fields else expr
+        self._check(expr, where, allow_fields)
+        return str(_Printer({"order": "none"}).doprint(expr))
+
+    def _jets(self, expr: sp.Basic, where: str) -> sp.Basic:
+        swaps: dict[sp.Basic, sp.Symbol] = {}
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, sp.Derivative):
+                inner = node.expr
+                if not isinstance(inner, AppliedUndef) or inner.func not in self.fields:
+                    raise ConfigError(f"{self.source}: {where}: a derivative of {inner} is not a field's derivative; "
+                                      "write derivatives of the fields, u(x, t).diff(x)")
+                swaps[node] = sp.Symbol(f"{inner.func.__name__}_" + "".join(v.name * n for v, n in node.variable_count))
+            elif isinstance(node, AppliedUndef) and node.func in self.fields:
+                self._arguments(node, where)
+                swaps.setdefault(node, sp.Symbol(node.func.__name__))
+        return expr.xreplace({k: v for k, v in swaps.items() if isinstance(k, sp.Derivative)}).xreplace(swaps)
+
+    def _arguments(self, node: AppliedUndef, where: str) -> None:
+        if list(node.args) != self.variables:
+            raise ConfigError(f"{self.source}: {where}: {node} must be applied to the domain's variables "
+                              f"({', '.join(v.name for v in self.variables)}) in order")
+
+    def _check(self, expr: sp.Basic, where: str, allow_fields: bool) -> None:
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, (sp.Integral, sp.Sum, sp.Product, sp.Limit)):
+                raise ConfigError(f"{self.source}: {where}: {type(node).__name__.lower()} {node} cannot be "
+                                  "written in a config (only algebra, derivatives of the fields and "
+                                  f"{', '.join(sorted(KNOWN_FUNCTIONS - {'Abs'}))}, abs)")
+            if isinstance(node, AppliedUndef):
+                raise ConfigError(f"{self.source}: {where}: {node} is an undefined function, not a field of "
+                                  f"this problem ({', '.join(f.__name__ for f in self.fields)}; name every field "
+                                  "with fields=[...])")
+            if isinstance(node, sp.Function) and type(node).__name__ not in KNOWN_FUNCTIONS:
+                raise ConfigError(f"{self.source}: {where}: the function {type(node).__name__} is not one the config "
+                                  f"language knows ({', '.join(sorted(KNOWN_FUNCTIONS - {'Abs'}))}, abs)")
+            if isinstance(node, sp.Symbol) and node.name not in self.names and not allow_fields:
+                raise ConfigError(f"{self.source}: {where}: {node.name} is not a variable of the domain "
+                                  f"({', '.join(sorted(self.names))})")
+
+    def equation(self, eq: Any, i: int) -> dict[str, Any]:
+        where = f"equations[{i}]"
+        lhs, rhs = (eq.lhs, eq.rhs) if isinstance(eq, sp.Equality) else (eq, 0)
+        if isinstance(rhs, sp.Basic) and rhs.has(*self.fields):     # fields on the right: all move left
+            lhs, rhs = lhs - rhs, 0
+        table = {"lhs": self.text(lhs, f"{where}.lhs", True)}
+        if rhs != 0:
+            table["rhs"] = self.text(rhs, f"{where}.rhs", False)
+        return table
+
+    def constraint(self, c: Any, i: int, bounds: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
+        where = f"constraints[{i}]"
+        if not isinstance(c, Constraint):
+            raise ConfigError(f"{self.source}: {where}: expected Dirichlet, Neumann, Initial, PointValue or "
+                              f"Constraint, got {type(c).__name__}")
+        table: dict[str, Any] = {}
+        if c.label is not None:
+            table["label"] = c.label
+        table["operator"] = self.text(self._operator(c.operator, bounds, where), f"{where}.operator", True)
+        table["on"] = self._on(c.on, where)
+        table["value"] = self.text(c.value, f"{where}.value", False)
+        if c.points is not None:
+            table["points"] = c.points
+        return table
+
+    def _operator(self, op: Any, bounds: Mapping[str, tuple[float, float]], where: str) -> Any:
+        if isinstance(op, UndefinedFunction):
+            return op(*self.variables)
+        if isinstance(op, _TimeDerivative):
+            if self.time is None:
+                raise ConfigError(f"{self.source}: {where}: Initial needs time= (the variable that is time)")
+            return self._applied(op.field).diff(self.time, op.order) if op.order else self._applied(op.field)
+        if isinstance(op, _Normal):
+            var = _symbol(op.variable, "the Neumann face's variable", self.source)
+            lo, hi = bounds[var.name] if var.name in bounds else (None, None)
+            at = _number(op.at, f"{where}.on", self.source)
+            if at not in (lo, hi):
+                raise ConfigError(f"{self.source}: {where}: a Neumann constraint needs a face of the box: "
+                                  f"{var.name} = {lo} or {hi}, got {at}")
+            d = self._applied(op.field).diff(var)
+            return -d if at == lo else d
+        return op
+
+    def _applied(self, field: Any) -> sp.Expr:
+        return field if isinstance(field, AppliedUndef) else field(*self.variables)
+
+    def _on(self, on: Any, where: str) -> Any:
+        if isinstance(on, str):
+            return on
+        if isinstance(on, Mapping):
+            return ", ".join(f"{_symbol(k, f'{where}.on', self.source).name} = "
+                             f"{_number(v, f'{where}.on', self.source)!r}" for k, v in on.items())
+        if isinstance(on, (list, tuple)):
+            return [self._on(o, where) for o in on]
+        raise ConfigError(f"{self.source}: {where}.on must be a set word, {{x: 0}} or a list of them, got {on!r:.60}")
+
+    def reference(self, reference: Any) -> dict[str, Any]:
+        if not isinstance(reference, Mapping):
+            if len(self.fields) != 1:
+                raise ConfigError(f"{self.source}: reference: give {{field: expression}} for several fields")
+            reference = {self.fields[0]: reference}
+        out = {}
+        for key, expr in reference.items():
+            name = key.func.__name__ if isinstance(key, AppliedUndef) else getattr(key, "__name__", str(key))
+            out[name] = self.text(expr, f"reference.{name}", False)
+        return out

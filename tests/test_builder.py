@@ -1,0 +1,251 @@
+"""Problems written in SymPy (`desyr.api.sympy_problem`): the same validated problem as their TOML,
+`to_toml()` round trips both ways, and what the config language cannot say is one line naming it."""
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from desyr.api import Constraint, Dirichlet, Initial, Neumann, PointValue, load_problem, run, sympy_problem
+from desyr.config.loading import problem_from_toml
+from desyr.errors import ConfigError
+from desyr.extension.registry import load_registry
+
+x, y, t = sp.symbols("x y t")
+u, v, p = sp.Function("u"), sp.Function("v"), sp.Function("p")
+F = sp.Float
+
+
+def same(a, b) -> bool:
+    return a == b or sp.simplify(a - b) == 0
+
+
+def signature(problem):
+    """What a run reads from a problem (not where it came from, nor the text it was written in)."""
+    return (problem.name, problem.title, problem.variables, problem.fields, problem.time, problem.points,
+            problem.sections, [(e.lhs, e.forcing) for e in problem.equations],
+            [(c.label, c.operator, c.value, c.faces, c.n_points) for c in problem.constraints], problem.reference)
+
+
+def assert_same_problem(a, b):
+    sa, sb = signature(a), signature(b)
+    assert sa[:7] == sb[:7]
+    for (la, fa), (lb, fb) in zip(sa[7], sb[7], strict=True):
+        assert same(la, lb) and same(fa, fb)
+    for ca, cb in zip(sa[8], sb[8], strict=True):
+        assert ca[0] == cb[0] and ca[3:] == cb[3:] and same(ca[1], cb[1]) and same(ca[2], cb[2])
+    assert (sa[9] is None) == (sb[9] is None)
+    if sa[9] is not None:
+        assert sa[9].keys() == sb[9].keys() and all(same(sa[9][k], sb[9][k]) for k in sa[9])
+
+
+def burgers():
+    U = u(x, t)
+    return sympy_problem(
+        U.diff(t) + U * U.diff(x) - F(0.05) * U.diff(x, 2), {x: (-1, 1), t: (0, 1)},
+        [Dirichlet(u, "boundary", "reference", points=200), Dirichlet(u, {t: 0}, "reference", points=200)],
+        time=t, reference=F(0.5) - F(0.5) * sp.tanh(5 * x - F(2.5) * t), name="burgers", title="Burgers",
+        paper={"id": "13", "refined_rel_l2": 3.71e-17, "total_seconds": 1116.0},
+        points={"search": 2000, "validate": 10000, "refine": 5000, "verify": 5000},
+        teacher={"plugin": "deepxde", "options": {"layers": [50, 50, 50], "interior_points": 2000,
+                                                   "boundary_points": 200, "initial_points": 200,
+                                                   "adam_steps": 1000, "lbfgs_steps": 1000}},
+        search={"plugin": "operon", "binary": ["+", "-", "*", "/"], "unary": ["tanh"], "max_size": 30, "runs": 2,
+                "options": {"generations": 50, "time_limit": 60}})
+
+
+def kovasznay():
+    U, V, P = u(x, y), v(x, y), p(x, y)
+    lam = 10 - sp.sqrt(100 + 4 * sp.pi ** 2)
+    nu = F(0.05)
+    return sympy_problem(
+        [U * U.diff(x) + V * U.diff(y) + P.diff(x) - nu * (U.diff(x, 2) + U.diff(y, 2)),
+         U * V.diff(x) + V * V.diff(y) + P.diff(y) - nu * (V.diff(x, 2) + V.diff(y, 2)),
+         U.diff(x) + V.diff(y)],
+        {x: (F(-0.5), 1), y: (F(-0.5), F(1.5))},
+        [Dirichlet(u, "boundary", "reference", points=400), Dirichlet(v, "boundary", "reference", points=400),
+         PointValue(p, {x: 0, y: 0}, 0, label="pressure anchor p(0, 0) = 0")],
+        fields=[u, v, p], name="kovasznay", title="Kovasznay",
+        reference={u: 1 - sp.exp(lam * x) * sp.cos(2 * sp.pi * y),
+                   v: lam / (2 * sp.pi) * sp.exp(lam * x) * sp.sin(2 * sp.pi * y),
+                   p: (1 - sp.exp(2 * lam * x)) / 2},
+        paper={"id": "14", "refined_rel_l2": 3.13e-15},
+        points={"search": 3000, "validate": 10000, "refine": 6000, "verify": 6000},
+        teacher={"plugin": "deepxde", "options": {"layers": [50, 50, 50], "interior_points": 2000,
+                                                   "boundary_points": 400, "adam_steps": 1000, "lbfgs_steps": 1500}},
+        search={"plugin": "operon", "binary": ["+", "-", "*"], "unary": ["sin", "cos", "exp"], "max_size": 30,
+                "runs": 2, "options": {"generations": 50, "time_limit": 60}})
+
+
+#: three problems of our own, each written twice: in SymPy and as TOML
+HEAT_TOML = """
+name = "heat_neumann"
+title = "Heat, insulated right end"
+time = "t"
+[domain]
+x = [0, 1]
+t = [0, 1]
+[[equations]]
+lhs = "u_t - u_xx/4"
+[[constraints]]
+operator = "u"
+on = "x = 0"
+value = 0
+[[constraints]]
+operator = "u_x"
+on = "x = 1"
+value = 0
+[[constraints]]
+operator = "u"
+on = "initial"
+value = "sin(pi*x/2)"
+[reference]
+u = "exp(-pi**2*t/16)*sin(pi*x/2)"
+"""
+OSCILLATOR_TOML = """
+name = "oscillator"
+title = "Damped oscillator"
+time = "t"
+[domain]
+t = [0, 3]
+[[equations]]
+lhs = "u_tt + 2*u_t + 5*u"
+[[constraints]]
+operator = "u"
+on = "initial"
+value = 1
+[[constraints]]
+operator = "u_t"
+on = "initial"
+value = -1
+[reference]
+u = "exp(-t)*cos(2*t)"
+"""
+ROBIN_TOML = """
+name = "robin"
+title = "Poisson with a Robin end and a point value"
+[domain]
+x = [0, 1]
+[[equations]]
+lhs = "u_xx"
+rhs = "-pi**2*sin(pi*x)"
+[[constraints]]
+label = "Robin"
+operator = "u + u_x"
+on = "x = 0"
+value = "pi"
+[[constraints]]
+operator = "u"
+on = "x = 0.5"
+value = 1
+[reference]
+u = "sin(pi*x)"
+"""
+
+
+def heat():
+    U = u(x, t)
+    return sympy_problem(sp.Eq(U.diff(t), U.diff(x, 2) / 4), {x: (0, 1), t: (0, 1)},
+                         [Dirichlet(u, {x: 0}), Neumann(u, {x: 1}), Initial(u, sp.sin(sp.pi * x / 2))],
+                         time=t, reference=sp.exp(-sp.pi ** 2 * t / 16) * sp.sin(sp.pi * x / 2),
+                         name="heat_neumann", title="Heat, insulated right end")
+
+
+def oscillator():
+    U = u(t)
+    return sympy_problem(U.diff(t, 2) + 2 * U.diff(t) + 5 * U, {t: (0, 3)}, [Initial(u, 1), Initial(u, -1, 1)],
+                         time=t, reference=sp.exp(-t) * sp.cos(2 * t), name="oscillator", title="Damped oscillator")
+
+
+def robin():
+    U = u(x)
+    return sympy_problem(sp.Eq(U.diff(x, 2), -sp.pi ** 2 * sp.sin(sp.pi * x)), {x: (0, 1)},
+                         [Constraint(U + U.diff(x), {x: 0}, sp.pi, label="Robin"), PointValue(u, {x: F(0.5)}, 1)],
+                         reference=sp.sin(sp.pi * x), name="robin", title="Poisson with a Robin end and a point value")
+
+
+OWN = [(heat, HEAT_TOML), (oscillator, OSCILLATOR_TOML), (robin, ROBIN_TOML)]
+
+
+@pytest.mark.parametrize("build, spec", [(burgers, "paper:burgers"), (kovasznay, "paper:kovasznay")])
+def test_the_paper_problems_in_sympy_are_their_toml(build, spec):
+    built = build()
+    assert_same_problem(built, load_problem(spec))
+    assert_same_problem(built, problem_from_toml(built.to_toml(), "<again>"))
+
+
+@pytest.mark.parametrize("build, text", OWN, ids=[b.__name__ for b, _ in OWN])
+def test_our_problems_in_sympy_are_their_toml(build, text):
+    built = build()
+    assert_same_problem(built, problem_from_toml(text, "<toml>"))
+    assert_same_problem(built, problem_from_toml(built.to_toml(), "<again>"))
+
+
+def test_neumann_is_the_outward_normal_derivative():
+    U = u(x)
+    built = sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Neumann(u, {x: 0}, 2), Neumann(u, {x: 1}, 3)])
+    assert [str(c.operator) for c in built.constraints] == ["-u_x", "u_x"]
+    with pytest.raises(ConfigError, match="Neumann constraint needs a face of the box"):
+        sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Neumann(u, {x: F(0.5)})])
+
+
+@pytest.mark.slow
+def test_every_bundled_problem_round_trips_through_toml():
+    registry = load_registry()
+    specs = [s for problem_set in registry.problem_sets() for s in problem_set.specs]
+    assert len(specs) >= 30
+    for spec in specs:
+        problem = load_problem(spec, registry)
+        again = problem_from_toml(problem.to_toml(), problem.source)
+        assert signature(again) == signature(problem), spec
+        assert again.to_toml() == problem.to_toml()
+
+
+def test_a_table_given_as_data_is_written_as_toml():
+    from desyr.config.loading import problem_from_dict
+
+    data = {"name": "d", "domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx", "rhs": 2}],
+            "constraints": [{"on": "boundary", "value": 0}], "search": {"unary": ["sin"]}}
+    problem = problem_from_dict(data)
+    assert problem.config_format == "json"
+    assert signature(problem_from_toml(problem.to_toml())) == signature(problem)
+
+
+@pytest.mark.parametrize("equation, message", [
+    (lambda U: U.diff(x, 2) - sp.Integral(U, (x, 0, 1)), "integral Integral"),
+    (lambda U: U.diff(x, 2) - sp.Function("f")(x), "f\\(x\\) is an undefined function"),
+    (lambda U: U.diff(x, 2) - sp.besselj(0, x), "the function besselj is not one"),
+    (lambda U: U.diff(x) + sp.Derivative(U ** 2, x), "derivative of u\\(x\\)\\*\\*2 is not a field's derivative"),
+    (lambda U: u(2 * x).diff(x), "must be applied to the domain's variables"),
+])
+def test_what_a_config_cannot_say_is_named(equation, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        sympy_problem(equation(u(x)), {x: (0, 1)}, [Dirichlet(u)])
+    assert "\n" not in str(info.value)
+
+
+def test_bad_input_is_one_line_like_a_config():
+    U = u(x)
+    cases = [
+        (lambda: sympy_problem(U.diff(x, 2), {x: (1, 0)}, [Dirichlet(u)]), "domain"),
+        (lambda: sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Dirichlet(u, {x: 2})]), "outside the domain"),
+        (lambda: sympy_problem(U.diff(x, 2), {x: (0, sp.I)}, [Dirichlet(u)]), "real number"),
+        (lambda: sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Initial(u, 1)]), "needs time"),
+        (lambda: sympy_problem(U.diff(x, 2), {x: (0, 1)}, ["u = 0"]), "expected Dirichlet"),
+        (lambda: sympy_problem(sp.Integer(0) * x, {x: (0, 1)}), "hold no field"),
+        (lambda: sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Dirichlet(u)], search={"unary": ["erf"]}), "erf"),
+    ]
+    for build, message in cases:
+        with pytest.raises(ConfigError, match=message) as info:
+            build()
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("build, text", [(burgers, None), *OWN], ids=["burgers"] + [b.__name__ for b, _ in OWN])
+def test_the_same_results_from_sympy_and_from_toml(build, text, tmp_path):
+    """Each pair run end to end with default settings (the exact solvers settle all four in seconds)."""
+    built = build()
+    written = load_problem("paper:burgers") if text is None else problem_from_toml(text, "<toml>")
+    a, b = (run(problem, plots=False, cache_dir=tmp_path / "cache") for problem in (built, written))
+    assert a.verdict == b.verdict == "proved"
+    assert a.exact_form.expressions == b.exact_form.expressions
