@@ -211,10 +211,10 @@ def test_a_table_given_as_data_is_written_as_toml():
 
 
 @pytest.mark.parametrize("equation, message", [
-    (lambda U: U.diff(x, 2) - sp.Integral(U, (x, 0, 1)), "integral Integral"),
-    (lambda U: U.diff(x, 2) - sp.Function("f")(x), "f\\(x\\) is an undefined function"),
-    (lambda U: U.diff(x, 2) - sp.besselj(0, x), "the function besselj is not one"),
-    (lambda U: U.diff(x) + sp.Derivative(U ** 2, x), "derivative of u\\(x\\)\\*\\*2 is not a field's derivative"),
+    (lambda U: U.diff(x, 2) - sp.Integral(U, (x, 0, 1)), "integral 'Integral"),
+    (lambda U: U.diff(x, 2) - sp.Function("f")(x), "'f\\(x\\)' is an undefined function"),
+    (lambda U: U.diff(x, 2) - sp.besselj(0, x), "the function 'besselj' is not one"),
+    (lambda U: U.diff(x) + sp.Derivative(U ** 2, x), "derivative of 'u\\(x\\)\\*\\*2' is not a field's derivative"),
     (lambda U: u(2 * x).diff(x), "must be applied to the domain's variables"),
 ])
 def test_what_a_config_cannot_say_is_named(equation, message):
@@ -249,3 +249,40 @@ def test_the_same_results_from_sympy_and_from_toml(build, text, tmp_path):
     a, b = (run(problem, plots=False, cache_dir=tmp_path / "cache") for problem in (built, written))
     assert a.verdict == b.verdict == "proved"
     assert a.exact_form.expressions == b.exact_form.expressions
+
+
+def test_red_team_text_is_never_run_and_names_cannot_rewrite_the_equation(tmp_path):
+    """What a red team found: strings went through sympify (which runs Python), and a symbol's name,
+    or a class that only looked like sin, was written into the config as something else."""
+    U = u(x)
+    marker = tmp_path / "ran"
+    code = f"__import__('pathlib').Path({str(marker)!r}).touch() or 1"
+    for build in (lambda: sympy_problem(code, {x: (0, 1)}, [Dirichlet(u)]),
+                  lambda: sympy_problem(U.diff(x, 2), {x: (code, 1)}, [Dirichlet(u)]),
+                  lambda: sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Neumann(u, {x: code})])):
+        with pytest.raises(ConfigError) as info:
+            build()
+        assert "\n" not in str(info.value)
+    assert not marker.exists()
+
+    class sin(sp.Function):      # noqa: N801 - a stranger that prints as the real sin
+        pass
+
+    cases = [
+        (U.diff(x, 2) + sp.Symbol("pi**2*sin(pi*x)"), "is not a variable of the domain"),
+        (U.diff(x, 2) + sin(x), "the function 'sin' is not one"),
+        (U.diff(x, 2) + sp.Function("g\nINJECTED")(x), "undefined function"),
+    ]
+    for equation, message in cases:
+        with pytest.raises(ConfigError, match=message) as info:
+            sympy_problem(equation, {x: (0, 1)}, [Dirichlet(u)])
+        assert "\n" not in str(info.value)
+    with pytest.raises(ConfigError, match="identifier"):
+        sympy_problem(U.diff(x, 2), {x: (0, 1)}, [PointValue(u, {sp.Symbol("x = 0.5, y"): 0.25}, 1)])
+    with pytest.raises(ConfigError, match="share a name"):
+        sympy_problem(u(x, sp.Symbol("x", positive=True)).diff(x), {x: (0, 1), sp.Symbol("x", positive=True): (0, 5)})
+    for sections, message in (({"search": 5}, "must be a table"), ({"search": {"budget": 10 ** 5000}}, "TOML"),
+                              ({"escalation": None}, "must be a table"), ({"extends": "paper:burgers"}, "must be a table")):
+        with pytest.raises(ConfigError, match=message) as info:
+            sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Dirichlet(u)], **sections)
+        assert "\n" not in str(info.value)

@@ -54,6 +54,7 @@ def test_notebook_views_of_a_result(solved):
     result = load_result(solved)
     fragment = result._repr_html_()
     assert "Proved" in fragment and "data:image/svg+xml;base64," in fragment
+    assert 'class="solution"' in fragment and "data:image/png;base64," in fragment     # the solution figure
     assert "<script" not in fragment.lower() and "&lt;img src=x" in fragment
     assert result._repr_latex_() == "$$ u = \\sin{\\left(\\pi x \\right)} $$"
     table = result.candidates_table()
@@ -112,5 +113,13 @@ def test_the_report_in_a_real_browser(solved):
         assert errors == []
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         assert driver.save_screenshot(str(ARTIFACTS / "report_html.png"))
+        # past the escaping, the policy still runs no script but the page's own (allowed by its hash)
+        tampered = solved / "tampered.html"
+        tampered.write_text((solved / "report.html").read_text(encoding="utf-8").replace(
+            "<body>", "<body><script>document.title='PWNED'</script><img src=x onerror=\"document.title='PWNED'\">", 1),
+            encoding="utf-8")
+        driver.get(tampered.resolve().as_uri())
+        assert driver.title != "PWNED" and driver.title.startswith("DeSyR run")
+        assert any("Content Security Policy" in e["message"] for e in driver.get_log("browser"))
     finally:
         driver.quit()

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cpus
+from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cpus, verdict_of
 from desyr.extension.registry import Registry
 from desyr.report.html import POLICY, SCRIPT, STYLE, number, table, text
 
@@ -28,12 +28,12 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
             link = _link(out, folder)
             if "result" in row:
                 result = row["result"]
-                verdict = str((result.get("verification") or {}).get("verdict", "unverified"))
+                verdict = verdict_of(result)
                 recovered += _recovered(result)
                 proved += verdict == "proved"
                 cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), f'<span class="{text(verdict)}">'
                          f"{text(verdict)}</span>", number(_l2(result)),
-                         number((result.get("timings") or {}).get("total")), f"<code>{text(_exact_text(result) or '')}</code>",
+                         number(_total(result)), f"<code>{text(_exact_text(result) or '')}</code>",
                          link]
             else:
                 cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), '<span class="not_exact">failed</span>',
@@ -48,6 +48,12 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\"><title>DeSyR bench</title>"
             f"<style>{STYLE}</style></head><body><h1>DeSyR bench</h1>{summary}"
             f"{table(head, body, sortable=True)}<script>{SCRIPT}</script></body></html>\n")
+
+
+def _total(result: dict[str, Any]) -> float | None:
+    timings = result.get("timings")
+    total = timings.get("total") if isinstance(timings, dict) else None
+    return float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else None
 
 
 def _link(out: Path, folder: Path | None) -> str:

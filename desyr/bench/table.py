@@ -51,6 +51,13 @@ def _l2(result: dict[str, Any]) -> float:
     return np.inf if value is None else value
 
 
+def verdict_of(result: dict[str, Any]) -> str:
+    """The stored verdict; "unverified" for a result without one (or with one that is not a table)."""
+    verification = result.get("verification")
+    verdict = verification.get("verdict") if isinstance(verification, dict) else None
+    return verdict if isinstance(verdict, str) else "unverified"
+
+
 def _recovered(result: dict[str, Any]) -> bool:
     return _l2(result) <= RECOVERED
 
@@ -105,7 +112,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
         converged = sum(1 for r in results if r.get("converged"))
         cells = [str(paper.get("id", "–")), title]
         cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
-        proved = sum(1 for r in results if (r.get("verification") or {}).get("verdict") == "proved")
+        proved = sum(1 for r in results if verdict_of(r) == "proved")
         cells += [f"{converged}/{n}", f"{recovered}/{n}", f"{proved}/{n}"]
         cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
         cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",

@@ -361,9 +361,12 @@ def _summary(result: Result, out: str | None) -> None:
               + (f" rel_l2={_num(err.rel_l2)}" if err.rel_l2 is not None else ""))
         words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact",
                  "unverified": "Unverified"}
-        reason = result.verification.reason if result.verification else ""
+        from desyr.report.markdown import visible
+
+        # a reason can quote a config's label: terminal escapes in it must not redraw the screen
+        reason = visible(result.verification.reason) if result.verification else ""
         print(f"verdict: {words.get(result.verdict, result.verdict)} ({reason})")
         if not result.exact:
             print("warning: not an exact solution; see report.md")
     if out:
-        print(f"wrote {out}/result.json and {out}/report.md")
+        print(f"wrote {out}/result.json, {out}/report.md and {out}/report.html")

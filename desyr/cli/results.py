@@ -42,8 +42,10 @@ def exact_command(registry: Registry, args: argparse.Namespace) -> int:
         write_result(result, path.parent)
     for f, e in result.exact_form.expressions.items():
         print(f"{f} = {e}")
-    print(f"verdict: {result.verdict} ({result.verification.reason if result.verification else ''})")
-    print(f"wrote {path} and {path.parent / 'report.md'}")
+    from desyr.report.markdown import visible
+
+    print(f"verdict: {result.verdict} ({visible(result.verification.reason) if result.verification else ''})")
+    print(f"wrote {path}, {path.parent / 'report.md'} and {path.parent / 'report.html'}")
     return 0
 
 

@@ -20,12 +20,17 @@ from sympy.printing.str import StrPrinter
 
 from desyr.config.loading import problem_from_toml
 from desyr.errors import ConfigError
+from desyr.model.nesting import NestingError, check_nesting
 from desyr.model.problem import Problem
 from desyr.model.toml_writer import TomlWriteError, dumps
 
-#: the functions the config's expression parser knows (docs/config.md)
-KNOWN_FUNCTIONS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos",
-                             "atan", "Abs"})
+#: the functions the config's expression parser knows (docs/config.md), by class: a user's class that
+#: is only *named* sin would print as sin and read back as another function
+KNOWN_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh, sp.asin, sp.acos, sp.atan,
+                   sp.Abs)
+KNOWN_NAMES = "sin, cos, tan, exp, log, sqrt, tanh, sinh, cosh, asin, acos, atan, abs"
+#: the sympy atoms a written expression may hold besides symbols and the known functions
+PLAIN = (sp.Add, sp.Mul, sp.Pow, sp.Number, sp.NumberSymbol, sp.Tuple)
 #: where a constraint holds: ``{x: 0}`` (a face), ``{x: 0, y: 0}`` (a point), or a set word
 On = Mapping[Any, Any] | str
 
@@ -94,10 +99,19 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
     ``fields``: the field functions (default: those in the equations, in order of appearance).
     ``reference``: ``{u: expr}`` (or one expression for one field). ``sections``: the other config
     tables as dicts (``search``, ``teacher``, ``points``, ``solvers``, ...), written as given."""
+    source = source if source.isprintable() else shown(source)
     eqs = list(equations) if isinstance(equations, (list, tuple)) else [equations]
     if not eqs:
         raise ConfigError(f"{source}: at least one equation is required")
+    strangers = [e for e in eqs if not isinstance(e, sp.Basic)]
+    if strangers:      # never sympify text: it would run as Python (docs/security.md)
+        raise ConfigError(f"{source}: an equation must be a sympy expression or sp.Eq, got "
+                          f"{type(strangers[0]).__name__} {shown(strangers[0])}; a config written as text is TOML")
+    if not isinstance(domain, Mapping):
+        raise ConfigError(f"{source}: domain must be a mapping {{x: (lo, hi), ...}}, got {type(domain).__name__}")
     variables = [_symbol(v, "a domain variable", source) for v in domain]
+    if len({v.name for v in variables}) != len(variables):
+        raise ConfigError(f"{source}: two domain variables share a name: {', '.join(v.name for v in variables)}")
     functions = _fields(eqs, fields, source)
     writer = _Writer(variables, functions, source, None if time is None else _symbol(time, "time", source))
     data: dict[str, Any] = {"name": name, "title": title if title is not None else name}
@@ -117,20 +131,33 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
     if reference is not None:
         data["reference"] = writer.reference(reference)
     for key, table in sections.items():
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{source}: {key}= must be a table (a dict), got {type(table).__name__}")
         data[key] = dict(table)
     try:
+        check_nesting(data)
         text = dumps(data)
-    except TomlWriteError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+    except (TomlWriteError, NestingError) as exc:
+        raise ConfigError(f"{source}: {shown(str(exc))[1:-1]}") from None
+    except ValueError as exc:       # an integer of more than 4300 digits
+        raise ConfigError(f"{source}: a value cannot be written as TOML ({shown(str(exc))[1:-1]})") from None
     return problem_from_toml(text, source)
 
 
 def _symbol(value: Any, what: str, source: str) -> sp.Symbol:
-    if isinstance(value, sp.Symbol):
-        return value
+    """A plain Symbol with an identifier for a name (a name is written into the config as it is)."""
     if isinstance(value, str) and value.isidentifier():
         return sp.Symbol(value)
-    raise ConfigError(f"{source}: {what} must be a sympy Symbol, got {type(value).__name__} {value!r:.40}")
+    if type(value) is sp.Symbol and value.name.isidentifier():
+        return value
+    raise ConfigError(f"{source}: {what} must be a sympy Symbol named by an identifier, got "
+                      f"{type(value).__name__} {shown(value)}")
+
+
+def shown(value: Any) -> str:
+    """A value for a one-line message: its repr, cut (a name may hold a newline)."""
+    text = repr(str(value)) if isinstance(value, (sp.Basic, str)) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _interval(value: Any, var: sp.Symbol, source: str) -> tuple[Any, Any]:
@@ -145,10 +172,10 @@ def _number(value: Any, where: str, source: str) -> int | float:
         raise ConfigError(f"{source}: {where} must be a number, got {value!r}")
     if isinstance(value, (int, float)):
         return value
-    try:
-        expr = sp.sympify(value)
-    except (sp.SympifyError, TypeError):
-        raise ConfigError(f"{source}: {where} must be a number, got {value!r:.60}") from None
+    if not isinstance(value, sp.Basic):          # text is never sympified: it would run as Python
+        raise ConfigError(f"{source}: {where} must be a number or a sympy number, got {type(value).__name__} "
+                          f"{shown(value)}")
+    expr = value
     if expr.is_Integer:
         return int(expr)
     if not expr.is_number or not expr.is_real:
@@ -164,8 +191,8 @@ def _fields(eqs: list[Any], fields: Sequence[Any] | None, source: str) -> list[U
         out = [f.func if isinstance(f, AppliedUndef) else f for f in fields]
         bad = [f for f in out if not isinstance(f, UndefinedFunction)]
         if bad:
-            raise ConfigError(f"{source}: fields must be sympy Functions such as sp.Function('u'), got {bad[0]!r:.40}")
-        return out
+            raise ConfigError(f"{source}: fields must be sympy Functions such as sp.Function('u'), got {shown(bad[0])}")
+        return _named(out, source)
     # the fields are the functions the equations differentiate; any other is named as undefined later
     found: list[UndefinedFunction] = []
     for eq in eqs:
@@ -175,13 +202,18 @@ def _fields(eqs: list[Any], fields: Sequence[Any] | None, source: str) -> list[U
     if not found:
         raise ConfigError(f"{source}: the equations hold no field: write them in applied functions such as "
                           "u(x, t) = sp.Function('u')(x, t) and their derivatives, or name them with fields=[u]")
-    return found
+    return _named(found, source)
+
+
+def _named(fields: list[UndefinedFunction], source: str) -> list[UndefinedFunction]:
+    bad = [f for f in fields if not f.__name__.isidentifier()]
+    if bad:
+        raise ConfigError(f"{source}: a field's name must be an identifier, got {shown(bad[0].__name__)}")
+    return fields
 
 
 def _as_expr(eq: Any) -> sp.Expr:
-    if isinstance(eq, sp.Equality):
-        return eq.lhs - eq.rhs
-    return sp.sympify(eq)
+    return eq.lhs - eq.rhs if isinstance(eq, sp.Equality) else eq
 
 
 class _Printer(StrPrinter):  # type: ignore[misc]   # sympy is untyped
@@ -206,50 +238,63 @@ class _Writer:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
         if isinstance(value, str):
-            return value      # "reference", "from_reference", or expression text: the reader checks it
-        try:
-            expr = value if isinstance(value, sp.Basic) else sp.sympify(value)
-        except (sp.SympifyError, TypeError):
-            raise ConfigError(f"{self.source}: {where}: cannot use {type(value).__name__} {value!r:.60}") from None
-        expr = self._jets(expr, where) if allow_fields else expr
-        self._check(expr, where, allow_fields)
+            return value      # "reference", "from_reference", or expression text: the reader parses it, boundedly
+        if not isinstance(value, sp.Basic):
+            raise ConfigError(f"{self.source}: {where}: expected a number, text or a sympy expression, got "
+                              f"{type(value).__name__} {shown(value)}")
+        jets: set[str] = set()
+        expr = self._jets(value, where, jets) if allow_fields else value
+        self._check(expr, where, jets)
         return str(_Printer({"order": "none"}).doprint(expr))
 
-    def _jets(self, expr: sp.Basic, where: str) -> sp.Basic:
+    def _jets(self, expr: sp.Basic, where: str, made: set[str]) -> sp.Basic:
+        """Fields and their derivatives as the config's jet symbols (``u``, ``u_xt``); their names go to ``made``."""
         swaps: dict[sp.Basic, sp.Symbol] = {}
         for node in sp.preorder_traversal(expr):
             if isinstance(node, sp.Derivative):
                 inner = node.expr
                 if not isinstance(inner, AppliedUndef) or inner.func not in self.fields:
-                    raise ConfigError(f"{self.source}: {where}: a derivative of {inner} is not a field's derivative; "
-                                      "write derivatives of the fields, u(x, t).diff(x)")
+                    raise ConfigError(f"{self.source}: {where}: a derivative of {shown(inner)} is not a field's "
+                                      "derivative; write derivatives of the fields, u(x, t).diff(x)")
+                self._arguments(inner, where)
+                if not all(v in self.variables for v, _ in node.variable_count):
+                    raise ConfigError(f"{self.source}: {where}: {shown(node)} differentiates by something that is "
+                                      "not a domain variable")
                 swaps[node] = sp.Symbol(f"{inner.func.__name__}_" + "".join(v.name * n for v, n in node.variable_count))
             elif isinstance(node, AppliedUndef) and node.func in self.fields:
                 self._arguments(node, where)
                 swaps.setdefault(node, sp.Symbol(node.func.__name__))
+        made.update(s.name for s in swaps.values())
         return expr.xreplace({k: v for k, v in swaps.items() if isinstance(k, sp.Derivative)}).xreplace(swaps)
 
     def _arguments(self, node: AppliedUndef, where: str) -> None:
         if list(node.args) != self.variables:
-            raise ConfigError(f"{self.source}: {where}: {node} must be applied to the domain's variables "
+            raise ConfigError(f"{self.source}: {where}: {shown(node)} must be applied to the domain's variables "
                               f"({', '.join(v.name for v in self.variables)}) in order")
 
-    def _check(self, expr: sp.Basic, where: str, allow_fields: bool) -> None:
+    def _check(self, expr: sp.Basic, where: str, jets: set[str]) -> None:
+        """Only what the config's parser reads back as the same expression: sympy's own classes (a
+        subclass could print as anything), plain symbols named as variables or jets, known functions."""
         for node in sp.preorder_traversal(expr):
             if isinstance(node, (sp.Integral, sp.Sum, sp.Product, sp.Limit)):
-                raise ConfigError(f"{self.source}: {where}: {type(node).__name__.lower()} {node} cannot be "
-                                  "written in a config (only algebra, derivatives of the fields and "
-                                  f"{', '.join(sorted(KNOWN_FUNCTIONS - {'Abs'}))}, abs)")
+                raise ConfigError(f"{self.source}: {where}: {type(node).__name__.lower()} {shown(node)} cannot be "
+                                  f"written in a config (only algebra, derivatives of the fields and {KNOWN_NAMES})")
             if isinstance(node, AppliedUndef):
-                raise ConfigError(f"{self.source}: {where}: {node} is an undefined function, not a field of "
+                raise ConfigError(f"{self.source}: {where}: {shown(node)} is an undefined function, not a field of "
                                   f"this problem ({', '.join(f.__name__ for f in self.fields)}; name every field "
                                   "with fields=[...])")
-            if isinstance(node, sp.Function) and type(node).__name__ not in KNOWN_FUNCTIONS:
-                raise ConfigError(f"{self.source}: {where}: the function {type(node).__name__} is not one the config "
-                                  f"language knows ({', '.join(sorted(KNOWN_FUNCTIONS - {'Abs'}))}, abs)")
-            if isinstance(node, sp.Symbol) and node.name not in self.names and not allow_fields:
-                raise ConfigError(f"{self.source}: {where}: {node.name} is not a variable of the domain "
+            if isinstance(node, sp.Function) and type(node) not in KNOWN_FUNCTIONS:
+                raise ConfigError(f"{self.source}: {where}: the function {shown(type(node).__name__)} is not one the "
+                                  f"config language knows ({KNOWN_NAMES})")
+            if not type(node).__module__.startswith("sympy."):
+                raise ConfigError(f"{self.source}: {where}: {type(node).__name__} is not a sympy class; write the "
+                                  "expression with sympy's own")
+            if isinstance(node, sp.Symbol) and (type(node) is not sp.Symbol or node.name not in self.names | jets):
+                raise ConfigError(f"{self.source}: {where}: {shown(node.name)} is not a variable of the domain "
                                   f"({', '.join(sorted(self.names))})")
+            if not isinstance(node, (sp.Symbol, sp.Function, *PLAIN)):
+                raise ConfigError(f"{self.source}: {where}: {type(node).__name__} {shown(node)} cannot be written "
+                                  "in a config")
 
     def equation(self, eq: Any, i: int) -> dict[str, Any]:
         where = f"equations[{i}]"
@@ -313,7 +358,11 @@ class _Writer:
                 raise ConfigError(f"{self.source}: reference: give {{field: expression}} for several fields")
             reference = {self.fields[0]: reference}
         out = {}
+        names = {f.__name__ for f in self.fields}
         for key, expr in reference.items():
-            name = key.func.__name__ if isinstance(key, AppliedUndef) else getattr(key, "__name__", str(key))
+            name = key.func.__name__ if isinstance(key, AppliedUndef) else getattr(key, "__name__", key)
+            if name not in names:
+                raise ConfigError(f"{self.source}: reference: {shown(key)} is not a field of this problem "
+                                  f"({', '.join(sorted(names))})")
             out[name] = self.text(expr, f"reference.{name}", False)
         return out

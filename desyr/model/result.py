@@ -20,12 +20,17 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.names import check_names
-from desyr.model.nesting import json_loads
 from desyr.model.outcomes import Errors, GateRecord
-from desyr.model.result_reading import build_typed, check_consistency, convert_typed
+from desyr.model.result_reading import (
+    MAX_RESULT_BYTES,
+    build_typed,
+    check_consistency,
+    convert_typed,
+    read_result_data,
+    short_message,
+)
 
 SCHEMA = "desyr.result/3"
-MAX_RESULT_BYTES = 64 * 1024 * 1024     # a result.json of a large coupled run is well under 10 MB
 READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
 #: the verdicts: the first three are the verifier's, "unverified" when it gave none
 VERDICTS = ("proved", "verified", "not_exact", "unverified")
@@ -338,27 +343,7 @@ def load_result(path: str | Path) -> Result:
     try:
         return Result.from_dict(data, str(path))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {_short(exc)})") from None
-
-
-def read_result_data(path: str | Path) -> tuple[Path, Any]:
-    """The JSON of ``result.json`` (or of the one in a folder), read with bounds: a regular file, at most
-    MAX_RESULT_BYTES, nesting checked; every failure is one ConfigError line."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "result.json"
-    if path.exists() and not path.is_file():       # a FIFO would hang, /dev/zero would never end
-        raise ConfigError(f"{path}: not a regular file")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RESULT_BYTES + 1)
-        if len(raw) > MAX_RESULT_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
-        return path, json_loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"no result at {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:     # ValueError: bad JSON, too deep, 5000-digit int
-        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {_short(exc)})") from None
+        raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {short_message(exc)})") from None
 
 
 # ------------------------------------------------------------------ plumbing
@@ -396,10 +381,6 @@ def _float(value: Any) -> float | None:
     return None if value is None else convert_typed(float, value, "errors")
 
 
-def _short(exc: Exception, limit: int = 300) -> str:
-    text = str(exc)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 __all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
-           "GateRecord", "Errors", "ExactFormRecord", "VerificationRecord", "ConfigRecord", "VERDICTS", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number"]
+           "GateRecord", "Errors", "ExactFormRecord", "VerificationRecord", "ConfigRecord", "VERDICTS", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number",
+           "read_result_data", "MAX_RESULT_BYTES"]

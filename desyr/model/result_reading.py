@@ -12,9 +12,13 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ConfigError
+from desyr.model.nesting import json_loads
+
+MAX_RESULT_BYTES = 64 * 1024 * 1024     # a result.json of a large coupled run is well under 10 MB
 
 if TYPE_CHECKING:
     from desyr.model.result import Result
@@ -102,3 +106,27 @@ def _expect(ok: bool, what: str, value: Any, where: str) -> None:
     if not ok:
         raise TypeError(f"{where or 'result'} must be {what}, got {type(value).__name__} {value!r:.40}")
 
+
+def read_result_data(path: str | Path) -> tuple[Path, Any]:
+    """The JSON of ``result.json`` (or of the one in a folder), read with bounds: a regular file, at most
+    MAX_RESULT_BYTES, nesting checked; every failure is one ConfigError line."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "result.json"
+    if path.exists() and not path.is_file():       # a FIFO would hang, /dev/zero would never end
+        raise ConfigError(f"{path}: not a regular file")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RESULT_BYTES + 1)
+        if len(raw) > MAX_RESULT_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_RESULT_BYTES} bytes")
+        return path, json_loads(raw.decode("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no result at {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:     # ValueError: bad JSON, too deep, 5000-digit int
+        raise ConfigError(f"{path}: unreadable result ({type(exc).__name__}: {short_message(exc)})") from None
+
+
+def short_message(exc: Exception, limit: int = 300) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -330,8 +330,8 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
         f"{v} = {m:g}" for v, m in zip(names[2:], bounds.mean(axis=1)[2:])))
     return [FigurePlan("field_maps", (out / "fig_solution.png", (gx, gy), (names[0], names[1]), panels, field),
                        f"{field} over ({names[0]}, {names[1]}){sliced}: the reference field and log10 of "
-                       f"the absolute error of the teacher and of the recovered expression (shared colour "
-                       f"scale; {UNITLESS}).")]
+                       f"the absolute error of {'the teacher and of ' if teach is not None else ''}the recovered "
+                       f"expression (shared colour scale, floor {FLOOR:g}; {UNITLESS}).")]
 
 
 def _training_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
@@ -366,22 +366,18 @@ def _pareto_figure(result: Any, problem: Any, out: Path, teacher_predict: Any) -
 
 def formula(path: str | Path, tex: str) -> Path:
     """``tex`` drawn by matplotlib's mathtext as an SVG (no LaTeX installation, no fonts to fetch)."""
-    from matplotlib import mathtext
-    from matplotlib.font_manager import FontProperties
+    from matplotlib import font_manager, mathtext
 
-    mathtext.math_to_image(f"${tex}$", str(path), prop=FontProperties(size=16), dpi=DPI, format="svg")
+    mathtext.math_to_image(f"${tex}$", str(path), prop=font_manager.FontProperties(size=16), dpi=DPI, format="svg")
     return Path(path)
 
 
 def _formula_images(result: Any, problem: Any, out: Path, teacher_predict: Any) -> list[FigurePlan]:
     """The exact form of each field as an image, for report.html."""
     import sympy as sp
-
-    form = result.exact_form
-    if form is None or not form.latex:
-        return []
-    return [FigurePlan("formula", (out / f"formula_{i}.svg", f"{sp.latex(sp.Symbol(name))} = {tex}"),
-                       f"exact form of {name}") for i, (name, tex) in enumerate(form.latex.items())]
+    exprs = result.solution() if result.exact_form is not None and result.exact_form.expressions else None
+    return [FigurePlan("formula", (out / f"formula_{i}.svg", f"{sp.latex(sp.Symbol(name))} = {sp.latex(e)}"),
+                       f"exact form of {name}") for i, (name, e) in enumerate((exprs or {}).items())]
 
 
 def figure_section(records: Sequence[FigureRecord], skipped: str | None = None) -> list[str]:

@@ -21,25 +21,30 @@ COLUMNS = ("id", "searcher", "complexity", "status", "Phi", "eps_T", "expression
 
 def result_html(r: Result) -> str:
     """The notebook view: a fragment, with the formula drawn in memory (no file)."""
-    formulas = []
-    if r.exact_form is not None:
-        formulas = [uri for name, tex in r.exact_form.latex.items() if (uri := formula_uri(name, tex))]
+    formulas = [uri for name, tex in _latex(r) if (uri := formula_uri(name, tex))] if r.exact_form else []
     title = f"<h3>DeSyR {text(r.command)}: {text(r.problem.title)}</h3>"
-    return f'<div class="desyr-result">{title}{_selected(r, formulas)}{_quantities(r)}{_candidates(r)}</div>'
+    figure = solution_figure_uri(r)
+    shown = f'<h2>Solution</h2><img class="solution" alt="the solution figure" src="{figure}">' if figure else ""
+    # the report's sections sit under the notebook's own headings: one level below this title
+    body = f"{_selected(r, formulas)}{shown}{_quantities(r)}{_candidates(r)}"
+    return f'<div class="desyr-result">{title}{body.replace("<h2>", "<h4>").replace("</h2>", "</h4>")}</div>'
 
 
 def result_latex(r: Result) -> str | None:
     """``$$ u = ... $$`` per field: the exact form, else the selected expression; None without one."""
     import sympy as sp
 
-    if r.exact_form is not None and r.exact_form.latex:
-        pairs = list(r.exact_form.latex.items())
-    else:
-        exprs = r.solution(exact=False)
-        if not exprs:
-            return None
-        pairs = [(name, sp.latex(e)) for name, e in exprs.items()]
-    return "\n".join(f"$$ {sp.latex(sp.Symbol(name))} = {tex} $$" for name, tex in pairs)
+    pairs = _latex(r)
+    return "\n".join(f"$$ {sp.latex(sp.Symbol(name))} = {tex} $$" for name, tex in pairs) if pairs else None
+
+
+def _latex(r: Result) -> list[tuple[str, str]]:
+    """LaTeX of the expressions as DeSyR prints them, from the text read back through the bounded
+    parser: the ``latex`` strings a result.json carries are not trusted (a notebook renders them)."""
+    import sympy as sp
+
+    exprs = r.solution()
+    return [(name, sp.latex(e)) for name, e in exprs.items()] if exprs else []
 
 
 def formula_uri(name: str, tex: str) -> str | None:
@@ -56,6 +61,27 @@ def formula_uri(name: str, tex: str) -> str | None:
     except Exception:  # noqa: BLE001 - the view falls back to the printed expression
         return None
     return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def solution_figure_uri(r: Result) -> str | None:
+    """The report's solution figure (profile or maps against the reference), drawn in a temporary
+    folder from the problem the result carries; None without matplotlib, a config or an expression."""
+    import tempfile
+
+    from desyr.report.figures import draw_plans, have_matplotlib, plan_run_figures
+    from desyr.report.html import data_uri
+    from desyr.verify.verdict import read_problem
+
+    if not have_matplotlib() or r.config is None or r.expression is None:
+        return None
+    try:
+        problem = read_problem({"format": r.config.format, "text": r.config.text, "source": r.config.source})
+        with tempfile.TemporaryDirectory() as folder:
+            plans = [p for p in plan_run_figures(r, problem, folder) if p.draw in ("profile_1d", "field_maps")]
+            records = draw_plans(plans)
+            return data_uri(records[0].path) if records else None
+    except Exception:  # noqa: BLE001 - the view goes on without its figure
+        return None
 
 
 def candidates_frame(r: Result) -> Any:
