@@ -156,3 +156,13 @@ def test_scored_members_drop_unusable_members_with_a_warning():
     with pytest.warns(RuntimeWarning, match="searcher 'dummy' dropped 2 front member"):
         members, dropped = Dummy().scored_members(raw, task)
     assert dropped == 2 and [m.complexity for m in members] == [3] and members[0].loss == 0.0
+
+
+def test_topology_keeps_terms_that_differ_only_in_their_constants():
+    """A helper found `1.5*cos(2.0*x) + 0.7*cos(3.0*x)` shown in result.json as `2*c*cos(c*x)`."""
+    from desyr.model.candidates import topology
+    from desyr.symbolic.expressions import expression_text
+
+    x = sp.Symbol("x")
+    assert expression_text(topology(1.5 * sp.cos(2.0 * x) + 0.7 * sp.cos(3.0 * x))) == "c*cos(c*x) + c*cos(c*x)"
+    assert expression_text(topology(x ** 2 + 3 * x)) == "x**2 + 3*x"      # exact numbers are structure

@@ -125,7 +125,7 @@ def test_constant_proposals_for_extreme_values_do_not_overflow(value):
 # ------------------------------------------------------------ report text
 HIDDEN = ["\u202e", "\u202a", "\u202b", "\u202c", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e",
           "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\x1b", "\x00", "\x7f",
-          "\u3164", "\udfff", "\U000e0041"]
+          "\u3164", "\udfff", "\U000e0041", "\ufe0f", "\U000e0100", "\u2800"]     # the last three: a red team's
 
 
 @pytest.mark.parametrize("ch", HIDDEN, ids=[f"U+{ord(c):04X}" for c in HIDDEN])

@@ -69,9 +69,17 @@ class Candidate:
 
 
 def topology(expr: sp.Expr) -> sp.Expr:
-    """The tree with every Float replaced by the placeholder symbol ``c``."""
+    """The tree with every Float replaced by the placeholder symbol ``c``, rebuilt without evaluation:
+    ``1.5*cos(2.0*x) + 0.7*cos(3.0*x)`` stays two terms (evaluated, it merged into ``2*c*cos(c*x)``)."""
     c = sp.Symbol("c")
-    return expr.xreplace({f: c for f in expr.atoms(sp.Float)})
+
+    def swap(node: sp.Basic) -> sp.Basic:
+        if isinstance(node, sp.Float):
+            return c
+        args = [swap(a) for a in node.args]
+        return node.func(*args, evaluate=False) if args != list(node.args) else node
+
+    return swap(expr)
 
 
 def stage_b_fields() -> tuple[str, ...]:

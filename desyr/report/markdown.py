@@ -27,13 +27,20 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 # other format and control characters, and letters drawn as blanks.  A title with U+202E could show
 # "deifireV" as "Verified" ("Trojan Source"); in a report they appear as their code, <U+202E>.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u034f\u2800")
+#: variation selectors: marks that change nothing visible on plain letters, so they can carry hidden data
+_SELECTORS = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+
+
+def _hidden(ch: str) -> bool:
+    code = ord(ch)
+    return (unicodedata.category(ch) in _HIDDEN_CATEGORIES or ch in _BLANK_LETTERS
+            or any(lo <= code <= hi for lo, hi in _SELECTORS))
 
 
 def visible(text: str) -> str:
     """``text`` with every invisible or reordering character replaced by its code point, ``<U+202E>``."""
-    return "".join(f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in _HIDDEN_CATEGORIES or ch in _BLANK_LETTERS
-                   else ch for ch in text)
+    return "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
 
 
 def md(text: Any) -> str:
