@@ -149,3 +149,21 @@ def test_config_title_with_a_right_to_left_override_is_inert_in_report(tmp_path)
     for ch in "\u202e\u2066\u2069\u200b":
         assert ch not in report
     assert "&lt;U+202E&gt;" in report.splitlines()[0]
+
+
+@pytest.mark.parametrize("key, where", [("title", None), ("name", None), ("description", None), ("label", 0)])
+def test_texts_every_report_repeats_have_a_length_limit(key, where):
+    """A red team's 7 MB title made a 48 MB report.html, a 24 MB report.md and a 20 MB result.json."""
+    from desyr.config.reading import MAX_TEXT
+    from desyr.testing import SINE_POISSON_1D, make_problem
+
+    long_text = "A" * (MAX_TEXT[key] + 1)
+    if where is None:
+        text = f"{key} = '{long_text}'\n" + SINE_POISSON_1D.replace(f'\n{key} = ', f'\n_{key} = ', 1)
+        text = "\n".join(line for line in text.splitlines() if not line.startswith(f"_{key} = "))
+    else:
+        text = SINE_POISSON_1D.replace('on = ["x = 0", "x = 1"]', f'on = ["x = 0", "x = 1"]\nlabel = "{long_text}"')
+    with pytest.raises(ConfigError, match=f"{key} is {MAX_TEXT[key] + 1} characters long") as info:
+        make_problem(text)
+    assert "\n" not in str(info.value)
+    make_problem(text.replace(long_text, long_text[:-1]))          # at the limit: accepted

@@ -34,6 +34,8 @@ from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, j
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.symbolic.simplify import bounded_simplify
 
+#: the longest texts a config may give: every report repeats them (a 7 MB title made a 48 MB page)
+MAX_TEXT = {"name": 200, "title": 500, "label": 500, "description": 20_000}
 #: whether forcing derived from the reference is simplified (the verifier needs no tidy form)
 _TIDY: ContextVar[bool] = ContextVar("tidy", default=True)
 
@@ -96,6 +98,8 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     for key in ("name", "title", "description"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"{source}: {key} must be a string")
+        if key in data and len(data[key]) > MAX_TEXT[key]:
+            raise ConfigError(f"{source}: {key} is {len(data[key])} characters long; at most {MAX_TEXT[key]}")
     for key in SECTIONS:
         if key in data and not isinstance(data[key], Mapping):
             raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
@@ -278,6 +282,8 @@ def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str)
     label = table.get("label") or f"{op_text} on {_on_text(table['on'])}"
     if not isinstance(label, str):
         raise ConfigError(f"{source}: {where}.label must be a string")
+    if "label" in table and len(label) > MAX_TEXT["label"]:      # the default one is made here, from the config
+        raise ConfigError(f"{source}: {where}.label is {len(label)} characters long; at most {MAX_TEXT['label']}")
     return Constraint(str(label), operator, value, faces, n)
 
 
