@@ -45,9 +45,11 @@ from desyr.extension.roles import (
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
-from desyr.model.points import PointSets, constraint_points
-from desyr.model.problem import Problem, ProblemSet
+from desyr.model.geometry import Geometry, Part
+from desyr.model.points import PointSets, all_constraint_points, constraint_points, interior_points
+from desyr.model.problem import Constraint, Face, Problem, ProblemSet
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
+from desyr.model.sets import integral_rule
 from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
 from desyr.runtime.execution import serial_map, usable_cores
 from desyr.stages.pool import empirical_front
@@ -67,6 +69,8 @@ __all__ = [
     # data types
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     "Proposals", "SolverAttempt",
+    # where constraints hold: faces of a box, parts of a shape's boundary, the shape itself
+    "Constraint", "Face", "Part", "Geometry",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
@@ -75,7 +79,8 @@ __all__ = [
     # searchers: the empirical front, the expression vocabulary and parser
     "empirical_front", "Vocabulary", "parse_expression", "ExpressionError",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
-    "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "broadcast", "columns", "lambdify",
+    "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
+    "interior_points", "broadcast", "columns", "lambdify",
     # executors and caches: in-process mapping, usable cores, atomic files
     "serial_map", "usable_cores", "read_json", "write_bytes_atomic", "write_text_atomic",
     "__version__",

@@ -19,23 +19,25 @@ else:  # pragma: no cover
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 
 import sympy as sp
 
-from desyr.config.settings import MAX_POINTS, SECTIONS, check_sections
+from desyr.config.constraints import MAX_LABEL, read_constraints
+from desyr.config.regions import read_geometry
+from desyr.config.settings import SECTIONS, check_sections
 from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
 from desyr.errors import ConfigError
+from desyr.model.geometry import Geometry
 from desyr.model.names import check_name, field_names
 from desyr.model.nesting import NestingError, check_nesting, toml_loads
-from desyr.model.problem import Constraint, Equation, Face, Problem, Variable, jets_in
-from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
+from desyr.model.problem import Equation, Problem, Variable, jets_in
+from desyr.symbolic.expressions import ExpressionError, Vocabulary
 from desyr.symbolic.simplify import bounded_simplify
 
 #: the longest texts a config may give: every report repeats them (a 7 MB title made a 48 MB page)
-MAX_TEXT = {"name": 200, "title": 500, "label": 500, "description": 20_000}
+MAX_TEXT = {"name": 200, "title": 500, "label": MAX_LABEL, "description": 20_000}
 #: whether forcing derived from the reference is simplified (the verifier needs no tidy form)
 _TIDY: ContextVar[bool] = ContextVar("tidy", default=True)
 
@@ -103,7 +105,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     for key in SECTIONS:
         if key in data and not isinstance(data[key], Mapping):
             raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
-    variables = _variables(data, source)
+    variables, geometry = _variables(data, source)
     names = [v.name for v in variables]
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
@@ -119,7 +121,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
         vocabulary=vocab, time=time, source=source,
-        sections=_sections(data),
+        sections=_sections(data), geometry=geometry,
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)
@@ -127,7 +129,8 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     if not problem.equations:
         raise ConfigError(f"{source}: at least one [[equations]] entry is required")
     problem.points = _points(data.get("points", {}), source)
-    problem.constraints = [_constraint(i, c, problem, source) for i, c in enumerate(_tables(data, "constraints", source))]
+    problem.constraints = [c for i, table in enumerate(_tables(data, "constraints", source))
+                           for c in read_constraints(i, table, problem, source, _from_reference)]
     check_sections(problem)
     try:
         problem.config_text = json.dumps(data, sort_keys=True, default=str)
@@ -151,10 +154,21 @@ class _context:
             raise ConfigError(f"{self.prefix}: {exc}") from None
 
 
-def _variables(data: Mapping[str, Any], source: str) -> list[Variable]:
+def _variables(data: Mapping[str, Any], source: str) -> tuple[list[Variable], Geometry | None]:
     domain = data.get("domain")
     if not isinstance(domain, Mapping) or not domain:
         raise ConfigError(f"{source}: missing [domain] table, e.g. [domain] x = [0, 1]")
+    shaped = read_geometry(domain, source)
+    if shaped is None:
+        return _intervals(domain, source), None
+    geometry, rest = shaped
+    lo, hi = geometry.shape.bounding_box()
+    space = [Variable(v, *_domain_span(v, float(a), float(b), source)) for v, a, b in zip(geometry.space, lo, hi)]
+    others = _intervals(rest, source) if any(k != "time" for k in rest) else []
+    return space + others, geometry
+
+
+def _intervals(domain: Mapping[str, Any], source: str) -> list[Variable]:
     out = []
     for name, span in domain.items():
         if name == "time" and isinstance(span, str):
@@ -254,79 +268,3 @@ def _points(table: Any, source: str) -> dict[str, int]:
         return validate(SECTIONS["points"], table, "[points]")
     except OptionError as exc:
         raise ConfigError(f"{source}: {exc}") from None
-
-
-def _constraint(i: int, table: Mapping[str, Any], problem: Problem, source: str) -> Constraint:
-    where = f"constraints[{i}]"
-    allowed = {"operator", "on", "value", "points", "label"}
-    unknown = sorted(set(table) - allowed)
-    if unknown or "on" not in table or "value" not in table:
-        raise ConfigError(f"{source}: {where} needs 'on' and 'value' (optional: operator, points, label); "
-                          f"unknown: {', '.join(unknown) or '-'}")
-    default_op = problem.fields[0] if len(problem.fields) == 1 else None
-    op_text = table.get("operator", default_op)
-    if op_text is None:
-        raise ConfigError(f"{source}: {where} needs 'operator' when there are several fields")
-    with _context(source, where):
-        operator = problem.parse(op_text, allow_fields=True)
-        if not jets_in(operator, problem.vocabulary):
-            raise ConfigError(f"{source}: {where}.operator does not involve any field")
-        value = (_from_reference(problem, operator, f"{where}.value") if table["value"] == "reference"
-                 else problem.parse(table["value"]))
-    _finite_data(value, f"{where}.value", source)
-    faces = _faces(table["on"], problem, f"{source}: {where}.on")
-    n_default = 1 if all(len(f.fixed) == problem.dim for f in faces) else problem.points["constraint"]
-    n = table.get("points", n_default)
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_POINTS:
-        raise ConfigError(f"{source}: {where}.points must be an integer in [1, {MAX_POINTS}]")
-    label = table.get("label") or f"{op_text} on {_on_text(table['on'])}"
-    if not isinstance(label, str):
-        raise ConfigError(f"{source}: {where}.label must be a string")
-    if "label" in table and len(label) > MAX_TEXT["label"]:      # the default one is made here, from the config
-        raise ConfigError(f"{source}: {where}.label is {len(label)} characters long; at most {MAX_TEXT['label']}")
-    return Constraint(str(label), operator, value, faces, n)
-
-
-def _on_text(on: Any) -> str:
-    return on if isinstance(on, str) else " | ".join(map(str, on))
-
-
-def _faces(on: Any, problem: Problem, where: str) -> list[Face]:
-    specs = [on] if isinstance(on, str) else on
-    if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
-        raise ConfigError(f"{where}: expected a set such as \"x = 0\", \"t = 0\", \"boundary\" or a list of them")
-    faces: list[Face] = []
-    for spec in specs:
-        faces.extend(_parse_set(spec, problem, where))
-    return faces
-
-
-def _parse_set(spec: str, problem: Problem, where: str) -> list[Face]:
-    text = spec.strip()
-    bounds = {v.name: v for v in problem.variables}
-    if text in ("boundary", "spatial_boundary"):
-        spatial = [v for v in problem.variables if v.name != problem.time]
-        return [Face(((v.name, b),)) for v in spatial for b in (v.lo, v.hi)]
-    if text == "initial":
-        if problem.time is None:
-            raise ConfigError(f"{where}: \"initial\" needs time = \"<variable>\" in the config")
-        return [Face(((problem.time, bounds[problem.time].lo),))]
-    fixed: list[tuple[str, float]] = []
-    for part in text.split(","):
-        m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9]*)\s*=\s*(\S+)\s*", part)
-        if not m:
-            raise ConfigError(f"{where}: cannot read set {spec!r}; write e.g. \"x = 0\" or \"x = 0, y = 1\"")
-        name, value_text = m.groups()
-        if name not in bounds:
-            raise ConfigError(f"{where}: unknown variable '{name}' in {spec!r} (variables: {', '.join(bounds)})")
-        try:
-            value = float(parse_expression(value_text, Vocabulary([])).evalf())
-        except (ExpressionError, TypeError) as exc:
-            raise ConfigError(f"{where}: bad value in {spec!r}: {exc}") from None
-        if not bounds[name].lo - 1e-12 <= value <= bounds[name].hi + 1e-12:
-            raise ConfigError(f"{where}: {name} = {value:g} lies outside the domain [{bounds[name].lo:g}, {bounds[name].hi:g}]")
-        if any(name == other for other, _ in fixed):
-            raise ConfigError(f"{where}: {spec!r} fixes {name} twice; list separate sets instead: [\"{name} = ...\", ...]")
-        fixed.append((name, value))
-    order = problem.variable_names
-    return [Face(tuple(sorted(fixed, key=lambda nv: order.index(nv[0]))))]

@@ -87,7 +87,10 @@ class GroupScorer:
         self.jet_syms = jet_syms
         args = problem.symbols + jet_syms
         self.terms = [(0, lambdify(args, [e.residual])) for e in problem.equations]
-        self.terms += [(1 + l, lambdify(args, [c.residual])) for l, c in enumerate(problem.constraints)]
+        # periodic and integral constraints need the fields at other points than their own: the screen
+        # leaves them to the joint refit, which evaluates them whole
+        self.terms += [(1 + l, lambdify(args, [c.residual])) for l, c in enumerate(problem.constraints)
+                       if c.kind == "pointwise"]
         self.n_eq = len(problem.equations)
 
     def phi(self, jets: list[FieldJets]) -> float:

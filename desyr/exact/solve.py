@@ -19,6 +19,7 @@ Every SymPy call is bounded in size and, on the main thread, in time.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -28,6 +29,7 @@ import sympy as sp
 
 from desyr.exact.identify import float_constants, propose, substitute
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, safe_check
+from desyr.model.problem import Face
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.simplify import OutOfTime, time_limit
 
@@ -161,8 +163,13 @@ def _constraint_residuals(problem: Problem, exprs: Mapping[str, sp.Expr]) -> lis
     """Each constraint's residual on each of its sets whose fixed coordinates are exact numbers."""
     out = []
     for con in problem.constraints:
-        residual = problem.apply(_as_rationals(con.residual), exprs)
+        if con.kind == "integral":
+            continue          # checked numerically and by the proof, not as coefficient equations
+        exact = dataclasses.replace(con, operator=_as_rationals(con.operator), value=_as_rationals(con.value))
+        residual = problem.constraint_residual(exact, exprs)
         for face in con.faces:
+            if not isinstance(face, Face):
+                continue      # a part of a shape's boundary: no coordinate is fixed
             values = {}
             for name, value in face.fixed:
                 exact = propose(float(value), limit=1)

@@ -14,12 +14,14 @@ decide the verdict.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from desyr.model.geometry import Part, sample_shape
 from desyr.model.problem import Face, Problem
+from desyr.model.sets import integral_rule, shape_set_points
 
 #: (rng, n, d) -> n points in the unit cube
 UnitSampler = Callable[[np.random.Generator, int, int], np.ndarray]
@@ -39,6 +41,9 @@ class PointSets:
     verify: np.ndarray                  # X_r^v
     validate: np.ndarray                # teacher physics-validation points
     constraints: list[np.ndarray]       # one array per problem constraint
+    #: per constraint, None, or for an integral constraint the (m, n) quadrature weights whose
+    #: products with the integrand at its points are its m residuals
+    reductions: tuple[np.ndarray | None, ...] = ()
 
 
 
@@ -48,6 +53,7 @@ class VerificationPoints:
 
     interior: np.ndarray
     constraints: tuple[np.ndarray, ...]
+    reductions: tuple[np.ndarray | None, ...] = ()
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -67,8 +73,8 @@ def make_point_sets(problem: Problem, seed: int | None = None) -> PointSets:
         sets[name] = pts
         taken.append(pts)
     rng = np.random.default_rng([seed, _STREAM["constraint"]])
-    constraints = [_read_only(constraint_points(problem, c.faces, c.n_points, rng)) for c in problem.constraints]
-    return PointSets(constraints=constraints, **{k: _read_only(v) for k, v in sets.items()})
+    constraints, reductions = all_constraint_points(problem, rng)
+    return PointSets(constraints=constraints, reductions=reductions, **{k: _read_only(v) for k, v in sets.items()})
 
 
 def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:
@@ -76,8 +82,24 @@ def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:
     rng = np.random.default_rng([seed, _VERIFY_STREAMS[0]])
     interior = _sample(problem, problem.points["verify"], rng, uniform=False)
     rng = np.random.default_rng([seed, _VERIFY_STREAMS[1]])
-    constraints = tuple(_read_only(constraint_points(problem, c.faces, c.n_points, rng)) for c in problem.constraints)
-    return VerificationPoints(_read_only(interior), constraints)
+    constraints, reductions = all_constraint_points(problem, rng)
+    return VerificationPoints(_read_only(interior), tuple(constraints), reductions)
+
+
+def all_constraint_points(problem: Problem, rng: np.random.Generator, sampler: UnitSampler | None = None
+                          ) -> tuple[list[np.ndarray], tuple[np.ndarray | None, ...]]:
+    """Each constraint's points (and an integral constraint's quadrature weights), from one generator."""
+    points: list[np.ndarray] = []
+    reductions: list[np.ndarray | None] = []
+    for c in problem.constraints:
+        if c.kind == "integral":
+            X, G = integral_rule(problem, rng)
+        else:
+            X = constraint_points(problem, c.faces, c.n_points, rng, sampler or scipy_latin_hypercube)
+            G = None
+        points.append(_read_only(X))
+        reductions.append(None if G is None else _read_only(G))
+    return points, tuple(reductions)
 
 
 def _fresh(problem: Problem, n: int, rng: np.random.Generator, taken: list[np.ndarray],
@@ -127,7 +149,23 @@ def _sample(problem: Problem, n: int, rng: np.random.Generator, uniform: bool) -
     lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
     unit = rng.random((n, problem.dim)) if uniform else scipy_latin_hypercube(rng, n, problem.dim)
     points: np.ndarray = lo + unit * (hi - lo)
+    if problem.geometry is not None:       # the other variables (time) keep their stratified values
+        points[:, _space_columns(problem)] = sample_shape(problem.geometry.shape, rng, n)
     return points
+
+
+def interior_points(problem: Problem, n: int, rng: np.random.Generator, sampler: UnitSampler) -> np.ndarray:
+    """``n`` points in the domain: ``sampler`` over the box, the shape's own uniform points in space."""
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    points: np.ndarray = lo + sampler(rng, n, problem.dim) * (hi - lo)
+    if problem.geometry is not None:
+        points[:, _space_columns(problem)] = sample_shape(problem.geometry.shape, rng, n)
+    return points
+
+
+def _space_columns(problem: Problem) -> list[int]:
+    assert problem.geometry is not None
+    return [problem.variable_names.index(v) for v in problem.geometry.space]
 
 
 def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np.ndarray:
@@ -140,12 +178,16 @@ def _clashes(pts: np.ndarray, taken: list[np.ndarray], tol: float = 1e-12) -> np
     return clash
 
 
-def constraint_points(problem: Problem, faces: list[Face], n: int, rng: np.random.Generator,
+def constraint_points(problem: Problem, faces: Sequence[Face | Part], n: int, rng: np.random.Generator,
                       sampler: UnitSampler = scipy_latin_hypercube) -> np.ndarray:
-    """``n`` points spread over ``faces`` (a point face gets exactly one point)."""
-    per_face = _split(n, [f for f in faces if len(f.fixed) < problem.dim])
+    """``n`` points spread over ``faces`` (a point face gets exactly one point; boundary parts of a
+    shape share their points by measure)."""
+    if problem.geometry is not None:
+        return shape_set_points(problem, faces, n, rng, sampler)
+    per_face = _split(n, [f for f in faces if len(f.fixed) < problem.dim])   # type: ignore[union-attr]
     out = []
     for face in faces:
+        assert isinstance(face, Face)
         free = [i for i, v in enumerate(problem.variables) if v.name not in dict(face.fixed)]
         count = 1 if not free else per_face[id(face)]
         pts = np.empty((count, problem.dim))

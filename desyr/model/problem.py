@@ -1,4 +1,4 @@
-"""A differential problem: box domain, fields, equations, constraints, reference.
+"""A differential problem: domain (a box, or a shape over the spatial variables), fields, equations, constraints, reference.
 
 Built from a TOML config (see ``docs/config.md``).  Equations and constraint
 operators are sympy expressions over variables and *jet symbols* (``u``,
@@ -15,7 +15,9 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
+from desyr.model.geometry import Geometry, Part
 from desyr.model.nesting import json_loads
+from desyr.model.shapes import exact_number
 from desyr.model.toml_writer import dumps
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
@@ -55,14 +57,22 @@ class Equation:
 
 @dataclass
 class Constraint:
+    """``operator = value`` on its sets (``kind`` "pointwise"); ``operator`` equal at each point of its
+    sets and at that point moved by ``shift`` ("periodic"); or the integral of ``operator`` over the
+    domain equal to ``value`` ("integral", with the domain's ``measure``: by quadrature, no sets)."""
+
     label: str
     operator: sp.Expr         # over variables and jets
     value: sp.Expr            # over variables only
-    faces: list[Face]
+    faces: list[Face | Part]
     n_points: int
+    kind: str = "pointwise"
+    shift: tuple[float, ...] = ()
+    measure: float = 1.0
 
     @property
     def residual(self) -> sp.Expr:
+        """The pointwise residual over jets (a periodic or integral one needs :meth:`Problem.constraint_residual`)."""
         return self.operator - self.value
 
     @property
@@ -103,6 +113,8 @@ class Problem:
     #: the config as data (TOML text, or JSON of the table a plugin gave): what the verifier reads
     config_text: str = ""
     config_format: str = "json"
+    #: the spatial shape (None: the box of the variables' ranges)
+    geometry: Geometry | None = None
 
     def to_toml(self) -> str:
         """The config as TOML text that reads back to an equal problem: the text as read for a TOML
@@ -158,6 +170,18 @@ class Problem:
             base = solution[jet.field]
             subs[sym] = sp.diff(base, *[self.vocabulary.var_symbols[v] for v in jet.wrt]) if jet.wrt else base
         return expr.xreplace(subs)
+
+    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+        """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
+        integrand, whose quadrature sum is the residual)."""
+        applied = self.apply(con.operator, solution)
+        if con.kind == "periodic":
+            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
+                     for v, d in zip(self.variable_names, con.shift) if d}
+            return applied - applied.xreplace(moved) - self.apply(con.value, solution)
+        if con.kind == "integral":
+            return applied - con.value / sp.Float(con.measure)
+        return applied - con.value
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""

@@ -141,8 +141,10 @@ def field_maps(path: str | Path, grid: tuple[np.ndarray, np.ndarray], names: tup
     extent = (float(gx.min()), float(gx.max()), float(gy.min()), float(gy.max()))
     fig, axes = plt.subplots(1, len(panels), figsize=WIDE, squeeze=False)
     errors = [v for _, v, is_err in panels if is_err]
-    lo = min(float(np.min(v)) for v in errors) if errors else None
-    hi = max(float(np.max(v)) for v in errors) if errors else None
+    # NaN marks points outside a shape's domain: the shared scale is over the points inside
+    finite = [v[np.isfinite(v)] for v in errors if np.isfinite(v).any()]
+    lo = min(float(np.min(v)) for v in finite) if finite else None
+    hi = max(float(np.max(v)) for v in finite) if finite else None
     for ax, (title, values, is_err) in zip(axes[0], panels):
         kw = {"vmin": lo, "vmax": hi if hi != lo else (lo or 0) + 1} if is_err else {}
         im = ax.imshow(values, origin="lower", extent=extent, aspect="auto", cmap="magma" if is_err else "viridis",
@@ -315,6 +317,11 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
     ref = ref_all[:, 0] if ref_all is not None else None
     teach = np.asarray(teacher_predict(X), float).reshape(len(X), -1)[:, 0] if teacher_predict else None
     pre_v = evaluate(problem.parse(pre[field]), problem.symbols, X) if field in pre else None
+    if getattr(problem, "geometry", None) is not None and problem.dim > 1:      # drawn on the shape only
+        columns = [names.index(v) for v in problem.geometry.space]
+        outside = problem.geometry.shape.level(X[:, columns]) > 0
+        rec, ref, teach, pre_v = (None if v is None else np.where(outside, np.nan, np.asarray(v, float))
+                                  for v in (rec, ref, teach, pre_v))
     what = "reference, teacher, pre-refit and recovered" if teach is not None else "reference, pre-refit and recovered"
     if problem.dim == 1:
         return [FigurePlan("profile_1d", (out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field),

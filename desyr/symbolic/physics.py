@@ -28,6 +28,8 @@ class Block:
     weight: float             # pointwise weight of the residual in the least-squares vector
     function: object          # lambdified: (*variables, *params) -> [R, dR/da_1, ...]
     with_jacobian: bool
+    #: an integral constraint's quadrature weights (m, n): its m residuals are these sums of the integrand
+    reduction: np.ndarray | None = None
 
 
 #: parameter values: a sequence of floats or a 1-D array (refiners pass scipy's arrays)
@@ -39,7 +41,8 @@ class ResidualSystem:
 
     def __init__(self, problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
                  interior: np.ndarray, constraint_points: Sequence[np.ndarray],
-                 constraint_weight: float = METHOD.constraint_weight, jacobian: bool = True) -> None:
+                 constraint_weight: float = METHOD.constraint_weight, jacobian: bool = True,
+                 reductions: Sequence[np.ndarray | None] = ()) -> None:
         self.problem = problem
         self.params = list(params)
         args = problem.symbols + self.params
@@ -49,8 +52,10 @@ class ResidualSystem:
             self.blocks.append(self._block("equation", k, problem.apply(eq.residual, solution),
                                            interior, 1.0, args, jacobian))
         for l, con in enumerate(problem.constraints):
-            self.blocks.append(self._block("constraint", l, problem.apply(con.residual, solution),
+            self.blocks.append(self._block("constraint", l, problem.constraint_residual(con, solution),
                                            constraint_points[l], root_weight, args, jacobian))
+            if l < len(reductions):
+                self.blocks[-1].reduction = reductions[l]
         self._cache_key: bytes | None = None
         self._cache: list[list[np.ndarray]] = []
 
@@ -68,8 +73,8 @@ class ResidualSystem:
             with np.errstate(all="ignore"):
                 for block in self.blocks:
                     n = block.points.shape[0]
-                    values = block.function(*columns(block.points), *a)  # type: ignore[operator]
-                    out.append([broadcast(v, n) for v in values])
+                    values = [broadcast(v, n) for v in block.function(*columns(block.points), *a)]  # type: ignore[operator]
+                    out.append(values if block.reduction is None else [block.reduction @ v for v in values])
             self._cache_key, self._cache = key, out
         return self._cache
 
@@ -82,7 +87,7 @@ class ResidualSystem:
         parts = []
         for block, vals in zip(self.blocks, self._evaluate(a)):
             parts.append(block.weight * np.column_stack(vals[1:]) if self.params
-                         else np.zeros((block.points.shape[0], 0)))
+                         else np.zeros((len(vals[0]), 0)))
         return np.vstack(parts)
 
     def raw(self, a: Params = ()) -> list[tuple[Block, np.ndarray]]:
@@ -94,7 +99,8 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
                    points: PointSets, constraint_weight: float = METHOD.constraint_weight,
                    jacobian: bool = True) -> ResidualSystem:
     """The residual system a refiner minimises: equations on the refinement points and constraints."""
-    return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian)
+    return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
+                          points.reductions)
 
 
 @dataclass
@@ -160,7 +166,8 @@ def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets 
     per-component values, as the paper's coupled verification does.
     """
     interior = points.interior if isinstance(points, VerificationPoints) else points.verify
-    residuals = ResidualSystem(problem, solution, [], interior, list(points.constraints), jacobian=False)
+    residuals = ResidualSystem(problem, solution, [], interior, list(points.constraints), jacobian=False,
+                               reductions=points.reductions)
     coupled = len(problem.fields) > 1
     eq = [v for b, v in residuals.raw() if b.kind == "equation"]
     con = [v for b, v in residuals.raw() if b.kind == "constraint"]

@@ -17,6 +17,8 @@ import mpmath
 import sympy as sp
 from mpmath import iv
 
+from desyr.verify.regions import Region, contains, outside
+
 Box = dict[sp.Symbol, "iv.mpf"]
 BOXES = 1500            # leaf boxes examined per question
 SECONDS = 2.0           # and wall time per question
@@ -115,9 +117,10 @@ def _power(expr: sp.Pow, box: Box) -> iv.mpf:
     return iv.exp(enclose(exponent, box) * iv.log(b))
 
 
-def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict: bool) -> str:
-    """"positive" / "negative" (proved on the whole box; ``strict``: never 0), "changes" (two points of
-    opposite sign found), or "unknown"."""
+def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict: bool,
+            region: Region | None = None) -> str:
+    """"positive" / "negative" (proved on the whole box, or on the part of it in ``region``; ``strict``:
+    never 0), "changes" (two points of opposite sign found in it), or "unknown"."""
     whole = {s: iv.mpf([lo, hi]) for s, (lo, hi) in bounds.items()}
     queue: deque[Box] = deque([whole])
     signs: set[str] = set()
@@ -128,6 +131,8 @@ def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict:
             return "unknown"
         box = queue.popleft()
         examined += 1
+        if region is not None and outside(region, box, enclose):
+            continue
         try:
             value = enclose(expr, box)
             if value.a > 0 or (not strict and value.a >= 0):
@@ -138,7 +143,7 @@ def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict:
                 continue
         except Undefined:
             pass
-        seen |= _point_sign(expr, box)
+        seen |= _point_sign(expr, box, region)
         if seen == {1, -1}:
             return "changes"
         queue.extend(_halves(box))
@@ -149,8 +154,10 @@ def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict:
     return "changes"
 
 
-def _point_sign(expr: sp.Expr, box: Box) -> set[int]:
+def _point_sign(expr: sp.Expr, box: Box, region: Region | None = None) -> set[int]:
     centre = {s: iv.mpf((v.a + v.b) / 2) for s, v in box.items()}
+    if region is not None and not contains(region, centre, enclose):
+        return set()          # a sign outside the domain says nothing
     try:
         value = enclose(expr, centre)
     except Undefined:

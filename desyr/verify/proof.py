@@ -9,6 +9,7 @@ out, or ends anywhere but 0, leaves the formula unproved, never "not exact".
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,8 +17,10 @@ from fractions import Fraction
 
 import sympy as sp
 
+from desyr.model.geometry import Part
 from desyr.model.problem import Face, Problem
 from desyr.symbolic.simplify import OutOfTime, bounded_simplify, time_limit
+from desyr.verify.integrals import integral_difference
 
 SECONDS_PER_RESIDUAL = 4.0
 SECONDS_PER_PROOF = 20.0
@@ -44,12 +47,20 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
         if not steps[-1][1]:
             return Proof(False, f"equation {k + 1} did not reduce to 0", tuple(steps))
     for con in problem.constraints:
-        residual = problem.apply(_exact(con.operator) - _exact(con.value), exprs)
+        exact = dataclasses.replace(con, operator=_exact(con.operator), value=_exact(con.value))
+        if con.kind == "integral":
+            name = f"constraint {con.label}"
+            difference = integral_difference(problem, exact, exprs)
+            steps.append((name, difference is not None and is_zero(difference)))
+            if not steps[-1][1]:
+                return Proof(False, f"{name}: the integral was not reduced to its value", tuple(steps))
+            continue
+        residual = problem.constraint_residual(exact, exprs)
         for face in con.faces:
             if time.perf_counter() - clock > SECONDS_PER_PROOF:
                 return Proof(False, f"out of time ({SECONDS_PER_PROOF:g} s) before every residual was reduced",
                              tuple(steps))
-            values = _face_values(problem, face)
+            values = _set_values(problem, face)
             name = f"constraint {con.label} on {face.describe()}"
             steps.append((name, values is not None and is_zero(residual.xreplace(values))))
             if not steps[-1][1]:
@@ -96,6 +107,17 @@ def _exact(expr: sp.Expr) -> sp.Expr:
     """The problem's own decimals (``0.1`` written in the config) as the rationals they denote."""
     floats = expr.atoms(sp.Float)
     return expr.xreplace({f: sp.Rational(repr(float(f))) for f in floats}) if floats else expr
+
+
+def _set_values(problem: Problem, where: Face | Part) -> dict[sp.Symbol, sp.Expr] | None:
+    """The variables on a set, as exact values (a face) or the parametrisation of its whole patch (a
+    boundary part: an analytic residual that vanishes on a piece of a circle vanishes on all of it, so
+    the proof asks for the whole circle, in the parameter)."""
+    if isinstance(where, Face):
+        return _face_values(problem, where)
+    assert problem.geometry is not None
+    coordinates = where.piece.patch.parametrisation()
+    return {problem.vocabulary.var_symbols[v]: c for v, c in zip(problem.geometry.space, coordinates)}
 
 
 def _face_values(problem: Problem, face: Face) -> dict[sp.Symbol, sp.Expr] | None:

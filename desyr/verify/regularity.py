@@ -21,6 +21,7 @@ import sympy as sp
 
 from desyr.model.problem import Problem
 from desyr.verify.intervals import sign_on
+from desyr.verify.regions import Region, shape_region
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
 ROUGH = (sp.DiracDelta, sp.Heaviside, sp.sign, sp.Piecewise, sp.Min, sp.Max)
@@ -31,15 +32,15 @@ NOT_FINITE = "not finite on the domain"
 def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
     """None when every field is finite and smooth enough on the whole closed domain; otherwise the reason."""
     orders = _derivatives_taken(problem)
-    bounds = _bounds(problem)
+    bounds, region = _bounds(problem), _region(problem)
     for field, expr in exprs.items():
-        pole = _pole(expr, bounds)
+        pole = _pole(expr, bounds, region)
         if pole is not None:
             return f"{NOT_FINITE}: {field} {pole}"
         wanted = orders.get(field, set())
         if not wanted:
             continue        # a field the problem never differentiates may have kinks
-        smooth_expr, kinked = _resolve_abs(expr, bounds)
+        smooth_expr, kinked = _resolve_abs(expr, bounds, region)
         if kinked is not None:
             return f"{REASON}: {field} has abs({kinked}), which is not of one sign on the domain"
         for wrt in sorted(wanted, key=len):
@@ -53,15 +54,22 @@ def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
 
 def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
     """Each field with its abs() of one-signed quantities removed (the others stay)."""
-    bounds = _bounds(problem)
-    return {f: _resolve_abs(e, bounds)[0] for f, e in exprs.items()}
+    bounds, region = _bounds(problem), _region(problem)
+    return {f: _resolve_abs(e, bounds, region)[0] for f, e in exprs.items()}
 
 
 def _bounds(problem: Problem) -> dict[sp.Symbol, tuple[float, float]]:
     return {s: (v.lo, v.hi) for s, v in zip(problem.symbols, problem.variables)}
 
 
-def _pole(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]]) -> str | None:
+def _region(problem: Problem) -> Region | None:
+    """The shape as inequalities (None on a box: the bounds are the domain)."""
+    if problem.geometry is None:
+        return None
+    return shape_region(problem.geometry.shape, [problem.vocabulary.var_symbols[v] for v in problem.geometry.space])
+
+
+def _pole(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], region: Region | None = None) -> str | None:
     """Why ``expr`` is not finite and smooth on the whole closed box (a pole or a branch point), or None.
     Each condition must be *proved* by interval arithmetic; "unknown" fails like "changes"."""
     for node in sp.preorder_traversal(expr):
@@ -69,7 +77,7 @@ def _pole(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]]) -> str | 
         if need is None:
             continue
         quantity, strict, what = need
-        sign = sign_on(quantity, bounds, strict=strict)
+        sign = sign_on(quantity, bounds, strict=strict, region=region)
         if sign not in ("positive", "negative") or (what == "positive" and sign != "positive"):
             verdict = "changes sign or reaches 0" if sign == "changes" else "could not be shown to keep its sign"
             return f"has {str(node)[:60]}, and {str(quantity)[:60]} {verdict} on the domain"
@@ -101,12 +109,13 @@ def _derivatives_taken(problem: Problem) -> dict[str, set[tuple[str, ...]]]:
     return out
 
 
-def _resolve_abs(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]]) -> tuple[sp.Expr, str | None]:
+def _resolve_abs(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], region: Region | None = None
+                 ) -> tuple[sp.Expr, str | None]:
     """``expr`` with each abs() of a quantity of one sign on the box replaced by it; the first other one."""
     mapping: dict[sp.Expr, sp.Expr] = {}
     for node in sorted(expr.atoms(sp.Abs), key=sp.count_ops):
         inner = node.args[0]
-        sign = sign_on(inner, bounds, strict=False)
+        sign = sign_on(inner, bounds, strict=False, region=region)
         if sign == "positive":
             mapping[node] = inner
         elif sign == "negative":

@@ -31,7 +31,7 @@ from desyr._version import __version__
 from desyr.config.reading import problem_from_dict, problem_from_toml
 from desyr.config.settings import read_section
 from desyr.errors import ConfigError
-from desyr.model.points import VerificationPoints, constraint_points, latin_hypercube
+from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
@@ -101,12 +101,10 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
 def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
     """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`."""
     rng = np.random.default_rng([seed, STREAMS[0]])
-    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
-    interior = lo + latin_hypercube(rng, problem.points["verify"], problem.dim) * (hi - lo)
+    interior = interior_points(problem, problem.points["verify"], rng, latin_hypercube)
     rng = np.random.default_rng([seed, STREAMS[1]])
-    constraints = tuple(constraint_points(problem, c.faces, c.n_points, rng, latin_hypercube)
-                        for c in problem.constraints)
-    return VerificationPoints(interior, constraints)
+    constraints, reductions = all_constraint_points(problem, rng, latin_hypercube)
+    return VerificationPoints(interior, tuple(constraints), reductions)
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:

@@ -53,9 +53,13 @@ def problem_fingerprint(problem) -> dict[str, Any]:
         "equations": [sp.srepr(e.residual) for e in problem.equations],
         "constraints": [
             {"operator": sp.srepr(c.operator), "value": sp.srepr(c.value),
-             "faces": [[[n, repr(float(v))] for n, v in f.fixed] for f in c.faces]}
+             "faces": [[[n, repr(float(v))] for n, v in f.fixed] if hasattr(f, "fixed") else f.describe()
+                       for f in c.faces],
+             **({"kind": c.kind, "shift": [repr(float(d)) for d in c.shift]} if c.kind != "pointwise" else {})}
             for c in problem.constraints
         ],
+        # a box keeps the fingerprint it always had (and its cache entries)
+        **({"shape": problem.geometry.text, "space": list(problem.geometry.space)} if problem.geometry else {}),
     }
 
 

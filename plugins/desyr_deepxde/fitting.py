@@ -12,9 +12,10 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from desyr.plugin import ComponentError, constraint_points
+from desyr.plugin import ComponentError, Face, constraint_points, integral_rule
 from desyr_deepxde.backend import dde
 from desyr_deepxde.balancing import LossBalancer, Patience
+from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
 from desyr_deepxde.networks import make_net
 from desyr_deepxde.residuals import (
     PinnResiduals,
@@ -66,7 +67,8 @@ def _is_initial(problem, constraint) -> bool:
     if problem.time is None:
         return False
     lo = next(v.lo for v in problem.variables if v.name == problem.time)
-    return all(dict(f.fixed).get(problem.time) == lo and len(f.fixed) == 1 for f in constraint.faces)
+    return bool(constraint.faces) and all(isinstance(f, Face) and dict(f.fixed).get(problem.time) == lo
+                                          and len(f.fixed) == 1 for f in constraint.faces)
 
 def network_ladder(settings) -> list[tuple[str, str]]:
     """(architecture, activation) in the order the teacher tries them: a network is trained only
@@ -92,6 +94,10 @@ class _Validator:
                   for i, P in enumerate(context.points.constraints)]
         if len(self.C) != len(problem.constraints):
             raise ComponentError("teacher 'deepxde': context.points.constraints does not match the problem's constraints")
+        reductions = tuple(getattr(context.points, "reductions", ())) or (None,) * len(self.C)
+        self.reductions = [None if R is None else torch.as_tensor(np.array(R), dtype=dtype) for R in reductions]
+        self.shifts = [torch.as_tensor(np.asarray(c.shift)[perm], dtype=dtype) if c.kind == "periodic" else None
+                       for c in problem.constraints]
 
     def components(self, net: torch.nn.Module) -> list[float]:
         out: list[float] = []
@@ -100,8 +106,9 @@ class _Validator:
             out.append(float(torch.mean(r.detach() ** 2)))
         for i, (P, g) in enumerate(zip(self.C, self.G)):
             x = P.clone().requires_grad_(True)
-            op = self.residuals.constraint_operator(i, x, net(x), _autograd_derivative)
-            out.append(float(torch.mean((op.detach() - g) ** 2)))
+            error = constraint_error(self.residuals, i, x, net(x), _autograd_derivative, g, net,
+                                     self.shifts[i], self.reductions[i])
+            out.append(float(torch.mean(error.detach() ** 2)))
         return out
 
 
@@ -168,14 +175,22 @@ class _Checkpoints(dde.callbacks.Callback):
                     group["max_iter"] = min(self.every, remaining)
                     group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
 
-def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed, scales: list[float]):
+def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed, scales: list[float],
+                   slot: NetSlot):
     rng = np.random.default_rng([seed, 7919])
-    bcs = []
+    bcs: list = []
     for i, c in enumerate(problem.constraints):
         n = settings["boundary_points"]
         if settings["initial_points"] is not None and _is_initial(problem, c):
             n = settings["initial_points"]
+        if c.kind == "integral":
+            P, R = integral_rule(problem, rng)
+            bcs.append(IntegralCondition(residuals, i, P[:, perm], constraint_values(problem, i, P), R))
+            continue
         P = constraint_points(problem, c.faces, n, rng)
+        if c.kind == "periodic":
+            bcs.append(PeriodicCondition(residuals, i, P[:, perm], np.asarray(c.shift)[perm], slot))
+            continue
         g = constraint_values(problem, i, P)
 
         def op(inputs, outputs, X, _i=i):
@@ -216,11 +231,13 @@ class _Fit:
                 "loss_weights": [float(w) for w in self.weights] if self.weights is not None else None}
 
 
-def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales, deadline=None) -> _Fit:
+def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales, slot: NetSlot,
+         deadline=None) -> _Fit:
     architecture, activation = network
     with contextlib.redirect_stdout(io.StringIO()):
         dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
     net = build_net(problem, settings, n_in, architecture, activation)
+    slot.net = net
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
@@ -265,7 +282,9 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
     progress = context.progress
     residuals = PinnResiduals(problem, net_vars)
     validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())
-    data = _training_data(settings, problem, geom, residuals, perm, seed, equation_scales(residuals, validator.X))
+    slot = NetSlot()
+    data = _training_data(settings, problem, geom, residuals, perm, seed, equation_scales(residuals, validator.X),
+                          slot)
     fits: list[_Fit] = []
     deadline = getattr(context, "deadline", None)
     for network in network_ladder(settings):
@@ -275,7 +294,7 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
             progress.message(f"teacher deepxde: S_val stalled at {fits[-1].best:.3g} (initial "
                              f"{fits[-1].cb.history[0][2]:.3g}); escalating to {network[0]} ({network[1]})")
         fits.append(_fit(network, settings, problem, data, validator, len(net_vars), seed, progress,
-                         fits[0].cb.scales if fits else None, deadline))
+                         fits[0].cb.scales if fits else None, slot, deadline))
         if not fits[-1].stalled(settings["stall_ratio"]):
             break
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)

@@ -118,6 +118,9 @@ def _autograd_derivative(ys, xs, i, j):
 def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
     """g_l at the constraint points, (n, 1) float64."""
     from desyr.plugin import lambdify
-    fn = lambdify(problem.symbols, [problem.constraints[index].value])
+    con = problem.constraints[index]
+    # an integral constraint's integrand carries value / measure: its quadrature sum is the value
+    value = con.value / con.measure if con.kind == "integral" else con.value
+    fn = lambdify(problem.symbols, [value])
     with np.errstate(all="ignore"):
         return broadcast(fn(*columns(X))[0], X.shape[0]).astype(float).reshape(-1, 1)

@@ -2,8 +2,9 @@
 
 Everything is derived from the problem definition: the PDE residuals are the
 problem's sympy equation residuals evaluated with torch on jets computed by
-repeated ``dde.grad.jacobian``; every constraint is a
-``dde.icbc.PointSetOperatorBC`` on its own fixed points.
+repeated ``dde.grad.jacobian``; every pointwise constraint is a
+``dde.icbc.PointSetOperatorBC`` on its own fixed points (periodic and integral ones are the
+point-set conditions of ``desyr_deepxde.conditions``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from desyr.plugin import ComponentError, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.fitting import build_net, network_variables, train_networks
+from desyr_deepxde.shapes import deepxde_geometry
 
 
 # ------------------------------------------------------------------ the model
@@ -46,10 +48,12 @@ class DeepXDETeacherModel(TeacherModel):
 
 
 # ------------------------------------------------------------------- helpers
-def _geometry(problem):
+def _geometry(problem, seed: int = 0):
     ordered = network_variables(problem)
     spatial = [v for v in ordered if v.name != problem.time]
-    if len(spatial) == 0:
+    if problem.geometry is not None:
+        geom = deepxde_geometry(problem.geometry, seed)
+    elif len(spatial) == 0:
         geom = None
     elif len(spatial) == 1:
         geom = dde.geometry.Interval(spatial[0].lo, spatial[0].hi)
@@ -119,7 +123,7 @@ def _prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
 
 def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
-    geom, net_vars = _geometry(problem)
+    geom, net_vars = _geometry(problem, seed)
     perm = [problem.variable_names.index(v) for v in net_vars]
     n_eq, n_con = len(problem.equations), len(problem.constraints)
     if settings["loss_weights"] is not None and len(settings["loss_weights"]) != n_eq + n_con:

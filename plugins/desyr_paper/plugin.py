@@ -1,7 +1,8 @@
 """Bundled problem sets, reachable as ``<set>:<name>`` or ``<set>:<id>``.
 
 ``paper:`` serves the paper's benchmark configurations (folder ``problems/``),
-``examples:`` a second set of new problems written with default settings (folder ``examples/``).
+``examples:`` a second set of new problems written with default settings (folder ``examples/``),
+``geometry:`` problems on shapes other than boxes, with default settings (folder ``geometry/``).
 """
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-SETS = {"paper:": "problems", "examples:": "examples"}   # spec prefix -> package folder
-TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings"}
+SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry"}   # spec prefix -> package folder
+TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings",
+          "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings"}
 
 
 def _library(prefix: str) -> dict[str, Traversable]:

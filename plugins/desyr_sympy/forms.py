@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
+from desyr.plugin import Face
+
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
 
@@ -117,8 +119,10 @@ def slice_data(problem: Problem) -> Iterator[Data]:
     """Constraints given on faces that fix exactly one variable (initial slices, walls)."""
     symbols = problem.vocabulary.var_symbols
     for c in problem.constraints:
+        if c.kind != "pointwise":
+            continue
         for face in c.faces:
-            if len(face.fixed) == 1 and problem.dim > 1:
+            if isinstance(face, Face) and len(face.fixed) == 1 and problem.dim > 1:
                 name, at = face.fixed[0]
                 where = exact_number(at)
                 # a value derived from the reference is a function of every variable: take it on the line
@@ -142,10 +146,10 @@ def point_conditions(problem: Problem) -> list[PointCondition] | None:
     out = []
     for c in problem.constraints:
         jet = jets.get(c.operator)
-        if jet is None:
+        if jet is None or c.kind != "pointwise":
             return None
         for face in c.faces:
-            if len(face.fixed) != problem.dim:
+            if not isinstance(face, Face) or len(face.fixed) != problem.dim:
                 return None
             at = exact_number(face.fixed[0][1])
             value = rational(c.value).subs(problem.symbols[0], at)   # "reference" data is a function

@@ -1,0 +1,232 @@
+"""Reading where things hold: the shape of ``[domain]``, and the sets constraints name.
+
+A set is a face of the box (``"x = 0"``, ``"initial"``, a point ``"x = 0, y = 1"``) or, on a
+shape, a named part of its boundary (``"circle"``, ``"inner"``, ``"edge 2"``, ``"boundary"``),
+optionally cut by a predicate (``"boundary where x**2 + y**2 < 0.3"``).  ``u_n`` in an operator
+is the outward normal derivative: it is written out with each set's own normal, so the sets of
+such a constraint become one constraint each.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from desyr.errors import ConfigError
+from desyr.model.csg import SHAPES, build_shape, parse_shape
+from desyr.model.geometry import EmptySet, Geometry, Part
+from desyr.model.names import check_name
+from desyr.model.problem import Face, Problem
+from desyr.model.sets import part_points, shape_set_points
+from desyr.model.shapes import ShapeError
+from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
+
+#: the keys of ``[domain]`` that describe a shape rather than name a variable
+SHAPE_KEYS = {"shape", "space", "center", "radius", "inner", "outer", "semi_axes", "vertices", "lo", "hi"}
+_DEFAULT_SPACE = {1: ["x"], 2: ["x", "y"], 3: ["x", "y", "z"]}
+#: the symbols ``u_n`` is written with before each set puts in its normal
+NORMAL = tuple(sp.Dummy(f"normal{i}", real=True) for i in range(3))
+
+
+# ------------------------------------------------------------------------------ the shape
+def read_geometry(domain: Mapping[str, Any], source: str) -> tuple[Geometry, dict[str, Any]] | None:
+    """The shape of ``[domain]`` and the table's other entries (the time interval), or None for a box."""
+    if "shape" not in domain:
+        return None
+    text = domain["shape"]
+    rest = {k: v for k, v in domain.items() if k not in SHAPE_KEYS}
+    try:
+        if isinstance(text, str) and text.strip() in SHAPES:
+            kind = text.strip()
+            arguments = {k: v for k, v in domain.items() if k in SHAPE_KEYS - {"shape", "space"}}
+            if kind == "cylinder" and "z" in domain:     # the cylinder's z = [lo, hi] is its height
+                arguments["z"] = rest.pop("z")
+            shape = build_shape(kind, arguments)
+        else:
+            extra = sorted(k for k in domain if k in SHAPE_KEYS - {"shape", "space"})
+            if extra:
+                raise ShapeError(f"{', '.join(extra)} belong inside the shape's text, e.g. disk(center=(0, 0), radius=1)")
+            shape = parse_shape(text)
+    except ShapeError as exc:
+        raise ConfigError(f"{source}: [domain] shape: {exc}") from None
+    space = domain.get("space", _DEFAULT_SPACE.get(shape.dim))
+    if not isinstance(space, list) or len(space) != shape.dim:
+        raise ConfigError(f"{source}: [domain] space must list the {shape.dim} spatial variables the shape spans, "
+                          f"e.g. space = {_DEFAULT_SPACE.get(shape.dim, ['x', 'y'])!r}")
+    for name in space:
+        check_name(name, "variable", source)
+        if name in rest:
+            raise ConfigError(f"{source}: [domain] {name} is a spatial variable of the shape, so its range comes "
+                              f"from the shape; only other variables (time) take a range")
+    if len(set(space)) != len(space):
+        raise ConfigError(f"{source}: [domain] space names a variable twice")
+    return Geometry(shape, tuple(space)), rest
+
+
+# ------------------------------------------------------------------------------ the sets
+def read_sets(on: Any, problem: Problem, where: str) -> list[Face | Part]:
+    specs = [on] if isinstance(on, str) else on
+    if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
+        raise ConfigError(f"{where}: expected a set such as \"x = 0\", \"t = 0\", \"boundary\" or a list of them")
+    out: list[Face | Part] = []
+    for spec in specs:
+        out.extend(_read_set(spec, problem, where))
+    return out
+
+
+def _read_set(spec: str, problem: Problem, where: str) -> list[Face | Part]:
+    text = spec.strip()
+    geometry = problem.geometry
+    name, _, predicate = text.partition(" where ")
+    name = name.strip()
+    if geometry is not None and (name in ("boundary", "spatial_boundary") or name in geometry.part_names()):
+        return _parts(name, predicate.strip(), problem, where)
+    if predicate:
+        known = ", ".join(["boundary", *geometry.part_names()]) if geometry else "boundary parts of a shape"
+        raise ConfigError(f"{where}: \"where\" cuts a boundary part ({known}); {name!r:.40} is not one")
+    faces = _box_sets(text, problem, where)
+    if geometry is not None:
+        for face in faces:
+            try:
+                shape_set_points(problem, [face], 1, np.random.default_rng(0), _uniform)
+            except EmptySet:
+                raise ConfigError(f"{where}: the set {face.describe()!r} holds no point of the shape "
+                                  f"{geometry.text}") from None
+    return faces
+
+
+def _uniform(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return rng.random((n, d))
+
+
+def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face | Part]:
+    geometry = problem.geometry
+    assert geometry is not None
+    condition, condition_text = (None, "") if not predicate else _condition(predicate, problem, where)
+    pieces = [p for p in geometry.pieces()
+              if name in ("boundary", "spatial_boundary") or geometry.piece_name(p) == name]
+    parts: list[Face | Part] = []
+    for piece in pieces:
+        part = Part(geometry.piece_name(piece), piece, condition, condition_text)
+        try:
+            part_points(problem, part, 1, np.random.default_rng(0), rounds=1)
+        except EmptySet:
+            continue       # a piece the predicate leaves empty (or CSG cut away) holds no points
+        parts.append(part)
+    if not parts:
+        raise ConfigError(f"{where}: {name}{' where ' + predicate if predicate else ''} selects no boundary point")
+    return parts
+
+
+def _condition(text: str, problem: Problem, where: str) -> tuple[sp.Expr, str]:
+    m = re.fullmatch(r"(.+?)(<=|>=|<|>)(.+)", text)
+    if not m:
+        raise ConfigError(f"{where}: cannot read the predicate {text!r:.60}; write e.g. \"x**2 + y**2 < 0.3\"")
+    left, op, right = m.groups()
+    try:
+        a, b = problem.parse(left), problem.parse(right)
+    except ExpressionError as exc:
+        raise ConfigError(f"{where}: predicate {text!r:.60}: {exc}") from None
+    return (b - a if op in ("<", "<=") else a - b), f"{left.strip()} {op} {right.strip()}"
+
+
+def _box_sets(text: str, problem: Problem, where: str) -> list[Face | Part]:
+    bounds = {v.name: v for v in problem.variables}
+    if text in ("boundary", "spatial_boundary"):
+        spatial = [v for v in problem.variables if v.name != problem.time]
+        return [Face(((v.name, b),)) for v in spatial for b in (v.lo, v.hi)]
+    if text == "initial":
+        if problem.time is None:
+            raise ConfigError(f"{where}: \"initial\" needs time = \"<variable>\" in the config")
+        return [Face(((problem.time, bounds[problem.time].lo),))]
+    fixed: list[tuple[str, float]] = []
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9]*)\s*=\s*(\S+)\s*", part)
+        if not m:
+            hint = (f" or a part of the shape ({', '.join(['boundary', *problem.geometry.part_names()])})"
+                    if problem.geometry is not None else "")
+            raise ConfigError(f"{where}: cannot read set {text!r}; write e.g. \"x = 0\" or \"x = 0, y = 1\"{hint}")
+        name, value_text = m.groups()
+        if name not in bounds:
+            raise ConfigError(f"{where}: unknown variable '{name}' in {text!r} (variables: {', '.join(bounds)})")
+        try:
+            value = float(parse_expression(value_text, Vocabulary([])).evalf())
+        except (ExpressionError, TypeError) as exc:
+            raise ConfigError(f"{where}: bad value in {text!r}: {exc}") from None
+        if not bounds[name].lo - 1e-12 <= value <= bounds[name].hi + 1e-12:
+            raise ConfigError(f"{where}: {name} = {value:g} lies outside the domain [{bounds[name].lo:g}, {bounds[name].hi:g}]")
+        if any(name == other for other, _ in fixed):
+            raise ConfigError(f"{where}: {text!r} fixes {name} twice; list separate sets instead: [\"{name} = ...\", ...]")
+        fixed.append((name, value))
+    order = problem.variable_names
+    return [Face(tuple(sorted(fixed, key=lambda nv: order.index(nv[0]))))]
+
+
+def point_sets(at: Any, problem: Problem, where: str) -> list[Face | Part]:
+    """``at = [[x, y], ...]``: listed points, in the order of the domain's variables."""
+    if (not isinstance(at, list) or not at or len(at) > 100_000
+            or not all(isinstance(p, list) and len(p) == problem.dim for p in at)):
+        raise ConfigError(f"{where}.at must be a list of points, each [{', '.join(problem.variable_names)}]")
+    P = np.array(at, dtype=float) if all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                         for p in at for v in p) else None
+    if P is None or not np.all(np.isfinite(P)):
+        raise ConfigError(f"{where}.at must hold finite numbers")
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    outside = ~np.all((P >= lo - 1e-12) & (P <= hi + 1e-12), axis=1)
+    if problem.geometry is not None:
+        space = [problem.variable_names.index(v) for v in problem.geometry.space]
+        outside |= problem.geometry.shape.level(P[:, space]) > 1e-9
+    if outside.any():
+        k = int(np.argmax(outside))
+        raise ConfigError(f"{where}.at: point {k} {at[k]!r:.60} lies outside the domain")
+    return [Face(tuple(zip(problem.variable_names, map(float, p)))) for p in P]
+
+
+# ------------------------------------------------------------------------------ u_n
+def normal_vocabulary(problem: Problem) -> Vocabulary | None:
+    """The problem's names plus ``<field>_n`` for each field (None when a variable is named ``n``)."""
+    vocab = problem.vocabulary
+    if "n" in vocab.variables:
+        return None
+    space = _space(problem)
+    extra = {f"{f}_n": sum(NORMAL[i] * vocab.jet_symbol(Jet(f, (v,))) for i, v in enumerate(space))
+             for f in problem.fields}
+    out = Vocabulary(vocab.variables, vocab.fields, extra)
+    return out
+
+
+def _space(problem: Problem) -> list[str]:
+    if problem.geometry is not None:
+        return list(problem.geometry.space)
+    return [v for v in problem.variable_names if v != problem.time]
+
+
+def has_normal(expr: sp.Expr) -> bool:
+    return bool(expr.free_symbols & set(NORMAL))
+
+
+def with_normal(expr: sp.Expr, s: Face | Part, problem: Problem, where: str) -> sp.Expr:
+    """``expr`` with the outward normal of set ``s`` put in for ``u_n``."""
+    space = _space(problem)
+    symbols = [problem.vocabulary.var_symbols[v] for v in space]
+    if isinstance(s, Part):
+        normal = s.normal(symbols)
+    else:
+        normal = _face_normal(s, problem, space, where)
+    return expr.xreplace({NORMAL[i]: normal[i] for i in range(len(space))})
+
+
+def _face_normal(face: Face, problem: Problem, space: list[str], where: str) -> tuple[sp.Expr, ...]:
+    fixed = [(n, v) for n, v in face.fixed if n in space]
+    if len(fixed) != 1 or len(face.fixed) != 1 or problem.geometry is not None:
+        raise ConfigError(f"{where}: the set {face.describe()!r} has no outward normal, so u_n is undefined there "
+                          f"(a normal derivative needs a face of the box or a boundary part of the shape)")
+    name, value = fixed[0]
+    variable = next(v for v in problem.variables if v.name == name)
+    if value not in (variable.lo, variable.hi):
+        raise ConfigError(f"{where}: the set {face.describe()!r} lies inside the domain, so it has no outward normal")
+    sign = 1 if value == variable.hi else -1
+    return tuple(sp.Integer(sign if v == name else 0) for v in space)

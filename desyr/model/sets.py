@@ -1,0 +1,161 @@
+"""Points of constraint sets on a shape, and the quadrature of integral constraints.
+
+Faces (``"x = -1"``, ``"initial"``) keep the points of the face that lie in the shape; boundary
+parts sample their piece uniformly and keep the points a predicate selects.  A constraint's points
+are shared between its sets: a point gets one, the other sets equal shares, the boundary parts
+together one share, spread over them by measure.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from desyr.model.geometry import EmptySet, Part, part_share
+from desyr.model.shapes import Box
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.model.problem import Face, Problem
+
+#: (rng, n, d) -> n points in the unit cube
+UnitSampler = Callable[[np.random.Generator, int, int], np.ndarray]
+#: Gauss order of integral constraints' rules by spatial dimension, and the time levels they are taken at
+ORDER = {1: 48, 2: 24, 3: 12}
+TIME_LEVELS = 8
+_ROUNDS = 400
+#: a face point counts as in the shape this close to its boundary (faces of a box lie on it)
+_ON = 1e-9
+
+
+def shape_set_points(problem: Problem, sets: Sequence[Face | Part], n: int, rng: np.random.Generator,
+                     sampler: UnitSampler) -> np.ndarray:
+    parts = [s for s in sets if isinstance(s, Part)]
+    faces = [s for s in sets if not isinstance(s, Part)]
+    spread = [f for f in faces if len(f.fixed) < problem.dim]
+    groups = len(spread) + (1 if parts else 0)
+    base, extra = divmod(n, max(groups, 1))
+    out = []
+    k = 0
+    for face in faces:
+        if len(face.fixed) == problem.dim:
+            count = 1
+        else:
+            count, k = max(1, base + (k < extra)), k + 1
+        out.append(_face_points(problem, face, count, rng, sampler))
+    if parts:
+        share = max(1, base + (len(spread) < extra))
+        weights = np.array([part_share(p) for p in parts])
+        counts = _apportion(share, weights)
+        out += [part_points(problem, p, k, rng) for p, k in zip(parts, counts) if k]
+    return np.vstack(out)
+
+
+def _apportion(n: int, weights: np.ndarray) -> list[int]:
+    quota = n * weights / weights.sum()
+    counts = np.floor(quota).astype(int)
+    for k in np.argsort(counts - quota)[: n - int(counts.sum())]:
+        counts[k] += 1
+    return [int(c) for c in counts]
+
+
+def _face_points(problem: Problem, face: Face, n: int, rng: np.random.Generator, sampler: UnitSampler) -> np.ndarray:
+    geometry = problem.geometry
+    assert geometry is not None
+    names = problem.variable_names
+    fixed = dict(face.fixed)
+    free = [i for i, v in enumerate(names) if v not in fixed]
+    space = [names.index(v) for v in geometry.space]
+    out: list[np.ndarray] = []
+    count = 0
+    for _ in range(_ROUNDS):
+        m = n if len(free) == 0 else max(2 * (n - count), 64)
+        P = np.empty((m, problem.dim))
+        for name, value in face.fixed:
+            P[:, names.index(name)] = value
+        if free:
+            lo, hi = problem.bounds[free, 0], problem.bounds[free, 1]
+            unit = rng.random((m, 1)) if len(free) == 1 else sampler(rng, m, len(free))
+            P[:, free] = lo + unit * (hi - lo)
+        keep = P[geometry.shape.level(P[:, space]) <= _ON * _scale(problem)]
+        out.append(keep)
+        count += len(keep)
+        if count >= n:
+            return np.vstack(out)[:n]
+        if not free:
+            break
+    raise EmptySet(f"the set {face.describe()} holds no point of the domain {geometry.text}")
+
+
+def _scale(problem: Problem) -> float:
+    return float(max(1.0, np.max(np.abs(problem.bounds))))
+
+
+def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator, rounds: int = _ROUNDS) -> np.ndarray:
+    """``n`` points uniform on ``part`` (times uniform in the time interval), drawn in at most ``rounds``
+    rounds of rejection."""
+    geometry = problem.geometry
+    assert geometry is not None
+    names = problem.variable_names
+    space = [names.index(v) for v in geometry.space]
+    others = [i for i in range(problem.dim) if i not in space]
+    condition = _condition(problem, part)
+    out: list[np.ndarray] = []
+    count = 0
+    for _ in range(rounds):
+        m = max(2 * (n - count), 64 if rounds > 1 else 4096)
+        S = part.piece.patch.sample(rng, m)
+        P = np.empty((m, problem.dim))
+        P[:, space] = S
+        if others:
+            lo, hi = problem.bounds[others, 0], problem.bounds[others, 1]
+            P[:, others] = lo + rng.random((m, len(others))) * (hi - lo)
+        mask = part.piece.keep(S)
+        if condition is not None:
+            with np.errstate(all="ignore"):
+                mask &= condition(P) > 0
+        out.append(P[mask])
+        count += int(mask.sum())
+        if count >= n:
+            return np.vstack(out)[:n]
+    raise EmptySet(f"the set {part.describe()} holds no point of the boundary")
+
+
+def _condition(problem: Problem, part: Part) -> Callable[[np.ndarray], np.ndarray] | None:
+    if part.condition is None:
+        return None
+    from desyr.symbolic.numeric import broadcast, columns, lambdify
+
+    function = lambdify(problem.symbols, [part.condition])      # once: lambdify costs milliseconds
+    return lambda P: np.asarray(broadcast(function(*columns(P))[0], len(P)), dtype=float)
+
+
+def integral_rule(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrature nodes (n, d) over the domain and weights (m, n): m = 1 for a steady problem, one row
+    per time level for a time-dependent one, each row integrating over space at its time."""
+    names = problem.variable_names
+    if problem.geometry is not None:
+        shape, space = problem.geometry.shape, list(problem.geometry.space)
+    else:
+        space = [v for v in names if v != problem.time]
+        idx = [names.index(v) for v in space]
+        shape = Box(problem.bounds[idx, 0], problem.bounds[idx, 1])
+    order = ORDER.get(len(space), 8) + int(rng.integers(0, 4))     # two draws rarely share a rule
+    rule = shape.quadrature(order, rng)
+    if rule is None:
+        raise EmptySet(f"the shape {shape.text} has no quadrature rule")
+    nodes, weights = rule
+    times = [None]
+    if problem.time is not None:
+        t = problem.variables[names.index(problem.time)]
+        times = list(np.sort(t.lo + rng.random(TIME_LEVELS) * (t.hi - t.lo)))
+    X = np.empty((len(nodes) * len(times), problem.dim))
+    G = np.zeros((len(times), len(X)))
+    for k, when in enumerate(times):
+        rows = slice(k * len(nodes), (k + 1) * len(nodes))
+        for j, v in enumerate(space):
+            X[rows, names.index(v)] = nodes[:, j]
+        if when is not None:
+            X[rows, names.index(problem.time)] = when
+        G[k, rows] = weights
+    return X, G

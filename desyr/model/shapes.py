@@ -1,0 +1,467 @@
+"""Primitive spatial shapes: disk, ellipse, annulus, polygon, ball, cylinder and box.
+
+Each shape knows its bounding box, a level function (negative inside, zero on the boundary,
+positive outside: CSG combines them with min and max), its boundary as named *patches*, and a
+quadrature rule.  A patch samples points uniformly by its own measure (arc length or area),
+gives its outward unit normal as a SymPy expression of the coordinates, and a parametrisation
+that the proof substitutes, so a constraint on a circle is proved on the whole circle.
+
+Coordinates are plain arrays (n, d) in the shape's own axis order; the problem maps its spatial
+variables onto them (:mod:`desyr.model.geometry`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them
+S, R = sp.Symbol("s", real=True), sp.Symbol("r", real=True)
+
+
+class ShapeError(ValueError):
+    """A shape that cannot be built as written (one line, said where in the config by the caller)."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A smooth piece of a primitive's boundary with one normal field."""
+
+    name: str
+    kind: str                                # "arc", "ellipse", "segment", "sphere", "side", "cap", "face"
+    data: tuple[float, ...]
+    measure: float
+    dim: int
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return _SAMPLERS[self.kind](self.data, rng, n)
+
+    def normal(self, coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
+        """Outward unit normal (of the primitive) as expressions of the coordinates."""
+        return _NORMALS[self.kind](self.data, list(coords))
+
+    def parametrisation(self) -> tuple[sp.Expr, ...]:
+        """Coordinates as exact expressions of the parameters :data:`S` (and :data:`R`)."""
+        return _PARAMS[self.kind](tuple(exact_number(v) for v in self.data))
+
+
+def exact_number(value: float) -> sp.Expr:
+    """A config's number as the exact number it denotes: 0.5 -> 1/2, 3.14159... -> pi."""
+    value = float(value)
+    if value.is_integer():
+        return sp.Integer(int(value))
+    guess = sp.nsimplify(value, [sp.pi], tolerance=1e-13)
+    if guess.is_number and abs(float(guess) - value) <= 1e-13 * max(1.0, abs(value)):
+        return guess
+    return sp.Rational(repr(value))
+
+
+# ------------------------------------------------------------------------- patch kinds
+def _arc_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    cx, cy, r, _ = d
+    a = rng.uniform(0, 2 * np.pi, n)
+    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
+
+
+def _ellipse_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    cx, cy, a, b = d
+    out: list[np.ndarray] = []
+    count = 0
+    while count < n:     # uniform in arc length: accept the angle with probability speed / max speed
+        th = rng.uniform(0, 2 * np.pi, 2 * n + 8)
+        speed = np.hypot(a * np.sin(th), b * np.cos(th))
+        keep = th[rng.random(th.size) * max(a, b) <= speed]
+        out.append(keep)
+        count += keep.size
+    th = np.concatenate(out)[:n]
+    return np.column_stack([cx + a * np.cos(th), cy + b * np.sin(th)])
+
+
+def _segment_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    p0, p1 = np.array(d[0:2]), np.array(d[2:4])
+    s = rng.random((n, 1))
+    return p0 + s * (p1 - p0)
+
+
+def _sphere_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    c, r = np.array(d[0:3]), d[3]
+    g = rng.standard_normal((n, 3))
+    return c + r * g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def _side_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    cx, cy, r, z0, z1 = d
+    a = rng.uniform(0, 2 * np.pi, n)
+    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a), rng.uniform(z0, z1, n)])
+
+
+def _cap_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    cx, cy, r, z, _ = d
+    rho, a = r * np.sqrt(rng.random(n)), rng.uniform(0, 2 * np.pi, n)
+    return np.column_stack([cx + rho * np.cos(a), cy + rho * np.sin(a), np.full(n, z)])
+
+
+def _face_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    axis, at, _ = int(d[0]), d[1], d[2]
+    lo, hi = np.array(d[3::2]), np.array(d[4::2])
+    pts = lo + rng.random((n, lo.size)) * (hi - lo)
+    pts[:, axis] = at
+    return pts
+
+
+_SAMPLERS = {"arc": _arc_sample, "ellipse": _ellipse_sample, "segment": _segment_sample, "sphere": _sphere_sample,
+             "side": _side_sample, "cap": _cap_sample, "face": _face_sample}
+
+
+def _unit(parts: list[sp.Expr]) -> tuple[sp.Expr, ...]:
+    norm = sp.sqrt(sum(p**2 for p in parts))
+    return tuple(p / norm for p in parts)
+
+
+def _flip(d: tuple[float, ...], sign_index: int, parts: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
+    return tuple(-p for p in parts) if d[sign_index] < 0 else parts
+
+
+_NORMALS = {
+    "arc": lambda d, c: _flip(d, 3, ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]))),
+    "ellipse": lambda d, c: _unit([(c[0] - exact_number(d[0])) / exact_number(d[2])**2, (c[1] - exact_number(d[1])) / exact_number(d[3])**2]),
+    "segment": lambda d, c: _segment_normal(d),
+    "sphere": lambda d, c: tuple((c[i] - exact_number(d[i])) / exact_number(d[3]) for i in range(3)),
+    "side": lambda d, c: ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]), sp.Integer(0)),
+    "cap": lambda d, c: (sp.Integer(0), sp.Integer(0), sp.Integer(int(d[4]))),
+    "face": lambda d, c: tuple(sp.Integer(int(d[2])) if i == int(d[0]) else sp.Integer(0)
+                               for i in range((len(d) - 3) // 2)),
+}
+
+
+def _segment_normal(d: tuple[float, ...]) -> tuple[sp.Expr, ...]:
+    # d = (x0, y0, x1, y1, orientation): outward is the right of the edge for a counter-clockwise polygon
+    dx, dy = exact_number(d[2]) - exact_number(d[0]), exact_number(d[3]) - exact_number(d[1])
+    length = sp.sqrt(dx**2 + dy**2)
+    sign = 1 if d[4] > 0 else -1
+    return (sign * dy / length, -sign * dx / length)
+
+
+_PARAMS = {
+    "arc": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[2] * sp.sin(S)),
+    "ellipse": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[3] * sp.sin(S)),
+    "segment": lambda d: (d[0] + S * (d[2] - d[0]), d[1] + S * (d[3] - d[1])),
+    "sphere": lambda d: (d[0] + d[3] * sp.cos(S) * sp.sin(R), d[1] + d[3] * sp.sin(S) * sp.sin(R), d[2] + d[3] * sp.cos(R)),
+    "side": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[2] * sp.sin(S), R),
+    "cap": lambda d: (d[0] + R * sp.cos(S), d[1] + R * sp.sin(S), d[3]),
+    "face": lambda d: _face_param(d),
+}
+
+
+def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
+    axis, dims = int(d[0]), (len(d) - 3) // 2
+    free = iter([S, R, sp.Symbol("q", real=True)])
+    return tuple(d[1] if i == axis else next(free) for i in range(dims))
+
+
+# ------------------------------------------------------------------------ primitives
+class Shape:
+    """A region of R^d: subclasses give ``dim``, ``lo``/``hi`` (bounding box), ``level`` and ``patches``."""
+
+    dim: int
+    text: str
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def patches(self) -> tuple[Patch, ...]:
+        raise NotImplementedError
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
+        """Nodes and weights integrating smooth functions over the shape (None: no rule)."""
+        return None
+
+    def contains(self, P: np.ndarray, tol: float = 0.0) -> np.ndarray:
+        return np.asarray(self.level(P) <= tol)
+
+    def primitives(self) -> list[Shape]:
+        return [self]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _gauss(order: int, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.legendre.leggauss(order)
+    return a + (x + 1) * (b - a) / 2, w * (b - a) / 2
+
+
+class Disk(Shape):
+    def __init__(self, center: Sequence[float], radius: float) -> None:
+        self.c, self.r, self.dim = np.array(center, float), float(radius), 2
+        self.text = f"disk(center=({self.c[0]:g}, {self.c[1]:g}), radius={self.r:g})"
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.c - self.r, self.c + self.r
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        return np.asarray((np.sum((P - self.c) ** 2, axis=1) - self.r**2) / self.r)
+
+    def patches(self) -> tuple[Patch, ...]:
+        return (Patch("circle", "arc", (*self.c, self.r, 1.0), 2 * np.pi * self.r, 2),)
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return _polar_rule(self.c, 0.0, self.r, order, rng)
+
+
+class Annulus(Shape):
+    def __init__(self, center: Sequence[float], inner: float, outer: float) -> None:
+        self.c, self.r0, self.r1, self.dim = np.array(center, float), float(inner), float(outer), 2
+        if not 0 < self.r0 < self.r1:
+            raise ShapeError(f"annulus needs 0 < inner < outer, got inner={inner:g}, outer={outer:g}")
+        self.text = f"annulus(center=({self.c[0]:g}, {self.c[1]:g}), inner={self.r0:g}, outer={self.r1:g})"
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.c - self.r1, self.c + self.r1
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        rho = np.sqrt(np.sum((P - self.c) ** 2, axis=1))
+        return np.asarray(np.maximum(rho - self.r1, self.r0 - rho))
+
+    def patches(self) -> tuple[Patch, ...]:
+        return (Patch("inner", "arc", (*self.c, self.r0, -1.0), 2 * np.pi * self.r0, 2),
+                Patch("outer", "arc", (*self.c, self.r1, 1.0), 2 * np.pi * self.r1, 2))
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return _polar_rule(self.c, self.r0, self.r1, order, rng)
+
+
+def _polar_rule(c: np.ndarray, r0: float, r1: float, order: int, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    # Gauss in the radius, the trapezoid rule in the angle (spectral for periodic integrands),
+    # turned by a random angle so that two draws never share nodes
+    rho, wr = _gauss(order, r0, r1)
+    m = 2 * order
+    th = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(m) / m
+    RR, TT = np.meshgrid(rho, th, indexing="ij")
+    W = (wr * rho)[:, None] * np.full(m, 2 * np.pi / m)[None, :]
+    return np.column_stack([c[0] + (RR * np.cos(TT)).ravel(), c[1] + (RR * np.sin(TT)).ravel()]), W.ravel()
+
+
+class Ellipse(Shape):
+    def __init__(self, center: Sequence[float], semi_axes: Sequence[float]) -> None:
+        self.c, self.ab, self.dim = np.array(center, float), np.array(semi_axes, float), 2
+        self.text = (f"ellipse(center=({self.c[0]:g}, {self.c[1]:g}), "
+                     f"semi_axes=({self.ab[0]:g}, {self.ab[1]:g}))")
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.c - self.ab, self.c + self.ab
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        return np.asarray(np.sum(((P - self.c) / self.ab) ** 2, axis=1) - 1)
+
+    def patches(self) -> tuple[Patch, ...]:
+        a, b = self.ab
+        h = ((a - b) / (a + b)) ** 2         # Ramanujan's perimeter: a sampling share, not a result
+        perimeter = np.pi * (a + b) * (1 + 3 * h / (10 + np.sqrt(4 - 3 * h)))
+        return (Patch("ellipse", "ellipse", (*self.c, a, b), float(perimeter), 2),)
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        P, W = _polar_rule(np.zeros(2), 0.0, 1.0, order, rng)
+        return self.c + P * self.ab, W * float(np.prod(self.ab))
+
+
+class Polygon(Shape):
+    def __init__(self, vertices: Sequence[Sequence[float]]) -> None:
+        V = np.array(vertices, float)
+        if V.ndim != 2 or V.shape[1] != 2 or len(V) < 3:
+            raise ShapeError("polygon needs at least 3 vertices [[x, y], ...]")
+        self.V, self.dim = V, 2
+        _check_simple(V)
+        area2 = float(np.sum(V[:, 0] * np.roll(V[:, 1], -1) - np.roll(V[:, 0], -1) * V[:, 1]))
+        if abs(area2) <= 1e-12 * float(np.ptp(V)) ** 2:
+            raise ShapeError("polygon has zero area (its vertices lie on a line)")
+        self.orientation = 1.0 if area2 > 0 else -1.0
+        self.text = "polygon(vertices=[" + ", ".join(f"({x:g}, {y:g})" for x, y in V) + "])"
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.V.min(axis=0), self.V.max(axis=0)
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        A, B = self.V, np.roll(self.V, -1, axis=0)
+        E = B - A
+        t = np.clip(np.einsum("nkd,kd->nk", P[:, None, :] - A[None], E) / np.sum(E * E, axis=1), 0, 1)
+        dist = np.min(np.linalg.norm(P[:, None, :] - (A[None] + t[..., None] * E[None]), axis=2), axis=1)
+        inside = _winding(P, A, B) != 0
+        return np.where(inside, -dist, dist)
+
+    def patches(self) -> tuple[Patch, ...]:
+        out = []
+        for i, (p, q) in enumerate(zip(self.V, np.roll(self.V, -1, axis=0))):
+            out.append(Patch(f"edge {i}", "segment", (*p, *q, self.orientation), float(np.linalg.norm(q - p)), 2))
+        return tuple(out)
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        nodes, weights = [], []
+        for tri in ear_clip(self.V if self.orientation > 0 else self.V[::-1]):
+            P, W = _triangle_rule(tri, order)
+            nodes.append(P)
+            weights.append(W)
+        return np.vstack(nodes), np.concatenate(weights)
+
+
+def _winding(P: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    up = (A[None, :, 1] <= P[:, None, 1]) & (B[None, :, 1] > P[:, None, 1])
+    down = (A[None, :, 1] > P[:, None, 1]) & (B[None, :, 1] <= P[:, None, 1])
+    cross = (B[None, :, 0] - A[None, :, 0]) * (P[:, None, 1] - A[None, :, 1]) - \
+            (P[:, None, 0] - A[None, :, 0]) * (B[None, :, 1] - A[None, :, 1])
+    return np.asarray(np.sum(up & (cross > 0), axis=1) - np.sum(down & (cross < 0), axis=1))
+
+
+def _check_simple(V: np.ndarray) -> None:
+    n = len(V)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if j == i + 1 or (i == 0 and j == n - 1):
+                continue        # neighbours share a vertex
+            if _segments_meet(V[i], V[(i + 1) % n], V[j], V[(j + 1) % n]):
+                raise ShapeError(f"polygon is self-intersecting: edge {i} crosses edge {j}")
+
+
+def _segments_meet(p: np.ndarray, q: np.ndarray, r: np.ndarray, s: np.ndarray) -> bool:
+    def orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+    def within(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bool:
+        return bool(min(a[0], b[0]) <= c[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= c[1] <= max(a[1], b[1]))
+
+    d1, d2, d3, d4 = orient(r, s, p), orient(r, s, q), orient(p, q, r), orient(p, q, s)
+    if (d1 * d2 < 0) and (d3 * d4 < 0):
+        return True
+    return any(d == 0 and within(a, b, c) for d, a, b, c in ((d1, r, s, p), (d2, r, s, q), (d3, p, q, r), (d4, p, q, s)))
+
+
+def ear_clip(V: np.ndarray) -> list[np.ndarray]:
+    """Triangles of a simple counter-clockwise polygon."""
+    idx, out = list(range(len(V))), []
+    while len(idx) > 3:
+        for k in range(len(idx)):
+            a, b, c = V[idx[k - 1]], V[idx[k]], V[idx[(k + 1) % len(idx)]]
+            if (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) <= 0:
+                continue
+            tri = np.array([a, b, c])
+            others = [V[i] for i in idx if i not in (idx[k - 1], idx[k], idx[(k + 1) % len(idx)])]
+            if others and np.any(_winding(np.array(others), tri, np.roll(tri, -1, axis=0)) != 0):
+                continue
+            out.append(tri)
+            idx.pop(k)
+            break
+        else:  # pragma: no cover - a simple polygon always has an ear
+            raise ShapeError("polygon could not be triangulated")
+    out.append(V[idx])
+    return out
+
+
+def _triangle_rule(tri: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]:
+    # the collapsed square (Duffy): Gauss x Gauss on [0, 1]^2 mapped onto the triangle
+    u, wu = _gauss(order, 0, 1)
+    U, V = np.meshgrid(u, u, indexing="ij")
+    W = np.outer(wu, wu) * (1 - U)
+    a, b, c = tri
+    P = a + np.outer(U.ravel(), b - a) + np.outer(((1 - U) * V).ravel(), c - a)
+    area2 = abs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+    return P, W.ravel() * area2
+
+
+class Ball(Shape):
+    def __init__(self, center: Sequence[float], radius: float) -> None:
+        self.c, self.r, self.dim = np.array(center, float), float(radius), 3
+        self.text = f"ball(center=({', '.join(f'{v:g}' for v in self.c)}), radius={self.r:g})"
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.c - self.r, self.c + self.r
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        return np.asarray((np.sum((P - self.c) ** 2, axis=1) - self.r**2) / self.r)
+
+    def patches(self) -> tuple[Patch, ...]:
+        return (Patch("sphere", "sphere", (*self.c, self.r), 4 * np.pi * self.r**2, 3),)
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        rho, wr = _gauss(order, 0, self.r)
+        mu, wm = _gauss(order, -1, 1)
+        m = 2 * order
+        ph = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(m) / m
+        RR, MM, PP = np.meshgrid(rho, mu, ph, indexing="ij")
+        W = (wr * rho**2)[:, None, None] * wm[None, :, None] * np.full(m, 2 * np.pi / m)[None, None, :]
+        s = np.sqrt(1 - MM**2)
+        P = np.column_stack([(RR * s * np.cos(PP)).ravel(), (RR * s * np.sin(PP)).ravel(), (RR * MM).ravel()])
+        return self.c + P, W.ravel()
+
+
+class Cylinder(Shape):
+    """A disk in the first two coordinates times an interval in the third."""
+
+    def __init__(self, center: Sequence[float], radius: float, z: Sequence[float]) -> None:
+        self.c, self.r, self.z, self.dim = np.array(center, float), float(radius), np.array(z, float), 3
+        if self.c.shape != (2,) or self.z.shape != (2,) or not self.z[0] < self.z[1]:
+            raise ShapeError("cylinder needs center=(x, y), radius and z=(lo, hi) with lo < hi")
+        self.text = (f"cylinder(center=({self.c[0]:g}, {self.c[1]:g}), radius={self.r:g}, "
+                     f"z=({self.z[0]:g}, {self.z[1]:g}))")
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.r_[self.c - self.r, self.z[0]], np.r_[self.c + self.r, self.z[1]]
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        radial = (np.sum((P[:, :2] - self.c) ** 2, axis=1) - self.r**2) / self.r
+        mid, half = self.z.mean(), (self.z[1] - self.z[0]) / 2
+        return np.asarray(np.maximum(radial, np.abs(P[:, 2] - mid) - half))
+
+    def patches(self) -> tuple[Patch, ...]:
+        area = np.pi * self.r**2
+        return (Patch("side", "side", (*self.c, self.r, *self.z), 2 * np.pi * self.r * (self.z[1] - self.z[0]), 3),
+                Patch("bottom", "cap", (*self.c, self.r, self.z[0], -1.0), area, 3),
+                Patch("top", "cap", (*self.c, self.r, self.z[1], 1.0), area, 3))
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        P, W = _polar_rule(self.c, 0.0, self.r, order, rng)
+        z, wz = _gauss(order, *self.z)
+        return (np.column_stack([np.repeat(P, len(z), axis=0), np.tile(z, len(P))]),
+                np.repeat(W, len(z)) * np.tile(wz, len(W)))
+
+
+class Box(Shape):
+    def __init__(self, lo: Sequence[float], hi: Sequence[float]) -> None:
+        self.lo, self.hi = np.array(lo, float), np.array(hi, float)
+        if self.lo.shape != self.hi.shape or self.lo.ndim != 1 or not np.all(self.lo < self.hi):
+            raise ShapeError("box needs lo=(...) and hi=(...) of the same length with lo < hi")
+        self.dim = self.lo.size
+        self.text = (f"box(lo=({', '.join(f'{v:g}' for v in self.lo)}), "
+                     f"hi=({', '.join(f'{v:g}' for v in self.hi)}))")
+
+    def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.lo.copy(), self.hi.copy()
+
+    def level(self, P: np.ndarray) -> np.ndarray:
+        mid, half = (self.lo + self.hi) / 2, (self.hi - self.lo) / 2
+        return np.asarray(np.max(np.abs(P - mid) - half, axis=1))
+
+    def patches(self) -> tuple[Patch, ...]:
+        out = []
+        widths = self.hi - self.lo
+        for axis in range(self.dim):
+            for at, sign, side in ((self.lo[axis], -1.0, "lo"), (self.hi[axis], 1.0, "hi")):
+                measure = float(np.prod(np.delete(widths, axis))) if self.dim > 1 else 1.0
+                bounds = tuple(v for pair in zip(self.lo, self.hi) for v in pair)
+                out.append(Patch(f"face {axis} {side}", "face", (axis, at, sign, *bounds), measure, self.dim))
+        return tuple(out)
+
+    def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        rules = [_gauss(order, a, b) for a, b in zip(self.lo, self.hi)]
+        grids = np.meshgrid(*[r[0] for r in rules], indexing="ij")
+        weights = np.ones_like(grids[0])
+        for axis, (_, w) in enumerate(rules):
+            shape = [1] * self.dim
+            shape[axis] = -1
+            weights = weights * w.reshape(shape)
+        return np.column_stack([g.ravel() for g in grids]), weights.ravel()

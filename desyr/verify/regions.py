@@ -1,0 +1,89 @@
+"""A shape as inequalities, for the interval proofs of :mod:`desyr.verify.intervals`.
+
+The sign of ``log``'s argument must be proved on the domain, not on its bounding box:
+``log(x**2 + y**2)`` is finite on an annulus round the origin.  A region is a tree of
+``("all", ...)``, ``("any", ...)`` and leaves ``g`` meaning ``g <= 0``; a box of the branch and
+bound is dropped only when interval arithmetic proves it lies wholly outside (some leaf of every
+path has ``g > 0`` on all of it), so a proof over the kept boxes covers the domain.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy as sp
+
+from desyr.model.csg import Combined
+from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip, exact_number
+
+Region = tuple[str, Any]
+
+
+def shape_region(shape: Shape, xs: Sequence[sp.Symbol]) -> Region:
+    e = exact_number
+    if isinstance(shape, Combined):
+        a, b = shape_region(shape.a, xs), shape_region(shape.b, xs)
+        if shape.op == "union":
+            return ("any", (a, b))
+        if shape.op == "intersection":
+            return ("all", (a, b))
+        return ("all", (a, _complement(b)))
+    if isinstance(shape, (Disk, Ball)):
+        return ("leaf", sum((x - e(c)) ** 2 for x, c in zip(xs, shape.c)) - e(shape.r) ** 2)
+    if isinstance(shape, Annulus):
+        rho2 = sum((x - e(c)) ** 2 for x, c in zip(xs, shape.c))
+        return ("all", (("leaf", rho2 - e(shape.r1) ** 2), ("leaf", e(shape.r0) ** 2 - rho2)))
+    if isinstance(shape, Ellipse):
+        return ("leaf", sum(((x - e(c)) / e(a)) ** 2 for x, c, a in zip(xs, shape.c, shape.ab)) - 1)
+    if isinstance(shape, Cylinder):
+        radial = sum((x - e(c)) ** 2 for x, c in zip(xs[:2], shape.c)) - e(shape.r) ** 2
+        return ("all", (("leaf", radial), ("leaf", e(shape.z[0]) - xs[2]), ("leaf", xs[2] - e(shape.z[1]))))
+    if isinstance(shape, Box):
+        return ("all", tuple(("leaf", e(lo) - x) for x, lo in zip(xs, shape.lo))
+                + tuple(("leaf", x - e(hi)) for x, hi in zip(xs, shape.hi)))
+    if isinstance(shape, Polygon):
+        vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
+        return ("any", tuple(_triangle(tri, xs) for tri in ear_clip(vertices)))
+    raise TypeError(f"no inequalities for {type(shape).__name__}")  # pragma: no cover
+
+
+def _triangle(tri: Any, xs: Sequence[sp.Symbol]) -> Region:
+    leaves = []
+    for k in range(3):
+        (px, py), (qx, qy) = [[exact_number(v) for v in tri[i % 3]] for i in (k, k + 1)]
+        # counter-clockwise: inside is to the left of each edge (cross product >= 0)
+        leaves.append(("leaf", -((qx - px) * (xs[1] - py) - (qy - py) * (xs[0] - px))))
+    return ("all", tuple(leaves))
+
+
+def _complement(region: Region) -> Region:
+    kind, body = region
+    if kind == "leaf":
+        return ("leaf", -body)          # closure of the complement: the boundary belongs to both
+    return ("any" if kind == "all" else "all", tuple(_complement(r) for r in body))
+
+
+def outside(region: Region, box: dict[sp.Symbol, Any], enclose: Any) -> bool:
+    """Whether interval arithmetic proves ``box`` disjoint from the region."""
+    kind, body = region
+    if kind == "leaf":
+        try:
+            return bool(enclose(body, box).a > 0)
+        except Exception:  # noqa: BLE001 - not enclosed: not proved outside
+            return False
+    if kind == "all":
+        return any(outside(r, box, enclose) for r in body)
+    return all(outside(r, box, enclose) for r in body)
+
+
+def contains(region: Region, point: dict[sp.Symbol, Any], enclose: Any) -> bool:
+    """Whether the (degenerate) box ``point`` is proved inside the closed region."""
+    kind, body = region
+    if kind == "leaf":
+        try:
+            return bool(enclose(body, point).b <= 0)
+        except Exception:  # noqa: BLE001
+            return False
+    if kind == "all":
+        return all(contains(r, point, enclose) for r in body)
+    return any(contains(r, point, enclose) for r in body)
