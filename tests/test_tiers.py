@@ -20,6 +20,8 @@ ROOT = TESTS.parent
 
 #: module (every test in it) or module::test (every parametrization) -> why it is slow
 HEAVY = {
+    "test_teacher_geometry.py::test_a_short_training_with_periodic_or_integral_constraints_lowers_s_val":
+        "a real DeepXDE training",
     # real teachers, searches, studies and benches (tiny budgets, still seconds to minutes)
     "test_bench_smoke.py::test_smoke_subset_recovers_and_resumes": "real teachers and searches through `desyr bench`",
     "test_bench_smoke.py::test_misspecified_library_run_is_reported_as_not_exact": "a whole run with a real teacher",

@@ -165,8 +165,8 @@ def _constraint_residuals(problem: Problem, exprs: Mapping[str, sp.Expr]) -> lis
     for con in problem.constraints:
         if con.kind == "integral":
             continue          # checked numerically and by the proof, not as coefficient equations
-        exact = dataclasses.replace(con, operator=_as_rationals(con.operator), value=_as_rationals(con.value))
-        residual = problem.constraint_residual(exact, exprs)
+        rational = dataclasses.replace(con, operator=_as_rationals(con.operator), value=_as_rationals(con.value))
+        residual = problem.constraint_residual(rational, exprs)
         for face in con.faces:
             if not isinstance(face, Face):
                 continue      # a part of a shape's boundary: no coordinate is fixed

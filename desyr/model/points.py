@@ -184,7 +184,7 @@ def constraint_points(problem: Problem, faces: Sequence[Face | Part], n: int, rn
     shape share their points by measure)."""
     if problem.geometry is not None:
         return shape_set_points(problem, faces, n, rng, sampler)
-    per_face = _split(n, [f for f in faces if len(f.fixed) < problem.dim])   # type: ignore[union-attr]
+    per_face = _split(n, [f for f in faces if isinstance(f, Face) and len(f.fixed) < problem.dim])
     out = []
     for face in faces:
         assert isinstance(face, Face)

@@ -11,7 +11,7 @@ variables onto them (:mod:`desyr.model.geometry`).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,13 +82,13 @@ def _ellipse_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> n
 def _segment_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
     p0, p1 = np.array(d[0:2]), np.array(d[2:4])
     s = rng.random((n, 1))
-    return p0 + s * (p1 - p0)
+    return np.asarray(p0 + s * (p1 - p0))
 
 
 def _sphere_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
     c, r = np.array(d[0:3]), d[3]
     g = rng.standard_normal((n, 3))
-    return c + r * g / np.linalg.norm(g, axis=1, keepdims=True)
+    return np.asarray(c + r * g / np.linalg.norm(g, axis=1, keepdims=True))
 
 
 def _side_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
@@ -108,10 +108,10 @@ def _face_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.n
     lo, hi = np.array(d[3::2]), np.array(d[4::2])
     pts = lo + rng.random((n, lo.size)) * (hi - lo)
     pts[:, axis] = at
-    return pts
+    return np.asarray(pts)
 
 
-_SAMPLERS = {"arc": _arc_sample, "ellipse": _ellipse_sample, "segment": _segment_sample, "sphere": _sphere_sample,
+_SAMPLERS: dict[str, Callable[[tuple[float, ...], np.random.Generator, int], np.ndarray]] = {"arc": _arc_sample, "ellipse": _ellipse_sample, "segment": _segment_sample, "sphere": _sphere_sample,
              "side": _side_sample, "cap": _cap_sample, "face": _face_sample}
 
 
@@ -124,7 +124,7 @@ def _flip(d: tuple[float, ...], sign_index: int, parts: tuple[sp.Expr, ...]) -> 
     return tuple(-p for p in parts) if d[sign_index] < 0 else parts
 
 
-_NORMALS = {
+_NORMALS: dict[str, Callable[[tuple[float, ...], list[sp.Symbol]], tuple[sp.Expr, ...]]] = {
     "arc": lambda d, c: _flip(d, 3, ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]))),
     "ellipse": lambda d, c: _unit([(c[0] - exact_number(d[0])) / exact_number(d[2])**2, (c[1] - exact_number(d[1])) / exact_number(d[3])**2]),
     "segment": lambda d, c: _segment_normal(d),
@@ -144,7 +144,7 @@ def _segment_normal(d: tuple[float, ...]) -> tuple[sp.Expr, ...]:
     return (sign * dy / length, -sign * dx / length)
 
 
-_PARAMS = {
+_PARAMS: dict[str, Callable[[tuple[sp.Expr, ...]], tuple[sp.Expr, ...]]] = {
     "arc": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[2] * sp.sin(S)),
     "ellipse": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[3] * sp.sin(S)),
     "segment": lambda d: (d[0] + S * (d[2] - d[0]), d[1] + S * (d[3] - d[1])),
@@ -293,7 +293,7 @@ class Polygon(Shape):
         t = np.clip(np.einsum("nkd,kd->nk", P[:, None, :] - A[None], E) / np.sum(E * E, axis=1), 0, 1)
         dist = np.min(np.linalg.norm(P[:, None, :] - (A[None] + t[..., None] * E[None]), axis=2), axis=1)
         inside = _winding(P, A, B) != 0
-        return np.where(inside, -dist, dist)
+        return np.asarray(np.where(inside, -dist, dist))
 
     def patches(self) -> tuple[Patch, ...]:
         out = []
@@ -431,7 +431,7 @@ class Cylinder(Shape):
 
 
 class Box(Shape):
-    def __init__(self, lo: Sequence[float], hi: Sequence[float]) -> None:
+    def __init__(self, lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> None:
         self.lo, self.hi = np.array(lo, float), np.array(hi, float)
         if self.lo.shape != self.hi.shape or self.lo.ndim != 1 or not np.all(self.lo < self.hi):
             raise ShapeError("box needs lo=(...) and hi=(...) of the same length with lo < hi")

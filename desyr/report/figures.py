@@ -317,11 +317,12 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
     ref = ref_all[:, 0] if ref_all is not None else None
     teach = np.asarray(teacher_predict(X), float).reshape(len(X), -1)[:, 0] if teacher_predict else None
     pre_v = evaluate(problem.parse(pre[field]), problem.symbols, X) if field in pre else None
-    if getattr(problem, "geometry", None) is not None and problem.dim > 1:      # drawn on the shape only
+    if problem.geometry is not None and problem.dim > 1:      # drawn on the shape only
         columns = [names.index(v) for v in problem.geometry.space]
         outside = problem.geometry.shape.level(X[:, columns]) > 0
-        rec, ref, teach, pre_v = (None if v is None else np.where(outside, np.nan, np.asarray(v, float))
-                                  for v in (rec, ref, teach, pre_v))
+        rec = np.where(outside, np.nan, np.asarray(rec, float))
+        ref, teach, pre_v = (None if v is None else np.where(outside, np.nan, np.asarray(v, float))
+                             for v in (ref, teach, pre_v))
     what = "reference, teacher, pre-refit and recovered" if teach is not None else "reference, pre-refit and recovered"
     if problem.dim == 1:
         return [FigurePlan("profile_1d", (out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field),

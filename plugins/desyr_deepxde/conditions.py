@@ -52,6 +52,7 @@ class PeriodicCondition:
     def error(self, X, inputs, outputs, beg, end, aux_var=None):
         op = self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
         moved = (inputs[beg:end].detach() + self.shift).requires_grad_(True)
+        assert self.slot.net is not None, "set by the training before DeepXDE asks for an error"
         return op - self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), _autograd_derivative)
 
 
