@@ -6,18 +6,18 @@ import math
 import numpy as np
 import pytest
 import torch
-
-from desyr.config.loading import load_problem
-from desyr.config.reading import problem_from_toml
-from desyr.model.context import RunContext
-from desyr.model.points import make_point_sets
-from desyr.model.sets import integral_rule
 from desyr_deepxde.backend import dde
 from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
 from desyr_deepxde.plugin import DeepXDETeacher
 from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, constraint_values
 from desyr_deepxde.shapes import ShapeGeometry, deepxde_geometry
 from desyr_deepxde.training import _geometry
+
+from desyr.config.loading import load_problem
+from desyr.config.reading import problem_from_toml
+from desyr.model.context import RunContext
+from desyr.model.points import make_point_sets
+from desyr.model.sets import integral_rule
 
 
 class Exact(torch.nn.Module):

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Patch, Polygon, Shape, ShapeError
+from desyr.model.patches import Patch
+from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ShapeError
 
 #: Monte Carlo points that estimate a piece's share of its patch (for spreading points), and find empty results
 _PROBE = 4096

@@ -17,7 +17,7 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.model.geometry import Geometry, Part
 from desyr.model.nesting import json_loads
-from desyr.model.shapes import exact_number
+from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 

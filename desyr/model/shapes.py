@@ -11,154 +11,15 @@ variables onto them (:mod:`desyr.model.geometry`).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
-import sympy as sp
 
-#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them
-S, R = sp.Symbol("s", real=True), sp.Symbol("r", real=True)
+from desyr.model.patches import Patch
 
 
 class ShapeError(ValueError):
     """A shape that cannot be built as written (one line, said where in the config by the caller)."""
-
-
-@dataclass(frozen=True)
-class Patch:
-    """A smooth piece of a primitive's boundary with one normal field."""
-
-    name: str
-    kind: str                                # "arc", "ellipse", "segment", "sphere", "side", "cap", "face"
-    data: tuple[float, ...]
-    measure: float
-    dim: int
-
-    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        return _SAMPLERS[self.kind](self.data, rng, n)
-
-    def normal(self, coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
-        """Outward unit normal (of the primitive) as expressions of the coordinates."""
-        return _NORMALS[self.kind](self.data, list(coords))
-
-    def parametrisation(self) -> tuple[sp.Expr, ...]:
-        """Coordinates as exact expressions of the parameters :data:`S` (and :data:`R`)."""
-        return _PARAMS[self.kind](tuple(exact_number(v) for v in self.data))
-
-
-def exact_number(value: float) -> sp.Expr:
-    """A config's number as the exact number it denotes: 0.5 -> 1/2, 3.14159... -> pi."""
-    value = float(value)
-    if value.is_integer():
-        return sp.Integer(int(value))
-    guess = sp.nsimplify(value, [sp.pi], tolerance=1e-13)
-    if guess.is_number and abs(float(guess) - value) <= 1e-13 * max(1.0, abs(value)):
-        return guess
-    return sp.Rational(repr(value))
-
-
-# ------------------------------------------------------------------------- patch kinds
-def _arc_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    cx, cy, r, _ = d
-    a = rng.uniform(0, 2 * np.pi, n)
-    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
-
-
-def _ellipse_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    cx, cy, a, b = d
-    out: list[np.ndarray] = []
-    count = 0
-    while count < n:     # uniform in arc length: accept the angle with probability speed / max speed
-        th = rng.uniform(0, 2 * np.pi, 2 * n + 8)
-        speed = np.hypot(a * np.sin(th), b * np.cos(th))
-        keep = th[rng.random(th.size) * max(a, b) <= speed]
-        out.append(keep)
-        count += keep.size
-    th = np.concatenate(out)[:n]
-    return np.column_stack([cx + a * np.cos(th), cy + b * np.sin(th)])
-
-
-def _segment_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    p0, p1 = np.array(d[0:2]), np.array(d[2:4])
-    s = rng.random((n, 1))
-    return np.asarray(p0 + s * (p1 - p0))
-
-
-def _sphere_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    c, r = np.array(d[0:3]), d[3]
-    g = rng.standard_normal((n, 3))
-    return np.asarray(c + r * g / np.linalg.norm(g, axis=1, keepdims=True))
-
-
-def _side_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    cx, cy, r, z0, z1 = d
-    a = rng.uniform(0, 2 * np.pi, n)
-    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a), rng.uniform(z0, z1, n)])
-
-
-def _cap_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    cx, cy, r, z, _ = d
-    rho, a = r * np.sqrt(rng.random(n)), rng.uniform(0, 2 * np.pi, n)
-    return np.column_stack([cx + rho * np.cos(a), cy + rho * np.sin(a), np.full(n, z)])
-
-
-def _face_sample(d: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
-    axis, at, _ = int(d[0]), d[1], d[2]
-    lo, hi = np.array(d[3::2]), np.array(d[4::2])
-    pts = lo + rng.random((n, lo.size)) * (hi - lo)
-    pts[:, axis] = at
-    return np.asarray(pts)
-
-
-_SAMPLERS: dict[str, Callable[[tuple[float, ...], np.random.Generator, int], np.ndarray]] = {"arc": _arc_sample, "ellipse": _ellipse_sample, "segment": _segment_sample, "sphere": _sphere_sample,
-             "side": _side_sample, "cap": _cap_sample, "face": _face_sample}
-
-
-def _unit(parts: list[sp.Expr]) -> tuple[sp.Expr, ...]:
-    norm = sp.sqrt(sum(p**2 for p in parts))
-    return tuple(p / norm for p in parts)
-
-
-def _flip(d: tuple[float, ...], sign_index: int, parts: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
-    return tuple(-p for p in parts) if d[sign_index] < 0 else parts
-
-
-_NORMALS: dict[str, Callable[[tuple[float, ...], list[sp.Symbol]], tuple[sp.Expr, ...]]] = {
-    "arc": lambda d, c: _flip(d, 3, ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]))),
-    "ellipse": lambda d, c: _unit([(c[0] - exact_number(d[0])) / exact_number(d[2])**2, (c[1] - exact_number(d[1])) / exact_number(d[3])**2]),
-    "segment": lambda d, c: _segment_normal(d),
-    "sphere": lambda d, c: tuple((c[i] - exact_number(d[i])) / exact_number(d[3]) for i in range(3)),
-    "side": lambda d, c: ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]), sp.Integer(0)),
-    "cap": lambda d, c: (sp.Integer(0), sp.Integer(0), sp.Integer(int(d[4]))),
-    "face": lambda d, c: tuple(sp.Integer(int(d[2])) if i == int(d[0]) else sp.Integer(0)
-                               for i in range((len(d) - 3) // 2)),
-}
-
-
-def _segment_normal(d: tuple[float, ...]) -> tuple[sp.Expr, ...]:
-    # d = (x0, y0, x1, y1, orientation): outward is the right of the edge for a counter-clockwise polygon
-    dx, dy = exact_number(d[2]) - exact_number(d[0]), exact_number(d[3]) - exact_number(d[1])
-    length = sp.sqrt(dx**2 + dy**2)
-    sign = 1 if d[4] > 0 else -1
-    return (sign * dy / length, -sign * dx / length)
-
-
-_PARAMS: dict[str, Callable[[tuple[sp.Expr, ...]], tuple[sp.Expr, ...]]] = {
-    "arc": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[2] * sp.sin(S)),
-    "ellipse": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[3] * sp.sin(S)),
-    "segment": lambda d: (d[0] + S * (d[2] - d[0]), d[1] + S * (d[3] - d[1])),
-    "sphere": lambda d: (d[0] + d[3] * sp.cos(S) * sp.sin(R), d[1] + d[3] * sp.sin(S) * sp.sin(R), d[2] + d[3] * sp.cos(R)),
-    "side": lambda d: (d[0] + d[2] * sp.cos(S), d[1] + d[2] * sp.sin(S), R),
-    "cap": lambda d: (d[0] + R * sp.cos(S), d[1] + R * sp.sin(S), d[3]),
-    "face": lambda d: _face_param(d),
-}
-
-
-def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
-    axis, dims = int(d[0]), (len(d) - 3) // 2
-    free = iter([S, R, sp.Symbol("q", real=True)])
-    return tuple(d[1] if i == axis else next(free) for i in range(dims))
 
 
 # ------------------------------------------------------------------------ primitives

@@ -14,7 +14,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.model.csg import Combined
-from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip, exact_number
+from desyr.model.patches import exact_number
+from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 from desyr.symbolic.simplify import OutOfTime, time_limit
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,7 +14,8 @@ from typing import Any
 import sympy as sp
 
 from desyr.model.csg import Combined
-from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip, exact_number
+from desyr.model.patches import exact_number
+from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 
 Region = tuple[str, Any]
 
