@@ -20,6 +20,7 @@ ROOT = TESTS.parent
 
 #: module (every test in it) or module::test (every parametrization) -> why it is slow
 HEAVY = {
+    "test_geometry_trust.py::test_a_rectangle_written_as_a_polygon_trains": "a real DeepXDE training",
     "test_teacher_geometry.py::test_a_short_training_with_periodic_or_integral_constraints_lowers_s_val":
         "a real DeepXDE training",
     # real teachers, searches, studies and benches (tiny budgets, still seconds to minutes)

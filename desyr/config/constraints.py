@@ -170,6 +170,19 @@ def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tupl
             raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
                               f"extents (a pair fixes the same one variable at two values)")
         shift[names.index(a.fixed[0][0])] = b.fixed[0][1] - a.fixed[0][1]
+    elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "face":
+        (axis_a, at_a), (axis_b, at_b) = (p.piece.patch.data[0:2] for p in (a, b))
+        if axis_a != axis_b:
+            raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
+                              f"extents (a pair of faces fixes the same variable)")
+        assert problem.geometry is not None
+        shift[names.index(problem.geometry.space[int(axis_a)])] = at_b - at_a
+    elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "cap":
+        assert problem.geometry is not None
+        if a.piece.patch.data[0:3] != b.piece.patch.data[0:3]:
+            raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
+                              f"extents (caps of different cylinders)")
+        shift[names.index(problem.geometry.space[2])] = b.piece.patch.data[3] - a.piece.patch.data[3]
     elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "segment":
         p0, p1 = np.array(a.piece.patch.data[0:2]), np.array(a.piece.patch.data[2:4])
         q0, q1 = np.array(b.piece.patch.data[0:2]), np.array(b.piece.patch.data[2:4])
@@ -182,16 +195,21 @@ def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tupl
         for j, v in enumerate(problem.geometry.space):
             shift[names.index(v)] = move[j]
     else:
-        raise ConfigError(f"{where}: a periodic pair is two faces of the box or two parallel edges of a polygon")
+        raise ConfigError(f"{where}: a periodic pair is two faces of a box (a box domain, or a box in a shape), "
+                          f"the two caps of a cylinder, or two parallel edges of a polygon of the same length")
     _check_pair(a, b, shift, problem, where)
     return tuple(float(s) for s in shift)
 
 
 def _check_pair(a: Face | Part, b: Face | Part, shift: np.ndarray, problem: Problem, where: str) -> None:
+    """Moved by ``shift``, the points of ``a`` stay in the domain, and moved back, those of ``b`` do too:
+    each set is carried onto the other, not into a part of it."""
     if problem.geometry is None:
         return
-    P = shape_set_points(problem, [a], 256, np.random.default_rng(0), lambda r, n, d: r.random((n, d))) + shift
     space = [problem.variable_names.index(v) for v in problem.geometry.space]
-    if np.any(problem.geometry.shape.level(P[:, space]) > 1e-9):
-        raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
-                          f"extents (moved onto the second, points of the first leave the domain)")
+    uniform = lambda r, n, d: r.random((n, d))  # noqa: E731
+    for here, move in ((a, shift), (b, -shift)):
+        P = shape_set_points(problem, [here], 512, np.random.default_rng(0), uniform) + move
+        if np.any(problem.geometry.shape.level(P[:, space]) > 1e-9):
+            raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
+                              f"extents (moved onto the other, points of one leave the domain)")

@@ -130,7 +130,8 @@ def resolve_extends(data: Mapping[str, Any], source: str, folder: Path, registry
                           f"or a spec such as paper:sine_poisson_1d, got {ref!r:.40}")
     chain = chain or (("", source),)
     candidate = folder / ref
-    if ref.endswith(".toml") or candidate.is_file():
+    is_file = ref.endswith(".toml") or candidate.is_file()
+    if is_file:
         key, name = _file_key(candidate), ref
     else:
         key, name = ref.strip(), ref.strip()
@@ -140,7 +141,7 @@ def resolve_extends(data: Mapping[str, Any], source: str, folder: Path, registry
     if len(chain) > MAX_EXTENDS:
         raise ConfigError(f"{source}: extends goes more than {MAX_EXTENDS} configs deep: {names}")
     link = (*chain, (key, name))
-    if key == name:                      # a spec: a plugin answers it, as a complete (resolved) config
+    if not is_file:                      # a spec: a plugin answers it, as a complete (resolved) config
         if registry is None:
             raise ConfigError(f"{source}: extends = {ref!r:.60} names a spec, which needs the installed plugins: "
                               "load the config with desyr.config.loading.load_problem (as desyr run does), or "

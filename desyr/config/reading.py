@@ -110,6 +110,9 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
         raise ConfigError(f"{source}: time = {time!r:.40} is not a variable of [domain] ({', '.join(names)})")
+    if geometry is not None and time in geometry.space:
+        raise ConfigError(f"{source}: time = {time!r:.40} names a spatial variable of the shape; time is an "
+                          f"interval of its own beside the shape, e.g. t = [0, 1]")
     fields = field_names(data, names, source)
     if "coupled" in data and len(fields) < 2:
         raise ConfigError(f"{source}: [coupled] applies only to problems with several fields")

@@ -17,10 +17,10 @@ import sympy as sp
 
 from desyr.errors import ConfigError
 from desyr.model.csg import SHAPES, build_shape, parse_shape
-from desyr.model.geometry import EmptySet, Geometry, Part
+from desyr.model.geometry import Geometry, Part
 from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
-from desyr.model.sets import part_points, shape_set_points
+from desyr.model.sets import face_share, predicate_share
 from desyr.model.shapes import ShapeError
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
@@ -63,7 +63,12 @@ def read_geometry(domain: Mapping[str, Any], source: str) -> tuple[Geometry, dic
                               f"from the shape; only other variables (time) take a range")
     if len(set(space)) != len(space):
         raise ConfigError(f"{source}: [domain] space names a variable twice")
-    return Geometry(shape, tuple(space)), rest
+    geometry = Geometry(shape, tuple(space))
+    try:
+        geometry.pieces()        # a sliver of a boundary is refused here, before any work (and kept)
+    except ShapeError as exc:
+        raise ConfigError(f"{source}: [domain] shape: {exc}") from None
+    return geometry, rest
 
 
 # ------------------------------------------------------------------------------ the sets
@@ -88,18 +93,34 @@ def _read_set(spec: str, problem: Problem, where: str) -> list[Face | Part]:
         known = ", ".join(["boundary", *geometry.part_names()]) if geometry else "boundary parts of a shape"
         raise ConfigError(f"{where}: \"where\" cuts a boundary part ({known}); {name!r:.40} is not one")
     faces = _box_sets(text, problem, where)
-    if geometry is not None:
-        for face in faces:
-            try:
-                shape_set_points(problem, [face], 1, np.random.default_rng(0), _uniform)
-            except EmptySet:
-                raise ConfigError(f"{where}: the set {face.describe()!r} holds no point of the shape "
-                                  f"{geometry.text}") from None
+    if geometry is None:
+        return faces
+    parts = _face_parts(faces, problem)
+    if parts:
+        return parts
+    for face in faces:
+        assert isinstance(face, Face)          # what _box_sets reads
+        share = face_share(problem, face)
+        if share == 0:
+            raise ConfigError(f"{where}: the set {face.describe()!r} holds no point of the shape {geometry.text}")
+        if share < 1e-3 and len(face.fixed) < problem.dim:
+            raise ConfigError(f"{where}: only {share:.1e} of the set {face.describe()!r} lies in the shape, too "
+                              f"little to sample; name a boundary part instead")
     return faces
 
 
-def _uniform(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    return rng.random((n, d))
+def _face_parts(faces: list[Face | Part], problem: Problem) -> list[Face | Part]:
+    """``"x = -1.0"`` on a shape with a box face there: that face's parts (with their normal)."""
+    geometry = problem.geometry
+    assert geometry is not None
+    if len(faces) != 1 or not isinstance(faces[0], Face) or len(faces[0].fixed) != 1:
+        return []
+    name, value = faces[0].fixed[0]
+    if name not in geometry.space:
+        return []
+    axis = geometry.space.index(name)
+    return [Part(geometry.piece_name(p), p) for p in geometry.pieces() if p.patch.kind == "face"
+            and int(p.patch.data[0]) == axis and abs(p.patch.data[1] - value) <= 1e-12 * (1 + abs(value))]
 
 
 def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face | Part]:
@@ -111,10 +132,12 @@ def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face
     parts: list[Face | Part] = []
     for piece in pieces:
         part = Part(geometry.piece_name(piece), piece, condition, condition_text)
-        try:
-            part_points(problem, part, 1, np.random.default_rng(0), rounds=1)
-        except EmptySet:
-            continue       # a piece the predicate leaves empty (or CSG cut away) holds no points
+        share = predicate_share(problem, part)
+        if share == 0:
+            continue       # a piece the predicate leaves empty holds no points
+        if share < 1e-3:
+            raise ConfigError(f"{where}: the predicate keeps only {share:.1e} of {part.name}, too little to "
+                              f"sample; widen it or name the part")
         parts.append(part)
     if not parts:
         raise ConfigError(f"{where}: {name}{' where ' + predicate if predicate else ''} selects no boundary point")
@@ -122,15 +145,22 @@ def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face
 
 
 def _condition(text: str, problem: Problem, where: str) -> tuple[sp.Expr, str]:
-    m = re.fullmatch(r"(.+?)(<=|>=|<|>)(.+)", text)
-    if not m:
-        raise ConfigError(f"{where}: cannot read the predicate {text!r:.60}; write e.g. \"x**2 + y**2 < 0.3\"")
-    left, op, right = m.groups()
-    try:
-        a, b = problem.parse(left), problem.parse(right)
-    except ExpressionError as exc:
-        raise ConfigError(f"{where}: predicate {text!r:.60}: {exc}") from None
-    return (b - a if op in ("<", "<=") else a - b), f"{left.strip()} {op} {right.strip()}"
+    """One comparison, or several joined by ``and``: kept where all hold (the least margin > 0)."""
+    margins, shown = [], []
+    for part in re.split(r"\s+and\s+", text):
+        m = re.fullmatch(r"([^<>=]+?)(<=|>=|<|>)([^<>=]+)", part)
+        if not m:
+            raise ConfigError(f"{where}: cannot read the predicate {text!r:.80}; write one comparison such as "
+                              f"\"x**2 + y**2 < 0.3\", or several joined by 'and'")
+        left, op, right = m.groups()
+        try:
+            a, b = problem.parse(left), problem.parse(right)
+        except ExpressionError as exc:
+            raise ConfigError(f"{where}: predicate {text!r:.80}: {exc}") from None
+        margins.append(b - a if op in ("<", "<=") else a - b)
+        shown.append(f"{left.strip()} {op} {right.strip()}")
+    condition = margins[0] if len(margins) == 1 else sp.Min(*margins)
+    return condition, " and ".join(shown)
 
 
 def _box_sets(text: str, problem: Problem, where: str) -> list[Face | Part]:

@@ -182,7 +182,7 @@ def config_hash(spec: RunSpec) -> str:
     written = {k: v for k, v in problem.sections.items() if k != "execution"}
     identity: tuple[Any, ...] = (problem.name, problem.source, [e.text for e in problem.equations],
                                  [(c.label, str(c.value)) for c in problem.constraints], problem.points, written)
-    shaped = [problem.geometry.text] if problem.geometry is not None else []
+    shaped: list[Any] = [problem.geometry.text] if problem.geometry is not None else []
     shaped += [(c.label, c.kind, c.shift, [s.describe() for s in c.faces]) for c in problem.constraints
                if c.kind != "pointwise" or any(not hasattr(s, "fixed") for s in c.faces)]
     if shaped:      # a box's pointwise constraints keep the identity their configs always had

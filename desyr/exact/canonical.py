@@ -37,12 +37,19 @@ def merge_constant_factors(expr: sp.Expr, variables: Sequence[sp.Symbol] = ()) -
 def collect_terms(expr: sp.Expr, variables: Sequence[sp.Symbol] = ()) -> sp.Expr:
     """The shortest of a few equivalent forms; ties go to the first in this order:
     distributed sum, as given, common factors pulled out, ``sympy.simplify``."""
-    forms = [sp.expand_mul(expr), expr, sp.factor_terms(expr)]
+    # floats cancelled against each other leave exact integers behind (``c*x/(c*x**2)`` -> ``1.0/x``):
+    # 1.0 is 1, so it is written as 1, and the proof does not stop at a float that is an integer
+    forms = [_integers(f) for f in (sp.expand_mul(expr), expr, sp.factor_terms(expr))]
     if not expr.has(sp.Float):
         simpler = bounded_simplify(expr, SIMPLIFY_MAX_NODES)
         if simpler is not None:
             forms.append(simpler)
     return min(enumerate(forms), key=lambda kf: (complexity(kf[1]), kf[0]))[1]
+
+
+def _integers(expr: sp.Expr) -> sp.Expr:
+    whole = {f: sp.Integer(int(f)) for f in expr.atoms(sp.Float) if float(f).is_integer() and abs(float(f)) < 2**53}
+    return expr.xreplace(whole) if whole else expr
 
 
 def normalize_signs(expr: sp.Expr, variables: Sequence[sp.Symbol] = ()) -> sp.Expr:

@@ -4,10 +4,11 @@
 (never evaluated): calls of the primitives with numbers, tuples and lists; ``|`` or ``+`` for
 union, ``-`` for difference, ``&`` for intersection.
 
-A CSG boundary is made of pieces of its primitives' patches: a patch of ``A`` stays where it is
-outside ``B`` (union, difference) or inside it (intersection), and a patch of ``B`` in ``A - B``
-stays where it is inside ``A``, with its normal turned round.  A piece samples its patch and
-keeps the points that meet its conditions, so its points are uniform on it.
+A CSG boundary is made of pieces of its primitives' patches: where a patch has the whole shape
+on one side and not on the other, it bounds the shape, with the primitive's normal or the
+opposite one (the hole of a difference).  The test is made at each point, so faces two
+primitives share are handled like any other: kept once where they bound the shape, left out
+where they are a seam inside it.
 """
 from __future__ import annotations
 
@@ -22,31 +23,46 @@ import numpy as np
 from desyr.model.patches import Patch
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ShapeError
 
-#: Monte Carlo points that estimate a piece's share of its patch (for spreading points), and find empty results
-_PROBE = 4096
+#: Monte Carlo points that estimate a piece's share of its patch (for spreading points), find empty shapes,
+#: and (``_PIECE_PROBE``) find the pieces of a CSG boundary: one under about 1e-5 of its patch can go unseen
+_PROBE = 65536
+_PIECE_PROBE = 2**18
+#: a piece that fewer probe points than this land on is too small to sample reliably: refused, not dropped
+MIN_HITS = 32
+#: the step along the normal, as a fraction of the shape's size, that tells the two sides of a boundary apart
+_STEP = 1e-7
 
 
 @dataclass(frozen=True)
 class Piece:
-    """A part of a shape's boundary: a primitive patch, kept where ``conditions`` hold."""
+    """Where a primitive's patch bounds the whole shape, with one orientation.
+
+    A point of the patch is on the boundary when a small step along the normal leaves the whole
+    shape and a step against it enters (``flipped``: the other way round, as for the hole of a
+    difference). A face two primitives share, with the shape on one side, is kept once (by the
+    first); with the shape on both sides (two boxes side by side) it is a seam, not a boundary."""
 
     patch: Patch
     flipped: bool = False
-    conditions: tuple[tuple[Shape, bool], ...] = ()     # (shape, True: strictly inside / False: outside)
+    whole: Shape | None = None              # None: a primitive on its own, the whole patch
+    earlier: tuple[Shape, ...] = ()         # primitives before this one in the text
 
     @property
     def name(self) -> str:
         return self.patch.name
 
     def keep(self, P: np.ndarray) -> np.ndarray:
-        mask = np.ones(len(P), dtype=bool)
-        for shape, inside in self.conditions:
-            level = shape.level(P)
-            mask &= (level < 0) if inside else (level > 0)
-        return mask
-
-    def with_condition(self, shape: Shape, inside: bool, flip: bool = False) -> Piece:
-        return Piece(self.patch, self.flipped ^ flip, self.conditions + ((shape, inside),))
+        if self.whole is None:
+            return np.ones(len(P), dtype=bool)
+        lo, hi = self.whole.bounding_box()
+        size = float(np.linalg.norm(hi - lo))
+        h = _STEP * size
+        n = self.patch.normal_at(P)
+        behind, ahead = self.whole.level(P - h * n) < 0, self.whole.level(P + h * n) < 0
+        mask = (ahead & ~behind) if self.flipped else (behind & ~ahead)
+        for other in self.earlier:
+            mask &= np.abs(other.level(P)) > 1e-9 * max(1.0, size)
+        return np.asarray(mask)
 
 
 class Combined(Shape):
@@ -76,15 +92,13 @@ class Combined(Shape):
         return np.asarray(np.maximum(a, -b))
 
     def patches(self) -> tuple[Patch, ...]:
-        return tuple(p.patch for p in self.pieces())
+        return tuple(p for prim in self.primitives() for p in prim.patches())
 
     def pieces(self) -> list[Piece]:
-        pa, pb = pieces_of(self.a), pieces_of(self.b)
-        if self.op == "union":
-            return [p.with_condition(self.b, False) for p in pa] + [p.with_condition(self.a, False) for p in pb]
-        if self.op == "intersection":
-            return [p.with_condition(self.b, True) for p in pa] + [p.with_condition(self.a, True) for p in pb]
-        return [p.with_condition(self.b, False) for p in pa] + [p.with_condition(self.a, True, flip=True) for p in pb]
+        """Every patch of every primitive, both ways round (most of them empty: see :func:`nonempty_pieces`)."""
+        prims = self.primitives()
+        return [Piece(patch, flipped, self, tuple(prims[:k]))
+                for k, prim in enumerate(prims) for patch in prim.patches() for flipped in (False, True)]
 
     def primitives(self) -> list[Shape]:
         return self.a.primitives() + self.b.primitives()
@@ -106,12 +120,16 @@ def pieces_of(shape: Shape) -> list[Piece]:
 
 
 def _inside(inner: Shape, outer: Shape) -> bool:
+    """Whether ``inner`` lies in ``outer`` (its boundary and its interior, on dense samples: a disk that
+    covers the hole of an annulus has its boundary in the annulus, not its interior)."""
     rng = np.random.default_rng(0)
     for piece in pieces_of(inner):
-        P = piece.patch.sample(rng, 512)
+        P = piece.patch.sample(rng, 4096)
         if not np.all(outer.level(P[piece.keep(P)]) <= 1e-12):
             return False
-    return True
+    lo, hi = inner.bounding_box()
+    P = lo + rng.random((_PROBE, inner.dim)) * (hi - lo)
+    return bool(np.all(outer.level(P[inner.level(P) < 0]) < 0))
 
 
 def check_not_empty(shape: Shape) -> None:
@@ -119,17 +137,58 @@ def check_not_empty(shape: Shape) -> None:
     if not np.all(lo < hi):
         raise ShapeError(f"the shape {shape.text} is empty")
     rng = np.random.default_rng(0)
-    P = lo + rng.random((4 * _PROBE, shape.dim)) * (hi - lo)
-    if not np.any(shape.level(P) < 0):
-        raise ShapeError(f"the shape {shape.text} is empty (no point of its bounding box lies inside it)")
+    P = lo + rng.random((_PROBE, shape.dim)) * (hi - lo)
+    fill = float(np.mean(shape.level(P) < 0))
+    if fill == 0:
+        raise ShapeError(f"the shape {shape.text[:200]} is empty (no point of its bounding box lies inside it)")
+    if fill < MIN_FILL:
+        raise ShapeError(f"the shape {shape.text[:200]} fills only {fill:.1e} of its bounding box, too little "
+                         f"to sample (at least {MIN_FILL:g})")
 
 
 def piece_share(piece: Piece) -> float:
-    """The fraction of its patch that a piece keeps (1 for an unclipped patch)."""
-    if not piece.conditions:
+    """The fraction of its patch that a piece keeps (1 for a primitive's own patch)."""
+    if piece.whole is None:
         return 1.0
-    P = piece.patch.sample(np.random.default_rng(1), _PROBE)
+    P = piece.patch.sample(np.random.default_rng(1), _PIECE_PROBE)
     return float(np.mean(piece.keep(P)))
+
+
+def nonempty_pieces(shape: Shape) -> list[Piece]:
+    """The pieces of ``shape``'s boundary that hold points; a piece too small to sample reliably (a
+    sliver of a face) is refused with a :class:`ShapeError`, never dropped unseen."""
+    if not isinstance(shape, Combined):
+        return pieces_of(shape)
+    out = []
+    prims = shape.primitives()
+    for k, prim in enumerate(prims):
+        for patch in prim.patches():
+            for piece, share in zip((Piece(patch, False, shape, tuple(prims[:k])),
+                                     Piece(patch, True, shape, tuple(prims[:k]))), _shares(patch, shape, prims[:k])):
+                if share == 0:
+                    continue
+                if share * _PIECE_PROBE < MIN_HITS:
+                    raise ShapeError(f"a part of the boundary of {shape.text[:120]} is too small to sample "
+                                     f"reliably ({share:.1e} of {patch.name}): make the shapes overlap by more, "
+                                     f"or share whole faces")
+                out.append(piece)
+    return out
+
+
+def _shares(patch: Patch, whole: Shape, earlier: list[Shape]) -> tuple[float, float]:
+    """The shares of ``patch`` that bound ``whole`` with its own normal and with the opposite one: the
+    test of :meth:`Piece.keep`, made once for both, and only where ``whole``'s level is about 0."""
+    P = patch.sample(np.random.default_rng(1), _PIECE_PROBE)
+    lo, hi = whole.bounding_box()
+    size = float(np.linalg.norm(hi - lo))
+    near = np.abs(whole.level(P)) <= 1e-6 * max(1.0, size)
+    Q = P[near]
+    for other in earlier:
+        Q = Q[np.abs(other.level(Q)) > 1e-9 * max(1.0, size)]
+    h = _STEP * size
+    n = patch.normal_at(Q)
+    behind, ahead = whole.level(Q - h * n) < 0, whole.level(Q + h * n) < 0
+    return float(np.sum(behind & ~ahead)) / len(P), float(np.sum(ahead & ~behind)) / len(P)
 
 
 # --------------------------------------------------------------------------- the language
@@ -145,6 +204,11 @@ _BUILDERS: dict[str, tuple[Callable[..., Shape], tuple[str, ...]]] = {
 SHAPES = tuple(_BUILDERS)
 _OPS = {ast.Sub: "difference", ast.BitOr: "union", ast.Add: "union", ast.BitAnd: "intersection"}
 MAX_SHAPE_TEXT = 20_000
+#: primitives in one shape: each piece of the boundary is tested against the whole shape
+MAX_PRIMITIVES = 64
+MAX_COORDINATE = 1e100
+#: a shape must fill at least this share of its bounding box, or rejection sampling would crawl
+MIN_FILL = 1e-4
 
 
 def parse_shape(text: str) -> Shape:
@@ -158,6 +222,9 @@ def parse_shape(text: str) -> Shape:
     except SyntaxError:
         raise ShapeError(f"cannot read shape {text!r:.80}; write e.g. \"box(lo=(-1, -1), hi=(1, 1)) - "
                          "disk(center=(0, 0), radius=0.5)\"") from None
+    calls = sum(isinstance(n, ast.Call) for n in ast.walk(tree))
+    if calls > MAX_PRIMITIVES:
+        raise ShapeError(f"the shape has {calls} primitives; at most {MAX_PRIMITIVES}")
     shape = _node(tree.body)
     check_not_empty(shape)
     return shape
@@ -208,7 +275,10 @@ def _literal(node: ast.AST) -> Any:
 
 def _number(node: ast.AST) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
+        try:
+            return float(node.value)
+        except OverflowError:          # an integer of 400 digits
+            raise ShapeError(f"the number {str(node.value)[:20]}... is too large") from None
     if isinstance(node, ast.Name) and node.id == "pi":
         return math.pi
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -229,6 +299,10 @@ def _checked(kind: str, name: str, value: Any) -> Any:
     flat = np.asarray(value, dtype=float) if _numeric(value) else None
     if flat is None or not np.all(np.isfinite(flat)):
         raise ShapeError(f"{kind}.{name} must be finite numbers, got {value!r:.60}")
+    if np.any(np.abs(flat) > MAX_COORDINATE):      # squared in the level functions, they must stay finite
+        raise ShapeError(f"{kind}.{name}: numbers are at most {MAX_COORDINATE:g} in magnitude, got {value!r:.60}")
+    if flat.size == 0:
+        raise ShapeError(f"{kind}.{name} is empty")
     if name in ("radius", "inner", "outer") and not (flat.ndim == 0 and flat > 0):
         raise ShapeError(f"{kind}.{name} must be a positive number, got {value!r:.40}")
     if name == "semi_axes" and not (flat.shape == (2,) and np.all(flat > 0)):
@@ -241,6 +315,9 @@ def _checked(kind: str, name: str, value: Any) -> Any:
 
 
 def _numeric(value: Any) -> bool:
+    if isinstance(value, bool) or (isinstance(value, list) and any(isinstance(v, bool) for v in np.ravel(
+            np.asarray(value, dtype=object)))):
+        return False
     try:
         np.asarray(value, dtype=float)
     except (TypeError, ValueError):

@@ -7,20 +7,19 @@ the problem has it, is an interval beside the shape.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
 
-from desyr.model.csg import Piece, piece_share, pieces_of
+from desyr.model.csg import Piece, nonempty_pieces, piece_share
 from desyr.model.shapes import Shape
 
-#: rejection rounds before a set is declared too thin to sample
-_ROUNDS = 200
-#: Gauss order of the quadrature rules of integral constraints (per axis), and time levels
-QUADRATURE_ORDER = 24
-TIME_LEVELS = 12
+#: rejection rounds, and the most points one round draws, before a set is declared too thin to sample
+_ROUNDS = 50
+_BATCH = 2_000_000
 
 
 class EmptySet(ValueError):
@@ -38,8 +37,13 @@ class Geometry:
     def text(self) -> str:
         return self.shape.text
 
+    @cached_property
+    def _pieces(self) -> tuple[Piece, ...]:
+        return tuple(nonempty_pieces(self.shape))
+
     def pieces(self) -> list[Piece]:
-        return pieces_of(self.shape)
+        """The pieces of the boundary that hold points (raises :class:`ShapeError` for a sliver)."""
+        return list(self._pieces)
 
     def part_names(self) -> list[str]:
         names: list[str] = []
@@ -52,8 +56,13 @@ class Geometry:
     def piece_name(self, piece: Piece) -> str:
         patch = piece.patch
         if patch.kind == "face":   # a box's face reads like a face of a box domain: "x = -1"
-            return f"{self.space[int(patch.data[0])]} = {patch.data[1]:g}"
+            return f"{self.space[int(patch.data[0])]} = {_number_text(patch.data[1])}"
         return patch.name
+
+
+def _number_text(value: float) -> str:
+    """Every digit the number has: ``x = 1`` and ``x = 1.0000001`` are different faces."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))
 
 
 @dataclass(frozen=True)
@@ -73,36 +82,34 @@ class Part:
         return tuple(-c for c in n) if self.piece.flipped else n
 
 
+def rejection(draw: Callable[[int], np.ndarray], accept: Callable[[np.ndarray], np.ndarray], n: int,
+              what: str) -> np.ndarray:
+    """``n`` of the points ``draw(m)`` gives that ``accept`` keeps, in draw order. Each batch is sized by
+    the acceptance seen so far, so a thin shape costs more points, not more rounds."""
+    out: list[np.ndarray] = []
+    count = drawn = 0
+    for _ in range(_ROUNDS):
+        rate = count / drawn if drawn else 0.5
+        m = int(min(_BATCH, max(64, 1.25 * (n - count) / max(rate, 1e-6))))
+        P = draw(m)
+        keep = P[accept(P)]
+        out.append(keep)
+        count, drawn = count + len(keep), drawn + m
+        if count >= n:
+            return np.vstack(out)[:n]
+    raise EmptySet(f"{what} is too small to sample ({count} of {drawn} drawn points)")
+
+
 def sample_shape(shape: Shape, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` points uniform in ``shape`` (rejection from its bounding box)."""
     lo, hi = shape.bounding_box()
-    out: list[np.ndarray] = []
-    count = 0
-    for _ in range(_ROUNDS):
-        P = lo + rng.random((max(2 * (n - count), 64), shape.dim)) * (hi - lo)
-        keep = P[shape.level(P) < 0]
-        out.append(keep)
-        count += len(keep)
-        if count >= n:
-            return np.vstack(out)[:n]
-    raise EmptySet(f"the shape {shape.text} is too thin to sample")  # pragma: no cover
+    return rejection(lambda m: lo + rng.random((m, shape.dim)) * (hi - lo),
+                     lambda P: shape.level(P) < 0, n, f"the shape {shape.text[:80]}")
 
 
-def sample_piece(piece: Piece, rng: np.random.Generator, n: int,
-                 accept: object = None) -> np.ndarray:
-    """``n`` points uniform on ``piece``, kept where ``accept(P)`` (a mask function) holds too."""
-    out: list[np.ndarray] = []
-    count = 0
-    for _ in range(_ROUNDS):
-        P = piece.patch.sample(rng, max(2 * (n - count), 64))
-        mask = piece.keep(P)
-        if accept is not None:
-            mask &= accept(P)  # type: ignore[operator]
-        out.append(P[mask])
-        count += int(mask.sum())
-        if count >= n:
-            return np.vstack(out)[:n]
-    raise EmptySet(f"no point of {piece.name} meets its conditions")
+def sample_piece(piece: Piece, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` points uniform on ``piece``."""
+    return rejection(lambda m: piece.patch.sample(rng, m), piece.keep, n, piece.name)
 
 
 def part_share(part: Part) -> float:

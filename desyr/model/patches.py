@@ -6,8 +6,10 @@ parametrise it exactly for the proof (:mod:`desyr.verify.proof`).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
@@ -33,20 +35,28 @@ class Patch:
         """Outward unit normal (of the primitive) as expressions of the coordinates."""
         return _NORMALS[self.kind](self.data, list(coords))
 
+    def normal_at(self, P: np.ndarray) -> np.ndarray:
+        """Outward unit normals (of the primitive) at points ``P`` of the patch, numerically."""
+        return _NORMALS_AT[self.kind](self.data, P)
+
     def parametrisation(self) -> tuple[sp.Expr, ...]:
         """Coordinates as exact expressions of the parameters :data:`S` (and :data:`R`)."""
         return _PARAMS[self.kind](tuple(exact_number(v) for v in self.data))
 
 
 def exact_number(value: float) -> sp.Expr:
-    """A config's number as the exact number it denotes: 0.5 -> 1/2, 3.14159... -> pi."""
+    """The exact number a config meant by ``value``: a short decimal as its rational (0.999 -> 999/1000),
+    a multiple of pi as that multiple (6.283185307179586 -> 2*pi), else the float's own decimal.
+    The verifier's face values are read the same way (:func:`desyr.verify.proof.exact_number`)."""
     value = float(value)
-    if value.is_integer():
-        return sp.Integer(int(value))
-    guess = sp.nsimplify(value, [sp.pi], tolerance=1e-13)
-    if guess.is_number and abs(float(guess) - value) <= 1e-13 * max(1.0, abs(value)):
+    short = Fraction(repr(value))
+    if short.denominator <= 10**6:
+        return sp.Rational(short.numerator, short.denominator)
+    ratio = Fraction(value / math.pi).limit_denominator(1000)
+    guess = sp.Rational(ratio.numerator, ratio.denominator) * sp.pi
+    if float(guess) == value:
         return guess
-    return sp.Rational(repr(value))
+    return sp.Rational(short.numerator, short.denominator)
 
 
 # ------------------------------------------------------------------------- patch kinds
@@ -150,3 +160,41 @@ def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     axis, dims = int(d[0]), (len(d) - 3) // 2
     free = iter([S, R, sp.Symbol("q", real=True)])
     return tuple(d[1] if i == axis else next(free) for i in range(dims))
+
+
+def _radial(P: np.ndarray, centre: tuple[float, ...], sign: float = 1.0) -> np.ndarray:
+    d = P - np.asarray(centre)
+    return np.asarray(sign * d / np.linalg.norm(d, axis=1, keepdims=True))
+
+
+def _segment_normal_at(d: tuple[float, ...], P: np.ndarray) -> np.ndarray:
+    dx, dy = d[2] - d[0], d[3] - d[1]
+    n = np.array([dy, -dx]) * (1 if d[4] > 0 else -1) / np.hypot(dx, dy)
+    return np.tile(n, (len(P), 1))
+
+
+def _ellipse_normal_at(d: tuple[float, ...], P: np.ndarray) -> np.ndarray:
+    g = (P - np.array(d[0:2])) / np.array(d[2:4]) ** 2
+    return np.asarray(g / np.linalg.norm(g, axis=1, keepdims=True))
+
+
+def _side_normal_at(d: tuple[float, ...], P: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(P)
+    out[:, :2] = _radial(P[:, :2], d[0:2])
+    return out
+
+
+def _constant_normal(n: np.ndarray, count: int) -> np.ndarray:
+    return np.tile(n, (count, 1))
+
+
+_NORMALS_AT: dict[str, Callable[[tuple[float, ...], np.ndarray], np.ndarray]] = {
+    "arc": lambda d, P: _radial(P, d[0:2], 1.0 if d[3] > 0 else -1.0),
+    "ellipse": _ellipse_normal_at,
+    "segment": _segment_normal_at,
+    "sphere": lambda d, P: _radial(P, d[0:3]),
+    "side": _side_normal_at,
+    "cap": lambda d, P: _constant_normal(np.array([0.0, 0.0, d[4]]), len(P)),
+    "face": lambda d, P: _constant_normal(np.eye((len(d) - 3) // 2)[int(d[0])] * d[2], len(P)),
+}
+

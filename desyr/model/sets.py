@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from desyr.model.geometry import EmptySet, Part, part_share
+from desyr.model.geometry import EmptySet, Part, part_share, rejection
 from desyr.model.shapes import Box
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +23,7 @@ UnitSampler = Callable[[np.random.Generator, int, int], np.ndarray]
 #: Gauss order of integral constraints' rules by spatial dimension, and the time levels they are taken at
 ORDER = {1: 48, 2: 24, 3: 12}
 TIME_LEVELS = 8
-_ROUNDS = 400
+_PROBE = 65536
 #: a face point counts as in the shape this close to its boundary (faces of a box lie on it)
 _ON = 1e-9
 
@@ -62,14 +62,17 @@ def _apportion(n: int, weights: np.ndarray) -> list[int]:
 def _face_points(problem: Problem, face: Face, n: int, rng: np.random.Generator, sampler: UnitSampler) -> np.ndarray:
     geometry = problem.geometry
     assert geometry is not None
+    if len(face.fixed) == problem.dim:
+        return _face_draw(problem, face, rng, sampler)(n)
+    return rejection(_face_draw(problem, face, rng, sampler), _in_shape(problem), n, f"the set {face.describe()}")
+
+
+def _face_draw(problem: Problem, face: Face, rng: np.random.Generator, sampler: UnitSampler
+               ) -> Callable[[int], np.ndarray]:
     names = problem.variable_names
-    fixed = dict(face.fixed)
-    free = [i for i, v in enumerate(names) if v not in fixed]
-    space = [names.index(v) for v in geometry.space]
-    out: list[np.ndarray] = []
-    count = 0
-    for _ in range(_ROUNDS):
-        m = n if len(free) == 0 else max(2 * (n - count), 64)
+    free = [i for i, v in enumerate(names) if v not in dict(face.fixed)]
+
+    def draw(m: int) -> np.ndarray:
         P = np.empty((m, problem.dim))
         for name, value in face.fixed:
             P[:, names.index(name)] = value
@@ -77,48 +80,68 @@ def _face_points(problem: Problem, face: Face, n: int, rng: np.random.Generator,
             lo, hi = problem.bounds[free, 0], problem.bounds[free, 1]
             unit = rng.random((m, 1)) if len(free) == 1 else sampler(rng, m, len(free))
             P[:, free] = lo + unit * (hi - lo)
-        keep = P[geometry.shape.level(P[:, space]) <= _ON * _scale(problem)]
-        out.append(keep)
-        count += len(keep)
-        if count >= n:
-            return np.vstack(out)[:n]
-        if not free:
-            break
-    raise EmptySet(f"the set {face.describe()} holds no point of the domain {geometry.text}")
+        return P
+
+    return draw
 
 
-def _scale(problem: Problem) -> float:
-    return float(max(1.0, np.max(np.abs(problem.bounds))))
+def _in_shape(problem: Problem) -> Callable[[np.ndarray], np.ndarray]:
+    geometry = problem.geometry
+    assert geometry is not None
+    space = [problem.variable_names.index(v) for v in geometry.space]
+    tolerance = _ON * float(max(1.0, np.max(np.abs(problem.bounds))))
+    return lambda P: np.asarray(geometry.shape.level(P[:, space]) <= tolerance)
 
 
-def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator, rounds: int = _ROUNDS) -> np.ndarray:
-    """``n`` points uniform on ``part`` (times uniform in the time interval), drawn in at most ``rounds``
-    rounds of rejection."""
+def face_share(problem: Problem, face: Face) -> float:
+    """The fraction of ``face`` (a face of the bounding box) that lies in the shape."""
+    P = _face_draw(problem, face, np.random.default_rng(0), lambda r, m, d: r.random((m, d)))(
+        1 if len(face.fixed) == problem.dim else _PROBE)
+    return float(np.mean(_in_shape(problem)(P)))
+
+
+def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` points uniform on ``part`` (times uniform in the time interval)."""
+    return rejection(_part_draw(problem, part, rng), _part_accept(problem, part), n, f"the set {part.describe()}")
+
+
+def predicate_share(problem: Problem, part: Part) -> float:
+    """The fraction of the part's patch that its piece and its predicate keep."""
+    P = _part_draw(problem, part, np.random.default_rng(0))(_PROBE)
+    return float(np.mean(_part_accept(problem, part)(P)))
+
+
+def _part_draw(problem: Problem, part: Part, rng: np.random.Generator) -> Callable[[int], np.ndarray]:
     geometry = problem.geometry
     assert geometry is not None
     names = problem.variable_names
     space = [names.index(v) for v in geometry.space]
     others = [i for i in range(problem.dim) if i not in space]
-    condition = _condition(problem, part)
-    out: list[np.ndarray] = []
-    count = 0
-    for _ in range(rounds):
-        m = max(2 * (n - count), 64 if rounds > 1 else 4096)
-        S = part.piece.patch.sample(rng, m)
+
+    def draw(m: int) -> np.ndarray:
         P = np.empty((m, problem.dim))
-        P[:, space] = S
+        P[:, space] = part.piece.patch.sample(rng, m)
         if others:
             lo, hi = problem.bounds[others, 0], problem.bounds[others, 1]
             P[:, others] = lo + rng.random((m, len(others))) * (hi - lo)
-        mask = part.piece.keep(S)
+        return P
+
+    return draw
+
+
+def _part_accept(problem: Problem, part: Part) -> Callable[[np.ndarray], np.ndarray]:
+    assert problem.geometry is not None
+    space = [problem.variable_names.index(v) for v in problem.geometry.space]
+    condition = _condition(problem, part)
+
+    def accept(P: np.ndarray) -> np.ndarray:
+        mask = part.piece.keep(P[:, space])
         if condition is not None:
             with np.errstate(all="ignore"):
                 mask &= condition(P) > 0
-        out.append(P[mask])
-        count += int(mask.sum())
-        if count >= n:
-            return np.vstack(out)[:n]
-    raise EmptySet(f"the set {part.describe()} holds no point of the boundary")
+        return np.asarray(mask)
+
+    return accept
 
 
 def _condition(problem: Problem, part: Part) -> Callable[[np.ndarray], np.ndarray] | None:

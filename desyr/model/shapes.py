@@ -149,12 +149,20 @@ class Polygon(Shape):
         return self.V.min(axis=0), self.V.max(axis=0)
 
     def level(self, P: np.ndarray) -> np.ndarray:
-        A, B = self.V, np.roll(self.V, -1, axis=0)
-        E = B - A
-        t = np.clip(np.einsum("nkd,kd->nk", P[:, None, :] - A[None], E) / np.sum(E * E, axis=1), 0, 1)
-        dist = np.min(np.linalg.norm(P[:, None, :] - (A[None] + t[..., None] * E[None]), axis=2), axis=1)
-        inside = _winding(P, A, B) != 0
-        return np.asarray(np.where(inside, -dist, dist))
+        # one edge at a time: (n, edges) temporaries made this the slowest level of all
+        x, y = P[:, 0], P[:, 1]
+        nearest = np.full(len(P), np.inf)
+        winding = np.zeros(len(P), dtype=np.int64)
+        for (ax, ay), (bx, by) in zip(self.V, np.roll(self.V, -1, axis=0)):
+            ex, ey = bx - ax, by - ay
+            t = np.clip(((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey), 0.0, 1.0)
+            dx, dy = x - ax - t * ex, y - ay - t * ey
+            np.minimum(nearest, dx * dx + dy * dy, out=nearest)
+            cross = ex * (y - ay) - (x - ax) * ey
+            winding += ((ay <= y) & (by > y) & (cross > 0)).astype(np.int64)
+            winding -= ((ay > y) & (by <= y) & (cross < 0)).astype(np.int64)
+        dist = np.sqrt(nearest)
+        return np.asarray(np.where(winding != 0, -dist, dist))
 
     def patches(self) -> tuple[Patch, ...]:
         out = []
@@ -203,7 +211,9 @@ def _segments_meet(p: np.ndarray, q: np.ndarray, r: np.ndarray, s: np.ndarray) -
 
 
 def ear_clip(V: np.ndarray) -> list[np.ndarray]:
-    """Triangles of a simple counter-clockwise polygon."""
+    """Triangles of a simple counter-clockwise polygon (vertices on a straight stretch dropped first:
+    they bound no triangle, and an ear through them is never clear of them)."""
+    V = _without_straight_vertices(V)
     idx, out = list(range(len(V))), []
     while len(idx) > 3:
         for k in range(len(idx)):
@@ -221,6 +231,20 @@ def ear_clip(V: np.ndarray) -> list[np.ndarray]:
             raise ShapeError("polygon could not be triangulated")
     out.append(V[idx])
     return out
+
+
+def _without_straight_vertices(V: np.ndarray) -> np.ndarray:
+    keep = list(range(len(V)))
+    changed = True
+    while changed and len(keep) > 3:
+        changed = False
+        for k in range(len(keep)):
+            a, b, c = V[keep[k - 1]], V[keep[k]], V[keep[(k + 1) % len(keep)]]
+            if (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) == 0:
+                keep.pop(k)
+                changed = True
+                break
+    return V[keep]
 
 
 def _triangle_rule(tri: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]:
@@ -294,7 +318,8 @@ class Cylinder(Shape):
 class Box(Shape):
     def __init__(self, lo: Sequence[float] | np.ndarray, hi: Sequence[float] | np.ndarray) -> None:
         self.lo, self.hi = np.array(lo, float), np.array(hi, float)
-        if self.lo.shape != self.hi.shape or self.lo.ndim != 1 or not np.all(self.lo < self.hi):
+        if self.lo.shape != self.hi.shape or self.lo.ndim != 1 or not 1 <= self.lo.size <= 3 \
+                or not np.all(self.lo < self.hi):
             raise ShapeError("box needs lo=(...) and hi=(...) of the same length with lo < hi")
         self.dim = self.lo.size
         self.text = (f"box(lo=({', '.join(f'{v:g}' for v in self.lo)}), "

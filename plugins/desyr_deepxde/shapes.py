@@ -15,8 +15,11 @@ from desyr_deepxde.backend import dde
 
 
 def deepxde_geometry(geometry: Geometry, seed: int):
-    """``dde.geometry`` for ``geometry.shape``: DeepXDE's own classes where they exist."""
-    built = _native(geometry.shape)
+    """``dde.geometry`` for ``geometry.shape``: DeepXDE's own classes where they exist and accept it."""
+    try:
+        built = _native(geometry.shape)
+    except ValueError:          # DeepXDE refuses some shapes of its own kind: "The polygon is a rectangle"
+        built = None
     return built if built is not None else ShapeGeometry(geometry, seed)
 
 
