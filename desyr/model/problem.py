@@ -183,6 +183,13 @@ class Problem:
             return applied - con.value / sp.Float(con.measure)
         return applied - con.value
 
+    def outside(self, X: np.ndarray) -> np.ndarray:
+        """Which points of ``X`` (n, d) lie outside the domain's shape (none, on a box)."""
+        if self.geometry is None:
+            return np.zeros(len(X), dtype=bool)
+        columns = [self.variable_names.index(v) for v in self.geometry.space]
+        return np.asarray(self.geometry.shape.level(X[:, columns]) > 0)
+
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""
         if not self.reference:

@@ -300,10 +300,7 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
     exprs = result.solution() if result.expression is not None else None
     if not exprs:
         return []
-    pre = result.pre_refit_expression or {}
-    bounds = problem.bounds
-    field = problem.fields[0]
-    names = problem.variable_names
+    pre, bounds, field, names = result.pre_refit_expression or {}, problem.bounds, problem.fields[0], problem.variable_names
     if problem.dim == 1:
         x = np.linspace(bounds[0, 0], bounds[0, 1], 400)
         X = x[:, None]
@@ -313,16 +310,13 @@ def _solution_figure(result: Any, problem: Any, out: Path, teacher_predict: Any)
         X = np.tile(bounds.mean(axis=1), (n * n, 1))
         X[:, 0], X[:, 1] = gx.ravel(), gy.ravel()
     rec = evaluate(exprs[field], problem.symbols, X)
-    ref_all = problem.evaluate_reference(X)
-    ref = ref_all[:, 0] if ref_all is not None else None
+    ref = None if (ref_all := problem.evaluate_reference(X)) is None else ref_all[:, 0]
     teach = np.asarray(teacher_predict(X), float).reshape(len(X), -1)[:, 0] if teacher_predict else None
     pre_v = evaluate(problem.parse(pre[field]), problem.symbols, X) if field in pre else None
-    if problem.geometry is not None and problem.dim > 1:      # drawn on the shape only
-        columns = [names.index(v) for v in problem.geometry.space]
-        outside = problem.geometry.shape.level(X[:, columns]) > 0
-        rec = np.where(outside, np.nan, np.asarray(rec, float))
-        ref, teach, pre_v = (None if v is None else np.where(outside, np.nan, np.asarray(v, float))
-                             for v in (ref, teach, pre_v))
+    if problem.dim > 1:      # drawn on the domain only: blank outside a shape
+        hide = problem.outside(X)
+        rec = np.where(hide, np.nan, np.asarray(rec, float))
+        ref, teach, pre_v = (None if v is None else np.where(hide, np.nan, np.asarray(v, float)) for v in (ref, teach, pre_v))
     what = "reference, teacher, pre-refit and recovered" if teach is not None else "reference, pre-refit and recovered"
     if problem.dim == 1:
         return [FigurePlan("profile_1d", (out / "fig_solution.png", x, ref, rec, teach, pre_v, names[0], field),

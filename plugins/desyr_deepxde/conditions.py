@@ -14,10 +14,6 @@ from desyr_deepxde.backend import dde
 from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, _dde_derivative
 
 
-def _real(points: np.ndarray) -> np.ndarray:
-    return np.array(points, dtype=dde.config.real(np))
-
-
 class NetSlot:
     """The network being trained: the conditions are built before it, and it changes per rung."""
 
@@ -36,12 +32,12 @@ def constraint_error(residuals: PinnResiduals, index: int, x: torch.Tensor, y: t
     return error if reduction is None else reduction @ error
 
 
-class PeriodicCondition:
-    def __init__(self, residuals: PinnResiduals, index: int, points: np.ndarray, shift: np.ndarray,
-                 slot: NetSlot) -> None:
-        # DeepXDE stacks every condition's points with the domain's, in its own precision
-        self.residuals, self.index, self.points, self.slot = residuals, index, _real(points), slot
-        self.shift = torch.as_tensor(shift, dtype=torch.get_default_dtype())
+class _PointSetCondition:
+    """What DeepXDE asks of a condition: its points, in DeepXDE's precision (it stacks every
+    condition's points with the domain's), and the operator at them."""
+
+    def __init__(self, residuals: PinnResiduals, index: int, points: np.ndarray) -> None:
+        self.residuals, self.index, self.points = residuals, index, np.array(points, dtype=dde.config.real(np))
 
     def __len__(self) -> int:
         return len(self.points)
@@ -49,27 +45,32 @@ class PeriodicCondition:
     def collocation_points(self, X):
         return self.points
 
+    def operator(self, inputs, outputs, beg: int, end: int) -> torch.Tensor:
+        return self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
+
+
+class PeriodicCondition(_PointSetCondition):
+    def __init__(self, residuals: PinnResiduals, index: int, points: np.ndarray, shift: np.ndarray,
+                 slot: NetSlot) -> None:
+        super().__init__(residuals, index, points)
+        self.slot = slot
+        self.shift = torch.as_tensor(shift, dtype=torch.get_default_dtype())
+
     def error(self, X, inputs, outputs, beg, end, aux_var=None):
-        op = self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
         moved = (inputs[beg:end].detach() + self.shift).requires_grad_(True)
         assert self.slot.net is not None, "set by the training before DeepXDE asks for an error"
-        return op - self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), _autograd_derivative)
+        there = self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), _autograd_derivative)
+        return self.operator(inputs, outputs, beg, end) - there
 
 
-class IntegralCondition:
+class IntegralCondition(_PointSetCondition):
     def __init__(self, residuals: PinnResiduals, index: int, points: np.ndarray, target: np.ndarray,
                  reduction: np.ndarray) -> None:
-        self.residuals, self.index, self.points = residuals, index, _real(points)
+        super().__init__(residuals, index, points)
         dtype = torch.get_default_dtype()
         self.target = torch.as_tensor(target, dtype=dtype)
         self.reduction = torch.as_tensor(reduction, dtype=dtype)
 
-    def __len__(self) -> int:
-        return len(self.points)
-
-    def collocation_points(self, X):
-        return self.points
-
     def error(self, X, inputs, outputs, beg, end, aux_var=None):
-        op = self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
+        op = self.operator(inputs, outputs, beg, end)
         return self.reduction.to(op.device) @ (op - self.target.to(op.device))
