@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.model.csg import Piece, nonempty_pieces, piece_share
+from desyr.model.patches import number_text
 from desyr.model.shapes import Shape
 
 #: rejection rounds, and the most points one round draws, before a set is declared too thin to sample
@@ -56,13 +57,8 @@ class Geometry:
     def piece_name(self, piece: Piece) -> str:
         patch = piece.patch
         if patch.kind == "face":   # a box's face reads like a face of a box domain: "x = -1"
-            return f"{self.space[int(patch.data[0])]} = {_number_text(patch.data[1])}"
+            return f"{self.space[int(patch.data[0])]} = {number_text(patch.data[1])}"
         return patch.name
-
-
-def _number_text(value: float) -> str:
-    """Every digit the number has: ``x = 1`` and ``x = 1.0000001`` are different faces."""
-    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))
 
 
 @dataclass(frozen=True)

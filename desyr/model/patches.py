@@ -44,6 +44,12 @@ class Patch:
         return _PARAMS[self.kind](tuple(exact_number(v) for v in self.data))
 
 
+def number_text(value: float) -> str:
+    """Every digit a number has (``1``, ``0.9999999``): shapes and faces that differ read differently."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
 def exact_number(value: float) -> sp.Expr:
     """The exact number a config meant by ``value``: a short decimal as its rational (0.999 -> 999/1000),
     a multiple of pi as that multiple (6.283185307179586 -> 2*pi), else the float's own decimal.

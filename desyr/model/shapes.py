@@ -15,7 +15,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from desyr.model.patches import Patch
+from desyr.model.patches import Patch, number_text
+
+
+def _pair(values: np.ndarray) -> str:
+    """Coordinates as the shape's text writes them: every digit (two shapes that differ read differently)."""
+    return ", ".join(number_text(v) for v in values)
 
 
 class ShapeError(ValueError):
@@ -51,6 +56,13 @@ class Shape:
     def __str__(self) -> str:
         return self.text
 
+    # a shape is its text (the canonical form of every number): two readings of one config are equal
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Shape) and type(other) is type(self) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.text))
+
 
 def _gauss(order: int, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
     x, w = np.polynomial.legendre.leggauss(order)
@@ -60,7 +72,7 @@ def _gauss(order: int, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
 class Disk(Shape):
     def __init__(self, center: Sequence[float], radius: float) -> None:
         self.c, self.r, self.dim = np.array(center, float), float(radius), 2
-        self.text = f"disk(center=({self.c[0]:g}, {self.c[1]:g}), radius={self.r:g})"
+        self.text = f"disk(center=({_pair(self.c)}), radius={number_text(self.r)})"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.c - self.r, self.c + self.r
@@ -80,7 +92,7 @@ class Annulus(Shape):
         self.c, self.r0, self.r1, self.dim = np.array(center, float), float(inner), float(outer), 2
         if not 0 < self.r0 < self.r1:
             raise ShapeError(f"annulus needs 0 < inner < outer, got inner={inner:g}, outer={outer:g}")
-        self.text = f"annulus(center=({self.c[0]:g}, {self.c[1]:g}), inner={self.r0:g}, outer={self.r1:g})"
+        self.text = f"annulus(center=({_pair(self.c)}), inner={number_text(self.r0)}, outer={number_text(self.r1)})"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.c - self.r1, self.c + self.r1
@@ -112,8 +124,7 @@ def _polar_rule(c: np.ndarray, r0: float, r1: float, order: int, rng: np.random.
 class Ellipse(Shape):
     def __init__(self, center: Sequence[float], semi_axes: Sequence[float]) -> None:
         self.c, self.ab, self.dim = np.array(center, float), np.array(semi_axes, float), 2
-        self.text = (f"ellipse(center=({self.c[0]:g}, {self.c[1]:g}), "
-                     f"semi_axes=({self.ab[0]:g}, {self.ab[1]:g}))")
+        self.text = f"ellipse(center=({_pair(self.c)}), semi_axes=({_pair(self.ab)}))"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.c - self.ab, self.c + self.ab
@@ -143,7 +154,7 @@ class Polygon(Shape):
         if abs(area2) <= 1e-12 * float(np.ptp(V)) ** 2:
             raise ShapeError("polygon has zero area (its vertices lie on a line)")
         self.orientation = 1.0 if area2 > 0 else -1.0
-        self.text = "polygon(vertices=[" + ", ".join(f"({x:g}, {y:g})" for x, y in V) + "])"
+        self.text = "polygon(vertices=[" + ", ".join(f"({number_text(x)}, {number_text(y)})" for x, y in V) + "])"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.V.min(axis=0), self.V.max(axis=0)
@@ -261,7 +272,7 @@ def _triangle_rule(tri: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]
 class Ball(Shape):
     def __init__(self, center: Sequence[float], radius: float) -> None:
         self.c, self.r, self.dim = np.array(center, float), float(radius), 3
-        self.text = f"ball(center=({', '.join(f'{v:g}' for v in self.c)}), radius={self.r:g})"
+        self.text = f"ball(center=({_pair(self.c)}), radius={number_text(self.r)})"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.c - self.r, self.c + self.r
@@ -291,8 +302,7 @@ class Cylinder(Shape):
         self.c, self.r, self.z, self.dim = np.array(center, float), float(radius), np.array(z, float), 3
         if self.c.shape != (2,) or self.z.shape != (2,) or not self.z[0] < self.z[1]:
             raise ShapeError("cylinder needs center=(x, y), radius and z=(lo, hi) with lo < hi")
-        self.text = (f"cylinder(center=({self.c[0]:g}, {self.c[1]:g}), radius={self.r:g}, "
-                     f"z=({self.z[0]:g}, {self.z[1]:g}))")
+        self.text = f"cylinder(center=({_pair(self.c)}), radius={number_text(self.r)}, z=({_pair(self.z)}))"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return np.r_[self.c - self.r, self.z[0]], np.r_[self.c + self.r, self.z[1]]
@@ -322,8 +332,7 @@ class Box(Shape):
                 or not np.all(self.lo < self.hi):
             raise ShapeError("box needs lo=(...) and hi=(...) of the same length with lo < hi")
         self.dim = self.lo.size
-        self.text = (f"box(lo=({', '.join(f'{v:g}' for v in self.lo)}), "
-                     f"hi=({', '.join(f'{v:g}' for v in self.hi)}))")
+        self.text = f"box(lo=({_pair(self.lo)}), hi=({_pair(self.hi)}))"
 
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         return self.lo.copy(), self.hi.copy()
