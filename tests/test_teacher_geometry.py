@@ -85,7 +85,7 @@ def test_integral_condition_is_the_quadrature_sum():
 def test_a_short_training_with_periodic_or_integral_constraints_lowers_s_val(tmp_path, name):
     problem = load_problem(f"geometry:{name}")
     ctx = RunContext(problem, make_point_sets(problem, 0), cache_dir=tmp_path)
-    model = DeepXDETeacher(adam_steps=300, lbfgs_steps=100, checkpoint_every=50).prepare(problem, ctx)
+    model = DeepXDETeacher(adam_steps=200, lbfgs_steps=50, checkpoint_every=50, interior_points=400).prepare(problem, ctx)
     info = model.info()
     assert math.isfinite(info["S_val_selected"]) and info["S_val_selected"] < 0.5 * info["S_val_initial"]
     assert len(info["components_selected"]) == len(problem.equations) + len(problem.constraints)
