@@ -47,9 +47,6 @@ class Shape:
         """Nodes and weights integrating smooth functions over the shape (None: no rule)."""
         return None
 
-    def contains(self, P: np.ndarray, tol: float = 0.0) -> np.ndarray:
-        return np.asarray(self.level(P) <= tol)
-
     def primitives(self) -> list[Shape]:
         return [self]
 
