@@ -190,7 +190,7 @@ def _read_back(selection: Selection, problem: Problem) -> None:
         if strangers:
             raise TypeError(f"{', '.join(strangers)} is not a sympy expression")
         chosen.expressions = {f: problem.parse(str(expression_text(e))) for f, e in chosen.expressions.items()}
-        if set(chosen.expressions) != set(problem.fields):
+        if set(chosen.expressions) != set(problem.solution_names):
             raise ValueError(f"fields {sorted(chosen.expressions)}")
     except Exception as exc:  # a component left something that is not an expression of this problem
         raise PluginError(f"the selected candidate {chosen.id} cannot be read back as an expression of the "
@@ -226,7 +226,7 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
     return Result(
         command=command,
         problem=ProblemInfo(problem.name, problem.title, problem.source, list(problem.fields),
-                            list(problem.variable_names)),
+                            list(problem.variable_names), problem.unknown_names, list(problem.parameters)),
         seed=s.seed,
         expression={f: str(expression_text(e)) for f, e in chosen.expressions.items()}
         if has_exprs and chosen and chosen.expressions else None,

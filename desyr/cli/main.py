@@ -346,6 +346,17 @@ def _num(value: object) -> str:
     return f"{value:.3e}" if isinstance(value, float) else str(value)
 
 
+def inverse_lines(result: Result) -> list[str]:
+    """An inverse problem's two extra facts: how its unknowns were decided, and the data misfit."""
+    chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
+    lines = [f"unknowns: {chosen.unknowns}"] if chosen is not None and chosen.unknowns else []
+    answer = result.verification.answer if result.verification else None
+    data = answer.get("observations") if isinstance(answer, dict) else None
+    if isinstance(data, dict) and isinstance(data.get("reason"), str):
+        lines.append(f"observations: {data['reason']}")
+    return lines
+
+
 def _summary(result: Result, out: str | None) -> None:
     if result.expression is None:
         print("no candidate could be selected")
@@ -366,6 +377,8 @@ def _summary(result: Result, out: str | None) -> None:
         # a reason can quote a config's label: terminal escapes in it must not redraw the screen
         reason = visible(result.verification.reason) if result.verification else ""
         print(f"verdict: {words.get(result.verdict, result.verdict)} ({reason})")
+        for line in inverse_lines(result):
+            print(visible(line))
         if not result.exact:
             print("warning: not an exact solution; see report.md")
     if out:

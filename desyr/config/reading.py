@@ -25,6 +25,13 @@ from contextvars import ContextVar
 import sympy as sp
 
 from desyr.config.constraints import MAX_LABEL, read_constraints
+from desyr.config.inverse import (
+    check_parameters_not_differentiated,
+    check_unknowns_used,
+    read_observations,
+    read_parameters,
+    read_unknowns,
+)
 from desyr.config.regions import read_geometry
 from desyr.config.settings import SECTIONS, check_sections
 from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
@@ -64,7 +71,7 @@ def load_problem_file(path: str | Path) -> Problem:
 
 
 _TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
-             *SECTIONS}
+             "parameters", "unknowns", "observations", *SECTIONS}
 #: the sections every problem carries (empty when the config has none): the configs' identities (hashes)
 #: were computed over exactly these, so a section added later is carried only when a config sets it
 _ALWAYS = ("search", "teacher", "refine", "selection", "plugins", "paper", "coupled", "execution", "escalation")
@@ -102,10 +109,12 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
             raise ConfigError(f"{source}: {key} must be a string")
         if key in data and len(data[key]) > MAX_TEXT[key]:
             raise ConfigError(f"{source}: {key} is {len(data[key])} characters long; at most {MAX_TEXT[key]}")
-    for key in SECTIONS:
+    for key in (*SECTIONS, "parameters", "unknowns", "observations"):
         if key in data and not isinstance(data[key], Mapping):
             raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
     variables, geometry = _variables(data, source)
+    parameters = read_parameters(data, [v.name for v in variables], source)
+    variables += parameters
     names = [v.name for v in variables]
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
@@ -116,8 +125,9 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     fields = field_names(data, names, source)
     if "coupled" in data and len(fields) < 2:
         raise ConfigError(f"{source}: [coupled] applies only to problems with several fields")
+    unknowns = read_unknowns(data, names, fields, source)
     try:
-        vocab = Vocabulary(names, fields)
+        vocab = Vocabulary(names, fields, {u.name: sp.Symbol(u.name, real=True) for u in unknowns})
     except ExpressionError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     problem = Problem(
@@ -125,6 +135,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         variables=variables, fields=fields, equations=[], constraints=[], reference=None,
         vocabulary=vocab, time=time, source=source,
         sections=_sections(data), geometry=geometry,
+        parameters=tuple(p.name for p in parameters), unknowns=unknowns,
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)
@@ -134,6 +145,9 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     problem.points = _points(data.get("points", {}), source)
     problem.constraints = [c for i, table in enumerate(_tables(data, "constraints", source))
                            for c in read_constraints(i, table, problem, source, _from_reference)]
+    check_parameters_not_differentiated(problem)
+    problem.observations = read_observations(data, problem)
+    check_unknowns_used(problem)
     check_sections(problem)
     try:
         problem.config_text = json.dumps(data, sort_keys=True, default=str)

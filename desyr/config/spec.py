@@ -187,6 +187,10 @@ def config_hash(spec: RunSpec) -> str:
                if c.kind != "pointwise" or any(not hasattr(s, "fixed") for s in c.faces)]
     if shaped:      # a box's pointwise constraints keep the identity their configs always had
         identity = (*identity, shaped)
+    if problem.parameters or problem.unknowns:
+        obs = problem.observations
+        identity = (*identity, [(v.name, v.lo, v.hi) for v in problem.variables], problem.unknowns,
+                    None if obs is None else (obs.origin, obs.noise, hashlib.sha256(obs.values.tobytes()).hexdigest()))
     derived = {name: table for name, table in spec.sections().items()
                if name != "execution" and table != section_settings(problem, name).as_dict()}
     if derived:

@@ -37,6 +37,7 @@ from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import CoupledInfo, RunContext
 from desyr.model.outcomes import CoupledGroups, RefitPassOutcome, Selection
 from desyr.model.problem import Problem
+from desyr.model.unknowns import starting_values
 from desyr.stages.pool import PooledCandidate
 from desyr.stages.refit import refine_pool
 from desyr.symbolic.numeric import broadcast, columns, lambdify
@@ -80,16 +81,19 @@ class GroupScorer:
     """Joint Phi of a field combination from precomputed jets (no per-group sympy work)."""
 
     def __init__(self, problem: Problem, interior: np.ndarray, constraint_points: list[np.ndarray],
-                 constraint_weight: float):
+                 constraint_weight: float, unknowns: Mapping[str, sp.Expr] | None = None):
         self.problem, self.constraint_weight = problem, constraint_weight
         self.point_sets = [interior] + list(constraint_points)
         jet_syms = [problem.jet_symbol(j) for j in problem.jets()]
         self.jet_syms = jet_syms
         args = problem.symbols + jet_syms
-        self.terms = [(0, lambdify(args, [e.residual])) for e in problem.equations]
+        # an inverse problem's groups are ranked at the unknowns' starting values
+        given = dict(unknowns or {})
+        self.terms = [(0, lambdify(args, [problem.resolved(e.residual, given)])) for e in problem.equations]
         # periodic and integral constraints need the fields at other points than their own: the screen
         # leaves them to the joint refit, which evaluates them whole
-        self.terms += [(1 + l, lambdify(args, [c.residual])) for l, c in enumerate(problem.constraints)
+        self.terms += [(1 + l, lambdify(args, [problem.resolved(c.residual, given)]))
+                       for l, c in enumerate(problem.constraints)
                        if c.kind == "pointwise"]
         self.n_eq = len(problem.equations)
 
@@ -175,7 +179,8 @@ def coupled_groups(pooled: Mapping[str, list[PooledCandidate]], searcher: str, s
         lists[f], list_info[f] = shortlist(per_field[f] + added[f], settings.shortlist, ctx.method)
         if not lists[f]:
             raise ConfigError(f"field '{f}': no finite candidate reached the shortlist")
-    scorer = GroupScorer(problem, screening.points.refine, screening.points.constraints, ctx.constraint_weight)
+    scorer = GroupScorer(problem, screening.points.refine, screening.points.constraints, ctx.constraint_weight,
+                         starting_values(problem.unknowns, ctx.unknown_estimates))
     ranked = rank_groups(problem, lists, scorer)
     screened = [group_candidate(i, g, problem.fields) for i, g in enumerate(ranked[:settings.screened_groups])]
     ctx.progress.message(f"coupled: {len(ranked)} group(s) from shortlists "

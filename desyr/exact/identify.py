@@ -55,6 +55,15 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
     _add(found, value, value * value, lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
          BASE_DIGITS, len(bases), rtol)
+    if 0 < abs(value) < math.pi / 2:
+        # a phase: cos(w*t - atan(sqrt(7)/21)) is what a damped oscillation released from rest is
+        # written as; its tangent is the short number
+        tangent = math.tan(value)
+        _add(found, value, tangent, lambda r: sp.atan(sp.Rational(r.numerator, r.denominator)),
+             BASE_DIGITS, len(bases) + 1, rtol)
+        sign = sp.Integer(1 if value > 0 else -1)
+        _add(found, value, tangent * tangent, lambda r: sp.atan(sign * sp.sqrt(sp.Rational(r.numerator, r.denominator))),
+             BASE_DIGITS, len(bases) + 2, rtol)
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     return [expr for expr, _ in ordered[:limit]]
 

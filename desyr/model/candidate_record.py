@@ -27,4 +27,4 @@ def candidate_record(c: Candidate) -> CandidateRecord:
         rho_r=c.rho_r, rho_c=c.rho_c, removed_by=c.removed_by, removed_reason=c.removed_reason,
         eps_T_fields=dict(c.eps_T_fields) if c.eps_T_fields is not None else None,
         refit_expression={f: str(expression_text(e)) for f, e in refit.expressions.items()} or None if refit else None,
-        screening=c.extra.get("screening"))
+        screening=c.extra.get("screening"), unknowns=c.unknowns_note)

@@ -49,6 +49,8 @@ class Candidate:
     rho_r: float | None = field(default=None, metadata=STAGE_B)           # RMS interior residual (refinement points)
     rho_c: float | None = field(default=None, metadata=STAGE_B)           # RMS constraint residual
     phi: float | None = field(default=None, metadata=STAGE_B)             # rho_r + sqrt(lambda_c) rho_c
+    #: an inverse problem's unknowns: the exact values named, or why none (desyr.stages.unknowns)
+    unknowns_note: str | None = field(default=None, metadata=STAGE_B)
     removed_by: str | None = None
     removed_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)

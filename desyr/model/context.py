@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,8 @@ class RunContext:
     #: ``time.time()`` by which the component's stage should return its best so far (``--budget``);
     #: None: no wall. A teacher that trains in steps checks it between them (docs/escalation.md).
     deadline: float | None = None
+    #: the teacher's estimates of the problem's unknown coefficients (``[unknowns]``), where it trained them
+    unknown_estimates: Mapping[str, float] = field(default_factory=dict)
 
     def seconds_left(self) -> float:
         """Seconds to ``deadline`` (infinite without one; never negative)."""

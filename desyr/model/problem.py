@@ -7,6 +7,8 @@ read the same single definition.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +21,7 @@ from desyr.model.geometry import Geometry, Part
 from desyr.model.nesting import json_loads
 from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
+from desyr.model.unknowns import Misfit, Observations, Unknown, allowed_misfit
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 
@@ -115,6 +118,12 @@ class Problem:
     config_format: str = "json"
     #: the spatial shape (None: the box of the variables' ranges)
     geometry: Geometry | None = None
+    #: variables that are parameters of a family (``[parameters]``): sampled like any variable,
+    #: never differentiated, kept symbolic in the result
+    parameters: tuple[str, ...] = ()
+    #: coefficients of the equations to identify (``[unknowns]``), and the data that decide them
+    unknowns: tuple[Unknown, ...] = ()
+    observations: Observations | None = None
 
     def to_toml(self) -> str:
         """The config as TOML text that reads back to an equal problem: the text as read for a TOML
@@ -140,6 +149,25 @@ class Problem:
     def dim(self) -> int:
         return len(self.variables)
 
+    @property
+    def unknown_names(self) -> list[str]:
+        return [u.name for u in self.unknowns]
+
+    @property
+    def solution_names(self) -> list[str]:
+        """The names a solution gives: every field, then every unknown coefficient."""
+        return [*self.fields, *self.unknown_names]
+
+    def physics_only(self) -> Problem:
+        """The same problem without its observations: what a refit that must hold the physics exactly
+        minimises once the data have picked the branch (the unknowns fixed)."""
+        return self if self.observations is None else dataclasses.replace(self, observations=None)
+
+    def unknown_symbol(self, name: str) -> sp.Symbol:
+        symbol = self.vocabulary.extra[name]
+        assert isinstance(symbol, sp.Symbol)
+        return symbol
+
     def parse(self, text: str | float, *, allow_fields: bool = False) -> sp.Expr:
         """Parse a user expression in this problem's names (fields only if allowed)."""
         expr = parse_expression(text, self.vocabulary)
@@ -159,7 +187,9 @@ class Problem:
 
     # ---------------------------------------------------------- substitution
     def apply(self, expr: sp.Expr, solution: Mapping[str, sp.Expr]) -> sp.Expr:
-        """Replace every jet in ``expr`` by the matching derivative of ``solution``."""
+        """Replace every jet in ``expr`` by the matching derivative of ``solution``, then every unknown
+        coefficient by its value where ``solution`` gives one (``{"u": ..., "nu": 1/10}``): in the
+        equations and in the solution itself, whose family an exact solver may write in the unknown."""
         subs = {}
         for sym in expr.free_symbols:
             jet = self.vocabulary.jet_of(sym)
@@ -169,7 +199,12 @@ class Problem:
                 raise ConfigError(f"no expression given for field '{jet.field}'")
             base = solution[jet.field]
             subs[sym] = sp.diff(base, *[self.vocabulary.var_symbols[v] for v in jet.wrt]) if jet.wrt else base
-        return expr.xreplace(subs)
+        return self.resolved(expr.xreplace(subs), solution)
+
+    def resolved(self, expr: sp.Expr, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+        """``expr`` with each unknown replaced by its value in ``solution`` (where given)."""
+        values = {self.unknown_symbol(n): sp.sympify(solution[n]) for n in self.unknown_names if n in solution}
+        return expr.xreplace(values) if values else expr
 
     def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr]) -> sp.Expr:
         """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
@@ -189,6 +224,21 @@ class Problem:
             return np.zeros(len(X), dtype=bool)
         columns = [self.variable_names.index(v) for v in self.geometry.space]
         return np.asarray(self.geometry.shape.level(X[:, columns]) > 0)
+
+    def misfit(self, solution: Mapping[str, sp.Expr]) -> Misfit | None:
+        """How far ``solution`` is from the observations (None without observations)."""
+        obs = self.observations
+        if obs is None:
+            return None
+        from desyr.symbolic.numeric import evaluate
+        absolute, relative = {}, {}
+        for f in obs.fields:
+            with np.errstate(all="ignore"):
+                values = evaluate(self.apply(solution[f], solution), self.symbols, obs.X)
+                rms = float(np.sqrt(np.mean(np.square(values - obs.column(f)))))
+            absolute[f] = rms if np.isfinite(rms) else math.inf
+            relative[f] = absolute[f] / obs.scale(f)
+        return Misfit(absolute, relative, allowed_misfit(obs.noise))
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""

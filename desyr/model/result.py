@@ -43,6 +43,9 @@ class ProblemInfo:
     source: str
     fields: list[str]
     variables: list[str]
+    #: an inverse problem's unknown coefficients (a solution gives a value for each) and a family's parameters
+    unknowns: list[str] = field(default_factory=list)
+    parameters: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -89,6 +92,7 @@ class CandidateRecord:
     refit_starts: int = 0                         # schema 3 files written before 0.4.1 lack these three
     eps_T_fields: dict[str, float] | None = None
     refit_expression: dict[str, str] | None = None   # the refiner's own, before Stage C's cleaning
+    unknowns: str | None = None                   # an inverse problem's identification (desyr.stages.unknowns)
 
 
 @dataclass

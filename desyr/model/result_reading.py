@@ -42,7 +42,7 @@ def check_consistency(result: Result, source: str) -> None:
     if result.search is not None:
         keyed.append(("search.pool_size_per_field", result.search.pool_size_per_field))
         keyed += [(f"search.runs[{i}]", {run.field: None}) for i, run in enumerate(result.search.runs)]
-    fields = result.problem.fields
+    fields = [*result.problem.fields, *result.problem.unknowns]
     for where, mapping in keyed:
         for name in mapping or {}:
             if name not in fields:

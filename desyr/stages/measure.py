@@ -14,6 +14,7 @@ import sympy as sp
 
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
+from desyr.model.problem import Problem
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.numeric import evaluate
@@ -52,6 +53,25 @@ def measure(candidate: Candidate, ctx: RunContext) -> None:
     candidate.rho_r, candidate.rho_c, candidate.phi = scores.rho_r, scores.rho_c, scores.phi
 
 
+#: the squared misfit may grow by this many noise variances per fixed unknown (a 3-sigma test)
+CHI_SQUARE = 9.0
+
+
+def misfit_allows(problem: Problem, before: Mapping[str, sp.Expr], after: Mapping[str, sp.Expr], fixed: int) -> bool:
+    """Whether fixing ``fixed`` unknowns raised the squared misfit by no more than chance: at most
+    CHI_SQUARE noise variances each, the noise variance estimated from the free fit."""
+    a, b = problem.misfit(before), problem.misfit(after)
+    if a is None or b is None:
+        return True
+    obs = problem.observations
+    assert obs is not None
+    n = obs.X.shape[0]
+    rss = {f: n * a.absolute[f] ** 2 for f in obs.fields}
+    floor = {f: n * (1e-9 * obs.scale(f)) ** 2 for f in obs.fields}
+    return all(n * b.absolute[f] ** 2 <= rss[f] + (CHI_SQUARE * fixed * rss[f] / max(n - 1, 1)) + floor[f]
+               for f in obs.fields)
+
+
 #: refits a reduced tree (dict field -> expression) with the run's refiner, physics only, and returns
 #: the refit's status and its checked expressions (empty when it produced none)
 ReducedRefit = Callable[[Mapping[str, sp.Expr]], tuple[str, dict[str, sp.Expr]]]
@@ -64,6 +84,7 @@ class _Baseline:
 
     phi: float
     eps_T: float | None
+    exprs: Mapping[str, sp.Expr]
 
 
 def _accepts(ctx: RunContext, base: _Baseline, exprs: Mapping[str, sp.Expr]
@@ -77,7 +98,9 @@ def _accepts(ctx: RunContext, base: _Baseline, exprs: Mapping[str, sp.Expr]
     ok_phi = scores.phi <= method.physics_factor * base.phi + method.physics_absolute
     ok_eps = eps is None or (base.eps_T is not None and math.isfinite(eps)
                              and eps <= method.teacher_factor * base.eps_T + method.teacher_absolute)
-    return math.isfinite(scores.phi) and ok_phi and ok_eps, eps, eps_fields, scores
+    # an inverse problem's cleaning must not trade the fit to the data for a shorter tree
+    ok_data = misfit_allows(ctx.problem, base.exprs, exprs, 1)
+    return math.isfinite(scores.phi) and ok_phi and ok_eps and ok_data, eps, eps_fields, scores
 
 
 def _adopt(candidate: Candidate, exprs: dict[str, sp.Expr], eps: float | None, eps_fields: dict[str, float],
@@ -98,7 +121,7 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
     if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
         return
     method = ctx.method
-    base = _Baseline(candidate.phi, candidate.eps_T)
+    base = _Baseline(candidate.phi, candidate.eps_T, dict(candidate.expressions))
     proposal = {f: cleaning_proposal(e, method.clean_term_tolerance, method.snap_integer_tolerance)
                 for f, e in candidate.expressions.items()}
     before, after = _size(candidate.expressions), _size(proposal)

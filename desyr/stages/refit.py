@@ -23,12 +23,14 @@ from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.measure import ReducedRefit, clean, measure
+from desyr.stages.unknowns import identify_unknowns, seeded
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
-    """``"sin(3.14*x)"`` for one field, ``"u = ...; v = ..."`` or a dict for several."""
+    """``"sin(3.14*x)"`` for one field, ``"u = ...; v = ..."`` or a dict for several; an inverse
+    problem's unknowns may be given too (``"u = ...; nu = 0.1"``), else the refit starts them."""
     if isinstance(text, Mapping):
         parts = dict(text)
     elif len(problem.fields) == 1 and "=" not in text:
@@ -40,18 +42,24 @@ def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str
             if not sep:
                 raise ConfigError(f"candidate {text!r:.80}: write 'field = expression' separated by ';'")
             parts[name.strip()] = body.strip()
-    if set(parts) != set(problem.fields):
-        raise ConfigError(f"candidate {text!r:.80}: needs exactly the fields {', '.join(problem.fields)}")
+    if not set(problem.fields) <= set(parts) <= set(problem.fields) | set(problem.unknown_names):
+        extra = f" (and optionally the unknowns {', '.join(problem.unknown_names)})" if problem.unknowns else ""
+        raise ConfigError(f"candidate {text!r:.80}: needs exactly the fields {', '.join(problem.fields)}{extra}")
     try:
-        return {f: problem.parse(parts[f]) for f in problem.fields}
+        out = {f: problem.parse(parts[f]) for f in [*problem.fields, *problem.unknown_names] if f in parts}
     except ExpressionError as exc:
         raise ConfigError(f"candidate {text!r:.80}: {exc}") from None
+    for name in problem.unknown_names:
+        if name in out and not out[name].is_number:
+            raise ConfigError(f"candidate {text!r:.80}: the unknown {name} must be a number, got {out[name]}")
+    return out
 
 
 def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext) -> str | None:
     """A reason if the expression is non-finite somewhere on the refinement or constraint points."""
     X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
     for f, e in exprs.items():
+        e = problem.resolved(e, exprs)
         if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
             return f"{f} = {e} is not finite"
         try:
@@ -84,6 +92,8 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     tells apart refits of the same candidate with other settings, e.g. coupled screening).
     Errors are isolated per candidate: a refiner that raises, or returns something
     that is not a :class:`RefitOutcome`, marks that candidate failed with the reason."""
+    for cand in pool:
+        seeded(cand, ctx)
     order = sorted(pool, key=lambda c: c.complexity)
     start = time.perf_counter()
     units = ctx.units or serial_units()
@@ -124,10 +134,14 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         outcome = checked_outcome(refiner.refine(cand, ctx.problem, ctx.points), refiner.name)
         cand.refit = outcome
         cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
+        # after the joint fit has let the data pick the branch, refits hold the physics alone
+        physics = replace(ctx, problem=ctx.problem.physics_only())
+        if ctx.problem.unknowns and cand.expressions:
+            cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, physics), ctx) or None
         measure(cand, ctx)
         if cand.expressions and not (cand.phi is not None and math.isfinite(cand.phi)):
             cand.refit = replace(outcome, status="failed", converged=False, reason=_NON_FINITE)
-        clean(cand, ctx, _reduced_refit(refiner, cand, ctx))
+        clean(cand, ctx, _reduced_refit(refiner, cand, physics))
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as exc:  # one unusable candidate must not end the run; record why
@@ -219,6 +233,7 @@ def check_refit_record(item: tuple[Refiner, Candidate, RunContext], record: dict
             text_map(texts, names, where)
     stored_field(record, "cleaned", bool, missing_ok=True)
     stored_field(record, "cleaning_note", str, nullable=True, missing_ok=True)
+    stored_field(record, "unknowns_note", str, nullable=True, missing_ok=True)
     for key in ("eps_T", "rho_r", "rho_c", "phi"):
         stored_field(record, key, NUMBER, nullable=True, missing_ok=True)
     per_field = stored_field(record, "eps_T_fields", dict, nullable=True, missing_ok=True) or {}
@@ -270,6 +285,9 @@ def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Proble
     for f, e in exprs.items():
         if not isinstance(e, sp.Expr):
             raise TypeError(f"refined {f} is {type(e).__name__}, not a sympy expression")
+    # a family written in the unknowns (an exact solver's) becomes the member with the fitted values
+    exprs = {f: problem.resolved(e, exprs) for f, e in exprs.items()}
+    for f, e in exprs.items():
         foreign = sorted(s.name for s in e.free_symbols if s.name not in names)
         if foreign:
             raise ValueError(f"refined {f} uses {', '.join(foreign)}, which are not variables of the problem")

@@ -42,8 +42,22 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -
 
 
 def with_teacher(ctx: RunContext, taught: TeacherOutcome) -> RunContext:
-    """The context the stages after the teacher read: the same run, with the teacher's values."""
-    return replace(ctx, teacher_values=taught.values)
+    """The context the stages after the teacher read: the same run, with the teacher's values and its
+    estimates of the unknown coefficients (``info()["unknowns"]``, where it trained them)."""
+    return replace(ctx, teacher_values=taught.values, unknown_estimates=unknown_estimates(ctx, taught.info.facts))
+
+
+def unknown_estimates(ctx: RunContext, info: Any) -> dict[str, float]:
+    """The teacher's finite estimates of the problem's unknowns, each held inside its bounds."""
+    given = info.get("unknowns") if isinstance(info, dict) else None
+    if not isinstance(given, dict):
+        return {}
+    out = {}
+    for unknown in ctx.problem.unknowns:
+        value = given.get(unknown.name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value):
+            out[unknown.name] = float(np.clip(value, unknown.lo, unknown.hi))
+    return out
 
 
 def checked_model(model: object, name: str) -> TeacherModel:

@@ -29,7 +29,8 @@ def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.nd
     if isinstance(exprs_or_values, np.ndarray):
         pred = exprs_or_values
     else:
-        pred = np.column_stack([evaluate(exprs_or_values[f], problem.symbols, X) for f in problem.fields])
+        exprs = exprs_or_values
+        pred = np.column_stack([evaluate(problem.resolved(exprs[f], exprs), problem.symbols, X) for f in problem.fields])
     with np.errstate(all="ignore"):
         err = float(np.linalg.norm(pred - ref) / np.linalg.norm(ref))
     return err if math.isfinite(err) else math.inf

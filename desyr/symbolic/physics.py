@@ -30,6 +30,8 @@ class Block:
     with_jacobian: bool
     #: an integral constraint's quadrature weights (m, n): its m residuals are these sums of the integrand
     reduction: np.ndarray | None = None
+    #: an observation block's measured values, subtracted from the field's values at its points
+    data: np.ndarray | None = None
 
 
 #: parameter values: a sequence of floats or a 1-D array (refiners pass scipy's arrays)
@@ -74,6 +76,8 @@ class ResidualSystem:
                 for block in self.blocks:
                     n = block.points.shape[0]
                     values = [broadcast(v, n) for v in block.function(*columns(block.points), *a)]  # type: ignore[operator]
+                    if block.data is not None:
+                        values[0] = values[0] - block.data
                     out.append(values if block.reduction is None else [block.reduction @ v for v in values])
             self._cache_key, self._cache = key, out
         return self._cache
@@ -98,9 +102,19 @@ class ResidualSystem:
 def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
                    points: PointSets, constraint_weight: float = METHOD.constraint_weight,
                    jacobian: bool = True) -> ResidualSystem:
-    """The residual system a refiner minimises: equations on the refinement points and constraints."""
-    return ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
-                          points.reductions)
+    """The residual system a refiner minimises: equations on the refinement points and constraints, and
+    for an inverse problem the misfit to the observations (with the constraints' weight; it is data,
+    so :func:`physics_scores` leaves it out)."""
+    system = ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
+                            points.reductions)
+    obs = problem.observations
+    if obs is not None and all(f in solution for f in obs.fields):
+        for k, f in enumerate(obs.fields):
+            block = system._block("observation", k, problem.apply(solution[f], solution), obs.X,
+                                  math.sqrt(constraint_weight), problem.symbols + system.params, jacobian)
+            block.data = obs.column(f)
+            system.blocks.append(block)
+    return system
 
 
 @dataclass

@@ -86,16 +86,23 @@ def read_problem(config: Mapping[str, Any]) -> Problem:
 
 
 def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
-    """Expression text per field, through the bounded parser, in the problem's names."""
+    """Expression text per field (and a number per unknown of an inverse problem), through the bounded
+    parser, in the problem's names."""
     if not isinstance(texts, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in texts.items()):
         raise ConfigError(f"{what} must map each field to expression text")
-    if sorted(texts) != sorted(problem.fields):
-        raise ConfigError(f"{what} gives fields {', '.join(sorted(texts)) or 'none'}; the problem has "
-                          f"{', '.join(problem.fields)}")
+    names = [*problem.fields, *problem.unknown_names]
+    if sorted(texts) != sorted(names):
+        has = " and the unknowns " + ", ".join(problem.unknown_names) if problem.unknowns else ""
+        raise ConfigError(f"{what} gives {', '.join(sorted(texts)) or 'none'}; the problem has the fields "
+                          f"{', '.join(problem.fields)}{has}")
     try:
-        return {f: problem.parse(texts[f]) for f in problem.fields}
+        out = {f: problem.parse(texts[f]) for f in names}
     except (ExpressionError, RecursionError) as exc:
         raise ConfigError(f"{what}: {exc}") from None
+    for name in problem.unknown_names:
+        if not out[name].is_number:
+            raise ConfigError(f"{what}: the unknown {name} must be a number, got {texts[name]!r:.60}")
+    return out
 
 
 def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
@@ -150,17 +157,37 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
             verdict, reason = "proved", exact_part["reason"]
         else:
             reason = f"{reason}; not proved: {exact_part['reason']}"
+    data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
+    if data is not None and not data["consistent"] and verdict != "not_exact":
+        # the physics holds for these coefficients, but the measurements say they are not the problem's
+        verdict, reason = "not_exact", f"{reason}; but {data['reason']}"
     return {
         "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
         "exact_tolerance": tolerance, "seed": seed, "streams": list(STREAMS),
         "config_sha256": config_sha256(str(config["text"])), "source": problem.source,
         "expressions": {f: expression_text(numeric[f]) for f in problem.fields},
+        "unknowns": {n: expression_text(numeric[n]) for n in problem.unknown_names},
+        "observations": data,
         "points": {"interior": int(points.interior.shape[0]),
                    "constraints": [int(c.shape[0]) for c in points.constraints]},
         "residuals": _plain(checked), "exact_form": exact_part,
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }
+
+
+def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, Any] | None:
+    """The misfit to the observations, reported beside the physics (None without observations)."""
+    misfit = problem.misfit(exprs)
+    obs = problem.observations
+    if misfit is None or obs is None:
+        return None
+    worst = max(misfit.relative, key=lambda f: misfit.relative[f])
+    within = "within" if misfit.consistent else "above"
+    reason = (f"the relative misfit to the {obs.X.shape[0]} observations is {misfit.worst:.3g} ({worst}), {within} "
+              f"what the stated noise {obs.noise:g} allows ({misfit.allowed:.3g})")
+    return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
+            "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason}
 
 
 def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
@@ -182,14 +209,17 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
     if form is None:
         return {"proved": False, "reason": "constants not identified (the expression has float constants "
                 "and no exact form was given)", "expressions": None}
-    out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields}}
+    out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
+                           "unknowns": {n: expression_text(form[n]) for n in problem.unknown_names}}
     checked = check(problem, form, points) if form is not numeric else None
     if checked is not None:
         out["residuals"] = _plain(checked)
         verdict, why = _numeric_verdict(checked, tolerance)
         if verdict != "verified":
             return {**out, "proved": False, "reason": f"the exact form fails: {why}"}
-        gap = _difference(problem, numeric, form, points.interior)
+        gap = max([_difference(problem, numeric, form, points.interior)]
+                  + [abs(float(numeric[n]) - float(form[n])) / max(abs(float(form[n])), 1e-300)
+                     for n in problem.unknown_names])
         out["agreement"] = gap
         if not gap <= AGREEMENT:
             return {**out, "proved": False,

@@ -60,6 +60,9 @@ def problem_fingerprint(problem) -> dict[str, Any]:
         ],
         # a box keeps the fingerprint it always had (and its cache entries)
         **({"shape": problem.geometry.text, "space": list(problem.geometry.space)} if problem.geometry else {}),
+        **({"unknowns": [[u.name, repr(u.lo), repr(u.hi)] for u in problem.unknowns]} if problem.unknowns else {}),
+        **({"observations": array_digest([problem.observations.X, problem.observations.values])}
+           if problem.observations is not None else {}),
     }
 
 

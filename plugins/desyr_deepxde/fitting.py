@@ -98,6 +98,13 @@ class _Validator:
         self.reductions = [None if R is None else torch.as_tensor(np.array(R), dtype=dtype) for R in reductions]
         self.shifts = [torch.as_tensor(np.asarray(c.shift)[perm], dtype=dtype) if c.kind == "periodic" else None
                        for c in problem.constraints]
+        # an inverse problem's checkpoint must fit the data too: the physics alone holds for a
+        # wrong coefficient with the field that goes with it (u = 0 solves the heat equation)
+        obs = problem.observations
+        self.observed = [] if obs is None else [
+            (problem.fields.index(f), torch.as_tensor(obs.column(f).reshape(-1, 1), dtype=dtype))
+            for f in obs.fields]
+        self.X_obs = None if obs is None else torch.as_tensor(np.asarray(obs.X)[:, perm], dtype=dtype)
 
     def components(self, net: torch.nn.Module) -> list[float]:
         out: list[float] = []
@@ -109,6 +116,10 @@ class _Validator:
             error = constraint_error(self.residuals, i, x, net(x), _autograd_derivative, g, net,
                                      self.shifts[i], self.reductions[i])
             out.append(float(torch.mean(error.detach() ** 2)))
+        if self.observed:
+            with torch.no_grad():
+                y = net(self.X_obs)
+            out += [float(torch.mean((y[:, k:k + 1] - v) ** 2)) for k, v in self.observed]
         return out
 
 
@@ -127,6 +138,7 @@ class _Checkpoints(dde.callbacks.Callback):
         self.components: list[list[float]] = []
         self.scales = scales     # shared between architectures, so their S_val compare
         self.best_state: dict | None = None
+        self.best_unknowns: dict[str, float] = {}
         self.best_score = math.inf
         self.phase = "adam"
         self.phase_end = 0
@@ -147,6 +159,7 @@ class _Checkpoints(dde.callbacks.Callback):
         if math.isfinite(score) and score < self.best_score:
             self.best_score = score
             self.best_state = copy.deepcopy({k: t.detach().clone() for k, t in net.state_dict().items()})
+            self.best_unknowns = self.validator.residuals.unknown_values()
         self.progress.bar(f"teacher {self.phase}", min(step, self.total), self.total, loss=loss, S_val=score)
         if self.patience.exhausted(step, score):
             self.model.stop_training = True
@@ -197,6 +210,10 @@ def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed
             return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
 
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
+    obs = problem.observations
+    for f in obs.fields if obs is not None else ():
+        bcs.append(dde.icbc.PointSetBC(np.asarray(obs.X)[:, perm], obs.column(f).reshape(-1, 1),
+                                       component=problem.fields.index(f)))
 
     def pde(x, y):
         return [r / s for r, s in zip(residuals.equation_residuals(x, y, _dde_derivative), scales)]
@@ -238,21 +255,24 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
         dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
     net = build_net(problem, settings, n_in, architecture, activation)
     slot.net = net
+    validator.residuals.restart_unknowns()
+    trainable = {"external_trainable_variables": validator.residuals.unknowns} if problem.unknowns else {}
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
     weights = settings["loss_weights"]
     callbacks: list = [cb]
     balancer = None
-    if weights is None and settings["balance"] == "annealing" and problem.constraints:
-        balancer = LossBalancer(len(problem.equations), len(problem.constraints), every)
+    conditions = len(data.bcs)       # the constraints and, for an inverse problem, the observations
+    if weights is None and settings["balance"] == "annealing" and conditions:
+        balancer = LossBalancer(len(problem.equations), conditions, every)
         callbacks.append(balancer)
     progress.message(f"teacher deepxde: training {architecture} ({activation}) {n_in}->{settings['layers']}->"
                      f"{len(problem.fields)}, up to {adam} Adam + {lbfgs} L-BFGS steps, "
                      f"{settings['interior_points']} interior points")
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        model.compile("adam", lr=settings["lr"], loss_weights=weights)
+        model.compile("adam", lr=settings["lr"], loss_weights=weights, **trainable)
         cb.start_phase("adam", adam)
         model.train(iterations=adam, display_every=every, callbacks=callbacks, verbose=0)
         if balancer is not None:
@@ -262,7 +282,7 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)
             opts["fun_per_step"] = int(math.ceil(1.25 * opts["iter_per_step"]))
-            model.compile("L-BFGS", loss_weights=weights)
+            model.compile("L-BFGS", loss_weights=weights, **trainable)
             cb.start_phase("lbfgs", lbfgs)
             try:
                 model.train(callbacks=[cb], verbose=0)
@@ -327,6 +347,7 @@ def train_networks(settings, problem, context, geom, net_vars, perm, seed):
         "seed": seed,
         "n_parameters": int(sum(p.numel() for p in chosen.net.parameters())),
         "network_inputs": list(net_vars),
+        **({"unknowns": chosen.cb.best_unknowns} if problem.unknowns else {}),
         "settings": {k: v for k, v in settings.items()},
     }
     progress.message(f"teacher deepxde: {info['train_seconds']:.1f} s, {chosen.architecture}, S_val "

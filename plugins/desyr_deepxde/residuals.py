@@ -49,16 +49,28 @@ def torch_function(args: Sequence[sp.Symbol], expr: sp.Expr) -> Callable[..., to
 
 # ------------------------------------------------------------------ residuals
 class PinnResiduals:
-    """Equation and constraint residuals of one problem as torch functions."""
+    """Equation and constraint residuals of one problem as torch functions; an inverse problem's
+    unknown coefficients are trainable scalars (DeepXDE's ``Variable``) that train with the network."""
 
     def __init__(self, problem, net_vars: list[str]) -> None:
         self.problem = problem
         self.jets = problem.jets()
         self.field_index = {f: i for i, f in enumerate(problem.fields)}
         self.col = {v: net_vars.index(v) for v in problem.variable_names}
-        args = list(problem.symbols) + [problem.jet_symbol(j) for j in self.jets]
+        self.unknowns = [dde.Variable(u.start()) for u in problem.unknowns]
+        unknown_symbols = [problem.unknown_symbol(u.name) for u in problem.unknowns]
+        args = list(problem.symbols) + unknown_symbols + [problem.jet_symbol(j) for j in self.jets]
         self.equations = [torch_function(args, e.residual) for e in problem.equations]
         self.operators = [torch_function(args, c.operator) for c in problem.constraints]
+
+    def restart_unknowns(self) -> None:
+        """Every unknown back to its start, for the next network of the ladder."""
+        with torch.no_grad():
+            for tensor, unknown in zip(self.unknowns, self.problem.unknowns):
+                tensor.fill_(unknown.start())
+
+    def unknown_values(self) -> dict[str, float]:
+        return {u.name: float(t.detach()) for u, t in zip(self.problem.unknowns, self.unknowns)}
 
     def variables(self, x: torch.Tensor) -> list[torch.Tensor]:
         return [x[:, self.col[v]:self.col[v] + 1] for v in self.problem.variable_names]
@@ -81,11 +93,11 @@ class PinnResiduals:
     def equation_residuals(self, x, y, d) -> list[torch.Tensor]:
         jets = self.jet_values(x, y, d)
         cols = self.variables(x)
-        return [f(*cols, *jets) for f in self.equations]
+        return [f(*cols, *self.unknowns, *jets) for f in self.equations]
 
     def constraint_operator(self, index: int, x, y, d) -> torch.Tensor:
         jets = self.jet_values(x, y, d)
-        return self.operators[index](*self.variables(x), *jets)
+        return self.operators[index](*self.variables(x), *self.unknowns, *jets)
 
 
 def equation_scales(residuals: PinnResiduals, X: torch.Tensor) -> list[float]:
@@ -101,7 +113,7 @@ def equation_scales(residuals: PinnResiduals, X: torch.Tensor) -> list[float]:
     scales = []
     for f in residuals.equations:
         with torch.no_grad():
-            rms = float(torch.sqrt(torch.mean(f(*cols, *zeros) ** 2)))
+            rms = float(torch.sqrt(torch.mean(f(*cols, *residuals.unknowns, *zeros) ** 2)))
         scales.append(min(rms, 1.0) if math.isfinite(rms) and rms > 0 else 1.0)
     return scales
 

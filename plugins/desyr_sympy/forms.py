@@ -24,6 +24,46 @@ ALLOWED_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, s
                      sp.asin, sp.acos, sp.atan, sp.Abs)
 
 
+class Coordinates:
+    """The problem as the solvers read it: the parameters of a family (``[parameters]``) and the
+    unknown coefficients (``[unknowns]``) are constants of the equations, not variables, so
+    ``u_xx + k**2*u`` is an ODE in ``x`` whose solution keeps ``k`` symbolic (the refit then
+    fits an unknown to the observations).  Everything else is the problem's own."""
+
+    def __init__(self, problem: Problem) -> None:
+        self._problem = problem
+        keep = [i for i, v in enumerate(problem.variable_names) if v not in problem.parameters]
+        self.variables = [problem.variables[i] for i in keep]
+        self.variable_names = [problem.variable_names[i] for i in keep]
+        self.symbols = [problem.symbols[i] for i in keep]
+        self.bounds = problem.bounds[keep]
+        self.dim = len(keep)
+        names = set(problem.parameters)
+        unknowns = [problem.unknown_symbol(n) for n in problem.unknown_names]
+        self.constants = {s for s in problem.symbols if s.name in names} | set(unknowns)
+        lows = {v.name: v.lo for v in [*problem.variables, *problem.unknowns]}
+        self._positive = {s: sp.Symbol(s.name, positive=True) for s in self.constants if lows[s.name] > 0}
+
+    def tidy(self, expr: sp.Expr) -> sp.Expr:
+        """``sin(x*Abs(k))`` -> ``sin(k*x)`` where the range of ``k`` is positive."""
+        if not self._positive:
+            return expr
+        back = {p: s for s, p in self._positive.items()}
+        return expr.xreplace(self._positive).xreplace(back)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._problem, name)
+
+
+def coordinates(problem: Problem) -> Coordinates:
+    return problem if isinstance(problem, Coordinates) else Coordinates(problem)
+
+
+def constants_of(problem: Problem) -> set[sp.Symbol]:
+    """The parameters' symbols (constants of the equations), none for a plain problem."""
+    return set(getattr(problem, "constants", ()))
+
+
 def jet_symbols(problem: Problem) -> dict[sp.Symbol, Any]:
     """Every jet symbol in the equations and constraints -> its Jet (field, wrt)."""
     return {problem.jet_symbol(j): j for j in problem.jets()}
@@ -153,7 +193,7 @@ def point_conditions(problem: Problem) -> list[PointCondition] | None:
                 return None
             at = exact_number(face.fixed[0][1])
             value = rational(c.value).subs(problem.symbols[0], at)   # "reference" data is a function
-            if value.free_symbols:
+            if value.free_symbols - constants_of(problem):
                 return None
             out.append(PointCondition(jet.field, len(jet.wrt), at, value))
     return out
@@ -175,6 +215,7 @@ def terms(expr: sp.Expr) -> list[sp.Expr]:
 
 
 def shape(term: sp.Expr, variables: Iterable[sp.Symbol]) -> sp.Expr:
-    """A term without its constant factors: ``-2*pi*sin(pi*x)`` -> ``sin(pi*x)``."""
+    """A term without its constant factors: ``-2*pi*sin(pi*x)`` -> ``sin(pi*x)`` (a parameter's
+    factor is kept: it is part of the data, not a free amplitude)."""
     keep = [f for f in sp.Mul.make_args(term) if f.free_symbols & set(variables)]
     return sp.Mul(*keep)

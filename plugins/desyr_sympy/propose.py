@@ -19,6 +19,7 @@ import sympy as sp
 from desyr_sympy import first_order, odes, separable, travelling
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
+from desyr_sympy.forms import coordinates
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -72,6 +73,8 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     ``workers`` is how many run at once (default: the usable cores).
     """
     start = time.perf_counter()
+    every = [*problem.symbols, *(problem.unknown_symbol(n) for n in problem.unknown_names)]
+    problem = view = coordinates(problem)
     names = None if solvers is None else set(solvers)
     chosen = [s for s in SOLVERS if names is None or s.name in names]
     attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]
@@ -86,7 +89,8 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
         """Run ``group`` side by side; the names of those that proposed a candidate."""
         outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in group], time_limit,
                                workers=workers or _cores(), deadline=None if budget is None else start + budget)
-        records = {i: _record(chosen[i].name, outcome, problem, pool) for i, outcome in zip(group, outcomes)}
+        records = {i: _record(chosen[i].name, outcome, every, pool, view.tidy)
+                   for i, outcome in zip(group, outcomes)}
         for i, record in records.items():
             attempts[i] = record
         return [r.solver for r in records.values() if r.outcome.startswith("candidates") and r.outcome != "candidates: 0"]
@@ -136,21 +140,23 @@ def _applies(solver: Solver, problem: Problem) -> Attempt | None:
     return Attempt(solver.name, time.perf_counter() - began, "not applicable", reason) if reason else None
 
 
-def _record(name: str, outcome: Outcome, problem: Problem, pool: Pool) -> Attempt:
+def _record(name: str, outcome: Outcome, variables: list[sp.Symbol], pool: Pool,
+            tidy: Callable[[sp.Expr], sp.Expr]) -> Attempt:
     if outcome.status in ("timeout", "skipped"):
         return Attempt(name, outcome.seconds, outcome.status, outcome.message)
     if outcome.status == "error":
         return Attempt(name, outcome.seconds, f"error: {outcome.message}")
     if outcome.status == "no solution" or not outcome.value:
         return Attempt(name, outcome.seconds, "no solution", outcome.message)
-    return _collect(name, outcome.value, problem, pool, outcome.seconds)
+    return _collect(name, outcome.value, variables, pool, outcome.seconds, tidy)
 
 
-def _collect(name: str, solutions: Iterable[Mapping[str, sp.Expr]], problem: Problem, pool: Pool, seconds: float) -> Attempt:
+def _collect(name: str, solutions: Iterable[Mapping[str, sp.Expr]], variables: list[sp.Symbol], pool: Pool,
+             seconds: float, tidy: Callable[[sp.Expr], sp.Expr]) -> Attempt:
     added, dropped = 0, []
     for solution in solutions:
-        candidate = free_constants(solution)
-        why = usable(candidate, problem.symbols)
+        candidate = free_constants({f: tidy(e) for f, e in solution.items()})
+        why = usable(candidate, variables)
         if why:
             dropped.append(why)
         elif pool.add(candidate, name):

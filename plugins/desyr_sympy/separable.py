@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy.candidates import Seeds, free_rate, solver_constants
-from desyr_sympy.forms import Linear, jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
+from desyr_sympy.forms import Linear, constants_of, jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -48,7 +48,7 @@ def applies(problem: Problem) -> str:
 
 
 def shapes(problem: Problem, linear: Linear) -> list[Shape]:
-    variables = problem.symbols
+    variables = [*problem.symbols, *constants_of(problem)]
     found: list[Shape] = []
     for data in slice_data(problem):
         parts = terms(data.value)
@@ -147,7 +147,7 @@ def _characteristic(problem: Problem, linear: Linear, item: Shape, s: sp.Dummy) 
     if _varies(ratio, problem.symbols, problem, {s: sp.Float(0.7310585786300049)}):
         return None
     ratio = sp.simplify(ratio)
-    if ratio.free_symbols - {s} or not ratio.is_polynomial(s) or ratio == 0:
+    if ratio.free_symbols - {s} - constants_of(problem) or not ratio.is_polynomial(s) or ratio == 0:
         return None
     return sp.Poly(ratio, s)
 
@@ -164,12 +164,13 @@ def _roots(polynomial: sp.Poly) -> dict[sp.Expr, int]:
 def _basis(polynomial: sp.Poly, s: sp.Dummy, v: sp.Symbol, seeds: Seeds | None) -> list[sp.Expr]:
     """Solutions of ``P(d/dv) T = 0``; with ``seeds``, every nonzero rate a float."""
     def rate(r: sp.Expr) -> sp.Expr:
-        return free_rate(r, seeds) if seeds is not None else r
+        # a rate in a family's parameters stays exact: no float could stand for it over the range
+        return free_rate(r, seeds) if seeds is not None and not r.free_symbols else r
 
     out = []
     for root, multiplicity in _roots(polynomial).items():
         re, im = sp.re(root), sp.im(root)
-        if im < 0:
+        if im.is_negative or (im.free_symbols and im.could_extract_minus_sign()):
             continue          # its conjugate gives the same cos and sin
         growth = sp.exp(rate(re) * v) if re != 0 else sp.Integer(1)
         for k in range(multiplicity):

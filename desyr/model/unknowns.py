@@ -1,0 +1,108 @@
+"""Unknown coefficients of the equations, and the observations that decide them.
+
+An unknown (``[unknowns] nu = [0.01, 1]``) is a symbol of the equations whose value the run
+finds.  A candidate carries its value as one more entry of its expression mapping
+(``{"u": ..., "nu": 1/10}``), so that :meth:`desyr.model.problem.Problem.apply` puts it into
+the equations wherever a residual is formed: the refit fits it like any constant, the exact
+form names it like any constant, and the verifier proves the physics with it.  The
+observations are data: they are never part of the physics score, and their misfit is
+reported beside the verdict.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A coefficient to identify, with the bounds it must lie in."""
+
+    name: str
+    lo: float
+    hi: float
+
+    def start(self) -> float:
+        """Where a fit starts without a teacher's estimate: the geometric middle of a positive
+        range (coefficients span decades), the middle otherwise."""
+        if self.lo > 0:
+            return math.sqrt(self.lo * self.hi)
+        return 0.5 * (self.lo + self.hi)
+
+
+@dataclass(frozen=True, eq=False)
+class Observations:
+    """Measured values of some fields at points: ``X`` (n, dim) in the problem's variable order,
+    ``values`` (n, len(fields)); ``noise`` is the stated relative noise level (0: exact data)."""
+
+    X: np.ndarray
+    values: np.ndarray
+    fields: tuple[str, ...]
+    noise: float = 0.0
+    origin: str = ""
+
+    def __post_init__(self) -> None:
+        # shared between stages and worker processes: nobody may change the data in place
+        self.X.setflags(write=False)
+        self.values.setflags(write=False)
+
+    def column(self, field: str) -> np.ndarray:
+        return self.values[:, self.fields.index(field)]
+
+    def scale(self, field: str) -> float:
+        """The RMS of a field's observed values (what the relative misfit divides by)."""
+        column = self.column(field)
+        return float(np.sqrt(np.mean(np.square(column)))) or 1.0
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """How far a solution is from the observations: the RMS per field, absolute and relative to
+    the RMS of the observed values, and whether that is within what the stated noise allows."""
+
+    absolute: dict[str, float]
+    relative: dict[str, float]
+    allowed: float
+
+    @property
+    def worst(self) -> float:
+        return max(self.relative.values(), default=0.0)
+
+    @property
+    def consistent(self) -> bool:
+        return math.isfinite(self.worst) and self.worst <= self.allowed
+
+
+#: the relative misfit exact data allow (round-off in the data file and the evaluation)
+EXACT_DATA_MISFIT = 1e-6
+#: how many times the stated noise level the misfit of the true solution may reach
+NOISE_FACTOR = 3.0
+
+
+def allowed_misfit(noise: float) -> float:
+    """A relative RMS misfit the true solution stays under: Gaussian noise of relative size
+    ``noise`` gives a misfit near ``noise``; 3x leaves room for a small sample."""
+    return NOISE_FACTOR * noise + EXACT_DATA_MISFIT
+
+
+def starting_values(unknowns: tuple[Unknown, ...], estimates: Mapping[str, float]) -> dict[str, sp.Float]:
+    """Where a fit starts each unknown: the teacher's estimate, else the middle of the bounds; beside
+    0 and +-1, which a refit takes as structure rather than a constant to move."""
+    out = {}
+    for unknown in unknowns:
+        start = float(estimates.get(unknown.name, unknown.start()))
+        if abs(start) < 1e-10:
+            start = 0.5 * (unknown.lo + unknown.hi) or 0.1
+        if abs(abs(start) - 1.0) < 1e-10:
+            start *= 1.1
+        out[unknown.name] = sp.Float(start)
+    return out
+
+
+def unknown_values(solution: Mapping[str, sp.Expr], unknowns: tuple[Unknown, ...]) -> dict[str, sp.Expr]:
+    """The unknowns' entries of a candidate's mapping (the fields' entries left out)."""
+    return {u.name: solution[u.name] for u in unknowns if u.name in solution}
