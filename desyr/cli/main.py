@@ -346,33 +346,25 @@ def _num(value: object) -> str:
     return f"{value:.3e}" if isinstance(value, float) else str(value)
 
 
-def inverse_lines(result: Result) -> list[str]:
-    """An inverse problem's two extra facts: how its unknowns were decided, and the data misfit."""
-    chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
-    lines = [f"unknowns: {chosen.unknowns}"] if chosen is not None and chosen.unknowns else []
-    answer = result.verification.answer if result.verification else None
-    data = answer.get("observations") if isinstance(answer, dict) else None
-    if isinstance(data, dict) and isinstance(data.get("reason"), str):
-        lines.append(f"observations: {data['reason']}")
-    return lines
-
-
 def _summary(result: Result, out: str | None) -> None:
     if result.expression is None:
         print("no candidate could be selected")
     else:
+        from desyr.report.markdown import inverse_lines, undecided, visible
+
+        hidden = undecided(result)          # values the data cannot decide are not printed as found
         for f, e in result.expression.items():
-            print(f"{f} = {e}")
+            if f not in hidden:
+                print(f"{f} = {e}")
         exact = result.exact_form.expressions if result.exact_form else {}
         if exact and exact != result.expression:      # decimals the exact-form step identified
-            print("exact form: " + "; ".join(f"{f} = {e}" for f, e in exact.items()))
+            print("exact form: " + "; ".join(f"{f} = {e}" for f, e in exact.items() if f not in hidden))
         res, err = result.residuals, result.errors
         print(f"converged={result.converged} complexity={result.complexity} "
               f"R_eq={_num(res.R_eq if res else None)} R_con={_num(res.R_con if res else None)}"
               + (f" rel_l2={_num(err.rel_l2)}" if err.rel_l2 is not None else ""))
         words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact",
                  "unverified": "Unverified"}
-        from desyr.report.markdown import visible
 
         # a reason can quote a config's label: terminal escapes in it must not redraw the screen
         reason = visible(result.verification.reason) if result.verification else ""

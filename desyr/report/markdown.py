@@ -69,6 +69,26 @@ def fmt(v: Any) -> str:
     return md(v)
 
 
+def undecided(result: Result) -> set[str]:
+    """The unknowns a run found not identifiable: their values are arbitrary, so none is shown."""
+    chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
+    note = chosen.unknowns if chosen is not None else None
+    if not note or not note.startswith("not identifiable"):
+        return set()
+    return set(result.problem.unknowns)
+
+
+def inverse_lines(result: Result) -> list[str]:
+    """An inverse problem's two extra facts: how its unknowns were decided, and the data misfit."""
+    chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
+    lines = [f"unknowns: {chosen.unknowns}"] if chosen is not None and chosen.unknowns else []
+    answer = result.verification.answer if result.verification else None
+    data = answer.get("observations") if isinstance(answer, dict) else None
+    if isinstance(data, dict) and isinstance(data.get("reason"), str):
+        lines.append(f"observations: {data['reason']}")
+    return lines
+
+
 def render_report(r: Result, figures: list[str] | None = None) -> str:
     """The report; ``figures`` are the markdown lines of the figure section (desyr.report.figures)."""
     lines = [f"# DeSyR {md(r.command)}: {md(r.problem.title)}", ""]
@@ -78,8 +98,10 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
         lines += [f"**No candidate could be selected** ({why}).", ""]
     else:
         lines += ["## Selected expression", ""]
-        lines += [f"    {f} = {e}" for f, e in r.expression.items()]
+        hidden = undecided(r)
+        lines += [f"    {f} = {e}" for f, e in r.expression.items() if f not in hidden]
         lines += ["", verdict(r), ""]
+        lines += [f"- {md(line)}" for line in inverse_lines(r)] + ([""] if inverse_lines(r) else [])
         lines += _exact_section(r)
         if r.teacher is not None and r.teacher.selected_step == 0:
             lines += ["**Warning:** the teacher never improved on its initial network (S_val was lowest at "
@@ -139,8 +161,9 @@ def _exact_section(r: Result) -> list[str]:
         return []
     lines = ["Exact form (constants identified and rewrites applied only where the verification residuals "
              "stay at round-off; see docs/exact.md):", ""]
-    lines += [f"    {f} = {e}" for f, e in form.expressions.items()]
-    lines += [""] + [f"$$ {f} = {tex} $$" for f, tex in form.latex.items()]
+    hidden = undecided(r)
+    lines += [f"    {f} = {e}" for f, e in form.expressions.items() if f not in hidden]
+    lines += [""] + [f"$$ {f} = {tex} $$" for f, tex in form.latex.items() if f not in hidden]
     accepted = [c for c in form.constants if c.accepted]
     if accepted:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]

@@ -30,8 +30,8 @@ import sympy as sp
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
-from desyr.stages.measure import measure_phi
 from desyr.model.unknowns import starting_values
+from desyr.stages.measure import measure_phi
 from desyr.symbolic.parameterize import parameterize
 from desyr.symbolic.physics import for_refinement
 
@@ -256,7 +256,7 @@ def _rss(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
     obs = problem.observations
     if misfit is None or obs is None:
         return 0.0
-    return sum(obs.X.shape[0] * v ** 2 for v in misfit.absolute.values())
+    return float(sum(obs.X.shape[0] * v ** 2 for v in misfit.absolute.values()))
 
 
 def _noise_variance(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
@@ -266,4 +266,4 @@ def _noise_variance(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
         return 0.0
     n = obs.X.shape[0] * len(obs.fields)
     floor = max((1e-9 * obs.scale(f)) ** 2 for f in obs.fields)
-    return max(_rss(problem, exprs) / max(n - 1, 1), floor)
+    return float(max(_rss(problem, exprs) / max(n - 1, 1), floor))

@@ -34,6 +34,11 @@ class Block:
     data: np.ndarray | None = None
 
 
+#: weight of an observation's squared misfit, against 1 for an interior residual and lambda_c for a
+#: constraint's: the physics is exact and noisy data must not pull a formula off it, only choose
+#: among the formulas it allows (where it allows a family, any weight picks the same member)
+OBSERVATION_WEIGHT = 1.0
+
 #: parameter values: a sequence of floats or a 1-D array (refiners pass scipy's arrays)
 Params = Sequence[float] | np.ndarray
 
@@ -103,7 +108,7 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
                    points: PointSets, constraint_weight: float = METHOD.constraint_weight,
                    jacobian: bool = True) -> ResidualSystem:
     """The residual system a refiner minimises: equations on the refinement points and constraints, and
-    for an inverse problem the misfit to the observations (with the constraints' weight; it is data,
+    for an inverse problem the misfit to the observations (with :data:`OBSERVATION_WEIGHT`; it is data,
     so :func:`physics_scores` leaves it out)."""
     system = ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
                             points.reductions)
@@ -111,7 +116,7 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
     if obs is not None and all(f in solution for f in obs.fields):
         for k, f in enumerate(obs.fields):
             block = system._block("observation", k, problem.apply(solution[f], solution), obs.X,
-                                  math.sqrt(constraint_weight), problem.symbols + system.params, jacobian)
+                                  math.sqrt(OBSERVATION_WEIGHT), problem.symbols + system.params, jacobian)
             block.data = obs.column(f)
             system.blocks.append(block)
     return system

@@ -120,7 +120,8 @@ def read_result_json(path: Path) -> dict[str, Any]:
 
 
 def split_candidate(problem: Problem, text: str) -> dict[str, str]:
-    """``"u = ...; v = ..."`` (or one expression for a one-field problem) as text per field."""
+    """``"u = ...; v = ..."`` (or one expression for a one-field problem) as text per field, and
+    ``"...; nu = 1/10"`` for each unknown of an inverse problem."""
     if "=" not in text:
         if len(problem.fields) != 1:
             raise ConfigError(f"the problem has fields {', '.join(problem.fields)}: write 'u = ...; v = ...'")
@@ -129,9 +130,9 @@ def split_candidate(problem: Problem, text: str) -> dict[str, str]:
     for part in text.split(";"):
         name, eq, expr = part.partition("=")
         name = name.strip()
-        if not eq or name not in problem.fields or name in out:
+        if not eq or name not in problem.solution_names or name in out:
             raise ConfigError(f"cannot read {part.strip()!r:.60}: write 'u = ...; v = ...' with each field of "
-                              f"{', '.join(problem.fields)} once")
+                              f"{', '.join(problem.solution_names)} once")
         out[name] = expr.strip()
     return out
 
@@ -155,8 +156,10 @@ def _print(answer: dict[str, Any]) -> None:
     words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact"}
     res = answer["residuals"]
     print(f"{words[answer['verdict']]}: {answer['reason']}")
-    for f, e in answer["expressions"].items():
+    for f, e in {**answer["expressions"], **answer.get("unknowns", {})}.items():
         print(f"  {f} = {e}")
+    if answer.get("observations"):
+        print(f"  observations: {answer['observations']['reason']}")
     form = answer.get("exact_form") or {}
     if form.get("proved"):
         for f, e in form["expressions"].items():

@@ -102,7 +102,7 @@ class _Validator:
         # wrong coefficient with the field that goes with it (u = 0 solves the heat equation)
         obs = problem.observations
         self.observed = [] if obs is None else [
-            (problem.fields.index(f), torch.as_tensor(obs.column(f).reshape(-1, 1), dtype=dtype))
+            (problem.fields.index(f), torch.as_tensor(np.array(obs.column(f)).reshape(-1, 1), dtype=dtype))
             for f in obs.fields]
         self.X_obs = None if obs is None else torch.as_tensor(np.asarray(obs.X)[:, perm], dtype=dtype)
 
@@ -212,7 +212,7 @@ def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
     obs = problem.observations
     for f in obs.fields if obs is not None else ():
-        bcs.append(dde.icbc.PointSetBC(np.asarray(obs.X)[:, perm], obs.column(f).reshape(-1, 1),
+        bcs.append(dde.icbc.PointSetBC(np.array(obs.X)[:, perm], np.array(obs.column(f)).reshape(-1, 1),
                                        component=problem.fields.index(f)))
 
     def pde(x, y):

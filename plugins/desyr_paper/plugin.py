@@ -2,7 +2,9 @@
 
 ``paper:`` serves the paper's benchmark configurations (folder ``problems/``),
 ``examples:`` a second set of new problems written with default settings (folder ``examples/``),
-``geometry:`` problems on shapes other than boxes, with default settings (folder ``geometry/``).
+``geometry:`` problems on shapes other than boxes, with default settings (folder ``geometry/``),
+``inverse:`` unknown coefficients from measurements (folder ``inverse/``), ``parametric:`` families
+in their parameters (folder ``parametric/``).
 """
 from __future__ import annotations
 
@@ -17,9 +19,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry"}   # spec prefix -> package folder
+SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry",   # spec prefix -> package folder
+        "inverse:": "inverse", "parametric:": "parametric"}
 TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings",
-          "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings"}
+          "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings",
+          "inverse:": "unknown coefficients identified exactly from measurements, with default settings",
+          "parametric:": "families solved as one formula in their parameters, with default settings"}
 
 
 def _library(prefix: str) -> dict[str, Traversable]:

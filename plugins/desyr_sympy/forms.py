@@ -41,7 +41,7 @@ class Coordinates:
         names = set(problem.parameters)
         unknowns = [problem.unknown_symbol(n) for n in problem.unknown_names]
         self.constants = {s for s in problem.symbols if s.name in names} | set(unknowns)
-        lows = {v.name: v.lo for v in [*problem.variables, *problem.unknowns]}
+        lows = {v.name: float(v.lo) for v in problem.variables} | {u.name: float(u.lo) for u in problem.unknowns}
         self._positive = {s: sp.Symbol(s.name, positive=True) for s in self.constants if lows[s.name] > 0}
 
     def tidy(self, expr: sp.Expr) -> sp.Expr:

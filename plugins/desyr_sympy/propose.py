@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
@@ -74,7 +74,8 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     """
     start = time.perf_counter()
     every = [*problem.symbols, *(problem.unknown_symbol(n) for n in problem.unknown_names)]
-    problem = view = coordinates(problem)
+    view = coordinates(problem)
+    problem = cast("Problem", view)     # the solvers read it as the problem, with parameters as constants
     names = None if solvers is None else set(solvers)
     chosen = [s for s in SOLVERS if names is None or s.name in names]
     attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]

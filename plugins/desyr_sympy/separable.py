@@ -26,7 +26,17 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy.candidates import Seeds, free_rate, solver_constants
-from desyr_sympy.forms import Linear, constants_of, jet_symbols, linear_equation, residuals, shape, slice_data, split_linear, terms
+from desyr_sympy.forms import (
+    Linear,
+    constants_of,
+    jet_symbols,
+    linear_equation,
+    residuals,
+    shape,
+    slice_data,
+    split_linear,
+    terms,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem

@@ -1,0 +1,145 @@
+"""[parameters], [unknowns] and [observations]: what they read into, one line for each bad input, the
+verifier's check of the data, and the steps that name an unknown exactly or say it cannot be named."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from desyr.config.reading import problem_from_toml
+from desyr.errors import ConfigError
+from desyr.model.points import make_point_sets
+from desyr.stages.unknowns import closed_forms, simplest_rational
+from desyr.verify.verdict import decide
+
+HEAT = '''time = "t"
+[domain]
+x = [0, 1]
+t = [0, 1]
+[unknowns]
+nu = [0.01, 1]
+[[equations]]
+lhs = "u_t - nu*u_xx"
+[[constraints]]
+on = ["x = 0", "x = 1"]
+value = 0
+[[constraints]]
+on = "t = 0"
+value = "sin(pi*x)"
+'''
+OBSERVED = HEAT + '[observations]\nu = "exp(-pi**2*t/10)*sin(pi*x)"\npoints = 60\nnoise = 0.0\n'
+FAMILY = '''time = "t"
+[domain]
+x = [0, 1]
+t = [0, 1]
+[parameters]
+nu = [0.05, 0.2]
+[[equations]]
+lhs = "u_t - nu*u_xx"
+[[constraints]]
+on = ["x = 0", "x = 1"]
+value = 0
+[[constraints]]
+on = "t = 0"
+value = "sin(pi*x)"
+'''
+
+
+def _problem(text: str, source: str = "t.toml"):
+    return problem_from_toml(text, source=source)
+
+
+def test_a_parameter_is_a_variable_that_is_sampled_and_never_differentiated():
+    p = _problem(FAMILY)
+    assert p.variable_names == ["x", "t", "nu"] and p.parameters == ("nu",)
+    X = make_point_sets(p, 0).refine
+    assert 0.05 <= X[:, 2].min() and X[:, 2].max() <= 0.2 and np.ptp(X[:, 2]) > 0.1
+    with pytest.raises(ConfigError, match="u_nu differentiates in the parameter nu"):
+        _problem(FAMILY.replace('lhs = "u_t - nu*u_xx"', 'lhs = "u_t - nu*u_xx + u_nu"'))
+
+
+def test_unknowns_are_symbols_of_the_equations_and_a_solution_gives_their_values():
+    p = _problem(OBSERVED)
+    assert p.unknown_names == ["nu"] and p.solution_names == ["u", "nu"]
+    u = p.parse("exp(-pi**2*t/10)*sin(pi*x)")
+    assert sp.simplify(p.apply(p.equations[0].residual, {"u": u, "nu": sp.Rational(1, 10)})) == 0
+    assert sp.simplify(p.apply(p.equations[0].residual, {"u": u, "nu": sp.Rational(1, 5)})) != 0
+    # a family written in the unknown (an exact solver's) is the member the value names
+    family = p.parse("exp(-nu*pi**2*t)*sin(pi*x)")
+    assert sp.simplify(p.apply(p.equations[0].residual, {"u": family, "nu": sp.Float(0.3)})) == 0
+    assert p.observations.X.shape == (60, 2) and p.misfit({"u": u, "nu": sp.Rational(1, 10)}).worst < 1e-15
+
+
+@pytest.mark.parametrize("change, message", [
+    (('lhs = "u_t - nu*u_xx"', 'lhs = "u_t - u_xx"'), "nu appears in no equation or constraint"),
+    (("nu = [0.01, 1]", "nu = [0.5, 0.5]"), r"\[unknowns\] nu = \[0.5, 0.5\] has zero or negative width"),
+    (("[unknowns]\nnu", "[unknowns]\nx"), r"\[unknowns\] x is already a variable"),
+    (("[unknowns]\nnu", "[unknowns]\nu"), r"\[unknowns\] u is already a field"),
+    (("[unknowns]\nnu = [0.01, 1]", "[unknowns]\nnu = [0.01, 1]\n[parameters]\nnu = [1, 2]"),
+     r"\[unknowns\] nu is already a variable or parameter"),
+    (("points = 60", "points = 0"), r"\[observations\] points must be an integer"),
+    (("noise = 0.0", "noise = 2"), r"\[observations\] noise must be a relative level"),
+    (('u = "exp(', 'w = "exp('), r"\[observations\] gives a file"),
+    (('u = "exp(-pi**2*t/10)', 'u = "exp(-nu*pi**2*t)'), "uses an unknown"),
+])
+def test_bad_inverse_input_is_one_line(change, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        _problem(OBSERVED.replace(*change))
+    assert "\n" not in str(info.value)
+
+
+def test_a_zero_width_parameter_range_and_a_clash_with_the_domain_are_one_line():
+    with pytest.raises(ConfigError, match="zero or negative width"):
+        _problem(FAMILY.replace("nu = [0.05, 0.2]", "nu = [0.2, 0.2]"))
+    with pytest.raises(ConfigError, match=r"\[parameters\] x is already a variable of \[domain\]"):
+        _problem(FAMILY.replace("[parameters]\nnu", "[parameters]\nx"))
+
+
+def test_observations_from_files_and_points_outside_the_domain(tmp_path):
+    X = np.array([[0.2, 0.5], [0.7, 0.1], [0.4, 0.9]])
+    u = np.exp(-np.pi**2 * X[:, 1] / 10) * np.sin(np.pi * X[:, 0])
+    np.savez(tmp_path / "obs.npz", x=X[:, 0], t=X[:, 1], u=u)
+    rows = "x,t,u\n" + "\n".join(f"{float(a)!r},{float(b)!r},{float(c)!r}" for (a, b), c in zip(X, u))
+    (tmp_path / "obs.csv").write_text(rows)
+    config = tmp_path / "c.toml"
+    for name in ("obs.npz", "obs.csv"):
+        config.write_text(HEAT + f'[observations]\nfile = "{name}"\nnoise = 0.01\n')
+        p = _problem(config.read_text(), source=str(config))
+        assert np.array_equal(p.observations.X, X) and np.array_equal(p.observations.column("u"), u)
+        assert p.observations.noise == 0.01
+    np.savez(tmp_path / "far.npz", x=np.array([0.5, 1.5]), t=np.array([0.5, 0.5]), u=np.zeros(2))
+    config.write_text(HEAT + '[observations]\nfile = "far.npz"\n')
+    with pytest.raises(ConfigError, match=r"1 point\(s\) lie outside the domain, e.g. x = 1.5, t = 0.5"):
+        _problem(config.read_text(), source=str(config))
+    np.savez(tmp_path / "short.npz", x=np.array([0.5]), u=np.zeros(1))
+    config.write_text(HEAT + '[observations]\nfile = "short.npz"\n')
+    with pytest.raises(ConfigError, match="needs columns for every variable .*missing: t"):
+        _problem(config.read_text(), source=str(config))
+    config.write_text(HEAT + '[observations]\nfile = "none.npz"\n')
+    with pytest.raises(ConfigError, match="is not an existing .npz or .csv file"):
+        _problem(config.read_text(), source=str(config))
+
+
+def _request(text: str, expressions: dict) -> dict:
+    return {"schema": "desyr.verify-request/1", "config": {"format": "toml", "text": text, "source": "t.toml"},
+            "expressions": expressions, "exact_expressions": None, "seed": 0}
+
+
+def test_the_verifier_proves_the_physics_and_holds_the_candidate_to_the_data():
+    right = decide(_request(OBSERVED, {"u": "exp(-pi**2*t/10)*sin(pi*x)", "nu": "1/10"}))
+    assert right["verdict"] == "proved" and right["observations"]["consistent"]
+    assert right["unknowns"] == {"nu": "1/10"}
+    # exact physics for another coefficient, with the field that goes with it: the data refuse it
+    forged = decide(_request(OBSERVED, {"u": "exp(-pi**2*t/5)*sin(pi*x)", "nu": "1/5"}))
+    assert forged["verdict"] == "not_exact" and "above what the stated noise 0 allows" in forged["reason"]
+    with pytest.raises(ConfigError, match="the problem has the fields u and the unknowns nu"):
+        decide(_request(OBSERVED, {"u": "exp(-pi**2*t/10)*sin(pi*x)"}))
+    with pytest.raises(ConfigError, match="the unknown nu must be a number"):
+        decide(_request(OBSERVED, {"u": "exp(-pi**2*t/10)*sin(pi*x)", "nu": "x/10"}))
+
+
+def test_the_closed_forms_of_a_coefficient_are_the_likely_short_ones_inside_its_window():
+    assert simplest_rational(0.0907, 0.1063) == 1 / sp.Integer(10)
+    assert simplest_rational(-0.34, -0.32) == -1 / sp.Integer(3)
+    assert [str(f.value) for f in closed_forms(0.1, 1e-15)] == ["1/10"]
+    assert "pi**2/10" in [str(f.value) for f in closed_forms(0.98696, 0.001)]
+    # a wide window offers several: which one wins is the refit's and the data's to say
+    assert {"1/9", "1/10", "1/11"} <= {str(f.value) for f in closed_forms(0.1003, 0.01)}

@@ -1,0 +1,53 @@
+"""The bundled sets ``inverse:`` and ``parametric:``: each problem loads with default settings, and
+its reference (with the true coefficients, for an inverse problem) is proved by the verifier and fits
+the observations.  Whole runs of the sets, with noise, are a benchmark (docs/benchmarks.md)."""
+from importlib import resources
+
+import pytest
+
+from desyr.config.loading import load_problem, tomllib
+from desyr.verify.request import make_request
+from desyr.verify.verdict import decide
+
+#: the coefficients each inverse problem's observations were made with
+TRUE = {"heat_nu": {"nu": "1/10"}, "burgers_nu": {"nu": "1/10"}, "wave_c": {"c": "2"},
+        "oscillator": {"gamma": "1/4", "omega": "2"}, "coupled_rate": {"a": "4"}}
+
+
+def _files(folder):
+    found = resources.files("desyr_paper") / folder
+    return sorted(f.name[:-5] for f in found.iterdir() if f.name.endswith(".toml"))
+
+
+@pytest.mark.parametrize("stem", _files("inverse"))
+def test_an_inverse_problem_is_proved_with_its_true_coefficients(registry, stem):
+    name = stem.partition("_")[2]
+    problem = load_problem(f"inverse:{name}", registry)
+    raw = tomllib.loads((resources.files("desyr_paper") / "inverse" / f"{stem}.toml").read_text())
+    assert "teacher" not in raw and raw["observations"]["noise"] == 0.0
+    assert problem.unknowns and problem.observations is not None and 50 <= problem.observations.X.shape[0] <= 200
+    truth = TRUE[name]
+    assert set(truth) == set(problem.unknown_names)
+    texts = {f: str(problem.reference[f]) for f in problem.fields} | truth
+    answer = decide(make_request(problem, texts, None, 4))
+    assert answer["verdict"] == "proved" and answer["observations"]["consistent"], answer["reason"]
+    wrong = texts | {n: f"11*({v})/10" for n, v in truth.items()}     # 10 % off: the physics fails
+    assert decide(make_request(problem, wrong, None, 4))["verdict"] == "not_exact"
+
+
+@pytest.mark.parametrize("stem", _files("parametric"))
+def test_a_family_is_proved_over_its_whole_range(registry, stem):
+    problem = load_problem(f"parametric:{stem.partition('_')[2]}", registry)
+    assert problem.parameters and not problem.unknowns
+    texts = {f: str(problem.reference[f]) for f in problem.fields}
+    answer = decide(make_request(problem, texts, None, 4))
+    assert answer["verdict"] == "proved", answer["reason"]
+    # the verifier's points cover the parameters' ranges
+    assert answer["points"]["interior"] >= 1000
+
+
+def test_the_sets_are_registered(registry):
+    sets = {s.name: s for s in registry.problem_sets()}
+    assert len(sets["inverse"].specs) == 5 and len(sets["parametric"].specs) == 4
+    assert sum(len(load_problem(s, registry).unknowns) for s in sets["inverse"].specs) == 6
+    assert any(len(load_problem(s, registry).parameters) == 2 for s in sets["parametric"].specs)
