@@ -24,7 +24,8 @@ def full_candidate() -> Candidate:
     return Candidate("c0", {"u": sp.sin(x) + sp.Float(0.4)}, searcher="s", search_seed=1, search_complexity=4,
                      search_loss=0.1, refit=outcome, expressions={"u": sp.sin(x) + sp.Float(0.5)}, cleaned=True,
                      cleaning_note="note", eps_T=0.01, eps_T_fields={"u": 0.01}, rho_r=1e-12, rho_c=1e-13,
-                     phi=1e-12, removed_by="gate", removed_reason="why", extra={"screening": {"phi": 1.0}})
+                     phi=1e-12, unknowns_note="nu = 1/10", removed_by="gate", removed_reason="why",
+                     extra={"screening": {"phi": 1.0}})
 
 
 def changed(value):

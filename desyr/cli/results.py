@@ -57,7 +57,11 @@ def export_command(registry: Registry, args: argparse.Namespace) -> int:
     exprs = result.solution(exact=not args.numeric)
     if exprs is None:
         raise ConfigError(f"{args.result}: the result has no selected expression")
-    text = _comment(args.to, _verdict_line(path, registry)) + export(exprs, result.problem.variables, args.to)
+    unknowns = result.unknown_values(exact=not args.numeric)
+    text = _comment(args.to, _verdict_line(path, registry))
+    if unknowns:        # the formula holds with these coefficients: say so beside it
+        text += _comment(args.to, "unknown coefficients: " + ", ".join(f"{n} = {v}" for n, v in unknowns.items()))
+    text += export(exprs, result.problem.variables, args.to)
     if args.output:
         target = Path(args.output)
         if target.is_symlink() or (target.exists() and not target.is_file()):

@@ -283,14 +283,26 @@ class Result:
         return solution
 
     def solution(self, exact: bool = True) -> dict[str, sp.Expr] | None:
-        """The selected expressions as sympy, by field: the exact form when ``exact`` and one exists."""
-        texts = (self.exact_form.expressions if exact and self.exact_form else None) or self.expression
+        """The selected expressions as sympy, by field: the exact form when ``exact`` and one exists
+        (an inverse problem's unknowns are :meth:`unknown_values`)."""
+        texts = self._texts(exact)
         if texts is None:
             return None
         from desyr.symbolic.expressions import Vocabulary, parse_expression
 
         vocabulary = Vocabulary(self.problem.variables)
-        return {f: parse_expression(t, vocabulary) for f, t in texts.items()}
+        return {f: parse_expression(t, vocabulary) for f, t in texts.items() if f in self.problem.fields}
+
+    def unknown_values(self, exact: bool = True) -> dict[str, sp.Expr]:
+        """An inverse problem's unknown coefficients as the selected candidate gives them (``{"nu": 1/10}``);
+        empty without unknowns or a selected expression."""
+        from desyr.symbolic.expressions import Vocabulary, parse_expression
+
+        texts = self._texts(exact) or {}
+        return {n: parse_expression(texts[n], Vocabulary([])) for n in self.problem.unknowns if n in texts}
+
+    def _texts(self, exact: bool) -> dict[str, str] | None:
+        return (self.exact_form.expressions if exact and self.exact_form else None) or self.expression
 
     def get_best(self) -> CandidateRecord | None:
         """The selected candidate's record."""

@@ -285,6 +285,9 @@ def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Proble
     for f, e in exprs.items():
         if not isinstance(e, sp.Expr):
             raise TypeError(f"refined {f} is {type(e).__name__}, not a sympy expression")
+    for name in problem.unknown_names:
+        if name in exprs and not exprs[name].is_number:
+            raise ValueError(f"refined unknown {name} = {exprs[name]} is not a number")
     # a family written in the unknowns (an exact solver's) becomes the member with the fitted values
     exprs = {f: problem.resolved(e, exprs) for f, e in exprs.items()}
     for f, e in exprs.items():
