@@ -224,8 +224,8 @@ def normal_vocabulary(problem: Problem) -> Vocabulary | None:
     space = _space(problem)
     extra = {f"{f}_n": sum(NORMAL[i] * vocab.jet_symbol(Jet(f, (v,))) for i, v in enumerate(space))
              for f in problem.fields}
-    out = Vocabulary(vocab.variables, vocab.fields, extra)
-    return out
+    # the unknown coefficients of an inverse problem stay names of its constraints (u_x + h*u, h unknown)
+    return Vocabulary(vocab.variables, vocab.fields, {**vocab.extra, **extra})
 
 
 def _space(problem: Problem) -> list[str]:

@@ -210,13 +210,14 @@ class Problem:
         """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
         integrand, whose quadrature sum is the residual)."""
         applied = self.apply(con.operator, solution)
+        value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
             moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
                      for v, d in zip(self.variable_names, con.shift) if d}
-            return applied - applied.xreplace(moved) - self.apply(con.value, solution)
+            return applied - applied.xreplace(moved) - value
         if con.kind == "integral":
-            return applied - con.value / sp.Float(con.measure)
-        return applied - con.value
+            return applied - value / sp.Float(con.measure)
+        return applied - value
 
     def outside(self, X: np.ndarray) -> np.ndarray:
         """Which points of ``X`` (n, d) lie outside the domain's shape (none, on a box)."""

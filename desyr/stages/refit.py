@@ -23,7 +23,7 @@ from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.measure import ReducedRefit, clean, measure
-from desyr.stages.unknowns import identify_unknowns, seeded
+from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 
@@ -136,7 +136,11 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
         # after the joint fit has let the data pick the branch, refits hold the physics alone
         physics = replace(ctx, problem=ctx.problem.physics_only())
-        if ctx.problem.unknowns and cand.expressions:
+        outside = outside_bounds(ctx.problem, cand.expressions or {})
+        if outside:        # u = 0 with nu = 1e-4 fits the physics: the declared range rules it out
+            cand.refit = replace(outcome, status="failed", converged=False, reason=outside)
+            cand.expressions = None
+        elif ctx.problem.unknowns and cand.expressions:
             cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, physics), ctx) or None
         measure(cand, ctx)
         if cand.expressions and not (cand.phi is not None and math.isfinite(cand.phi)):

@@ -64,6 +64,19 @@ def seeded(cand: Candidate, ctx: RunContext) -> None:
         cand.search_expressions.setdefault(name, start)
 
 
+def outside_bounds(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str:
+    """Why a refit's unknowns are not acceptable: one lies outside its declared range ("" if none)."""
+    for unknown in problem.unknowns:
+        value = exprs.get(unknown.name)
+        if value is None or not value.is_number:
+            continue
+        v = float(value)
+        slack = 1e-9 * max(abs(unknown.lo), abs(unknown.hi))
+        if not unknown.lo - slack <= v <= unknown.hi + slack:
+            return f"the refit put {unknown.name} = {v:.6g} outside its range [{unknown.lo:g}, {unknown.hi:g}]"
+    return ""
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     """What the objective's Jacobian says about the unknowns at a fit."""
@@ -209,6 +222,11 @@ def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
     found = sensitivity(problem, exprs, ctx) if exprs else None
     if found is None:
         return ""
+    misfit = problem.misfit(exprs)
+    if misfit is not None and not misfit.consistent:
+        # nothing to name: the formula itself misses the data, whatever the coefficient
+        return (f"not decided: the fit misses the observations (relative misfit {misfit.worst:.3g}, "
+                f"the stated noise allows {misfit.allowed:.3g})")
     if found.blind:
         what = f"only {found.combination} is determined" if found.combination else "the data cannot separate them"
         return (f"not identifiable: {', '.join(found.blind)} ({what}; the Jacobian has rank {found.rank} "

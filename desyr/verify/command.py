@@ -162,7 +162,7 @@ def _print(answer: dict[str, Any]) -> None:
         print(f"  observations: {answer['observations']['reason']}")
     form = answer.get("exact_form") or {}
     if form.get("proved"):
-        for f, e in form["expressions"].items():
+        for f, e in {**form["expressions"], **form.get("unknowns", {})}.items():
             print(f"  exact form: {f} = {e}")
     print(f"  R_eq={res['R_eq']} R_con={res['R_con']} rel_l2={res['rel_l2']} "
           f"(tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from desyr.model.problem import Problem
@@ -13,7 +14,16 @@ def config_of(problem: Problem) -> dict[str, str]:
     """The problem as the verifier reads it: its config text (never the Python object)."""
     if not problem.config_text:
         raise ValueError(f"problem {problem.name!r} carries no config text; load it with desyr's loaders")
-    return {"format": problem.config_format, "text": problem.config_text, "source": problem.source}
+    return {"format": problem.config_format, "text": problem.config_text, "source": _source(problem)}
+
+
+def _source(problem: Problem) -> str:
+    """The config's path as the verifier, which runs in another folder, can find it: absolute where
+    the config reads a data file relative to its own folder (``[observations] file``)."""
+    obs = problem.observations
+    if obs is not None and obs.origin.startswith("file") and Path(problem.source).is_file():
+        return str(Path(problem.source).resolve())
+    return problem.source
 
 
 def make_request(problem: Problem, expressions: Mapping[str, str], exact_expressions: Mapping[str, str] | None,

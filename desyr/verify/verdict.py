@@ -187,7 +187,8 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
     reason = (f"the relative misfit to the {obs.X.shape[0]} observations is {misfit.worst:.3g} ({worst}), {within} "
               f"what the stated noise {obs.noise:g} allows ({misfit.allowed:.3g})")
     return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
-            "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason}
+            "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason,
+            "data": obs.origin}
 
 
 def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:

@@ -61,7 +61,10 @@ class PinnResiduals:
         unknown_symbols = [problem.unknown_symbol(u.name) for u in problem.unknowns]
         args = list(problem.symbols) + unknown_symbols + [problem.jet_symbol(j) for j in self.jets]
         self.equations = [torch_function(args, e.residual) for e in problem.equations]
-        self.operators = [torch_function(args, c.operator) for c in problem.constraints]
+        # a value in an unknown (u = A*sin(pi*x) at t = 0, A unknown) trains with it: it moves into
+        # the operator, and the condition's target becomes 0 (constraint_values)
+        self.operators = [torch_function(args, c.operator - c.value if in_unknowns(problem, c.value) else c.operator)
+                          for c in problem.constraints]
 
     def restart_unknowns(self) -> None:
         """Every unknown back to its start, for the next network of the ladder."""
@@ -127,10 +130,17 @@ def _autograd_derivative(ys, xs, i, j):
     return g[:, j:j + 1]
 
 
+def in_unknowns(problem, expr: sp.Expr) -> bool:
+    """Whether ``expr`` uses an unknown coefficient of the problem."""
+    return any(s.name in problem.unknown_names for s in expr.free_symbols)
+
+
 def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
-    """g_l at the constraint points, (n, 1) float64."""
+    """g_l at the constraint points, (n, 1) float64 (0 where the value is in the operator: in_unknowns)."""
     from desyr.plugin import lambdify
     con = problem.constraints[index]
+    if in_unknowns(problem, con.value):
+        return np.zeros((X.shape[0], 1))
     # an integral constraint's integrand carries value / measure: its quadrature sum is the value
     value = con.value / con.measure if con.kind == "integral" else con.value
     fn = lambdify(problem.symbols, [value])
