@@ -143,3 +143,30 @@ def test_the_closed_forms_of_a_coefficient_are_the_likely_short_ones_inside_its_
     assert "pi**2/10" in [str(f.value) for f in closed_forms(0.98696, 0.001)]
     # a wide window offers several: which one wins is the refit's and the data's to say
     assert {"1/9", "1/10", "1/11"} <= {str(f.value) for f in closed_forms(0.1003, 0.01)}
+
+
+def test_an_unknown_may_sit_in_a_constraints_value_or_operator():
+    text = OBSERVED.replace('value = "sin(pi*x)"', 'value = "A*sin(pi*x)"').replace(
+        "[unknowns]\nnu = [0.01, 1]", "[unknowns]\nnu = [0.01, 1]\nA = [0.1, 10]\nh = [0.1, 10]").replace(
+        '[[constraints]]\non = ["x = 0", "x = 1"]\nvalue = 0',
+        '[[constraints]]\non = "x = 0"\nvalue = 0\n[[constraints]]\non = "x = 1"\noperator = "u_x + h*u"\nvalue = "h*0"')
+    p = _problem(text)
+    u = p.parse("exp(-pi**2*t/10)*sin(pi*x)")
+    right = {"u": u, "nu": sp.Rational(1, 10), "A": sp.Integer(1), "h": sp.Integer(2)}
+    def on_face(c, solution):
+        fixed = {p.vocabulary.var_symbols[n]: sp.nsimplify(v) for n, v in c.faces[0].fixed}
+        return sp.simplify(p.constraint_residual(c, solution).subs(fixed))
+
+    x_left, robin, initial = p.constraints
+    assert on_face(x_left, right) == 0 and on_face(initial, right) == 0
+    # u_x(1) = -pi*exp(...) while h*u(1) = 0: the Robin condition fails for every h
+    assert on_face(robin, right) != 0
+    assert on_face(initial, dict(right, A=sp.Integer(2))) != 0
+
+
+def test_a_refit_outside_an_unknowns_range_is_refused():
+    from desyr.stages.unknowns import outside_bounds
+
+    p = _problem(OBSERVED)
+    assert outside_bounds(p, {"u": sp.Integer(0), "nu": sp.Float(1e-4)}).startswith("the refit put nu = 0.0001 outside")
+    assert outside_bounds(p, {"u": sp.Integer(0), "nu": sp.Float(0.5)}) == ""

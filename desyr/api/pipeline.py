@@ -1,6 +1,7 @@
 """``run`` (the whole pipeline) and ``refine`` (Stages B and C on given candidates), each in stage order."""
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import time
@@ -72,8 +73,13 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         if rule is None:
             s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run", spec)
             result, model = _attempt(s, problem, found, teacher)
-            return _write(s, _with_exact(result, exact, (time.perf_counter() - clock) - _spent(exact)), model,
-                          out, plots)
+            seconds = (time.perf_counter() - clock) - _spent(exact)
+            if exact is not None and exact.result is not None and _closer(exact.result, result):
+                # neither attempt is exact and stage 0's is nearer: the run reports it (docs/solvers.md)
+                kept = _with_exact(exact.result, exact, None)
+                kept.attempts.append(attempt_record(2, "first", "the config as given", seconds, result))
+                return _write(exact.started, kept, None, out, plots)
+            return _write(s, _with_exact(result, exact, seconds), model, out, plots)
 
         if execution.resume:
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
@@ -149,6 +155,20 @@ def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progr
                 figures = None
         shutil.rmtree(staging, ignore_errors=True)
     return _Exact(result, s, solved, time.perf_counter() - clock, figures)
+
+
+def _closer(a: Result, b: Result) -> bool:
+    """Whether result ``a`` is better than ``b``: a better verdict, or the same one with a smaller
+    largest residual on the fresh points."""
+    rank = {"proved": 3, "verified": 2, "not_exact": 1}
+
+    def worst(r: Result) -> float:
+        res = r.residuals
+        values = [v for v in (res.R_eq, res.R_con) if v is not None] if res is not None else []
+        return max(values) if values and all(math.isfinite(v) for v in values) else math.inf
+
+    ra, rb = rank.get(a.verdict, 0), rank.get(b.verdict, 0)
+    return ra > rb or (ra == rb and worst(a) < worst(b))
 
 
 def _spent(exact: _Exact | None) -> float:
