@@ -170,3 +170,22 @@ def test_a_refit_outside_an_unknowns_range_is_refused():
     p = _problem(OBSERVED)
     assert outside_bounds(p, {"u": sp.Integer(0), "nu": sp.Float(1e-4)}).startswith("the refit put nu = 0.0001 outside")
     assert outside_bounds(p, {"u": sp.Integer(0), "nu": sp.Float(0.5)}) == ""
+
+
+@pytest.mark.slow
+def test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    text = OBSERVED.replace("[unknowns]\nnu = [0.01, 1]", "[unknowns]\na = [0.1, 1]\nb = [0.1, 1]").replace(
+        'lhs = "u_t - nu*u_xx"', 'lhs = "u_t - a*b*u_xx"')
+    (tmp_path / "p.toml").write_text(text)
+    done = subprocess.run([sys.executable, "-m", "desyr", "refine", "p.toml", "--candidate",
+                           "u = exp(-a*b*pi**2*t)*sin(pi*x)", "--out", "out", "--no-plots"], cwd=tmp_path,
+                          capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}, timeout=300)
+    assert done.returncode == 0, done.stderr[-1500:]
+    lines = done.stdout.splitlines()
+    assert "unknowns: not identifiable: a, b (only a*b is determined; the Jacobian has rank 2 of 3)" in lines
+    # their values are arbitrary: none is printed as found
+    assert not any(line.startswith(("a = ", "b = ")) for line in lines), lines

@@ -22,6 +22,8 @@ ROOT = TESTS.parent
 HEAVY = {
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
+    "test_inverse_config.py::test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable":
+        "a desyr refine through the CLI",
     "test_geometry_trust.py::test_a_rectangle_written_as_a_polygon_trains": "a real DeepXDE training",
     "test_teacher_geometry.py::test_a_short_training_with_periodic_or_integral_constraints_lowers_s_val":
         "a real DeepXDE training",

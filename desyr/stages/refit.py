@@ -19,6 +19,7 @@ from desyr.model.context import RunContext
 from desyr.model.outcomes import RefitPassOutcome
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
+from desyr.model.unknowns import starting_values
 from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
@@ -58,8 +59,9 @@ def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str
 def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext) -> str | None:
     """A reason if the expression is non-finite somewhere on the refinement or constraint points."""
     X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
+    values = {**starting_values(problem.unknowns, ctx.unknown_estimates), **exprs}   # where the refit starts
     for f, e in exprs.items():
-        e = problem.resolved(e, exprs)
+        e = problem.resolved(e, values)
         if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
             return f"{f} = {e} is not finite"
         try:

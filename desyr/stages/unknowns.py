@@ -33,7 +33,7 @@ from desyr.model.problem import Problem
 from desyr.model.unknowns import starting_values
 from desyr.stages.measure import measure_phi
 from desyr.symbolic.parameterize import parameterize
-from desyr.symbolic.physics import for_refinement
+from desyr.symbolic.physics import OBSERVATION_WEIGHT, for_refinement
 
 #: singular values below this fraction of the largest are directions the objective cannot see
 RANK_TOLERANCE = 1e-7
@@ -99,17 +99,22 @@ def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext)
     system = for_refinement(problem, {f: p.expression for f, p in parts.items()}, symbols, ctx.points,
                             ctx.constraint_weight)
     with np.errstate(all="ignore"):
-        J = system.jacobian(values) * values            # columns per relative change
+        J = system.jacobian(values)
         F = system.vector(values)
     if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
         return None
-    _, s, Vt = np.linalg.svd(J, full_matrices=False)
+    # unit columns: a dependence is seen whatever the sizes of the numbers (a 6e-9 coefficient too)
+    norms = np.linalg.norm(J, axis=0)
+    norms[norms == 0] = 1.0
+    _, s, Vt = np.linalg.svd(J / norms, full_matrices=False)
     rank = int(np.sum(s > RANK_TOLERANCE * s[0])) if s.size and s[0] > 0 else 0
     unknown_columns = {n: symbols.index(parts[n].symbols[0]) for n in names}
-    null = Vt[rank:]
+    null = Vt[rank:] / norms                          # the blind directions, in the numbers themselves
+    null = null / np.maximum(np.linalg.norm(null, axis=1, keepdims=True), 1e-300)
     blind = tuple(n for n, j in unknown_columns.items() if null.size and np.max(np.abs(null[:, j])) > 0.1)
-    return Sensitivity(rank, len(symbols), blind, _combination(blind, null, unknown_columns),
-                       _errors(J, F, values, rank, unknown_columns, problem))
+    relative = null / np.where(values == 0, 1.0, values)   # the same directions in relative changes
+    return Sensitivity(rank, len(symbols), blind, _combination(blind, relative, unknown_columns),
+                       _errors(J / norms, F, norms, s, Vt, rank, unknown_columns, problem))
 
 
 def _combination(blind: tuple[str, ...], null: np.ndarray, columns: Mapping[str, int]) -> str:
@@ -125,20 +130,19 @@ def _combination(blind: tuple[str, ...], null: np.ndarray, columns: Mapping[str,
     return f"{a}*{b}{exponent}" if ratio > 0 else f"{a}/{b}{'' if ratio == -1 else f'**({-ratio})'}"
 
 
-def _errors(J: np.ndarray, F: np.ndarray, values: np.ndarray, rank: int, columns: Mapping[str, int],
-            problem: Problem) -> dict[str, float]:
+def _errors(Jn: np.ndarray, F: np.ndarray, norms: np.ndarray, s: np.ndarray, Vt: np.ndarray, rank: int,
+            columns: Mapping[str, int], problem: Problem) -> dict[str, float]:
+    """Standard errors of the unknowns: the noise variance (from the observation rows) times the
+    covariance of the unit-column Jacobian, inverted on the directions it sees."""
     obs = problem.observations
-    if obs is None or rank < J.shape[1]:
+    if obs is None or rank == 0:
         return {}
     n = obs.X.shape[0] * len(obs.fields)
-    rows = F[-n:]                                     # the observation blocks come last
-    dof = max(n - J.shape[1], 1)
-    variance = float(rows @ rows) / dof
-    try:
-        covariance = variance * np.linalg.inv(J.T @ J)
-    except np.linalg.LinAlgError:
-        return {}
-    return {name: abs(values[j]) * math.sqrt(max(covariance[j, j], 0.0)) for name, j in columns.items()}
+    rows = F[-n:] / math.sqrt(OBSERVATION_WEIGHT)      # the observation blocks come last
+    variance = float(rows @ rows) / max(n - rank, 1)
+    seen = Vt[:rank] / s[:rank, None]
+    covariance = variance * (seen.T @ seen)           # pinv(Jn^T Jn), unit columns
+    return {name: math.sqrt(max(covariance[j, j], 0.0)) / norms[j] for name, j in columns.items()}
 
 
 @dataclass(frozen=True)
