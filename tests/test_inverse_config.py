@@ -1,5 +1,7 @@
 """[parameters], [unknowns] and [observations]: what they read into, one line for each bad input, the
 verifier's check of the data, and the steps that name an unknown exactly or say it cannot be named."""
+import re
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -175,3 +177,79 @@ def test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable(tmp_p
     assert "unknowns: not identifiable: a, b (only a*b is determined; the Jacobian has rank 2 of 3)" in lines
     # their values are arbitrary: none is printed as found
     assert not any(line.startswith(("a = ", "b = ")) for line in lines), lines
+
+
+# ----------------------------------------------------------------- the red team's cases
+NOISY = HEAT + '[observations]\nu = "exp(-pi**2*t/10)*sin(pi*x)"\npoints = 80\nnoise = 0.01\nseed = 0\n'
+
+
+OUT_OF_RANGE = HEAT + '[observations]\nu = "exp(-2*pi**2*t)*sin(pi*x)"\npoints = 60\n'
+PRODUCT = OBSERVED.replace("[unknowns]\nnu = [0.01, 1]", "[unknowns]\na = [0.1, 1]\nb = [0.1, 1]").replace(
+    "nu*u_xx", "a*b*u_xx")
+
+
+@pytest.mark.parametrize("text, candidate, why", [
+    # 12 standard errors off, within 3x the noise: the chi-square test refuses it
+    (NOISY, {"u": "exp(-nu*pi**2*t)*sin(pi*x)", "nu": "2/19"}, "above what the stated noise 0.01 allows"),
+    # data made with nu = 2 fit, but the config says nu lies in [0.01, 1]
+    (OUT_OF_RANGE, {"u": "exp(-2*pi**2*t)*sin(pi*x)", "nu": "2"}, "nu = 2 lies outside its declared range"),
+    (PRODUCT, {"u": "exp(-pi**2*t/10)*sin(pi*x)", "a": "1/2", "b": "1/5"}, r"only a\*b is determined"),
+])
+def test_the_verifier_refuses_values_the_problem_does_not_decide(text, candidate, why):
+    answer = decide(_request(text, candidate))
+    assert answer["verdict"] == "not_exact" and re.search(why, answer["reason"]), answer["reason"]
+
+
+def test_data_on_the_initial_line_alone_decide_no_rate(tmp_path):
+    x = np.linspace(0.05, 0.95, 40)
+    np.savez(tmp_path / "t0.npz", x=x, t=np.zeros_like(x), u=np.sin(np.pi * x))
+    text = HEAT + '[observations]\nfile = "t0.npz"\n'
+    (tmp_path / "c.toml").write_text(text)
+    request = _request(text, {"u": "exp(-t*pi**2/2)*sin(pi*x)", "nu": "1/2"})
+    request["config"]["source"] = str(tmp_path / "c.toml")
+    answer = decide(request)
+    assert answer["verdict"] == "not_exact" and "do not decide nu" in answer["reason"], answer["reason"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (("noise = 0.0", "noise = 0.5"), r"noise must be a relative level in \[0, 0.5\)"),
+    (('time = "t"', 'time = "nu"'), "is not a variable of"),
+])
+def test_more_bad_input_is_one_line(change, message):
+    with pytest.raises(ConfigError, match=message):
+        _problem(OBSERVED.replace(*change))
+
+
+def test_a_family_is_not_constrained_at_a_parameters_end_and_time_is_no_parameter():
+    with pytest.raises(ConfigError, match="fixes the parameter nu"):
+        _problem(FAMILY + '[[constraints]]\non = "nu = 0.05"\nvalue = 0\n')
+    with pytest.raises(ConfigError, match="names a parameter"):
+        _problem(FAMILY.replace('time = "t"', 'time = "nu"'))
+    with pytest.raises(ConfigError, match=r"\[reference\] u uses the unknown nu"):
+        _problem(OBSERVED + '[reference]\nu = "exp(-nu*pi**2*t)*sin(pi*x)"\n')
+
+
+def test_an_integral_over_a_family_holds_for_each_member():
+    p = _problem('[domain]\nx = [0, 1]\n[parameters]\nnu = [0.05, 0.2]\n[[equations]]\nlhs = "u_xx"\n'
+                 '[[constraints]]\noperator = "u"\nintegral = true\nvalue = 0\n'
+                 '[[constraints]]\non = "x = 0"\nvalue = "nu - 1/8"\n')
+    wrong = decide({"schema": "desyr.verify-request/1", "config": {"format": "toml", "text": p.to_toml(),
+                    "source": "t.toml"}, "expressions": {"u": "nu - 1/8"}, "exact_expressions": None, "seed": 0})
+    assert wrong["verdict"] == "not_exact"
+
+
+@pytest.mark.parametrize("write, message", [
+    (lambda f: np.savez(f, x=np.array([0.5 + 0j]), t=np.array([0.5]), u=np.zeros(1)), "complex128 values, not real"),
+    (lambda f: f.with_suffix(".csv").write_text("x,t,u,u\n0.5,0.5,0,0\n"), "names a column twice"),
+    (lambda f: f.with_suffix(".csv").write_text("x,t,u\n0.5,0.5\n"), "row 2 has 2 values for 3 columns"),
+    (lambda f: f.write_bytes(b"not a zip"), "cannot be read"),
+])
+def test_a_malformed_data_file_is_one_line(tmp_path, write, message):
+    target = tmp_path / "d.npz"
+    write(target)
+    name = "d.csv" if (tmp_path / "d.csv").exists() else "d.npz"
+    config = tmp_path / "c.toml"
+    config.write_text(HEAT + f'[observations]\nfile = "{name}"\n')
+    with pytest.raises(ConfigError, match=message) as info:
+        _problem(config.read_text(), source=str(config))
+    assert "\n" not in str(info.value)

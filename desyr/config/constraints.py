@@ -62,6 +62,11 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
         return [_integral(operator, table, problem, f"{source}: {where}", label, from_reference)]
     where = f"{source}: {where}"
     sets = point_sets(table["at"], problem, where) if "at" in table else read_sets(table["on"], problem, f"{where}.on")
+    for s in sets:
+        held = [n for n, _ in getattr(s, "fixed", ()) if n in problem.parameters]
+        if held and not (isinstance(s, Face) and len(s.fixed) == problem.dim):
+            raise ConfigError(f"{where}: {s.describe()} fixes the parameter {held[0]}; a family's constraints hold "
+                              f"for every value of its parameters (a parameter's ends are not a boundary)")
     n = _count(table, sets, problem, where)
     if "periodic" in table:
         return [_periodic(operator, table, sets, problem, where, label, n)]
@@ -135,9 +140,10 @@ def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, whe
         raise ConfigError(f"{where}.value: an integral constraint needs its value written out (a number, or an "
                           f"expression of time)")
     value = _value(table["value"], operator, problem, where, from_reference)
-    space = {problem.vocabulary.var_symbols[v] for v in problem.variable_names if v != problem.time}
+    held = {problem.time, *problem.parameters}
+    space = {problem.vocabulary.var_symbols[v] for v in problem.variable_names if v not in held}
     if value.free_symbols & space:
-        raise ConfigError(f"{where}.value of an integral constraint may depend on time only, not on "
+        raise ConfigError(f"{where}.value of an integral constraint may depend on time and parameters only, not on "
                           f"{', '.join(sorted(map(str, value.free_symbols & space)))}")
     try:
         _, G = integral_rule(problem, np.random.default_rng(0))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from desyr.symbolic.expressions import ExpressionError
 #: observation points a config may give or ask for: the refit evaluates every one at each step
 MAX_OBSERVATIONS = 100_000
 _GENERATED_KEYS = {"points", "noise", "seed"}
+#: the largest stated noise: beyond it the misfit the verifier allows nears that of the zero function
+MAX_NOISE = 0.5
 
 
 def _span(name: str, span: Any, where: str, source: str) -> tuple[float, float]:
@@ -97,8 +100,9 @@ def read_observations(data: Mapping[str, Any], problem: Problem) -> Observations
     if not problem.unknowns:
         raise ConfigError(f"{source}: [observations] needs [unknowns] for them to decide")
     noise = table.get("noise", 0.0)
-    if not isinstance(noise, (int, float)) or isinstance(noise, bool) or not 0 <= noise < 1:
-        raise ConfigError(f"{source}: [observations] noise must be a relative level in [0, 1), got {noise!r:.40}")
+    if not isinstance(noise, (int, float)) or isinstance(noise, bool) or not 0 <= noise < MAX_NOISE:
+        raise ConfigError(f"{source}: [observations] noise must be a relative level in [0, {MAX_NOISE:g}), got "
+                          f"{noise!r:.40}; noisier data hardly tell a solution from zero")
     if "file" in table:
         unknown = sorted(set(table) - {"file", "noise"})
         if unknown:
@@ -161,8 +165,10 @@ def _from_file(name: Any, problem: Problem) -> tuple[np.ndarray, np.ndarray, tup
         raise ConfigError(f"{source}: [observations] file {name!r:.80} is not an existing .npz or .csv file")
     try:
         columns = _npz_columns(path) if path.suffix == ".npz" else _csv_columns(path)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{source}: [observations] file {name!r:.80} cannot be read: {exc}") from None
+    except (OSError, ValueError, TypeError, IndexError, KeyError, zipfile.BadZipFile) as exc:
+        # a file is data from anywhere: every way it can be malformed is one line
+        raise ConfigError(f"{source}: [observations] file {name!r:.80} cannot be read: "
+                          f"{' '.join(str(exc).split())[:160] or type(exc).__name__}") from None
     missing = [v for v in problem.variable_names if v not in columns]
     fields = tuple(f for f in problem.fields if f in columns)
     if missing or not fields:
@@ -181,18 +187,40 @@ def _from_file(name: Any, problem: Problem) -> tuple[np.ndarray, np.ndarray, tup
     return X, values, fields, f"file {path} (sha256 {digest})"
 
 
+#: bytes an observation file may hold once unpacked: a small .npz can inflate to gigabytes
+MAX_FILE_BYTES = 64 * 2**20
+
+
 def _npz_columns(path: Path) -> dict[str, np.ndarray]:
+    with zipfile.ZipFile(path) as archive:        # sizes first, before anything is unpacked
+        unpacked = sum(info.file_size for info in archive.infolist())
+    if unpacked > MAX_FILE_BYTES:
+        raise ValueError(f"it unpacks to {unpacked} bytes; at most {MAX_FILE_BYTES}")
     with np.load(path, allow_pickle=False) as data:
-        return {k: np.asarray(data[k], dtype=float).reshape(-1) for k in data.files}
+        return {k: _real_column(k, data[k]) for k in data.files}
+
+
+def _real_column(name: str, values: np.ndarray) -> np.ndarray:
+    """One array as float64: real numbers only (a complex or boolean array is not a measurement)."""
+    if values.dtype.kind not in "iuf":
+        raise ValueError(f"array {name!r} holds {values.dtype} values, not real numbers")
+    return np.asarray(values, dtype=float).reshape(-1)
 
 
 def _csv_columns(path: Path) -> dict[str, np.ndarray]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"it has more than {MAX_FILE_BYTES} bytes")
+    with path.open(newline="", encoding="utf-8-sig") as handle:     # a spreadsheet's byte-order mark is no name
+        rows = [row for row in csv.reader(handle) if any(v.strip() for v in row)]
     if len(rows) < 2:
         raise ValueError("a header row and at least one row of numbers are needed")
     header = [h.strip() for h in rows[0]]
-    table = np.array([[float(v) for v in row] for row in rows[1:] if row], dtype=float)
+    if len(set(header)) != len(header):
+        raise ValueError(f"the header names a column twice: {', '.join(header)}")
+    for k, row in enumerate(rows[1:], 2):
+        if len(row) != len(header):
+            raise ValueError(f"row {k} has {len(row)} values for {len(header)} columns")
+    table = np.array([[float(v) for v in row] for row in rows[1:]], dtype=float)
     return {h: table[:, i] for i, h in enumerate(header)}
 
 

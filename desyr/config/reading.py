@@ -119,6 +119,8 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
     time = data.get("time", (data.get("domain") or {}).get("time"))
     if time is not None and time not in names:
         raise ConfigError(f"{source}: time = {time!r:.40} is not a variable of [domain] ({', '.join(names)})")
+    if time is not None and time in [p.name for p in parameters]:
+        raise ConfigError(f"{source}: time = {time!r:.40} names a parameter; time is a variable of the domain")
     if geometry is not None and time in geometry.space:
         raise ConfigError(f"{source}: time = {time!r:.40} names a spatial variable of the shape; time is an "
                           f"interval of its own beside the shape, e.g. t = [0, 1]")
@@ -246,7 +248,13 @@ def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
     unknown = sorted(set(table) - set(problem.fields))
     if unknown:
         raise ConfigError(f"{problem.source}: [reference] names unknown field(s) {', '.join(unknown)}")
-    return {f: problem.parse(text) for f, text in table.items()}
+    out = {f: problem.parse(text) for f, text in table.items()}
+    for f, expr in out.items():
+        used = sorted(s.name for s in expr.free_symbols if s.name in problem.unknown_names)
+        if used:
+            raise ConfigError(f"{problem.source}: [reference] {f} uses the unknown {used[0]}; a reference is the "
+                              f"solution itself, written with the coefficients' true values")
+    return out
 
 
 def _from_reference(problem: Problem, expr: sp.Expr, what: str, word: str = "reference") -> sp.Expr:

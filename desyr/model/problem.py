@@ -239,7 +239,7 @@ class Problem:
                 rms = float(np.sqrt(np.mean(np.square(values - obs.column(f)))))
             absolute[f] = rms if np.isfinite(rms) else math.inf
             relative[f] = absolute[f] / obs.scale(f)
-        return Misfit(absolute, relative, allowed_misfit(obs.noise))
+        return Misfit(absolute, relative, allowed_misfit(obs.noise, obs.X.shape[0]))
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""

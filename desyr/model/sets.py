@@ -153,6 +153,25 @@ def _condition(problem: Problem, part: Part) -> Callable[[np.ndarray], np.ndarra
     return lambda P: np.asarray(broadcast(function(*columns(P))[0], len(P)), dtype=float)
 
 
+def _held_levels(problem: Problem, space: list[str], nodes: np.ndarray, weights: np.ndarray,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The rule repeated at TIME_LEVELS random values of time and a family's parameters together: the
+    integral over space holds for each member of the family at each time."""
+    names = problem.variable_names
+    held = [v for v in names if v == problem.time or v in problem.parameters]
+    X = np.empty((len(nodes) * TIME_LEVELS, problem.dim))
+    G = np.zeros((TIME_LEVELS, len(X)))
+    for k in range(TIME_LEVELS):
+        rows = slice(k * len(nodes), (k + 1) * len(nodes))
+        for j, v in enumerate(space):
+            X[rows, names.index(v)] = nodes[:, j]
+        for v in held:
+            lo, hi = problem.bounds[names.index(v)]
+            X[rows, names.index(v)] = lo + rng.random() * (hi - lo)
+        G[k, rows] = weights
+    return X, G
+
+
 def integral_rule(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Quadrature nodes (n, d) over the domain and weights (m, n): m = 1 for a steady problem, one row
     per time level for a time-dependent one, each row integrating over space at its time."""
@@ -160,7 +179,7 @@ def integral_rule(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarra
     if problem.geometry is not None:
         shape, space = problem.geometry.shape, list(problem.geometry.space)
     else:
-        space = [v for v in names if v != problem.time]
+        space = [v for v in names if v != problem.time and v not in problem.parameters]
         idx = [names.index(v) for v in space]
         shape = Box(problem.bounds[idx, 0], problem.bounds[idx, 1])
     order = ORDER.get(len(space), 8) + int(rng.integers(0, 4))     # two draws rarely share a rule
@@ -168,6 +187,8 @@ def integral_rule(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarra
     if rule is None:
         raise EmptySet(f"the shape {shape.text} has no quadrature rule")
     nodes, weights = rule
+    if problem.parameters:
+        return _held_levels(problem, space, nodes, weights, rng)
     times = [None]
     if problem.time is not None:
         t = problem.variables[names.index(problem.time)]

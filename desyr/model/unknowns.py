@@ -79,14 +79,16 @@ class Misfit:
 
 #: the relative misfit exact data allow (round-off in the data file and the evaluation)
 EXACT_DATA_MISFIT = 1e-6
-#: how many times the stated noise level the misfit of the true solution may reach
-NOISE_FACTOR = 3.0
+#: standard deviations of the chi-square test the true solution's misfit passes
+CHI_SIGMAS = 3.0
 
 
-def allowed_misfit(noise: float) -> float:
-    """A relative RMS misfit the true solution stays under: Gaussian noise of relative size
-    ``noise`` gives a misfit near ``noise``; 3x leaves room for a small sample."""
-    return NOISE_FACTOR * noise + EXACT_DATA_MISFIT
+def allowed_misfit(noise: float, n: int) -> float:
+    """The relative RMS misfit the true solution stays under with ``n`` observations of Gaussian
+    noise of relative size ``noise``: its sum of squares is n*noise**2 on average, with standard
+    deviation sqrt(2n)*noise**2, so 3 of those above the mean (a chi-square test, which tightens as
+    the data grow: a coefficient 12 standard errors off no longer passes)."""
+    return noise * math.sqrt(1.0 + CHI_SIGMAS * math.sqrt(2.0 / max(n, 1))) + EXACT_DATA_MISFIT
 
 
 def starting_values(unknowns: tuple[Unknown, ...], estimates: Mapping[str, float]) -> dict[str, sp.Float]:

@@ -59,9 +59,9 @@ def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str
 def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext) -> str | None:
     """A reason if the expression is non-finite somewhere on the refinement or constraint points."""
     X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
-    values = {**starting_values(problem.unknowns, ctx.unknown_estimates), **exprs}   # where the refit starts
+    start = {**starting_values(problem.unknowns, ctx.unknown_estimates), **exprs}   # where the refit starts
     for f, e in exprs.items():
-        e = problem.resolved(e, values)
+        e = problem.resolved(e, start)
         if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
             return f"{f} = {e} is not finite"
         try:

@@ -24,19 +24,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 import sympy as sp
 
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.unknowns import starting_values
-from desyr.stages.measure import measure_phi
-from desyr.symbolic.parameterize import parameterize
-from desyr.symbolic.physics import OBSERVATION_WEIGHT, for_refinement
+from desyr.stages.measure import measure_phi, misfit_allows
+from desyr.symbolic.identifiability import sensitivity
 
-#: singular values below this fraction of the largest are directions the objective cannot see
-RANK_TOLERANCE = 1e-7
 #: the confidence window of an unknown, in standard errors
 WINDOW = 3.0
 #: a window never narrower than this (relative): round-off of an exact fit
@@ -50,8 +46,8 @@ MAX_TRIES = 6
 #: prior cost of a closed form p/q*b, in nats: log(|p| + 1) + log(q), and this for a base other than 1
 BASE_NATS = math.log(len(BASES))
 #: a form is chosen only when every other passing form costs at least this many nats more (posterior
-#: odds of e to 1, prior included); otherwise the data cannot decide
-DECISIVE_NATS = 1.0
+#: odds near 7 to 1, prior included); otherwise the data cannot decide
+DECISIVE_NATS = 2.0
 
 #: refits a candidate's expression mapping with the run's refiner: (status, refined mapping)
 Refit = Callable[[Mapping[str, sp.Expr]], tuple[str, dict[str, sp.Expr]]]
@@ -75,74 +71,6 @@ def outside_bounds(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str:
         if not unknown.lo - slack <= v <= unknown.hi + slack:
             return f"the refit put {unknown.name} = {v:.6g} outside its range [{unknown.lo:g}, {unknown.hi:g}]"
     return ""
-
-
-@dataclass(frozen=True)
-class Sensitivity:
-    """What the objective's Jacobian says about the unknowns at a fit."""
-
-    rank: int
-    size: int
-    blind: tuple[str, ...]              # unknowns moved by a direction the objective cannot see
-    combination: str                    # what the data do decide, when two unknowns are blind
-    errors: dict[str, float]            # standard error of each unknown (absolute)
-
-
-def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext) -> Sensitivity | None:
-    """The scaled Jacobian's rank and the unknowns' standard errors at ``exprs`` (None: nothing to fit)."""
-    names = [u.name for u in problem.unknowns if isinstance(exprs.get(u.name), sp.Float)]
-    if not names:
-        return None
-    parts = {f: parameterize(e, prefix=f"{f}_s") for f, e in exprs.items()}
-    symbols = [s for p in parts.values() for s in p.symbols]
-    values = np.array([v for p in parts.values() for v in p.values], dtype=float)
-    system = for_refinement(problem, {f: p.expression for f, p in parts.items()}, symbols, ctx.points,
-                            ctx.constraint_weight)
-    with np.errstate(all="ignore"):
-        J = system.jacobian(values)
-        F = system.vector(values)
-    if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
-        return None
-    # unit columns: a dependence is seen whatever the sizes of the numbers (a 6e-9 coefficient too)
-    norms = np.linalg.norm(J, axis=0)
-    norms[norms == 0] = 1.0
-    _, s, Vt = np.linalg.svd(J / norms, full_matrices=False)
-    rank = int(np.sum(s > RANK_TOLERANCE * s[0])) if s.size and s[0] > 0 else 0
-    unknown_columns = {n: symbols.index(parts[n].symbols[0]) for n in names}
-    null = Vt[rank:] / norms                          # the blind directions, in the numbers themselves
-    null = null / np.maximum(np.linalg.norm(null, axis=1, keepdims=True), 1e-300)
-    blind = tuple(n for n, j in unknown_columns.items() if null.size and np.max(np.abs(null[:, j])) > 0.1)
-    relative = null / np.where(values == 0, 1.0, values)   # the same directions in relative changes
-    return Sensitivity(rank, len(symbols), blind, _combination(blind, relative, unknown_columns),
-                       _errors(J / norms, F, norms, s, Vt, rank, unknown_columns, problem))
-
-
-def _combination(blind: tuple[str, ...], null: np.ndarray, columns: Mapping[str, int]) -> str:
-    """``a*b`` when the one blind direction moves a and b oppositely in relative terms."""
-    if len(blind) != 2 or null.shape[0] != 1:
-        return ""
-    p, q = (float(null[0, columns[n]]) for n in blind)
-    ratio = Fraction(-q / p).limit_denominator(4) if p else None
-    if ratio is None or abs(float(ratio) + q / p) > 1e-3:
-        return ""
-    a, b = blind
-    exponent = "" if ratio == 1 else f"**({ratio})"
-    return f"{a}*{b}{exponent}" if ratio > 0 else f"{a}/{b}{'' if ratio == -1 else f'**({-ratio})'}"
-
-
-def _errors(Jn: np.ndarray, F: np.ndarray, norms: np.ndarray, s: np.ndarray, Vt: np.ndarray, rank: int,
-            columns: Mapping[str, int], problem: Problem) -> dict[str, float]:
-    """Standard errors of the unknowns: the noise variance (from the observation rows) times the
-    covariance of the unit-column Jacobian, inverted on the directions it sees."""
-    obs = problem.observations
-    if obs is None or rank == 0:
-        return {}
-    n = obs.X.shape[0] * len(obs.fields)
-    rows = F[-n:] / math.sqrt(OBSERVATION_WEIGHT)      # the observation blocks come last
-    variance = float(rows @ rows) / max(n - rank, 1)
-    seen = Vt[:rank] / s[:rank, None]
-    covariance = variance * (seen.T @ seen)           # pinv(Jn^T Jn), unit columns
-    return {name: math.sqrt(max(covariance[j, j], 0.0)) / norms[j] for name, j in columns.items()}
 
 
 @dataclass(frozen=True)
@@ -223,7 +151,9 @@ def _stern_brocot(a: Fraction, b: Fraction, depth: int) -> Fraction | None:
 def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
     """Decide the unknowns of a refit candidate: exact values where the data allow one, else why not."""
     problem, exprs = ctx.problem, dict(cand.expressions or {})
-    found = sensitivity(problem, exprs, ctx) if exprs else None
+    points = ctx.points
+    found = sensitivity(problem, exprs, points.refine, points.constraints, points.reductions,
+                        ctx.constraint_weight) if exprs else None
     if found is None:
         return ""
     misfit = problem.misfit(exprs)
@@ -232,6 +162,7 @@ def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
         return (f"not decided: the fit misses the observations (relative misfit {misfit.worst:.3g}, "
                 f"the stated noise allows {misfit.allowed:.3g})")
     if found.blind:
+        cand.expressions = _held(exprs, refit, ctx)
         what = f"only {found.combination} is determined" if found.combination else "the data cannot separate them"
         return (f"not identifiable: {', '.join(found.blind)} ({what}; the Jacobian has rank {found.rank} "
                 f"of {found.size})")
@@ -244,8 +175,24 @@ def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
         chosen, note = _choose(unknown.name, float(value), error, exprs, refit, ctx)
         exprs = chosen or exprs
         notes.append(note)
-    cand.expressions = exprs
+    cand.expressions = _held(exprs, refit, ctx)
     return "; ".join(notes)
+
+
+def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str, sp.Expr]:
+    """``exprs`` refit from the physics alone with every unknown held where it is (the joint fit trades a
+    little physics for noisy data; an exact form needs the physics at round-off), if the refit keeps
+    the data within chance."""
+    floats = {n: v for n, v in exprs.items() if n in ctx.problem.unknown_names and isinstance(v, sp.Float)}
+    if not floats:
+        return exprs
+    held = {n: sp.Rational(float(v)) for n, v in floats.items()}      # exact, so the refit leaves them
+    status, fitted = refit({**exprs, **held})
+    if status not in ("converged", "fixed") or not fitted:
+        return exprs
+    fitted = {**fitted, **floats}
+    better = measure_phi(ctx, fitted).phi <= measure_phi(ctx, exprs).phi
+    return fitted if better and misfit_allows(ctx.problem, exprs, fitted, 1) else exprs
 
 
 def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext
@@ -265,12 +212,15 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
         if rise <= WINDOW ** 2:
             scored.append((form.prior + 0.5 * max(rise, 0.0), form.value, fitted))
     scored.sort(key=lambda item: item[0])
-    estimate = f"estimate {value:.6g} +- {error:.2g}" if error else f"estimate {value:.12g}"
+    estimate = f"estimate {value:.6g} +- {error:.2g}" if error else f"estimate {value:.6g}"
     if not scored:
         return None, f"{name} = {value:.6g}: no closed form fits ({estimate})"
     if len(scored) > 1 and scored[1][0] - scored[0][0] < DECISIVE_NATS:
         return None, f"{name}: the data cannot decide between {scored[0][1]} and {scored[1][1]} ({estimate})"
-    return scored[0][2], f"{name} = {scored[0][1]} ({estimate})"
+    # the margin is part of the answer: how much likelier the form is than the next that fits
+    runner = (f"; next {scored[1][1]}, odds {math.exp(min(scored[1][0] - scored[0][0], 50)):.3g} to 1"
+              if len(scored) > 1 else "")
+    return scored[0][2], f"{name} = {scored[0][1]} ({estimate}{runner})"
 
 
 def _rss(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:

@@ -112,6 +112,13 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
     so :func:`physics_scores` leaves it out)."""
     system = ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
                             points.reductions)
+    return with_observations(system, solution, jacobian)
+
+
+def with_observations(system: ResidualSystem, solution: Mapping[str, sp.Expr], jacobian: bool = True
+                      ) -> ResidualSystem:
+    """``system`` with one block per observed field (its misfit to the data), appended last."""
+    problem = system.problem
     obs = problem.observations
     if obs is not None and all(f in solution for f in obs.fields):
         for k, f in enumerate(obs.fields):

@@ -28,7 +28,8 @@ _RHO, _THETA, _PHI, _U, _V, _Z = sp.symbols("rho theta phi u v z", real=True)
 def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr]) -> sp.Expr | None:
     """The integral of ``con.operator`` over the domain minus ``con.value``, exactly (None: not integrated)."""
     integrand = problem.apply(con.operator, exprs)
-    space = [v for v in problem.variable_names if v != problem.time] if problem.geometry is None \
+    space = [v for v in problem.variable_names if v != problem.time and v not in problem.parameters] \
+        if problem.geometry is None \
         else list(problem.geometry.space)
     symbols = [problem.vocabulary.var_symbols[v] for v in space]
     if problem.geometry is None:

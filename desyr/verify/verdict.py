@@ -34,6 +34,7 @@ from desyr.errors import ConfigError
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
 from desyr.symbolic.expressions import ExpressionError, expression_text
+from desyr.symbolic.identifiability import sensitivity
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.physics import verify
 from desyr.verify.proof import prove
@@ -161,6 +162,10 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     if data is not None and not data["consistent"] and verdict != "not_exact":
         # the physics holds for these coefficients, but the measurements say they are not the problem's
         verdict, reason = "not_exact", f"{reason}; but {data['reason']}"
+    undecided = _undecided(problem, numeric, points) if problem.unknowns else ""
+    if undecided and verdict != "not_exact":
+        # the physics holds, but nothing decides the values given: they are one choice among many
+        verdict, reason = "not_exact", f"{reason}; but {undecided}"
     return {
         "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
         "exact_tolerance": tolerance, "seed": seed, "streams": list(STREAMS),
@@ -176,6 +181,21 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> str:
+    """Why the unknowns' values cannot be the problem's: one outside its declared range, or a direction
+    of the unknowns that neither the physics nor the data see (on the verifier's own points)."""
+    for unknown in problem.unknowns:
+        value = float(exprs[unknown.name])
+        if not unknown.lo <= value <= unknown.hi:
+            return f"{unknown.name} = {value:.6g} lies outside its declared range [{unknown.lo:g}, {unknown.hi:g}]"
+    found = sensitivity(problem, exprs, points.interior, points.constraints, points.reductions)
+    if found is None or not found.blind:
+        return ""
+    what = f"only {found.combination} is determined" if found.combination else "they are not determined"
+    return (f"the physics and the data do not decide {', '.join(found.blind)} ({what}; the Jacobian has rank "
+            f"{found.rank} of {found.size})")
+
+
 def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, Any] | None:
     """The misfit to the observations, reported beside the physics (None without observations)."""
     misfit = problem.misfit(exprs)
@@ -188,7 +208,14 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
               f"what the stated noise {obs.noise:g} allows ({misfit.allowed:.3g})")
     return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
             "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason,
-            "data": obs.origin}
+            "data": obs.origin, "sha256": _digest(obs)}
+
+
+def _digest(obs: Any) -> str:
+    """The observations the verdict was given on: their points and values, whatever file held them."""
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(obs.X).tobytes() + np.ascontiguousarray(obs.values).tobytes()).hexdigest()
 
 
 def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:

@@ -52,6 +52,9 @@ def _geometry(problem, seed: int = 0):
     ordered = network_variables(problem)
     spatial = [v for v in ordered if v.name != problem.time]
     if problem.geometry is not None:
+        if problem.parameters:
+            raise ComponentError("teacher 'deepxde': a family's parameters ([parameters]) are taken on a box domain "
+                                 "only; on a shape, solve one member at a time or use the exact solvers")
         geom = deepxde_geometry(problem.geometry, seed)
     elif len(spatial) == 0:
         geom = None
