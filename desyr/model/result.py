@@ -43,8 +43,7 @@ class ProblemInfo:
     source: str
     fields: list[str]
     variables: list[str]
-    #: an inverse problem's unknown coefficients (a solution gives a value for each) and a family's parameters
-    unknowns: list[str] = field(default_factory=list)
+    unknowns: list[str] = field(default_factory=list)     # an inverse problem's coefficients; a family's:
     parameters: list[str] = field(default_factory=list)
 
 
@@ -294,8 +293,7 @@ class Result:
         return {f: parse_expression(t, vocabulary) for f, t in texts.items() if f in self.problem.fields}
 
     def unknown_values(self, exact: bool = True) -> dict[str, sp.Expr]:
-        """An inverse problem's unknown coefficients as the selected candidate gives them (``{"nu": 1/10}``);
-        empty without unknowns or a selected expression."""
+        """An inverse problem's coefficients as the selected candidate gives them (``{"nu": 1/10}``)."""
         from desyr.symbolic.expressions import Vocabulary, parse_expression
 
         texts = self._texts(exact) or {}
