@@ -142,12 +142,15 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         if outside:        # u = 0 with nu = 1e-4 fits the physics: the declared range rules it out
             cand.refit = replace(outcome, status="failed", converged=False, reason=outside)
             cand.expressions = None
-        elif ctx.problem.unknowns and cand.expressions:
-            cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, physics), ctx) or None
         measure(cand, ctx)
         if cand.expressions and not (cand.phi is not None and math.isfinite(cand.phi)):
             cand.refit = replace(outcome, status="failed", converged=False, reason=_NON_FINITE)
         clean(cand, ctx, _reduced_refit(refiner, cand, physics))
+        if ctx.problem.unknowns and cand.expressions:
+            # on the cleaned tree: a search's spurious 1e-5 terms would stall the refits that name them
+            cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, ctx),
+                                                   _reduced_refit(refiner, cand, physics), ctx) or None
+            measure(cand, ctx)
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as exc:  # one unusable candidate must not end the run; record why

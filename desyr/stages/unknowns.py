@@ -3,19 +3,21 @@
 The refit fits a candidate's constants and the unknowns together, against the physics and the
 misfit to the observations.  Here, after it:
 
-1. **Identifiability.**  The Jacobian of that objective with respect to every free number,
-   each column scaled by its value (relative changes), is decomposed.  A direction it cannot
-   see (singular value below :data:`RANK_TOLERANCE` of the largest) that moves an unknown
-   means the unknowns are not decided: ``u_t = a*b*u_xx`` sees only ``a*b``.  The run says so
-   and names nothing.
+1. **Identifiability** (:mod:`desyr.symbolic.identifiability`).  A direction of the unknowns
+   that the objective's Jacobian cannot see means they are not decided: ``u_t = a*b*u_xx``
+   sees only ``a*b``.  The run says so and names nothing.  A fit that misses the data names
+   nothing either.
 2. **Exact values.**  The physics holds exactly for the true coefficient; the data, noisy or
    not, only pick the branch.  So each unknown's simplest closed forms inside its confidence
    window (3 standard errors from the same Jacobian) are tried: the unknown is fixed, the
-   other constants refit, and the value is kept when the physics stays at its level and the
+   other constants refit against the physics and the data, and the value is kept when the physics stays at its level and the
    squared misfit grows by at most 9 noise variances.  Among the forms that pass, the one of least
    cost wins: half the rise of the squared misfit in noise variances, plus a prior cost for its
    size and base.  When another costs less than :data:`DECISIVE_NATS` more, the data cannot
    decide between them, and the run says that instead.
+3. **The physics held.**  The joint fit trades a little physics for noisy data; a last refit
+   from the physics alone, the unknowns held, brings it back to round-off (an exact form
+   needs that), if the data still fit within chance.
 """
 from __future__ import annotations
 
@@ -148,8 +150,10 @@ def _stern_brocot(a: Fraction, b: Fraction, depth: int) -> Fraction | None:
     return None if inner is None else floor + 1 / inner
 
 
-def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
-    """Decide the unknowns of a refit candidate: exact values where the data allow one, else why not."""
+def identify_unknowns(cand: Candidate, joint: Refit, physics: Refit, ctx: RunContext) -> str:
+    """Decide the unknowns of a refit candidate: exact values where the data allow one, else why not.
+    ``joint`` refits against the physics and the data (a fixed unknown leaves directions only the data
+    see), ``physics`` against the physics alone (the last polish, every unknown held)."""
     problem, exprs = ctx.problem, dict(cand.expressions or {})
     points = ctx.points
     found = sensitivity(problem, exprs, points.refine, points.constraints, points.reductions,
@@ -162,7 +166,7 @@ def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
         return (f"not decided: the fit misses the observations (relative misfit {misfit.worst:.3g}, "
                 f"the stated noise allows {misfit.allowed:.3g})")
     if found.blind:
-        cand.expressions = _held(exprs, refit, ctx)
+        cand.expressions = _held(exprs, physics, ctx)
         what = f"only {found.combination} is determined" if found.combination else "the data cannot separate them"
         return (f"not identifiable: {', '.join(found.blind)} ({what}; the Jacobian has rank {found.rank} "
                 f"of {found.size})")
@@ -172,10 +176,10 @@ def identify_unknowns(cand: Candidate, refit: Refit, ctx: RunContext) -> str:
         if not isinstance(value, sp.Float):
             continue
         error = found.errors.get(unknown.name, 0.0)
-        chosen, note = _choose(unknown.name, float(value), error, exprs, refit, ctx)
+        chosen, note = _choose(unknown.name, float(value), error, exprs, (joint, physics), ctx)
         exprs = chosen or exprs
         notes.append(note)
-    cand.expressions = _held(exprs, refit, ctx)
+    cand.expressions = _held(exprs, physics, ctx)
     return "; ".join(notes)
 
 
@@ -184,8 +188,6 @@ def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str,
     little physics for noisy data; an exact form needs the physics at round-off), if the refit keeps
     the data within chance."""
     floats = {n: v for n, v in exprs.items() if n in ctx.problem.unknown_names and isinstance(v, sp.Float)}
-    if not floats:
-        return exprs
     held = {n: sp.Rational(float(v)) for n, v in floats.items()}      # exact, so the refit leaves them
     status, fitted = refit({**exprs, **held})
     if status not in ("converged", "fixed") or not fitted:
@@ -195,17 +197,19 @@ def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str,
     return fitted if better and misfit_allows(ctx.problem, exprs, fitted, 1) else exprs
 
 
-def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext
-            ) -> tuple[dict[str, sp.Expr] | None, str]:
+def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], refits: tuple[Refit, Refit],
+            ctx: RunContext) -> tuple[dict[str, sp.Expr] | None, str]:
     """The refit mapping with ``name`` fixed to its best closed form, and the note saying what was decided."""
     problem = ctx.problem
+    joint, physics = refits
     base_phi = measure_phi(ctx, exprs).phi
     variance = _noise_variance(problem, exprs)
     scored = []
     for form in closed_forms(value, error):
-        status, fitted = refit({**exprs, name: form.value})
+        status, fitted = joint({**exprs, name: form.value})
         if status not in ("converged", "fixed") or not fitted:
             continue
+        fitted = _held(fitted, physics, ctx)
         if not measure_phi(ctx, fitted).phi <= max(10 * base_phi, ctx.method.physics_absolute):
             continue
         rise = (_rss(problem, fitted) - _rss(problem, exprs)) / variance if variance else 0.0
