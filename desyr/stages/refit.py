@@ -151,6 +151,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
             cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, ctx),
                                                    _reduced_refit(refiner, cand, physics), ctx) or None
             measure(cand, ctx)
+            clean(cand, ctx)        # what the named values left at round-off (a 4e-28*sin term) goes
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as exc:  # one unusable candidate must not end the run; record why
