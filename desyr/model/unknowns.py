@@ -103,8 +103,3 @@ def starting_values(unknowns: tuple[Unknown, ...], estimates: Mapping[str, float
             start *= 1.1
         out[unknown.name] = sp.Float(start)
     return out
-
-
-def unknown_values(solution: Mapping[str, sp.Expr], unknowns: tuple[Unknown, ...]) -> dict[str, sp.Expr]:
-    """The unknowns' entries of a candidate's mapping (the fields' entries left out)."""
-    return {u.name: solution[u.name] for u in unknowns if u.name in solution}
