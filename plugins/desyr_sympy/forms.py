@@ -60,7 +60,7 @@ def coordinates(problem: Problem) -> Coordinates:
 
 
 def constants_of(problem: Problem) -> set[sp.Symbol]:
-    """The parameters' symbols (constants of the equations), none for a plain problem."""
+    """The symbols of the parameters and unknowns (constants of the equations), none for a plain problem."""
     return set(getattr(problem, "constants", ()))
 
 
