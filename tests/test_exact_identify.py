@@ -136,3 +136,15 @@ def test_boundary_layer_normaliser_comes_from_the_expression():
     from desyr.exact.identify import BASES, propose
     assert propose(c, bases=tuple(BASES) + tuple(bases))[0] == 1 / (sp.exp(5) - 1)
     assert propose(c) == [] or propose(c)[0] != 1 / (sp.exp(5) - 1)    # not among the generic bases
+
+
+def test_a_phase_is_named_by_its_tangent_on_any_quarter_turn():
+    import sympy as sp
+
+    from desyr.exact.identify import propose
+
+    phase = sp.atan(sp.sqrt(7) / 21)
+    assert propose(float(-phase))[0] == -phase
+    # a cosine written as a sine by a search: three quarter turns back
+    assert propose(float(-3 * sp.pi / 2 - phase))[0] == -3 * sp.pi / 2 - phase
+    assert propose(0.5) == [sp.Rational(1, 2)]       # plain numbers keep their plain forms first

@@ -26,6 +26,7 @@ def exact_command(registry: Registry, args: argparse.Namespace) -> int:
     exprs = result.solution(exact=False)
     if exprs is None:
         raise ConfigError(f"{path}: the result has no selected expression")
+    exprs = {**exprs, **result.unknown_values(exact=False)}     # an inverse problem's values go along
     if result.config is not None:       # the config the result carries (its hash is in the file)
         problem = read_problem({"format": result.config.format, "text": result.config.text,
                                 "source": result.config.source})

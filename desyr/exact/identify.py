@@ -55,17 +55,30 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
     _add(found, value, value * value, lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
          BASE_DIGITS, len(bases), rtol)
-    if 0 < abs(value) < math.pi / 2:
-        # a phase: cos(w*t - atan(sqrt(7)/21)) is what a damped oscillation released from rest is
-        # written as; its tangent is the short number
-        tangent = math.tan(value)
-        _add(found, value, tangent, lambda r: sp.atan(sp.Rational(r.numerator, r.denominator)),
-             BASE_DIGITS, len(bases) + 1, rtol)
-        sign = sp.Integer(1 if value > 0 else -1)
-        _add(found, value, tangent * tangent, lambda r: sp.atan(sign * sp.sqrt(sp.Rational(r.numerator, r.denominator))),
-             BASE_DIGITS, len(bases) + 2, rtol)
+    for k in range(-PHASE_TURNS, PHASE_TURNS + 1):
+        _phase(found, value, k, len(bases) + 1 + abs(k), rtol)
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     return [expr for expr, _ in ordered[:limit]]
+
+
+#: quarter turns a phase may be off the principal branch: sin(w*t - 3*pi/2 - atan(sqrt(7)/21)) is a
+#: cosine written as a sine, as a search may write it
+PHASE_TURNS = 4
+
+
+def _phase(found: dict[sp.Expr, tuple[int, int, float]], value: float, k: int, rank: int, rtol: float) -> None:
+    """``k*pi/2 + atan(r)`` and ``k*pi/2 + atan(+-sqrt(r))`` near ``value``: cos(w*t - atan(sqrt(7)/21))
+    is what a damped oscillation released from rest is written as, and its tangent is the short number."""
+    rest = value - k * math.pi / 2
+    if not 0 < abs(rest) < math.pi / 2:
+        return
+    turn = sp.Integer(k) * sp.pi / 2
+    tangent = math.tan(rest)
+    sign = sp.Integer(1 if rest > 0 else -1)
+    _add(found, value, tangent, lambda r: turn + sp.atan(sp.Rational(r.numerator, r.denominator)),
+         BASE_DIGITS, rank, rtol)
+    _add(found, value, tangent * tangent,
+         lambda r: turn + sp.atan(sign * sp.sqrt(sp.Rational(r.numerator, r.denominator))), BASE_DIGITS, rank, rtol)
 
 
 def _add(found: dict[sp.Expr, tuple[int, int, float]], value: float, target: float,
