@@ -210,7 +210,7 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
         if status not in ("converged", "fixed") or not fitted:
             continue
         fitted = _held(fitted, physics, ctx)
-        if not measure_phi(ctx, fitted).phi <= max(10 * base_phi, ctx.method.physics_absolute):
+        if not measure_phi(ctx, fitted).phi <= max(10 * base_phi, ctx.method.exact_tolerance):
             continue
         rise = (_rss(problem, fitted) - _rss(problem, exprs)) / variance if variance else 0.0
         if rise <= WINDOW ** 2:

@@ -44,6 +44,11 @@ class Coordinates:
         lows = {v.name: float(v.lo) for v in problem.variables} | {u.name: float(u.lo) for u in problem.unknowns}
         self._positive = {s: sp.Symbol(s.name, positive=True) for s in self.constants if lows[s.name] > 0}
 
+    def positive(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with each constant of a positive range as a positive symbol, for dsolve: with
+        ``a > 0`` known, ``u' = -a*v, v' = u`` is solved with cos(sqrt(a)*t), not exp(I*sqrt(a)*t)."""
+        return expr.xreplace(self._positive) if self._positive else expr
+
     def tidy(self, expr: sp.Expr) -> sp.Expr:
         """``sin(x*Abs(k))`` -> ``sin(k*x)`` where the range of ``k`` is positive."""
         if not self._positive:

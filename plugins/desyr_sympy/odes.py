@@ -48,7 +48,8 @@ def _equations(problem: Problem) -> tuple[Any, Any, dict[str, sp.Expr]]:
     """The equations and the functions to solve for (one of each for a single ODE, lists for a
     system), and every field's function."""
     functions = field_functions(problem)
-    equations = [to_derivatives(r, problem, functions) for r in residuals(problem)]
+    known = getattr(problem, "positive", lambda e: e)      # a family's positive constants, as such
+    equations = [known(to_derivatives(r, problem, functions)) for r in residuals(problem)]
     targets = [functions[f] for f in problem.fields]
     if len(targets) == 1:
         return equations[0], targets[0], functions
