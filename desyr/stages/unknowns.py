@@ -204,6 +204,8 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
     joint, physics = refits
     base_phi = measure_phi(ctx, exprs).phi
     variance = _noise_variance(problem, exprs)
+    # the rise is measured from the same kind of fit: the physics held, this unknown still free
+    baseline = _rss(problem, _held(exprs, physics, ctx))
     scored = []
     for form in closed_forms(value, error):
         status, fitted = joint({**exprs, name: form.value})
@@ -212,7 +214,7 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
         fitted = _held(fitted, physics, ctx)
         if not measure_phi(ctx, fitted).phi <= max(10 * base_phi, ctx.method.exact_tolerance):
             continue
-        rise = (_rss(problem, fitted) - _rss(problem, exprs)) / variance if variance else 0.0
+        rise = (_rss(problem, fitted) - baseline) / variance if variance else 0.0
         if rise <= WINDOW ** 2:
             scored.append((form.prior + 0.5 * max(rise, 0.0), form.value, fitted))
     scored.sort(key=lambda item: item[0])
