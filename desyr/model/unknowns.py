@@ -58,6 +58,12 @@ class Observations:
         column = self.column(field)
         return float(np.sqrt(np.mean(np.square(column)))) or 1.0
 
+    def weight(self, field: str) -> float:
+        """What a field's residuals are multiplied by in a fit: the stated noise is relative to each
+        field's scale, so a field of half the size has half the noise and counts twice (the
+        likelihood's weighting); the largest field keeps 1, so one field is fitted as it stands."""
+        return max(self.scale(f) for f in self.fields) / self.scale(field)
+
 
 @dataclass(frozen=True)
 class Misfit:

@@ -234,7 +234,8 @@ def _rss(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
     obs = problem.observations
     if misfit is None or obs is None:
         return 0.0
-    return float(sum(obs.X.shape[0] * v ** 2 for v in misfit.absolute.values()))
+    # weighted as the fit weights the fields, so that every residual has the same noise variance
+    return float(sum(obs.X.shape[0] * (obs.weight(f) * v) ** 2 for f, v in misfit.absolute.items()))
 
 
 def _noise_variance(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
@@ -243,5 +244,5 @@ def _noise_variance(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
     if obs is None:
         return 0.0
     n = obs.X.shape[0] * len(obs.fields)
-    floor = max((1e-9 * obs.scale(f)) ** 2 for f in obs.fields)
+    floor = (1e-9 * max(obs.scale(f) for f in obs.fields)) ** 2
     return float(max(_rss(problem, exprs) / max(n - 1, 1), floor))

@@ -117,13 +117,14 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
 
 def with_observations(system: ResidualSystem, solution: Mapping[str, sp.Expr], jacobian: bool = True
                       ) -> ResidualSystem:
-    """``system`` with one block per observed field (its misfit to the data), appended last."""
+    """``system`` with one block per observed field (its misfit to the data, weighted by
+    :meth:`~desyr.model.unknowns.Observations.weight`), appended last."""
     problem = system.problem
     obs = problem.observations
     if obs is not None and all(f in solution for f in obs.fields):
         for k, f in enumerate(obs.fields):
             block = system._block("observation", k, problem.apply(solution[f], solution), obs.X,
-                                  math.sqrt(OBSERVATION_WEIGHT), problem.symbols + system.params, jacobian)
+                                  math.sqrt(OBSERVATION_WEIGHT) * obs.weight(f), problem.symbols + system.params, jacobian)
             block.data = obs.column(f)
             system.blocks.append(block)
     return system
