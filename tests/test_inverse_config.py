@@ -253,3 +253,73 @@ def test_a_malformed_data_file_is_one_line(tmp_path, write, message):
     with pytest.raises(ConfigError, match=message) as info:
         _problem(config.read_text(), source=str(config))
     assert "\n" not in str(info.value)
+
+
+COUPLED = '''fields = ["u", "v"]
+time = "t"
+[domain]
+t = [0, 3]
+[unknowns]
+a = [0.5, 10]
+[[equations]]
+lhs = "u_t + a*v"
+[[equations]]
+lhs = "v_t - u"
+[[constraints]]
+on = "t = 0"
+operator = "u"
+value = 1
+[[constraints]]
+on = "t = 0"
+operator = "v"
+value = 0
+[observations]
+u = "cos(2*t)"
+v = "sin(2*t)/2"
+points = 50
+'''
+
+
+def test_each_observed_field_counts_by_its_stated_relative_noise():
+    from desyr.stages.unknowns import _rss
+    from desyr.symbolic.physics import for_refinement
+
+    p = _problem(COUPLED)
+    obs = p.observations
+    ratio = obs.scale("u") / obs.scale("v")
+    assert obs.weight("u") == 1.0 and obs.weight("v") == pytest.approx(ratio) and ratio > 1.9
+    # each field 1 % off: v, half the size, is as far off relative to its noise as u, so it weighs as much
+    off = {"u": sp.sympify("101*cos(2*t)/100"), "v": sp.sympify("101*sin(2*t)/200"), "a": sp.Integer(4)}
+    system = for_refinement(p, off, [], make_point_sets(p, 0))
+    rows = [b.weight * b.data for b in system.blocks if b.kind == "observation"]
+    assert len(rows) == 2 and np.linalg.norm(rows[1]) == pytest.approx(ratio * np.linalg.norm(obs.column("v")))
+    F = system.vector()[-2 * 50:]
+    assert np.linalg.norm(F[:50]) == pytest.approx(np.linalg.norm(F[50:]), rel=1e-9)
+    assert _rss(p, off) == pytest.approx(float(F @ F), rel=1e-9)
+
+
+@pytest.mark.slow
+def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    x = np.linspace(0.05, 0.95, 12)
+    X, T = (g.ravel() for g in np.meshgrid(x, np.linspace(0.1, 0.9, 5)))
+    np.savez(tmp_path / "d.npz", x=X, t=T, u=np.exp(-np.pi**2 * T / 10) * np.sin(np.pi * X))
+    (tmp_path / "p.toml").write_text(HEAT + '[observations]\nfile = "d.npz"\n')
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+
+    def desyr(*args):
+        return subprocess.run([sys.executable, "-m", "desyr", *args], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=300)
+
+    done = desyr("refine", "p.toml", "--candidate", "u = exp(-nu*pi**2*t)*sin(pi*x); nu = 0.1", "--out", "out",
+                 "--no-plots")
+    assert done.returncode == 0, done.stderr[-1500:]
+    same = desyr("verify", "out")
+    assert same.returncode == 0 and "observations" in same.stdout and "warning" not in same.stderr, same.stderr
+    np.savez(tmp_path / "d.npz", x=X, t=T, u=np.exp(-np.pi**2 * T / 5) * np.sin(np.pi * X))
+    changed = desyr("verify", "out")
+    assert "are not those the run recorded" in changed.stderr, changed.stderr
+    assert "Not exact" in changed.stdout          # the verdict is on today's file, which refuses nu = 1/10

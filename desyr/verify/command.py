@@ -57,6 +57,8 @@ def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
     else:
         request = result_request(Path(args.target), registry, args.problem, args.seed)
     answer = request_verdict(request)
+    if args.candidate is None:
+        _compare_data(Path(args.target), answer)
     if args.json:
         print(json.dumps(answer, indent=2))
     else:
@@ -66,9 +68,9 @@ def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
 
 
 def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed: int | None) -> dict[str, Any]:
+    """A request from an untrusted ``result.json``: only its expressions, exact form, seed and config."""
     from desyr.verify.request import config_of
 
-    """A request from an untrusted ``result.json``: only its expressions, exact form, seed and config."""
     data = read_result_json(path)
     exprs = data.get("expression")
     if not exprs:
@@ -90,12 +92,12 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
 
 
 def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) -> None:
-    from desyr.verify.request import config_of
-    from desyr.verify.verdict import config_sha256
-
     """Warn when the config a result carries is not the one its source names today: a result file can
     carry any config, and a user reading 'Proved' should know which problem was proved."""
     import sys
+
+    from desyr.verify.request import config_of
+    from desyr.verify.verdict import config_sha256
 
     source = config.get("source")
     if not isinstance(source, str) or not isinstance(config.get("text"), str):
@@ -108,6 +110,20 @@ def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) 
         print(f"desyr: warning: the config in {path} differs from {source} as it reads now; verifying against "
               f"the result's copy (sha256 {config_sha256(config['text'])[:16]}); use --problem {source} to verify "
               "against yours", file=sys.stderr)
+
+
+def _compare_data(path: Path, answer: dict[str, Any]) -> None:
+    """Warn when the observations verified now are not the ones the run recorded: a config names its
+    data file by path, and the file may have changed since (the run's digest is only a hint, as
+    untrusted as the rest of the folder, so this warns and decides nothing)."""
+    import sys
+
+    now = (answer.get("observations") or {}).get("sha256")
+    answered = (read_result_json(path).get("verification") or {}).get("answer")
+    recorded = ((answered if isinstance(answered, dict) else {}).get("observations") or {}).get("sha256")
+    if isinstance(now, str) and isinstance(recorded, str) and now != recorded:
+        print(f"desyr: warning: the observations verified now (sha256 {now[:16]}) are not those the run recorded "
+              f"(sha256 {recorded[:16]}); the data file changed since the run", file=sys.stderr)
 
 
 def read_result_json(path: Path) -> dict[str, Any]:
