@@ -8,8 +8,8 @@ import sympy as sp
 
 from desyr.api import refine
 from desyr.cli.main import main
-from desyr.config.loading import load_problem
 from desyr.config.components import gate_sequence, method_constants
+from desyr.config.loading import load_problem
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Searcher, SearchResult, hookimpl, load_registry
 from desyr.testing import SINE_POISSON_1D, isolated_registry, make_problem, make_task, run_searcher
@@ -111,6 +111,22 @@ def test_a_searcher_raising_anything_is_one_line_naming_it():
     problem = make_problem()
     with pytest.raises(PluginError, match=r"^searcher 'crashing' failed: RuntimeError: segment"):
         run_searcher(Crashing(), problem)
+
+
+def test_the_line_of_a_components_bug_is_one_environment_variable_away(monkeypatch, capsys):
+    import desyr.cli.main as cli
+
+    problem = make_problem()
+    monkeypatch.setattr(cli, "_dispatch", lambda args: run_searcher(Crashing(), problem))
+    monkeypatch.delenv("DESYR_TRACEBACK", raising=False)
+    assert main(["problems"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith("segment of the search tree vanished (DESYR_TRACEBACK=1 shows where)\n")
+    monkeypatch.setenv("DESYR_TRACEBACK", "1")
+    assert main(["problems"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and 'in search\n    raise RuntimeError("segment' in err, err
+    assert err.splitlines()[-1].startswith("desyr: error: searcher 'crashing' failed: RuntimeError")
 
 
 class RefusingGate(Gate):

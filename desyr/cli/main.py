@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
-        print(f"desyr: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"desyr: error: {_one_line(exc)}{_traceback(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("desyr: interrupted", file=sys.stderr)
@@ -182,6 +182,24 @@ def leave(code: int) -> NoReturn:
     except (OSError, ValueError):    # a reader that left: nothing more can be said to it
         pass
     os._exit(code)
+
+
+def _traceback(exc: BaseException) -> str:
+    """A component's own failure behind a one-line error: its traceback when ``DESYR_TRACEBACK=1``
+    (printed first), else a hint that it exists.  Users get one line; plugin authors get the line
+    of their bug."""
+    import os
+
+    cause = exc.__cause__
+    if cause is None:
+        return ""
+    if os.environ.get("DESYR_TRACEBACK", "") in ("", "0"):
+        # a component's own ComponentError is a message for users, not a bug to locate
+        return "" if isinstance(cause, DesyrError) else " (DESYR_TRACEBACK=1 shows where)"
+    import traceback
+
+    traceback.print_exception(cause, file=sys.stderr)
+    return ""
 
 
 def _one_line(exc: BaseException) -> str:

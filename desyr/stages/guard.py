@@ -2,7 +2,9 @@
 
 A component that raises anything (a :class:`desyr.errors.ComponentError` or any
 other exception) inside :func:`contained` ends the run with one
-:class:`desyr.errors.PluginError` line: ``searcher 'sindy' failed: ...``.
+:class:`desyr.errors.PluginError` line: ``searcher 'sindy' failed: ...``.  The component's own
+exception stays its ``__cause__``: Python callers see the chain, and the command line prints it
+when ``DESYR_TRACEBACK=1`` (an author needs the line of the bug).
 Stage B isolates refits per candidate instead (one bad candidate must not
 end the run), see :func:`desyr.stages.refit.refine_pool`.
 """
@@ -21,15 +23,15 @@ def contained(role: str, name: str) -> Iterator[None]:
     try:
         yield
     except ComponentError as exc:
-        raise PluginError(f"{role} '{name}': {_strip(str(exc), role, name)}") from None
+        raise PluginError(f"{role} '{name}': {_strip(str(exc), role, name)}") from exc
     except (ConfigError, PluginError):
         raise
     except DesyrError as exc:
-        raise PluginError(f"{role} '{name}': {exc}") from None
+        raise PluginError(f"{role} '{name}': {exc}") from exc
     except (KeyboardInterrupt, MemoryError):
         raise
-    except BaseException as exc:  # a plugin's bug or its sys.exit(): one line, never a traceback
-        raise PluginError(f"{role} '{name}' failed: {type(exc).__name__}: {_strip(str(exc), role, name)}") from None
+    except BaseException as exc:  # a plugin's bug or its sys.exit(): one line; DESYR_TRACEBACK=1 shows where
+        raise PluginError(f"{role} '{name}' failed: {type(exc).__name__}: {_strip(str(exc), role, name)}") from exc
 
 
 def _strip(message: str, role: str, name: str) -> str:
