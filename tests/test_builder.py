@@ -286,3 +286,36 @@ def test_red_team_text_is_never_run_and_names_cannot_rewrite_the_equation(tmp_pa
         with pytest.raises(ConfigError, match=message) as info:
             sympy_problem(U.diff(x, 2), {x: (0, 1)}, [Dirichlet(u)], **sections)
         assert "\n" not in str(info.value)
+
+
+def test_an_inverse_problem_and_a_family_are_written_in_sympy_too():
+    nu = sp.Symbol("nu")
+    U = u(x, t)
+    heat = sp.Eq(U.diff(t), nu * U.diff(x, 2))
+    walls = [Dirichlet(u, {x: 0}), Dirichlet(u, {x: 1}), Initial(u, sp.sin(sp.pi * x))]
+    truth = sp.exp(-sp.pi**2 * t / 10) * sp.sin(sp.pi * x)
+    inverse = sympy_problem(heat, {x: (0, 1), t: (0, 1)}, walls, time=t, unknowns={nu: (0.01, 1)},
+                            observations={u: truth, "points": 60, "noise": 0.01})
+    assert list(inverse.unknown_names) == ["nu"] and inverse.observations.X.shape == (60, 2)
+    assert inverse.observations.noise == 0.01
+    again = problem_from_toml(inverse.to_toml())
+    assert again.unknowns == inverse.unknowns
+    assert (again.observations.values == inverse.observations.values).all()
+    family = sympy_problem(heat, {x: (0, 1), t: (0, 1)}, walls, time=t, parameters={"nu": (0.05, sp.Rational(1, 5))})
+    assert family.parameters == ("nu",) and [v.name for v in family.variables] == ["x", "t", "nu"]
+    assert not family.unknowns
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"unknowns": {sp.Symbol("nu"): (1, 0.01)}}, r"\[unknowns\] nu"),
+    ({"unknowns": {"a b": (0, 1)}}, "a name in unknowns must be a sympy Symbol"),
+    ({"unknowns": [("nu", (0, 1))]}, r"unknowns must be a mapping \{nu: \(lo, hi\), ...\}"),
+    ({"unknowns": {sp.Symbol("nu"): (0.01, 1)}, "observations": {u: sp.Symbol("nu") * x, "points": 10}},
+     "uses an unknown"),
+    ({"unknowns": {sp.Symbol("nu"): (0.01, 1)}, "parameters": {x: (0, 1)}}, "x is already a variable"),
+])
+def test_bad_unknowns_and_parameters_in_sympy_are_one_line(kwargs, message):
+    nu = sp.Symbol("nu")
+    with pytest.raises(ConfigError, match=message):
+        sympy_problem(sp.Eq(u(x, t).diff(t), nu * u(x, t).diff(x, 2)), {x: (0, 1), t: (0, 1)},
+                      [Dirichlet(u, {x: 0}), Initial(u, sp.sin(sp.pi * x))], time=t, **kwargs)

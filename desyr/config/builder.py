@@ -91,14 +91,19 @@ class _TimeDerivative:
 def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterable[Constraint] = (), *,
                   fields: Sequence[Any] | None = None, time: Any = None, reference: Any = None,
                   name: str = "problem", title: str | None = None, description: str | None = None,
-                  source: str = "<sympy>", **sections: Mapping[str, Any]) -> Problem:
+                  source: str = "<sympy>", unknowns: Mapping[Any, Any] | None = None,
+                  parameters: Mapping[Any, Any] | None = None, observations: Mapping[Any, Any] | None = None,
+                  **sections: Mapping[str, Any]) -> Problem:
     """A problem from SymPy objects, checked exactly as a config file is.
 
     ``equations``: one or a list of ``sp.Eq`` (or expressions, meaning ``= 0``) in applied fields
     ``u(x, t)`` and their ``Derivative`` s. ``domain``: ``{x: (0, 1), t: (0, 1)}`` in order.
     ``fields``: the field functions (default: those in the equations, in order of appearance).
-    ``reference``: ``{u: expr}`` (or one expression for one field). ``sections``: the other config
-    tables as dicts (``search``, ``teacher``, ``points``, ``solvers``, ...), written as given."""
+    ``reference``: ``{u: expr}`` (or one expression for one field). ``unknowns`` and ``parameters``:
+    ``{nu: (lo, hi)}``, symbols the equations may use (docs/inverse.md, docs/parametric.md);
+    ``observations``: ``{u: expr, "points": 80, "noise": 0.01}`` or ``{"file": "data.npz"}``.
+    ``sections``: the other config tables as dicts (``search``, ``teacher``, ``points``,
+    ``solvers``, ...), written as given."""
     source = source if source.isprintable() else shown(source)
     eqs = list(equations) if isinstance(equations, (list, tuple)) else [equations]
     if not eqs:
@@ -113,7 +118,10 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
     if len({v.name for v in variables}) != len(variables):
         raise ConfigError(f"{source}: two domain variables share a name: {', '.join(v.name for v in variables)}")
     functions = _fields(eqs, fields, source)
-    writer = _Writer(variables, functions, source, None if time is None else _symbol(time, "time", source))
+    ranges = {key: _ranges(table, key, source) for key, table in (("parameters", parameters), ("unknowns", unknowns))
+              if table is not None}
+    writer = _Writer(variables, functions, source, None if time is None else _symbol(time, "time", source),
+                     [n for table in ranges.values() for n in table])
     data: dict[str, Any] = {"name": name, "title": title if title is not None else name}
     if description is not None:
         data["description"] = description
@@ -123,6 +131,7 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
         data["fields"] = [f.name for f in functions]
     data["domain"] = {v.name: [_number(b, f"domain {v.name}", source) for b in _interval(domain[key], v, source)]
                       for key, v in zip(domain, variables)}
+    data.update(ranges)
     data["equations"] = [writer.equation(e, i) for i, e in enumerate(eqs)]
     bounds = {v.name: tuple(data["domain"][v.name]) for v in variables}
     tables = [writer.constraint(c, i, bounds) for i, c in enumerate(constraints)]
@@ -130,6 +139,8 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
         data["constraints"] = tables
     if reference is not None:
         data["reference"] = writer.reference(reference)
+    if observations is not None:
+        data["observations"] = writer.observations(observations)
     for key, table in sections.items():
         if not isinstance(table, Mapping):
             raise ConfigError(f"{source}: {key}= must be a table (a dict), got {type(table).__name__}")
@@ -158,6 +169,17 @@ def shown(value: Any) -> str:
     """A value for a one-line message: its repr, cut (a name may hold a newline)."""
     text = repr(str(value)) if isinstance(value, (sp.Basic, str)) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _ranges(table: Any, what: str, source: str) -> dict[str, list[int | float]]:
+    """``{nu: (lo, hi)}`` as the config's ``[parameters]`` or ``[unknowns]`` table (its reader checks the rest)."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{source}: {what} must be a mapping {{nu: (lo, hi), ...}}, got {type(table).__name__}")
+    out = {}
+    for key, bounds in table.items():
+        symbol = _symbol(key, f"a name in {what}", source)
+        out[symbol.name] = [_number(b, f"{what} {symbol.name}", source) for b in _interval(bounds, symbol, source)]
+    return out
 
 
 def _interval(value: Any, var: sp.Symbol, source: str) -> tuple[Any, Any]:
@@ -230,9 +252,9 @@ class _Writer:
     """SymPy expressions as the config's strings: fields and derivatives as jet names (``u_xt``)."""
 
     def __init__(self, variables: list[sp.Symbol], fields: list[UndefinedFunction], source: str,
-                 time: sp.Symbol | None) -> None:
+                 time: sp.Symbol | None, constants: Iterable[str] = ()) -> None:
         self.variables, self.fields, self.source, self.time = variables, fields, source, time
-        self.names = {v.name for v in variables}
+        self.names = {v.name for v in variables} | set(constants)     # parameters and unknowns too
 
     def text(self, value: Any, where: str, allow_fields: bool) -> str | int | float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -351,6 +373,18 @@ class _Writer:
         if isinstance(on, (list, tuple)):
             return [self._on(o, where) for o in on]
         raise ConfigError(f"{self.source}: {where}.on must be a set word, {{x: 0}} or a list of them, got {on!r:.60}")
+
+    def observations(self, table: Any) -> dict[str, Any]:
+        """``{u: expr, "points": n, "noise": s, "seed": k}`` or ``{"file": path, "noise": s}``: the
+        expressions written as text, the rest as given (the config's reader checks it all)."""
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{self.source}: observations must be a mapping, got {type(table).__name__}")
+        out = {}
+        for key, value in table.items():
+            name = key.func.__name__ if isinstance(key, AppliedUndef) else getattr(key, "__name__", str(key))
+            plain = name in ("file", "points", "noise", "seed")
+            out[name] = value if plain else self.text(value, f"observations.{name}", False)
+        return out
 
     def reference(self, reference: Any) -> dict[str, Any]:
         if not isinstance(reference, Mapping):
