@@ -288,7 +288,7 @@ def test_red_team_text_is_never_run_and_names_cannot_rewrite_the_equation(tmp_pa
         assert "\n" not in str(info.value)
 
 
-def test_an_inverse_problem_and_a_family_are_written_in_sympy_too():
+def test_an_inverse_problem_and_a_family_are_written_in_sympy_too(tmp_path, monkeypatch):
     nu = sp.Symbol("nu")
     U = u(x, t)
     heat = sp.Eq(U.diff(t), nu * U.diff(x, 2))
@@ -301,6 +301,16 @@ def test_an_inverse_problem_and_a_family_are_written_in_sympy_too():
     again = problem_from_toml(inverse.to_toml())
     assert again.unknowns == inverse.unknowns
     assert (again.observations.values == inverse.observations.values).all()
+    from pathlib import Path
+
+    import numpy as np
+
+    X, T = np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 4))
+    np.savez(tmp_path / "d.npz", x=X.ravel(), t=T.ravel(), u=np.zeros(X.size))
+    monkeypatch.chdir(tmp_path)
+    filed = sympy_problem(heat, {x: (0, 1), t: (0, 1)}, walls, time=t, unknowns={nu: (0.01, 1)},
+                          observations={"file": Path("d.npz")})
+    assert f'file = "{tmp_path / "d.npz"}"' in filed.to_toml() and filed.observations.X.shape == (20, 2)
     family = sympy_problem(heat, {x: (0, 1), t: (0, 1)}, walls, time=t, parameters={"nu": (0.05, sp.Rational(1, 5))})
     assert family.parameters == ("nu",) and [v.name for v in family.variables] == ["x", "t", "nu"]
     assert not family.unknowns

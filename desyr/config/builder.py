@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
 import sympy as sp
@@ -382,6 +383,9 @@ class _Writer:
         out = {}
         for key, value in table.items():
             name = key.func.__name__ if isinstance(key, AppliedUndef) else getattr(key, "__name__", str(key))
+            if name == "file" and isinstance(value, (str, PurePath)) and str(value):
+                # absolute, so that the config a result carries finds its data from any folder
+                value = str(Path(value).resolve())
             plain = name in ("file", "points", "noise", "seed")
             out[name] = value if plain else self.text(value, f"observations.{name}", False)
         return out
