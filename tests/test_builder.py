@@ -329,3 +329,20 @@ def test_bad_unknowns_and_parameters_in_sympy_are_one_line(kwargs, message):
     with pytest.raises(ConfigError, match=message):
         sympy_problem(sp.Eq(u(x, t).diff(t), nu * u(x, t).diff(x, 2)), {x: (0, 1), t: (0, 1)},
                       [Dirichlet(u, {x: 0}), Initial(u, sp.sin(sp.pi * x))], time=t, **kwargs)
+
+
+def test_a_domain_beyond_a_box_is_a_shape_over_the_first_variables():
+    poisson = sp.Eq(u(x, y).diff(x, 2) + u(x, y).diff(y, 2), -4)
+    disk = sympy_problem(poisson, {x: None, y: None}, [Dirichlet(u, "boundary", 0)],
+                         shape="disk(center=(0, 0), radius=1)", reference=1 - x**2 - y**2)
+    assert disk.geometry is not None and [v.name for v in disk.variables] == ["x", "y"]
+    assert_same_problem(disk, problem_from_toml(disk.to_toml()))
+    timed = sympy_problem(sp.Eq(u(x, y, t).diff(t), u(x, y, t).diff(x, 2)), {x: None, y: None, t: (0, 1)},
+                          [Initial(u, 0)], time=t, shape="disk(center=(0, 0), radius=1)")
+    assert [v.name for v in timed.variables] == ["x", "y", "t"] and timed.geometry.space == ("x", "y")
+    for domain, shape in (({x: None, y: None}, None), ({x: (0, 1), y: (0, 1)}, "disk(center=(0, 0), radius=1)"),
+                          ({t: (0, 1), x: None, y: None}, "disk(center=(0, 0), radius=1)")):
+        with pytest.raises(ConfigError, match="a shape spans the domain's first variables, given as None"):
+            sympy_problem(poisson, domain, shape=shape)
+    with pytest.raises(ConfigError, match=r"\[domain\] shape"):
+        sympy_problem(poisson, {x: None, y: None}, shape="disk(centre=(0, 0))")

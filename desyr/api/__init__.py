@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from desyr.api.ends import Execution, write_result
 from desyr.api.pipeline import refine, run
-from desyr.config.builder import Constraint, Dirichlet, Initial, Neumann, PointValue, sympy_problem
+from desyr.config.builder import sympy_problem
 from desyr.config.loading import load_problem
+from desyr.config.shorthands import Constraint, Dirichlet, Initial, Neumann, PointValue
 from desyr.model.result import Result, load_result
 
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result", "sympy_problem",

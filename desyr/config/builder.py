@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -20,6 +19,7 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.printing.str import StrPrinter
 
 from desyr.config.loading import problem_from_toml
+from desyr.config.shorthands import Constraint, _Normal, _TimeDerivative
 from desyr.errors import ConfigError
 from desyr.model.nesting import NestingError, check_nesting
 from desyr.model.problem import Problem
@@ -32,73 +32,18 @@ KNOWN_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.
 KNOWN_NAMES = "sin, cos, tan, exp, log, sqrt, tanh, sinh, cosh, asin, acos, atan, abs"
 #: the sympy atoms a written expression may hold besides symbols and the known functions
 PLAIN = (sp.Add, sp.Mul, sp.Pow, sp.Number, sp.NumberSymbol, sp.Tuple)
-#: where a constraint holds: ``{x: 0}`` (a face), ``{x: 0, y: 0}`` (a point), or a set word
-On = Mapping[Any, Any] | str
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """``operator = value`` on ``on``: the general form (the other constraints are shorthands)."""
-
-    operator: Any          # an expression in the fields and their derivatives, e.g. u(x, t).diff(x)
-    on: On | Sequence[On]
-    value: Any = 0         # a number, an expression in the variables, or "reference"
-    points: int | None = None
-    label: str | None = None
-
-
-def Dirichlet(field: Any, on: On | Sequence[On] = "boundary", value: Any = 0, points: int | None = None,
-              label: str | None = None) -> Constraint:
-    """The field's value on ``on`` (``"boundary"``: every face of the spatial variables)."""
-    return Constraint(field, on, value, points, label)
-
-
-def Neumann(field: Any, on: Mapping[Any, Any], value: Any = 0, points: int | None = None,
-            label: str | None = None) -> Constraint:
-    """The outward normal derivative on one face of the box, as DeepXDE's ``NeumannBC``: on
-    ``{x: lo}`` it is ``-u_x``, on ``{x: hi}`` it is ``u_x``. The side is read from the domain when
-    the problem is built (:class:`_Normal`)."""
-    if not isinstance(on, Mapping) or len(on) != 1:
-        raise ConfigError(f"Neumann: on must fix exactly one variable, such as {{x: 0}}, got {on!r:.60}")
-    return Constraint(_Normal(field, *next(iter(on.items()))), on, value, points, label)
-
-
-def Initial(field: Any, value: Any = 0, derivative: int = 0, points: int | None = None,
-            label: str | None = None) -> Constraint:
-    """The field (``derivative = 0``) or its time derivative of that order at the initial time."""
-    if not isinstance(derivative, int) or isinstance(derivative, bool) or not 0 <= derivative <= 4:
-        raise ConfigError(f"Initial: derivative must be an integer in [0, 4], got {derivative!r:.40}")
-    return Constraint(_TimeDerivative(field, derivative), "initial", value, points, label)
-
-
-def PointValue(field: Any, at: Mapping[Any, Any], value: Any = 0, label: str | None = None) -> Constraint:
-    """The field's value at one point: every variable fixed."""
-    return Constraint(field, at, value, None, label)
-
-
-@dataclass(frozen=True)
-class _Normal:
-    field: Any
-    variable: Any
-    at: Any
-
-
-@dataclass(frozen=True)
-class _TimeDerivative:
-    field: Any
-    order: int
-
-
 def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterable[Constraint] = (), *,
                   fields: Sequence[Any] | None = None, time: Any = None, reference: Any = None,
                   name: str = "problem", title: str | None = None, description: str | None = None,
-                  source: str = "<sympy>", unknowns: Mapping[Any, Any] | None = None,
+                  source: str = "<sympy>", shape: str | None = None, unknowns: Mapping[Any, Any] | None = None,
                   parameters: Mapping[Any, Any] | None = None, observations: Mapping[Any, Any] | None = None,
                   **sections: Mapping[str, Any]) -> Problem:
     """A problem from SymPy objects, checked exactly as a config file is.
 
     ``equations``: one or a list of ``sp.Eq`` (or expressions, meaning ``= 0``) in applied fields
-    ``u(x, t)`` and their ``Derivative`` s. ``domain``: ``{x: (0, 1), t: (0, 1)}`` in order.
+    ``u(x, t)`` and their ``Derivative`` s. ``domain``: ``{x: (0, 1), t: (0, 1)}`` in order; with
+    ``shape="disk(center=(0, 0), radius=1)"`` (docs/config.md), the variables it spans come first,
+    as ``{x: None, y: None, t: (0, 1)}``.
     ``fields``: the field functions (default: those in the equations, in order of appearance).
     ``reference``: ``{u: expr}`` (or one expression for one field). ``unknowns`` and ``parameters``:
     ``{nu: (lo, hi)}``, symbols the equations may use (docs/inverse.md, docs/parametric.md);
@@ -130,11 +75,10 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
         data["time"] = _symbol(time, "time", source).name
     if [f.name for f in functions] != ["u"]:
         data["fields"] = [f.name for f in functions]
-    data["domain"] = {v.name: [_number(b, f"domain {v.name}", source) for b in _interval(domain[key], v, source)]
-                      for key, v in zip(domain, variables)}
+    data["domain"] = _domain(domain, variables, shape, source)
     data.update(ranges)
     data["equations"] = [writer.equation(e, i) for i, e in enumerate(eqs)]
-    bounds = {v.name: tuple(data["domain"][v.name]) for v in variables}
+    bounds = {v.name: tuple(data["domain"][v.name]) for v in variables if v.name in data["domain"]}
     tables = [writer.constraint(c, i, bounds) for i, c in enumerate(constraints)]
     if tables:
         data["constraints"] = tables
@@ -170,6 +114,24 @@ def shown(value: Any) -> str:
     """A value for a one-line message: its repr, cut (a name may hold a newline)."""
     text = repr(str(value)) if isinstance(value, (sp.Basic, str)) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _domain(domain: Mapping[Any, Any], variables: list[sp.Symbol], shape: str | None, source: str
+            ) -> dict[str, Any]:
+    """``[domain]``: an interval per variable, or a shape over the first ones (given as None) and
+    intervals for the rest."""
+    spanned = [v for key, v in zip(domain, variables) if domain[key] is None]
+    if shape is not None and not isinstance(shape, str):
+        raise ConfigError(f"{source}: shape must be text such as \"disk(center=(0, 0), radius=1)\", got "
+                          f"{type(shape).__name__}")
+    if (shape is None) != (not spanned) or variables[:len(spanned)] != spanned:
+        raise ConfigError(f"{source}: a shape spans the domain's first variables, given as None: "
+                          "{x: None, y: None, t: (0, 1)} with shape=\"...\"; every other variable needs (lo, hi)")
+    table: dict[str, Any] = {"shape": shape, "space": [v.name for v in spanned]} if shape is not None else {}
+    for key, v in zip(domain, variables):
+        if domain[key] is not None:
+            table[v.name] = [_number(b, f"domain {v.name}", source) for b in _interval(domain[key], v, source)]
+    return table
 
 
 def _ranges(table: Any, what: str, source: str) -> dict[str, list[int | float]]:
