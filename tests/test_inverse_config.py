@@ -9,6 +9,7 @@ import sympy as sp
 from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
 from desyr.model.points import make_point_sets
+from desyr.model.unknowns import MAX_WEIGHT
 from desyr.stages.unknowns import closed_forms, simplest_rational
 from desyr.verify.verdict import decide
 
@@ -214,6 +215,9 @@ def test_data_on_the_initial_line_alone_decide_no_rate(tmp_path):
 @pytest.mark.parametrize("change, message", [
     (("noise = 0.0", "noise = 0.5"), r"noise must be a relative level in \[0, 0.5\)"),
     (('time = "t"', 'time = "nu"'), "is not a variable of"),
+    # noise relative to a field that is 0 everywhere: exact data that would weigh without limit
+    (('u = "exp(-pi**2*t/10)*sin(pi*x)"', 'u = "0"'), r"u is 0 at every point; .* leave u out"),
+    (('u = "exp(-pi**2*t/10)*sin(pi*x)"', 'u = "1e200*sin(pi*x)"'), "reaches 1e\\+200; .* rescale the field"),
 ])
 def test_more_bad_input_is_one_line(change, message):
     with pytest.raises(ConfigError, match=message):
@@ -296,6 +300,18 @@ def test_each_observed_field_counts_by_its_stated_relative_noise():
     F = system.vector()[-2 * 50:]
     assert np.linalg.norm(F[:50]) == pytest.approx(np.linalg.norm(F[50:]), rel=1e-9)
     assert _rss(p, off) == pytest.approx(float(F @ F), rel=1e-9)
+    # a field a billion times smaller is not weighed a billion times: six decades at most
+    tiny = _problem(COUPLED.replace('v = "sin(2*t)/2"', 'v = "sin(2*t)/2e9"'))
+    assert tiny.observations.weight("v") == MAX_WEIGHT
+
+
+def test_a_zero_column_in_a_data_file_is_one_line(tmp_path):
+    t = np.linspace(0.1, 2.9, 30)
+    np.savez(tmp_path / "d.npz", t=t, u=np.cos(2 * t), v=np.zeros_like(t))
+    config = tmp_path / "c.toml"
+    config.write_text(COUPLED.split("[observations]")[0] + '[observations]\nfile = "d.npz"\nnoise = 0.01\n')
+    with pytest.raises(ConfigError, match="v is 0 at every point"):
+        _problem(config.read_text(), source=str(config))
 
 
 @pytest.mark.slow
@@ -323,3 +339,13 @@ def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_p
     changed = desyr("verify", "out")
     assert "are not those the run recorded" in changed.stderr, changed.stderr
     assert "Not exact" in changed.stdout          # the verdict is on today's file, which refuses nu = 1/10
+    # the recorded digest is read from an untrusted file: any shape of it is no traceback
+    import json
+
+    result = tmp_path / "out" / "result.json"
+    data = json.loads(result.read_text())
+    for broken in ("oops", [1, 2], None):
+        data["verification"]["answer"]["observations"] = broken
+        result.write_text(json.dumps(data))
+        quiet = desyr("verify", "out")
+        assert quiet.returncode == 0 and "Traceback" not in quiet.stderr, quiet.stderr

@@ -112,7 +112,25 @@ def read_observations(data: Mapping[str, Any], problem: Problem) -> Observations
     else:
         X, values, fields, origin = _generated(table, problem, float(noise))
     _check_inside(X, problem)
+    for k, field in enumerate(fields):
+        _check_size(field, values[:, k], source)
     return Observations(X, values, fields, float(noise), origin)
+
+
+#: the largest observed magnitude: beyond it the squares in every misfit overflow a double
+MAX_VALUE = 1e150
+
+
+def _check_size(field: str, column: np.ndarray, source: str) -> None:
+    """An observed field must have a size: ``noise`` is relative to it, so a field observed as 0
+    everywhere would be exact and weigh without limit; and none may be so large that its square overflows."""
+    largest = float(np.max(np.abs(column)))
+    if largest == 0:
+        raise ConfigError(f"{source}: [observations] {field} is 0 at every point; the noise is relative to a "
+                          f"field's size, so this says nothing of its accuracy: leave {field} out")
+    if largest > MAX_VALUE:
+        raise ConfigError(f"{source}: [observations] {field} reaches {largest:.3g}; values beyond "
+                          f"{MAX_VALUE:g} overflow the misfit: rescale the field")
 
 
 def _generated(table: Mapping[str, Any], problem: Problem, noise: float
@@ -147,7 +165,8 @@ def _generated(table: Mapping[str, Any], problem: Problem, noise: float
             clean = np.broadcast_to(evaluate(expr, problem.symbols, X), (n,)).astype(float)
         if not np.all(np.isfinite(clean)):
             raise ConfigError(f"{source}: [observations] {f} is not finite at some observation points")
-        scale = float(np.sqrt(np.mean(np.square(clean)))) or 1.0
+        _check_size(f, clean, source)
+        scale = float(np.sqrt(np.mean(np.square(clean))))
         columns.append(clean + noise * scale * rng.standard_normal(n))
     return X, np.column_stack(columns), tuple(fields), f"generated: {n} points, seed {seed}, noise {noise:g}"
 

@@ -34,6 +34,11 @@ class Unknown:
         return 0.5 * (self.lo + self.hi)
 
 
+#: the most a field's residuals are scaled up against the largest field's (six decades: beyond,
+#: the larger field's rows would sink into the smaller's round-off in the refit's Jacobian)
+MAX_WEIGHT = 1e6
+
+
 @dataclass(frozen=True, eq=False)
 class Observations:
     """Measured values of some fields at points: ``X`` (n, dim) in the problem's variable order,
@@ -60,9 +65,10 @@ class Observations:
 
     def weight(self, field: str) -> float:
         """What a field's residuals are multiplied by in a fit: the stated noise is relative to each
-        field's scale, so a field of half the size has half the noise and counts twice (the
-        likelihood's weighting); the largest field keeps 1, so one field is fitted as it stands."""
-        return max(self.scale(f) for f in self.fields) / self.scale(field)
+        field's scale, so a field of half the size has half the noise and its residuals are doubled
+        (the likelihood's weighting); the largest field keeps 1, so one field is fitted as it stands.
+        At most :data:`MAX_WEIGHT`: a field a million times smaller already decides what it can."""
+        return min(max(self.scale(f) for f in self.fields) / self.scale(field), MAX_WEIGHT)
 
 
 @dataclass(frozen=True)

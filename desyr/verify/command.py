@@ -118,12 +118,21 @@ def _compare_data(path: Path, answer: dict[str, Any]) -> None:
     untrusted as the rest of the folder, so this warns and decides nothing)."""
     import sys
 
-    now = (answer.get("observations") or {}).get("sha256")
-    answered = (read_result_json(path).get("verification") or {}).get("answer")
-    recorded = ((answered if isinstance(answered, dict) else {}).get("observations") or {}).get("sha256")
+    now = _get(answer, "observations", "sha256")
+    recorded = _get(read_result_json(path), "verification", "answer", "observations", "sha256")
     if isinstance(now, str) and isinstance(recorded, str) and now != recorded:
         print(f"desyr: warning: the observations verified now (sha256 {now[:16]}) are not those the run recorded "
-              f"(sha256 {recorded[:16]}); the data file changed since the run", file=sys.stderr)
+              f"(sha256 {recorded[:16]}): the data file changed since the run, or --problem names other data",
+              file=sys.stderr)
+
+
+def _get(data: Any, *keys: str) -> Any:
+    """``data[k1][k2]...``, or None where a level is missing or not a table (a result file is untrusted)."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
 
 
 def read_result_json(path: Path) -> dict[str, Any]:
