@@ -349,3 +349,45 @@ def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_p
         result.write_text(json.dumps(data))
         quiet = desyr("verify", "out")
         assert quiet.returncode == 0 and "Traceback" not in quiet.stderr, quiet.stderr
+
+
+def test_forms_are_refit_in_order_of_prior_until_none_can_change_the_decision():
+    from desyr.stages.unknowns import Form, _score_forms, _Scored, decide
+
+    forms = [Form(sp.Integer(2), 1.1, 1.5), Form(sp.pi * 7 / 11, 6.4, 6.6), Form(25 / (4 * sp.pi), 6.6, 6.7),
+             Form(sp.E * 11 / 15, 7.1, 7.2), Form(sp.sqrt(2) * 24 / 17, 8.0, 8.1)]
+    costs = {forms[0].value: 1.2, forms[1].value: 6.5, forms[2].value: 6.8, forms[3].value: 7.3,
+             forms[4].value: 8.2}
+    calls = []
+
+    def clean_fit(form, start):
+        calls.append((form.value, start.get("basin")))
+        return _Scored(costs[form.value], form, {"b": form.value, "basin": "found"})
+
+    passed, failed = _score_forms(forms, clean_fit, {"basin": "search"})
+    # 2 and 7*pi/11 pass; every other prior (6.6 and up) is above the second cost (6.5), so no
+    # other form can change the choice or the margin, and none is refit
+    assert [v for v, _ in calls] == [forms[0].value, forms[1].value] and not failed
+    fitted, note = decide("b", 1.996, passed, failed, "estimate 1.996 +- 0.0048")
+    assert fitted["b"] == 2 and note == "b = 2 (estimate 1.996 +- 0.0048; next 7*pi/11, odds 200 to 1)"
+
+    # from the search's tree only 25/(4*pi) finds the physics (a spurious term's basin); 7*pi/11 then
+    # succeeds from the basin it found, and 2 fails from both: the data never refuted 2, so
+    # naming 25/(4*pi) would rest on a failed refit
+    calls.clear()
+
+    def basin_fit(form, start):
+        calls.append((form.value, start.get("basin")))
+        if form.value == 2 or start.get("basin") == "search" and form.value != forms[2].value:
+            return None
+        return _Scored(costs[form.value], form, {"b": form.value, "basin": "found"})
+
+    passed, failed = _score_forms(forms, basin_fit, {"basin": "search"})
+    assert (forms[1].value, "found") in calls and (2, "found") in calls
+    assert [p.form.value for p in passed][:2] == [forms[1].value, forms[2].value] and failed == [forms[0]]
+    fitted, note = decide("b", 1.996, passed, failed, "estimate 1.996 +- 0.0048")
+    assert fitted is None and note.startswith("b: the data cannot decide between 7*pi/11 and 2 (the refit "
+                                              "with 2 did not return to the physics")
+    # a rival that failed but could not have come near is no reason to hold back
+    far = [Form(sp.Integer(2), 1.1, 12.0)]
+    assert decide("b", 1.996, [_Scored(1.2, forms[1], {"b": forms[1].value})], far, "e")[0] is not None

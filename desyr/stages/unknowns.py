@@ -77,10 +77,20 @@ def outside_bounds(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str:
 
 @dataclass(frozen=True)
 class Form:
-    """A closed form of a coefficient and its prior cost in nats: the size of ``r`` and a base other than 1."""
+    """A closed form of a coefficient and its prior cost in nats (the size of ``r`` and a base other
+    than 1); ``expected``: the prior plus the Gaussian cost of its distance from the estimate, what
+    it would cost if the data rose as the standard error says."""
 
     value: sp.Expr
     prior: float
+    expected: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Scored:
+    cost: float
+    form: Form
+    fitted: dict[str, sp.Expr]
 
 
 def closed_forms(value: float, error: float) -> list[Form]:
@@ -99,7 +109,7 @@ def closed_forms(value: float, error: float) -> list[Form]:
             if form not in ranked or guess < ranked[form][0]:
                 ranked[form] = (guess, prior)
     best = sorted(ranked.items(), key=lambda kv: kv[1][0])[:MAX_TRIES]
-    return [Form(form, prior) for form, (_, prior) in best]
+    return [Form(form, prior, guess) for form, (guess, prior) in best]
 
 
 def _digits(r: Fraction) -> int:
@@ -200,33 +210,85 @@ def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str,
 def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], refits: tuple[Refit, Refit],
             ctx: RunContext) -> tuple[dict[str, sp.Expr] | None, str]:
     """The refit mapping with ``name`` fixed to its best closed form, and the note saying what was decided."""
-    problem = ctx.problem
     joint, physics = refits
-    base_phi = measure_phi(ctx, exprs).phi
+    problem = ctx.problem
     variance = _noise_variance(problem, exprs)
     # the rise is measured from the same kind of fit: the physics held, this unknown still free
     baseline = _rss(problem, _held(exprs, physics, ctx))
-    scored = []
-    for form in closed_forms(value, error):
-        status, fitted = joint({**exprs, name: form.value})
+    limit = max(10 * measure_phi(ctx, exprs).phi, ctx.method.exact_tolerance)
+
+    def scored(form: Form, start: dict[str, sp.Expr]) -> _Scored | None:
+        status, fitted = joint({**start, name: form.value})
         if status not in ("converged", "fixed") or not fitted:
-            continue
+            return None
         fitted = _held(fitted, physics, ctx)
-        if not measure_phi(ctx, fitted).phi <= max(10 * base_phi, ctx.method.exact_tolerance):
-            continue
+        if not measure_phi(ctx, fitted).phi <= limit:
+            return None
         rise = (_rss(problem, fitted) - baseline) / variance if variance else 0.0
-        if rise <= WINDOW ** 2:
-            scored.append((form.prior + 0.5 * max(rise, 0.0), form.value, fitted))
-    scored.sort(key=lambda item: item[0])
+        if rise > WINDOW ** 2:
+            return _Scored(math.inf, form, fitted)            # refuted by the data
+        return _Scored(form.prior + 0.5 * max(rise, 0.0), form, fitted)
+
+    passed, failed = _score_forms(closed_forms(value, error), scored, exprs)
     estimate = f"estimate {value:.6g} +- {error:.2g}" if error else f"estimate {value:.6g}"
-    if not scored:
+    return decide(name, value, passed, failed, estimate)
+
+
+def decide(name: str, value: float, passed: list[_Scored], failed: list[Form], estimate: str
+           ) -> tuple[dict[str, sp.Expr] | None, str]:
+    """The winning fit and the note, from the forms that passed (cheapest first) and those whose
+    refit failed: a decision needs :data:`DECISIVE_NATS` over every rival, the failed ones included."""
+    if not passed:
         return None, f"{name} = {value:.6g}: no closed form fits ({estimate})"
-    if len(scored) > 1 and scored[1][0] - scored[0][0] < DECISIVE_NATS:
-        return None, f"{name}: the data cannot decide between {scored[0][1]} and {scored[1][1]} ({estimate})"
+    best = passed[0]
+    # a form the refit could not bring back to the physics is not refuted by the data: if it might
+    # have won or come close, naming another would rest on a failed refit
+    unsettled = [f for f in failed if f.expected < best.cost + DECISIVE_NATS]
+    if unsettled:
+        return None, (f"{name}: the data cannot decide between {best.form.value} and {unsettled[0].value} (the "
+                      f"refit with {unsettled[0].value} did not return to the physics; {estimate})")
+    if len(passed) > 1 and passed[1].cost - best.cost < DECISIVE_NATS:
+        return None, f"{name}: the data cannot decide between {best.form.value} and {passed[1].form.value} ({estimate})"
     # the margin is part of the answer: how much likelier the form is than the next that fits
-    runner = (f"; next {scored[1][1]}, odds {math.exp(min(scored[1][0] - scored[0][0], 50)):.3g} to 1"
-              if len(scored) > 1 else "")
-    return scored[0][2], f"{name} = {scored[0][1]} ({estimate}{runner})"
+    runner = (f"; next {passed[1].form.value}, odds {math.exp(min(passed[1].cost - best.cost, 50)):.3g} to 1"
+              if len(passed) > 1 else "")
+    return best.fitted, f"{name} = {best.form.value} ({estimate}{runner})"
+
+
+def _score_forms(forms: list[Form], scored: Callable[[Form, dict[str, sp.Expr]], _Scored | None],
+                 exprs: dict[str, sp.Expr]) -> tuple[list[_Scored], list[Form]]:
+    """The forms that pass, cheapest first, and those whose refit failed.  In order of prior cost:
+    a form's cost is at least its prior, so once two have passed, a form whose prior is above the
+    second's cost can change neither the choice nor the margin, and is not refit.  A form that fails
+    is tried again from the best passing fit (the refit is local, and that one found the basin);
+    one that failed before any passed, once one has."""
+    passed: list[_Scored] = []
+
+    def settled(form: Form) -> bool:
+        return len(passed) >= 2 and form.prior >= passed[1].cost
+
+    def attempt(form: Form, starts: list[dict[str, sp.Expr]]) -> bool:
+        nonlocal passed
+        for start in starts:
+            found = scored(form, start)
+            if found is not None:
+                if math.isfinite(found.cost):
+                    passed = sorted([*passed, found], key=lambda item: item.cost)
+                return True
+        return False
+
+    deferred, failed = [], []
+    for form in sorted(forms, key=lambda f: f.prior):
+        if settled(form):
+            break
+        if passed and not attempt(form, [exprs, passed[0].fitted]):
+            failed.append(form)
+        elif not passed and not attempt(form, [exprs]):
+            deferred.append(form)
+    for form in deferred:
+        if not settled(form) and not (passed and attempt(form, [passed[0].fitted])):
+            failed.append(form)
+    return passed, [f for f in failed if not settled(f)]
 
 
 def _rss(problem: Problem, exprs: Mapping[str, sp.Expr]) -> float:
