@@ -14,7 +14,8 @@ misfit to the observations.  Here, after it:
    squared misfit grows by at most 9 noise variances.  Among the forms that pass, the one of least
    cost wins: half the rise of the squared misfit in noise variances, plus a prior cost for its
    size and base.  When another costs less than :data:`DECISIVE_NATS` more, the data cannot
-   decide between them, and the run says that instead.
+   decide between them, and the run says that instead; so it does when a form whose refit failed
+   (from the search's tree and from the best passing fit) might have won.
 3. **The physics held.**  The joint fit trades a little physics for noisy data; a last refit
    from the physics alone, the unknowns held, brings it back to round-off (an exact form
    needs that), if the data still fit within chance.
