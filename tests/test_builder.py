@@ -320,6 +320,7 @@ def test_an_inverse_problem_and_a_family_are_written_in_sympy_too(tmp_path, monk
     ({"unknowns": {sp.Symbol("nu"): (1, 0.01)}}, r"\[unknowns\] nu"),
     ({"unknowns": {"a b": (0, 1)}}, "a name in unknowns must be a sympy Symbol"),
     ({"unknowns": [("nu", (0, 1))]}, r"unknowns must be a mapping \{nu: \(lo, hi\), ...\}"),
+    ({"unknowns": {sp.Symbol("nu"): "0.01..1"}}, r"unknowns nu must be an interval \(lo, hi\), got '0.01..1'"),
     ({"unknowns": {sp.Symbol("nu"): (0.01, 1)}, "observations": {u: sp.Symbol("nu") * x, "points": 10}},
      "uses an unknown"),
     ({"unknowns": {sp.Symbol("nu"): (0.01, 1)}, "parameters": {x: (0, 1)}}, "x is already a variable"),

@@ -141,13 +141,14 @@ def _ranges(table: Any, what: str, source: str) -> dict[str, list[int | float]]:
     out = {}
     for key, bounds in table.items():
         symbol = _symbol(key, f"a name in {what}", source)
-        out[symbol.name] = [_number(b, f"{what} {symbol.name}", source) for b in _interval(bounds, symbol, source)]
+        out[symbol.name] = [_number(b, f"{what} {symbol.name}", source)
+                            for b in _interval(bounds, symbol, source, what)]
     return out
 
 
-def _interval(value: Any, var: sp.Symbol, source: str) -> tuple[Any, Any]:
+def _interval(value: Any, var: sp.Symbol, source: str, what: str = "domain") -> tuple[Any, Any]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise ConfigError(f"{source}: domain {var.name} must be an interval (lo, hi), got {value!r:.60}")
+        raise ConfigError(f"{source}: {what} {var.name} must be an interval (lo, hi), got {value!r:.60}")
     return value[0], value[1]
 
 

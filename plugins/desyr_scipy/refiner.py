@@ -163,7 +163,9 @@ class ScipyRefiner(Refiner):
 
         jac = residuals.jacobian if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
         tol = float(self.settings["tolerance"])
-        with threadpool_limits(limits=1):
+        # a trial step far out overflows inside scipy's trust region; it rejects the step itself,
+        # and its RuntimeWarnings would only interleave with the run's progress lines
+        with threadpool_limits(limits=1), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for k, start in enumerate(self._starts(x0)):
                 try:
                     res = least_squares(fun, start, jac=jac, method="trf", ftol=tol, xtol=tol, gtol=tol,
