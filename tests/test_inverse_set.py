@@ -67,3 +67,20 @@ def test_the_exact_solvers_keep_parameters_and_unknowns_symbolic(registry, spec,
     target = problem.parse(expected)
     # the solvers' amplitudes are free floats, which the refit fits: the shape is what they decide
     assert any(not sp.simplify(c[field] / target).free_symbols for c in found.candidates), found.candidates
+
+
+def test_a_familys_integration_constants_come_from_its_conditions_not_a_refit():
+    import sympy as sp
+    from desyr_sympy.propose import propose
+
+    from desyr.config.reading import problem_from_toml
+
+    # u'' = a, u(0) = u(1) = 0: the constants of u = a*x**2/2 + C1 + C2*x depend on a (C2 = -a/2),
+    # which a refit of numbers cannot find; dsolve_ics imposes the conditions with a symbolic
+    problem = problem_from_toml('[domain]\nx = [0, 1]\n[parameters]\na = [0.5, 3]\n[[equations]]\nlhs = "u_xx"\n'
+                                'rhs = "a"\n[[constraints]]\non = ["x = 0", "x = 1"]\nvalue = 0\n')
+    found = propose(problem, time_limit=20)
+    by_solver = {a.solver: a for a in found.attempts}
+    assert by_solver["dsolve_ics"].outcome == "candidates: 1", by_solver["dsolve_ics"]
+    target = problem.parse("a*x*(x - 1)/2")
+    assert any(sp.simplify(c["u"] - target) == 0 for c in found.candidates), found.candidates

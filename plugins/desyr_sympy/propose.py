@@ -73,6 +73,10 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     ``workers`` is how many run at once (default: the usable cores).
     """
     start = time.perf_counter()
+    # a family's integration constants are functions of its parameters, which a refit of numbers
+    # cannot find: there the general solution settles nothing, and the solvers that impose the
+    # conditions symbolically (dsolve_ics) still run
+    family = bool(problem.parameters)
     every = [*problem.symbols, *(problem.unknown_symbol(n) for n in problem.unknown_names)]
     view = coordinates(problem)
     problem = cast("Problem", view)     # the solvers read it as the problem, with parameters as constants
@@ -83,7 +87,7 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     if runnable:
         _preload()
     pool = Pool()
-    settling = [i for i in runnable if chosen[i].settles]
+    settling = [i for i in runnable if chosen[i].settles and not family]
     others = [i for i in runnable if i not in settling]
 
     def run(group: list[int]) -> list[str]:
