@@ -84,3 +84,13 @@ def test_a_familys_integration_constants_come_from_its_conditions_not_a_refit():
     assert by_solver["dsolve_ics"].outcome == "candidates: 1", by_solver["dsolve_ics"]
     target = problem.parse("a*x*(x - 1)/2")
     assert any(sp.simplify(c["u"] - target) == 0 for c in found.candidates), found.candidates
+
+
+def test_the_observations_line_names_each_fields_misfit_worst_first(registry):
+    problem = load_problem("inverse:coupled_rate", registry)
+    # v a tenth off, u exact: the line leads with v and still shows u
+    answer = decide(make_request(problem, {"u": "cos(2*t)", "v": "11*sin(2*t)/20", "a": "4"}, None, 4))
+    data = answer["observations"]
+    assert not data["consistent"] and data["relative_misfit"]["v"] == pytest.approx(0.1, rel=1e-6)
+    assert data["reason"].startswith("the relative misfit to the ") and " (v), " in data["reason"]
+    assert data["reason"].index("(v)") < data["reason"].index("(u)")

@@ -202,9 +202,11 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
     obs = problem.observations
     if misfit is None or obs is None:
         return None
-    worst = max(misfit.relative, key=lambda f: misfit.relative[f])
+    # every field, worst first: the test is on the worst, but a user of a coupled system wants each
+    fields = sorted(misfit.relative, key=lambda f: -misfit.relative[f])
+    each = ", ".join(f"{misfit.relative[f]:.3g} ({f})" for f in fields)
     within = "within" if misfit.consistent else "above"
-    reason = (f"the relative misfit to the {obs.X.shape[0]} observations is {misfit.worst:.3g} ({worst}), {within} "
+    reason = (f"the relative misfit to the {obs.X.shape[0]} observations is {each}, {within} "
               f"what the stated noise {obs.noise:g} allows ({misfit.allowed:.3g})")
     return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
             "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason,
