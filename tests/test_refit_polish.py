@@ -75,3 +75,24 @@ def test_option_specs_accept_and_convert():
     r = ScipyRefiner(constraint_weight=10, max_nfev=None, polish_steps=0, jacobian="3-point")
     assert r.settings["constraint_weight"] == 10.0 and isinstance(r.settings["constraint_weight"], float)
     assert r.settings["polish_steps"] == 0 and r.settings["max_nfev"] is None
+
+
+def test_the_simplify_option_and_the_identification_refits_that_turn_it_off():
+    import sympy as sp
+
+    from desyr.model.constants import METHOD
+    from desyr.stages.refit import reduction_refiner
+    from desyr.testing import make_problem
+
+    problem = make_problem()                    # u'' = -pi^2 sin(pi x) on [0, 1]
+    points = make_point_sets(problem, 0)
+    text = "sin(pi*x)**2 + cos(pi*x)**2 - 1 + sin(pi*x)"     # no free constant: the refit is "fixed"
+    (x,) = problem.symbols
+    kept = _refit(problem, points, text, simplify=False)
+    assert kept.status == "fixed" and kept.expressions["u"] == problem.parse(text)
+    assert _refit(problem, points, text).expressions["u"] == sp.sin(sp.pi * x)
+    plain = ScipyRefiner(timeout=30.0)
+    for_naming = reduction_refiner(plain, METHOD, simplify=False)
+    assert type(for_naming) is ScipyRefiner and for_naming.settings["simplify"] is False
+    assert for_naming.settings["timeout"] == min(30.0, METHOD.cleaning_refit_seconds)
+    assert reduction_refiner(plain, METHOD).settings["simplify"] is True and plain.settings["simplify"] is True

@@ -148,8 +148,10 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         clean(cand, ctx, _reduced_refit(refiner, cand, physics))
         if ctx.problem.unknowns and cand.expressions:
             # on the cleaned tree: a search's spurious 1e-5 terms would stall the refits that name them
-            cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, ctx),
-                                                   _reduced_refit(refiner, cand, physics), ctx) or None
+            # its refits are refit again or compared by their numbers: sympy.simplify was half their time
+            cand.unknowns_note = identify_unknowns(cand, _reduced_refit(refiner, cand, ctx, simplify=False),
+                                                   _reduced_refit(refiner, cand, physics, simplify=False),
+                                                   ctx) or None
             measure(cand, ctx)
             clean(cand, ctx)        # what the named values left at round-off (a 4e-28*sin term) goes
     except (KeyboardInterrupt, MemoryError):
@@ -175,25 +177,29 @@ _NON_FINITE = ("residuals not finite on the refinement or constraint points (e.g
                "differentiating abs: not a classical solution)")
 
 
-def reduction_refiner(refiner: Refiner, method: MethodConstants) -> Refiner:
+def reduction_refiner(refiner: Refiner, method: MethodConstants, simplify: bool = True) -> Refiner:
     """The run's refiner for Stage C's reduced trees: the same class and options, its ``timeout``
-    capped at ``cleaning_refit_seconds`` where it declares one."""
+    capped at ``cleaning_refit_seconds`` where it declares one; with ``simplify=False``, its
+    ``simplify`` option off where it declares one (a refit whose tree is refit again needs none)."""
     options = type(refiner).options
-    if "timeout" not in options:
-        return refiner
-    timeout = min(float(refiner.settings.get("timeout", method.cleaning_refit_seconds)), method.cleaning_refit_seconds)
+    changes: dict[str, Any] = {}
+    if "timeout" in options:
+        changes["timeout"] = min(float(refiner.settings.get("timeout", method.cleaning_refit_seconds)),
+                                 method.cleaning_refit_seconds)
+    if not simplify and "simplify" in options:
+        changes["simplify"] = False
     # the same class, not a lookup by name: a shadowed refiner chosen as PLUGIN:NAME stays itself
-    return type(refiner)(**{**refiner.settings, "timeout": timeout})
+    return type(refiner)(**{**refiner.settings, **changes}) if changes else refiner
 
 
-def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext) -> ReducedRefit:
+def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext, simplify: bool = True) -> ReducedRefit:
     """Stage B on a reduced tree of ``cand`` (for :func:`desyr.stages.select.clean`): status and
     checked expressions, physics only, exactly as the candidate's own refit."""
     capped: list[Refiner] = []
 
     def refit(exprs: Mapping[str, sp.Expr]) -> tuple[str, dict[str, sp.Expr]]:
         if not capped:
-            capped.append(reduction_refiner(refiner, ctx.method))
+            capped.append(reduction_refiner(refiner, ctx.method, simplify))
         probe = Candidate(f"{cand.id}-reduced", dict(exprs), searcher=cand.searcher, search_seed=cand.search_seed)
         outcome = checked_outcome(capped[0].refine(probe, ctx.problem, ctx.points), refiner.name)
         return outcome.status, _checked_expressions(outcome, probe, ctx.problem)

@@ -35,6 +35,7 @@ from desyr.model.problem import Problem
 from desyr.model.unknowns import starting_values
 from desyr.stages.measure import measure_phi, misfit_allows
 from desyr.symbolic.identifiability import sensitivity
+from desyr.symbolic.simplify import simplify_expression
 
 #: the confidence window of an unknown, in standard errors
 WINDOW = 3.0
@@ -182,7 +183,7 @@ def identify_unknowns(cand: Candidate, joint: Refit, physics: Refit, ctx: RunCon
         return (f"not decided: the fit misses the observations (relative misfit {misfit.worst:.3g}, "
                 f"the stated noise allows {misfit.allowed:.3g})")
     if found.blind:
-        cand.expressions = _held(exprs, physics, ctx)
+        cand.expressions = _simplified(_held(exprs, physics, ctx))
         what = f"only {found.combination} is determined" if found.combination else "the data cannot separate them"
         return (f"not identifiable: {', '.join(found.blind)} ({what}; the Jacobian has rank {found.rank} "
                 f"of {found.size})")
@@ -195,8 +196,14 @@ def identify_unknowns(cand: Candidate, joint: Refit, physics: Refit, ctx: RunCon
         chosen, note = _choose(unknown.name, float(value), error, exprs, (joint, physics), ctx)
         exprs = chosen or exprs
         notes.append(note)
-    cand.expressions = _held(exprs, physics, ctx)
+    cand.expressions = _simplified(_held(exprs, physics, ctx))
     return "; ".join(notes)
+
+
+def _simplified(exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """What the refiner's own simplification gives; the refits above skip it, since their trees are
+    refit again or only measured."""
+    return {name: simplify_expression(expr) for name, expr in exprs.items()}
 
 
 def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str, sp.Expr]:

@@ -80,6 +80,8 @@ class ScipyRefiner(Refiner):
                                   "each kept only if it lowers the objective; 0 disables the polish",
                                kind=int, low=0, high=100),
         "seed": Option(0, "seed of the perturbations", kind=int, low=0),
+        "simplify": Option(True, "sympy.simplify the refined tree (bounded in size and time); the core turns it "
+                                 "off for the intermediate refits that name an unknown", kind=bool),
     }
 
     method_fields = {"constraint_weight": "constraint_weight"}
@@ -103,7 +105,7 @@ class ScipyRefiner(Refiner):
         symbols = tied.symbols + [s for f in fields for s in parts[f].symbols]
         x0 = np.array(tied.values + [v for f in fields for v in parts[f].values], dtype=float)
         if not symbols:
-            exprs = {f: simplify_expression(candidate.search_expressions[f]) for f in fields}
+            exprs = {f: self._simplified(candidate.search_expressions[f]) for f in fields}
             return RefitOutcome(exprs, "fixed", True, reason="no free constants", seconds=time.perf_counter() - clock)
         residuals = for_refinement(problem, {f: parts[f].expression for f in fields}, symbols, points,
                                    float(self.settings["constraint_weight"]),
@@ -114,13 +116,16 @@ class ScipyRefiner(Refiner):
         chosen = outcome.params or list(x0)
         values = dict(zip(symbols, chosen))
         floats = {s: sp.Float(float(v)) for s, v in values.items()}
-        outcome.expressions = {f: simplify_expression(parts[f].expression.xreplace(floats)) for f in fields}
+        outcome.expressions = {f: self._simplified(parts[f].expression.xreplace(floats)) for f in fields}
         outcome.initial = [float(v) for v in x0]
         outcome.shared_rates = tied.ties
         outcome.seconds = time.perf_counter() - clock
         return outcome
 
     # -------------------------------------------------------------- internals
+    def _simplified(self, expr: sp.Expr) -> sp.Expr:
+        return simplify_expression(expr) if self.settings["simplify"] else expr
+
     def _tie_rates(self, exprs: Mapping[str, sp.Expr], problem: Problem) -> TiedRates:
         """Shared exponential rates become one parameter (coupled problems, paper §3.5)."""
         if len(exprs) < 2 or not self.settings["tie_shared_rates"]:
