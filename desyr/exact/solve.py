@@ -31,7 +31,7 @@ from desyr.exact.identify import float_constants, propose, substitute
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, safe_check
 from desyr.model.problem import Face
 from desyr.symbolic.expressions import complexity
-from desyr.symbolic.simplify import OutOfTime, time_limit
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 if TYPE_CHECKING:
     from desyr.model.problem import Problem

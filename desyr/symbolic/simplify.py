@@ -1,19 +1,11 @@
 """Post-refit algebraic simplification and the Stage-C cleaning proposal."""
 from __future__ import annotations
 
-import contextlib
-import functools
-import signal
-import sys
-import threading
-from collections.abc import Callable, Iterator
-from types import FrameType
-from typing import Any, NoReturn
-
 import sympy as sp
 
 from desyr.model.constants import METHOD
 from desyr.symbolic.expressions import complexity
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 SIMPLIFY_MAX_NODES = 80     # sympy.simplify gets slow on long trees; they keep their evaluated form
 SIMPLIFY_MAX_CALL_DEPTH = 8  # and exponential in nested calls: sin(sin(...)) 15 deep takes ~17 s
@@ -39,43 +31,6 @@ def simplifiable(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES) -> bool:
 CLEAN_TOL = METHOD.clean_term_tolerance
 
 
-class _OutOfTime(BaseException):
-    """Not an Exception: SymPy catches ``Exception`` in places, and the limit must not be swallowed there."""
-
-
-@contextlib.contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
-    """Raise _OutOfTime in the block after ``seconds`` (SIGALRM, on the main thread and when no other
-    real-time timer is set; otherwise no limit)."""
-    if (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")
-            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):     # someone else's timer is running: leave it
-        yield
-        return
-
-    def expire(signum: int, frame: FrameType | None) -> NoReturn:
-        raise _OutOfTime
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    previous_hook = sys.unraisablehook
-    # a signal that lands in a destructor or a weakref callback is swallowed and handed to
-    # sys.unraisablehook: that is our own limit, not a fault, and a test runner's hook must not
-    # see it (nor be interrupted by the next signal while it formats the traceback)
-    sys.unraisablehook = functools.partial(_drop_out_of_time, forward=previous_hook)
-    # repeating: should the first signal land where something swallows it, the next one ends the block
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.unraisablehook = previous_hook
-
-
-def _drop_out_of_time(unraisable: Any, forward: Callable[[Any], object]) -> None:
-    if not isinstance(unraisable.exc_value, _OutOfTime):
-        forward(unraisable)
-
-
 def bounded_simplify(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES,
                      seconds: float | None = None) -> sp.Expr | None:
     """``sympy.simplify(expr)``, or None when the tree is too large or deep, sympy fails, or it
@@ -85,9 +40,9 @@ def bounded_simplify(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES,
     try:
         # off the main thread (a Dask worker's task thread) nothing can interrupt sympy, and a
         # different rule there would make results depend on the executor: only the size bounds hold
-        with _alarm(SIMPLIFY_SECONDS if seconds is None else seconds):
+        with time_limit(SIMPLIFY_SECONDS if seconds is None else seconds):
             return sp.simplify(expr)
-    except _OutOfTime:
+    except OutOfTime:
         return None
     except Exception:  # sympy can fail on unusual trees
         return None
@@ -135,8 +90,3 @@ def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
 def cleaning_proposal(expr: sp.Expr, term_tol: float = CLEAN_TOL, snap_tol: float = SNAP_TOL) -> sp.Expr:
     """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped."""
     return drop_small_terms(snap_integers(expr, snap_tol), term_tol)
-
-
-#: the same wall-clock bound, for other sympy calls that can run away (``desyr.exact.solve``)
-time_limit = _alarm
-OutOfTime = _OutOfTime

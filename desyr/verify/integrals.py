@@ -16,7 +16,7 @@ import sympy as sp
 from desyr.model.csg import Combined
 from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
-from desyr.symbolic.simplify import OutOfTime, time_limit
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Constraint, Problem

@@ -19,7 +19,8 @@ import sympy as sp
 
 from desyr.model.geometry import Part
 from desyr.model.problem import Face, Problem
-from desyr.symbolic.simplify import OutOfTime, bounded_simplify, time_limit
+from desyr.symbolic.simplify import bounded_simplify
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.integrals import integral_difference
 
 SECONDS_PER_RESIDUAL = 4.0
