@@ -68,6 +68,8 @@ def test_unknowns_are_symbols_of_the_equations_and_a_solution_gives_their_values
     (("noise = 0.0", "noise = 2"), r"\[observations\] noise must be a relative level"),
     (('u = "exp(', 'w = "exp('), r"\[observations\] gives a file"),
     (('u = "exp(-pi**2*t/10)', 'u = "exp(-nu*pi**2*t)'), "uses an unknown"),
+    (("[unknowns]\nnu = [0.01, 1]", "[unknowns]\nnu = [0.01, 1]\nlambda = [0, 1]"),
+     "unknown name 'lambda' is reserved"),
 ])
 def test_bad_inverse_input_is_one_line(change, message):
     with pytest.raises(ConfigError, match=message) as info:
@@ -247,6 +249,9 @@ def test_an_integral_over_a_family_holds_for_each_member():
     (lambda f: f.with_suffix(".csv").write_text("x,t,u,u\n0.5,0.5,0,0\n"), "names a column twice"),
     (lambda f: f.with_suffix(".csv").write_text("x,t,u\n0.5,0.5\n"), "row 2 has 2 values for 3 columns"),
     (lambda f: f.write_bytes(b"not a zip"), "cannot be read"),
+    # a grid would be flattened in a layout nobody stated: its transpose pairs values with wrong points
+    (lambda f: np.savez(f, x=np.linspace(0.1, 0.9, 10), t=np.full(10, 0.5), u=np.zeros((5, 2))),
+     r"array 'u' has shape \(5, 2\); give each variable and field as a 1-D array"),
 ])
 def test_a_malformed_data_file_is_one_line(tmp_path, write, message):
     target = tmp_path / "d.npz"

@@ -223,7 +223,10 @@ def _real_column(name: str, values: np.ndarray) -> np.ndarray:
     """One array as float64: real numbers only (a complex or boolean array is not a measurement)."""
     if values.dtype.kind not in "iuf":
         raise ValueError(f"array {name!r} holds {values.dtype} values, not real numbers")
-    return np.asarray(values, dtype=float).reshape(-1)
+    if values.ndim != 1:    # flattening a grid pairs values with points by a layout nobody stated
+        raise ValueError(f"array {name!r} has shape {values.shape}; give each variable and field as a 1-D "
+                         f"array with one entry per point (ravel grids alike)")
+    return np.asarray(values, dtype=float)
 
 
 def _csv_columns(path: Path) -> dict[str, np.ndarray]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from desyr.errors import ConfigError
 from desyr.symbolic.expressions import CONSTANTS, FUNCTIONS, ExpressionError, Vocabulary
+from desyr.symbolic.expressions import check_name as check_symbol_name
 
 _RESERVED = set(FUNCTIONS) | set(CONSTANTS) | {"I", "oo", "zoo", "nan", "E", "S", "N", "O", "Q"}
 MAX_NAME = 32    # characters of a field or variable name: Fortran exports prefix "desyr_" within its 63
@@ -32,6 +33,10 @@ def check_name(name: Any, kind: str, source: str) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
         raise ConfigError(f"{source}: invalid {kind} name {name!r:.40} (letters and digits, starting with a letter, "
                           f"at most {MAX_NAME} characters, not a function or constant name such as sin or pi)")
+    try:        # keywords and the rest of the expression reader's reserved words, named as what they are
+        check_symbol_name(name, f"{kind} name")
+    except ExpressionError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def field_names(data: Mapping[str, Any], variables: list[str], source: str) -> list[str]:
