@@ -10,6 +10,24 @@ enabled = false
 """
 
 
+#: u' + k u = 0, u(0) = 1, with k unknown and 60 clean observations of exp(-2t): the smallest
+#: inverse problem (k = 2)
+DECAY_INVERSE = '''time = "t"
+[domain]
+t = [0, 2]
+[unknowns]
+k = [0.2, 5]
+[[equations]]
+lhs = "u_t + k*u"
+[[constraints]]
+on = "t = 0"
+value = 1
+[observations]
+u = "exp(-2*t)"
+points = 60
+'''
+
+
 def write_config(tmp_path, text, name="problem.toml"):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")

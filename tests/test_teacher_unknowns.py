@@ -3,26 +3,14 @@ network, the observations are a ``PointSetBC``, S_val holds the misfit to them, 
 the chosen checkpoint reaches the run (where the refit starts)."""
 import pytest
 from desyr_deepxde.plugin import DeepXDETeacher
+from helpers import DECAY_INVERSE
 
 from desyr.config.reading import problem_from_toml
 from desyr.model.context import RunContext
 from desyr.model.points import make_point_sets
 from desyr.stages.teach import unknown_estimates
 
-ODE = '''time = "t"
-[domain]
-t = [0, 2]
-[unknowns]
-k = [0.2, 5]
-[[equations]]
-lhs = "u_t + k*u"
-[[constraints]]
-on = "t = 0"
-value = 1
-[observations]
-u = "exp(-2*t)"
-points = 60
-'''
+ODE = DECAY_INVERSE
 
 
 @pytest.mark.slow

@@ -3,31 +3,16 @@ squares may stop short of round-off when it starts from a joint fit that noisy d
 physics, so the polish is repeated while it still gains, and never gives up the data."""
 import pytest
 import sympy as sp
+from helpers import DECAY_INVERSE
 
 from desyr.stages.unknowns import POLISHES, _held
 from desyr.testing import make_problem
 from desyr.testing.helpers import make_context
 
-DECAY = '''time = "t"
-[domain]
-t = [0, 2]
-[unknowns]
-k = [0.1, 5]
-[[equations]]
-lhs = "u_t + k*u"
-[[constraints]]
-on = "t = 0"
-value = 1
-[observations]
-u = "exp(-2*t)"
-points = 40
-noise = 0.0
-'''
-
 
 @pytest.fixture(scope="module")
 def decay():
-    problem = make_problem(DECAY)
+    problem = make_problem(DECAY_INVERSE)
     (t,) = problem.symbols
     return problem, make_context(problem), lambda offset: sp.exp(-2 * t) + offset * t
 
