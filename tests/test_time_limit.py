@@ -116,3 +116,47 @@ def test_off_the_main_thread_there_is_no_limit():
     thread.start()
     thread.join()
     assert took and took[0] >= 0.3
+
+
+def test_an_infinite_or_huge_limit_is_none_and_nan_is_refused():
+    before = _state()
+    for seconds in (float("inf"), 1e12):
+        with time_limit(seconds):
+            assert _state() == before           # nothing installed: setitimer cannot hold it
+    with pytest.raises(ValueError, match="nan"):
+        time_limit(float("nan"))
+    with pytest.raises(OutOfTime), time_limit(0.05):     # and the next limit still works
+        _spin(5)
+    assert _state() == before
+
+
+def test_what_an_interrupted_exit_leaves_is_harmless_and_the_next_limit_restores_it():
+    import desyr.symbolic.time_limit as module
+
+    before = _state()
+    # Ctrl-C inside an exit can leave our handler and hook in place with no limit open
+    signal.signal(signal.SIGALRM, module._expire)
+    sys.unraisablehook = module._drop_ours
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        _spin(0.05)                              # a stray signal is ignored: no limit is open
+        with time_limit(5):
+            pass
+        assert _state() == before                # the originals, not our own functions
+    finally:
+        signal.signal(signal.SIGALRM, before[0])
+        sys.unraisablehook = before[1]
+
+
+def test_a_limit_held_open_by_a_suspended_generator_is_closed_by_the_generator():
+    def holding():
+        with time_limit(60):
+            yield
+
+    before = _state()
+    held = holding()
+    with time_limit(5):
+        next(held)                               # its limit is entered inside this block...
+    assert signal.getsignal(signal.SIGALRM) is not before[0]      # ...and is still open after it
+    held.close()
+    assert _state() == before

@@ -14,11 +14,15 @@ SymPy has no cancellation, so the bound is a signal (SIGALRM).  That decides the
   swallowed ones are ours, so they are kept from ``sys.unraisablehook``, where a test runner
   would report them as faults of unrelated code.
 - A signal that arrives while a limit is being entered or left is ignored, so the handler and the
-  hook are always restored.  Code in the block that catches OutOfTime and goes on working is
-  interrupted again by the repeat: the block is meant to end.
+  hook are restored.  Should something else interrupt that (Ctrl-C, another handler), what is
+  left behind is harmless (the handler ignores signals with no limit open, the hook forwards
+  everything not ours) and the next limit restores the originals.
+- Code in the block that catches OutOfTime and goes on working is interrupted again by the
+  repeat: the block is meant to end.  A limit left open across a ``yield`` stays open.
 """
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -29,6 +33,8 @@ from typing import Any
 
 #: seconds between the repeats of a limit's signal once its deadline has passed
 REPEAT = 0.05
+#: a limit longer than this (or infinite) is no limit: the timer cannot hold it
+MAX_SECONDS = 1e6
 
 
 class OutOfTime(BaseException):
@@ -41,11 +47,11 @@ class _EnclosingOutOfTime(BaseException):
 
 
 class _Limits:
-    """The limits active on the main thread, outermost first, and what their first one replaced."""
+    """The limits open on the main thread, outermost first, and what the outermost replaced."""
 
     def __init__(self) -> None:
-        self.deadlines: list[float] = []
-        self.previous_handler: Any = None
+        self.open: list[time_limit] = []
+        self.previous_handler: Any = signal.SIG_DFL
         self.previous_hook: Callable[[Any], object] = sys.unraisablehook
 
 
@@ -57,19 +63,27 @@ class time_limit:  # noqa: N801 - used as a function: ``with time_limit(5): ...`
 
     def __init__(self, seconds: float) -> None:
         self.seconds = float(seconds)
+        if math.isnan(self.seconds):
+            raise ValueError("time_limit: seconds must be a number, not nan")
+        self.deadline = math.inf
         self.armed = False
 
     def __enter__(self) -> time_limit:
-        if (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")
-                or (not _ACTIVE.deadlines and signal.getitimer(signal.ITIMER_REAL)[0] > 0)):
-            return self      # no limit: off the main thread, or another timer is running
-        if not _ACTIVE.deadlines:
-            _ACTIVE.previous_handler = signal.signal(signal.SIGALRM, _expire)
-            _ACTIVE.previous_hook = sys.unraisablehook
-            sys.unraisablehook = _drop_ours
-        _ACTIVE.deadlines.append(time.monotonic() + max(self.seconds, 0.0))
+        if (self.seconds > MAX_SECONDS or threading.current_thread() is not threading.main_thread()
+                or not hasattr(signal, "setitimer")
+                or (not _ACTIVE.open and signal.getitimer(signal.ITIMER_REAL)[0] > 0)):
+            return self      # no limit: too long, off the main thread, or another timer is running
+        self.deadline = time.monotonic() + max(self.seconds, 0.0)
+        # open first: a limit entered re-entrantly from here on sees this one and installs nothing
+        _ACTIVE.open.append(self)
         self.armed = True
-        _arm()
+        try:
+            if len(_ACTIVE.open) == 1:
+                _install()
+            _arm()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -77,53 +91,88 @@ class time_limit:  # noqa: N801 - used as a function: ``with time_limit(5): ...`
         if not self.armed:
             return
         self.armed = False
-        index = len(_ACTIVE.deadlines) - 1
-        _ACTIVE.deadlines.pop()
+        _close(self)
         # an enclosing limit's signal that reached this block, if this limit is the one it ends
-        owned = kind is not None and issubclass(kind, _EnclosingOutOfTime) and _owner(exc) == index
-        if _ACTIVE.deadlines:
+        owned = kind is not None and issubclass(kind, _EnclosingOutOfTime) and _owner(exc) is self
+        if _ACTIVE.open:
             _arm()
             passed = _passed()
             if passed is not None and (kind is None or issubclass(kind, OutOfTime) or owned):
                 # an enclosing deadline passed as well: leave past the code that catches OutOfTime here
                 raise _EnclosingOutOfTime(passed) from None
         else:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, _ACTIVE.previous_handler)
-            sys.unraisablehook = _ACTIVE.previous_hook
+            _restore()
         if owned:
             raise OutOfTime from None
 
 
+def _install() -> None:
+    """The handler and the hook of the outermost limit; what they replace is kept, unless it is
+    ours already (left by an exit that was interrupted), so the originals are never lost."""
+    replaced = signal.signal(signal.SIGALRM, _expire)
+    if replaced is not _expire:
+        _ACTIVE.previous_handler = replaced
+    if sys.unraisablehook is not _drop_ours:
+        _ACTIVE.previous_hook = sys.unraisablehook
+        sys.unraisablehook = _drop_ours
+
+
+def _restore() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, _ACTIVE.previous_handler)
+    sys.unraisablehook = _ACTIVE.previous_hook
+
+
+def _close(limit: time_limit) -> None:
+    """``limit`` off the open list, wherever it is (a limit held open by a suspended generator is
+    not the innermost when the block around it ends)."""
+    for depth in range(len(_ACTIVE.open) - 1, -1, -1):
+        if _ACTIVE.open[depth] is limit:
+            del _ACTIVE.open[depth]
+            return
+
+
 def _arm() -> None:
-    """The timer set for the earliest active deadline, repeating."""
-    left = min(_ACTIVE.deadlines) - time.monotonic()
+    """The timer set for the earliest open deadline, repeating."""
+    left = min(limit.deadline for limit in _ACTIVE.open) - time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), REPEAT)
 
 
-def _passed() -> int | None:
-    """The depth (0 outermost) of the outermost active limit whose deadline has passed."""
+def _passed() -> time_limit | None:
+    """The outermost open limit whose deadline has passed."""
     now = time.monotonic()
-    for depth, deadline in enumerate(_ACTIVE.deadlines):      # no generator: its frame is not ours
-        if deadline <= now:
-            return depth
+    for limit in _ACTIVE.open:
+        if limit.deadline <= now:
+            return limit
     return None
 
 
-def _owner(exc: BaseException | None) -> int | None:
+def _owner(exc: BaseException | None) -> Any:
     return exc.args[0] if exc is not None and exc.args else None
 
 
-_OWN_CODE: tuple[CodeType, ...] = ()      # filled below, once every function is defined
+_OWN_CODE: frozenset[CodeType] = frozenset()      # filled below, once every function is defined
+
+
+def _ours(frame: FrameType | None) -> bool:
+    """Whether the signal arrived in this module's bookkeeping, or in a call it made (the
+    ``signal`` module's own wrappers are Python)."""
+    for _ in range(3):
+        if frame is None:
+            return False
+        if frame.f_code in _OWN_CODE:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _expire(signum: int, frame: FrameType | None) -> None:
-    if frame is not None and frame.f_code in _OWN_CODE:
-        return      # entering or leaving a limit: the handler and hook must be restored whole
+    if _ours(frame):
+        return      # entering or leaving a limit: its bookkeeping must finish whole
     passed = _passed()
     if passed is None:
-        return      # a stale signal of a limit that has been left
-    if passed == len(_ACTIVE.deadlines) - 1:
+        return      # no open limit has expired: a stale signal
+    if passed is _ACTIVE.open[-1]:
         raise OutOfTime
     raise _EnclosingOutOfTime(passed)
 
@@ -133,4 +182,5 @@ def _drop_ours(unraisable: Any) -> None:
         _ACTIVE.previous_hook(unraisable)
 
 
-_OWN_CODE = tuple(f.__code__ for f in (time_limit.__enter__, time_limit.__exit__, _arm, _passed, _owner, _drop_ours))
+_OWN_CODE = frozenset(f.__code__ for f in (time_limit.__enter__, time_limit.__exit__, _install, _restore,
+                                           _close, _arm, _passed, _owner, _drop_ours))
