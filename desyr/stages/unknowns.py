@@ -209,7 +209,7 @@ def _simplified(exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
 def _held(exprs: dict[str, sp.Expr], refit: Refit, ctx: RunContext) -> dict[str, sp.Expr]:
     """``exprs`` refit from the physics alone with every unknown held where it is (the joint fit trades a
     little physics for noisy data; an exact form needs the physics at round-off), if the refit keeps
-    the data within chance."""
+    the data within chance; repeated, up to :data:`POLISHES` times, while it gains a factor of ten."""
     floats = {n: v for n, v in exprs.items() if n in ctx.problem.unknown_names and isinstance(v, sp.Float)}
     held = {n: sp.Rational(float(v)) for n, v in floats.items()}      # exact, so the refit leaves them
     best, phi = exprs, measure_phi(ctx, exprs).phi
