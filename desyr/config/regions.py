@@ -20,12 +20,14 @@ from desyr.model.csg import SHAPES, build_shape, parse_shape
 from desyr.model.geometry import Geometry, Part
 from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
-from desyr.model.sets import face_share, predicate_share
+from desyr.model.sets import PROBE, face_share, predicate_share, predicate_touches
 from desyr.model.shapes import ShapeError
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 #: the keys of ``[domain]`` that describe a shape rather than name a variable
 SHAPE_KEYS = {"shape", "space", "center", "radius", "inner", "outer", "semi_axes", "vertices", "lo", "hi"}
+#: the least share of a boundary part that a predicate may keep (a smaller one is refused, not dropped)
+MIN_SHARE = 1e-3
 _DEFAULT_SPACE = {1: ["x"], 2: ["x", "y"], 3: ["x", "y", "z"]}
 #: the symbols ``u_n`` is written with before each set puts in its normal
 NORMAL = tuple(sp.Dummy(f"normal{i}", real=True) for i in range(3))
@@ -133,14 +135,19 @@ def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face
     for piece in pieces:
         part = Part(geometry.piece_name(piece), piece, condition, condition_text)
         share = predicate_share(problem, part)
+        if share == 0 and predicate_touches(problem, part):
+            raise ConfigError(f"{where}: the predicate keeps a sliver of {part.name} (under {1 / PROBE:.0e} of it), "
+                              f"too little to sample; widen it or name the part")
         if share == 0:
             continue       # a piece the predicate leaves empty holds no points
-        if share < 1e-3:
-            raise ConfigError(f"{where}: the predicate keeps only {share:.1e} of {part.name}, too little to "
-                              f"sample; widen it or name the part")
+        if share < MIN_SHARE:
+            raise ConfigError(f"{where}: the predicate keeps only {share:.1e} of {part.name} (at least {MIN_SHARE:g} "
+                              f"of each part it touches), too little to sample; widen it or name the part")
         parts.append(part)
     if not parts:
-        raise ConfigError(f"{where}: {name}{' where ' + predicate if predicate else ''} selects no boundary point")
+        raise ConfigError(f"{where}: {name}{' where ' + predicate if predicate else ''} selects no boundary point "
+                          f"of {PROBE} sampled on each part: it selects nothing, or a share under "
+                          f"{1 / PROBE:.0e}, too little to sample; widen it")
     return parts
 
 

@@ -6,9 +6,10 @@ union, ``-`` for difference, ``&`` for intersection.
 
 A CSG boundary is made of pieces of its primitives' patches: where a patch has the whole shape
 on one side and not on the other, it bounds the shape, with the primitive's normal or the
-opposite one (the hole of a difference).  The test is made at each point, so faces two
-primitives share are handled like any other: kept once where they bound the shape, left out
-where they are a seam inside it.
+opposite one (the hole of a difference).  Which parts do is decided from the primitives' sides,
+never by a step along the normal (:mod:`desyr.model.membership`), so a slit or a hole of any
+size keeps its faces; faces two primitives share are kept once where they bound the shape, left
+out where they are a seam inside it.
 """
 from __future__ import annotations
 
@@ -20,49 +21,64 @@ from typing import Any
 
 import numpy as np
 
+from desyr.model.membership import Curve, curve_pieces, point_sides
 from desyr.model.patches import Patch
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ShapeError
 
-#: Monte Carlo points that estimate a piece's share of its patch (for spreading points), find empty shapes,
-#: and (``_PIECE_PROBE``) find the pieces of a CSG boundary: one under about 1e-5 of its patch can go unseen
+#: Monte Carlo points that estimate a 3-D piece's share of its patch and find the pieces of a 3-D CSG
+#: boundary (one under about 1e-5 of its patch can go unseen there: in the plane the pieces are exact)
 _PROBE = 65536
 _PIECE_PROBE = 2**18
-#: a piece that fewer probe points than this land on is too small to sample reliably: refused, not dropped
+#: a 3-D piece that fewer probe points than this land on is too small to sample reliably: refused, not dropped
 MIN_HITS = 32
-#: the step along the normal, as a fraction of the shape's size, that tells the two sides of a boundary apart
-_STEP = 1e-7
+#: a plane piece shorter than this share of its patch is round-off (two cuts that are one), unless it is all there is
+_TINY = 1e-9
 
 
 @dataclass(frozen=True)
 class Piece:
-    """Where a primitive's patch bounds the whole shape, with one orientation.
-
-    A point of the patch is on the boundary when a small step along the normal leaves the whole
-    shape and a step against it enters (``flipped``: the other way round, as for the hole of a
-    difference). A face two primitives share, with the shape on one side, is kept once (by the
-    first); with the shape on both sides (two boxes side by side) it is a seam, not a boundary."""
+    """Where a primitive's patch bounds the whole shape, with one orientation (``flipped``: the opposite
+    normal, as for the hole of a difference). In the plane the piece is a list of parameter ``intervals``
+    of the patch (:class:`desyr.model.membership.Curve`); in 3-D it is decided point by point."""
 
     patch: Patch
     flipped: bool = False
     whole: Shape | None = None              # None: a primitive on its own, the whole patch
-    earlier: tuple[Shape, ...] = ()         # primitives before this one in the text
+    index: int = 0                          # the primitive's place in ``whole``
+    intervals: tuple[tuple[float, float], ...] | None = None
+    share: float = 1.0                      # of the patch's measure
 
     @property
     def name(self) -> str:
         return self.patch.name
 
     def keep(self, P: np.ndarray) -> np.ndarray:
+        """Which points of the patch lie on the piece."""
         if self.whole is None:
             return np.ones(len(P), dtype=bool)
-        lo, hi = self.whole.bounding_box()
-        size = float(np.linalg.norm(hi - lo))
-        h = _STEP * size
-        n = self.patch.normal_at(P)
-        behind, ahead = self.whole.level(P - h * n) < 0, self.whole.level(P + h * n) < 0
-        mask = (ahead & ~behind) if self.flipped else (behind & ~ahead)
-        for other in self.earlier:
-            mask &= np.abs(other.level(P)) > 1e-9 * max(1.0, size)
-        return np.asarray(mask)
+        if self.intervals is not None:
+            t = Curve(self.patch).parameter(P)
+            mask = np.zeros(len(P), dtype=bool)
+            for a, b in self.intervals:
+                mask |= (t >= a) & (t <= b)
+            return mask
+        normal, opposite = point_sides(self.whole, self.index, self.patch, P)
+        return np.asarray(opposite if self.flipped else normal)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` points uniform on the piece."""
+        if self.whole is None:
+            return self.patch.sample(rng, n)
+        if self.intervals is not None:
+            return Curve(self.patch).sample(rng, n, self.intervals)
+        out, count = [], 0
+        for _ in range(50):
+            P = self.patch.sample(rng, max(64, int(1.25 * (n - count) / max(self.share, 1e-6))))
+            out.append(P[self.keep(P)])
+            count += len(out[-1])
+            if count >= n:
+                return np.vstack(out)[:n]
+        raise ShapeError(f"{self.name} is too small to sample")
 
 
 class Combined(Shape):
@@ -94,12 +110,6 @@ class Combined(Shape):
     def patches(self) -> tuple[Patch, ...]:
         return tuple(p for prim in self.primitives() for p in prim.patches())
 
-    def pieces(self) -> list[Piece]:
-        """Every patch of every primitive, both ways round (most of them empty: see :func:`nonempty_pieces`)."""
-        prims = self.primitives()
-        return [Piece(patch, flipped, self, tuple(prims[:k]))
-                for k, prim in enumerate(prims) for patch in prim.patches() for flipped in (False, True)]
-
     def primitives(self) -> list[Shape]:
         return self.a.primitives() + self.b.primitives()
 
@@ -114,9 +124,8 @@ class Combined(Shape):
 
 
 def pieces_of(shape: Shape) -> list[Piece]:
-    if isinstance(shape, Combined):
-        return shape.pieces()
-    return [Piece(p) for p in shape.patches()]
+    """The pieces of ``shape``'s boundary that hold points (see :func:`nonempty_pieces`)."""
+    return nonempty_pieces(shape)
 
 
 def _inside(inner: Shape, outer: Shape) -> bool:
@@ -124,8 +133,8 @@ def _inside(inner: Shape, outer: Shape) -> bool:
     covers the hole of an annulus has its boundary in the annulus, not its interior)."""
     rng = np.random.default_rng(0)
     for piece in pieces_of(inner):
-        P = piece.patch.sample(rng, 4096)
-        if not np.all(outer.level(P[piece.keep(P)]) <= 1e-12):
+        P = piece.sample(rng, 4096)
+        if not np.all(outer.level(P) <= 1e-12):
             return False
     lo, hi = inner.bounding_box()
     P = lo + rng.random((_PROBE, inner.dim)) * (hi - lo)
@@ -148,47 +157,52 @@ def check_not_empty(shape: Shape) -> None:
 
 def piece_share(piece: Piece) -> float:
     """The fraction of its patch that a piece keeps (1 for a primitive's own patch)."""
-    if piece.whole is None:
-        return 1.0
-    P = piece.patch.sample(np.random.default_rng(1), _PIECE_PROBE)
-    return float(np.mean(piece.keep(P)))
+    return piece.share
 
 
 def nonempty_pieces(shape: Shape) -> list[Piece]:
     """The pieces of ``shape``'s boundary that hold points; a piece too small to sample reliably (a
     sliver of a face) is refused with a :class:`ShapeError`, never dropped unseen."""
     if not isinstance(shape, Combined):
-        return pieces_of(shape)
+        return [Piece(p) for p in shape.patches()]
     out = []
-    prims = shape.primitives()
-    for k, prim in enumerate(prims):
+    for k, prim in enumerate(shape.primitives()):
         for patch in prim.patches():
-            for piece, share in zip((Piece(patch, False, shape, tuple(prims[:k])),
-                                     Piece(patch, True, shape, tuple(prims[:k]))), _shares(patch, shape, prims[:k])):
-                if share == 0:
-                    continue
-                if share * _PIECE_PROBE < MIN_HITS:
-                    raise ShapeError(f"a part of the boundary of {shape.text[:120]} is too small to sample "
-                                     f"reliably ({share:.1e} of {patch.name}): make the shapes overlap by more, "
-                                     f"or share whole faces")
-                out.append(piece)
+            if patch.dim == 2:
+                out += _plane_pieces(shape, k, patch)
+            else:
+                out += _sampled_pieces(shape, k, patch)
     return out
 
 
-def _shares(patch: Patch, whole: Shape, earlier: list[Shape]) -> tuple[float, float]:
-    """The shares of ``patch`` that bound ``whole`` with its own normal and with the opposite one: the
-    test of :meth:`Piece.keep`, made once for both, and only where ``whole``'s level is about 0."""
-    P = patch.sample(np.random.default_rng(1), _PIECE_PROBE)
-    lo, hi = whole.bounding_box()
-    size = float(np.linalg.norm(hi - lo))
-    near = np.abs(whole.level(P)) <= 1e-6 * max(1.0, size)
-    Q = P[near]
-    for other in earlier:
-        Q = Q[np.abs(other.level(Q)) > 1e-9 * max(1.0, size)]
-    h = _STEP * size
-    n = patch.normal_at(Q)
-    behind, ahead = whole.level(Q - h * n) < 0, whole.level(Q + h * n) < 0
-    return float(np.sum(behind & ~ahead)) / len(P), float(np.sum(ahead & ~behind)) / len(P)
+def _plane_pieces(shape: Combined, k: int, patch: Patch) -> list[Piece]:
+    curve = Curve(patch)
+    total = curve.length(*curve.range)
+    out = []
+    for flipped, runs in zip((False, True), curve_pieces(shape, k, patch)):
+        lengths = [curve.length(a, b) / total for a, b in runs]
+        if runs and max(lengths) < _TINY:
+            raise ShapeError(f"a part of the boundary of {shape.text[:120]} is too small to handle "
+                             f"({sum(lengths):.1e} of {patch.name}): make the shapes overlap by more, or share whole faces")
+        kept = tuple(r for r, share in zip(runs, lengths) if share >= _TINY)
+        if kept:
+            out.append(Piece(patch, flipped, shape, k, kept, float(sum(lengths))))
+    return out
+
+
+def _sampled_pieces(shape: Combined, k: int, patch: Patch) -> list[Piece]:
+    P = patch.sample(np.random.default_rng(1), _PIECE_PROBE if patch.dim > 1 else 1)
+    out = []
+    for flipped, mask in zip((False, True), point_sides(shape, k, patch, P)):
+        share = float(np.mean(mask))
+        if share == 0:
+            continue
+        if share * len(P) < min(MIN_HITS, len(P)):
+            raise ShapeError(f"a part of the boundary of {shape.text[:120]} is too small to sample "
+                             f"reliably ({share:.1e} of {patch.name}): make the shapes overlap by more, "
+                             f"or share whole faces")
+        out.append(Piece(patch, flipped, shape, k, None, share))
+    return out
 
 
 # --------------------------------------------------------------------------- the language

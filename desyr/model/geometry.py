@@ -105,7 +105,7 @@ def sample_shape(shape: Shape, rng: np.random.Generator, n: int) -> np.ndarray:
 
 def sample_piece(piece: Piece, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` points uniform on ``piece``."""
-    return rejection(lambda m: piece.patch.sample(rng, m), piece.keep, n, piece.name)
+    return piece.sample(rng, n)
 
 
 def part_share(part: Part) -> float:

@@ -3,7 +3,7 @@
 Faces (``"x = -1"``, ``"initial"``) keep the points of the face that lie in the shape; boundary
 parts sample their piece uniformly and keep the points a predicate selects.  A constraint's points
 are shared between its sets: a point gets one, the other sets equal shares, the boundary parts
-together one share, spread over them by measure.
+together one share, spread over them by measure (each at least :data:`MIN_PART_POINTS`).
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ UnitSampler = Callable[[np.random.Generator, int, int], np.ndarray]
 #: Gauss order of integral constraints' rules by spatial dimension, and the time levels they are taken at
 ORDER = {1: 48, 2: 24, 3: 12}
 TIME_LEVELS = 8
-_PROBE = 65536
+_PROBE = PROBE = 65536
+#: the fewest points a boundary part of a constraint gets, however small its share of the measure
+MIN_PART_POINTS = 8
 #: a face point counts as in the shape this close to its boundary (faces of a box lie on it)
 _ON = 1e-9
 
@@ -46,8 +48,9 @@ def shape_set_points(problem: Problem, sets: Sequence[Face | Part], n: int, rng:
     if parts:
         share = max(1, base + (len(spread) < extra))
         weights = np.array([part_share(p) for p in parts])
-        counts = _apportion(share, weights)
-        out += [part_points(problem, p, k, rng) for p, k in zip(parts, counts) if k]
+        # by measure, but never fewer than MIN_PART_POINTS: a hole of radius 1e-3 is checked too
+        counts = [max(k, MIN_PART_POINTS) for k in _apportion(share, weights)]
+        out += [part_points(problem, p, k, rng) for p, k in zip(parts, counts)]
     return np.vstack(out)
 
 
@@ -106,9 +109,36 @@ def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator) 
 
 
 def predicate_share(problem: Problem, part: Part) -> float:
-    """The fraction of the part's patch that its piece and its predicate keep."""
+    """The fraction of the part's piece that its predicate keeps."""
     P = _part_draw(problem, part, np.random.default_rng(0))(_PROBE)
     return float(np.mean(_part_accept(problem, part)(P)))
+
+
+def predicate_touches(problem: Problem, part: Part) -> bool:
+    """Whether the predicate holds at an end of the part's piece (where parts meet, and where a predicate
+    that keeps a sliver too thin for :func:`predicate_share`'s sample keeps it), at a few times."""
+    from desyr.model.membership import Curve
+
+    patch = part.piece.patch
+    if part.condition is None or patch.dim != 2:
+        return False
+    intervals = part.piece.intervals or (Curve(patch).range,)
+    ends = Curve(part.piece.patch).point(np.array([t for run in intervals for t in run]))
+    names = problem.variable_names
+    space = [names.index(v) for v in problem.geometry.space] if problem.geometry else []
+    others = [i for i in range(problem.dim) if i not in space]
+    rows = []
+    for level in (0.0, 0.5, 1.0):
+        P = np.empty((len(ends), problem.dim))
+        P[:, space] = ends
+        for i in others:
+            lo, hi = problem.bounds[i]
+            P[:, i] = lo + level * (hi - lo)
+        rows.append(P)
+    condition = _condition(problem, part)
+    assert condition is not None
+    with np.errstate(all="ignore"):
+        return bool(np.any(condition(np.vstack(rows)) > 0))
 
 
 def _part_draw(problem: Problem, part: Part, rng: np.random.Generator) -> Callable[[int], np.ndarray]:
@@ -120,7 +150,7 @@ def _part_draw(problem: Problem, part: Part, rng: np.random.Generator) -> Callab
 
     def draw(m: int) -> np.ndarray:
         P = np.empty((m, problem.dim))
-        P[:, space] = part.piece.patch.sample(rng, m)
+        P[:, space] = part.piece.sample(rng, m)
         if others:
             lo, hi = problem.bounds[others, 0], problem.bounds[others, 1]
             P[:, others] = lo + rng.random((m, len(others))) * (hi - lo)
@@ -130,16 +160,13 @@ def _part_draw(problem: Problem, part: Part, rng: np.random.Generator) -> Callab
 
 
 def _part_accept(problem: Problem, part: Part) -> Callable[[np.ndarray], np.ndarray]:
-    assert problem.geometry is not None
-    space = [problem.variable_names.index(v) for v in problem.geometry.space]
     condition = _condition(problem, part)
 
-    def accept(P: np.ndarray) -> np.ndarray:
-        mask = part.piece.keep(P[:, space])
-        if condition is not None:
-            with np.errstate(all="ignore"):
-                mask &= condition(P) > 0
-        return np.asarray(mask)
+    def accept(P: np.ndarray) -> np.ndarray:        # drawn on the piece: only the predicate remains
+        if condition is None:
+            return np.ones(len(P), dtype=bool)
+        with np.errstate(all="ignore"):
+            return np.asarray(condition(P) > 0)
 
     return accept
 

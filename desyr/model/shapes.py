@@ -127,7 +127,8 @@ class Ellipse(Shape):
         return self.c - self.ab, self.c + self.ab
 
     def level(self, P: np.ndarray) -> np.ndarray:
-        return np.asarray(np.sum(((P - self.c) / self.ab) ** 2, axis=1) - 1)
+        # in length units (about the distance near the rim, never more): tolerances are lengths
+        return np.asarray((np.sum(((P - self.c) / self.ab) ** 2, axis=1) - 1) * float(np.min(self.ab)) / 2)
 
     def patches(self) -> tuple[Patch, ...]:
         a, b = self.ab
