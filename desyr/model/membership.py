@@ -69,10 +69,10 @@ def evaluate(shape: Shape, values: dict[int, np.ndarray]) -> np.ndarray:
         return values[id(shape)]
     a, b = evaluate(shape.a, values), evaluate(shape.b, values)      # type: ignore[attr-defined]
     if op == "union":
-        return a | b
+        return np.asarray(a | b)
     if op == "intersection":
-        return a & b
-    return a & ~b
+        return np.asarray(a & b)
+    return np.asarray(a & ~b)
 
 
 def sides(whole: Shape, k: int, P: np.ndarray, on: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -125,7 +125,8 @@ class Curve:
 
     def parameter(self, P: np.ndarray) -> np.ndarray:
         if self.conic:
-            return np.mod(np.arctan2((P[:, 1] - self.c[1]) / self.ab[1], (P[:, 0] - self.c[0]) / self.ab[0]), TWO_PI)
+            return np.asarray(np.mod(np.arctan2((P[:, 1] - self.c[1]) / self.ab[1], (P[:, 0] - self.c[0]) / self.ab[0]),
+                                     TWO_PI))
         e = self.q - self.p
         return np.asarray((P - self.p) @ e / (e @ e))
 
@@ -160,7 +161,7 @@ class Curve:
             return np.array([])
         roots = np.roots(poly)
         roots = roots[np.abs(np.abs(roots) - 1) <= 1e-3]
-        return np.mod(np.angle(roots), TWO_PI)
+        return np.asarray(np.mod(np.angle(roots), TWO_PI))
 
     def extent(self, other: Patch) -> tuple[float, float]:
         """The parameter range of a collinear segment ``other`` on this (straight) curve."""
@@ -210,8 +211,8 @@ def curve_pieces(whole: Shape, k: int, patch: Patch) -> tuple[list[tuple[float, 
     mid = (edges[:-1] + edges[1:]) / 2
     P = curve.point(mid)
     on: dict[int, np.ndarray] = {}
-    for j, sign, span in coincident:
-        hit = np.ones(len(mid), bool) if span is None else (mid > span[0]) & (mid < span[1])
+    for j, sign, extent in coincident:
+        hit = np.ones(len(mid), bool) if extent is None else (mid > extent[0]) & (mid < extent[1])
         on[j] = np.where(hit, sign, on.get(j, np.zeros(len(mid))))
     behind, ahead, shared = sides(whole, k, P, on)
     keep = ~shared
