@@ -106,3 +106,12 @@ def test_the_band_the_noise_allows():
     assert allowed_misfit(0.01, 80) == pytest.approx(0.0121, abs=1e-4)
     assert least_misfit(0.01, 80, 1) == pytest.approx(0.01 * np.sqrt(1 - 3 * np.sqrt(2 / 79)))
     assert least_misfit(0.0, 80, 1) == 0.0 and least_misfit(0.01, 10, 1) == 0.0   # no bound: exact, or too few
+
+
+def test_the_cli_warns_on_stderr(capsys):
+    from desyr.verify.command import _warn_uninformative
+
+    _warn_uninformative({"observations": {"warning": "3 of the 83 observations lie where a constraint fixes"}})
+    _warn_uninformative({"observations": {"warning": ""}})
+    err = capsys.readouterr().err
+    assert err == "desyr: warning: 3 of the 83 observations lie where a constraint fixes\n"

@@ -234,7 +234,9 @@ class Problem:
             return None
         from desyr.model.informative import imposed
         from desyr.symbolic.numeric import evaluate
-        absolute, relative, left, where, counts = {}, {}, 0, [], []
+        absolute: dict[str, float] = {}
+        relative: dict[str, float] = {}
+        left, where, counts = 0, list[str](), list[int]()
         for f in obs.fields:
             fixed, sets = imposed(self, f, obs.X)
             keep = ~fixed
