@@ -389,6 +389,10 @@ def _summary(result: Result, out: str | None) -> None:
         print(f"verdict: {words.get(result.verdict, result.verdict)} ({reason})")
         for line in inverse_lines(result):
             print(visible(line))
+        answer = result.verification.answer if result.verification else None
+        data = answer.get("observations") if isinstance(answer, dict) else None
+        if isinstance(data, dict) and isinstance(data.get("warning"), str) and data["warning"]:
+            print(f"desyr: warning: {visible(data['warning'])}", file=sys.stderr)
         if not result.exact:
             print("warning: not an exact solution; see report.md")
     if out:

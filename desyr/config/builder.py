@@ -97,7 +97,40 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
         raise ConfigError(f"{source}: {shown(str(exc))[1:-1]}") from None
     except ValueError as exc:       # an integer of more than 4300 digits
         raise ConfigError(f"{source}: a value cannot be written as TOML ({shown(str(exc))[1:-1]})") from None
-    return problem_from_toml(text, source)
+    problem = problem_from_toml(text, source)
+    _compare(problem, eqs, variables, source)
+    return problem
+
+
+def _compare(problem: Problem, given: list[Any], variables: list[sp.Symbol], source: str) -> None:
+    """The equations as read back must be those given: a derivative's name or a printed expression that
+    reads as something else would otherwise make the config another problem, silently."""
+    for i, (eq, read) in enumerate(zip(given, problem.equations)):
+        lhs, rhs = (eq.lhs, eq.rhs) if isinstance(eq, sp.Equality) else (eq, 0)
+        if not isinstance(rhs, (sp.Basic, int, float)):
+            continue
+        mine = _plain(sp.sympify(lhs - rhs), variables)
+        theirs = _plain(read.lhs - read.forcing, variables, problem)
+        gap = sp.expand(mine - theirs)
+        if gap != 0 and sp.simplify(gap) != 0:
+            raise ConfigError(f"{source}: equations[{i}] reads back as {shown(read.lhs - read.forcing)} = 0, not "
+                              f"as given ({shown(lhs - rhs)} = 0)")
+
+
+def _plain(expr: sp.Expr, variables: list[sp.Symbol], problem: Problem | None = None) -> sp.Expr:
+    """``expr`` with assumption-free symbols and a problem's jets as the derivatives they stand for, so that
+    what was given and what was read compare."""
+    names = {v.name: sp.Symbol(v.name) for v in variables}
+    swaps: dict[sp.Basic, sp.Expr] = {}
+    for node in sp.preorder_traversal(expr):
+        jet = problem.vocabulary.jet_of(node) if problem is not None and isinstance(node, sp.Symbol) else None
+        if jet is not None:
+            applied = sp.Function(jet.field)(*names.values())
+            swaps[node] = sp.Derivative(applied, *[names[v] for v in jet.wrt]) if jet.wrt else applied
+        elif isinstance(node, AppliedUndef):
+            swaps[node] = sp.Function(node.func.__name__)(*names.values())
+    out = expr.xreplace({k: v for k, v in swaps.items()}) if swaps else expr
+    return out.xreplace({s: sp.Symbol(s.name) for s in out.free_symbols if isinstance(s, sp.Symbol)})
 
 
 def _symbol(value: Any, what: str, source: str) -> sp.Symbol:

@@ -21,7 +21,7 @@ from desyr.model.geometry import Geometry, Part
 from desyr.model.nesting import json_loads
 from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
-from desyr.model.unknowns import Misfit, Observations, Unknown, allowed_misfit
+from desyr.model.unknowns import Misfit, Observations, Unknown, allowed_misfit, least_misfit
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 
@@ -227,19 +227,33 @@ class Problem:
         return np.asarray(self.geometry.shape.level(X[:, columns]) > 0)
 
     def misfit(self, solution: Mapping[str, sp.Expr]) -> Misfit | None:
-        """How far ``solution`` is from the observations (None without observations)."""
+        """How far ``solution`` is from the observations that carry information (None without
+        observations): those where a constraint fixes the field are left out and counted."""
         obs = self.observations
         if obs is None:
             return None
+        from desyr.model.informative import imposed
         from desyr.symbolic.numeric import evaluate
-        absolute, relative = {}, {}
+        absolute: dict[str, float] = {}
+        relative: dict[str, float] = {}
+        left, where, counts = 0, list[str](), list[int]()
         for f in obs.fields:
+            fixed, sets = imposed(self, f, obs.X)
+            keep = ~fixed
+            left, counts = left + int(fixed.sum()), counts + [int(keep.sum())]
+            where += [s for s in sets if s not in where]
+            if not keep.any():
+                absolute[f] = relative[f] = 0.0
+                continue
             with np.errstate(all="ignore"):
-                values = evaluate(self.apply(solution[f], solution), self.symbols, obs.X)
-                rms = float(np.sqrt(np.mean(np.square(values - obs.column(f)))))
+                values = evaluate(self.apply(solution[f], solution), self.symbols, obs.X[keep])
+                rms = float(np.sqrt(np.mean(np.square(values - obs.column(f)[keep]))))
+                scale = float(np.sqrt(np.mean(np.square(obs.column(f)[keep])))) or 1.0
             absolute[f] = rms if np.isfinite(rms) else math.inf
-            relative[f] = absolute[f] / obs.scale(f)
-        return Misfit(absolute, relative, allowed_misfit(obs.noise, obs.X.shape[0]))
+            relative[f] = absolute[f] / scale
+        n = min(counts)
+        return Misfit(absolute, relative, allowed_misfit(obs.noise, n),
+                      least_misfit(obs.noise, n, len(self.unknowns)), left, tuple(where))
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""

@@ -73,12 +73,17 @@ class Observations:
 
 @dataclass(frozen=True)
 class Misfit:
-    """How far a solution is from the observations: the RMS per field, absolute and relative to
-    the RMS of the observed values, and whether that is within what the stated noise allows."""
+    """How far a solution is from the observations that carry information: the RMS per field, absolute
+    and relative to the RMS of those observed values, and the band the stated noise allows it
+    (``low`` to ``allowed``). ``imposed`` counts the observations left out, each where a constraint
+    fixes the value (:mod:`desyr.model.informative`), on the sets ``where``."""
 
     absolute: dict[str, float]
     relative: dict[str, float]
     allowed: float
+    low: float = 0.0
+    imposed: int = 0
+    where: tuple[str, ...] = ()
 
     @property
     def worst(self) -> float:
@@ -86,7 +91,15 @@ class Misfit:
 
     @property
     def consistent(self) -> bool:
+        """Not above what the noise allows (the run's test; the verifier also asks :attr:`too_close`)."""
         return math.isfinite(self.worst) and self.worst <= self.allowed
+
+    @property
+    def too_close(self) -> tuple[str, ...]:
+        """The fields whose misfit lies far below the stated noise: the data are closer to this solution
+        than their noise allows, so either the noise is overstated (and would let wrong values pass) or
+        the solution follows the noise."""
+        return tuple(f for f, v in self.relative.items() if v < self.low)
 
 
 #: the relative misfit exact data allow (round-off in the data file and the evaluation)
@@ -101,6 +114,17 @@ def allowed_misfit(noise: float, n: int) -> float:
     deviation sqrt(2n)*noise**2, so 3 of those above the mean (a chi-square test, which tightens as
     the data grow: a coefficient 12 standard errors off no longer passes)."""
     return noise * math.sqrt(1.0 + CHI_SIGMAS * math.sqrt(2.0 / max(n, 1))) + EXACT_DATA_MISFIT
+
+
+def least_misfit(noise: float, n: int, fitted: int) -> float:
+    """The relative RMS misfit the true solution stays above: the same test's lower side, 3 standard
+    deviations below the mean, on the ``n - fitted`` degrees of freedom left once ``fitted`` numbers
+    were fitted to the data (0 where that is no bound: exact data, or too few observations). The
+    normal approximation puts this below the chi-square quantile, so it errs towards passing."""
+    dof = n - fitted
+    if noise <= 0 or dof <= 0:
+        return 0.0
+    return noise * math.sqrt(max(0.0, 1.0 - CHI_SIGMAS * math.sqrt(2.0 / dof)))
 
 
 def starting_values(unknowns: tuple[Unknown, ...], estimates: Mapping[str, float]) -> dict[str, sp.Float]:

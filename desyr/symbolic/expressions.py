@@ -82,6 +82,31 @@ class Jet:
         return self.field if not self.wrt else f"{self.field}_{''.join(self.wrt)}"
 
 
+def _check_unambiguous(variables: Sequence[str], field: str) -> None:
+    """Refuse variable names that split some derivative suffix two ways: with x and xx, ``u_xx`` is
+    d2u/dx2 and du/dxx. The Sardinas-Patterson test: follow every dangling rest of one split against
+    another; a rest that is itself a name closes two different splits of one suffix."""
+    names = set(variables)
+    # a rest and the two splits (as lists of names) that left it: ahead + rest == behind
+    todo = [(w[len(v):], [v], [w]) for v in names for w in names if w != v and w.startswith(v)]
+    seen: set[str] = set()
+    while todo:
+        rest, behind, ahead = todo.pop()
+        if rest in seen:
+            continue
+        seen.add(rest)
+        for v in names:
+            if v == rest:
+                one, two = "".join([*behind, v]), (", ".join([*behind, v]), ", ".join(ahead))
+                raise ExpressionError(f"the variable names make a derivative name ambiguous: {field}_{one} is the "
+                                      f"derivative by {two[0]} and by {two[1]}; "
+                                      "rename a variable so that no name is a run of others (x, xx or a, b, ab)")
+            if v.startswith(rest):
+                todo.append((v[len(rest):], ahead, [*behind, v]))
+            elif rest.startswith(v):
+                todo.append((rest[len(v):], [*behind, v], ahead))
+
+
 class Vocabulary:
     """Which names an expression may use: variables, fields (with derivatives), parameters."""
 
@@ -96,6 +121,8 @@ class Vocabulary:
             if name in seen:
                 raise ExpressionError(f"name {name!r} is defined twice (variables, fields and parameters must differ)")
             seen.add(name)
+        if self.fields:
+            _check_unambiguous(self.variables, self.fields[0])
         self.var_symbols = {v: sp.Symbol(v, real=True) for v in self.variables}
         self.extra = dict(extra or {})
         self._jets: dict[sp.Symbol, Jet] = {}
@@ -127,19 +154,17 @@ class Vocabulary:
         return Jet(head, tuple(sorted(wrt, key=order.__getitem__)))
 
     def _split_variables(self, suffix: str) -> list[str] | None:
-        # Longest match first so that a variable "x1" is not read as "x" then "1".
-        names = sorted(self.variables, key=len, reverse=True)
-        out: list[str] = []
-        i = 0
-        while i < len(suffix):
-            for v in names:
-                if suffix.startswith(v, i):
-                    out.append(v)
-                    i += len(v)
-                    break
-            else:
-                return None
-        return out
+        # every way to end a split at each position, so that a variable "x1" is not read as "x" then "1"
+        # and a, ab, bc split "abc" as a, bc; the names admit at most one split (_check_unambiguous)
+        ways: list[list[str] | None] = [[]] + [None] * len(suffix)
+        for i in range(len(suffix)):
+            done = ways[i]
+            if done is None:
+                continue
+            for v in self.variables:
+                if suffix.startswith(v, i) and ways[i + len(v)] is None:
+                    ways[i + len(v)] = [*done, v]
+        return ways[-1]
 
     # names -----------------------------------------------------------------
     def resolve(self, name: str) -> sp.Expr:

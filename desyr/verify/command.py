@@ -59,6 +59,7 @@ def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
     answer = request_verdict(request)
     if args.candidate is None:
         _compare_data(Path(args.target), answer)
+    _warn_uninformative(answer)
     if args.json:
         print(json.dumps(answer, indent=2))
     else:
@@ -110,6 +111,15 @@ def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) 
         print(f"desyr: warning: the config in {path} differs from {source} as it reads now; verifying against "
               f"the result's copy (sha256 {config_sha256(config['text'])[:16]}); use --problem {source} to verify "
               "against yours", file=sys.stderr)
+
+
+def _warn_uninformative(answer: dict[str, Any]) -> None:
+    """Observations that cannot tell one candidate from another are padding, whoever put them there."""
+    import sys
+
+    warning = _get(answer, "observations", "warning")
+    if isinstance(warning, str) and warning:
+        print(f"desyr: warning: {warning}", file=sys.stderr)
 
 
 def _compare_data(path: Path, answer: dict[str, Any]) -> None:

@@ -197,7 +197,8 @@ def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificat
 
 
 def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, Any] | None:
-    """The misfit to the observations, reported beside the physics (None without observations)."""
+    """The misfit to the observations, reported beside the physics (None without observations): a
+    two-sided test on those that carry information (docs/inverse.md#the-verdict)."""
     misfit = problem.misfit(exprs)
     obs = problem.observations
     if misfit is None or obs is None:
@@ -205,11 +206,23 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
     # every field, worst first: the test is on the worst, but a user of a coupled system wants each
     fields = sorted(misfit.relative, key=lambda f: -misfit.relative[f])
     each = ", ".join(f"{misfit.relative[f]:.3g} ({f})" for f in fields)
-    within = "within" if misfit.consistent else "above"
-    reason = (f"the relative misfit to the {obs.X.shape[0]} observations is {each}, {within} "
-              f"what the stated noise {obs.noise:g} allows ({misfit.allowed:.3g})")
+    close = misfit.too_close
+    n = obs.X.shape[0]
+    band = f"{misfit.low:.3g} to {misfit.allowed:.3g}" if misfit.low else f"{misfit.allowed:.3g}"
+    within = "far below" if close else "within" if misfit.consistent else "above"
+    counted = f"{n - misfit.imposed} informative observations" if misfit.imposed else f"{n} observations"
+    reason = (f"the relative misfit to the {counted} is {each}, {within} what "
+              f"the stated noise {obs.noise:g} allows ({band})")
+    if close:
+        reason += (f": the data are closer to {', '.join(close)} than their noise allows, so the noise is "
+                   "overstated or the formula follows it")
+    warning = (f"{misfit.imposed} of the {n} observations lie where a constraint fixes the value "
+               f"({', '.join(misfit.where)}): they carry no information and are left out of the test"
+               if misfit.imposed else "")
+    reason = f"{reason}; {warning}" if warning else reason
     return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
-            "noise": obs.noise, "points": int(obs.X.shape[0]), "consistent": misfit.consistent, "reason": reason,
+            "least": misfit.low, "noise": obs.noise, "points": int(n), "uninformative": misfit.imposed,
+            "consistent": misfit.consistent and not close, "reason": reason, "warning": warning,
             "data": obs.origin, "sha256": _digest(obs)}
 
 
