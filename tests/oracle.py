@@ -396,7 +396,7 @@ def probe_points(p: Problem, cand: Candidate, rng: random.Random) -> list[tuple[
                 base = _draw(p, rng)
                 for what, h in ((kink, g), (False, sp.diff(g, syms[v]))):
                     fn = sp.lambdify([syms[w] for w in p.variables], h, modules="mpmath")
-                    for x in _roots(lambda t: value(fn, [t if w == v else base[w] for w in p.variables]),
+                    for x in _roots(lambda t, fn=fn, v=v, base=base: value(fn, [t if w == v else base[w] for w in p.variables]),
                                     *map(_num, p.ranges[v])):
                         pt = {**base, v: x}
                         if inside(pt):
@@ -455,23 +455,21 @@ def _jumps(p: Problem, cand: Candidate, found: list[tuple[Point, str, bool]], se
 
 # ------------------------------------------------------------------ integrals
 def _integral(p: Problem, cand: Candidate, c: Con, label: str, rng: random.Random, seen: Look) -> None:
-    """The integral of the operator over the space (a box or a disk) at random times and parameters."""
-    fn, target = cand.fn(c.operator), cand.fn(read(p, c.value))
-    for _ in range(1):
-        pt = _draw(p, rng)
+    """The integral of the operator over the space (a box or a disk) at a random time and parameter."""
+    fn, target, pt = cand.fn(c.operator), cand.fn(read(p, c.value)), _draw(p, rng)
 
-        def at(**xy: Any) -> Any:
-            return cand.at(fn, {**pt, **xy})
-        with mp.workdps(30):
-            if p.disk is not None:
-                cx, cy, r = map(_num, p.disk)
-                x, y = p.spatial
-                total = mp.quad(lambda rho, th: rho * at(**{x: cx + rho * mp.cos(th), y: cy + rho * mp.sin(th)}),
-                                [0, r], [0, 2 * mp.pi])
-            else:
-                spans = [[_num(a) for a in p.ranges[v]] for v in p.spatial]
-                total = mp.quad(lambda *xs: at(**dict(zip(p.spatial, xs))), *spans)
-        seen.note(label, total - cand.at(target, pt), pt, "con")
+    def at(**xy: Any) -> Any:
+        return cand.at(fn, {**pt, **xy})
+    with mp.workdps(30):
+        if p.disk is not None:
+            cx, cy, r = map(_num, p.disk)
+            x, y = p.spatial
+            total = mp.quad(lambda rho, th: rho * at(**{x: cx + rho * mp.cos(th), y: cy + rho * mp.sin(th)}),
+                            [0, r], [0, 2 * mp.pi])
+        else:
+            spans = [[_num(a) for a in p.ranges[v]] for v in p.spatial]
+            total = mp.quad(lambda *xs: at(**dict(zip(p.spatial, xs))), *spans)
+    seen.note(label, total - cand.at(target, pt), pt, "con")
 
 
 # ------------------------------------------------------------------ the invariant
