@@ -24,7 +24,7 @@ from tests.oracle import broken  # noqa: E402
 from tests.oracle_grammar import CATEGORIES  # noqa: E402
 from tests.test_oracle_property import KNOWN_OPEN, PROBLEMS, ask, draws  # noqa: E402
 
-VERDICTS = ("proved", "verified", "not_exact", "refused")
+VERDICTS = ("proved", "verified", "not_exact", "refused", "crashed")
 
 
 def run(category: str, examples: int) -> dict:
@@ -65,8 +65,8 @@ def main() -> None:
             shortest.append(f"- {category}: `{name}`, {printed}" + (f", exact form {exact}" if exact else "")
                             + f": {verdict}; {why}")
         print(rows[-1], file=sys.stderr, flush=True)
-    print("| category | KNOWN_OPEN | tried | problems | proved | verified | not exact | refused | broke | s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| category | KNOWN_OPEN | tried | problems | proved | verified | not exact | refused | crashed | broke | s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print("\nShortest breaking candidate per category:\n" + ("\n".join(shortest) or "- none"))
 

@@ -30,7 +30,9 @@ EXAMPLES = 6
 
 
 def ask(name: str, printed: dict[str, str], exact: dict[str, str] | None, seed: int = 0) -> str:
-    """The verifier's verdict as ``desyr verify`` asks it (in process): proved, verified, not_exact or refused."""
+    """The verifier's verdict as ``desyr verify`` asks it (in process): proved, verified, not_exact, refused
+    (a one-line error), or crashed (any other exception: no verdict, so no false one either; the
+    verifier process reports it as "could not evaluate")."""
     request = {"schema": "desyr.verify-request/1",
                "config": {"format": "toml", "text": toml(PROBLEMS[name]), "source": f"<oracle:{name}>"},
                "expressions": printed, "exact_expressions": exact, "seed": seed}
@@ -38,6 +40,8 @@ def ask(name: str, printed: dict[str, str], exact: dict[str, str] | None, seed: 
         return str(decide(request)["verdict"])
     except ConfigError:
         return "refused"
+    except Exception:  # noqa: BLE001 - a crash is counted by bench/oracle.py (issue 35, item 6)
+        return "crashed"
 
 
 @st.composite
