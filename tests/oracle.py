@@ -340,7 +340,9 @@ def look(p: Problem, texts: dict[str, str], seed: int, n: int = 12) -> Look:
     for f, expr in cand.fields.items():
         fn = cand.fn(expr)
         for pt in inner:
-            seen.note(f, 0 * cand.at(fn, pt), pt, "eq")        # its reality and finiteness
+            z = cand.at(fn, pt)                                  # the field itself must be real
+            if imag(z) and not seen.complex_at:
+                seen.complex_at = f"{f} = {mp.nstr(z, 5)} at {_show(pt)}"
     for i, (lhs, rhs) in enumerate(p.equations):
         fn = cand.fn(f"({lhs}) - ({rhs})")
         for pt in inner:

@@ -85,6 +85,7 @@ def test_the_oracle_sees_what_a_sampled_check_misses():
     assert look(p, {"u": "sin(pi*x) + abs(x - 1/3) - abs(x - 1/3)"}, 0).rough == ""
     assert "jumps" in look(p, {"u": "sin(pi*x) + x*(1 - x)*abs(x - 1/3)"}, 0).rough
     assert look(p, {"u": "sin(pi*x) + sqrt(-1)*x*(1 - x)/10**12"}, 0).complex_at
+    assert look(PROBLEMS["no_real"], {"u": "sqrt(-1)*x"}, 0).complex_at       # its residual is a real 0
     assert look(PROBLEMS["pinhole"], {"u": "0"}, 0).con > 0.9
     assert "differs" in broken(p, "proved", {"u": "sin(pi*x) + 1000*exp(-10**12*(x - 1/2)**2)"}, {"u": "sin(pi*x)"}, 0)
 
