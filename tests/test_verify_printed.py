@@ -115,3 +115,26 @@ def test_a_complex_field_is_refused_by_the_verifier():
 def test_a_complex_constant_in_a_config_is_refused():
     with pytest.raises(ConfigError, match="non-real"):
         make_problem(COMPLEX_1D.replace("u_x**2 + 1", "u_x**2 - sqrt(-1)"))
+
+
+ANNULUS = """
+name = "annulus_log_half"
+[domain]
+shape = "annulus(center=(0, 0), inner=1, outer=2)"
+[[equations]]
+lhs = "u_xx + u_yy"
+[[constraints]]
+on = "inner"
+value = 0
+[[constraints]]
+on = "outer"
+value = 1
+[solvers]
+enabled = false
+"""
+
+
+def test_a_float_beside_a_pole_outside_the_shape_is_bounded_on_the_shape():
+    # log(x**2 + y**2) is unbounded at the origin, in the annulus' box but not in the annulus
+    got = answer("0.7213475204444817*log(x**2 + y**2)", "log(x**2 + y**2)/(2*log(2))", ANNULUS)
+    assert got["verdict"] == "proved", got["reason"]
