@@ -238,7 +238,23 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
     if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise ExpressionError(f"expression {_short(text)} is undefined or infinite (it simplifies to {expr}); "
                               f"check for division by zero or log(0)")
+    imaginary = _non_real(expr)
+    if imaginary is not None:
+        raise ExpressionError(f"expression {_short(text)} has the non-real number {_short(str(imaginary), 40)}: "
+                              f"values, fields and equations are real")
     return expr
+
+
+def _non_real(expr: sp.Expr) -> sp.Expr | None:
+    """A number in ``expr`` that is not real (``sqrt(-1)`` is I, ``log(-1)`` is I*pi; ``asin(2)`` and
+    ``(-1)**(1/3)`` stay unevaluated and are not real either), or None.  Quantities that depend on the
+    variables (``sqrt(x - 2)``) are the verifier's: it proves their sign on the domain."""
+    if expr.has(sp.I):
+        return sp.I
+    for node in expr.atoms(sp.Pow, sp.log, sp.asin, sp.acos, sp.Function):
+        if node.is_number and node.is_real is False:
+            return node
+    return None
 
 
 def _check_size(root: ast.AST, text: str) -> None:

@@ -10,7 +10,9 @@ Three verdicts:
 
 - ``proved``: the exact form (no float constant) reduces every residual to exactly 0
   (:mod:`desyr.verify.proof`), it is smooth enough, its residuals are at round-off on the
-  fresh points, and it agrees there with the printed numeric expression;
+  fresh points, and the printed expression is that exact form, floats aside
+  (:mod:`desyr.verify.printed`): a printed formula that is not stays ``verified`` beside a
+  proved exact form;
 - ``verified``: smooth enough, finite, and max(R_eq, R_con) at most the exact tolerance on
   the fresh points;
 - ``not_exact``: anything else, with the reason.
@@ -37,6 +39,7 @@ from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.identifiability import sensitivity
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.physics import verify
+from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import prove
 from desyr.verify.regularity import resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
@@ -44,8 +47,6 @@ from desyr.verify.request import REQUEST_SCHEMA
 SCHEMA = "desyr.verdict/1"
 #: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
 STREAMS = (201, 202)
-#: the printed numeric expression and the exact form agree when their relative difference is below this
-AGREEMENT = 1e-9
 VERDICTS = ("proved", "verified", "not_exact")
 
 
@@ -154,8 +155,11 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     exact_part = None
     if verdict == "verified":
         exact_part = _exact_part(problem, numeric, exact, points, tolerance)
-        if exact_part["proved"]:
+        if exact_part["proved"] and exact_part.get("printed") is None:
             verdict, reason = "proved", exact_part["reason"]
+        elif exact_part["proved"]:
+            # the exact form is proved; the formula printed beside it is not shown to be it
+            reason = f"{reason}; the exact form is proved ({exact_part['reason']}), but {exact_part['printed']}"
         else:
             reason = f"{reason}; not proved: {exact_part['reason']}"
     data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
@@ -268,7 +272,10 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
             return {**out, "proved": False,
                     "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
     proof = prove(problem, resolve_abs(problem, form))
-    return {**out, "proved": proof.proved, "reason": proof.reason,
+    printed = None
+    if proof.proved and form is not numeric:
+        printed = printed_difference(problem, numeric, form, points.interior)
+    return {**out, "proved": proof.proved, "reason": proof.reason, "printed": printed,
             "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}
 
 
