@@ -117,7 +117,6 @@ def test_random_floats_rarely_match_the_wider_bases():
     assert hits <= 1
 
 
-@pytest.mark.slow
 def test_exact_form_names_the_decimal_problems_constant():
     problem = problem_from_dict(DECIMAL)
     points = make_point_sets(problem, 3)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 
 import sympy as sp
 
+#: bits of a written number's numerator or denominator (as the expression parser allows)
+MAX_BITS = 1024
 #: float -> the exact number the config wrote for it
 Numbers = Mapping[float, sp.Expr]
 
@@ -49,12 +51,6 @@ def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr:
     return as_written(float(value))
 
 
-def exact_literals(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with each decimal (a sympy Float from the parser) as the rational it denotes."""
-    floats = expr.atoms(sp.Float)
-    return expr.xreplace({f: sp.Rational(repr(float(f))) for f in floats}) if floats else expr
-
-
 def note(numbers: dict[float, sp.Expr], value: float, exact: sp.Expr) -> None:
     """Record that ``value`` was written as ``exact``; a second, different writing is a clash."""
     key = float(value)
@@ -65,14 +61,6 @@ def note(numbers: dict[float, sp.Expr], value: float, exact: sp.Expr) -> None:
         raise NumberClash(f"the config writes the number {key!r} both as {known} and as {exact}; "
                           f"these are one float, so a proof could not tell them apart: write them the same way")
     numbers[key] = exact
-
-
-def merged(tables: Iterable[Numbers]) -> dict[float, sp.Expr]:
-    out: dict[float, sp.Expr] = {}
-    for table in tables:
-        for key, exact in table.items():
-            note(out, key, exact)
-    return out
 
 
 def shape_numbers(text: str, value_of: object) -> dict[float, sp.Expr]:
@@ -97,11 +85,14 @@ def _exact(node: ast.AST, text: str) -> sp.Expr | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         if isinstance(node.value, int):
             return sp.Integer(node.value)
-        written = ast.get_source_segment(text, node) or repr(node.value)
+        written = (ast.get_source_segment(text, node) or "").replace("_", "")
         try:
-            return sp.Rational(written.replace("_", ""))
-        except (TypeError, ValueError):
-            return sp.Rational(repr(node.value))
+            exact = Fraction(written)
+        except ValueError:
+            exact = Fraction(repr(node.value))
+        if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
+            exact = Fraction(repr(node.value))     # 20000 digits: the float's own decimal, not a huge proof
+        return sp.Rational(exact.numerator, exact.denominator)
     if isinstance(node, ast.Name) and node.id == "pi":
         return sp.pi
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
