@@ -80,29 +80,31 @@ def test_klein_gordon_gets_5_pi():
 
 def test_a_pi_lookalike_that_matters_stays_a_number():
     """The true constant is 3.14159265358 (in the equation); pi passes the float pre-check
-    (3e-12 apart) but raises the residuals far above round-off, so it is refused."""
+    (3e-12 apart) but raises the residuals far above round-off, so it is refused; the config's own
+    number, read as written, is what is accepted."""
     c = "3.14159265358"
     problem, check = checked({"domain": {"x": [0, 1]}, "equations": [{"lhs": f"u_xx + {c}**2*sin({c}*x)"}],
                               "constraints": [{"on": "x = 0", "value": 0}, {"on": "x = 1", "value": f"sin({c})"}]})
     numeric = {"u": problem.parse(f"sin({c}*x)")}
     assert propose(3.14159265358) == [sp.pi]
     form = exact_form(problem, numeric, check)
-    assert form.expressions["u"] == numeric["u"]
+    assert form.expressions["u"] == sp.sin(sp.Rational(c) * problem.symbols[0])
     refused = [d for d in form.constants if d.proposed == sp.pi]
     assert refused and not any(d.accepted for d in refused)
     assert refused[-1].residuals_after[0] > 10 * max(refused[-1].residuals_before[0], 1e-12)
 
 
 def test_joint_failure_falls_back_to_one_at_a_time():
-    """exp(-1.0000000000000002*t) is exact, the 3.14159265358 is not: one is accepted, one refused."""
+    """exp(-1.0000000000000002*t) is -1 and 3.14159265358 is not pi: the joint try fails, then -1 is
+    accepted and pi refused alone; the config's own 3.14159265358 (read as written) is accepted last."""
     c = "3.14159265358"
     problem, check = checked({"domain": {"x": [0, 1], "t": [0, 1]}, "time": "t",
                               "equations": [{"lhs": "u_t - u_xx", "rhs": f"({c}**2 - 1)*exp(-t)*sin({c}*x)"}],
                               "constraints": [{"on": "x = 0", "value": 0}, {"on": "t = 0", "value": f"sin({c}*x)"}]})
     form = exact_form(problem, {"u": problem.parse(f"exp(-1.0000000000000002*t)*sin({c}*x)")}, check)
     by_value = {d.value: d for d in form.constants if d.accepted}
-    assert -1.0000000000000002 in by_value and 3.14159265358 not in by_value
-    assert sp.Float(3.14159265358) in form.expressions["u"].atoms(sp.Float)
+    assert by_value[-1.0000000000000002].proposed == -1 and by_value[3.14159265358].proposed == sp.Rational(c)
+    assert not form.expressions["u"].atoms(sp.Float)
     assert any(d.reason == "residuals change beyond round-off" for d in form.constants)
 
 

@@ -97,7 +97,7 @@ def _default_label(op_text: str, table: Mapping[str, Any]) -> str:
 def _operator(text: Any, problem: Problem, where: str) -> sp.Expr:
     vocabulary = normal_vocabulary(problem) or problem.vocabulary
     try:
-        operator = parse_expression(text, vocabulary)
+        operator = parse_expression(text, vocabulary, written=True)
     except ExpressionError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     for sym in operator.free_symbols:       # jets the text named: known to the problem's own vocabulary too
@@ -112,7 +112,7 @@ def _operator(text: Any, problem: Problem, where: str) -> sp.Expr:
 
 def _value(text: Any, operator: sp.Expr, problem: Problem, where: str, from_reference: FromReference) -> sp.Expr:
     try:
-        value = from_reference(problem, operator, f"{where}.value") if text == "reference" else problem.parse(text)
+        value = from_reference(problem, operator, f"{where}.value") if text == "reference" else problem.parse(text, written=True)
     except ExpressionError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return _finite(value, f"{where}.value")

@@ -40,6 +40,7 @@ from desyr.model.geometry import Geometry
 from desyr.model.names import check_name, field_names
 from desyr.model.nesting import NestingError, check_nesting, toml_loads
 from desyr.model.problem import Equation, Problem, Variable, jets_in
+from desyr.model.written import NumberClash, as_written, note
 from desyr.symbolic.expressions import ExpressionError, Vocabulary
 from desyr.symbolic.simplify import bounded_simplify
 
@@ -138,6 +139,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         vocabulary=vocab, time=time, source=source,
         sections=_sections(data), geometry=geometry,
         parameters=tuple(p.name for p in parameters), unknowns=unknowns,
+        numbers=_written_numbers(data, geometry, source),
     )
     with _context(source, "reference"):
         problem.reference = _reference(data.get("reference"), problem)
@@ -185,6 +187,21 @@ def _variables(data: Mapping[str, Any], source: str) -> tuple[list[Variable], Ge
     space = [Variable(v, *_domain_span(v, float(a), float(b), source)) for v, a, b in zip(geometry.space, lo, hi)]
     others = _intervals(rest, source) if any(k != "time" for k in rest) else []
     return space + others, geometry
+
+
+def _written_numbers(data: Mapping[str, Any], geometry: Geometry | None, source: str) -> dict[float, sp.Expr]:
+    """The shape's numbers and the ranges' ends as the config wrote them (:mod:`desyr.model.written`)."""
+    numbers = dict(geometry.numbers) if geometry is not None else {}
+    for table in (data.get("domain"), data.get("parameters")):
+        for span in (table or {}).values():
+            if isinstance(span, list) and len(span) == 2 and all(
+                    isinstance(b, (int, float)) and not isinstance(b, bool) and _finite(b) for b in span):
+                try:
+                    for end in span:
+                        note(numbers, end, as_written(end))
+                except NumberClash as exc:
+                    raise ConfigError(f"{source}: [domain]: {exc}") from None
+    return numbers
 
 
 def _intervals(domain: Mapping[str, Any], source: str) -> list[Variable]:
@@ -248,7 +265,7 @@ def _reference(table: Any, problem: Problem) -> dict[str, sp.Expr] | None:
     unknown = sorted(set(table) - set(problem.fields))
     if unknown:
         raise ConfigError(f"{problem.source}: [reference] names unknown field(s) {', '.join(unknown)}")
-    out = {f: problem.parse(text) for f, text in table.items()}
+    out = {f: problem.parse(text, written=True) for f, text in table.items()}
     for f, expr in out.items():
         used = sorted(s.name for s in expr.free_symbols if s.name in problem.unknown_names)
         if used:
@@ -274,12 +291,12 @@ def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -
     if unknown or "lhs" not in table:
         raise ConfigError(f"{source}: {where} needs 'lhs' (and optional 'rhs'); unknown: {', '.join(unknown) or '-'}")
     with _context(source, where):
-        lhs = problem.parse(table["lhs"], allow_fields=True)
+        lhs = problem.parse(table["lhs"], allow_fields=True, written=True)
         rhs_text = table.get("rhs", 0)
         if rhs_text == "from_reference":
             rhs = _from_reference(problem, lhs, f"{where}.rhs", "from_reference")
         else:
-            rhs = problem.parse(rhs_text)
+            rhs = problem.parse(rhs_text, written=True)
     if not jets_in(lhs, problem.vocabulary):
         raise ConfigError(f"{source}: {where}.lhs does not involve any field ({', '.join(problem.fields)})")
     _finite_data(lhs, f"{where}.lhs", source)

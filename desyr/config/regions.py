@@ -17,11 +17,13 @@ import sympy as sp
 
 from desyr.errors import ConfigError
 from desyr.model.csg import SHAPES, build_shape, parse_shape
+from desyr.model.csg import _number as shape_number
 from desyr.model.geometry import Geometry, Part
 from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
 from desyr.model.sets import PROBE, face_share, predicate_share, predicate_touches
 from desyr.model.shapes import ShapeError
+from desyr.model.written import NumberClash, as_written, note, shape_numbers
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 #: the keys of ``[domain]`` that describe a shape rather than name a variable
@@ -47,12 +49,14 @@ def read_geometry(domain: Mapping[str, Any], source: str) -> tuple[Geometry, dic
             if kind == "cylinder" and "z" in domain:     # the cylinder's z = [lo, hi] is its height
                 arguments["z"] = rest.pop("z")
             shape = build_shape(kind, arguments)
+            numbers = _table_numbers(arguments)
         else:
             extra = sorted(k for k in domain if k in SHAPE_KEYS - {"shape", "space"})
             if extra:
                 raise ShapeError(f"{', '.join(extra)} belong inside the shape's text, e.g. disk(center=(0, 0), radius=1)")
             shape = parse_shape(text)
-    except ShapeError as exc:
+            numbers = shape_numbers(text, shape_number)
+    except (ShapeError, NumberClash) as exc:
         raise ConfigError(f"{source}: [domain] shape: {exc}") from None
     space = domain.get("space", _DEFAULT_SPACE.get(shape.dim))
     if not isinstance(space, list) or len(space) != shape.dim:
@@ -65,12 +69,33 @@ def read_geometry(domain: Mapping[str, Any], source: str) -> tuple[Geometry, dic
                               f"from the shape; only other variables (time) take a range")
     if len(set(space)) != len(space):
         raise ConfigError(f"{source}: [domain] space names a variable twice")
-    geometry = Geometry(shape, tuple(space))
+    geometry = Geometry(shape, tuple(space), tuple(numbers.items()))
     try:
         geometry.pieces()        # a sliver of a boundary is refused here, before any work (and kept)
     except ShapeError as exc:
         raise ConfigError(f"{source}: [domain] shape: {exc}") from None
     return geometry, rest
+
+
+def _table_numbers(arguments: Mapping[str, Any]) -> dict[float, sp.Expr]:
+    """The TOML numbers of a shape's table form, as written (their floats' decimals)."""
+    numbers: dict[float, sp.Expr] = {}
+    stack = list(arguments.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            note(numbers, value, as_written(value))
+    return numbers
+
+
+def noted(problem: Problem, value: float, exact: sp.Expr, where: str) -> None:
+    """Record how the config wrote ``value`` (:mod:`desyr.model.written`), or refuse a second writing."""
+    try:
+        note(problem.numbers, value, exact)
+    except NumberClash as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 # ------------------------------------------------------------------------------ the sets
@@ -190,13 +215,15 @@ def _box_sets(text: str, problem: Problem, where: str) -> list[Face | Part]:
         if name not in bounds:
             raise ConfigError(f"{where}: unknown variable '{name}' in {text!r} (variables: {', '.join(bounds)})")
         try:
-            value = float(parse_expression(value_text, Vocabulary([])).evalf())
+            exact = parse_expression(value_text, Vocabulary([]), written=True)
+            value = float(exact.evalf())
         except (ExpressionError, TypeError) as exc:
             raise ConfigError(f"{where}: bad value in {text!r}: {exc}") from None
         if not bounds[name].lo - 1e-12 <= value <= bounds[name].hi + 1e-12:
             raise ConfigError(f"{where}: {name} = {value:g} lies outside the domain [{bounds[name].lo:g}, {bounds[name].hi:g}]")
         if any(name == other for other, _ in fixed):
             raise ConfigError(f"{where}: {text!r} fixes {name} twice; list separate sets instead: [\"{name} = ...\", ...]")
+        noted(problem, value, exact, where)     # 1/3 stays one third, 0.1234567 its decimal, in the proof
         fixed.append((name, value))
     order = problem.variable_names
     return [Face(tuple(sorted(fixed, key=lambda nv: order.index(nv[0]))))]
@@ -219,6 +246,9 @@ def point_sets(at: Any, problem: Problem, where: str) -> list[Face | Part]:
     if outside.any():
         k = int(np.argmax(outside))
         raise ConfigError(f"{where}.at: point {k} {at[k]!r:.60} lies outside the domain")
+    for point in at:
+        for v in point:
+            noted(problem, v, as_written(v), f"{where}.at")
     return [Face(tuple(zip(problem.variable_names, map(float, p)))) for p in P]
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 
 from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
-from desyr.exact.identify import context_bases, identify_constants
+from desyr.exact.identify import context_bases, identify_constants, problem_bases
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, RewriteDecision, safe_check
 from desyr.exact.solve import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
@@ -74,7 +74,8 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
                                        (("merge_constant_factors", merge_constant_factors),), rule)
     current, residuals = merged, _last_accepted(merge_log, residuals)
     bounds = {s: (v.lo, v.hi) for s, v in zip(variables, problem.variables)}
-    current, constants = identify_constants(current, check, before, rule, context_bases(current, bounds))
+    extra = context_bases(current, bounds) + problem_bases(problem)
+    current, constants = identify_constants(current, check, before, rule, extra)
     # what has no short closed form may still be fixed by the equations (algebraic rates such as Kovasznay's)
     current, solved = solve_constants(problem, current, check, before, rule)
     constants += solved

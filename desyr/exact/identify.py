@@ -12,20 +12,27 @@ random float rarely has one; the residual check then decides.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, safe_check
+
+if TYPE_CHECKING:
+    from desyr.model.problem import Problem
 
 #: bases b of the proposals r*b, simplest first (the order breaks ties)
 BASES: tuple[sp.Expr, ...] = (
     sp.Integer(1), sp.pi, sp.pi ** 2, 1 / sp.pi, sp.sqrt(2), sp.sqrt(3), sp.E, sp.log(2), sp.sqrt(5),
     sp.sqrt(6), sp.sqrt(7), sp.pi ** 3, 1 / sp.pi ** 2, sp.sqrt(sp.pi), sp.pi ** sp.Rational(3, 2),
     sp.exp(-1), sp.sqrt(10),
+    # logs of small integers and their reciprocals: log(r)/log(2) on an annulus is 1/(2*log(2))*log(x**2 + y**2)
+    sp.log(3), sp.log(5), sp.log(6), sp.log(7), sp.log(10),
+    1 / sp.log(2), 1 / sp.log(3), 1 / sp.log(5), 1 / sp.log(6), 1 / sp.log(7), 1 / sp.log(10),
 )
 RTOL = 1e-10            # float pre-check: a proposal must match the constant this closely
 RATIONAL_DIGITS = 7     # digits of |p| plus digits of q for a plain rational p/q (1/480000 has 7)
@@ -51,7 +58,7 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
 
         def scaled(r: Fraction, b: sp.Expr = base) -> Any:
             return sp.Rational(r.numerator, r.denominator) * b
-        _add(found, value, value / float(base), scaled, budget, rank, rtol)
+        _add(found, value, value / _float(base), scaled, budget, rank, rtol)
     # square roots of rationals: sqrt(3/2), -sqrt(7)/3 ...
     _add(found, value, value * value, lambda r: math.copysign(1, value) * sp.sqrt(sp.Rational(r.numerator, r.denominator)),
          BASE_DIGITS, len(bases), rtol)
@@ -59,6 +66,12 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
         _phase(found, value, k, len(bases) + 1 + abs(k), rtol)
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     return [expr for expr, _ in ordered[:limit]]
+
+
+@functools.lru_cache(maxsize=1024)
+def _float(base: sp.Expr) -> float:
+    """A base's value, once: SymPy's evalf is most of the cost of a proposal over many bases."""
+    return float(base)
 
 
 #: quarter turns a phase may be off the principal branch: sin(w*t - 3*pi/2 - atan(sqrt(7)/21)) is a
@@ -125,6 +138,66 @@ def context_bases(exprs: Mapping[str, sp.Expr], bounds: Mapping[sp.Symbol, tuple
             ends = [sp.exp(rate[0] * lo), sp.exp(rate[0] * hi)]
             found += [b for b in (*ends, 1 / (ends[1] - ends[0])) if b.is_number and b not in found and b != 1]
     return found[:6]
+
+
+#: a config's own numbers that give bases (:func:`problem_bases`), and those whose ratios give logs
+MAX_NUMBERS = 8
+MAX_LOG_PAIRS = 5
+
+
+def problem_bases(problem: Problem) -> list[sp.Expr]:
+    """Bases from the config's own numbers, read as written (1.397 is 1397/1000): for each such number
+    c, ``c``, ``1/c``, ``pi*c``, ``pi/c``, ``pi**2*c**2``, ``pi**2/c**2``, ``log(c)`` and ``1/log(c)``,
+    and the logs of ratios of two (an annulus between radii a and b gives ``1/log(b/a)``).  A base
+    that is a short rational multiple of another adds nothing and is left out."""
+    numbers = config_numbers(problem)
+    found: list[sp.Expr] = []
+    for c in numbers:
+        found += [c, 1 / c, sp.pi * c, sp.pi / c, (sp.pi * c) ** 2, (sp.pi / c) ** 2, *_logs(c)]
+    head = numbers[:MAX_LOG_PAIRS]
+    for k, a in enumerate(head):
+        found += [b for other in head[k + 1:] for b in _logs(a / other)]
+    return _distinct(found)
+
+
+def config_numbers(problem: Problem) -> list[sp.Expr]:
+    """The positive exact numbers a config writes (their magnitudes, 0 and 1 left out): the equations' and
+    constraints' first, then the domain's and the shape's; at most :data:`MAX_NUMBERS`."""
+    exprs = [e.residual for e in problem.equations] + [x for c in problem.constraints for x in (c.operator, c.value)]
+    out: list[sp.Expr] = []
+    for value in [r for e in exprs for r in sorted(e.atoms(sp.Rational), key=sp.default_sort_key)] + \
+            list(problem.numbers.values()):
+        c = abs(value)
+        if c.is_number and c.is_positive and c != 1 and c not in out and not c.has(sp.Float):
+            out.append(c)
+        if len(out) == MAX_NUMBERS:
+            break
+    return out
+
+
+def _logs(c: sp.Expr) -> list[sp.Expr]:
+    if c == 1 or not c.is_positive:
+        return []
+    big = c if c > 1 else 1 / c         # log(1/20) is -log(20): the sign is the rational's
+    return [sp.log(big), 1 / sp.log(big)]
+
+
+def _distinct(bases: Sequence[sp.Expr]) -> list[sp.Expr]:
+    """``bases`` without those that are a short rational multiple of one before or of :data:`BASES`."""
+    kept: list[tuple[sp.Expr, float]] = [(b, float(b)) for b in BASES]
+    out: list[sp.Expr] = []
+    for base in bases:
+        value = float(base)
+        if not math.isfinite(value) or value == 0 or any(_short_ratio(value / v) for _, v in kept):
+            continue
+        kept.append((base, value))
+        out.append(base)
+    return out
+
+
+def _short_ratio(ratio: float) -> bool:
+    near = Fraction(ratio).limit_denominator(100)
+    return near != 0 and abs(near.numerator) <= 100 and abs(float(near) - ratio) <= 1e-12 * abs(ratio)
 
 
 def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair,

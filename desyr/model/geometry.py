@@ -8,7 +8,7 @@ the problem has it, is an interval beside the shape.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -33,6 +33,8 @@ class Geometry:
 
     shape: Shape
     space: tuple[str, ...]
+    #: the exact values the shape's text wrote (``radius = 1/3``), as (float, exact) pairs: the proof's
+    numbers: tuple[tuple[float, sp.Expr], ...] = field(default=(), compare=False)
 
     @property
     def text(self) -> str:
@@ -40,7 +42,10 @@ class Geometry:
 
     @cached_property
     def _pieces(self) -> tuple[Piece, ...]:
-        return tuple(nonempty_pieces(self.shape))
+        pieces = nonempty_pieces(self.shape)
+        if not self.numbers:
+            return tuple(pieces)
+        return tuple(replace(p, patch=replace(p.patch, numbers=self.numbers)) for p in pieces)
 
     def pieces(self) -> list[Piece]:
         """The pieces of the boundary that hold points (raises :class:`ShapeError` for a sliver)."""

@@ -6,13 +6,14 @@ parametrise it exactly for the proof (:mod:`desyr.verify.proof`).
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+
+from desyr.model.written import Numbers
+from desyr.model.written import exact_number as written_number
 
 #: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them
 S, R = sp.Symbol("s", real=True), sp.Symbol("r", real=True)
@@ -27,13 +28,15 @@ class Patch:
     data: tuple[float, ...]
     measure: float
     dim: int
+    #: the exact values the config wrote for the numbers of ``data`` (``1/3``), as (float, exact) pairs
+    numbers: tuple[tuple[float, sp.Expr], ...] = field(default=(), compare=False)
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return _SAMPLERS[self.kind](self.data, rng, n)
 
     def normal(self, coords: Sequence[sp.Symbol]) -> tuple[sp.Expr, ...]:
         """Outward unit normal (of the primitive) as expressions of the coordinates."""
-        return _NORMALS[self.kind](self.data, list(coords))
+        return _NORMALS[self.kind](self.data, self.exact_data(), list(coords))
 
     def normal_at(self, P: np.ndarray) -> np.ndarray:
         """Outward unit normals (of the primitive) at points ``P`` of the patch, numerically."""
@@ -41,7 +44,12 @@ class Patch:
 
     def parametrisation(self) -> tuple[sp.Expr, ...]:
         """Coordinates as exact expressions of the parameters :data:`S` (and :data:`R`)."""
-        return _PARAMS[self.kind](tuple(exact_number(v) for v in self.data))
+        return _PARAMS[self.kind](self.exact_data())
+
+    def exact_data(self) -> tuple[sp.Expr, ...]:
+        """``data`` as the exact numbers the config wrote."""
+        numbers = dict(self.numbers)
+        return tuple(exact_number(v, numbers) for v in self.data)
 
 
 def number_text(value: float) -> str:
@@ -50,19 +58,11 @@ def number_text(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
-def exact_number(value: float) -> sp.Expr:
-    """The exact number a config meant by ``value``: a short decimal as its rational (0.999 -> 999/1000),
-    a multiple of pi as that multiple (6.283185307179586 -> 2*pi), else the float's own decimal.
-    The verifier's face values are read the same way (:func:`desyr.verify.proof.exact_number`)."""
-    value = float(value)
-    short = Fraction(repr(value))
-    if short.denominator <= 10**6:
-        return sp.Rational(short.numerator, short.denominator)
-    ratio = Fraction(value / math.pi).limit_denominator(1000)
-    guess = sp.Rational(ratio.numerator, ratio.denominator) * sp.pi
-    if float(guess) == value:
-        return guess
-    return sp.Rational(short.numerator, short.denominator)
+def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr:
+    """The exact number a config meant by ``value``: as written where ``numbers`` records it (``1/3`` in a
+    shape's text), else a short decimal as its rational (0.999 -> 999/1000), a multiple of pi as that
+    multiple (6.283185307179586 -> 2*pi), else the float's own decimal (:func:`desyr.model.written.exact_number`)."""
+    return written_number(value, numbers)
 
 
 # ------------------------------------------------------------------------- patch kinds
@@ -131,21 +131,21 @@ def _flip(d: tuple[float, ...], sign_index: int, parts: tuple[sp.Expr, ...]) -> 
     return tuple(-p for p in parts) if d[sign_index] < 0 else parts
 
 
-_NORMALS: dict[str, Callable[[tuple[float, ...], list[sp.Symbol]], tuple[sp.Expr, ...]]] = {
-    "arc": lambda d, c: _flip(d, 3, ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]))),
-    "ellipse": lambda d, c: _unit([(c[0] - exact_number(d[0])) / exact_number(d[2])**2, (c[1] - exact_number(d[1])) / exact_number(d[3])**2]),
-    "segment": lambda d, c: _segment_normal(d),
-    "sphere": lambda d, c: tuple((c[i] - exact_number(d[i])) / exact_number(d[3]) for i in range(3)),
-    "side": lambda d, c: ((c[0] - exact_number(d[0])) / exact_number(d[2]), (c[1] - exact_number(d[1])) / exact_number(d[2]), sp.Integer(0)),
-    "cap": lambda d, c: (sp.Integer(0), sp.Integer(0), sp.Integer(int(d[4]))),
-    "face": lambda d, c: tuple(sp.Integer(int(d[2])) if i == int(d[0]) else sp.Integer(0)
-                               for i in range((len(d) - 3) // 2)),
+_NORMALS: dict[str, Callable[[tuple[float, ...], tuple[sp.Expr, ...], list[sp.Symbol]], tuple[sp.Expr, ...]]] = {
+    "arc": lambda d, e, c: _flip(d, 3, ((c[0] - e[0]) / e[2], (c[1] - e[1]) / e[2])),
+    "ellipse": lambda d, e, c: _unit([(c[0] - e[0]) / e[2]**2, (c[1] - e[1]) / e[3]**2]),
+    "segment": lambda d, e, c: _segment_normal(d, e),
+    "sphere": lambda d, e, c: tuple((c[i] - e[i]) / e[3] for i in range(3)),
+    "side": lambda d, e, c: ((c[0] - e[0]) / e[2], (c[1] - e[1]) / e[2], sp.Integer(0)),
+    "cap": lambda d, e, c: (sp.Integer(0), sp.Integer(0), sp.Integer(int(d[4]))),
+    "face": lambda d, e, c: tuple(sp.Integer(int(d[2])) if i == int(d[0]) else sp.Integer(0)
+                                  for i in range((len(d) - 3) // 2)),
 }
 
 
-def _segment_normal(d: tuple[float, ...]) -> tuple[sp.Expr, ...]:
+def _segment_normal(d: tuple[float, ...], e: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     # d = (x0, y0, x1, y1, orientation): outward is the right of the edge for a counter-clockwise polygon
-    dx, dy = exact_number(d[2]) - exact_number(d[0]), exact_number(d[3]) - exact_number(d[1])
+    dx, dy = e[2] - e[0], e[3] - e[1]
     length = sp.sqrt(dx**2 + dy**2)
     sign = 1 if d[4] > 0 else -1
     return (sign * dy / length, -sign * dx / length)
@@ -163,7 +163,7 @@ _PARAMS: dict[str, Callable[[tuple[sp.Expr, ...]], tuple[sp.Expr, ...]]] = {
 
 
 def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
-    axis, dims = int(d[0]), (len(d) - 3) // 2
+    axis, dims = int(float(d[0])), (len(d) - 3) // 2      # the float: an axis index is no written number
     free = iter([S, R, sp.Symbol("q", real=True)])
     return tuple(d[1] if i == axis else next(free) for i in range(dims))
 

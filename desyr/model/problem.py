@@ -124,6 +124,8 @@ class Problem:
     #: coefficients of the equations to identify (``[unknowns]``), and the data that decide them
     unknowns: tuple[Unknown, ...] = ()
     observations: Observations | None = None
+    #: float -> the exact number the config wrote for it (shape text, sets, domain): what proofs use
+    numbers: dict[float, sp.Expr] = field(default_factory=dict)
 
     def to_toml(self) -> str:
         """The config as TOML text that reads back to an equal problem: the text as read for a TOML
@@ -168,9 +170,10 @@ class Problem:
         assert isinstance(symbol, sp.Symbol)
         return symbol
 
-    def parse(self, text: str | float, *, allow_fields: bool = False) -> sp.Expr:
-        """Parse a user expression in this problem's names (fields only if allowed)."""
-        expr = parse_expression(text, self.vocabulary)
+    def parse(self, text: str | float, *, allow_fields: bool = False, written: bool = False) -> sp.Expr:
+        """Parse a user expression in this problem's names (fields only if allowed); ``written``: the
+        config's own text, whose decimals are the rationals they spell (``1.397`` -> 1397/1000)."""
+        expr = parse_expression(text, self.vocabulary, written=written)
         if not allow_fields and jets_in(expr, self.vocabulary):
             raise ExpressionError(f"{text!r} may only use the variables {', '.join(self.variable_names)}")
         return expr

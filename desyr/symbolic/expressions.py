@@ -14,6 +14,7 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
@@ -196,8 +197,12 @@ def _syntax_hint(text: str) -> str:
     return ""
 
 
-def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr:
+def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written: bool = False) -> sp.Expr:
     """Parse ``text`` into sympy using only whitelisted constructs.
+
+    ``written``: each decimal is the rational its digits spell (``1.397`` -> 1397/1000), so that
+    ``3*pi/1.397`` stays ``3000*pi/1397`` instead of folding into a float: how a config's own numbers
+    are read. Without it (a searcher's or a user's formula) a decimal is a float to identify.
 
     The text, the syntax tree and every exact number are bounded (``MAX_*``); an
     expression that is undefined everywhere (``1/0``, ``log(0)``, ``1/(x-x)``) or
@@ -210,7 +215,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
             raise ExpressionError(f"expected a finite number, got {text!r}")
         if isinstance(text, int) and text.bit_length() > MAX_BITS:
             raise ExpressionError(f"integer with {text.bit_length()} bits is too large (at most {MAX_BITS})")
-        return sp.Integer(text) if isinstance(text, int) else sp.Float(text)
+        return sp.Integer(text) if isinstance(text, int) else _decimal(text) if written else sp.Float(text)
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError(f"expected an expression string, got {_short(text)}")
     if len(text) > MAX_TEXT:
@@ -231,8 +236,9 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary) -> sp.Expr
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
     _check_size(tree.body, text)
+    body = _Decimals(text.strip()).visit(tree.body) if written else tree.body
     try:
-        expr = _build(tree.body, vocabulary, text)
+        expr = _build(body, vocabulary, text)
     except (RecursionError, MemoryError, OverflowError):
         raise ExpressionError(f"expression {_short(text)} is too large to build") from None
     if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
@@ -255,6 +261,37 @@ def _non_real(expr: sp.Expr) -> sp.Expr | None:
         if node.is_number and node.is_real is False:
             return node
     return None
+
+
+def _decimal(value: float) -> sp.Expr:
+    """A float as the decimal that prints it (a double's exact binary value for what no short decimal
+    within MAX_BITS holds, such as 1e-320)."""
+    exact = Fraction(repr(value))
+    if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
+        return sp.Float(value)
+    return sp.Rational(exact.numerator, exact.denominator)
+
+
+class _Decimals(ast.NodeTransformer):
+    """Each decimal literal as ``p / q`` in integers, from the digits as written (``0.1`` is 1/10)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if not isinstance(node.value, float) or not math.isfinite(node.value):
+            return node
+        digits = (ast.get_source_segment(self.text, node) or "").replace("_", "")
+        try:
+            exact = Fraction(digits)
+        except ValueError:
+            exact = Fraction(repr(node.value))
+        if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
+            return node
+        if exact.denominator == 1:
+            return ast.copy_location(ast.Constant(exact.numerator), node)
+        fraction = ast.BinOp(ast.Constant(exact.numerator), ast.Div(), ast.Constant(exact.denominator))
+        return ast.copy_location(fraction, node)
 
 
 def _check_size(root: ast.AST, text: str) -> None:

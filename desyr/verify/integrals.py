@@ -16,6 +16,7 @@ import sympy as sp
 from desyr.model.csg import Combined
 from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
+from desyr.model.written import Numbers
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +40,7 @@ def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, s
         shape = problem.geometry.shape
     try:
         with time_limit(SECONDS):
-            total = _integral(shape, integrand, symbols)
+            total = _integral(shape, integrand, symbols, problem.numbers)
     except OutOfTime:
         return None
     if total is None or total.has(sp.Integral):
@@ -47,8 +48,9 @@ def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, s
     return total - con.value
 
 
-def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol]) -> sp.Expr | None:
-    e = exact_number
+def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol], numbers: Numbers) -> sp.Expr | None:
+    def e(value: float) -> sp.Expr:
+        return exact_number(value, numbers)
     if isinstance(shape, Box):
         out = f
         for x, a, b in zip(xs, shape.lo, shape.hi):
@@ -56,11 +58,11 @@ def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol]) -> sp.Expr | None:
         return out
     if isinstance(shape, (Disk, Annulus)):
         r0, r1 = (0, shape.r) if isinstance(shape, Disk) else (shape.r0, shape.r1)
-        return _polar(f, xs, shape.c, (1, 1), e(r0), e(r1))
+        return _polar(f, xs, shape.c, (sp.Integer(1), sp.Integer(1)), e(r0), e(r1), numbers)
     if isinstance(shape, Ellipse):
-        return _polar(f, xs, shape.c, tuple(shape.ab), sp.Integer(0), sp.Integer(1))
+        return _polar(f, xs, shape.c, (e(shape.ab[0]), e(shape.ab[1])), sp.Integer(0), sp.Integer(1), numbers)
     if isinstance(shape, Cylinder):
-        inner = _polar(f, xs[:2], shape.c, (1, 1), sp.Integer(0), e(shape.r))
+        inner = _polar(f, xs[:2], shape.c, (sp.Integer(1), sp.Integer(1)), sp.Integer(0), e(shape.r), numbers)
         return None if inner is None else sp.integrate(inner, (xs[2], e(shape.z[0]), e(shape.z[1])))
     if isinstance(shape, Ball):
         c, r = [e(v) for v in shape.c], e(shape.r)
@@ -68,27 +70,27 @@ def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol]) -> sp.Expr | None:
                             xs[1]: c[1] + _RHO * sp.sin(_THETA) * sp.sin(_PHI), xs[2]: c[2] + _RHO * sp.cos(_THETA)})
         return sp.integrate(moved * _RHO**2 * sp.sin(_THETA), (_PHI, 0, 2 * sp.pi), (_THETA, 0, sp.pi), (_RHO, 0, r))
     if isinstance(shape, Polygon):
-        return _polygon(f, xs, shape)
+        return _polygon(f, xs, shape, numbers)
     if isinstance(shape, Combined) and shape.quadrature(4, np.random.default_rng(0)) is not None:
-        a, b = _integral(shape.a, f, xs), _integral(shape.b, f, xs)
+        a, b = _integral(shape.a, f, xs, numbers), _integral(shape.b, f, xs, numbers)
         return None if a is None or b is None else a - b
     return None
 
 
-def _polar(f: sp.Expr, xs: list[sp.Symbol], center: np.ndarray, scale: tuple[float, float],
-           r0: sp.Expr, r1: sp.Expr) -> sp.Expr:
-    cx, cy = (exact_number(v) for v in center)
-    a, b = (exact_number(v) for v in scale)
+def _polar(f: sp.Expr, xs: list[sp.Symbol], center: np.ndarray, scale: tuple[sp.Expr, sp.Expr],
+           r0: sp.Expr, r1: sp.Expr, numbers: Numbers) -> sp.Expr:
+    cx, cy = (exact_number(v, numbers) for v in center)
+    a, b = scale
     moved = f.xreplace({xs[0]: cx + a * _RHO * sp.cos(_THETA), xs[1]: cy + b * _RHO * sp.sin(_THETA)})
     inner = sp.integrate(sp.expand(moved * a * b * _RHO), (_THETA, 0, 2 * sp.pi))
     return sp.integrate(inner, (_RHO, r0, r1))
 
 
-def _polygon(f: sp.Expr, xs: list[sp.Symbol], shape: Polygon) -> sp.Expr:
+def _polygon(f: sp.Expr, xs: list[sp.Symbol], shape: Polygon, numbers: Numbers) -> sp.Expr:
     total = sp.Integer(0)
     vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
     for tri in ear_clip(vertices):
-        (ax, ay), (bx, by), (cx, cy) = [[exact_number(v) for v in p] for p in tri]
+        (ax, ay), (bx, by), (cx, cy) = [[exact_number(v, numbers) for v in p] for p in tri]
         moved = f.xreplace({xs[0]: ax + _U * (bx - ax) + _V * (cx - ax), xs[1]: ay + _U * (by - ay) + _V * (cy - ay)})
         jacobian = sp.Abs((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
         total += jacobian * sp.integrate(moved, (_V, 0, 1 - _U), (_U, 0, 1))

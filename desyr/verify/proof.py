@@ -19,6 +19,7 @@ import sympy as sp
 
 from desyr.model.geometry import Part
 from desyr.model.problem import Face, Problem
+from desyr.model.written import Numbers
 from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.integrals import integral_difference
@@ -124,15 +125,18 @@ def _set_values(problem: Problem, where: Face | Part) -> dict[sp.Symbol, sp.Expr
 def _face_values(problem: Problem, face: Face) -> dict[sp.Symbol, sp.Expr] | None:
     out = {}
     for name, value in face.fixed:
-        exact = exact_number(value)
+        exact = exact_number(value, problem.numbers)
         if exact is None:
             return None
         out[problem.vocabulary.var_symbols[name]] = exact
     return out
 
 
-def exact_number(value: float) -> sp.Expr | None:
-    """The short exact number a config meant by ``value`` (0.5 -> 1/2, 3.14159... -> pi), if its float is exact."""
+def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr | None:
+    """The exact number a config wrote for ``value`` where ``numbers`` records it (``x = 1/3``, a point with
+    9 decimals); else a short one it meant (0.5 -> 1/2, 3.14159... -> pi), if its float is exact."""
+    if numbers and float(value) in numbers:
+        return numbers[float(value)]
     short = Fraction(repr(float(value)))
     if short.denominator <= 10**6:
         return sp.Rational(short.numerator, short.denominator)

@@ -16,14 +16,17 @@ import sympy as sp
 from desyr.model.csg import Combined
 from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
+from desyr.model.written import Numbers
 
 Region = tuple[str, Any]
 
 
-def shape_region(shape: Shape, xs: Sequence[sp.Symbol]) -> Region:
-    e = exact_number
+def shape_region(shape: Shape, xs: Sequence[sp.Symbol], numbers: Numbers | None = None) -> Region:
+    """``shape`` as inequalities in ``xs``, its numbers as the config wrote them (``numbers``)."""
+    def e(value: float) -> sp.Expr:
+        return exact_number(value, numbers)
     if isinstance(shape, Combined):
-        a, b = shape_region(shape.a, xs), shape_region(shape.b, xs)
+        a, b = shape_region(shape.a, xs, numbers), shape_region(shape.b, xs, numbers)
         if shape.op == "union":
             return ("any", (a, b))
         if shape.op == "intersection":
@@ -44,14 +47,14 @@ def shape_region(shape: Shape, xs: Sequence[sp.Symbol]) -> Region:
                 + tuple(("leaf", x - e(hi)) for x, hi in zip(xs, shape.hi)))
     if isinstance(shape, Polygon):
         vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
-        return ("any", tuple(_triangle(tri, xs) for tri in ear_clip(vertices)))
+        return ("any", tuple(_triangle(tri, xs, numbers) for tri in ear_clip(vertices)))
     raise TypeError(f"no inequalities for {type(shape).__name__}")  # pragma: no cover
 
 
-def _triangle(tri: Any, xs: Sequence[sp.Symbol]) -> Region:
+def _triangle(tri: Any, xs: Sequence[sp.Symbol], numbers: Numbers | None) -> Region:
     leaves = []
     for k in range(3):
-        (px, py), (qx, qy) = [[exact_number(v) for v in tri[i % 3]] for i in (k, k + 1)]
+        (px, py), (qx, qy) = [[exact_number(v, numbers) for v in tri[i % 3]] for i in (k, k + 1)]
         # counter-clockwise: inside is to the left of each edge (cross product >= 0)
         leaves.append(("leaf", -((qx - px) * (xs[1] - py) - (qy - py) * (xs[0] - px))))
     return ("all", tuple(leaves))

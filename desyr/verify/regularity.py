@@ -66,7 +66,8 @@ def _region(problem: Problem) -> Region | None:
     """The shape as inequalities (None on a box: the bounds are the domain)."""
     if problem.geometry is None:
         return None
-    return shape_region(problem.geometry.shape, [problem.vocabulary.var_symbols[v] for v in problem.geometry.space])
+    return shape_region(problem.geometry.shape, [problem.vocabulary.var_symbols[v] for v in problem.geometry.space],
+                        problem.numbers)
 
 
 def _pole(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], region: Region | None = None) -> str | None:

@@ -1,0 +1,108 @@
+"""The exact values of the numbers a config writes, keyed by the floats that sampling uses.
+
+Points are drawn with floats, but a proof must use the number the user wrote: ``radius = 1/3`` is one
+third, not 0.3333333333333333, and ``x = 0.1234567`` is 1234567/10000000.  A table ``float -> exact``
+records each number of the shape text, the sets (``on = "x = 1/3"``, ``at = [...]``) and the domain
+as written; :func:`desyr.model.patches.exact_number` reads it before guessing.  Two writings of one
+float (``1/3`` and ``0.3333333333333333``) would make one of them false in the proof: refused.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+
+import sympy as sp
+
+#: bits of a written number's numerator or denominator (as the expression parser allows)
+MAX_BITS = 1024
+#: float -> the exact number the config wrote for it
+Numbers = Mapping[float, sp.Expr]
+
+
+class NumberClash(ValueError):
+    """One float written as two different exact numbers."""
+
+
+def as_written(value: int | float) -> sp.Expr:
+    """A TOML number as written: an integer, or a float's shortest decimal (what the user typed), except
+    that a float that is a short multiple of pi to the last bit is that multiple (TOML cannot write pi:
+    ``x = [0, 3.141592653589793]`` means pi, as docs/config.md says)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return sp.Integer(value)
+    value = float(value)
+    short = Fraction(repr(value))
+    if short.denominator > 10**6:
+        ratio = Fraction(value / math.pi).limit_denominator(1000)
+        guess = sp.Rational(ratio.numerator, ratio.denominator) * sp.pi
+        if float(guess) == value:
+            return guess
+    return sp.Rational(short.numerator, short.denominator)
+
+
+def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr:
+    """The exact number meant by ``value``: as the config wrote it where ``numbers`` records that, else
+    as :func:`as_written` reads a bare float."""
+    if numbers:
+        known = numbers.get(float(value))
+        if known is not None:
+            return known
+    return as_written(float(value))
+
+
+def note(numbers: dict[float, sp.Expr], value: float, exact: sp.Expr) -> None:
+    """Record that ``value`` was written as ``exact``; a second, different writing is a clash."""
+    key = float(value)
+    if not math.isfinite(key):
+        return
+    known = numbers.get(key)
+    if known is not None and known != exact:
+        raise NumberClash(f"the config writes the number {key!r} both as {known} and as {exact}; "
+                          f"these are one float, so a proof could not tell them apart: write them the same way")
+    numbers[key] = exact
+
+
+def shape_numbers(text: str, value_of: object) -> dict[float, sp.Expr]:
+    """The numbers of a shape's text, each read exactly: ``1/3`` is one third, ``2*pi`` is 2*pi, and a
+    decimal is the rational its digits spell (more digits than a float holds included).
+    ``value_of(node)`` is the shape reader's own float for a number node, so the keys are its floats."""
+    tree = ast.parse(text.strip(), mode="eval")
+    out: dict[float, sp.Expr] = {}
+    stack: list[ast.AST] = [tree.body]
+    while stack:
+        node = stack.pop()
+        exact = _exact(node, text.strip())
+        if exact is None:
+            stack.extend(ast.iter_child_nodes(node))
+            continue
+        note(out, value_of(node), exact)   # type: ignore[operator]
+    return out
+
+
+def _exact(node: ast.AST, text: str) -> sp.Expr | None:
+    """The exact value of a number node (None: not a number)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        if isinstance(node.value, int):
+            return sp.Integer(node.value)
+        written = (ast.get_source_segment(text, node) or "").replace("_", "")
+        try:
+            exact = Fraction(written)
+        except ValueError:
+            exact = Fraction(repr(node.value))
+        if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
+            exact = Fraction(repr(node.value))     # 20000 digits: the float's own decimal, not a huge proof
+        return sp.Rational(exact.numerator, exact.denominator)
+    if isinstance(node, ast.Name) and node.id == "pi":
+        return sp.pi
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _exact(node.operand, text)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        a, b = _exact(node.left, text), _exact(node.right, text)
+        if a is None or b is None or (isinstance(node.op, ast.Div) and b == 0):
+            return None
+        if isinstance(node.op, ast.Div):
+            return a / b
+        return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
+    return None
