@@ -14,8 +14,10 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them
-S, R = sp.Symbol("s", real=True), sp.Symbol("r", real=True)
+#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them.
+#: Dummies, so no variable, time or parameter a config names can be one of them (a time named ``s``
+#: would otherwise be substituted by the arc's angle and the proof ask nothing about it)
+S, R, Q = sp.Dummy("s", real=True), sp.Dummy("r", real=True), sp.Dummy("q", real=True)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ _PARAMS: dict[str, Callable[[tuple[sp.Expr, ...]], tuple[sp.Expr, ...]]] = {
 
 def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     axis, dims = int(d[0]), (len(d) - 3) // 2
-    free = iter([S, R, sp.Symbol("q", real=True)])
+    free = iter([S, R, Q])
     return tuple(d[1] if i == axis else next(free) for i in range(dims))
 
 
