@@ -37,6 +37,7 @@ def test_huge_rationals_evaluate_as_the_nearest_double():
     x = sp.Symbol("x", real=True)
     X = np.array([[0.5], [2.0]])
     assert np.allclose(evaluate(sp.tanh(sp.Integer(10)**300 * (x - 1)), [x], X), [-1.0, 1.0])
+    assert np.allclose(evaluate(sp.atan(sp.Integer(10)**300) + x, [x], X), np.pi / 2 + X[:, 0])
     assert np.allclose(evaluate(x / sp.Integer(10)**300 * 10**290, [x], X), [0.5e-10, 2e-10], rtol=1e-15)
     assert np.allclose(evaluate(sp.Rational(3**200, 3**199) * x, [x], X), [1.5, 6.0])     # exact 3: left alone
 

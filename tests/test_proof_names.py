@@ -3,6 +3,7 @@
 were the proof's polar angle, arc parameter or triangle coordinate, and a formula that breaks its
 constraint by up to 0.6 was Proved."""
 import pytest
+import sympy as sp
 
 from desyr.config.reading import problem_from_toml
 from desyr.model.points import make_verification_points
@@ -64,3 +65,17 @@ def test_the_verifier_does_not_prove_a_tiny_colliding_formula(config, wrong, rig
     answer = decide(make_request(problem, {field: f"({wrong})/10**9"}, None, 0))
     assert answer["verdict"] == "verified" and "not proved" in answer["reason"], answer["reason"]
     assert decide(make_request(problem, {field: right}, None, 0))["verdict"] == "proved"
+
+
+# ------------------------------------------------------------------ the refit's constants
+def test_a_fitted_constant_is_never_a_variable_of_the_problem():
+    # a config may name a variable a1 or rate1; the refit's constants used to be those very symbols
+    from desyr.coupled.rates import tie_shared_rates
+    from desyr.symbolic.parameterize import parameterize
+    a1, rate1, x = (sp.Symbol(n, real=True) for n in ("a1", "rate1", "x"))
+    p = parameterize(sp.Float(1.5) * a1 + sp.Float(2.5) * x)
+    assert a1 in p.expression.free_symbols and a1 not in p.symbols
+    assert p.expression.subs(dict(zip(p.symbols, p.values))).equals(1.5 * a1 + 2.5 * x)
+    tied = tie_shared_rates({"u": sp.exp(sp.Float(1.5) * x) + rate1, "v": sp.exp(sp.Float(1.5) * x)}, [x, rate1])
+    assert tied.symbols and rate1 not in tied.symbols
+    assert rate1 in tied.expressions["u"].free_symbols
