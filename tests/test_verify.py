@@ -263,10 +263,24 @@ def test_the_proof_is_bounded_in_time(monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_verifier_crash_is_one_line(capsys):
-    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(10**300*x)"]) == 2
+def test_a_verifier_crash_is_one_line(capsys, monkeypatch):
+    import io
+
+    import desyr.verify.__main__ as child
+    import desyr.verify.verdict as verdict
+
+    # sin(10**300*x) was the crash here (OverflowError); it has a verdict now (issue 35, item 10)
+    assert main(["verify", "paper:sine_poisson_1d", "--candidate", "sin(10**300*x)"]) == 0
+    assert capsys.readouterr().out.startswith("Not exact")
+
+    def crash(request):
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(verdict, "decide", crash)
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(make_request(make_problem(FAST), {"u": "x"}, None, 0))))
+    assert child.main() == 2
     err = capsys.readouterr().err
-    assert err.startswith("desyr: error:") and err.count("\n") == 1
+    assert err.startswith("desyr: error: the verifier could not evaluate this (OverflowError") and err.count("\n") == 1
 
 
 @pytest.mark.slow

@@ -31,8 +31,14 @@ SHAPE_KEYS = {"shape", "space", "center", "radius", "inner", "outer", "semi_axes
 #: the least share of a boundary part that a predicate may keep (a smaller one is refused, not dropped)
 MIN_SHARE = 1e-3
 _DEFAULT_SPACE = {1: ["x"], 2: ["x", "y"], 3: ["x", "y", "z"]}
-#: the symbols ``u_n`` is written with before each set puts in its normal
-NORMAL = tuple(sp.Dummy(f"normal{i}", real=True) for i in range(3))
+#: the symbols ``u_n`` is written with before each set puts in its normal, one per spatial variable
+#: (grown on demand: a box may have any number of variables)
+NORMAL: list[sp.Dummy] = []
+
+
+def _normal_symbols(n: int) -> list[sp.Dummy]:
+    NORMAL.extend(sp.Dummy(f"normal{i}", real=True) for i in range(len(NORMAL), n))
+    return NORMAL[:n]
 
 
 # ------------------------------------------------------------------------------ the shape
@@ -259,7 +265,8 @@ def normal_vocabulary(problem: Problem) -> Vocabulary | None:
     if "n" in vocab.variables:
         return None
     space = _space(problem)
-    extra = {f"{f}_n": sum(NORMAL[i] * vocab.jet_symbol(Jet(f, (v,))) for i, v in enumerate(space))
+    normal = _normal_symbols(len(space))
+    extra = {f"{f}_n": sum(normal[i] * vocab.jet_symbol(Jet(f, (v,))) for i, v in enumerate(space))
              for f in problem.fields}
     # the unknown coefficients of an inverse problem stay names of its constraints (u_x + h*u, h unknown)
     return Vocabulary(vocab.variables, vocab.fields, {**vocab.extra, **extra})
@@ -283,7 +290,7 @@ def with_normal(expr: sp.Expr, s: Face | Part, problem: Problem, where: str) -> 
         normal = s.normal(symbols)
     else:
         normal = _face_normal(s, problem, space, where)
-    return expr.xreplace({NORMAL[i]: normal[i] for i in range(len(space))})
+    return expr.xreplace(dict(zip(_normal_symbols(len(space)), normal)))
 
 
 def _face_normal(face: Face, problem: Problem, space: list[str], where: str) -> tuple[sp.Expr, ...]:

@@ -173,7 +173,7 @@ def tie_shared_rates(exprs: Mapping[str, sp.Expr], variables: Sequence[sp.Symbol
     """Replace every rate that is a multiple of a shared base rate by ``k*R``."""
     factors = {f: [x for x in exp_factors(e, variables) if x.rate_node is not None] for f, e in exprs.items()}
     bases = base_rates({f: [x.rate for x in fs] for f, fs in factors.items()})
-    symbols = [sp.Symbol(f"{prefix}{i + 1}", real=True) for i in range(len(bases))]
+    symbols = [sp.Dummy(f"{prefix}{i + 1}", real=True) for i in range(len(bases))]   # never a config's name
     out, ties = dict(exprs), []
     for f, fs in factors.items():
         swaps = {}

@@ -15,8 +15,10 @@ import sympy as sp
 from desyr.model.written import Numbers
 from desyr.model.written import exact_number as written_number
 
-#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them
-S, R = sp.Symbol("s", real=True), sp.Symbol("r", real=True)
+#: symbols of a patch's parametrisation: the proof requires the residual to vanish identically in them.
+#: Dummies, so no variable, time or parameter a config names can be one of them (a time named ``s``
+#: would otherwise be substituted by the arc's angle and the proof ask nothing about it)
+S, R, Q = sp.Dummy("s", real=True), sp.Dummy("r", real=True), sp.Dummy("q", real=True)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ _PARAMS: dict[str, Callable[[tuple[sp.Expr, ...]], tuple[sp.Expr, ...]]] = {
 
 def _face_param(d: tuple[sp.Expr, ...]) -> tuple[sp.Expr, ...]:
     axis, dims = int(float(d[0])), (len(d) - 3) // 2      # the float: an axis index is no written number
-    free = iter([S, R, sp.Symbol("q", real=True)])
+    free = iter([S, R, Q])
     return tuple(d[1] if i == axis else next(free) for i in range(dims))
 
 

@@ -45,6 +45,11 @@ class Sensitivity:
     errors: dict[str, float]            # standard error of each unknown (absolute)
 
 
+def _free(name: str, value: float) -> Parameterization:
+    symbol = sp.Dummy(f"{name}_s1", real=True)
+    return Parameterization(symbol, [symbol], [value])
+
+
 def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], interior: np.ndarray,
                 constraint_points: Sequence[np.ndarray], reductions: Sequence[np.ndarray | None] = (),
                 constraint_weight: float = METHOD.constraint_weight) -> Sensitivity | None:
@@ -55,8 +60,7 @@ def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], interior: np.nda
         return None
     # an unknown is free whatever its form (1/10 as much as 0.1003, and 1 or 0, which parameterize
     # would take for structure)
-    parts = {f: (Parameterization(sp.Symbol(f"{f}_s1", real=True), [sp.Symbol(f"{f}_s1", real=True)],
-                                  [float(e)]) if f in names else parameterize(_floated(e), prefix=f"{f}_s"))
+    parts = {f: (_free(f, float(e)) if f in names else parameterize(_floated(e), prefix=f"{f}_s"))
              for f, e in exprs.items()}
     symbols = [s for p in parts.values() for s in p.symbols]
     values = np.array([v for p in parts.values() for v in p.values], dtype=float)

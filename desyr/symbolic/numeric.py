@@ -27,9 +27,17 @@ _EXTRA = {"DiracDelta": _dirac_delta,
 _UNDEFINED = {sp.zoo: sp.nan}
 
 
+#: beyond this an integer has no exact double anyway; lambdify would print it as a Python int, which
+#: numpy cannot take (``tanh(10**300*x)``: ``OverflowError: int too large to convert to float``)
+_EXACT_INT = 2**53
+
+
 def _numeric_form(expr: Any) -> sp.Expr:
     expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
-    return expr.xreplace(_UNDEFINED) if expr.has(sp.zoo) else expr
+    expr = expr.xreplace(_UNDEFINED) if expr.has(sp.zoo) else expr
+    huge = {q: sp.Float(q, 17) for q in expr.atoms(sp.Rational)
+            if abs(q.p) > _EXACT_INT or q.q > _EXACT_INT}
+    return expr.xreplace(huge) if huge else expr
 
 
 def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]) -> Callable[..., Any]:

@@ -77,7 +77,8 @@ def parameterize(expr: sp.Expr, prefix: str = "a", max_params: int = MAX_PARAMS)
     """The expression's constants as parameters ``a1..ap`` (largest |value| first, at most ``max_params``)."""
     distinct = eligible_constants(expr)
     kept = sorted(distinct, key=lambda c: -abs(c))[:max_params]
-    symbols = [sp.Symbol(f"{prefix}{i + 1}", real=True) for i in range(len(kept))]
+    # Dummies: a variable, parameter or unknown a config names a1 must not become a fitted constant
+    symbols = [sp.Dummy(f"{prefix}{i + 1}", real=True) for i in range(len(kept))]
     mapping: dict[sp.Float, sp.Symbol] = {}
     for node in constant_nodes(expr):
         idx = _tie(float(node), kept) if is_eligible(float(node)) else None

@@ -53,7 +53,7 @@ def main() -> int:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"desyr: error: {message}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - e.g. OverflowError of sin(10**300*x): one line, no verdict
+    except Exception as exc:  # noqa: BLE001 - whatever SymPy or numpy raises: one line, no verdict
         message = " ".join(str(exc).split())[:200]
         print(f"desyr: error: the verifier could not evaluate this ({type(exc).__name__}: {message})",
               file=sys.stderr)

@@ -23,7 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Constraint, Problem
 
 SECONDS = 10.0
-_RHO, _THETA, _PHI, _U, _V, _Z = sp.symbols("rho theta phi u v z", real=True)
+# Dummies: a config's own ``theta``, ``rho`` or ``v`` (time, a parameter) must stay a free symbol of the
+# integral, never be integrated over as if it were the proof's coordinate
+_RHO, _THETA, _PHI, _U, _V = (sp.Dummy(name, real=True) for name in ("rho", "theta", "phi", "u", "v"))
 
 
 def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr]) -> sp.Expr | None:
