@@ -113,6 +113,14 @@ def test_only_a_finite_branch_point_where_the_data_are_singular_is_allowed(candi
     assert answer["verdict"] == "not_exact" and why in answer["reason"], answer["reason"]
 
 
+def test_data_that_only_look_singular_give_no_pass():
+    # (x**3)**(1/3) is x on [0, 1]: the problem u'' = (x**3)**(1/3) - x is u'' = 0, smooth at 0
+    looks = SINE_POISSON_1D.replace('lhs = "u_xx + pi**2*sin(pi*x)"',
+                                    'lhs = "u_xx + pi**2*sin(pi*x) + (x**3)**(1/3) - x"')
+    answer = verdict(looks, "sin(pi*x) + 10**-20*sqrt(x)*(1 - x)")
+    assert answer["verdict"] == "not_exact" and "data are smooth" in answer["reason"], answer["reason"]
+
+
 def test_a_derivative_imposed_at_the_branch_point_is_refused():
     neumann = NGUYEN8.replace('on = "x = 0"\nvalue = 0', 'on = "x = 0"\noperator = "u_x"\nvalue = 0')
     answer = verdict(neumann, "sqrt(x)")

@@ -123,7 +123,7 @@ def _edge_reason(problem: Problem, exprs: Mapping[str, sp.Expr], edges: frozense
         return None
     for symbol, end in sorted(edges, key=str):
         at = exact_number(_bounds(problem)[symbol][end])
-        if not _data_singular(problem, exprs, symbol, at):
+        if not _data_singular(problem, exprs, symbol, at, end):
             return (f"has a branch point on {symbol} = {at}, where the problem's data are smooth "
                     "(allowed only where the equations' own data are singular too)")
     for con in problem.constraints:
@@ -138,16 +138,21 @@ def _edge_reason(problem: Problem, exprs: Mapping[str, sp.Expr], edges: frozense
     return None
 
 
-def _data_singular(problem: Problem, exprs: Mapping[str, sp.Expr], symbol: sp.Symbol, at: sp.Expr) -> bool:
+def _data_singular(problem: Problem, exprs: Mapping[str, sp.Expr], symbol: sp.Symbol, at: sp.Expr,
+                   end: int) -> bool:
     """Whether some coefficient or forcing of the equations is not finite and smooth on the whole face
-    ``symbol = at``: a node whose condition's quantity is identically 0 (or undefined) there."""
+    ``symbol = at``: a node whose condition's quantity is identically 0 (or undefined) there.  The data
+    are first written in the distance ``d > 0`` from the face, so that SymPy's own rules for positive
+    bases take out what only looks singular (``(x**3)**(1/3)`` is ``d`` at x = d)."""
+    d = sp.Dummy("d", positive=True)
+    near = {symbol: at + d if end == 0 else at - d}
     for eq in problem.equations:
         for data in (eq.lhs, eq.forcing):
-            for node in sp.preorder_traversal(problem.resolved(data, exprs)):
+            for node in sp.preorder_traversal(problem.resolved(data, exprs).xreplace(near)):
                 need = _condition(node)
                 if need is None or any(problem.vocabulary.jet_of(s) is not None for s in node.free_symbols):
                     continue
-                there = need[0].xreplace({symbol: at})
+                there = need[0].xreplace({d: sp.Integer(0)})
                 if there.has(sp.zoo, sp.oo, -sp.oo, sp.nan) or sp.expand(there) == 0:
                     return True
     return False
