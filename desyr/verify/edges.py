@@ -21,11 +21,11 @@ Edge = tuple[sp.Symbol, int]
 STRIPS = (1 / 4, 1 / 32, 1 / 512)
 
 
-def positive_inside(q: sp.Expr, bounds: Bounds) -> tuple[str, frozenset[Edge]]:
+def positive_inside(q: sp.Expr, bounds: Bounds, closed: str | None = None) -> tuple[str, frozenset[Edge]]:
     """("positive", edges) when ``q > 0`` on the open box and ``q >= 0`` on the closed one, ``edges``
     holding every face where it may reach 0 (none: positive on the closed box); else ("changes" or
-    "unknown", no edges)."""
-    closed = sign_on(q, bounds, strict=True)
+    "unknown", no edges).  ``closed``: the strict sign on the closed box, where the caller has it."""
+    closed = closed or sign_on(q, bounds, strict=True)
     if closed != "unknown":
         return closed, frozenset()
     zero: list[Edge] = []

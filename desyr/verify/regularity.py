@@ -97,7 +97,7 @@ def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[
         if sign in ("positive", "negative") and (what != "positive" or sign == "positive"):
             continue
         if region is None and _continuous_at_zero(node, bounds):
-            inside, where = positive_inside(quantity, bounds)
+            inside, where = positive_inside(quantity, bounds, sign if strict else None)
             if inside == "positive":
                 edges |= where
                 continue
