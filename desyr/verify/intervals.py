@@ -6,6 +6,9 @@ expression's range over boxes with interval arithmetic (``mpmath.iv``, outward r
 splits the boxes that straddle 0 (branch and bound).  A sign is *proved* when every leaf box
 encloses values of that sign; a change is *found* when two points of opposite sign are
 evaluated; anything else within the budget is *unknown*, which callers treat as failure.
+Boxes are split at exact binary points (never at an interval midpoint, whose width float() refuses),
+and any failure inside a proof (an exception of mpmath or SymPy on some box) makes that box
+unenclosed or the answer *unknown*: a sign proof never raises.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from mpmath import iv
 from desyr.verify.regions import Region, contains, outside
 
 Box = dict[sp.Symbol, "iv.mpf"]
+Bounds = dict[sp.Symbol, tuple[float, float]]
 BOXES = 1500            # leaf boxes examined per question
 SECONDS = 2.0           # and wall time per question
 
@@ -117,10 +121,16 @@ def _power(expr: sp.Pow, box: Box) -> iv.mpf:
     return iv.exp(enclose(exponent, box) * iv.log(b))
 
 
-def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict: bool,
-            region: Region | None = None) -> str:
+def sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None = None) -> str:
     """"positive" / "negative" (proved on the whole box, or on the part of it in ``region``; ``strict``:
     never 0), "changes" (two points of opposite sign found in it), or "unknown"."""
+    try:
+        return _sign_on(expr, bounds, strict, region)
+    except Exception:  # noqa: BLE001 - a proof that fails shows no sign: "unknown", never a crash
+        return "unknown"
+
+
+def _sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None) -> str:
     whole = {s: iv.mpf([lo, hi]) for s, (lo, hi) in bounds.items()}
     queue: deque[Box] = deque([whole])
     signs: set[str] = set()
@@ -141,12 +151,15 @@ def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict:
             if value.b < 0 or (not strict and value.b <= 0):
                 signs.add("negative")
                 continue
-        except Undefined:
+        except Exception:  # noqa: BLE001 - Undefined, or mpmath failing on this box: not enclosed here
             pass
         seen |= _point_sign(expr, box, region)
         if seen == {1, -1}:
             return "changes"
-        queue.extend(_halves(box))
+        halves = _halves(box)
+        if not halves:
+            return "unknown"      # a point (or a box too narrow to split) whose sign was not enclosed
+        queue.extend(halves)
     if signs == {"positive"}:
         return "positive"
     if signs == {"negative"}:
@@ -155,18 +168,34 @@ def sign_on(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], strict:
 
 
 def _point_sign(expr: sp.Expr, box: Box, region: Region | None = None) -> set[int]:
-    centre = {s: iv.mpf((v.a + v.b) / 2) for s, v in box.items()}
+    centre = {s: iv.mpf(_middle(v)) for s, v in box.items()}
     if region is not None and not contains(region, centre, enclose):
         return set()          # a sign outside the domain says nothing
     try:
         value = enclose(expr, centre)
-    except Undefined:
+    except Exception:  # noqa: BLE001 - not evaluated here: no sign
         return set()
     return {1} if value.a > 0 else {-1} if value.b < 0 else set()
 
 
+def _ends(v: iv.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The endpoints as exact binary numbers (``v.a`` is a point interval, which mpf takes exactly)."""
+    return mpmath.mpf(v.a), mpmath.mpf(v.b)
+
+
+def _middle(v: iv.mpf) -> mpmath.mpf:
+    """A binary number between the endpoints (the rounded midpoint: any inner point splits a box)."""
+    lo, hi = _ends(v)
+    return lo + (hi - lo) / 2
+
+
 def _halves(box: Box) -> list[Box]:
-    widest = max(box, key=lambda s: float(box[s].b - box[s].a))
-    v = box[widest]
-    mid = (v.a + v.b) / 2
-    return [{**box, widest: iv.mpf([v.a, mid])}, {**box, widest: iv.mpf([mid, v.b])}]
+    """The box split across its widest side at an exact point; [] when no side can be split."""
+    if not box:
+        return []
+    widest = max(box, key=lambda s: float(_ends(box[s])[1] - _ends(box[s])[0]))
+    lo, hi = _ends(box[widest])
+    mid = _middle(box[widest])
+    if not lo < mid < hi:
+        return []
+    return [{**box, widest: iv.mpf([lo, mid])}, {**box, widest: iv.mpf([mid, hi])}]

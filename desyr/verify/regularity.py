@@ -12,6 +12,14 @@ powers and ``tan`` a quantity of one sign, ``asin``/``acos`` an argument inside 
 (``atan(tan(pi*x))`` is a step function whose derivative SymPy calls 0).  Every sign is
 *proved* on the whole closed box by interval arithmetic (:mod:`desyr.verify.intervals`),
 never read off sample points.
+
+One exception, and only on a box: a branch point *on the boundary* (``sqrt(x)`` on [0, 4]) is a
+classical solution's, when the field stays finite and continuous there (a positive power of a
+quantity proved positive inside and at least 0 on the faces, :mod:`desyr.verify.edges`; ``log(x)``
+and ``1/x`` never are), every constraint imposed on that face still evaluates there (a value, or a
+derivative that stays finite), and the problem's own data are singular on that face too (Nguyen-8's
+source ``-1/(4*x**(3/2))``).  So a solution does not get a free pass at a boundary singularity of a
+problem that is smooth there, and an interior branch point stays refused.
 """
 from __future__ import annotations
 
@@ -19,8 +27,10 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from desyr.model.problem import Problem
-from desyr.verify.intervals import sign_on
+from desyr.model.patches import exact_number
+from desyr.model.problem import Face, Problem
+from desyr.verify.edges import Edge, positive_inside
+from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region, shape_region
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
@@ -30,13 +40,17 @@ NOT_FINITE = "not finite on the domain"
 
 
 def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
-    """None when every field is finite and smooth enough on the whole closed domain; otherwise the reason."""
+    """None when every field is smooth enough inside the domain and finite and continuous up to its
+    boundary (a branch point on a face only as the module's docstring allows); otherwise the reason."""
     orders = _derivatives_taken(problem)
     bounds, region = _bounds(problem), _region(problem)
     for field, expr in exprs.items():
-        pole = _pole(expr, bounds, region)
+        pole, edges = _pole(expr, bounds, region)
         if pole is not None:
             return f"{NOT_FINITE}: {field} {pole}"
+        edge = _edge_reason(problem, exprs, edges)
+        if edge is not None:
+            return f"{REASON}: {field} {edge}"
         wanted = orders.get(field, set())
         if not wanted:
             continue        # a field the problem never differentiates may have kinks
@@ -58,7 +72,7 @@ def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.
     return {f: _resolve_abs(e, bounds, region)[0] for f, e in exprs.items()}
 
 
-def _bounds(problem: Problem) -> dict[sp.Symbol, tuple[float, float]]:
+def _bounds(problem: Problem) -> Bounds:
     return {s: (v.lo, v.hi) for s, v in zip(problem.symbols, problem.variables)}
 
 
@@ -70,19 +84,98 @@ def _region(problem: Problem) -> Region | None:
                         problem.numbers)
 
 
-def _pole(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], region: Region | None = None) -> str | None:
-    """Why ``expr`` is not finite and smooth on the whole closed box (a pole or a branch point), or None.
+def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[str | None, frozenset[Edge]]:
+    """Why ``expr`` is not finite and smooth on the whole closed box (a pole or a branch point), or None,
+    with the faces where a branch point that keeps it finite and continuous sits (on a box only).
     Each condition must be *proved* by interval arithmetic; "unknown" fails like "changes"."""
+    edges: frozenset[Edge] = frozenset()
     for node in sp.preorder_traversal(expr):
         need = _condition(node)
         if need is None:
             continue
         quantity, strict, what = need
         sign = sign_on(quantity, bounds, strict=strict, region=region)
-        if sign not in ("positive", "negative") or (what == "positive" and sign != "positive"):
-            verdict = "changes sign or reaches 0" if sign == "changes" else "could not be shown to keep its sign"
-            return f"has {str(node)[:60]}, and {str(quantity)[:60]} {verdict} on the domain"
+        if sign in ("positive", "negative") and (what != "positive" or sign == "positive"):
+            continue
+        if region is None and _continuous_at_zero(node, bounds):
+            inside, where = positive_inside(quantity, bounds, sign if strict else None)
+            if inside == "positive":
+                edges |= where
+                continue
+        verdict = "changes sign or reaches 0" if sign == "changes" else "could not be shown to keep its sign"
+        return f"has {str(node)[:60]}, and {str(quantity)[:60]} {verdict} on the domain", frozenset()
+    return None, edges
+
+
+def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:
+    """Whether ``node`` stays finite and continuous where its condition's quantity reaches 0: a
+    positive power (``sqrt(x)`` at 0), ``asin``/``acos`` at -1 and 1; never ``log``, ``tan`` or a pole."""
+    if isinstance(node, (sp.asin, sp.acos)):
+        return True
+    if isinstance(node, sp.Pow) and not node.exp.is_Integer:
+        return sign_on(node.exp, bounds, strict=True) == "positive"
+    return False
+
+
+def _edge_reason(problem: Problem, exprs: Mapping[str, sp.Expr], edges: frozenset[Edge]) -> str | None:
+    """Why a branch point on these faces is not a classical solution's: the problem's data are smooth
+    there, or a constraint imposed there does not evaluate (a derivative that is not finite)."""
+    if not edges:
+        return None
+    for symbol, end in sorted(edges, key=str):
+        at = exact_number(_bounds(problem)[symbol][end])
+        if not _data_singular(problem, exprs, symbol, at, end):
+            return (f"has a branch point on {symbol} = {at}, where the problem's data are smooth "
+                    "(allowed only where the equations' own data are singular too)")
+    for con in problem.constraints:
+        if con.kind == "integral":
+            continue
+        residual = problem.constraint_residual(con, exprs)
+        for face in con.faces:
+            if isinstance(face, Face) and _on_edges(problem, face, edges):
+                why = _face_reason(problem, residual, face)
+                if why is not None:
+                    return f"cannot meet constraint {con.label} on {face.describe()}: {why}"
     return None
+
+
+def _data_singular(problem: Problem, exprs: Mapping[str, sp.Expr], symbol: sp.Symbol, at: sp.Expr,
+                   end: int) -> bool:
+    """Whether some coefficient or forcing of the equations is not finite and smooth on the whole face
+    ``symbol = at``: a node whose condition's quantity is identically 0 (or undefined) there.  The data
+    are first written in the distance ``d > 0`` from the face, so that SymPy's own rules for positive
+    bases take out what only looks singular (``(x**3)**(1/3)`` is ``d`` at x = d)."""
+    d = sp.Dummy("d", positive=True)
+    near = {symbol: at + d if end == 0 else at - d}
+    for eq in problem.equations:
+        for data in (eq.lhs, eq.forcing):
+            for node in sp.preorder_traversal(problem.resolved(data, exprs).xreplace(near)):
+                need = _condition(node)
+                if need is None or any(problem.vocabulary.jet_of(s) is not None for s in node.free_symbols):
+                    continue
+                there = need[0].xreplace({d: sp.Integer(0)})
+                if there.has(sp.zoo, sp.oo, -sp.oo, sp.nan) or sp.expand(there) == 0:
+                    return True
+    return False
+
+
+def _on_edges(problem: Problem, face: Face, edges: frozenset[Edge]) -> bool:
+    bounds = _bounds(problem)
+    symbols = problem.vocabulary.var_symbols
+    return any((symbols[name], end) in edges and bounds[symbols[name]][end] == value
+               for name, value in face.fixed for end in (0, 1))
+
+
+def _face_reason(problem: Problem, residual: sp.Expr, face: Face) -> str | None:
+    """Why ``residual`` does not evaluate on the whole face (it reaches an infinity there), or None."""
+    symbols = problem.vocabulary.var_symbols
+    fixed = {symbols[name]: exact_number(value) for name, value in face.fixed}
+    there = residual.xreplace(fixed)
+    if there.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        return "it is not finite there"
+    rest = {s: b for s, b in _bounds(problem).items() if s not in fixed}
+    pole, _ = _pole(there, rest)
+    return None if pole is None else f"its residual there {pole}"
 
 
 def _condition(node: sp.Basic) -> tuple[sp.Expr, bool, str] | None:
