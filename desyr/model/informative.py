@@ -9,6 +9,7 @@ values at t = 0 beside 80 informative ones let a wrong diffusivity pass the chi-
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -128,8 +129,6 @@ def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float,
     """The window whose misfit lies furthest above what ``noise`` allows, and the one furthest below
     (None: every window passes). ``relative`` holds the residuals over the field's RMS; ``tests`` is how
     many such scans share SCAN_ALPHA (one per field)."""
-    from scipy.stats import chi2
-
     from desyr.model.unknowns import EXACT_DATA_MISFIT
     n = relative.shape[0]
     starts, stops, levels = _windows(n)
@@ -137,11 +136,11 @@ def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float,
         return None, None                 # too few points, or a misfit the pooled test refuses already
     size = stops - starts
     # each level of each order gets an equal share, split among its windows (a weighted Bonferroni)
-    share = SCAN_ALPHA / (tests * len(keys) * int(levels.max()) * (2.0 ** (levels + 1) - 1))
-    upper = noise * np.sqrt(chi2.isf(share, size) / size) + EXACT_DATA_MISFIT
+    share = SCAN_ALPHA / (tests * len(keys) * int(levels.max()) * (2.0 ** (np.arange(levels.max() + 1) + 1) - 1))
+    z = np.array([NormalDist().inv_cdf(float(p)) for p in share])[levels]
+    upper = noise * np.sqrt(_chi_square(-z, size) / size) + EXACT_DATA_MISFIT
     dof = size - fitted
-    lower = (noise * np.sqrt(chi2.ppf(share, np.maximum(dof, 1)) / size) if noise > 0
-             else np.zeros(size.shape)) * (dof > 0)
+    lower = noise * np.sqrt(_chi_square(z, np.maximum(dof, 1)) / size) * (dof > 0)
     squares = np.square(relative)
     above: Window | None = None
     below: Window | None = None
@@ -160,12 +159,22 @@ def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float,
     return above, below
 
 
+def _chi_square(z: np.ndarray, dof: np.ndarray) -> np.ndarray:
+    """The chi-square quantile with ``dof`` degrees of freedom where a standard normal has ``z``
+    (Wilson-Hilferty). From 16 degrees of freedom and tail probabilities down to 1e-12 it lies above the
+    exact upper quantile (by at most 4 %) and below the exact lower one: the test errs towards passing."""
+    h = 2.0 / (9.0 * dof)
+    return np.asarray(dof * np.maximum(1.0 - h + z * np.sqrt(h), 0.0) ** 3)
+
+
 def _describe(name: str, key: np.ndarray, start: int, stop: int) -> str:
     """``the 80 points with t >= 0.93``: the window ``key[start:stop]`` of a sorted order, in words."""
     lo, hi = float(key[start]), float(key[stop - 1])
     whole = (start == 0 or key[start - 1] < lo) and (stop == key.size or key[stop] > hi)
     what = name or "a distance to the constraints' sets"
-    if start == 0:
+    if lo == hi:
+        where = f"{what} = {lo:.3g}"
+    elif start == 0:
         where = f"{what} <= {hi:.3g}"
     elif stop == key.size:
         where = f"{what} >= {lo:.3g}"
