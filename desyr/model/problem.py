@@ -233,11 +233,12 @@ class Problem:
         obs = self.observations
         if obs is None:
             return None
-        from desyr.model.informative import imposed, orderings, scan
+        from desyr.model.informative import Window, imposed, orderings, scan
         from desyr.symbolic.numeric import evaluate
         absolute: dict[str, float] = {}
         relative: dict[str, float] = {}
-        above, below = {}, {}
+        above: dict[str, Window] = {}
+        below: dict[str, Window] = {}
         left, where, counts = 0, list[str](), list[int]()
         for f in obs.fields:
             fixed, sets = imposed(self, f, obs.X)
