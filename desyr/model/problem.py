@@ -231,14 +231,17 @@ class Problem:
 
     def misfit(self, solution: Mapping[str, sp.Expr]) -> Misfit | None:
         """How far ``solution`` is from the observations that carry information (None without
-        observations): those where a constraint fixes the field are left out and counted."""
+        observations): those where a constraint fixes the field are left out and counted; the rest
+        are tested pooled and on every window of the scan (:func:`desyr.model.informative.scan`)."""
         obs = self.observations
         if obs is None:
             return None
-        from desyr.model.informative import imposed
+        from desyr.model.informative import Window, imposed, orderings, scan
         from desyr.symbolic.numeric import evaluate
         absolute: dict[str, float] = {}
         relative: dict[str, float] = {}
+        above: dict[str, Window] = {}
+        below: dict[str, Window] = {}
         left, where, counts = 0, list[str](), list[int]()
         for f in obs.fields:
             fixed, sets = imposed(self, f, obs.X)
@@ -250,13 +253,18 @@ class Problem:
                 continue
             with np.errstate(all="ignore"):
                 values = evaluate(self.apply(solution[f], solution), self.symbols, obs.X[keep])
-                rms = float(np.sqrt(np.mean(np.square(values - obs.column(f)[keep]))))
+                residual = values - obs.column(f)[keep]
+                rms = float(np.sqrt(np.mean(np.square(residual))))
                 scale = float(np.sqrt(np.mean(np.square(obs.column(f)[keep])))) or 1.0
             absolute[f] = rms if np.isfinite(rms) else math.inf
             relative[f] = absolute[f] / scale
+            high, low = scan(residual / scale, orderings(self, obs.X[keep]), obs.noise, len(self.unknowns),
+                             len(obs.fields))
+            above |= {f: high} if high else {}
+            below |= {f: low} if low else {}
         n = min(counts)
         return Misfit(absolute, relative, allowed_misfit(obs.noise, n),
-                      least_misfit(obs.noise, n, len(self.unknowns)), left, tuple(where))
+                      least_misfit(obs.noise, n, len(self.unknowns)), left, tuple(where), above, below)
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:
         """Reference values (n, n_fields), or None; only for post hoc error."""

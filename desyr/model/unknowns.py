@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+
+from desyr.model.informative import Window
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,9 @@ class Misfit:
     """How far a solution is from the observations that carry information: the RMS per field, absolute
     and relative to the RMS of those observed values, and the band the stated noise allows it
     (``low`` to ``allowed``). ``imposed`` counts the observations left out, each where a constraint
-    fixes the value (:mod:`desyr.model.informative`), on the sets ``where``."""
+    fixes the value (:mod:`desyr.model.informative`), on the sets ``where``. ``above`` and ``below``
+    name, per field, a window of the observations whose own misfit lies above or below what the noise
+    allows there (the scan that padding cannot dilute)."""
 
     absolute: dict[str, float]
     relative: dict[str, float]
@@ -84,6 +88,8 @@ class Misfit:
     low: float = 0.0
     imposed: int = 0
     where: tuple[str, ...] = ()
+    above: dict[str, Window] = field(default_factory=dict)
+    below: dict[str, Window] = field(default_factory=dict)
 
     @property
     def worst(self) -> float:
@@ -91,15 +97,16 @@ class Misfit:
 
     @property
     def consistent(self) -> bool:
-        """Not above what the noise allows (the run's test; the verifier also asks :attr:`too_close`)."""
-        return math.isfinite(self.worst) and self.worst <= self.allowed
+        """Not above what the noise allows, pooled or on any window (the run's test; the verifier also
+        asks :attr:`too_close`)."""
+        return math.isfinite(self.worst) and self.worst <= self.allowed and not self.above
 
     @property
     def too_close(self) -> tuple[str, ...]:
         """The fields whose misfit lies far below the stated noise: the data are closer to this solution
         than their noise allows, so either the noise is overstated (and would let wrong values pass) or
         the solution follows the noise."""
-        return tuple(f for f, v in self.relative.items() if v < self.low)
+        return tuple(f for f, v in self.relative.items() if v < self.low or f in self.below)
 
 
 #: the relative misfit exact data allow (round-off in the data file and the evaluation)

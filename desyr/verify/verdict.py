@@ -35,6 +35,7 @@ from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
+from desyr.model.unknowns import Misfit
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.identifiability import sensitivity
 from desyr.symbolic.numeric import evaluate
@@ -213,10 +214,14 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
     close = misfit.too_close
     n = obs.X.shape[0]
     band = f"{misfit.low:.3g} to {misfit.allowed:.3g}" if misfit.low else f"{misfit.allowed:.3g}"
-    within = "far below" if close else "within" if misfit.consistent else "above"
+    pooled = math.isfinite(misfit.worst) and misfit.worst <= misfit.allowed
+    within = "far below" if any(v < misfit.low for v in misfit.relative.values()) else "within" if pooled else "above"
     counted = f"{n - misfit.imposed} informative observations" if misfit.imposed else f"{n} observations"
     reason = (f"the relative misfit to the {counted} is {each}, {within} what "
               f"the stated noise {obs.noise:g} allows ({band})")
+    windows = _windows(misfit)
+    if windows:
+        reason += ("; but " if within == "within" else "; and ") + "; ".join(windows)
     if close:
         reason += (f": the data are closer to {', '.join(close)} than their noise allows, so the noise is "
                    "overstated or the formula follows it")
@@ -226,8 +231,16 @@ def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, A
     reason = f"{reason}; {warning}" if warning else reason
     return {"relative_misfit": {f: v if math.isfinite(v) else "inf" for f, v in misfit.relative.items()}, "allowed": misfit.allowed,
             "least": misfit.low, "noise": obs.noise, "points": int(n), "uninformative": misfit.imposed,
-            "consistent": misfit.consistent and not close, "reason": reason, "warning": warning,
+            "consistent": misfit.consistent and not close, "reason": reason, "warning": warning, "windows": windows,
             "data": obs.origin, "sha256": _digest(obs)}
+
+
+def _windows(misfit: Misfit) -> list[str]:
+    """Where the scan found a run of observations the stated noise does not allow, field by field."""
+    said = [f"on {w.text} the misfit is {w.misfit:.3g} ({f}), above what the stated noise allows there "
+            f"({w.bound:.3g})" for f, w in misfit.above.items()]
+    return said + [f"on {w.text} the misfit is {w.misfit:.3g} ({f}), far below what the stated noise allows "
+                   f"there ({w.bound:.3g})" for f, w in misfit.below.items()]
 
 
 def _digest(obs: Any) -> str:
