@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
-from tests.oracle import broken  # noqa: E402
 from tests.oracle_grammar import CATEGORIES  # noqa: E402
+from tests.oracle_invariant import broken  # noqa: E402
 from tests.test_oracle_property import KNOWN_OPEN, PROBLEMS, ask, draws  # noqa: E402
 
 VERDICTS = ("proved", "verified", "not_exact", "refused", "crashed")

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from desyr.errors import ConfigError
 from desyr.verify.verdict import decide
-from tests.oracle import broken, look, toml
+from tests.oracle import look, toml
 from tests.oracle_grammar import CATEGORIES, THIN, candidates
+from tests.oracle_invariant import broken
 from tests.oracle_problems import problems
 
 PROBLEMS = problems()

@@ -97,13 +97,11 @@ def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterab
         raise ConfigError(f"{source}: {shown(str(exc))[1:-1]}") from None
     except ValueError as exc:       # an integer of more than 4300 digits
         raise ConfigError(f"{source}: a value cannot be written as TOML ({shown(str(exc))[1:-1]})") from None
-    problem = problem_from_toml(text, source)
-    _compare(problem, eqs, variables, source)
-    return problem
+    return _compare(problem_from_toml(text, source), eqs, variables, source)
 
 
-def _compare(problem: Problem, given: list[Any], variables: list[sp.Symbol], source: str) -> None:
-    """The equations as read back must be those given: a derivative's name or a printed expression that
+def _compare(problem: Problem, given: list[Any], variables: list[sp.Symbol], source: str) -> Problem:
+    """``problem`` when the equations as read back are those given: a derivative's name or a printed expression that
     reads as something else would otherwise make the config another problem, silently."""
     for i, (eq, read) in enumerate(zip(given, problem.equations)):
         lhs, rhs = (eq.lhs, eq.rhs) if isinstance(eq, sp.Equality) else (eq, 0)
@@ -111,10 +109,10 @@ def _compare(problem: Problem, given: list[Any], variables: list[sp.Symbol], sou
             continue
         mine = _plain(sp.sympify(lhs - rhs), variables)
         theirs = _plain(read.lhs - read.forcing, variables, problem)
-        gap = sp.expand(mine - theirs)
-        if gap != 0 and sp.simplify(gap) != 0:
+        if sp.expand(mine - theirs) != 0 and sp.simplify(mine - theirs) != 0:
             raise ConfigError(f"{source}: equations[{i}] reads back as {shown(read.lhs - read.forcing)} = 0, not "
                               f"as given ({shown(lhs - rhs)} = 0)")
+    return problem
 
 
 def _plain(expr: sp.Expr, variables: list[sp.Symbol], problem: Problem | None = None) -> sp.Expr:
@@ -129,7 +127,7 @@ def _plain(expr: sp.Expr, variables: list[sp.Symbol], problem: Problem | None = 
             swaps[node] = sp.Derivative(applied, *[names[v] for v in jet.wrt]) if jet.wrt else applied
         elif isinstance(node, AppliedUndef):
             swaps[node] = sp.Function(node.func.__name__)(*names.values())
-    out = expr.xreplace({k: v for k, v in swaps.items()}) if swaps else expr
+    out = expr.xreplace(swaps) if swaps else expr
     return out.xreplace({s: sp.Symbol(s.name) for s in out.free_symbols if isinstance(s, sp.Symbol)})
 
 

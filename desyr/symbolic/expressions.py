@@ -14,12 +14,12 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from desyr.errors import DesyrError
+from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, non_real
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -46,7 +46,6 @@ MAX_NODES = 1000           # syntax-tree nodes
 MAX_DEPTH = 200            # syntax-tree nesting depth
 MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows exponentially with the depth
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
-MAX_BITS = 1024            # bits of an exact integer or rational (the range of a double)
 
 #: Names that an expression vocabulary may not define: they already mean something
 #: in expressions, or in the numpy code that expressions are compiled to.
@@ -215,7 +214,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
             raise ExpressionError(f"expected a finite number, got {text!r}")
         if isinstance(text, int) and text.bit_length() > MAX_BITS:
             raise ExpressionError(f"integer with {text.bit_length()} bits is too large (at most {MAX_BITS})")
-        return sp.Integer(text) if isinstance(text, int) else _decimal(text) if written else sp.Float(text)
+        return sp.Integer(text) if isinstance(text, int) else decimal(text) if written else sp.Float(text)
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError(f"expected an expression string, got {_short(text)}")
     if len(text) > MAX_TEXT:
@@ -236,7 +235,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
     _check_size(tree.body, text)
-    body = _Decimals(text.strip()).visit(tree.body) if written else tree.body
+    body = Decimals(text.strip()).visit(tree.body) if written else tree.body
     try:
         expr = _build(body, vocabulary, text)
     except (RecursionError, MemoryError, OverflowError):
@@ -244,54 +243,11 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise ExpressionError(f"expression {_short(text)} is undefined or infinite (it simplifies to {expr}); "
                               f"check for division by zero or log(0)")
-    imaginary = _non_real(expr)
+    imaginary = non_real(expr)
     if imaginary is not None:
         raise ExpressionError(f"expression {_short(text)} has the non-real number {_short(str(imaginary), 40)}: "
                               f"values, fields and equations are real")
     return expr
-
-
-def _non_real(expr: sp.Expr) -> sp.Expr | None:
-    """A number in ``expr`` that is not real (``sqrt(-1)`` is I, ``log(-1)`` is I*pi; ``asin(2)`` and
-    ``(-1)**(1/3)`` stay unevaluated and are not real either), or None.  Quantities that depend on the
-    variables (``sqrt(x - 2)``) are the verifier's: it proves their sign on the domain."""
-    if expr.has(sp.I):
-        return sp.I
-    for node in expr.atoms(sp.Pow, sp.log, sp.asin, sp.acos, sp.Function):
-        if node.is_number and node.is_real is False:
-            return node
-    return None
-
-
-def _decimal(value: float) -> sp.Expr:
-    """A float as the decimal that prints it (a double's exact binary value for what no short decimal
-    within MAX_BITS holds, such as 1e-320)."""
-    exact = Fraction(repr(value))
-    if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
-        return sp.Float(value)
-    return sp.Rational(exact.numerator, exact.denominator)
-
-
-class _Decimals(ast.NodeTransformer):
-    """Each decimal literal as ``p / q`` in integers, from the digits as written (``0.1`` is 1/10)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if not isinstance(node.value, float) or not math.isfinite(node.value):
-            return node
-        digits = (ast.get_source_segment(self.text, node) or "").replace("_", "")
-        try:
-            exact = Fraction(digits)
-        except ValueError:
-            exact = Fraction(repr(node.value))
-        if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
-            return node
-        if exact.denominator == 1:
-            return ast.copy_location(ast.Constant(exact.numerator), node)
-        fraction = ast.BinOp(ast.Constant(exact.numerator), ast.Div(), ast.Constant(exact.denominator))
-        return ast.copy_location(fraction, node)
 
 
 def _check_size(root: ast.AST, text: str) -> None:
