@@ -79,12 +79,22 @@ def test_a_point_written_with_many_digits_is_proved():
 
 
 @pytest.mark.parametrize("data", [
-    disk("disk(center=(0, 0), radius=1/3) - disk(center=(0.5, 0), radius=0.3333333333333333)", on="boundary"),
-    {"domain": {"x": [0, 0.3333333333333333]}, "equations": [{"lhs": "u_xx"}],
-     "constraints": [{"on": "x = 1/3", "value": 0}], "points": POINTS}])
+    disk("disk(center=(0, 0), radius=1/3) - disk(center=(0.5, 0), radius=0.33333333333333331)", on="boundary"),
+    {"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx"}],
+     "constraints": [{"on": "x = 1/3", "value": 0}, {"on": "x = 0.33333333333333331", "value": 0}], "points": POINTS}])
 def test_one_float_written_two_ways_is_refused(data):
     with pytest.raises(ConfigError, match="both as"):
         problem_from_dict(data)
+
+
+@pytest.mark.parametrize("printed, meant", [("0.3333333333333333", sp.Rational(1, 3)), ("2.718281828459045", sp.E)])
+def test_a_double_printed_to_its_last_digit_stands_for_the_exact_number_beside_it(printed, meant):
+    # TOML cannot write e or 1/3: a range written as the double's print and a set written exactly are one number
+    data = {"domain": {"x": [0, float(printed)]}, "equations": [{"lhs": "u_xx"}],
+            "constraints": [{"on": f"x = {meant}", "value": 1}, {"on": "x = 0", "value": 0}], "points": POINTS}
+    problem = problem_from_dict(data)
+    assert problem.numbers[float(printed)] == meant
+    assert proved(data, f"x/({meant})")
 
 
 # ------------------------------------------------------------------ identification

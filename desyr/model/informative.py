@@ -17,6 +17,9 @@ import numpy as np
 if TYPE_CHECKING:
     from desyr.model.problem import Constraint, Problem
 
+#: the relative misfit exact data allow (round-off in the data file and the evaluation)
+EXACT_DATA_MISFIT = 1e-6
+
 #: how close to a face a point must lie, as a fraction of the variable's range, to be on it
 ON_FACE = 1e-9
 
@@ -129,7 +132,6 @@ def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float,
     """The window whose misfit lies furthest above what ``noise`` allows, and the one furthest below
     (None: every window passes). ``relative`` holds the residuals over the field's RMS; ``tests`` is how
     many such scans share SCAN_ALPHA (one per field)."""
-    from desyr.model.unknowns import EXACT_DATA_MISFIT
     n = relative.shape[0]
     starts, stops, levels = _windows(n)
     if not starts.size or not np.isfinite(relative).all():

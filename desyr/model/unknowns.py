@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from desyr.model.informative import Window
+from desyr.model.informative import EXACT_DATA_MISFIT, Window
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,6 @@ class Misfit:
         return tuple(f for f, v in self.relative.items() if v < self.low or f in self.below)
 
 
-#: the relative misfit exact data allow (round-off in the data file and the evaluation)
-EXACT_DATA_MISFIT = 1e-6
 #: standard deviations of the chi-square test the true solution's misfit passes
 CHI_SIGMAS = 3.0
 

@@ -4,7 +4,9 @@ Points are drawn with floats, but a proof must use the number the user wrote: ``
 third, not 0.3333333333333333, and ``x = 0.1234567`` is 1234567/10000000.  A table ``float -> exact``
 records each number of the shape text, the sets (``on = "x = 1/3"``, ``at = [...]``) and the domain
 as written; :func:`desyr.model.patches.exact_number` reads it before guessing.  Two writings of one
-float (``1/3`` and ``0.3333333333333333``) would make one of them false in the proof: refused.
+float (``1/3`` and ``1/3 + 10**-20``) would make one of them false in the proof: refused; where one
+writing is a double printed to its last digit (``0.3333333333333333``, ``2.718281828459045``) and the
+other is not, the other is what it stands for.
 """
 from __future__ import annotations
 
@@ -58,9 +60,20 @@ def note(numbers: dict[float, sp.Expr], value: float, exact: sp.Expr) -> None:
         return
     known = numbers.get(key)
     if known is not None and known != exact:
+        if _float_print(known, key) != _float_print(exact, key):
+            # a double printed to the last digit stands for the other writing: ``x = [2.718281828459045, 5]``
+            # beside ``on = "x = E"`` means e, as TOML cannot write e
+            numbers[key] = known if _float_print(exact, key) else exact
+            return
         raise NumberClash(f"the config writes the number {key!r} both as {known} and as {exact}; "
                           f"these are one float, so a proof could not tell them apart: write them the same way")
     numbers[key] = exact
+
+
+def _float_print(exact: sp.Expr, key: float) -> bool:
+    """Whether ``exact`` is only a double's shortest print (15 or more significant digits), not a number
+    anyone writes by intent."""
+    return isinstance(exact, sp.Rational) and exact.q > 10**6 and Fraction(repr(key)) == Fraction(int(exact.p), int(exact.q))
 
 
 def shape_numbers(text: str, value_of: object) -> dict[float, sp.Expr]:
