@@ -19,6 +19,7 @@ from desyr.errors import ConfigError
 from desyr.model.geometry import EmptySet, Part
 from desyr.model.problem import Constraint, Face, Problem, jets_in
 from desyr.model.sets import integral_rule, shape_set_points
+from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, parse_expression
 
 _ALLOWED = {"operator", "on", "value", "points", "label", "at", "periodic", "integral"}
@@ -49,7 +50,8 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
     op_text = table.get("operator", problem.fields[0] if len(problem.fields) == 1 else None)
     if op_text is None:
         raise ConfigError(f"{source}: {where} needs 'operator' when there are several fields")
-    operator = _operator(op_text, problem, f"{source}: {where}")
+    conditions: list[Condition] = []     # of the operator and value as written, for the verifier
+    operator = _operator(op_text, problem, f"{source}: {where}", conditions)
     label = table.get("label") or _default_label(op_text, table)
     if not isinstance(label, str):
         raise ConfigError(f"{source}: {where}.label must be a string")
@@ -59,7 +61,7 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
         if "on" in table or "at" in table or "periodic" in table:
             raise ConfigError(f"{source}: {where}: an integral constraint holds over the whole domain; "
                               f"it takes no 'on', 'at' or 'periodic'")
-        return [_integral(operator, table, problem, f"{source}: {where}", label, from_reference)]
+        return [_integral(operator, table, problem, f"{source}: {where}", label, from_reference, conditions)]
     where = f"{source}: {where}"
     sets = point_sets(table["at"], problem, where) if "at" in table else read_sets(table["on"], problem, f"{where}.on")
     for s in sets:
@@ -69,16 +71,20 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
                               f"for every value of its parameters (a parameter's ends are not a boundary)")
     n = _count(table, sets, problem, where)
     if "periodic" in table:
-        return [_periodic(operator, table, sets, problem, where, label, n)]
+        return [_periodic(operator, table, sets, problem, where, label, n, tuple(conditions))]
     value_text = table["value"]
     if not has_normal(operator):
-        return [Constraint(label, operator, _value(value_text, operator, problem, where, from_reference), sets, n)]
+        value = _value(value_text, operator, problem, where, from_reference, conditions)
+        return [Constraint(label, operator, value, sets, n, conditions=tuple(conditions))]
     out = []
     for s in sets:      # u_n: each set with its own normal
         op = with_normal(operator, s, problem, where)
         name = s.describe() if isinstance(s, (Face, Part)) else str(s)
-        out.append(Constraint(f"{label} [{name}]" if len(sets) > 1 else label, op,
-                              _value(value_text, op, problem, where, from_reference), [s], n))
+        own = list(conditions)
+        value = _value(value_text, op, problem, where, from_reference, own)
+        own = [Condition(with_normal(c.quantity, s, problem, where), c.need, c.written) for c in own]
+        out.append(Constraint(f"{label} [{name}]" if len(sets) > 1 else label, op, value, [s], n,
+                              conditions=tuple(own)))
     return out
 
 
@@ -94,10 +100,10 @@ def _default_label(op_text: str, table: Mapping[str, Any]) -> str:
     return f"{op_text} on {where}"
 
 
-def _operator(text: Any, problem: Problem, where: str) -> sp.Expr:
+def _operator(text: Any, problem: Problem, where: str, conditions: list[Condition]) -> sp.Expr:
     vocabulary = normal_vocabulary(problem) or problem.vocabulary
     try:
-        operator = parse_expression(text, vocabulary, written=True)
+        operator = parse_expression(text, vocabulary, written=True, conditions=conditions)
     except ExpressionError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     for sym in operator.free_symbols:       # jets the text named: known to the problem's own vocabulary too
@@ -110,9 +116,11 @@ def _operator(text: Any, problem: Problem, where: str) -> sp.Expr:
     return operator
 
 
-def _value(text: Any, operator: sp.Expr, problem: Problem, where: str, from_reference: FromReference) -> sp.Expr:
+def _value(text: Any, operator: sp.Expr, problem: Problem, where: str, from_reference: FromReference,
+           conditions: list[Condition]) -> sp.Expr:
     try:
-        value = from_reference(problem, operator, f"{where}.value") if text == "reference" else problem.parse(text, written=True)
+        value = (from_reference(problem, operator, f"{where}.value") if text == "reference"
+                 else problem.parse(text, written=True, conditions=conditions))
     except ExpressionError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return _finite(value, f"{where}.value")
@@ -133,13 +141,13 @@ def _count(table: Mapping[str, Any], sets: list[Face | Part], problem: Problem, 
 
 
 def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, where: str, label: str,
-              from_reference: FromReference) -> Constraint:
+              from_reference: FromReference, conditions: list[Condition]) -> Constraint:
     if has_normal(operator):
         raise ConfigError(f"{where}: u_n is defined on the boundary; an integral constraint integrates over the domain")
     if table["value"] == "reference":
         raise ConfigError(f"{where}.value: an integral constraint needs its value written out (a number, or an "
                           f"expression of time)")
-    value = _value(table["value"], operator, problem, where, from_reference)
+    value = _value(table["value"], operator, problem, where, from_reference, conditions)
     held = {problem.time, *problem.parameters}
     space = {problem.vocabulary.var_symbols[v] for v in problem.variable_names if v not in held}
     if value.free_symbols & space:
@@ -151,11 +159,12 @@ def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, whe
         text = problem.geometry.text if problem.geometry else "the box"
         raise ConfigError(f"{where}: integral constraints need a domain with a quadrature rule; {text} has none "
                           f"(a primitive shape, a box, or A - B with B inside A)") from None
-    return Constraint(label, operator, value, [], 1, kind="integral", measure=float(G[0].sum()))
+    return Constraint(label, operator, value, [], 1, kind="integral", measure=float(G[0].sum()),
+                      conditions=tuple(conditions))
 
 
 def _periodic(operator: sp.Expr, table: Mapping[str, Any], sets: list[Face | Part], problem: Problem, where: str,
-              label: str, n: int) -> Constraint:
+              label: str, n: int, conditions: tuple[Condition, ...]) -> Constraint:
     if "value" in table:
         raise ConfigError(f"{where}: a periodic constraint takes no 'value' (the operator is equal on both sets)")
     if has_normal(operator):
@@ -164,7 +173,7 @@ def _periodic(operator: sp.Expr, table: Mapping[str, Any], sets: list[Face | Par
     if len(sets) != 1 or len(partner) != 1:
         raise ConfigError(f"{where}: a periodic constraint pairs one set with one set (on and periodic)")
     shift = _shift(sets[0], partner[0], problem, where)
-    return Constraint(label, operator, sp.Integer(0), sets, n, kind="periodic", shift=shift)
+    return Constraint(label, operator, sp.Integer(0), sets, n, kind="periodic", shift=shift, conditions=conditions)
 
 
 def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tuple[float, ...]:

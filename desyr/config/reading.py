@@ -41,6 +41,7 @@ from desyr.model.names import check_name, field_names
 from desyr.model.nesting import NestingError, check_nesting, toml_loads
 from desyr.model.problem import Equation, Problem, Variable, jets_in
 from desyr.model.written import NumberClash, as_written, note
+from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, Vocabulary
 from desyr.symbolic.simplify import bounded_simplify
 
@@ -290,17 +291,19 @@ def _equation(i: int, table: Mapping[str, Any], problem: Problem, source: str) -
     unknown = sorted(set(table) - {"lhs", "rhs"})
     if unknown or "lhs" not in table:
         raise ConfigError(f"{source}: {where} needs 'lhs' (and optional 'rhs'); unknown: {', '.join(unknown) or '-'}")
+    conditions: list[Condition] = []
     with _context(source, where):
-        lhs = problem.parse(table["lhs"], allow_fields=True, written=True)
+        lhs = problem.parse(table["lhs"], allow_fields=True, written=True, conditions=conditions)
         rhs_text = table.get("rhs", 0)
         if rhs_text == "from_reference":
             rhs = _from_reference(problem, lhs, f"{where}.rhs", "from_reference")
         else:
-            rhs = problem.parse(rhs_text, written=True)
+            rhs = problem.parse(rhs_text, written=True, conditions=conditions)
     if not jets_in(lhs, problem.vocabulary):
         raise ConfigError(f"{source}: {where}.lhs does not involve any field ({', '.join(problem.fields)})")
     _finite_data(lhs, f"{where}.lhs", source)
-    return Equation(str(table["lhs"]), lhs, _finite_data(rhs, f"{where}.rhs", source), str(rhs_text))
+    return Equation(str(table["lhs"]), lhs, _finite_data(rhs, f"{where}.rhs", source), str(rhs_text),
+                    tuple(conditions))
 
 
 def _points(table: Any, source: str) -> dict[str, int]:

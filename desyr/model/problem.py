@@ -22,6 +22,7 @@ from desyr.model.nesting import json_loads
 from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
 from desyr.model.unknowns import Misfit, Observations, Unknown, allowed_misfit, least_misfit
+from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 
@@ -52,6 +53,8 @@ class Equation:
     lhs: sp.Expr              # over variables and jets
     forcing: sp.Expr          # over variables only
     forcing_text: str
+    #: what lhs and rhs as written need of their arguments (sqrt(u): u >= 0), for the verifier
+    conditions: tuple[Condition, ...] = ()
 
     @property
     def residual(self) -> sp.Expr:
@@ -72,6 +75,8 @@ class Constraint:
     kind: str = "pointwise"
     shift: tuple[float, ...] = ()
     measure: float = 1.0
+    #: what the operator and value as written need of their arguments (log(u): u > 0), for the verifier
+    conditions: tuple[Condition, ...] = ()
 
     @property
     def residual(self) -> sp.Expr:
@@ -170,10 +175,12 @@ class Problem:
         assert isinstance(symbol, sp.Symbol)
         return symbol
 
-    def parse(self, text: str | float, *, allow_fields: bool = False, written: bool = False) -> sp.Expr:
+    def parse(self, text: str | float, *, allow_fields: bool = False, written: bool = False,
+              conditions: list[Condition] | None = None) -> sp.Expr:
         """Parse a user expression in this problem's names (fields only if allowed); ``written``: the
-        config's own text, whose decimals are the rationals they spell (``1.397`` -> 1397/1000)."""
-        expr = parse_expression(text, self.vocabulary, written=written)
+        config's own text, whose decimals are the rationals they spell (``1.397`` -> 1397/1000);
+        ``conditions`` collects the domain conditions of the text as written."""
+        expr = parse_expression(text, self.vocabulary, written=written, conditions=conditions)
         if not allow_fields and jets_in(expr, self.vocabulary):
             raise ExpressionError(f"{text!r} may only use the variables {', '.join(self.variable_names)}")
         return expr

@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from desyr.errors import DesyrError
+from desyr.symbolic.conditions import Condition, of_call, of_division, of_power
 from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, non_real
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
@@ -196,7 +197,8 @@ def _syntax_hint(text: str) -> str:
     return ""
 
 
-def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written: bool = False) -> sp.Expr:
+def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written: bool = False,
+                     conditions: list[Condition] | None = None) -> sp.Expr:
     """Parse ``text`` into sympy using only whitelisted constructs.
 
     ``written``: each decimal is the rational its digits spell (``1.397`` -> 1397/1000), so that
@@ -206,6 +208,9 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     The text, the syntax tree and every exact number are bounded (``MAX_*``); an
     expression that is undefined everywhere (``1/0``, ``log(0)``, ``1/(x-x)``) or
     infinite is refused.  Every failure is one :class:`ExpressionError`.
+
+    ``conditions``: where given, the domain condition of each node as written (``sqrt(u)`` needs
+    ``u >= 0``) is appended to it, before SymPy's evaluation can drop it (:mod:`desyr.symbolic.conditions`).
     """
     if isinstance(text, bool):
         raise ExpressionError(f"expected an expression, got {text!r}")
@@ -237,7 +242,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     _check_size(tree.body, text)
     body = Decimals(text.strip()).visit(tree.body) if written else tree.body
     try:
-        expr = _build(body, vocabulary, text)
+        expr = _build(body, vocabulary, text, conditions)
     except (RecursionError, MemoryError, OverflowError):
         raise ExpressionError(f"expression {_short(text)} is too large to build") from None
     if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
@@ -298,21 +303,24 @@ def _power(base: sp.Expr, exponent: sp.Expr, text: str) -> sp.Expr:
     return sp.Pow(base, exponent)
 
 
-def _build(node: ast.AST, vocab: Vocabulary, text: str) -> sp.Expr:
+def _build(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] | None = None) -> sp.Expr:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return _number(node.value, text)
     if isinstance(node, ast.Name):
         return vocab.resolve(node.id)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        left, right = _build(node.left, vocab, text), _build(node.right, vocab, text)
+        left, right = _build(node.left, vocab, text, notes), _build(node.right, vocab, text, notes)
+        if notes is not None and isinstance(node.op, (ast.Pow, ast.Div)):
+            written = _segment(text, node)
+            _note(notes, of_power(left, right, written) if isinstance(node.op, ast.Pow) else of_division(right, written))
         if isinstance(node.op, ast.Pow):
             return _checked_exact(_power(left, right, text), text)
         return _checked_exact(_BINOPS[type(node.op)](left, right), text)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        operand = _build(node.operand, vocab, text)
+        operand = _build(node.operand, vocab, text, notes)
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call):
-        return _build_call(node, vocab, text)
+        return _build_call(node, vocab, text, notes)
     # u'' parses as a string literal (u-prefixed): the prime hint applies there too
     raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}{_syntax_hint(text)}")
 
@@ -326,7 +334,16 @@ def _unicode_name(ch: str) -> str:
     return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
 
 
-def _build_call(node: ast.Call, vocab: Vocabulary, text: str) -> sp.Expr:
+def _segment(text: str, node: ast.AST) -> str:
+    return ast.get_source_segment(text.strip(), node) or ast.unparse(node)
+
+
+def _note(notes: list[Condition], condition: Condition | None) -> None:
+    if condition is not None:
+        notes.append(condition)
+
+
+def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
     if not isinstance(node.func, ast.Name):
         raise ExpressionError(f"call of {_describe(node.func)} is not allowed in {_short(text)}")
     name = node.func.id
@@ -339,7 +356,10 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str) -> sp.Expr:
         )
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function '{name}' takes exactly one positional argument in {_short(text)}")
-    return _checked_exact(FUNCTIONS[name](_build(node.args[0], vocab, text)), text)
+    argument = _build(node.args[0], vocab, text, notes)
+    if notes is not None:
+        _note(notes, of_call(name, argument, _segment(text, node)))
+    return _checked_exact(FUNCTIONS[name](argument), text)
 
 
 def _describe(node: ast.AST) -> str:

@@ -29,6 +29,7 @@ import sympy as sp
 
 from desyr.model.patches import exact_number
 from desyr.model.problem import Face, Problem
+from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region, shape_region
@@ -63,7 +64,8 @@ def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
             if bad:
                 found = sorted(str(b) for b in bad)[0]
                 return f"{REASON}: {field}_{''.join(wrt)} brings in {found[:80]}"
-    return None
+    # the equations as written, with these fields: real, and defined where they must hold
+    return condition_reason(problem, exprs, bounds, region)
 
 
 def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
