@@ -56,6 +56,7 @@ from desyr.stages.pool import empirical_front
 from desyr.stages.select import preference_key
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
 from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
+from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
 from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
 from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
 from desyr.symbolic.simplify import simplify_expression
@@ -76,8 +77,9 @@ __all__ = [
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
     # the method's constants; coupled rate tying (refiners)
     "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
-    # searchers: the empirical front, the expression vocabulary and parser
+    # searchers: the empirical front, the expression vocabulary and parser, the operator table
     "empirical_front", "Vocabulary", "parse_expression", "ExpressionError",
+    "Operator", "BINARY_OPERATORS", "UNARY_OPERATORS", "operator", "library_names",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",

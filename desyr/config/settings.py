@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 from desyr.errors import ConfigError
 from desyr.extension.options import Option, OptionError, validate
 from desyr.model.constants import METHOD
+from desyr.symbolic import operators
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Problem
 
 #: upper bound on every point count: beyond it one run would not fit in memory on a workstation
 MAX_POINTS = 1_000_000
-#: operators of the common vocabulary
-BINARY_OPERATORS = ("+", "-", "*", "/", "^")
-UNARY_OPERATORS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos",
-                   "atan", "abs", "square", "cube")
+#: operators of the common vocabulary (their table: desyr.symbolic.operators)
+BINARY_OPERATORS = tuple(operators.BINARY_OPERATORS)
+UNARY_OPERATORS = tuple(operators.UNARY_OPERATORS)
 
 
 

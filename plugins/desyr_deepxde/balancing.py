@@ -17,7 +17,7 @@ import math
 
 import torch
 
-from desyr_deepxde.backend import dde
+from desyr_deepxde.backend import DeepXDECallback
 
 #: the moving-average factor of Wang, Teng & Perdikaris (2021)
 ALPHA = 0.9
@@ -33,7 +33,7 @@ def _abs_gradient(loss: torch.Tensor, params: list[torch.Tensor]) -> torch.Tenso
     return torch.cat(flat) if flat else None
 
 
-class LossBalancer(dde.callbacks.Callback):
+class LossBalancer(DeepXDECallback):
     """Learning-rate annealing of the constraint weights during Adam."""
 
     def __init__(self, n_equations: int, n_constraints: int, every: int) -> None:

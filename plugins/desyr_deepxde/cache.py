@@ -20,10 +20,13 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
+
+if TYPE_CHECKING:
+    from desyr.plugin import Problem
 
 #: Bump when the cache layout changes (the code hash below covers the training code itself).
 CACHE_VERSION = 2
@@ -44,7 +47,7 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def problem_fingerprint(problem) -> dict[str, Any]:
+def problem_fingerprint(problem: Problem) -> dict[str, Any]:
     """Everything of the problem definition a teacher depends on (no reference)."""
     return {
         "variables": [[v.name, repr(float(v.lo)), repr(float(v.hi))] for v in problem.variables],
@@ -75,7 +78,7 @@ def array_digest(arrays: Sequence[np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def cache_key(problem, settings: Mapping[str, Any], seed: int, extra: Mapping[str, Any] | None = None,
+def cache_key(problem: Problem, settings: Mapping[str, Any], seed: int, extra: Mapping[str, Any] | None = None,
               validation: Sequence[np.ndarray] = ()) -> str:
     """sha256 of the problem definition, the teacher settings, the seed and the
     validation points (they decide which checkpoint is kept)."""

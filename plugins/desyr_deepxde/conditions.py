@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from desyr_deepxde.backend import dde
-from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, _dde_derivative
+from desyr_deepxde.residuals import Derivative, PinnResiduals, _autograd_derivative, _dde_derivative
 
 
 class NetSlot:
@@ -20,8 +20,8 @@ class NetSlot:
     net: torch.nn.Module | None = None
 
 
-def constraint_error(residuals: PinnResiduals, index: int, x: torch.Tensor, y: torch.Tensor, d,
-                     target: torch.Tensor, net, shift: torch.Tensor | None, reduction: torch.Tensor | None
+def constraint_error(residuals: PinnResiduals, index: int, x: torch.Tensor, y: torch.Tensor, d: Derivative,
+                     target: torch.Tensor, net: torch.nn.Module, shift: torch.Tensor | None, reduction: torch.Tensor | None
                      ) -> torch.Tensor:
     """The error of constraint ``index`` at points ``x`` (network order) with outputs ``y``."""
     op = residuals.constraint_operator(index, x, y, d)
@@ -42,10 +42,10 @@ class _PointSetCondition:
     def __len__(self) -> int:
         return len(self.points)
 
-    def collocation_points(self, X):
+    def collocation_points(self, X: np.ndarray) -> np.ndarray:
         return self.points
 
-    def operator(self, inputs, outputs, beg: int, end: int) -> torch.Tensor:
+    def operator(self, inputs: torch.Tensor, outputs: torch.Tensor, beg: int, end: int) -> torch.Tensor:
         return self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
 
 
@@ -56,7 +56,8 @@ class PeriodicCondition(_PointSetCondition):
         self.slot = slot
         self.shift = torch.as_tensor(shift, dtype=torch.get_default_dtype())
 
-    def error(self, X, inputs, outputs, beg, end, aux_var=None):
+    def error(self, X: np.ndarray, inputs: torch.Tensor, outputs: torch.Tensor, beg: int, end: int,
+              aux_var: torch.Tensor | None = None) -> torch.Tensor:
         moved = (inputs[beg:end].detach() + self.shift).requires_grad_(True)
         assert self.slot.net is not None, "set by the training before DeepXDE asks for an error"
         there = self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), _autograd_derivative)
@@ -71,6 +72,7 @@ class IntegralCondition(_PointSetCondition):
         self.target = torch.as_tensor(target, dtype=dtype)
         self.reduction = torch.as_tensor(reduction, dtype=dtype)
 
-    def error(self, X, inputs, outputs, beg, end, aux_var=None):
+    def error(self, X: np.ndarray, inputs: torch.Tensor, outputs: torch.Tensor, beg: int, end: int,
+              aux_var: torch.Tensor | None = None) -> torch.Tensor:
         op = self.operator(inputs, outputs, beg, end)
         return self.reduction.to(op.device) @ (op - self.target.to(op.device))

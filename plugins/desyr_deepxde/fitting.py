@@ -7,13 +7,14 @@ import copy
 import io
 import math
 import time
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 
-from desyr.plugin import ComponentError, Face, constraint_points, integral_rule
-from desyr_deepxde.backend import dde
+from desyr.plugin import ComponentError, Constraint, Face, Problem, RunContext, constraint_points, integral_rule
+from desyr_deepxde.backend import DeepXDECallback, DeepXDENet, dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
 from desyr_deepxde.networks import make_net
@@ -26,9 +27,30 @@ from desyr_deepxde.residuals import (
 )
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 
+#: the teacher's settings, as DeepXDETeacher.validate_options checked them
+Settings = Mapping[str, Any]
 
-def build_net(problem, settings, n_in: int, architecture: str = "fnn", activation: str | None = None
-              ) -> torch.nn.Module:
+
+class _Variable(Protocol):
+    """A problem variable, as the network's inputs read it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def lo(self) -> float: ...
+    @property
+    def hi(self) -> float: ...
+
+
+class _Progress(Protocol):
+    """The run's progress reporter (``context.progress``)."""
+
+    def message(self, text: str) -> None: ...
+    def bar(self, label: str, done: int, total: int, **fields: object) -> None: ...
+
+
+def build_net(problem: Problem, settings: Settings, n_in: int, architecture: str = "fnn",
+              activation: str | None = None) -> DeepXDENet:
     activation = activation or settings["activation"]
     net = make_net(architecture, settings["layers"], n_in, len(problem.fields),
                    "tanh" if activation == "auto" else activation, settings["initializer"], settings["fourier_sigmas"])
@@ -36,18 +58,18 @@ def build_net(problem, settings, n_in: int, architecture: str = "fnn", activatio
     if scales_inputs(settings["input_scaling"], bounds):
         lo, hi = (torch.tensor([b[k] for b in bounds], dtype=torch.get_default_dtype()) for k in (0, 1))
         # derivatives are taken through the map, so residuals stay in the problem's coordinates
-        cast(Any, net).apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)   # DeepXDE's NN method
+        net.apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)
     return net
 
 
-def network_variables(problem) -> list:
+def network_variables(problem: Problem) -> Sequence[_Variable]:
     """The problem's variables in the order the network takes them: space variables, then time
     (DeepXDE's ``GeometryXTime`` puts time last)."""
     return [v for v in problem.variables if v.name != problem.time] + \
            [v for v in problem.variables if v.name == problem.time]
 
 
-def input_bounds(problem) -> list[tuple[float, float]]:
+def input_bounds(problem: Problem) -> list[tuple[float, float]]:
     """(lo, hi) per network input, in the network's order."""
     return [(float(v.lo), float(v.hi)) for v in network_variables(problem)]
 
@@ -63,14 +85,14 @@ def scales_inputs(setting: str, bounds: list[tuple[float, float]]) -> bool:
     return setting == "always"
 
 
-def _is_initial(problem, constraint) -> bool:
+def _is_initial(problem: Problem, constraint: Constraint) -> bool:
     if problem.time is None:
         return False
     lo = next(v.lo for v in problem.variables if v.name == problem.time)
     return bool(constraint.faces) and all(isinstance(f, Face) and dict(f.fixed).get(problem.time) == lo
                                           and len(f.fixed) == 1 for f in constraint.faces)
 
-def network_ladder(settings) -> list[tuple[str, str]]:
+def network_ladder(settings: Settings) -> list[tuple[str, str]]:
     """(architecture, activation) in the order the teacher tries them: a network is trained only
     when every one before it stalled.  Hand-set choices fix their part of the ladder."""
     activation, arch = settings["activation"], settings["architecture"]
@@ -86,7 +108,8 @@ class _Validator:
     """v_i(theta): per-equation interior residual MSE on the validation points,
     then each constraint residual MSE on its prescribed points."""
 
-    def __init__(self, residuals: PinnResiduals, problem, context, perm: list[int], dtype) -> None:
+    def __init__(self, residuals: PinnResiduals, problem: Problem, context: RunContext, perm: list[int],
+                 dtype: torch.dtype) -> None:
         self.residuals = residuals
         self.X = torch.as_tensor(np.asarray(context.points.validate)[:, perm], dtype=dtype)
         self.C = [torch.as_tensor(np.asarray(P)[:, perm], dtype=dtype) for P in context.points.constraints]
@@ -95,13 +118,13 @@ class _Validator:
         if len(self.C) != len(problem.constraints):
             raise ComponentError("teacher 'deepxde': context.points.constraints does not match the problem's constraints")
         reductions = tuple(getattr(context.points, "reductions", ())) or (None,) * len(self.C)
-        self.reductions = [None if R is None else torch.as_tensor(np.array(R), dtype=dtype) for R in reductions]
+        self.reductions: list[torch.Tensor | None] = [None if R is None else torch.as_tensor(np.array(R), dtype=dtype) for R in reductions]
         self.shifts = [torch.as_tensor(np.asarray(c.shift)[perm], dtype=dtype) if c.kind == "periodic" else None
                        for c in problem.constraints]
         # an inverse problem's checkpoint must fit the data too: the physics alone holds for a
         # wrong coefficient with the field that goes with it (u = 0 solves the heat equation)
         obs = problem.observations
-        self.observed = [] if obs is None else [
+        self.observed: list[tuple[int, torch.Tensor]] = [] if obs is None else [
             (problem.fields.index(f), torch.as_tensor(np.array(obs.column(f)).reshape(-1, 1), dtype=dtype))
             for f in obs.fields]
         self.X_obs = None if obs is None else torch.as_tensor(np.asarray(obs.X)[:, perm], dtype=dtype)
@@ -123,10 +146,10 @@ class _Validator:
         return out
 
 
-class _Checkpoints(dde.callbacks.Callback):
+class _Checkpoints(DeepXDECallback):
     """Records (step, loss, S_val) every ``every`` steps and keeps the best state."""
 
-    def __init__(self, validator: _Validator, every: int, total: int, progress, patience: Patience,
+    def __init__(self, validator: _Validator, every: int, total: int, progress: _Progress, patience: Patience,
                  scales: np.ndarray | None = None, deadline: float | None = None) -> None:
         super().__init__()
         self.validator, self.every, self.total, self.progress = validator, every, total, progress
@@ -137,7 +160,7 @@ class _Checkpoints(dde.callbacks.Callback):
         self.history: list[tuple[int, float, float]] = []
         self.components: list[list[float]] = []
         self.scales = scales     # shared between architectures, so their S_val compare
-        self.best_state: dict | None = None
+        self.best_state: dict[str, torch.Tensor] | None = None
         self.best_unknowns: dict[str, float] = {}
         self.best_score = math.inf
         self.phase = "adam"
@@ -171,11 +194,11 @@ class _Checkpoints(dde.callbacks.Callback):
         self.phase, self.phase_end = phase, step + steps
         self.patience.restart(step)
 
-    def on_train_begin(self):
+    def on_train_begin(self) -> None:
         if not self.history:
             self.record()
 
-    def on_epoch_end(self):
+    def on_epoch_end(self) -> None:
         step = int(self.model.train_state.step)
         if self.phase == "lbfgs" or step % self.every == 0 or step >= self.phase_end:
             self.record()
@@ -188,10 +211,12 @@ class _Checkpoints(dde.callbacks.Callback):
                     group["max_iter"] = min(self.every, remaining)
                     group["max_eval"] = int(math.ceil(1.25 * group["max_iter"]))
 
-def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed, scales: list[float],
-                   slot: NetSlot):
+def _training_data(settings: Settings, problem: Problem, geom: Any, residuals: PinnResiduals, perm: list[int],
+                   seed: int, scales: list[float], slot: NetSlot) -> Any:
+    """DeepXDE's ``PDE`` (``TimePDE``) data: the scaled equations on the interior, a condition per constraint
+    and per observed field (Any: DeepXDE is untyped)."""
     rng = np.random.default_rng([seed, 7919])
-    bcs: list = []
+    bcs: list[Any] = []
     for i, c in enumerate(problem.constraints):
         n = settings["boundary_points"]
         if settings["initial_points"] is not None and _is_initial(problem, c):
@@ -206,19 +231,19 @@ def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed
             continue
         g = constraint_values(problem, i, P)
 
-        def op(inputs, outputs, X, _i=i):
+        def op(inputs: torch.Tensor, outputs: torch.Tensor, X: np.ndarray, _i: int = i) -> torch.Tensor:
             return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
 
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
     obs = problem.observations
-    for f in obs.fields if obs is not None else ():
-        bcs.append(dde.icbc.PointSetBC(np.array(obs.X)[:, perm], np.array(obs.column(f)).reshape(-1, 1),
-                                       component=problem.fields.index(f)))
+    if obs is not None:
+        bcs += [dde.icbc.PointSetBC(np.array(obs.X)[:, perm], np.array(obs.column(f)).reshape(-1, 1),
+                                    component=problem.fields.index(f)) for f in obs.fields]
 
-    def pde(x, y):
+    def pde(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
         return [r / s for r, s in zip(residuals.equation_residuals(x, y, _dde_derivative), scales)]
 
-    common = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
+    common: dict[str, Any] = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
     if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
         return dde.data.TimePDE(geom, pde, bcs, num_initial=0, **common)
     return dde.data.PDE(geom, pde, bcs, **common)
@@ -227,7 +252,8 @@ def _training_data(settings, problem, geom, residuals: PinnResiduals, perm, seed
 class _Fit:
     """One network trained: its checkpoints, the state with the best S_val, the final loss weights."""
 
-    def __init__(self, architecture: str, activation: str, net, cb: _Checkpoints, weights, seconds: float) -> None:
+    def __init__(self, architecture: str, activation: str, net: DeepXDENet, cb: _Checkpoints,
+                 weights: list[float] | None, seconds: float) -> None:
         self.architecture, self.activation, self.net, self.cb = architecture, activation, net, cb
         self.weights, self.seconds = weights, seconds
         self.index = select_checkpoint(cb.history)
@@ -241,15 +267,16 @@ class _Fit:
         first = float(self.cb.history[0][2])
         return not math.isfinite(self.best) or not self.best <= ratio * first
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         return {"architecture": self.architecture, "activation": self.activation, "seconds": round(self.seconds, 3),
                 "S_val_initial": float(self.cb.history[0][2]), "S_val_selected": self.best,
                 "selected_step": int(self.cb.history[self.index][0]), "steps": int(self.cb.history[-1][0]),
                 "loss_weights": [float(w) for w in self.weights] if self.weights is not None else None}
 
 
-def _fit(network, settings, problem, data, validator, n_in, seed, progress, scales, slot: NetSlot,
-         deadline=None) -> _Fit:
+def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: Any, validator: _Validator,
+         n_in: int, seed: int, progress: _Progress, scales: np.ndarray | None, slot: NetSlot,
+         deadline: float | None = None) -> _Fit:
     architecture, activation = network
     with contextlib.redirect_stdout(io.StringIO()):
         dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
@@ -260,8 +287,8 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
-    weights = settings["loss_weights"]
-    callbacks: list = [cb]
+    weights: list[float] | None = settings["loss_weights"]
+    callbacks: list[DeepXDECallback] = [cb]
     balancer = None
     conditions = len(data.bcs)       # the constraints and, for an inverse problem, the observations
     if weights is None and settings["balance"] == "annealing" and conditions:
@@ -298,7 +325,9 @@ def _fit(network, settings, problem, data, validator, n_in, seed, progress, scal
     return _Fit(architecture, activation, net, cb, weights, time.perf_counter() - t0)
 
 
-def train_networks(settings, problem, context, geom, net_vars, perm, seed):
+def train_networks(settings: Settings, problem: Problem, context: RunContext, geom: Any, net_vars: list[str],
+                   perm: list[int], seed: int) -> tuple[DeepXDENet, dict[str, Any]]:
+    """The chosen network of the ladder, with what the teacher reports about its training."""
     progress = context.progress
     residuals = PinnResiduals(problem, net_vars)
     validator = _Validator(residuals, problem, context, perm, torch.get_default_dtype())

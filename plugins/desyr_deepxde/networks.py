@@ -11,13 +11,14 @@ the saved state and a cached network reloads exactly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 
-from desyr_deepxde.backend import dde
+from desyr_deepxde.backend import DeepXDENet, dde
 
 
-class MsFFN(dde.nn.pytorch.NN):
+class MsFFN(DeepXDENet):
     """Multi-scale Fourier-feature network (PyTorch port of DeepXDE's ``MsFFN``)."""
 
     def __init__(self, layer_sizes: Sequence[int], activation: str, kernel_initializer: str,
@@ -42,19 +43,19 @@ class MsFFN(dde.nn.pytorch.NN):
         x = inputs
         if self._input_transform is not None:
             x = self._input_transform(x)
-        parts = []
+        parts: list[torch.Tensor] = []
         for i in range(len(self.sigmas)):
             xb = x @ getattr(self, f"fourier_{i}")
             parts.append(self.trunk.activation(self.trunk(torch.cat([torch.cos(xb), torch.sin(xb)], dim=1))))
-        y = self.head(torch.cat(parts, dim=1))
+        y: torch.Tensor = self.head(torch.cat(parts, dim=1))
         if self._output_transform is not None:
             y = self._output_transform(inputs, y)
         return y
 
 
 def make_net(architecture: str, layers: Sequence[int], n_in: int, n_out: int, activation: str,
-             initializer: str, sigmas: Sequence[float]) -> torch.nn.Module:
+             initializer: str, sigmas: Sequence[float]) -> DeepXDENet:
     """``fnn``: DeepXDE's FNN; ``msffn``: the multi-scale network (seeded by the caller's RNG state)."""
     if architecture == "msffn":
         return MsFFN([n_in] + list(layers) + [n_out], activation, initializer, sigmas)
-    return dde.nn.FNN([n_in] + list(layers) + [n_out], activation, initializer)
+    return cast(DeepXDENet, dde.nn.FNN([n_in] + list(layers) + [n_out], activation, initializer))   # untyped

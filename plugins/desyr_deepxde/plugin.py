@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from desyr.plugin import ComponentError, Option, Teacher, TeacherModel, hookimpl
+from desyr.plugin import ComponentError, Option, Problem, RunContext, Teacher, TeacherModel, hookimpl
 
 #: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
@@ -89,11 +89,11 @@ class DeepXDETeacher(Teacher):
         return {"adam_steps": 2 * s["adam_steps"], "lbfgs_steps": 2 * s["lbfgs_steps"],
                 "interior_points": 2 * s["interior_points"], "boundary_points": 2 * s["boundary_points"]}
 
-    def prepare(self, problem, context) -> TeacherModel:
+    def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
         return prepare_teacher(self.settings, problem, context)
 
 
 @hookimpl
-def desyr_register_teachers():
+def desyr_register_teachers() -> list[type[Teacher]]:
     return [DeepXDETeacher]

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import sympy as sp
 import torch
 
-from desyr.plugin import broadcast, columns
+from desyr.plugin import Problem, broadcast, columns
 from desyr_deepxde.backend import dde
+
+#: ``d(ys, xs, i, j)``: the derivative of output column ``i`` of ``ys`` by input column ``j`` of ``xs``, (n, 1)
+Derivative = Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]
 
 
 # ------------------------------------------------------------ sympy -> torch
-def _unary(tfn: Callable, mfn: Callable) -> Callable:
+def _unary(tfn: Callable[[torch.Tensor], torch.Tensor], mfn: Callable[[float], float]
+           ) -> Callable[[torch.Tensor | float], torch.Tensor | float]:
     return lambda a: tfn(a) if isinstance(a, torch.Tensor) else mfn(a)
 
 
@@ -52,12 +56,12 @@ class PinnResiduals:
     """Equation and constraint residuals of one problem as torch functions; an inverse problem's
     unknown coefficients are trainable scalars (DeepXDE's ``Variable``) that train with the network."""
 
-    def __init__(self, problem, net_vars: list[str]) -> None:
+    def __init__(self, problem: Problem, net_vars: list[str]) -> None:
         self.problem = problem
         self.jets = problem.jets()
         self.field_index = {f: i for i, f in enumerate(problem.fields)}
         self.col = {v: net_vars.index(v) for v in problem.variable_names}
-        self.unknowns = [dde.Variable(u.start()) for u in problem.unknowns]
+        self.unknowns: list[torch.Tensor] = [dde.Variable(u.start()) for u in problem.unknowns]
         unknown_symbols = [problem.unknown_symbol(u.name) for u in problem.unknowns]
         args = list(problem.symbols) + unknown_symbols + [problem.jet_symbol(j) for j in self.jets]
         self.equations = [torch_function(args, e.residual) for e in problem.equations]
@@ -78,9 +82,9 @@ class PinnResiduals:
     def variables(self, x: torch.Tensor) -> list[torch.Tensor]:
         return [x[:, self.col[v]:self.col[v] + 1] for v in self.problem.variable_names]
 
-    def jet_values(self, x: torch.Tensor, y: torch.Tensor, d: Callable) -> list[torch.Tensor]:
+    def jet_values(self, x: torch.Tensor, y: torch.Tensor, d: Derivative) -> list[torch.Tensor]:
         """Every needed jet, by repeated first derivatives ``d(ys, xs, i, j)``."""
-        memo: dict[tuple, torch.Tensor] = {}
+        memo: dict[tuple[str, tuple[str, ...]], torch.Tensor] = {}
         out = []
         for jet in self.jets:
             k = self.field_index[jet.field]
@@ -93,12 +97,12 @@ class PinnResiduals:
             out.append(t)
         return out
 
-    def equation_residuals(self, x, y, d) -> list[torch.Tensor]:
+    def equation_residuals(self, x: torch.Tensor, y: torch.Tensor, d: Derivative) -> list[torch.Tensor]:
         jets = self.jet_values(x, y, d)
         cols = self.variables(x)
         return [f(*cols, *self.unknowns, *jets) for f in self.equations]
 
-    def constraint_operator(self, index: int, x, y, d) -> torch.Tensor:
+    def constraint_operator(self, index: int, x: torch.Tensor, y: torch.Tensor, d: Derivative) -> torch.Tensor:
         jets = self.jet_values(x, y, d)
         return self.operators[index](*self.variables(x), *self.unknowns, *jets)
 
@@ -121,21 +125,21 @@ def equation_scales(residuals: PinnResiduals, X: torch.Tensor) -> list[float]:
     return scales
 
 
-def _dde_derivative(ys, xs, i, j):
-    return dde.grad.jacobian(ys, xs, i=i, j=j)
+def _dde_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
+    return cast(torch.Tensor, dde.grad.jacobian(ys, xs, i=i, j=j))     # DeepXDE is untyped
 
 
-def _autograd_derivative(ys, xs, i, j):
+def _autograd_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
     g = torch.autograd.grad(ys[:, i].sum(), xs, create_graph=True)[0]
     return g[:, j:j + 1]
 
 
-def in_unknowns(problem, expr: sp.Expr) -> bool:
+def in_unknowns(problem: Problem, expr: sp.Expr) -> bool:
     """Whether ``expr`` uses an unknown coefficient of the problem."""
     return any(s.name in problem.unknown_names for s in expr.free_symbols)
 
 
-def constraint_values(problem, index: int, X: np.ndarray) -> np.ndarray:
+def constraint_values(problem: Problem, index: int, X: np.ndarray) -> np.ndarray:
     """g_l at the constraint points, (n, 1) float64 (0 where the value is in the operator: in_unknowns)."""
     from desyr.plugin import lambdify
     con = problem.constraints[index]

@@ -8,13 +8,15 @@ The teacher's constraint points never come from here: they are DeSyR's, on each 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from desyr.plugin import Geometry
-from desyr_deepxde.backend import dde
+from desyr_deepxde.backend import DeepXDEGeometry, dde
 
 
-def deepxde_geometry(geometry: Geometry, seed: int):
+def deepxde_geometry(geometry: Geometry, seed: int) -> Any:
     """``dde.geometry`` for ``geometry.shape``: DeepXDE's own classes where they exist and accept it."""
     try:
         built = _native(geometry.shape)
@@ -23,7 +25,9 @@ def deepxde_geometry(geometry: Geometry, seed: int):
     return built if built is not None else ShapeGeometry(geometry, seed)
 
 
-def _native(shape):
+def _native(shape: Any) -> Any:
+    """DeepXDE's class for ``shape``, or None.  The shape is Any: its kind is told by its class name,
+    since ``desyr.plugin`` does not export the shape classes (and DeepXDE's geometries are untyped)."""
     kind = type(shape).__name__
     g = dde.geometry
     if kind == "Disk":
@@ -44,7 +48,7 @@ def _native(shape):
     return None
 
 
-class ShapeGeometry(dde.geometry.Geometry):
+class ShapeGeometry(DeepXDEGeometry):
     """A DeSyR shape behind DeepXDE's geometry interface (interior points only: every constraint is
     a point-set condition on DeSyR's own points)."""
 
@@ -54,24 +58,28 @@ class ShapeGeometry(dde.geometry.Geometry):
         self.shape = geometry.shape
         self.rng = np.random.default_rng([seed, 4099])
 
-    def inside(self, x):
-        return self.shape.level(np.asarray(x, dtype=float)) <= 0
+    def inside(self, x: np.ndarray) -> np.ndarray:
+        inside: np.ndarray = self.shape.level(np.asarray(x, dtype=float)) <= 0
+        return inside
 
-    def on_boundary(self, x):
-        return np.isclose(self.shape.level(np.asarray(x, dtype=float)), 0.0, atol=1e-9)
+    def on_boundary(self, x: np.ndarray) -> np.ndarray:
+        near: np.ndarray = np.isclose(self.shape.level(np.asarray(x, dtype=float)), 0.0, atol=1e-9)
+        return near
 
-    def random_points(self, n, random="pseudo"):
+    def random_points(self, n: int, random: str = "pseudo") -> np.ndarray:
         lo, hi = self.bbox
-        out, count = [], 0
+        out: list[np.ndarray] = []
+        count = 0
         while count < n:
             P = lo + self.rng.random((2 * (n - count) + 64, self.dim)) * (hi - lo)
             keep = P[self.shape.level(P) < 0]
             out.append(keep)
             count += len(keep)
-        return np.vstack(out)[:n].astype(dde.config.real(np))
+        points: np.ndarray = np.vstack(out)[:n].astype(dde.config.real(np))
+        return points
 
-    def uniform_points(self, n, boundary=True):
+    def uniform_points(self, n: int, boundary: bool = True) -> np.ndarray:
         return self.random_points(n)
 
-    def random_boundary_points(self, n, random="pseudo"):
+    def random_boundary_points(self, n: int, random: str = "pseudo") -> np.ndarray:
         raise NotImplementedError("the teacher's boundary points are DeSyR's constraint points")

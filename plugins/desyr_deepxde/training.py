@@ -11,23 +11,23 @@ from __future__ import annotations
 import contextlib
 import io
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from desyr.plugin import ComponentError, TeacherModel
+from desyr.plugin import ComponentError, Problem, RunContext, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
-from desyr_deepxde.fitting import build_net, network_variables, train_networks
+from desyr_deepxde.fitting import Settings, build_net, network_variables, train_networks
 from desyr_deepxde.shapes import deepxde_geometry
 
 
 # ------------------------------------------------------------------ the model
 class DeepXDETeacherModel(TeacherModel):
-    def __init__(self, net: torch.nn.Module, fields: Sequence[str], perm: Sequence[int], info: dict) -> None:
+    def __init__(self, net: torch.nn.Module, fields: Sequence[str], perm: Sequence[int], info: dict[str, Any]) -> None:
         self.net = net
         self.fields = list(fields)
         self.perm = list(perm)           # problem column of each network input
@@ -40,7 +40,7 @@ class DeepXDETeacherModel(TeacherModel):
             raise ValueError(f"expected points of shape (n, {len(self.perm)}), got {X.shape}")
         with torch.no_grad():
             device = next(self.net.parameters()).device
-            out = self.net(torch.as_tensor(X[:, self.perm], dtype=self.dtype, device=device))
+            out: torch.Tensor = self.net(torch.as_tensor(X[:, self.perm], dtype=self.dtype, device=device))
         return out.detach().cpu().numpy().astype(np.float64).reshape(len(X), len(self.fields))
 
     def info(self) -> dict[str, Any]:
@@ -48,7 +48,8 @@ class DeepXDETeacherModel(TeacherModel):
 
 
 # ------------------------------------------------------------------- helpers
-def _geometry(problem, seed: int = 0):
+def _geometry(problem: Problem, seed: int = 0) -> tuple[Any, list[str]]:
+    """DeepXDE's geometry of the domain (Any: DeepXDE is untyped), and the network's input names."""
     ordered = network_variables(problem)
     spatial = [v for v in ordered if v.name != problem.time]
     if problem.geometry is not None:
@@ -72,7 +73,7 @@ def _geometry(problem, seed: int = 0):
 
 
 @contextlib.contextmanager
-def _precision(float64: bool):
+def _precision(float64: bool) -> Iterator[None]:
     """Set DeepXDE's/torch's default float for the teacher; restore afterwards."""
     old_precision, old_dtype = dde.config.real.precision, torch.get_default_dtype()
     with contextlib.redirect_stdout(io.StringIO()):
@@ -90,7 +91,7 @@ def _precision(float64: bool):
 
 
 # ------------------------------------------------------------------- prepare
-def _seed(settings, context) -> int:
+def _seed(settings: Settings, context: RunContext) -> int:
     return int(settings["seed"] if settings["seed"] is not None else getattr(context, "seed", 0) or 0)
 
 
@@ -102,7 +103,7 @@ def resolve_device(setting: str) -> str:
     return "cuda" if setting == "cuda" or (setting == "auto" and available) else "cpu"
 
 
-def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
+def prepare_teacher(settings: Settings, problem: Problem, context: RunContext) -> DeepXDETeacherModel:
     threads = torch.get_num_threads()
     torch.set_num_threads(settings["threads"])
     try:
@@ -111,7 +112,7 @@ def prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
         torch.set_num_threads(threads)
 
 
-def _prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
+def _prepare_teacher(settings: Settings, problem: Problem, context: RunContext) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
     if device == "cpu":
         # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
@@ -124,7 +125,7 @@ def _prepare_teacher(settings: dict, problem, context) -> DeepXDETeacherModel:
     return model
 
 
-def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacherModel:
+def _prepare_on(settings: Settings, problem: Problem, context: RunContext, device: str) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
     geom, net_vars = _geometry(problem, seed)
     perm = [problem.variable_names.index(v) for v in net_vars]
@@ -181,7 +182,8 @@ def _prepare_on(settings: dict, problem, context, device: str) -> DeepXDETeacher
         return model
 
 
-def _train(settings, problem, context, geom, net_vars, perm, seed):
+def _train(settings: Settings, problem: Problem, context: RunContext, geom: Any, net_vars: list[str],
+           perm: list[int], seed: int) -> tuple[DeepXDETeacherModel, dict[str, Any]]:
     """Train with the global RNG states restored afterwards (DeepXDE reseeds them)."""
     import random
     states = (random.getstate(), np.random.get_state(), torch.get_rng_state())

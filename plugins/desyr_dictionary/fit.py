@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from desyr_dictionary.basis import Factor, Term
+from desyr.plugin import UNARY_OPERATORS
+from desyr_dictionary.basis import KNOWN_UNARY, Factor, Term
 from desyr_dictionary.select import beam_supports
 
-NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "sin": np.sin, "cos": np.cos, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh, "log": np.log}
-SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {
-    "sin": sp.sin, "cos": sp.cos, "exp": sp.exp, "sinh": sp.sinh, "cosh": sp.cosh, "log": sp.log}
+#: the meaning of each unary operator the dictionary knows, from the common operator table
+NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {op: UNARY_OPERATORS[op].numpy for op in KNOWN_UNARY}
+SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {op: UNARY_OPERATORS[op].sympy for op in KNOWN_UNARY}
 #: a support whose relative residual is at most this is exact (to rounding): larger supports are not fitted
 EXACT_FIT = 1e-10
 #: residual evaluations (besides the finite-difference Jacobians) of one refinement

@@ -34,6 +34,8 @@ from desyr.plugin import (
     Vocabulary,
     empirical_front,
     hookimpl,
+    library_names,
+    operator,
     optional_import,
 )
 
@@ -56,9 +58,9 @@ def _protected_cube(x: np.ndarray) -> np.ndarray:
     return out
 
 
-#: vocabulary -> gplearn built-in function name
-BUILTIN_BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
-BUILTIN_UNARY = {"sin": "sin", "cos": "cos", "tan": "tan", "log": "log", "sqrt": "sqrt", "abs": "abs"}
+#: vocabulary -> gplearn built-in function name (gplearn has no power)
+BUILTIN_BINARY = library_names(["+", "-", "*", "/"], {"+": "add", "-": "sub", "*": "mul", "/": "div"})
+BUILTIN_UNARY = library_names(["sin", "cos", "tan", "log", "sqrt", "abs"])
 #: vocabulary -> (numpy implementation, gplearn name) for functions made with make_function
 CUSTOM_UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
     "exp": (_protected_exp, "exp"),
@@ -66,13 +68,11 @@ CUSTOM_UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
     "square": (_protected_square, "square"),
     "cube": (_protected_cube, "cube"),
 }
-#: gplearn function name -> sympy builder
+#: gplearn function name -> sympy builder: the common operator's meaning (its protected version is read
+#: as the plain function), and gplearn's ``neg`` and ``inv``, which are not in the common vocabulary
 SYMPY_OF: dict[str, Callable[..., sp.Expr]] = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "log": sp.log, "sqrt": sp.sqrt,
-    "abs": sp.Abs, "exp": sp.exp, "tanh": sp.tanh,
-    "square": lambda a: a ** 2, "cube": lambda a: a ** 3,
+    **{gp: operator(name).sympy for name, gp in {**BUILTIN_BINARY, **BUILTIN_UNARY}.items()},
+    **{gp: operator(name).sympy for name, (_, gp) in CUSTOM_UNARY.items()},
     "neg": lambda a: -a, "inv": lambda a: 1 / a,
 }
 BUDGET_ALIASES = {"iterations": "generations"}

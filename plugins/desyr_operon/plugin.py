@@ -15,6 +15,8 @@ import time
 import sympy as sp
 
 from desyr.plugin import (
+    BINARY_OPERATORS,
+    UNARY_OPERATORS,
     ComponentError,
     Option,
     Searcher,
@@ -23,17 +25,15 @@ from desyr.plugin import (
     Vocabulary,
     empirical_front,
     hookimpl,
+    library_names,
     optional_import,
     parse_expression,
 )
 
-#: common vocabulary -> pyoperon symbol
-BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"}
-UNARY = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
-    "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
-    "atan": "atan", "abs": "abs", "square": "square",
-}
+#: common vocabulary -> pyoperon symbol: its own names for the binary operators; every unary one but
+#: ``cube`` (pyoperon has none) under the common name
+BINARY = library_names(BINARY_OPERATORS, {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"})
+UNARY = library_names(name for name in UNARY_OPERATORS if name != "cube")
 #: budget keys understood in SearchTask.budget besides the option names
 BUDGET_ALIASES = {"iterations": "generations"}
 #: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in the SearchResult info

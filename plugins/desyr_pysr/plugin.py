@@ -20,6 +20,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.plugin import (
+    BINARY_OPERATORS,
+    UNARY_OPERATORS,
     ComponentError,
     ExpressionError,
     Option,
@@ -30,17 +32,14 @@ from desyr.plugin import (
     Vocabulary,
     empirical_front,
     hookimpl,
+    library_names,
     parse_expression,
     teacher_fit_mse,
 )
 
-#: common vocabulary -> PySR operator name
-BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "^": "^"}
-UNARY = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "sqrt": "sqrt",
-    "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
-    "atan": "atan", "abs": "abs", "square": "square", "cube": "cube",
-}
+#: common vocabulary -> PySR operator name: PySR has every operator, under the common name
+BINARY = library_names(BINARY_OPERATORS)
+UNARY = library_names(UNARY_OPERATORS)
 BUDGET_ALIASES = {"iterations": "niterations", "time_limit": "timeout_in_seconds"}
 
 SETUP_HELP = (
