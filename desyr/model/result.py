@@ -198,6 +198,8 @@ class AttemptRecord:
     worst_residual: float | None   # max(R_eq, R_con) on the independent points
     expression: dict[str, str] | None
     searchers: str = ""
+    #: stage 0 only: why each of its candidates is not the answer, one line each (docs/solvers.md)
+    failures: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -203,6 +203,10 @@ def _attempts_section(r: Result) -> list[str]:
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    for a in r.attempts:
+        if a.failures:
+            lines += ["", f"Why attempt {a.index}'s candidates are not the answer:", ""]
+            lines += [f"- {md(line)}" for line in a.failures]
     if r.solvers:
         lines += ["", "Exact solvers (stage 0):", "", "| searcher | solver | time (s) | outcome |", "|---|---|---|---|"]
         lines += [f"| {md(c.searcher)} | {md(c.solver)} | {c.seconds:.2f} | {md(c.outcome)}"

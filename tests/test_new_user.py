@@ -1,0 +1,63 @@
+"""What a new user met (issue 37, item 10): each item has a test that failed before its fix."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from result_files import fixture_result
+
+from desyr.api.pipeline import _Exact, _with_exact
+from desyr.config.spec import read_spec
+from desyr.escalation import Policy, candidate_failures, escalate
+from desyr.model.result import Result
+from desyr.report.html import render_html
+from desyr.report.markdown import render_report
+from desyr.runtime.progress import Progress
+from desyr.stages.solve import SolveOutcome
+from desyr.testing import make_problem
+from helpers import POLY_ONLY
+
+
+def _result(**changes: object) -> Result:
+    result = Result.from_dict(fixture_result())
+    return replace(result, **changes)
+
+
+def test_attempt_numbers_agree_in_table_stop_reason_and_progress():
+    import io
+
+    exact = _result()
+    assert exact.exact
+    stream = io.StringIO()
+    spec = read_spec(make_problem(POLY_ONLY))
+    # no step is taken, so the registry is never asked
+    chosen, _, records, stop = escalate(spec, Policy(60.0, ()), None, Progress(stream=stream),  # type: ignore[arg-type]
+                                        lambda variant: (exact, None), first=2)
+    assert [a.index for a in records] == [2] and stop == "attempt 2 is verified exact"
+    assert "attempt 2 (first" in stream.getvalue() and "attempt 1" not in stream.getvalue()
+    chosen.attempts, chosen.escalation_stop = records, stop
+    stage0 = _Exact(None, None, SolveOutcome((), (), 0.0), 0.5)     # type: ignore[arg-type]
+    table = _with_exact(chosen, stage0, None)
+    assert [a.index for a in table.attempts] == [1, 2] and table.attempts[0].step == "exact_solvers"
+    report = render_report(table)
+    assert "| 2 | first |" in report and "Stopped: attempt 2 is verified exact." in report
+    assert "Stopped: attempt 2 is verified exact." in render_html(table)
+
+
+def test_each_stage0_candidate_says_why_it_failed():
+    from desyr.model.result import AttemptRecord
+
+    data = fixture_result()
+    failed = data["candidates"][0]
+    failed.update(status="failed", converged=False, expression=None, reason="LinAlgError: singular matrix")
+    result = Result.from_dict(data)
+    lines = candidate_failures(result)
+    assert f"{failed['id']} ({failed['searcher']}): refit failed: LinAlgError: singular matrix" in lines
+    removed = [c for c in result.candidates if c.removed_by and c.expression and c.status != "failed"]
+    assert removed and all(any(line.startswith(c.id) and c.removed_by in line for line in lines) for c in removed)
+    result.attempts = [AttemptRecord(1, "exact_solvers", "2 proposal(s)", 1.0, False, None, None, "sympy",
+                                     failures=lines)]
+    report = render_report(result)
+    assert "Why attempt 1's candidates are not the answer:" in report and "LinAlgError: singular matrix" in report
+    assert "LinAlgError: singular matrix" in render_html(result)
+    again = Result.from_dict(result.to_dict())           # result.json keeps them
+    assert again.attempts[0].failures == lines
