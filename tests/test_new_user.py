@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from result_files import fixture_result
 
 from desyr.api.pipeline import _Exact, _with_exact
@@ -64,3 +66,26 @@ def test_each_stage0_candidate_says_why_it_failed():
     assert "LinAlgError: singular matrix" in render_html(result)
     again = Result.from_dict(result.to_dict())           # result.json keeps them
     assert again.attempts[0].failures == lines
+
+
+def test_a_lone_closed_form_still_states_its_odds():
+    import sympy as sp
+
+    from desyr.stages.unknowns import Form, _Scored, decide
+
+    fitted, note = decide("c", 2.0, [_Scored(1.1, Form(sp.Integer(2), 1.1), {"c": sp.Integer(2)})], [],
+                          "estimate 2 +- 0")
+    assert fitted == {"c": 2} and note == "c = 2 (estimate 2 +- 0; no other closed form fits)"
+
+
+@pytest.mark.slow
+def test_clean_inverse_run_that_finds_c_exactly_prints_its_estimate():
+    # the wave speed already exact (as clean data gives it) printed no estimate, error or odds
+    from desyr.api import refine
+    from desyr.config.loading import load_problem
+    from desyr.report.markdown import inverse_lines
+
+    result = refine(load_problem("inverse:wave_c"), ["u = sin(pi*x)*cos(2*pi*t); c = 2"],
+                    progress=Progress(verbose=False))
+    assert result.exact
+    assert "unknowns: c = 2 (estimate 2 +- 0; no other closed form fits)" in inverse_lines(result)
