@@ -89,3 +89,50 @@ def test_clean_inverse_run_that_finds_c_exactly_prints_its_estimate():
                     progress=Progress(verbose=False))
     assert result.exact
     assert "unknowns: c = 2 (estimate 2 +- 0; no other closed form fits)" in inverse_lines(result)
+
+
+ZERO_P = """
+name = "zero_p"
+title = "u' = 1 and p' = 0"
+fields = ["u", "p"]
+[domain]
+x = [0, 1]
+[[equations]]
+lhs = "u_x"
+rhs = "1"
+[[equations]]
+lhs = "p_x"
+rhs = "0"
+[[constraints]]
+operator = "u"
+on = "x = 0"
+value = 0
+[[constraints]]
+operator = "p"
+on = "x = 0"
+value = 0
+[reference]
+u = "x"
+p = "0"
+"""
+
+
+def test_a_zero_reference_gives_an_absolute_error_never_inf():
+    import numpy as np
+    import sympy as sp
+
+    from desyr.stages.verify import absolute_l2, fieldwise_l2
+
+    problem = make_problem(ZERO_P)
+    x = sp.Symbol("x")
+    X = np.linspace(0, 1, 11)[:, None]
+    exprs = {"u": x, "p": sp.Float(0.001) * x}
+    assert fieldwise_l2(problem, exprs, X) == {"u": 0.0}           # p had "inf"
+    assert absolute_l2(problem, exprs, X)["p"] == pytest.approx(0.001 * np.sqrt(np.mean(X[:, 0] ** 2)))
+    data = fixture_result()
+    data["errors"]["abs_l2_u"] = 0.25
+    result = Result.from_dict(data)
+    assert result.errors.absolute == {"u": 0.25} and result.to_dict()["errors"]["abs_l2_u"] == 0.25
+    report = render_report(result)
+    assert "| absolute L2 (RMS) of u (its reference is 0: no relative error) | 0.25 |" in report
+    assert "inf" not in report.split("## Gates")[0]

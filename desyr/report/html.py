@@ -148,6 +148,8 @@ def _quantities(r: Result) -> str:
             ("R_eq (verifier's independent interior points)", number(res.R_eq if res else None)),
             ("R_con (verifier's independent constraint points)", number(res.R_con if res else None)),
             ("relative L2 vs reference", number(err.rel_l2))]
+    rows += [(f"absolute L2 (RMS) of {text(f)} (its reference is 0: no relative error)", number(v))
+             for f, v in err.absolute.items()]
     best = r.get_best()
     if best is not None:
         rows.append(("proposed by", text(best.searcher)))
