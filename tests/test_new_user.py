@@ -136,3 +136,25 @@ def test_a_zero_reference_gives_an_absolute_error_never_inf():
     report = render_report(result)
     assert "| absolute L2 (RMS) of u (its reference is 0: no relative error) | 0.25 |" in report
     assert "inf" not in report.split("## Gates")[0]
+
+
+@pytest.mark.slow
+def test_desyr_exact_says_it_rewrites_in_place_and_out_writes_elsewhere(tmp_path, capsys):
+    import json
+    import shutil
+
+    from result_files import RESULT
+
+    from desyr.cli.main import main
+
+    run = tmp_path / "run"
+    shutil.copytree(RESULT.parent, run)
+    (run / "result.json").write_text(json.dumps(fixture_result()))     # its config where this checkout has it
+    before = (run / "result.json").read_text()
+    assert main(["exact", str(run), "--out", str(tmp_path / "new"), "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'new' / 'result.json'}" in said and "in place" not in said
+    assert (run / "result.json").read_text() == before and json.loads((tmp_path / "new" / "result.json").read_text())
+    assert main(["exact", str(run), "--quiet"]) == 0
+    assert f"rewrote in place (the previous versions are replaced; --out DIR writes elsewhere): {run / 'result.json'}" \
+        in capsys.readouterr().out
