@@ -158,3 +158,19 @@ def test_desyr_exact_says_it_rewrites_in_place_and_out_writes_elsewhere(tmp_path
     assert main(["exact", str(run), "--quiet"]) == 0
     assert f"rewrote in place (the previous versions are replaced; --out DIR writes elsewhere): {run / 'result.json'}" \
         in capsys.readouterr().out
+
+
+@pytest.mark.slow          # the plugins load (about 1 s)
+def test_a_run_that_selects_nothing_exits_1(monkeypatch, capsys):
+    import desyr.api
+    import desyr.verify.child
+    from desyr.cli.main import EXIT_NOTHING_SELECTED, main
+
+    data = fixture_result()
+    data.update(expression=None, selected_id=None)
+    empty = Result.from_dict(data)
+    monkeypatch.setattr(desyr.verify.child, "start_verifier", lambda: None)
+    monkeypatch.setattr(desyr.api, "refine", lambda *a, **k: empty)
+    rc = main(["refine", "paper:sine_poisson_1d", "--candidate", "sin(pi*x)", "--quiet", "--no-plots"])
+    assert "no candidate could be selected" in capsys.readouterr().out
+    assert rc == EXIT_NOTHING_SELECTED == 1

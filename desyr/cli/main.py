@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from desyr.model.result import Result
 
 EXIT_USAGE = 2
+#: ``desyr run``/``refine`` finished and wrote its result, but selected no candidate (docs/results.md):
+#: a script must not read that as success
+EXIT_NOTHING_SELECTED = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -261,7 +264,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                      retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
                      plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
-    return 0
+    return EXIT_NOTHING_SELECTED if result.expression is None else 0
 
 
 def _check_paths(args: argparse.Namespace) -> None:
