@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
+from helpers import POLY_ONLY
 from result_files import fixture_result
 
 from desyr.api.pipeline import _Exact, _with_exact
@@ -16,7 +16,6 @@ from desyr.report.markdown import render_report
 from desyr.runtime.progress import Progress
 from desyr.stages.solve import SolveOutcome
 from desyr.testing import make_problem
-from helpers import POLY_ONLY
 
 
 def _result(**changes: object) -> Result:

@@ -16,9 +16,7 @@ if TYPE_CHECKING:
     from desyr.model.result import Result
 
 EXIT_USAGE = 2
-#: ``desyr run``/``refine`` finished and wrote its result, but selected no candidate (docs/results.md):
-#: a script must not read that as success
-EXIT_NOTHING_SELECTED = 1
+EXIT_NOTHING_SELECTED = 1     # run/refine finished but selected nothing: not a success (docs/results.md)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -285,7 +283,6 @@ def _check_paths(args: argparse.Namespace) -> None:
         _must_exist(args.result, "result", spec_allowed=False)
         if args.command == "exact" and args.out is not None:
             from desyr.runtime.atomic import check_out_dir
-
             check_out_dir(args.out)
     elif args.command == "verify":
         _must_exist(args.target, "result or problem", spec_allowed=args.candidate is not None)
