@@ -150,9 +150,12 @@ def _unsupported(spec: RunSpec, registry: Registry, library: list[str]) -> set[s
 
 
 def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress,
-             attempt: Callable[[RunSpec], tuple[Result, Any]]) -> tuple[Result, Any, list[AttemptRecord], str]:
+             attempt: Callable[[RunSpec], tuple[Result, Any]], first: int = 1
+             ) -> tuple[Result, Any, list[AttemptRecord], str]:
     """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log,
-    and why escalation stopped. Each attempt gets a spec derived from the last; ``spec`` is never changed."""
+    and why escalation stopped. Each attempt gets a spec derived from the last; ``spec`` is never changed.
+    Attempts are numbered from ``first`` (2 when stage 0's exact attempt was attempt 1), so the progress
+    lines, the table and the stop reason name each attempt by the same number."""
     start = time.perf_counter()
     variant = spec
     records: list[AttemptRecord] = []
@@ -161,15 +164,16 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
     step, change, used = "first", "the config as given", 0
     while True:
         t0 = time.perf_counter()
-        progress.message(f"escalation: attempt {len(records) + 1} ({step}: {change})")
+        number = first + len(records)
+        progress.message(f"escalation: attempt {number} ({step}: {change})")
         result, handle = attempt(variant)
         seconds = time.perf_counter() - t0
-        records.append(attempt_record(len(records) + 1, step, change, seconds, result))
+        records.append(attempt_record(number, step, change, seconds, result))
         score = _worst(result)
         if best is None or score < best[0]:
             best = (score, result, handle)
         if result.exact:
-            stop = f"attempt {len(records)} is verified exact"
+            stop = f"attempt {number} is verified exact"
             break
         left = rule.budget - (time.perf_counter() - start)
         if left < seconds:
@@ -188,7 +192,7 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         variant = _with_search(derived, seed_offset=used)
         change += f"; search seeds from seed_offset = {used}"       # what reproduces it without a budget
     assert best is not None
-    progress.message(f"escalation: stopped after {len(records)} attempt(s): {stop}")
+    progress.message(f"escalation: stopped at attempt {first + len(records) - 1}: {stop}")
     return best[1], best[2], records, stop
 
 
@@ -197,6 +201,24 @@ def attempt_record(index: int, step: str, change: str, seconds: float, result: R
     solver, ``sympy:dsolve``) produced the selected candidate."""
     return AttemptRecord(index, step, change, round(seconds, 3), result.exact, _worst(result),
                          (result.expression or None), _source(result))
+
+
+def candidate_failures(result: Result) -> list[str]:
+    """Why each candidate of ``result`` is not its verified answer, one line each: the refit's reason, the
+    gate that removed it, or the verifier's reason for the selected one. Stage 0 proposes a few candidates,
+    each meant as the solution, so each one's fate is worth a line ("failed 2" alone says nothing)."""
+    lines = []
+    reason = result.verification.reason if result.verification else "not checked by the verifier"
+    for c in result.candidates:
+        who = f"{c.id} ({c.searcher})" if c.searcher else c.id
+        if c.status in ("failed", "timeout") or c.expression is None:
+            lines.append(f"{who}: refit {c.status}: {c.reason or 'no reason given'}")
+        elif c.removed_by:
+            lines.append(f"{who}: removed by the {c.removed_by} gate" + (f": {c.removed_reason}" if c.removed_reason
+                                                                          else ""))
+        elif c.id == result.selected_id and not result.exact:
+            lines.append(f"{who}: selected, but {result.verdict.replace('_', ' ')}: {reason}")
+    return lines
 
 
 def _source(result: Result) -> str:

@@ -14,7 +14,7 @@ from desyr.config.components import searchers
 from desyr.config.spec import RunSpec, read_spec, section_settings
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
-from desyr.escalation import attempt_record
+from desyr.escalation import attempt_record, candidate_failures
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
@@ -94,7 +94,8 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
 
         # the exact attempt spent part of the budget
         rule = replace(rule, budget=max(rule.budget - _spent(exact), 1e-9))
-        result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt)
+        result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt,
+                                                   first=2 if exact is not None else 1)
         result.attempts, result.escalation_stop = attempts, stop
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, _with_exact(result, exact, None), model, out, plots)
@@ -144,6 +145,9 @@ def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progr
 
     result = _finish("run", s, stages, draw)
     s.ctx.progress.message(f"stage 0: the exact attempt is {result.verdict.replace('_', ' ')}")
+    if result.verdict not in SOLVED:
+        for line in candidate_failures(result):        # why, candidate by candidate: not only "failed 2"
+            s.ctx.progress.message(f"stage 0: {line}")
     figures = None
     if staging is not None and figures_to is not None:
         if drawn and result.verdict in SOLVED:
@@ -181,7 +185,8 @@ def _with_exact(result: Result, exact: _Exact | None, seconds: float | None) -> 
     if exact is None:
         return result
     calls = list(exact.solved.records)
-    first = (attempt_record(1, "exact_solvers", _proposed(exact), exact.seconds, exact.result)
+    first = (replace(attempt_record(1, "exact_solvers", _proposed(exact), exact.seconds, exact.result),
+                     failures=candidate_failures(exact.result))
              if exact.result is not None else
              AttemptRecord(1, "exact_solvers", _proposed(exact), round(exact.seconds, 3), False, None, None,
                            "+".join(sorted({c.searcher for c in calls}))))
@@ -189,7 +194,8 @@ def _with_exact(result: Result, exact: _Exact | None, seconds: float | None) -> 
                                 if seconds is not None and result is not exact.result else [])
     if result is exact.result:
         later = []
-    result.attempts = [first] + [replace(a, index=a.index + 1) for a in later]
+    # stage 0 is attempt 1; escalation already numbered its attempts from 2 (its stop reason names them)
+    result.attempts = [first] + [replace(a, index=i) for i, a in enumerate(later, 2)]
     result.solvers = calls
     return result
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from desyr.model.result import Result
 
 EXIT_USAGE = 2
+EXIT_NOTHING_SELECTED = 1     # run/refine finished but selected nothing: not a success (docs/results.md)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("exact", help="re-run constant identification and canonical forms on an existing result")
     s.add_argument("result", help="result.json (or the folder holding it)")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="write result.json and the reports to DIR (default: rewrite the result's own, in place)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
 
     from desyr.verify.command import add_parser as add_verify
@@ -259,7 +262,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                      retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
                      plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
-    return 0
+    return EXIT_NOTHING_SELECTED if result.expression is None else 0
 
 
 def _check_paths(args: argparse.Namespace) -> None:
@@ -278,6 +281,9 @@ def _check_paths(args: argparse.Namespace) -> None:
             check_out_dir(args.out)   # before loading anything heavy
     elif args.command in ("exact", "export"):
         _must_exist(args.result, "result", spec_allowed=False)
+        if args.command == "exact" and args.out is not None:
+            from desyr.runtime.atomic import check_out_dir
+            check_out_dir(args.out)
     elif args.command == "verify":
         _must_exist(args.target, "result or problem", spec_allowed=args.candidate is not None)
     elif args.command == "bench":

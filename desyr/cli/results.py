@@ -35,19 +35,28 @@ def exact_command(registry: Registry, args: argparse.Namespace) -> int:
     if problem.fields != result.problem.fields or problem.variable_names != result.problem.variables:
         raise ConfigError(f"{path}: the problem at {result.problem.source} no longer has the result's fields "
                           "and variables")
-    with run_lock(path.parent):
+    folder = Path(args.out) if getattr(args, "out", None) else path.parent
+    with run_lock(folder):
         result.exact_form = identify(problem, exprs, make_verification_points(problem, result.seed), result.seed)
         # the file's own verdict is a claim: the verifier decides again before the report is rewritten
         result.verification = None
         attach_verdict(result, problem)
-        write_result(result, path.parent)
+        write_result(result, folder)
     for f, e in result.exact_form.expressions.items():
         print(f"{f} = {e}")
     from desyr.report.markdown import visible
 
     print(f"verdict: {result.verdict} ({visible(result.verification.reason) if result.verification else ''})")
-    print(f"wrote {path}, {path.parent / 'report.md'} and {path.parent / 'report.html'}")
+    print(_written(folder, in_place=folder.resolve() == path.parent.resolve()))
     return 0
+
+
+def _written(folder: Path, in_place: bool) -> str:
+    """What ``desyr exact`` wrote; rewriting the run's own files in place is said, with the way to avoid it."""
+    names = f"{folder / 'result.json'}, {folder / 'report.md'} and {folder / 'report.html'}"
+    if in_place:
+        return f"rewrote in place (the previous versions are replaced; --out DIR writes elsewhere): {names}"
+    return f"wrote {names}"
 
 
 def export_command(registry: Registry, args: argparse.Namespace) -> int:

@@ -74,12 +74,15 @@ class Errors:
     pre_refit_rel_l2: float | None = None
     teacher_rel_l2: float | None = None
     fieldwise: dict[str, float] = field(default_factory=dict)     # coupled: relative L2 per field
+    #: fields whose reference is 0 everywhere: the absolute (RMS) error, as no relative one exists
+    absolute: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rel_l2": self.rel_l2}
         if self.pre_refit_rel_l2 is not None or self.rel_l2 is not None:
             out["pre_refit_rel_l2"] = self.pre_refit_rel_l2
         out.update({f"rel_l2_{f}": v for f, v in self.fieldwise.items()})
+        out.update({f"abs_l2_{f}": v for f, v in self.absolute.items()})
         if self.teacher_rel_l2 is not None:
             out["teacher_rel_l2"] = self.teacher_rel_l2
         return out

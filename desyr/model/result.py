@@ -198,6 +198,8 @@ class AttemptRecord:
     worst_residual: float | None   # max(R_eq, R_con) on the independent points
     expression: dict[str, str] | None
     searchers: str = ""
+    #: stage 0 only: why each of its candidates is not the answer, one line each (docs/solvers.md)
+    failures: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -387,8 +389,10 @@ def _errors_from(flat: dict[str, Any], fields: list[str]) -> Errors:
     def get(key: str) -> float | None:
         return _float(flat.get(key))
     fieldwise = {f: _float(flat[f"rel_l2_{f}"]) for f in fields if f"rel_l2_{f}" in flat}
+    absolute = {f: _float(flat[f"abs_l2_{f}"]) for f in fields if f"abs_l2_{f}" in flat}
     return Errors(get("rel_l2"), get("pre_refit_rel_l2"), get("teacher_rel_l2"),
-                  {k: v for k, v in fieldwise.items() if v is not None})
+                  {k: v for k, v in fieldwise.items() if v is not None},
+                  {k: v for k, v in absolute.items() if v is not None})
 
 
 def _float(value: Any) -> float | None:

@@ -148,6 +148,8 @@ def _quantities(r: Result) -> str:
             ("R_eq (verifier's independent interior points)", number(res.R_eq if res else None)),
             ("R_con (verifier's independent constraint points)", number(res.R_con if res else None)),
             ("relative L2 vs reference", number(err.rel_l2))]
+    rows += [(f"absolute L2 (RMS) of {text(f)} (its reference is 0: no relative error)", number(v))
+             for f, v in err.absolute.items()]
     best = r.get_best()
     if best is not None:
         rows.append(("proposed by", text(best.searcher)))
@@ -159,8 +161,11 @@ def _attempts(r: Result) -> str:
         return ""
     rows = [(str(a.index), text(a.step), text(a.change), text(a.searchers), f"{a.seconds:.1f}",
              number(a.worst_residual), "yes" if a.exact else "no") for a in r.attempts]
+    stop = f"<p>Stopped: {text(r.escalation_stop)}.</p>" if r.escalation_stop else ""
+    why = "".join(f"<p>Why attempt {a.index}'s candidates are not the answer:</p><ul>"
+                  + "".join(f"<li>{text(line)}</li>" for line in a.failures) + "</ul>" for a in r.attempts if a.failures)
     return "<h2>Attempts</h2>" + table(["#", "step", "change", "source", "time (s)", "worst residual",
-                                        "verified exact"], rows, sortable=True)
+                                        "verified exact"], rows, sortable=True) + stop + why
 
 
 def _gates(r: Result) -> str:

@@ -143,6 +143,8 @@ def _quantities(r: Result) -> list[str]:
     if run is not None:
         lines += [f"| run residuals R_eq, R_con (in-process, for comparison) | {fmt(run.R_eq)}, {fmt(run.R_con)} |"]
     lines += [f"| relative L2 of {md(f)} | {fmt(v)} |" for f, v in err.fieldwise.items()]
+    lines += [f"| absolute L2 (RMS) of {md(f)} (its reference is 0: no relative error) | {fmt(v)} |"
+              for f, v in err.absolute.items()]
     lines += [f"| pre-refit relative L2 | {fmt(err.pre_refit_rel_l2)} |"] if err.pre_refit_rel_l2 is not None else []
     lines += [f"| teacher relative L2 | {fmt(err.teacher_rel_l2)} |"] if err.teacher_rel_l2 is not None else []
     best = r.get_best()
@@ -203,6 +205,10 @@ def _attempts_section(r: Result) -> list[str]:
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    for a in r.attempts:
+        if a.failures:
+            lines += ["", f"Why attempt {a.index}'s candidates are not the answer:", ""]
+            lines += [f"- {md(line)}" for line in a.failures]
     if r.solvers:
         lines += ["", "Exact solvers (stage 0):", "", "| searcher | solver | time (s) | outcome |", "|---|---|---|---|"]
         lines += [f"| {md(c.searcher)} | {md(c.solver)} | {c.seconds:.2f} | {md(c.outcome)}"

@@ -190,7 +190,9 @@ def identify_unknowns(cand: Candidate, joint: Refit, physics: Refit, ctx: RunCon
     notes = []
     for unknown in problem.unknowns:
         value = exprs.get(unknown.name)
-        if not isinstance(value, sp.Float):
+        # an exact number too: clean data can give c = 2 before this step, and its estimate, error and
+        # odds are stated as on noisy data (a value named without them reads as a guess)
+        if not (isinstance(value, sp.Expr) and value.is_number and value.is_real):
             continue
         error = found.errors.get(unknown.name, 0.0)
         chosen, note = _choose(unknown.name, float(value), error, exprs, (joint, physics), ctx)
@@ -250,7 +252,7 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
         return _Scored(form.prior + 0.5 * max(rise, 0.0), form, fitted)
 
     passed, failed = _score_forms(closed_forms(value, error), scored, exprs)
-    estimate = f"estimate {value:.6g} +- {error:.2g}" if error else f"estimate {value:.6g}"
+    estimate = f"estimate {value:.6g} +- {error:.2g}"      # +- 0 on noise-free data: said, not left out
     return decide(name, value, passed, failed, estimate)
 
 
@@ -271,7 +273,7 @@ def decide(name: str, value: float, passed: list[_Scored], failed: list[Form], e
         return None, f"{name}: the data cannot decide between {best.form.value} and {passed[1].form.value} ({estimate})"
     # the margin is part of the answer: how much likelier the form is than the next that fits
     runner = (f"; next {passed[1].form.value}, odds {math.exp(min(passed[1].cost - best.cost, 50)):.3g} to 1"
-              if len(passed) > 1 else "")
+              if len(passed) > 1 else "; no other closed form fits")
     return best.fitted, f"{name} = {best.form.value} ({estimate}{runner})"
 
 

@@ -22,29 +22,53 @@ from desyr.symbolic.physics import verify
 
 
 def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray) -> float | None:
-    """Post hoc relative L2 error against the reference at ``X`` (None without a reference)."""
+    """Post hoc relative L2 error against the reference at ``X`` (None without a reference, or where the
+    reference is 0 everywhere: no relative error exists; :func:`absolute_l2` gives the error then)."""
     ref = problem.evaluate_reference(X)
-    if ref is None:
+    if ref is None or not np.any(ref):
         return None
-    if isinstance(exprs_or_values, np.ndarray):
-        pred = exprs_or_values
-    else:
-        exprs = exprs_or_values
-        pred = np.column_stack([evaluate(problem.resolved(exprs[f], exprs), problem.symbols, X) for f in problem.fields])
+    pred = _predicted(problem, exprs_or_values, X)
     with np.errstate(all="ignore"):
         err = float(np.linalg.norm(pred - ref) / np.linalg.norm(ref))
     return err if math.isfinite(err) else math.inf
 
 
+def _predicted(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray) -> np.ndarray:
+    if isinstance(exprs_or_values, np.ndarray):
+        return exprs_or_values
+    exprs = exprs_or_values
+    return np.column_stack([evaluate(problem.resolved(exprs[f], exprs), problem.symbols, X) for f in problem.fields])
+
+
 def fieldwise_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> dict[str, float]:
+    """The relative L2 error of each field whose reference is not 0 everywhere."""
     ref = problem.evaluate_reference(X)
     if ref is None:
         return {}
     out = {}
     for j, f in enumerate(problem.fields):
+        if not np.any(ref[:, j]):
+            continue          # p = 0: a relative error divides by 0 (it read "inf"); absolute_l2 has it
         pred = evaluate(exprs[f], problem.symbols, X)
         with np.errstate(all="ignore"):
             err = float(np.linalg.norm(pred - ref[:, j]) / np.linalg.norm(ref[:, j]))
+        out[f] = err if math.isfinite(err) else math.inf
+    return out
+
+
+def absolute_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> dict[str, float]:
+    """For each field whose reference is 0 everywhere, the RMS of the expression at ``X``: its absolute
+    L2 error (per point), the only error such a reference gives."""
+    ref = problem.evaluate_reference(X)
+    if ref is None:
+        return {}
+    out = {}
+    for j, f in enumerate(problem.fields):
+        if np.any(ref[:, j]):
+            continue
+        pred = evaluate(problem.resolved(exprs[f], exprs), problem.symbols, X)
+        with np.errstate(all="ignore"):
+            err = float(np.sqrt(np.mean(np.square(np.broadcast_to(pred, ref[:, j].shape)))))
         out[f] = err if math.isfinite(err) else math.inf
     return out
 
@@ -66,6 +90,7 @@ def verify_selection(selection: Selection, pristine: Problem, points: Verificati
         errors.pre_refit_rel_l2 = relative_l2(pristine, chosen.search_expressions, points.interior)
         if len(pristine.fields) > 1:
             errors.fieldwise = fieldwise_l2(pristine, exprs, points.interior)
+        errors.absolute = absolute_l2(pristine, exprs, points.interior)
     if teacher_values is not None:
         errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, points.interior)
     return Outcome(selection, verification, errors, time.perf_counter() - start)
