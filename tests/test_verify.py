@@ -258,7 +258,8 @@ def test_the_proof_is_bounded_in_time(monkeypatch):
     monkeypatch.setattr(proof, "SECONDS_PER_RESIDUAL", 0.5)
     x, y, z = sp.symbols("x y z", real=True)
     clock = time.perf_counter()
-    assert not proof.is_zero(((x + y + z) / 4) ** 400 - ((x + y + z) / 4) ** 399 * (x / 4 + y / 4 + z / 4 + 1) + 1)
+    assert not proof.is_zero(((x + y + z) / 4) ** 400 - ((x + y + z) / 4) ** 399 * (x / 4 + y / 4 + z / 4 + 1) + 1,
+                             [{x: 0.1, y: 0.2, z: 0.3}])
     assert time.perf_counter() - clock < 10
 
 

@@ -114,12 +114,17 @@ def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) 
 
 
 def _warn_uninformative(answer: dict[str, Any]) -> None:
-    """Observations that cannot tell one candidate from another are padding, whoever put them there."""
+    """Observations that cannot tell one candidate from another are padding, whoever put them there; and
+    a tolerance the config sets for itself is said."""
     import sys
 
     warning = _get(answer, "observations", "warning")
     if isinstance(warning, str) and warning:
         print(f"desyr: warning: {warning}", file=sys.stderr)
+    # a result folder carries its config, tolerance included: one looser than the default is said
+    tolerance = answer.get("tolerance_warning")
+    if isinstance(tolerance, str) and tolerance:
+        print(f"desyr: warning: {tolerance}", file=sys.stderr)
 
 
 def _compare_data(path: Path, answer: dict[str, Any]) -> None:

@@ -4,6 +4,11 @@ Each primitive is written in coordinates where its region is a product of interv
 disk, an affine triangle for each ear of a polygon), so ``sympy.integrate`` meets only iterated
 definite integrals.  A shape without such coordinates, an integral SymPy cannot do, or one that
 runs out of time leaves the constraint unproved, never refuted.
+
+SymPy's answer is not trusted alone (it gives 0 for one angular integral whose value is not 0):
+every value it returns is checked against an independent 40-digit quadrature
+(:mod:`desyr.verify.quadrature`), at two points of any other variable the integrand keeps (time);
+disagreement, a failed quadrature or one out of time leaves the constraint unproved.
 """
 from __future__ import annotations
 
@@ -18,18 +23,21 @@ from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 from desyr.model.written import Numbers
 from desyr.symbolic.time_limit import OutOfTime, time_limit
+from desyr.verify.quadrature import matches
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Constraint, Problem
 
 SECONDS = 10.0
+#: the quadrature's own bound (all of its points together)
+QUADRATURE_SECONDS = 10.0
 # Dummies: a config's own ``theta``, ``rho`` or ``v`` (time, a parameter) must stay a free symbol of the
 # integral, never be integrated over as if it were the proof's coordinate
 _RHO, _THETA, _PHI, _U, _V = (sp.Dummy(name, real=True) for name in ("rho", "theta", "phi", "u", "v"))
 
 
-def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr]) -> sp.Expr | None:
-    """The integral of ``con.operator`` over the domain minus ``con.value``, exactly (None: not integrated)."""
+def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr]) -> sp.Expr | str:
+    """The integral of ``con.operator`` over the domain minus ``con.value``, exactly (or why not)."""
     integrand = problem.apply(con.operator, exprs)
     space = [v for v in problem.variable_names if v != problem.time and v not in problem.parameters] \
         if problem.geometry is None \
@@ -44,10 +52,31 @@ def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, s
         with time_limit(SECONDS):
             total = _integral(shape, integrand, symbols, problem.numbers)
     except OutOfTime:
-        return None
+        return "the integral was not computed in time"
     if total is None or total.has(sp.Integral):
-        return None
+        return "the integral was not computed"
+    if not _quadrature_agrees(problem, shape, integrand, symbols, total):
+        return ("SymPy's value of the integral is not confirmed by a 40-digit quadrature (they disagree, or the "
+                "quadrature did not converge)")
     return total - con.value
+
+
+def _quadrature_agrees(problem: Problem, shape: Shape, integrand: sp.Expr, symbols: list[sp.Symbol],
+                       total: sp.Expr) -> bool:
+    """Whether an independent quadrature finds ``total`` (at two values of each other variable)."""
+    others = sorted(integrand.free_symbols - set(symbols), key=str)
+    ranges = {problem.vocabulary.var_symbols[v.name]: (v.lo, v.hi) for v in problem.variables}
+    if any(s not in ranges for s in others):
+        return False
+    try:
+        with time_limit(QUADRATURE_SECONDS):
+            for k in (2, 5):     # interior values, exact (the float's own binary value)
+                at = {s: sp.Rational(ranges[s][0] + (ranges[s][1] - ranges[s][0]) * k / 7) for s in others}
+                if not matches(shape, integrand.xreplace(at), symbols, problem.numbers, total.xreplace(at)):
+                    return False
+    except OutOfTime:
+        return False
+    return True
 
 
 def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol], numbers: Numbers) -> sp.Expr | None:

@@ -61,8 +61,9 @@ def printed_difference(problem: Problem, printed: Mapping[str, sp.Expr], form: M
 
 def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> str | None:
     floats = sorted(p.atoms(sp.Float), key=sp.default_sort_key)
+    points = [{s: float(v) for s, v in zip(problem.symbols, row)} for row in X[:3]]
     if not floats:
-        return None if p == e or is_zero(p - e) else "they are not symbolically equal"
+        return None if p == e or is_zero(p - e, points) else "they are not symbolically equal"
     pool = _numbers(e)
     mapping: dict[sp.Float, sp.Expr] = {}
     for f in floats:
@@ -70,7 +71,7 @@ def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> str | N
         if c is None:
             return f"its constant {_short(f)} is no exact number near it"
         mapping[f] = c
-    if not is_zero(p.xreplace(mapping) - e):
+    if not is_zero(p.xreplace(mapping) - e, points):
         return "with its decimals as exact constants it does not reduce to the exact form"
     moved = {f: c for f, c in mapping.items() if not _equal(f, c)}
     if not moved:

@@ -14,7 +14,8 @@ Three verdicts:
   (:mod:`desyr.verify.printed`): a printed formula that is not stays ``verified`` beside a
   proved exact form;
 - ``verified``: smooth enough, finite, and max(R_eq, R_con) at most the exact tolerance on
-  the fresh points;
+  the fresh points;  the tolerance is the config's (``[selection] exact_tolerance``): one other than
+  the default is named in the reason and in ``tolerance_warning``, and Proved never uses a looser one;
 - ``not_exact``: anything else, with the reason.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from desyr._version import __version__
 from desyr.config.reading import problem_from_dict, problem_from_toml
 from desyr.config.settings import read_section
 from desyr.errors import ConfigError
+from desyr.model.constants import METHOD
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
 from desyr.model.unknowns import Misfit
@@ -147,6 +149,9 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
     problem = read_problem(config)
     tolerance = read_section(problem, "selection")["exact_tolerance"]   # no component can change it
+    # a config may loosen its own tolerance (Verified means within it); Proved holds to the default at least
+    proof_tolerance = min(tolerance, METHOD.exact_tolerance)
+    tolerance_warning = tolerance_note(tolerance)
     numeric = parse_fields(problem, request.get("expressions"), "expressions")
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
@@ -155,8 +160,12 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
     if verdict == "verified":
-        exact_part = _exact_part(problem, numeric, exact, points, tolerance)
-        if exact_part["proved"] and exact_part.get("printed") is None:
+        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
+        loose = _numeric_verdict(checked, proof_tolerance)[0] != "verified"
+        if exact_part["proved"] and loose:
+            reason = (f"{reason}; not proved: the exact form is proved ({exact_part['reason']}), but the printed "
+                      f"formula's residuals are above the default tolerance {METHOD.exact_tolerance:g}")
+        elif exact_part["proved"] and exact_part.get("printed") is None:
             verdict, reason = "proved", exact_part["reason"]
         elif exact_part["proved"]:
             # the exact form is proved; the formula printed beside it is not shown to be it
@@ -167,13 +176,15 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     if data is not None and not data["consistent"] and verdict != "not_exact":
         # the physics holds for these coefficients, but the measurements say they are not the problem's
         verdict, reason = "not_exact", f"{reason}; but {data['reason']}"
+    if tolerance_warning and verdict == "verified":
+        reason = f"{reason}; {tolerance_warning}"
     undecided = _undecided(problem, numeric, points) if problem.unknowns else ""
     if undecided and verdict != "not_exact":
         # the physics holds, but nothing decides the values given: they are one choice among many
         verdict, reason = "not_exact", f"{reason}; but {undecided}"
     return {
         "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
-        "exact_tolerance": tolerance, "seed": seed, "streams": list(STREAMS),
+        "exact_tolerance": tolerance, "tolerance_warning": tolerance_warning, "seed": seed, "streams": list(STREAMS),
         "config_sha256": config_sha256(str(config["text"])), "source": problem.source,
         "expressions": {f: expression_text(numeric[f]) for f in problem.fields},
         "unknowns": {n: expression_text(numeric[n]) for n in problem.unknown_names},
@@ -184,6 +195,15 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }
+
+
+def tolerance_note(tolerance: float) -> str:
+    """What a config's own exact tolerance means for the verdict ("" for the default)."""
+    default = METHOD.exact_tolerance
+    if tolerance == default:
+        return ""
+    return (f"the config sets exact_tolerance = {tolerance:g} (default {default:g}): Verified means residuals "
+            f"within that; Proved does not depend on it")
 
 
 def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> str:
