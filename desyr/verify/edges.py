@@ -13,60 +13,74 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.verify.intervals import Bounds, sign_on
+from desyr.verify.intervals import Bounds, exact, sign_on
 
 #: a face of the box: (variable, 0 for its lower end or 1 for its upper end)
 Edge = tuple[sp.Symbol, int]
+#: exact ends per variable
+Exact = dict[sp.Symbol, tuple[sp.Expr, sp.Expr]]
 #: strip widths tried, as fractions of the variable's range
-STRIPS = (1 / 4, 1 / 32, 1 / 512)
+STRIPS = (sp.Rational(1, 4), sp.Rational(1, 32), sp.Rational(1, 512))
 
 
 def positive_inside(q: sp.Expr, bounds: Bounds, closed: str | None = None) -> tuple[str, frozenset[Edge]]:
     """("positive", edges) when ``q > 0`` on the open box and ``q >= 0`` on the closed one, ``edges``
     holding every face where it may reach 0 (none: positive on the closed box); else ("changes" or
-    "unknown", no edges).  ``closed``: the strict sign on the closed box, where the caller has it."""
-    closed = closed or sign_on(q, bounds, strict=True)
+    "unknown", no edges).  ``closed``: the strict sign on the closed box, where the caller has it.
+    A face is its variable set to the exact end (``x = 1/10``), substituted in ``q`` symbolically: an
+    interval box around the end would hold points outside the domain, and "0 on the face" is exact."""
+    box: Exact = {s: (exact(lo), exact(hi)) for s, (lo, hi) in bounds.items()}
+    closed = closed or sign_on(q, box, strict=True)
     if closed != "unknown":
         return closed, frozenset()
     zero: list[Edge] = []
     others: list[Edge] = []
-    for edge in _edges(bounds):
-        if sign_on(q, _face(bounds, edge), strict=False) != "positive":
+    for edge in _edges(box):
+        there, rest = _face(q, box, edge)
+        if not _at_least_zero(there, rest):
             return "unknown", frozenset()        # negative, or not shown at least 0, on a face
-        s, end = edge
-        vanishes = sp.expand(q.xreplace({s: sp.Rational(bounds[s][end])})) == 0
-        (zero if vanishes else others).append(edge)
+        (zero if sp.expand(there) == 0 else others).append(edge)
     for width in STRIPS:
         # a face where q only touches 0 at a corner another face's strip covers needs no strip of its own
-        edges = zero + [e for e in others if sign_on(q, _clear_of(_face(bounds, e), zero, width), strict=True)
-                        != "positive"]
-        if edges and _cut_proves(q, bounds, edges, width):
+        edges = zero + [e for e in others if sign_on(_face(q, box, e)[0], _clear_of(_face(q, box, e)[1], zero, width),
+                                                     strict=True) != "positive"]
+        if edges and _cut_proves(q, box, edges, width):
             return "positive", frozenset(edges)
     return "unknown", frozenset()
 
 
-def _clear_of(box: Bounds, edges: list[Edge], width: float) -> Bounds:
-    """``box`` less the strips of ``width`` along ``edges`` (on the variables it does not fix)."""
+def _at_least_zero(q: sp.Expr, box: Exact) -> bool:
+    """Whether ``q >= 0`` on the closed ``box``; where it reaches 0 on an end that no binary number is
+    (``nu - 3/10`` on the face x = 0 of nu in [3/10, 1]), the outward box cannot show it, so the face is
+    taken as a box of its own, one dimension down, with its own faces at exact values."""
+    if sign_on(q, box, strict=False) == "positive":
+        return True
+    return bool(box) and positive_inside(q, box)[0] == "positive"
+
+
+def _clear_of(box: Exact, edges: list[Edge], width: sp.Expr) -> Exact:
+    """``box`` less the strips of ``width`` along ``edges`` (on the variables it still has)."""
     out = dict(box)
     for s, end in edges:
+        if s not in out:
+            continue
         lo, hi = out[s]
-        if lo < hi:
-            step = width * (hi - lo)
-            out[s] = (lo + step, hi) if end == 0 else (lo, hi - step)
+        step = width * (hi - lo)
+        out[s] = (lo + step, hi) if end == 0 else (lo, hi - step)
     return out
 
 
-def _edges(bounds: Bounds) -> list[Edge]:
-    return [(s, end) for s, (lo, hi) in bounds.items() if lo < hi for end in (0, 1)]
+def _edges(bounds: Exact) -> list[Edge]:
+    return [(s, end) for s, (lo, hi) in bounds.items() if bool(lo < hi) for end in (0, 1)]
 
 
-def _face(bounds: Bounds, edge: Edge) -> Bounds:
+def _face(q: sp.Expr, bounds: Exact, edge: Edge) -> tuple[sp.Expr, Exact]:
+    """``q`` on the face (its variable replaced by the exact end), and the face's other ranges."""
     s, end = edge
-    at = bounds[s][end]
-    return {**bounds, s: (at, at)}
+    return q.xreplace({s: bounds[s][end]}), {v: b for v, b in bounds.items() if v != s}
 
 
-def _cut_proves(q: sp.Expr, bounds: Bounds, edges: list[Edge], width: float) -> bool:
+def _cut_proves(q: sp.Expr, bounds: Exact, edges: list[Edge], width: sp.Expr) -> bool:
     """Whether the core (``bounds`` less a strip of ``width`` of the range along each edge) has q > 0
     and q increases strictly into the domain across each strip."""
     core = dict(bounds)
@@ -74,14 +88,14 @@ def _cut_proves(q: sp.Expr, bounds: Bounds, edges: list[Edge], width: float) -> 
         lo, hi = bounds[s]
         step = width * (hi - lo)
         inner = lo + step if end == 0 else hi - step
-        if not lo < inner < hi:
+        if not (bool(lo < inner) and bool(inner < hi)):
             return False
         strip = {**bounds, s: (lo, inner) if end == 0 else (inner, hi)}
         inward = sp.diff(q, s) if end == 0 else -sp.diff(q, s)
         if sign_on(inward, strip, strict=True) != "positive":
             return False
         clo, chi = core[s]
-        core[s] = (max(clo, inner), chi) if end == 0 else (clo, min(chi, inner))
-    if any(lo > hi for lo, hi in core.values()):
+        core[s] = (sp.Max(clo, inner), chi) if end == 0 else (clo, sp.Min(chi, inner))
+    if any(bool(lo > hi) for lo, hi in core.values()):
         return False
     return sign_on(q, core, strict=True) == "positive"

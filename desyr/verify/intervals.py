@@ -6,6 +6,9 @@ expression's range over boxes with interval arithmetic (``mpmath.iv``, outward r
 splits the boxes that straddle 0 (branch and bound).  A sign is *proved* when every leaf box
 encloses values of that sign; a change is *found* when two points of opposite sign are
 evaluated; anything else within the budget is *unknown*, which callers treat as failure.
+The bounds are exact numbers (the config's ``0.1`` is 1/10, not the float below it): the first box
+encloses each bound outward (:func:`box_of`), so a proof covers the domain as written, never a
+float's rounding of it; a Python float given as a bound means its own binary value.
 Boxes are split at exact binary points (never at an interval midpoint, whose width float() refuses),
 and any failure inside a proof (an exception of mpmath or SymPy on some box) makes that box
 unenclosed or the answer *unknown*: a sign proof never raises.
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import mpmath
 import sympy as sp
@@ -23,7 +26,8 @@ from mpmath import iv
 from desyr.verify.regions import Region, contains, outside
 
 Box = dict[sp.Symbol, "iv.mpf"]
-Bounds = dict[sp.Symbol, tuple[float, float]]
+#: exact ends per variable (SymPy numbers; a float is its own binary value)
+Bounds = Mapping[sp.Symbol, tuple[sp.Expr | float, sp.Expr | float]]
 BOXES = 1500            # leaf boxes examined per question
 SECONDS = 2.0           # and wall time per question
 
@@ -86,7 +90,8 @@ def enclose(expr: sp.Expr, box: Box) -> iv.mpf:
     if expr.is_Rational:
         return iv.mpf(int(expr.p)) / iv.mpf(int(expr.q))
     if expr.is_Float:
-        return iv.mpf(float(expr))
+        # its exact binary value, outward at the working precision (float() would round to nearest)
+        return enclose(sp.Rational(expr), box)
     if expr is sp.pi:
         return iv.pi
     if expr is sp.E:
@@ -121,6 +126,22 @@ def _power(expr: sp.Pow, box: Box) -> iv.mpf:
     return iv.exp(enclose(exponent, box) * iv.log(b))
 
 
+def exact(value: sp.Expr | float) -> sp.Expr:
+    """A bound as an exact SymPy number (a float: its own binary value, never a decimal guess)."""
+    if isinstance(value, float):
+        return sp.Rational(value)
+    return sp.sympify(value)
+
+
+def box_of(bounds: Bounds) -> Box:
+    """The interval box enclosing the exact box ``bounds``: each end rounded outward."""
+    out: Box = {}
+    for s, (lo, hi) in bounds.items():
+        a, b = enclose(exact(lo), {}), enclose(exact(hi), {})
+        out[s] = iv.mpf([mpmath.mpf(a.a), mpmath.mpf(b.b)])
+    return out
+
+
 def sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None = None) -> str:
     """"positive" / "negative" (proved on the whole box, or on the part of it in ``region``; ``strict``:
     never 0), "changes" (two points of opposite sign found in it), or "unknown"."""
@@ -131,8 +152,7 @@ def sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None =
 
 
 def _sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None) -> str:
-    whole = {s: iv.mpf([lo, hi]) for s, (lo, hi) in bounds.items()}
-    queue: deque[Box] = deque([whole])
+    queue: deque[Box] = deque([box_of(bounds)])
     signs: set[str] = set()
     seen: set[int] = set()
     clock, examined = time.perf_counter(), 0

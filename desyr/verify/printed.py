@@ -32,9 +32,9 @@ from mpmath import iv
 from desyr.exact.identify import propose
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import evaluate
-from desyr.verify.intervals import enclose
+from desyr.verify.intervals import box_of, enclose
 from desyr.verify.proof import is_zero
-from desyr.verify.regions import Region, outside, shape_region
+from desyr.verify.regions import domain_bounds, domain_region, outside
 
 #: the printed formula may differ from the exact form by this much, relative to the exact form's size
 AGREEMENT = 1e-9
@@ -143,8 +143,8 @@ def _bound(problem: Problem, p: sp.Expr, moved: Mapping[sp.Float, sp.Expr], limi
         lo, hi = min(_mpf(exact.a), mpmath.mpf(float(f))), max(_mpf(exact.b), mpmath.mpf(float(f)))
         hulls[dummies[f]] = iv.mpf([lo, hi])
         terms.append((sp.diff(ps, dummies[f]), hi - lo))
-    box = {s: iv.mpf([v.lo, v.hi]) for s, v in zip(problem.symbols, problem.variables)}
-    region = _region(problem)
+    box: dict[sp.Symbol, object] = dict(box_of(domain_bounds(problem)))   # the domain as written, outward
+    region = domain_region(problem)
     clock = time.perf_counter()
     counter = itertools.count()
     first = _box_bound(terms, box, hulls)
@@ -188,12 +188,6 @@ def _halves(box: dict[sp.Symbol, object]) -> list[dict[sp.Symbol, object]]:
     v = box[widest]
     mid = (v.a + v.b) / 2  # type: ignore[attr-defined]
     return [{**box, widest: iv.mpf([v.a, mid])}, {**box, widest: iv.mpf([mid, v.b])}]  # type: ignore[attr-defined]
-
-
-def _region(problem: Problem) -> Region | None:
-    if problem.geometry is None:
-        return None
-    return shape_region(problem.geometry.shape, [problem.vocabulary.var_symbols[v] for v in problem.geometry.space])
 
 
 def _short(f: sp.Float) -> str:

@@ -5,11 +5,17 @@ The sign of ``log``'s argument must be proved on the domain, not on its bounding
 ``("all", ...)``, ``("any", ...)`` and leaves ``g`` meaning ``g <= 0``; a box of the branch and
 bound is dropped only when interval arithmetic proves it lies wholly outside (some leaf of every
 path has ``g > 0`` on all of it), so a proof over the kept boxes covers the domain.
+
+The box itself is exact too (:func:`domain_bounds`): a range's ends are the numbers the config wrote
+(``[0.1, 1]`` starts at 1/10, not at the float below or above it), and a shape's bounding box, which
+is computed in floats, is widened by :data:`MARGIN` so that it holds the exact shape, which the
+region's inequalities then clip.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -18,7 +24,35 @@ from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 from desyr.model.written import Numbers
 
+if TYPE_CHECKING:
+    from desyr.model.problem import Problem
+
 Region = tuple[str, Any]
+#: how far a shape's float bounding box is widened (relative to its size): far above its rounding
+MARGIN = Fraction(1, 10**9)
+
+
+def domain_bounds(problem: Problem) -> dict[sp.Symbol, tuple[sp.Expr, sp.Expr]]:
+    """Each variable's range as exact numbers: the ends the config wrote; on a shape's axes, its float
+    bounding box widened outward by :data:`MARGIN` (the shape's inequalities clip the rest)."""
+    space = set(problem.geometry.space) if problem.geometry is not None else set()
+    out: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
+    for s, v in zip(problem.symbols, problem.variables):
+        if v.name in space:
+            lo, hi = Fraction(v.lo), Fraction(v.hi)
+            pad = MARGIN * max(abs(lo), abs(hi), hi - lo, Fraction(1, 2**64))
+            out[s] = (sp.Rational(lo - pad), sp.Rational(hi + pad))
+        else:
+            out[s] = (exact_number(v.lo, problem.numbers), exact_number(v.hi, problem.numbers))
+    return out
+
+
+def domain_region(problem: Problem) -> Region | None:
+    """The domain's shape as inequalities, its numbers as written (None on a box: the bounds are the domain)."""
+    if problem.geometry is None:
+        return None
+    xs = [problem.vocabulary.var_symbols[v] for v in problem.geometry.space]
+    return shape_region(problem.geometry.shape, xs, problem.numbers)
 
 
 def shape_region(shape: Shape, xs: Sequence[sp.Symbol], numbers: Numbers | None = None) -> Region:

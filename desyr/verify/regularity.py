@@ -28,11 +28,11 @@ from collections.abc import Mapping
 import sympy as sp
 
 from desyr.model.patches import exact_number
-from desyr.model.problem import Face, Problem
+from desyr.model.problem import Constraint, Face, Problem, jets_in
 from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
-from desyr.verify.regions import Region, shape_region
+from desyr.verify.regions import Region, domain_bounds, domain_region
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
 ROUGH = (sp.DiracDelta, sp.Heaviside, sp.sign, sp.Piecewise, sp.Min, sp.Max)
@@ -75,15 +75,13 @@ def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.
 
 
 def _bounds(problem: Problem) -> Bounds:
-    return {s: (v.lo, v.hi) for s, v in zip(problem.symbols, problem.variables)}
+    """The ranges as the exact numbers the config wrote (never their floats: :func:`domain_bounds`)."""
+    return domain_bounds(problem)
 
 
 def _region(problem: Problem) -> Region | None:
     """The shape as inequalities (None on a box: the bounds are the domain)."""
-    if problem.geometry is None:
-        return None
-    return shape_region(problem.geometry.shape, [problem.vocabulary.var_symbols[v] for v in problem.geometry.space],
-                        problem.numbers)
+    return domain_region(problem)
 
 
 def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[str | None, frozenset[Edge]]:
@@ -121,11 +119,13 @@ def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:
 
 def _edge_reason(problem: Problem, exprs: Mapping[str, sp.Expr], edges: frozenset[Edge]) -> str | None:
     """Why a branch point on these faces is not a classical solution's: the problem's data are smooth
-    there, or a constraint imposed there does not evaluate (a derivative that is not finite)."""
+    there, or a constraint does not evaluate on its face (its residual, or a derivative it takes, that
+    is not finite and continuous there: SymPy may have combined ``sqrt(x)*u_x`` to a constant)."""
     if not edges:
         return None
+    bounds = _bounds(problem)
     for symbol, end in sorted(edges, key=str):
-        at = exact_number(_bounds(problem)[symbol][end])
+        at = bounds[symbol][end]
         if not _data_singular(problem, exprs, symbol, at, end):
             return (f"has a branch point on {symbol} = {at}, where the problem's data are smooth "
                     "(allowed only where the equations' own data are singular too)")
@@ -134,10 +134,13 @@ def _edge_reason(problem: Problem, exprs: Mapping[str, sp.Expr], edges: frozense
             continue
         residual = problem.constraint_residual(con, exprs)
         for face in con.faces:
-            if isinstance(face, Face) and _on_edges(problem, face, edges):
-                why = _face_reason(problem, residual, face)
-                if why is not None:
-                    return f"cannot meet constraint {con.label} on {face.describe()}: {why}"
+            if not isinstance(face, Face):
+                continue
+            why = _jets_reason(problem, exprs, con, face)
+            if why is None and _on_edges(problem, face, edges):
+                why = _face_reason(problem, residual, _fixed(problem, face))
+            if why is not None:
+                return f"cannot meet constraint {con.label} on {face.describe()}: {why}"
     return None
 
 
@@ -161,23 +164,45 @@ def _data_singular(problem: Problem, exprs: Mapping[str, sp.Expr], symbol: sp.Sy
     return False
 
 
+def _fixed(problem: Problem, face: Face) -> dict[sp.Symbol, sp.Expr]:
+    """The face's variables at the exact values the config wrote."""
+    symbols = problem.vocabulary.var_symbols
+    return {symbols[name]: exact_number(value, problem.numbers) for name, value in face.fixed}
+
+
 def _on_edges(problem: Problem, face: Face, edges: frozenset[Edge]) -> bool:
+    """Whether the face lies on one of ``edges``: decided on exact numbers, never on their floats."""
     bounds = _bounds(problem)
-    symbols = problem.vocabulary.var_symbols
-    return any((symbols[name], end) in edges and bounds[symbols[name]][end] == value
-               for name, value in face.fixed for end in (0, 1))
+    return any((s, end) in edges and sp.expand(at - bounds[s][end]) == 0
+               for s, at in _fixed(problem, face).items() for end in (0, 1))
 
 
-def _face_reason(problem: Problem, residual: sp.Expr, face: Face) -> str | None:
-    """Why ``residual`` does not evaluate on the whole face (it reaches an infinity there), or None."""
-    symbols = problem.vocabulary.var_symbols
-    fixed = {symbols[name]: exact_number(value) for name, value in face.fixed}
-    there = residual.xreplace(fixed)
+def _jets_reason(problem: Problem, exprs: Mapping[str, sp.Expr], con: Constraint, face: Face) -> str | None:
+    """Why a derivative the constraint takes is not finite and continuous on its face (and, for a periodic
+    pair, on the face it is moved to), each derivative on its own, before SymPy combines them."""
+    fixed = _fixed(problem, face)
+    moves: list[dict[sp.Symbol, sp.Expr]] = [{}]
+    if con.kind == "periodic":
+        symbols = problem.vocabulary.var_symbols
+        moves.append({symbols[v]: symbols[v] + exact_number(d, problem.numbers)
+                      for v, d in zip(problem.variable_names, con.shift) if d})
+    for jet in sorted(jets_in(con.operator, problem.vocabulary), key=str):
+        jet_expr = problem.apply(problem.jet_symbol(jet), exprs)
+        for move in moves:
+            why = _face_reason(problem, jet_expr.xreplace(move), fixed)
+            if why is not None:
+                return f"its {jet.field}{'_' if jet.wrt else ''}{''.join(jet.wrt)} {why}"
+    return None
+
+
+def _face_reason(problem: Problem, expr: sp.Expr, fixed: Mapping[sp.Symbol, sp.Expr]) -> str | None:
+    """Why ``expr`` is not finite and continuous on the whole face ``fixed`` (an infinity there), or None."""
+    there = expr.xreplace(dict(fixed))
     if there.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
-        return "it is not finite there"
+        return "is not finite there"
     rest = {s: b for s, b in _bounds(problem).items() if s not in fixed}
     pole, _ = _pole(there, rest)
-    return None if pole is None else f"its residual there {pole}"
+    return None if pole is None else f"there {pole}"
 
 
 def _condition(node: sp.Basic) -> tuple[sp.Expr, bool, str] | None:
@@ -205,7 +230,7 @@ def _derivatives_taken(problem: Problem) -> dict[str, set[tuple[str, ...]]]:
     return out
 
 
-def _resolve_abs(expr: sp.Expr, bounds: dict[sp.Symbol, tuple[float, float]], region: Region | None = None
+def _resolve_abs(expr: sp.Expr, bounds: Bounds, region: Region | None = None
                  ) -> tuple[sp.Expr, str | None]:
     """``expr`` with each abs() of a quantity of one sign on the box replaced by it; the first other one."""
     mapping: dict[sp.Expr, sp.Expr] = {}
