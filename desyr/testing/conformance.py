@@ -311,10 +311,11 @@ def _check_executor(executor: Executor) -> None:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise _violation(executor, f"workers is {workers!r}", "make the workers property an int >= 1")
     with executor:
-        try:
+        try:   # twice: a second map must not answer with the first one's records
+            run_executor(executor, conformance_unit, items[::-1])
             results = run_executor(executor, conformance_unit, items)
         except PluginError as exc:
-            raise _violation(executor, str(exc), "return one result per item, in input order") from None
+            raise _violation(executor, str(exc), "return fn(item) for every item, unchanged, in input order") from None
     for i, (item, result) in enumerate(zip(items, results)):
         if item == FAILING_ITEM and not isinstance(result, UnitFailure):
             raise _violation(executor, f"unit {i} raised but came back as {type(result).__name__}",
