@@ -169,14 +169,24 @@ def test_refiner_claiming_convergence_is_verified_honestly(registry):
 
 
 def test_refiner_outputs_in_foreign_terms_are_refused(registry):
-    toml = config(refiner="r_foreign")
-    result = refine(make_problem(toml), ["x**2", "x**3", "x**4", "x**5", "x**6"], registry=registry)
-    assert result.expression is None and not result.exact and result.residuals is None
-    reasons = " ".join(c.reason for c in result.candidates)
+    """Each candidate's refit fails with the reason; on every candidate, the run stops naming the refiner."""
+    from hostile_components import ForeignRefiner
+
+    from desyr.stages.refit import BROKE, refit_unit
+    from desyr.testing import make_candidate, make_context
+
+    problem = make_problem(TOML)
+    ctx = make_context(problem)
+    reasons = []
+    for text in ("x**2", "x**3", "x**4", "x**5", "x**6"):
+        record = refit_unit((ForeignRefiner(), make_candidate(problem, text), ctx))
+        assert record[BROKE] and record["expressions"] is None
+        reasons.append(record["refit"]["reason"])
     for needle in ("not variables of the problem", "differ from the candidate", "not a sympy expression",
                    "not a RefitOutcome"):
-        assert needle in reasons, reasons
-    assert_honest(result, toml)
+        assert needle in " ".join(reasons), reasons
+    with pytest.raises(PluginError, match="refiner 'r_foreign' broke its contract on all 5 candidate"):
+        refine(make_problem(config(refiner="r_foreign")), ["x**2", "x**3", "x**4", "x**5", "x**6"], registry=registry)
 
 
 @pytest.mark.slow
@@ -203,10 +213,11 @@ def test_refiner_cannot_aim_at_the_verification_points(registry):
     assert_honest(result, toml)
 
 
-def test_refiner_unreadable_output_fails_only_that_candidate(registry):
+def test_refiner_unreadable_on_every_candidate_is_one_line_naming_it(registry):
     toml = config(refiner="r_piecewise")
-    result = refine(make_problem(toml), [WRONG, RIGHT_FIXED], registry=registry)
-    assert result.expression is None and not result.exact
+    with pytest.raises(PluginError, match="refiner 'r_piecewise' broke its contract on all 2 .*Piecewise") as info:
+        refine(make_problem(toml), [WRONG, RIGHT_FIXED], registry=registry)
+    one_line(info)
 
 
 # ----------------------------------------------------------------------- gates

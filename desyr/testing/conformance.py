@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import math
 import pickle
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -27,7 +26,7 @@ from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.guard import contained
 from desyr.stages.measure import measure
-from desyr.stages.refit import checked_expressions, checked_outcome
+from desyr.stages.refit import checked_refit
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
 from desyr.stages.solve import SolveOutcome, propose_candidates
@@ -237,15 +236,13 @@ def _check_refiner(refiner: Refiner, problem: Problem) -> None:
 def _refit(refiner: Refiner, cand: Candidate, problem: Problem, ctx: Any) -> RefitOutcome:
     answer = _run(refiner, lambda: refiner.refine(cand, problem, ctx.points))
     try:
-        outcome = checked_outcome(answer, refiner.name)
-        checked_expressions(outcome, cand, problem)
+        outcome, _ = checked_refit(answer, refiner.name, cand, problem)
     except (TypeError, ValueError, DesyrError) as exc:
-        raise _violation(refiner, str(exc), "return RefitOutcome(expressions={field: sympy expression}, ...) "
-                         "for the candidate's own fields") from None
-    bad = [p for p in outcome.params if not (isinstance(p, (int, float)) and math.isfinite(p))]
-    if outcome.converged and bad:
-        raise _violation(refiner, f"a converged outcome has non-finite constants {bad[:3]}",
-                         "report converged=False (status 'failed' or 'not_converged') when the fit is not finite")
+        if "non-finite constants" in str(exc):
+            raise _violation(refiner, str(exc), "report converged=False (status 'failed' or 'not_converged') "
+                             "when the fit is not finite") from None
+        raise _violation(refiner, str(exc), "return RefitOutcome(expressions={field: finite sympy expression}, "
+                         "...) for the candidate's own fields") from None
     if not isinstance(outcome.reason, (str, type(None))):
         raise _violation(refiner, f"reason is {type(outcome.reason).__name__}", "give reason as text or None")
     return outcome

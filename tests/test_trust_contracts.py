@@ -1,0 +1,72 @@
+"""Issue 37, item 4: the run enforces what ``check_component`` checks. Each broken component of
+``hostile_contracts.py`` ends in one line naming it (exit 2 on the command line), or a documented warning,
+and ``check_component`` catches it too."""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin
+from hostile_contracts import ContractsPlugin
+
+import desyr.extension.registry
+from desyr.api import refine, run
+from desyr.cli.main import main
+from desyr.errors import PluginError
+from desyr.extension.registry import load_registry
+from desyr.testing import ContractViolation, check_component, make_problem
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry(extra_plugins=[HostilePlugin(), ContractsPlugin()])
+
+
+def config(refiner: str = "r_keeps", searcher: str = "s_fixed", *tables: str) -> str:
+    return (TOML + f'\n[teacher]\nplugin = "t_benign"\n[search]\nplugin = "{searcher}"\nunary = ["sin"]\nruns = 1\n'
+            f'[refine]\nplugin = "{refiner}"\n' + "".join("\n" + t + "\n" for t in tables))
+
+
+def cli(registry, monkeypatch, tmp_path, toml: str, *args: str) -> tuple[int, list[str]]:
+    monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
+    path = tmp_path / "problem.toml"
+    path.write_text(toml, encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet", "--no-plots",
+                     "--executor", "serial", *args])
+    return code, err.getvalue().splitlines()
+
+
+# ------------------------------------------------------------------ a refiner broken on every candidate
+@pytest.mark.parametrize("refiner, why", [
+    ("r_dict", "returned dict, not a RefitOutcome"),
+    ("r_raising", "RuntimeError: the fit exploded"),
+    ("r_nan", "refined u = nan is not finite"),
+])
+def test_a_refiner_broken_on_every_candidate_stops_the_run_naming_it(registry, refiner, why):
+    """It used to end in "no candidate could be selected", exit 0, and five escalation attempts."""
+    with pytest.raises(PluginError, match=f"refiner '{refiner}' broke its contract on all 2 candidate.*{why}") as info:
+        refine(make_problem(config(refiner)), [RIGHT_FIT, WRONG], registry=registry)
+    assert "\n" not in str(info.value)
+
+
+def test_a_broken_refiner_exits_2_at_once_under_a_budget(registry, monkeypatch, tmp_path):
+    code, lines = cli(registry, monkeypatch, tmp_path, config("r_dict"), "--budget", "60")
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("desyr: error: refiner 'r_dict' broke its contract")
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+def test_a_refiner_broken_on_some_candidates_is_a_warning_naming_it(registry):
+    with pytest.warns(RuntimeWarning, match="refiner 'r_half' broke its contract on 1 of 2 candidate"):
+        result = refine(make_problem(config("r_half")), [RIGHT_FIT, WRONG], registry=registry)
+    assert result.exact
+
+
+@pytest.mark.parametrize("name", ["DictRefiner", "RaisingRefiner", "NaNRefiner"])
+def test_check_component_catches_the_broken_refiners(name):
+    import hostile_contracts
+
+    with pytest.raises(ContractViolation, match="refiner 'r_"):
+        check_component(getattr(hostile_contracts, name))
