@@ -70,3 +70,35 @@ def test_check_component_catches_the_broken_refiners(name):
 
     with pytest.raises(ContractViolation, match="refiner 'r_"):
         check_component(getattr(hostile_contracts, name))
+
+
+# ------------------------------------------------------------------ a searcher's losses are re-scored
+def test_a_searchers_losses_are_the_cores_teacher_fit_mse():
+    from hostile_contracts import LyingSearcher
+
+    from desyr.testing import run_searcher
+
+    problem = make_problem(TOML)
+    with pytest.warns(RuntimeWarning, match="searcher 's_lying' reported 1 loss.*x\\*\\(1 - x\\): 0, re-scored 0\\.\\d+"):
+        front = run_searcher(LyingSearcher(), problem).front
+    assert [m.complexity for m in front] == [5, 6] and front[0].loss > 0.001 > front[1].loss
+
+
+@pytest.mark.slow
+def test_a_searchers_loss_is_rescored_on_the_teachers_samples(registry):
+    """s_lying reports loss 0 for x*(1 - x): the right member, more complex with a larger loss, was pruned
+    as dominated and the wrong one selected."""
+    with pytest.warns(RuntimeWarning, match="searcher 's_lying' reported 1 loss.*not the teacher-fit MSE"):
+        result = run(make_problem(config("r_keeps", "s_lying")), registry=registry, plots=False)
+    losses = {c.id: c.search_loss for c in result.candidates}
+    assert len(result.candidates) == 2 and all(loss > 0 for loss in losses.values()), losses
+    honest = run(make_problem(config("r_keeps", "s_fixed")), registry=registry, plots=False)
+    assert [c.search_loss for c in result.candidates] == [c.search_loss for c in honest.candidates]
+
+
+def test_check_component_refuses_a_misreported_loss():
+    from hostile_contracts import FixedSearcher, LyingSearcher
+
+    check_component(FixedSearcher)
+    with pytest.raises(ContractViolation, match="searcher 's_lying'.*re-scores.*report each member's teacher-fit MSE"):
+        check_component(LyingSearcher)

@@ -27,7 +27,7 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.guard import contained
 from desyr.stages.measure import measure
 from desyr.stages.refit import checked_refit
-from desyr.stages.search import checked_search_answer
+from desyr.stages.search import checked_search_answer, rescored
 from desyr.stages.select import apply_gate
 from desyr.stages.solve import SolveOutcome, propose_candidates
 from desyr.symbolic.expressions import expression_text
@@ -157,6 +157,7 @@ def _check_searcher(searcher: Searcher, problem: Problem) -> None:
     if _front_text(first) != _front_text(second):
         raise _violation(searcher, f"two searches with seed {task.seed} gave different fronts",
                          "seed every random generator from task.seed so a seed gives one front")
+    _check_losses(searcher, first, task, problem)
 
 
 def _check_exact_searcher(searcher: ExactSearcher, problem: Problem) -> None:
@@ -203,6 +204,16 @@ def _search(searcher: Searcher, task: SearchTask, problem: Problem) -> list[Pare
         raise _violation(searcher, f"the core drops {len(dropped)} front member(s): {'; '.join(dropped[:3])}",
                          "return sympy expressions in the task's variables, integer complexities and finite losses")
     return members
+
+
+def _check_losses(searcher: Searcher, front: list[ParetoMember], task: SearchTask, problem: Problem) -> None:
+    """The run re-scores every member on the teacher's samples; a loss that differs is misreported."""
+    _, unscored, misreported = rescored(front, task, problem)
+    if unscored or misreported:
+        raise _violation(searcher, f"the core re-scores its members on the task's samples: "
+                         f"{'; '.join((unscored + misreported)[:2])}",
+                         "report each member's teacher-fit MSE on task.X, task.y (teacher_fit_mse, or "
+                         "self.scored_members)")
 
 
 def _check_operator_coverage(searcher: Searcher, front: list[ParetoMember], task: SearchTask) -> None:
