@@ -221,24 +221,17 @@ def test_refiner_unreadable_on_every_candidate_is_one_line_naming_it(registry):
 
 
 # ----------------------------------------------------------------------- gates
-@pytest.mark.slow
-def test_gate_zeroing_residual_fields_cannot_make_wrong_exact(registry):
-    toml = config(gates("g_phi", "physics_equivalence", "complexity"))
-    result = refine(make_problem(toml), [RIGHT_FIT, WRONG], registry=registry)
-    assert_wrong_not_exact(result)
-    assert_honest(result, toml)
-
-
-@pytest.mark.slow
-def test_gate_swapping_expressions_is_verified_as_reported(registry):
-    toml = config(gates("g_swap"))
-    result = refine(make_problem(toml), [WRONG, RIGHT_FIT], registry=registry)
-    # c0 now carries the right expression: the verdict is about what is reported
-    assert result.selected_id == "c0" and "sin" in result.expression["u"]
-    assert_honest(result, toml)
-    result = refine(make_problem(toml), [RIGHT_FIT, WRONG], registry=registry)
-    assert_wrong_not_exact(result)
-    assert_honest(result, toml)
+@pytest.mark.parametrize("gate, toml, candidates, field", [
+    ("g_phi", config(gates("g_phi", "physics_equivalence", "complexity")), [RIGHT_FIT, WRONG], "refit, eps_T"),
+    ("g_swap", config(gates("g_swap")), [WRONG, RIGHT_FIT], "expressions"),
+])
+def test_gate_writing_onto_the_candidates_is_one_line_error(registry, gate, toml, candidates, field):
+    """Gates read copies: g_swap's swap used to become the answer (verified as reported), g_phi's zeroed
+    residuals to reach the record."""
+    with pytest.raises(PluginError, match=f"gate '{gate}' broke its contract: it changed candidate c\\d's {field}") \
+            as info:
+        refine(make_problem(toml), candidates, registry=registry)
+    one_line(info)
 
 
 @pytest.mark.parametrize("gate,match", [

@@ -102,3 +102,43 @@ def test_check_component_refuses_a_misreported_loss():
     check_component(FixedSearcher)
     with pytest.raises(ContractViolation, match="searcher 's_lying'.*re-scores.*report each member's teacher-fit MSE"):
         check_component(LyingSearcher)
+
+
+# ------------------------------------------------------------------ gates and refiners read; they do not write
+@pytest.mark.parametrize("gate, field", [("g_assigns", "expressions"), ("g_edits", "expressions")])
+def test_a_gate_that_changes_a_candidate_is_one_line_naming_it(registry, gate, field):
+    """g_assigns' x*(1 - x) used to become the answer, verified as reported."""
+    toml = config("r_keeps", "s_fixed", f'[selection]\ngates = ["{gate}", "complexity"]')
+    with pytest.raises(PluginError, match=f"gate '{gate}' broke its contract: it changed candidate c0's {field}") as info:
+        refine(make_problem(toml), ["sin(pi*x)", WRONG], registry=registry)
+    assert "\n" not in str(info.value)
+
+
+def test_gate_verdicts_are_records_beside_the_candidates():
+    from desyr.stages.select import run_gates
+    from desyr.testing.conformance import _measured_pool
+
+    from desyr_gates.gates import ComplexityGate
+
+    pool, ctx = _measured_pool(make_problem(TOML))
+    selection = run_gates(pool, [ComplexityGate()], ctx)
+    assert selection.removed and all(not hasattr(c, "removed_by") for c in pool)
+    assert {why[0] for why in selection.removed.values()} == {"complexity"}
+
+
+@pytest.mark.parametrize("refiner", ["r_moves_tree", "r_replaces_tree"])
+def test_a_refiner_that_changes_the_frozen_tree_stops_the_run_naming_it(registry, refiner):
+    """result.json said the refit started from sin(pi*x), where the search had found 1.0*sin(3.1*x)."""
+    with pytest.raises(PluginError, match=f"^refiner '{refiner}' broke its contract: it changed candidate c\\d's "
+                                          "search_expressions") as info:
+        refine(make_problem(config(refiner)), [RIGHT_FIT, WRONG], registry=registry)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["MovesTheTree", "ReplacesTheTree", "AssignsExpressions", "EditsExpressions",
+                                  "SetsVerdicts"])
+def test_check_component_catches_components_that_write(name):
+    import hostile_contracts
+
+    with pytest.raises(ContractViolation, match="changed (the )?candidate"):
+        check_component(getattr(hostile_contracts, name))

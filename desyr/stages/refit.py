@@ -13,7 +13,14 @@ import sympy as sp
 
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.roles import Refiner, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
+from desyr.model.candidates import (
+    Candidate,
+    RefitOutcome,
+    candidate_view,
+    changed_fields,
+    refit_outcome_fields,
+    stage_b_fields,
+)
 from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import RefitPassOutcome
@@ -139,7 +146,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as exc:  # the refiner broke its contract on this candidate: recorded as such
-        return {**_failed_record(f"{type(exc).__name__}: {exc}"), BROKE: True}
+        return {**_failed_record(f"{type(exc).__name__}: {exc}"), BROKE: TAMPERED if isinstance(exc, Tampered) else True}
     try:
         cand.refit, cand.expressions = outcome, refined or None
         # after the joint fit has let the data pick the branch, refits hold the physics alone
@@ -172,7 +179,18 @@ def contracted_refit(refiner: Refiner, cand: Candidate, problem: Problem, points
     """The refiner's outcome for ``cand`` and its checked expressions, held to the contract (shared by
     ``desyr run`` and :mod:`desyr.testing`): a RefitOutcome, expressions of the candidate's own fields in
     the problem's variables, finite where the candidate was, and finite constants when converged."""
-    return checked_refit(refiner.refine(cand, problem, points), refiner.name, cand, problem)
+    view = candidate_view(cand)
+    answer = refiner.refine(view, problem, points)
+    changed = changed_fields(cand, view)
+    if changed:
+        raise Tampered(f"refiner '{refiner.name}' broke its contract: it changed candidate {cand.id}'s "
+                       f"{', '.join(changed)}; a refiner reads the candidate (its frozen tree stays as the "
+                       "search found it) and returns its refit in a RefitOutcome")
+    return checked_refit(answer, refiner.name, cand, problem)
+
+
+class Tampered(PluginError):
+    """A refiner changed the candidate it was given: the run stops naming it, whatever the other refits do."""
 
 
 def checked_refit(answer: object, name: str, cand: Candidate, problem: Problem
@@ -192,6 +210,8 @@ def checked_refit(answer: object, name: str, cand: Candidate, problem: Problem
 _NOT_FINITE = (sp.zoo, sp.oo, -sp.oo, sp.nan)
 #: the record entry of a refit whose refiner broke its contract (raised, or returned something unusable)
 BROKE = "contract_broken"
+#: its value for a refiner that changed the candidate it was given
+TAMPERED = "tampered"
 
 
 def broken_refits(refiner: Refiner, records: list[dict[str, Any]]) -> None:
@@ -200,6 +220,9 @@ def broken_refits(refiner: Refiner, records: list[dict[str, Any]]) -> None:
     broken = [r["refit"]["reason"] for r in records if r.get(BROKE)]
     if not broken:
         return
+    tampered = [r["refit"]["reason"] for r in records if r.get(BROKE) == TAMPERED]
+    if tampered:
+        raise PluginError(_first_line(tampered[0]).removeprefix(f"{Tampered.__name__}: "))
     if len(broken) == len(records):
         raise PluginError(f"refiner '{refiner.name}' broke its contract on all {len(records)} candidate(s): "
                           f"{_first_line(broken[0])}; return a RefitOutcome for the candidate's own fields "

@@ -21,7 +21,7 @@ import sympy as sp
 from desyr.errors import DesyrError, PluginError
 from desyr.extension.registry import check_contract
 from desyr.extension.roles import Component, ExactSearcher, Executor, Gate, Refiner, Searcher, Teacher, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.candidates import Candidate, RefitOutcome, candidate_view, changed_fields
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.guard import contained
@@ -245,7 +245,13 @@ def _check_refiner(refiner: Refiner, problem: Problem) -> None:
 
 
 def _refit(refiner: Refiner, cand: Candidate, problem: Problem, ctx: Any) -> RefitOutcome:
-    answer = _run(refiner, lambda: refiner.refine(cand, problem, ctx.points))
+    view = candidate_view(cand)
+    answer = _run(refiner, lambda: refiner.refine(view, problem, ctx.points))
+    changed = changed_fields(cand, view)
+    if changed:
+        raise _violation(refiner, f"it changed the candidate's {', '.join(changed)}",
+                         "read the candidate (its frozen tree stays as the search found it) and return the "
+                         "refit in a RefitOutcome")
     try:
         outcome, _ = checked_refit(answer, refiner.name, cand, problem)
     except (TypeError, ValueError, DesyrError) as exc:
