@@ -115,10 +115,10 @@ def test_a_gate_that_changes_a_candidate_is_one_line_naming_it(registry, gate, f
 
 
 def test_gate_verdicts_are_records_beside_the_candidates():
+    from desyr_gates.gates import ComplexityGate
+
     from desyr.stages.select import run_gates
     from desyr.testing.conformance import _measured_pool
-
-    from desyr_gates.gates import ComplexityGate
 
     pool, ctx = _measured_pool(make_problem(TOML))
     selection = run_gates(pool, [ComplexityGate()], ctx)
@@ -142,3 +142,52 @@ def test_check_component_catches_components_that_write(name):
 
     with pytest.raises(ContractViolation, match="changed (the )?candidate"):
         check_component(getattr(hostile_contracts, name))
+
+
+# ------------------------------------------------------------------ each call under the budget's wall
+def test_a_search_that_ignores_its_share_of_the_budget_is_named(monkeypatch):
+    import time
+
+    import numpy as np
+    from hostile_contracts import SleepingSearcher
+
+    import desyr.stages.guard
+    import desyr.stages.search
+    from desyr.config.spec import SearchSettings
+    from desyr.testing import make_context
+
+    monkeypatch.setattr(desyr.stages.search, "_seconds_per_search", lambda *a: 0.1)     # its share
+    monkeypatch.setattr(desyr.stages.guard, "OVERRUN_GRACE", 0.1)
+    problem = make_problem(TOML)
+    ctx = make_context(problem, deadline=time.time() + 0.1,
+                       teacher_values=np.sin(np.pi * make_context(problem).points.search[:, :1]))
+    settings = SearchSettings(plugin=None, binary=("+", "-", "*", "/"), unary=("sin",), max_size=10, runs=1,
+                              plugins=None, seed_offset=0, options={}, budget={})
+    with pytest.warns(RuntimeWarning, match=r"searcher 's_sleeping' overran the budget: a search took 0\.\d s of its "
+                                            r"0\.1 s share"):
+        desyr.stages.search.search_fields([SleepingSearcher(sleep=0.4)], settings, ctx)
+    with warnings_as_errors():      # a search within its share is not named
+        desyr.stages.search.search_fields([SleepingSearcher(sleep=0.0)], settings, ctx)
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.mark.slow
+def test_a_run_whose_searcher_sleeps_past_the_budget_names_it_and_stops(registry, monkeypatch, tmp_path):
+    """--budget 20 with a searcher asleep for 45 s took 92 s and named nothing."""
+    import time
+
+    toml = config("r_keeps", "s_sleeping", "[search.options]\nsleep = 5.0")
+    start = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="searcher 's_sleeping' overran the budget"):
+        code, _ = cli(registry, monkeypatch, tmp_path, toml, "--budget", "3")
+    assert code == 0 and time.perf_counter() - start < 12
+    attempts = __import__("json").loads((tmp_path / "out" / "result.json").read_text())["attempts"]
+    assert len(attempts) == 1

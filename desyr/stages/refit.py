@@ -30,7 +30,7 @@ from desyr.model.unknowns import starting_values
 from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
-from desyr.stages.guard import warn_at_component
+from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.symbolic.expressions import ExpressionError, expression_text
@@ -108,6 +108,7 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     start = time.perf_counter()
     units = ctx.units or serial_units()
     unit_ctx = _unit_context(ctx)
+    share = None if ctx.deadline is None else ctx.seconds_left()
     setting = digest(refiner.name, sorted(refiner.settings.items()))
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
@@ -118,6 +119,8 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
     broken_refits(refiner, records)
     seconds = time.perf_counter() - start
+    if share is not None:
+        overran(refiner, "refiner", refiner.name, seconds, share, "Stage B's refits")
     counts: dict[str, int] = {}
     for c in pool:
         status = c.refit.status if c.refit else "pending"

@@ -19,7 +19,7 @@ from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained, warn_at_component
+from desyr.stages.guard import contained, overran, warn_at_component
 from desyr.symbolic.expressions import expression_text
 
 
@@ -181,6 +181,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     records = units.run("search", named, search_unit, check_search_record)
+    _overruns(named, records, cap)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _)), record in zip(named, records):
         if isinstance(record, UnitFailure):
@@ -193,6 +194,19 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
     return SearchOutcome(fronts, info, time.perf_counter() - start)
+
+
+def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None) -> None:
+    """Under a deadline, each searcher whose slowest search overran its share, named in a warning."""
+    if cap is None:
+        return
+    slowest: dict[str, tuple[float, Searcher]] = {}
+    for (_, (searcher, _, _)), record in zip(named, records):
+        took = record.get("seconds") if isinstance(record, dict) else None
+        if isinstance(took, (int, float)) and took > slowest.get(searcher.name, (-1.0, searcher))[0]:
+            slowest[searcher.name] = (float(took), searcher)
+    for name, (took, searcher) in slowest.items():
+        overran(searcher, "searcher", name, took, cap, "a search")
 
 
 def _seconds_per_search(ctx: RunContext, searches: int, workers: int) -> float | None:
