@@ -352,7 +352,14 @@ class LiarGate(Gate):
         return GateDecision(list(pool))
 
 
-from hostile_executors import JunkExecutor, RaisingExecutor, ShortExecutor  # noqa: E402
+from hostile_executors import (  # noqa: E402
+    JunkExecutor,
+    RaisingExecutor,
+    RepeatsFirstExecutor,
+    ReversedExecutor,
+    ShortExecutor,
+    StaleExecutor,
+)
 from hostile_forgeries import (  # noqa: E402 - they build on SineModel and Liar above
     FloatSubclassTolerance,
     PatchesTheVerifierCall,
@@ -379,7 +386,7 @@ class HostilePlugin:
 
     @hookimpl
     def desyr_register_executors(self):
-        return [ShortExecutor, RaisingExecutor, JunkExecutor]
+        return [ShortExecutor, RaisingExecutor, JunkExecutor, ReversedExecutor, RepeatsFirstExecutor, StaleExecutor]
 
     @hookimpl
     def desyr_register_gates(self):

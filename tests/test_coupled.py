@@ -174,8 +174,8 @@ def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
     assert exact.complexity == sum(len(list(sp.preorder_traversal(e))) for e in exact.expressions.values())
     sel = run_gates(pool, gate_sequence(registry, kov_ctx.problem), kov_ctx)
     assert sel.selected is exact
-    assert simpler_wrong.removed_by == "teacher_compatibility"
-    assert off.removed_by in ("teacher_compatibility", "physics_equivalence")
+    assert sel.removed[simpler_wrong.id][0] == "teacher_compatibility"
+    assert sel.removed[off.id][0] in ("teacher_compatibility", "physics_equivalence")
 
 
 # -------------------------------------------------------------- Stage A rules

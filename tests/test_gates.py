@@ -86,7 +86,7 @@ def test_gate_sequence_records_who_removed_what():
             cand("long", nodes=9), cand("win")]
     sel = run_gates(pool, gates, Ctx())
     assert sel.selected.id == "win"
-    removed_by = {c.id: c.removed_by for c in pool}
+    removed_by = {c.id: sel.removed.get(c.id, (None,))[0] for c in pool}
     assert removed_by == {"unconv": "convergence", "far": "teacher_compatibility",
                           "rough": "physics_equivalence", "long": "complexity", "win": None}
 

@@ -24,7 +24,7 @@ def full_candidate() -> Candidate:
     return Candidate("c0", {"u": sp.sin(x) + sp.Float(0.4)}, searcher="s", search_seed=1, search_complexity=4,
                      search_loss=0.1, refit=outcome, expressions={"u": sp.sin(x) + sp.Float(0.5)}, cleaned=True,
                      cleaning_note="note", eps_T=0.01, eps_T_fields={"u": 0.01}, rho_r=1e-12, rho_c=1e-13,
-                     phi=1e-12, unknowns_note="nu = 1/10", removed_by="gate", removed_reason="why",
+                     phi=1e-12, unknowns_note="nu = 1/10",
                      extra={"screening": {"phi": 1.0}})
 
 
@@ -75,7 +75,7 @@ def test_a_stored_refit_unit_reads_back_every_stage_b_field():
 
 
 def test_the_result_record_has_no_field_that_nothing_fills():
-    record = dataclasses.asdict(candidate_record(full_candidate()))
+    record = dataclasses.asdict(candidate_record(full_candidate(), ("gate", "why")))     # Stage C's verdict
     defaults = {f.name: f.default for f in dataclasses.fields(CandidateRecord)}
     empty = [k for k, v in record.items() if v in (None, [], {}) and defaults.get(k) is not v]
     assert empty == []

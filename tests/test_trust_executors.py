@@ -33,7 +33,10 @@ def registry():
 @pytest.mark.parametrize("executor,match", [
     ("e_short", "returned 1 result.* for 2 unit"),
     ("e_raising", "RuntimeError: the cluster went away"),
-    ("e_junk", "unit 0 came back as NoneType"),
+    ("e_junk", "unit 0 .*came back as NoneType"),
+    # c0 got c1's refit, exit 0 and Proved, before the units carried their keys
+    ("e_reversed", r"unit 0 \(refit/refit-\w+\) came back with the record of unit 1"),
+    ("e_repeats_first", r"unit 1 \(refit/refit-\w+\) came back with the record of unit 0"),
 ])
 def test_an_executor_breaking_its_contract_is_one_line_error(registry, executor, match):
     with pytest.raises(PluginError, match=match) as info:
@@ -42,16 +45,30 @@ def test_an_executor_breaking_its_contract_is_one_line_error(registry, executor,
     assert "\n" not in message and f"executor '{executor}'" in message
 
 
-def test_an_executor_losing_a_unit_exits_2_on_the_command_line(registry, tmp_path, monkeypatch):
+def test_an_executor_answering_with_an_earlier_maps_records_is_caught(registry):
+    from hostile_executors import StaleExecutor
+
+    from desyr.testing import run_executor
+    from desyr.testing.conformance import conformance_unit
+
+    executor = StaleExecutor()
+    assert run_executor(executor, conformance_unit, [1, 2]) == [{"item": 1, "square": 1}, {"item": 2, "square": 4}]
+    with pytest.raises(PluginError, match="executor 'e_stale' broke its contract: unit 0 came back with a record "
+                                          "that is no unit's of this map"):
+        run_executor(executor, conformance_unit, [3, 4])
+
+
+@pytest.mark.parametrize("executor", ["e_short", "e_reversed"])
+def test_an_executor_losing_a_unit_exits_2_on_the_command_line(registry, tmp_path, monkeypatch, executor):
     monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
     config = tmp_path / "sine.toml"
     config.write_text(FAST, encoding="utf-8")
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main(["refine", str(config), "--candidate", RIGHT_FIT, "--candidate", WRONG, "--executor", "e_short",
+        code = main(["refine", str(config), "--candidate", RIGHT_FIT, "--candidate", WRONG, "--executor", executor,
                      "--quiet", "--no-plots"])
     lines = err.getvalue().splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith("desyr: error: executor 'e_short'"), lines
+    assert code == 2 and len(lines) == 1 and lines[0].startswith(f"desyr: error: executor '{executor}'"), lines
 
 
 # ------------------------------------------------------------------ orphans
@@ -94,3 +111,13 @@ def test_killed_run_leaves_no_worker_behind(tmp_path):
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(run.pid, signal.SIGKILL)                      # no orphan even when the test fails
+
+
+@pytest.mark.parametrize("name", ["ReversedExecutor", "RepeatsFirstExecutor", "StaleExecutor"])
+def test_check_component_catches_what_the_run_refuses(name):
+    import hostile_executors
+
+    from desyr.testing import ContractViolation, check_component
+
+    with pytest.raises(ContractViolation, match="came back with .*return fn\\(item\\) for every item"):
+        check_component(getattr(hostile_executors, name))

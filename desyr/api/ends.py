@@ -238,7 +238,7 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
         complexity=chosen.complexity if has_exprs and chosen else None,
         exact=exact, exact_tolerance=tol, residuals=residuals, errors=outcome.errors,
         selection=SelectionRecord(outcome.selection.records, outcome.selection.fallback),
-        candidates=[candidate_record(c) for c in pool],
+        candidates=[candidate_record(c, outcome.selection.removed.get(c.id)) for c in pool],
         teacher=stages.teacher.info if stages.teacher else None, search=stages.search, coupled=stages.coupled,
         timings={k: round(t, 4) for k, t in timings.items()},
         provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record())),

@@ -25,6 +25,7 @@ from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
+from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
@@ -263,7 +264,7 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
         label = "+".join(f.name for f in searchers_now)
         result = _select(s, problem, taught, ctx, pooled, search, label,
                          {"teacher": taught.seconds, "search": searched.seconds, **earlier})
-        if result.verdict in SOLVED or searchers_now is found:
+        if result.verdict in SOLVED or searchers_now is found or past(wall):    # nothing starts past the wall
             return result, taught.model
         earlier["quick_searchers"] = time.perf_counter() - round_start
         ctx.progress.message(f"anytime: the quick searchers ({label}) found no verified answer "

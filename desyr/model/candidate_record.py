@@ -7,9 +7,11 @@ from desyr.model.result import CandidateRecord
 from desyr.symbolic.expressions import expression_text
 
 
-def candidate_record(c: Candidate) -> CandidateRecord:
-    """A pooled candidate as it goes into ``result.json``."""
+def candidate_record(c: Candidate, removed: tuple[str, str] | None = None) -> CandidateRecord:
+    """A pooled candidate as it goes into ``result.json``; ``removed``: Stage C's verdict on it (the gate
+    that removed it and why), kept beside the candidate in :class:`desyr.model.outcomes.Selection`."""
     refit = c.refit
+    removed_by, removed_reason = removed or (None, None)
     return CandidateRecord(
         id=c.id, searcher=c.searcher, search_seed=c.search_seed,
         topology={f: str(expression_text(topology(e))) for f, e in c.search_expressions.items()},
@@ -24,7 +26,7 @@ def candidate_record(c: Candidate) -> CandidateRecord:
         refit_seconds=round(refit.seconds, 6) if refit else None, refit_starts=refit.starts if refit else 0,
         shared_rates=list(refit.shared_rates) if refit else [],
         cleaned=c.cleaned, cleaning=c.cleaning_note, eps_T=c.eps_T, phi=c.phi,
-        rho_r=c.rho_r, rho_c=c.rho_c, removed_by=c.removed_by, removed_reason=c.removed_reason,
+        rho_r=c.rho_r, rho_c=c.rho_c, removed_by=removed_by, removed_reason=removed_reason,
         eps_T_fields=dict(c.eps_T_fields) if c.eps_T_fields is not None else None,
         refit_expression={f: str(expression_text(e)) for f, e in refit.expressions.items()} or None if refit else None,
         screening=c.extra.get("screening"), unknowns=c.unknowns_note)

@@ -1,7 +1,8 @@
 """Candidate expressions as they move through Stages A, B and C."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import copy
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import sympy as sp
@@ -51,8 +52,6 @@ class Candidate:
     phi: float | None = field(default=None, metadata=STAGE_B)             # rho_r + sqrt(lambda_c) rho_c
     #: an inverse problem's unknowns: the exact values named, or why none (desyr.stages.unknowns)
     unknowns_note: str | None = field(default=None, metadata=STAGE_B)
-    removed_by: str | None = None
-    removed_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -93,3 +92,33 @@ def stage_b_fields() -> tuple[str, ...]:
 def refit_outcome_fields() -> tuple[str, ...]:
     """Every field of :class:`RefitOutcome`, in declaration order."""
     return tuple(f.name for f in fields(RefitOutcome))
+
+
+def candidate_view(c: Candidate) -> Candidate:
+    """A copy of ``c`` for a component to read (a gate, a refiner): its mappings and its refit outcome's
+    are copies, the expressions in them the same immutable sympy objects, so nothing written to the view
+    reaches ``c`` and :func:`changed_fields` tells what was written (no big array is copied)."""
+    refit = c.refit
+    if refit is not None:
+        refit = replace(refit, expressions=dict(refit.expressions), initial=list(refit.initial),
+                        params=list(refit.params), shared_rates=copy.deepcopy(refit.shared_rates))
+    return replace(c, search_expressions=dict(c.search_expressions), refit=refit,
+                   expressions=None if c.expressions is None else dict(c.expressions),
+                   eps_T_fields=None if c.eps_T_fields is None else dict(c.eps_T_fields),
+                   extra=copy.deepcopy(c.extra))
+
+
+def changed_fields(c: Candidate, view: Candidate) -> list[str]:
+    """The fields of ``view`` (from :func:`candidate_view`) that no longer equal ``c``'s."""
+    if not isinstance(view, Candidate):
+        return ["type"]
+    changed = [f.name for f in fields(Candidate) if not _same(getattr(c, f.name), getattr(view, f.name, None))]
+    return changed + sorted(set(vars(view)) - set(vars(c)))       # attributes a component added
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, with the identical objects an untouched view holds (a NaN included) equal."""
+    try:
+        return a is b or type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - a comparison that fails is a change
+        return False

@@ -64,6 +64,8 @@ class Selection:
     records: list[GateRecord]
     fallback: str | None = None
     seconds: float = 0.0
+    #: candidate id -> (the gate that removed it, or "eligibility"; the reason)
+    removed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

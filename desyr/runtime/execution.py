@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,24 +110,55 @@ def serial_map(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
     return out
 
 
-def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any]
-                ) -> list[dict[str, Any] | UnitFailure]:
+@dataclass(frozen=True)
+class KeyedCall:
+    """``fn`` applied to ``(key, item)``, answering ``{"unit": key, "record": fn(item)}``: the key travels
+    with the unit, so a result the executor reorders, repeats or brings from elsewhere is caught."""
+
+    fn: Callable[[Any], dict[str, Any]]
+
+    def __call__(self, keyed: tuple[str, Any]) -> dict[str, Any]:
+        key, item = keyed
+        return {"unit": key, "record": self.fn(item)}
+
+
+def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any],
+                names: Sequence[str] | None = None) -> list[dict[str, Any] | UnitFailure]:
     """``executor.map`` held to its contract: one record (a dict) or :class:`UnitFailure` per item, in
-    order. A map that raises, or answers with fewer, more or other things, would lose units silently
-    or print a traceback: it ends the run with one line naming the executor."""
+    order, each the record of its own unit (the units carry a key, fresh for every map). A map that
+    raises, or answers with fewer, more, other or misplaced things, would lose units or swap their
+    answers silently: it ends the run with one line naming the executor (``names``: the units' names)."""
     from desyr.stages.guard import contained
 
+    batch = uuid.uuid4().hex[:12]
+    keys = [f"{batch}/{i}" for i in range(len(items))]
     with contained("executor", executor.name):
-        results = executor.map(fn, items)
+        results = executor.map(KeyedCall(fn), list(zip(keys, items)))
     if not isinstance(results, (list, tuple)) or len(results) != len(items):
         got = f"{len(results)} result(s)" if isinstance(results, (list, tuple)) else type(results).__name__
         raise PluginError(f"executor '{executor.name}' broke its contract: map returned {got} for "
                           f"{len(items)} unit(s); it must return one result per unit, in order")
-    for i, result in enumerate(results):
-        if not isinstance(result, (dict, UnitFailure)):
-            raise PluginError(f"executor '{executor.name}' broke its contract: unit {i} came back as "
-                              f"{type(result).__name__}, not the unit's record or a UnitFailure")
-    return list(results)
+    return [_own_record(executor, result, i, keys, names) for i, result in enumerate(results)]
+
+
+def _own_record(executor: Executor, result: object, i: int, keys: Sequence[str], names: Sequence[str] | None
+                ) -> dict[str, Any] | UnitFailure:
+    """Unit ``i``'s answer, only if it is a failure or the keyed record of unit ``i`` itself."""
+    if isinstance(result, UnitFailure):
+        return result
+    broke = f"executor '{executor.name}' broke its contract: unit {i}"
+    if names is not None:
+        broke += f" ({names[i]})"
+    if not isinstance(result, dict):
+        raise PluginError(f"{broke} came back as {type(result).__name__}, not the unit's record or a UnitFailure")
+    key = result.get("unit")
+    if key == keys[i] and isinstance(result.get("record"), dict):
+        return dict(result["record"])
+    if key in keys:
+        raise PluginError(f"{broke} came back with the record of unit {keys.index(key)}; return fn(item) for "
+                          "every item, each in its item's place (reordered or repeated results swap answers)")
+    raise PluginError(f"{broke} came back with a record that is no unit's of this map; return what fn(item) "
+                      "returns, unchanged, for every item of this call")
 
 
 #: checks a stored record against the unit's item; raises when the record cannot be used
@@ -157,7 +189,8 @@ class Units:
                 self.counts["reused"] += 1
         calls = [self._call(kind, named[i][0], named[i][1], fn) for i in todo]
         # one unit (a coupled winner's refit, a one-search run) is not worth a worker round trip
-        results = serial_map(stored_call, calls) if len(calls) <= 1 else checked_map(self.executor, stored_call, calls)
+        results = (serial_map(stored_call, calls) if len(calls) <= 1 else
+                   checked_map(self.executor, stored_call, calls, [f"{kind}/{named[i][0]}" for i in todo]))
         for i, result in zip(todo, results):
             answers[i] = result
             self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1

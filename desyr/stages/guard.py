@@ -11,6 +11,7 @@ end the run), see :func:`desyr.stages.refit.refine_pool`.
 from __future__ import annotations
 
 import inspect
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,3 +53,26 @@ def warn_at_component(component: object, text: str, category: type[Warning] = Ru
     except (OSError, TypeError):
         filename, lineno = f"<{cls.__module__}.{cls.__qualname__}>", 0
     warnings.warn_explicit(text, category, filename, lineno, module=cls.__module__)
+
+
+#: a call may end this many seconds past its share of the budget before it is named (clocks are coarse)
+OVERRUN_GRACE = 2.0
+#: ... or this part of its share, when that is more
+OVERRUN_SHARE = 0.25
+
+
+def overran(component: object, role: str, name: str, took: float, share: float, what: str) -> bool:
+    """Whether a call that took ``took`` seconds of a ``share`` of the budget overran it (it ignored its
+    clock); if so, a warning names the component. Calls are not abandoned: a thread cannot be stopped and
+    some libraries must stay on their thread; the run starts nothing more past the wall instead."""
+    late = took - max(share, 0.0)
+    if late <= max(OVERRUN_GRACE, OVERRUN_SHARE * share):
+        return False
+    warn_at_component(component, f"{role} '{name}' overran the budget: {what} took {took:.1f} s of its "
+                      f"{max(share, 0.0):.1f} s share; it must stop by its deadline (docs/plugins.md)")
+    return True
+
+
+def past(deadline: float | None) -> bool:
+    """Whether the wall-clock ``deadline`` (``time.time()``) has passed."""
+    return deadline is not None and time.time() >= deadline

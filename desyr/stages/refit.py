@@ -11,9 +11,16 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.errors import ConfigError
+from desyr.errors import ConfigError, PluginError
 from desyr.extension.roles import Refiner, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
+from desyr.model.candidates import (
+    Candidate,
+    RefitOutcome,
+    candidate_view,
+    changed_fields,
+    refit_outcome_fields,
+    stage_b_fields,
+)
 from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import RefitPassOutcome
@@ -23,6 +30,7 @@ from desyr.model.unknowns import starting_values
 from desyr.runtime.execution import serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
+from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.symbolic.expressions import ExpressionError, expression_text
@@ -100,15 +108,19 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     start = time.perf_counter()
     units = ctx.units or serial_units()
     unit_ctx = _unit_context(ctx)
+    share = None if ctx.deadline is None else ctx.seconds_left()
     setting = digest(refiner.name, sorted(refiner.settings.items()))
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
-    for i, (cand, record) in enumerate(zip(order, units.run("refit", named, refit_unit, check_refit_record)), 1):
-        if isinstance(record, UnitFailure):
-            record = _failed_record(record.message)
+    records = [_failed_record(r.message) if isinstance(r, UnitFailure) else r
+               for r in units.run("refit", named, refit_unit, check_refit_record)]
+    for i, (cand, record) in enumerate(zip(order, records), 1):
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
+    broken_refits(refiner, records)
     seconds = time.perf_counter() - start
+    if share is not None:
+        overran(refiner, "refiner", refiner.name, seconds, share, "Stage B's refits")
     counts: dict[str, int] = {}
     for c in pool:
         status = c.refit.status if c.refit else "pending"
@@ -133,9 +145,13 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         refiner = refiner.within(ctx.seconds_left())
     cand = copy.copy(cand)
     try:
-        outcome = checked_outcome(refiner.refine(cand, ctx.problem, ctx.points), refiner.name)
-        cand.refit = outcome
-        cand.expressions = _checked_expressions(outcome, cand, ctx.problem) or None
+        outcome, refined = contracted_refit(refiner, cand, ctx.problem, ctx.points)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except BaseException as exc:  # the refiner broke its contract on this candidate: recorded as such
+        return {**_failed_record(f"{type(exc).__name__}: {exc}"), BROKE: TAMPERED if isinstance(exc, Tampered) else True}
+    try:
+        cand.refit, cand.expressions = outcome, refined or None
         # after the joint fit has let the data pick the branch, refits hold the physics alone
         physics = replace(ctx, problem=ctx.problem.physics_only())
         outside = outside_bounds(ctx.problem, cand.expressions or {})
@@ -159,6 +175,67 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     except BaseException as exc:  # one unusable candidate must not end the run; record why
         return _failed_record(f"{type(exc).__name__}: {exc}")
     return {name: _stored(getattr(cand, name)) for name in stage_b_fields()}
+
+
+def contracted_refit(refiner: Refiner, cand: Candidate, problem: Problem, points: Any
+                     ) -> tuple[RefitOutcome, dict[str, sp.Expr]]:
+    """The refiner's outcome for ``cand`` and its checked expressions, held to the contract (shared by
+    ``desyr run`` and :mod:`desyr.testing`): a RefitOutcome, expressions of the candidate's own fields in
+    the problem's variables, finite where the candidate was, and finite constants when converged."""
+    view = candidate_view(cand)
+    answer = refiner.refine(view, problem, points)
+    changed = changed_fields(cand, view)
+    if changed:
+        raise Tampered(f"refiner '{refiner.name}' broke its contract: it changed candidate {cand.id}'s "
+                       f"{', '.join(changed)}; a refiner reads the candidate (its frozen tree stays as the "
+                       "search found it) and returns its refit in a RefitOutcome")
+    return checked_refit(answer, refiner.name, cand, problem)
+
+
+class Tampered(PluginError):
+    """A refiner changed the candidate it was given: the run stops naming it, whatever the other refits do."""
+
+
+def checked_refit(answer: object, name: str, cand: Candidate, problem: Problem
+                  ) -> tuple[RefitOutcome, dict[str, sp.Expr]]:
+    """:func:`contracted_refit` on the refiner's ``answer``."""
+    outcome = checked_outcome(answer, name)
+    for f, e in (outcome.expressions or {}).items():
+        if isinstance(e, sp.Basic) and e.has(*_NOT_FINITE) and not cand.search_expressions.get(f, e).has(*_NOT_FINITE):
+            raise ValueError(f"refined {f} = {e} is not finite")
+    refined = _checked_expressions(outcome, cand, problem)
+    bad = [p for p in outcome.params if not (isinstance(p, (int, float)) and math.isfinite(p))]
+    if outcome.converged and bad:
+        raise ValueError(f"a converged outcome has non-finite constants {bad[:3]}")
+    return outcome, refined
+
+
+_NOT_FINITE = (sp.zoo, sp.oo, -sp.oo, sp.nan)
+#: the record entry of a refit whose refiner broke its contract (raised, or returned something unusable)
+BROKE = "contract_broken"
+#: its value for a refiner that changed the candidate it was given
+TAMPERED = "tampered"
+
+
+def broken_refits(refiner: Refiner, records: list[dict[str, Any]]) -> None:
+    """When the refiner broke its contract on every candidate, the run stops naming it (a broken refiner
+    would otherwise select nothing and escalate); on some, a warning names it."""
+    broken = [r["refit"]["reason"] for r in records if r.get(BROKE)]
+    if not broken:
+        return
+    tampered = [r["refit"]["reason"] for r in records if r.get(BROKE) == TAMPERED]
+    if tampered:
+        raise PluginError(_first_line(tampered[0]).removeprefix(f"{Tampered.__name__}: "))
+    if len(broken) == len(records):
+        raise PluginError(f"refiner '{refiner.name}' broke its contract on all {len(records)} candidate(s): "
+                          f"{_first_line(broken[0])}; return a RefitOutcome for the candidate's own fields "
+                          "(status 'failed' with no expressions when the fit fails)")
+    warn_at_component(refiner, f"refiner '{refiner.name}' broke its contract on {len(broken)} of {len(records)} "
+                      f"candidate(s), which count as failed: {_first_line(broken[0])}")
+
+
+def _first_line(text: str) -> str:
+    return (text.splitlines() or ["(no message)"])[0][:300]
 
 
 def _stored(value: Any) -> Any:

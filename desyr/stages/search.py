@@ -16,10 +16,10 @@ from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.problem import Problem
-from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained, warn_at_component
+from desyr.stages.guard import contained, overran, warn_at_component
 from desyr.symbolic.expressions import expression_text
 
 
@@ -45,13 +45,15 @@ def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[
     mine = replace(task, X=np.array(task.X, dtype=float), y=np.array(task.y, dtype=float))
     with contained("searcher", searcher.name):
         answer = searcher.search(mine)
-    return checked_search_answer(searcher, answer, problem)
+    return checked_search_answer(searcher, answer, problem, task)
 
 
-def checked_search_answer(searcher: Searcher, answer: object, problem: Problem
+def checked_search_answer(searcher: Searcher, answer: object, problem: Problem, task: SearchTask | None = None
                           ) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """A search's answer held to the contract (shared by ``desyr run`` and :mod:`desyr.testing`): its
-    usable front, JSON-safe info and the dropped members with reasons."""
+    usable front, JSON-safe info and the dropped members with reasons. With the ``task``, each loss is
+    the core's own teacher-fit MSE on the task's samples (a searcher's loss 0 for a wrong member would
+    prune the right one as dominated); a reported loss that differs is named in a warning."""
     if isinstance(answer, SearchResult):
         front, info = answer.front, answer.info
     elif isinstance(answer, (list, tuple)):
@@ -60,6 +62,13 @@ def checked_search_answer(searcher: Searcher, answer: object, problem: Problem
         raise ConfigError(f"searcher '{searcher.name}' returned {type(answer).__name__}; "
                           "expected a SearchResult or a list of ParetoMember")
     members, dropped = checked_members(front, problem)
+    if task is not None:
+        members, unscored, misreported = rescored(members, task, problem)
+        dropped += unscored
+        if misreported:
+            warn_at_component(searcher, f"searcher '{searcher.name}' reported {len(misreported)} loss(es) that are "
+                              "not the teacher-fit MSE on the task's samples (" + "; ".join(misreported[:2]) +
+                              "); the core's re-scored losses are used")
     if dropped and not members:
         raise PluginError(f"searcher '{searcher.name}' returned {len(dropped)} front member(s) and every one is "
                           "unusable: " + "; ".join(dropped[:3]) + "; return ParetoMember(sympy expression in the "
@@ -91,6 +100,28 @@ def checked_members(front: list[Any], problem: Problem) -> tuple[list[ParetoMemb
             continue
         kept.append(ParetoMember(expr, int(m.complexity), float(m.loss)))
     return kept, dropped
+
+
+def rescored(members: list[ParetoMember], task: SearchTask, problem: Problem
+             ) -> tuple[list[ParetoMember], list[str], list[str]]:
+    """The members with the core's teacher-fit MSE on ``task``'s own samples as their loss; the
+    members that cannot be scored (dropped, with reasons); the reported losses that differ."""
+    by_name = {s.name: s for s in problem.symbols}
+    symbols = [by_name.get(v, sp.Symbol(v)) for v in task.variables]
+    kept, dropped, misreported = [], [], []
+    for i, m in enumerate(members):
+        loss = teacher_fit_mse(m.expression, symbols, task.X, task.y)
+        if not math.isfinite(loss):
+            dropped.append(f"member {i}: {expression_text(m.expression)} has no finite loss on the task's samples")
+            continue
+        if not math.isclose(loss, m.loss, rel_tol=LOSS_RTOL, abs_tol=1e-300):
+            misreported.append(f"{expression_text(m.expression)}: {m.loss:.3g}, re-scored {loss:.3g}")
+        kept.append(ParetoMember(m.expression, m.complexity, loss))
+    return kept, dropped, misreported
+
+
+#: how far a reported loss may be from the core's teacher-fit MSE (round-off of another evaluation order)
+LOSS_RTOL = 1e-6
 
 
 def _member_problem(m: Any, by_name: dict[str, sp.Symbol]) -> str | None:
@@ -150,6 +181,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     records = units.run("search", named, search_unit, check_search_record)
+    _overruns(named, records, cap)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _)), record in zip(named, records):
         if isinstance(record, UnitFailure):
@@ -162,6 +194,19 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
     return SearchOutcome(fronts, info, time.perf_counter() - start)
+
+
+def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None) -> None:
+    """Under a deadline, each searcher whose slowest search overran its share, named in a warning."""
+    if cap is None:
+        return
+    slowest: dict[str, tuple[float, Searcher]] = {}
+    for (_, (searcher, _, _)), record in zip(named, records):
+        took = record.get("seconds") if isinstance(record, dict) else None
+        if isinstance(took, (int, float)) and took > slowest.get(searcher.name, (-1.0, searcher))[0]:
+            slowest[searcher.name] = (float(took), searcher)
+    for name, (took, searcher) in slowest.items():
+        overran(searcher, "searcher", name, took, cap, "a search")
 
 
 def _seconds_per_search(ctx: RunContext, searches: int, workers: int) -> float | None:

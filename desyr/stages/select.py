@@ -6,7 +6,7 @@ import time
 
 from desyr.errors import PluginError
 from desyr.extension.roles import Gate, GateDecision
-from desyr.model.candidates import Candidate
+from desyr.model.candidates import Candidate, candidate_view, changed_fields
 from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection
 from desyr.stages.guard import contained
@@ -21,23 +21,23 @@ def preference_key(c: Candidate) -> tuple[int, float, float | None, float]:
 
 def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
     """Stage C: every gate in turn over the candidates with a refined expression; the selection
-    with the gates' records and seconds."""
+    with the gates' records, who removed each candidate and why (beside the candidates, never
+    written onto them), and the seconds."""
     start = time.perf_counter()
     survivors = [c for c in pool if c.expressions]
+    verdicts: dict[str, tuple[str, str]] = {}
     for c in pool:
         if not c.expressions:
             status = c.refit.status if c.refit else "not refit"
-            c.removed_by = "eligibility"
-            c.removed_reason = f"no finite refined expression ({status}: {c.refit.reason if c.refit else '-'})"
+            verdicts[c.id] = ("eligibility", f"no finite refined expression ({status}: "
+                                             f"{c.refit.reason if c.refit else '-'})")
     records = []
     for gate in gates:
         decision = apply_gate(gate, survivors, ctx)
         kept_ids = {c.id for c in decision.kept}
         unexplained = [c.id for c in survivors if c.id not in kept_ids and c.id not in decision.removed]
         removed = {**decision.removed, **{i: "removed without a reason" for i in unexplained}}
-        for c in survivors:
-            if c.id in removed:
-                c.removed_by, c.removed_reason = gate.name, removed[c.id]
+        verdicts.update((c.id, (gate.name, removed[c.id])) for c in survivors if c.id in removed)
         records.append(GateRecord(gate.name, decision.active, decision.note, sorted(kept_ids), removed))
         survivors = list(decision.kept)
     fallback = None
@@ -45,15 +45,22 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
         # The configured gates left a tie; settle it with the paper's preference order.
         fallback = f"{len(survivors)} candidates survived the gates; chose by complexity, eps_T, Phi, seed"
         survivors = sorted(survivors, key=preference_key)[:1]
-    return Selection(survivors[0] if survivors else None, records, fallback, time.perf_counter() - start)
+    return Selection(survivors[0] if survivors else None, records, fallback, time.perf_counter() - start, verdicts)
 
 
 def apply_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext) -> GateDecision:
     """One gate, held to its contract: a GateDecision that keeps some of the given candidates,
-    at least one of a non-empty pool unless it gives a reason for removing each one;
+    at least one of a non-empty pool unless it gives a reason for removing each one, and leaves
+    the candidates as they were (it reads copies: a change is refused, never used);
     any error is one line naming the gate."""
+    views = [candidate_view(c) for c in survivors]
     with contained("gate", gate.name):
-        decision = gate.apply(list(survivors), ctx)
+        decision = gate.apply(list(views), ctx)
+    for c, view in zip(survivors, views):
+        changed = changed_fields(c, view)
+        if changed:
+            raise PluginError(f"gate '{gate.name}' broke its contract: it changed candidate {c.id}'s "
+                              f"{', '.join(changed)}; a gate only decides (kept, and a reason for each removed)")
     if not isinstance(decision, GateDecision):
         raise PluginError(f"gate '{gate.name}' returned {type(decision).__name__}, not a GateDecision")
     ids = {c.id for c in survivors}

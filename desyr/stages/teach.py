@@ -15,7 +15,7 @@ from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import TeacherOutcome
 from desyr.model.search import jsonable
-from desyr.stages.guard import contained
+from desyr.stages.guard import contained, overran
 
 
 def make_teacher(registry: Registry, problem: Any) -> Teacher:
@@ -30,12 +30,15 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -
     carries them to the later stages)."""
     teacher = teacher or make_teacher(registry, ctx.problem)
     start = time.perf_counter()
+    share = None if ctx.deadline is None else ctx.seconds_left()
     ctx.progress.message(f"teacher: {teacher.name}")
     with contained("teacher", teacher.name):
         model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
         raw = model.predict(ctx.points.search)
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     seconds = time.perf_counter() - start
+    if share is not None:
+        overran(teacher, "teacher", teacher.name, seconds, share, "prepare() and predict()")
     with contained("teacher", teacher.name):
         info = TeacherInfo(teacher.name, jsonable(model.info()))
     return TeacherOutcome(info, values, seconds, model)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import math
 import pickle
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -22,13 +21,13 @@ import sympy as sp
 from desyr.errors import DesyrError, PluginError
 from desyr.extension.registry import check_contract
 from desyr.extension.roles import Component, ExactSearcher, Executor, Gate, Refiner, Searcher, Teacher, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome
+from desyr.model.candidates import Candidate, RefitOutcome, candidate_view, changed_fields
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.guard import contained
 from desyr.stages.measure import measure
-from desyr.stages.refit import checked_expressions, checked_outcome
-from desyr.stages.search import checked_search_answer
+from desyr.stages.refit import checked_refit
+from desyr.stages.search import checked_search_answer, rescored
 from desyr.stages.select import apply_gate
 from desyr.stages.solve import SolveOutcome, propose_candidates
 from desyr.symbolic.expressions import expression_text
@@ -158,6 +157,7 @@ def _check_searcher(searcher: Searcher, problem: Problem) -> None:
     if _front_text(first) != _front_text(second):
         raise _violation(searcher, f"two searches with seed {task.seed} gave different fronts",
                          "seed every random generator from task.seed so a seed gives one front")
+    _check_losses(searcher, first, task, problem)
 
 
 def _check_exact_searcher(searcher: ExactSearcher, problem: Problem) -> None:
@@ -206,6 +206,16 @@ def _search(searcher: Searcher, task: SearchTask, problem: Problem) -> list[Pare
     return members
 
 
+def _check_losses(searcher: Searcher, front: list[ParetoMember], task: SearchTask, problem: Problem) -> None:
+    """The run re-scores every member on the teacher's samples; a loss that differs is misreported."""
+    _, unscored, misreported = rescored(front, task, problem)
+    if unscored or misreported:
+        raise _violation(searcher, f"the core re-scores its members on the task's samples: "
+                         f"{'; '.join((unscored + misreported)[:2])}",
+                         "report each member's teacher-fit MSE on task.X, task.y (teacher_fit_mse, or "
+                         "self.scored_members)")
+
+
 def _check_operator_coverage(searcher: Searcher, front: list[ParetoMember], task: SearchTask) -> None:
     allowed = set(task.unary)
     for member in front:
@@ -235,17 +245,21 @@ def _check_refiner(refiner: Refiner, problem: Problem) -> None:
 
 
 def _refit(refiner: Refiner, cand: Candidate, problem: Problem, ctx: Any) -> RefitOutcome:
-    answer = _run(refiner, lambda: refiner.refine(cand, problem, ctx.points))
+    view = candidate_view(cand)
+    answer = _run(refiner, lambda: refiner.refine(view, problem, ctx.points))
+    changed = changed_fields(cand, view)
+    if changed:
+        raise _violation(refiner, f"it changed the candidate's {', '.join(changed)}",
+                         "read the candidate (its frozen tree stays as the search found it) and return the "
+                         "refit in a RefitOutcome")
     try:
-        outcome = checked_outcome(answer, refiner.name)
-        checked_expressions(outcome, cand, problem)
+        outcome, _ = checked_refit(answer, refiner.name, cand, problem)
     except (TypeError, ValueError, DesyrError) as exc:
-        raise _violation(refiner, str(exc), "return RefitOutcome(expressions={field: sympy expression}, ...) "
-                         "for the candidate's own fields") from None
-    bad = [p for p in outcome.params if not (isinstance(p, (int, float)) and math.isfinite(p))]
-    if outcome.converged and bad:
-        raise _violation(refiner, f"a converged outcome has non-finite constants {bad[:3]}",
-                         "report converged=False (status 'failed' or 'not_converged') when the fit is not finite")
+        if "non-finite constants" in str(exc):
+            raise _violation(refiner, str(exc), "report converged=False (status 'failed' or 'not_converged') "
+                             "when the fit is not finite") from None
+        raise _violation(refiner, str(exc), "return RefitOutcome(expressions={field: finite sympy expression}, "
+                         "...) for the candidate's own fields") from None
     if not isinstance(outcome.reason, (str, type(None))):
         raise _violation(refiner, f"reason is {type(outcome.reason).__name__}", "give reason as text or None")
     return outcome
@@ -311,10 +325,11 @@ def _check_executor(executor: Executor) -> None:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise _violation(executor, f"workers is {workers!r}", "make the workers property an int >= 1")
     with executor:
-        try:
+        try:   # twice: a second map must not answer with the first one's records
+            run_executor(executor, conformance_unit, items[::-1])
             results = run_executor(executor, conformance_unit, items)
         except PluginError as exc:
-            raise _violation(executor, str(exc), "return one result per item, in input order") from None
+            raise _violation(executor, str(exc), "return fn(item) for every item, unchanged, in input order") from None
     for i, (item, result) in enumerate(zip(items, results)):
         if item == FAILING_ITEM and not isinstance(result, UnitFailure):
             raise _violation(executor, f"unit {i} raised but came back as {type(result).__name__}",

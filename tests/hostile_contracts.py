@@ -1,0 +1,153 @@
+"""Components that break the contracts ``desyr run`` enforces (issue 37, item 4), with the plugin that
+registers them, for ``test_trust_contracts.py``: each must end in one line naming it, exit 2, or a
+documented warning."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import sympy as sp
+
+from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Refiner, RefitOutcome, Searcher, hookimpl
+
+X = sp.Symbol("x")
+RIGHT = sp.Float(1.0) * sp.sin(sp.Float(3.1) * X)      # refits to sin(pi*x)
+WRONG = X * (1 - X)
+
+
+def _mse(expr, task):
+    values = sp.lambdify(X, expr, "numpy")(np.asarray(task.X, dtype=float)[:, 0])
+    return float(np.mean((np.broadcast_to(values, task.y.shape) - task.y) ** 2))
+
+
+class FixedSearcher(Searcher):
+    """An honest front: the wrong simple member and the right one, each with its loss on the task."""
+    name = "s_fixed"
+    supported_binary = frozenset({"+", "-", "*", "/"})
+    supported_unary = frozenset({"sin"})
+
+    def search(self, task):
+        return [ParetoMember(WRONG, 5, _mse(WRONG, task)), ParetoMember(RIGHT, 6, _mse(RIGHT, task))]
+
+
+class LyingSearcher(FixedSearcher):
+    """Reports loss 0 for the wrong member: the right one, more complex with a larger loss, looked dominated."""
+    name = "s_lying"
+
+    def search(self, task):
+        return [ParetoMember(WRONG, 5, 0.0), ParetoMember(RIGHT, 6, _mse(RIGHT, task))]
+
+
+class SleepingSearcher(FixedSearcher):
+    """Ignores every clock: sleeps ``sleep`` seconds, then answers honestly."""
+    name = "s_sleeping"
+    options = {"sleep": Option(3.0, "seconds asleep", kind=float, low=0.0)}
+
+    def search(self, task):
+        time.sleep(self.settings["sleep"])
+        return super().search(task)
+
+
+class DictRefiner(Refiner):
+    name = "r_dict"
+
+    def refine(self, candidate, problem, points):
+        return {"expressions": dict(candidate.search_expressions), "converged": True}
+
+
+class RaisingRefiner(Refiner):
+    name = "r_raising"
+
+    def refine(self, candidate, problem, points):
+        raise RuntimeError("the fit exploded\nsecond line")
+
+
+class NaNRefiner(Refiner):
+    name = "r_nan"
+
+    def refine(self, candidate, problem, points):
+        return RefitOutcome({f: sp.nan for f in candidate.search_expressions}, "converged", True, params=[math_nan()])
+
+
+def math_nan():
+    return float("nan")
+
+
+class HalfBrokenRefiner(Refiner):
+    """Keeps a candidate's constants (fixed), but returns a dict for the wrong one."""
+    name = "r_half"
+
+    def refine(self, candidate, problem, points):
+        if candidate.search_expressions["u"].has(sp.sin):
+            return RefitOutcome({"u": sp.sin(sp.pi * X)}, "converged", True)
+        return {"u": WRONG}
+
+
+class MovesTheTree(Refiner):
+    """Refits honestly to sin(pi x), then edits the frozen tree in place so result.json says it started there."""
+    name = "r_moves_tree"
+
+    def refine(self, candidate, problem, points):
+        candidate.search_expressions["u"] = sp.sin(sp.pi * X)
+        return RefitOutcome({"u": sp.sin(sp.pi * X)}, "converged", True)
+
+
+class ReplacesTheTree(Refiner):
+    """Replaces the candidate's frozen tree with another dict."""
+    name = "r_replaces_tree"
+
+    def refine(self, candidate, problem, points):
+        candidate.search_expressions = {"u": sp.sin(sp.pi * X)}
+        return RefitOutcome({"u": sp.sin(sp.pi * X)}, "converged", True)
+
+
+class KeepsRefiner(Refiner):
+    """Keeps every candidate as given (fixed), honestly."""
+    name = "r_keeps"
+
+    def refine(self, candidate, problem, points):
+        return RefitOutcome(dict(candidate.search_expressions), "fixed", True)
+
+
+class AssignsExpressions(Gate):
+    """Writes the wrong tree onto every candidate and keeps them all."""
+    name = "g_assigns"
+
+    def apply(self, pool, context):
+        for c in pool:
+            c.expressions = {"u": WRONG}
+        return GateDecision(list(pool))
+
+
+class EditsExpressions(Gate):
+    """Edits the expressions mapping in place."""
+    name = "g_edits"
+
+    def apply(self, pool, context):
+        for c in pool:
+            c.expressions["u"] = WRONG
+        return GateDecision(list(pool))
+
+
+class SetsVerdicts(Gate):
+    """Marks a candidate it keeps as removed by another gate."""
+    name = "g_verdicts"
+
+    def apply(self, pool, context):
+        pool[0].removed_by = "complexity"
+        return GateDecision(list(pool))
+
+
+class ContractsPlugin:
+    @hookimpl
+    def desyr_register_searchers(self):
+        return [FixedSearcher, LyingSearcher, SleepingSearcher]
+
+    @hookimpl
+    def desyr_register_refiners(self):
+        return [DictRefiner, RaisingRefiner, NaNRefiner, HalfBrokenRefiner, MovesTheTree, ReplacesTheTree,
+                KeepsRefiner]
+
+    @hookimpl
+    def desyr_register_gates(self):
+        return [AssignsExpressions, EditsExpressions, SetsVerdicts]
