@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
-from desyr.cli.plugins import list_plugins, list_problems, loaded_registry, plugin_option
+from desyr.cli.plugins import list_plugins, list_problems, loaded_registry, plugin_option, plugins_for_children
 from desyr.errors import DesyrError
 
 if TYPE_CHECKING:
@@ -331,9 +331,10 @@ def _bench(registry: Registry, args: argparse.Namespace) -> int:
     from desyr.runtime.progress import Progress
 
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
-    data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
-                 Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
-                 plots=not args.no_plots, problem_set=args.problem_set)
+    with plugins_for_children(args):       # each run loads the -p modules this bench loaded
+        data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
+                     Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
+                     plots=not args.no_plots, problem_set=args.problem_set)
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
     return 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +33,29 @@ def loaded_registry(args: argparse.Namespace) -> Registry:
 def plugin_options(args: argparse.Namespace) -> list[str]:
     """The ``-p`` values given before and after the command."""
     return [*getattr(args, "plugins", []), *getattr(args, "plugins_after", [])]
+
+
+@contextmanager
+def plugins_for_children(args: argparse.Namespace) -> Iterator[None]:
+    """``-p`` values as ``DESYR_PLUGINS`` and ``DESYR_DISABLE_PLUGINS`` for the processes started inside
+    (the runs of ``desyr bench``), as they were for this one; the environment is restored after."""
+    from desyr.extension.discovery import BLOCK_ENV, MODULES_ENV
+
+    options = plugin_options(args)
+    added = {MODULES_ENV: [o for o in options if not o.startswith("no:")],
+             BLOCK_ENV: [o[3:] for o in options if o.startswith("no:")]}
+    saved = {name: os.environ.get(name) for name in added}
+    for name, values in added.items():
+        if values:
+            os.environ[name] = ",".join([v for v in [saved[name]] if v] + values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _warn_about_plugins(registry: Registry) -> None:
