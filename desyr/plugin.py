@@ -22,44 +22,95 @@ Helpers for tests are in :mod:`desyr.testing`.
 """
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from desyr._version import __version__
-from desyr.config.loading import problem_from_dict, problem_from_toml
-from desyr.coupled.rates import TiedRates, tie_shared_rates
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.extension.hookspecs import hookimpl, hookspec
 from desyr.extension.options import Option
-from desyr.extension.registry import Registry, load_registry
-from desyr.extension.roles import (
-    Component,
-    ExactSearcher,
-    Executor,
-    Gate,
-    GateDecision,
-    Refiner,
-    Searcher,
-    Teacher,
-    TeacherModel,
-    UnitFailure,
-    optional_import,
-)
-from desyr.model.candidates import Candidate, RefitOutcome
-from desyr.model.constants import METHOD, MethodConstants
-from desyr.model.context import RunContext
-from desyr.model.geometry import Geometry, Part
-from desyr.model.points import PointSets, all_constraint_points, constraint_points, interior_points
-from desyr.model.problem import Constraint, Face, Problem, ProblemSet
-from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
-from desyr.model.sets import integral_rule
-from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
-from desyr.runtime.execution import serial_map, usable_cores
-from desyr.stages.pool import empirical_front
-from desyr.stages.select import preference_key
-from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
-from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
-from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
-from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
-from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
-from desyr.symbolic.simplify import simplify_expression
+
+if TYPE_CHECKING:      # the rest is imported on first use (below); the names are kept in step by a test
+    from desyr.config.loading import problem_from_dict, problem_from_toml
+    from desyr.coupled.rates import TiedRates, tie_shared_rates
+    from desyr.extension.registry import Registry, load_registry
+    from desyr.extension.roles import (
+        Component,
+        ExactSearcher,
+        Executor,
+        Gate,
+        GateDecision,
+        Refiner,
+        Searcher,
+        Teacher,
+        TeacherModel,
+        UnitFailure,
+        optional_import,
+    )
+    from desyr.model.candidates import Candidate, RefitOutcome
+    from desyr.model.constants import METHOD, MethodConstants
+    from desyr.model.context import RunContext
+    from desyr.model.geometry import Geometry, Part
+    from desyr.model.points import PointSets, all_constraint_points, constraint_points, interior_points
+    from desyr.model.problem import Constraint, Face, Problem, ProblemSet
+    from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
+    from desyr.model.sets import integral_rule
+    from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
+    from desyr.runtime.execution import serial_map, usable_cores
+    from desyr.stages.pool import empirical_front
+    from desyr.stages.select import preference_key
+    from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
+    from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
+    from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
+    from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
+    from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
+    from desyr.symbolic.simplify import simplify_expression
+
+#: where each name lives: a name is imported on first use (PEP 562), so a plugin module that needs only
+#: ``hookimpl`` and ``Problem`` loads without SymPy or SciPy, and a wrong spec fails fast
+_HOMES: dict[str, tuple[str, ...]] = {
+    "desyr.config.loading": ("problem_from_dict", "problem_from_toml"),
+    "desyr.coupled.rates": ("TiedRates", "tie_shared_rates"),
+    "desyr.extension.registry": ("Registry", "load_registry"),
+    "desyr.extension.roles": ("Component", "ExactSearcher", "Executor", "Gate", "GateDecision", "Refiner",
+        "Searcher", "Teacher", "TeacherModel", "UnitFailure", "optional_import"),
+    "desyr.model.candidates": ("Candidate", "RefitOutcome"),
+    "desyr.model.constants": ("METHOD", "MethodConstants"),
+    "desyr.model.context": ("RunContext",),
+    "desyr.model.geometry": ("Geometry", "Part"),
+    "desyr.model.points": ("PointSets", "all_constraint_points", "constraint_points", "interior_points"),
+    "desyr.model.problem": ("Constraint", "Face", "Problem", "ProblemSet"),
+    "desyr.model.search": ("ParetoMember", "Proposals", "SearchResult", "SearchTask", "SolverAttempt",
+        "teacher_fit_mse"),
+    "desyr.model.sets": ("integral_rule",),
+    "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
+    "desyr.runtime.execution": ("serial_map", "usable_cores"),
+    "desyr.stages.pool": ("empirical_front",),
+    "desyr.stages.select": ("preference_key",),
+    "desyr.symbolic.expressions": ("ExpressionError", "Vocabulary", "complexity", "expression_text",
+        "parse_expression"),
+    "desyr.symbolic.numeric": ("broadcast", "columns", "evaluate", "lambdify"),
+    "desyr.symbolic.operators": ("BINARY_OPERATORS", "UNARY_OPERATORS", "Operator", "library_names", "operator"),
+    "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
+        "parameterize"),
+    "desyr.symbolic.physics": ("ResidualSystem", "Scores", "for_refinement", "physics_scores"),
+    "desyr.symbolic.simplify": ("simplify_expression",),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'desyr.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value         # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME_OF))
+
 
 __all__ = [
     # hooks and registration

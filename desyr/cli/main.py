@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
+from desyr.cli.plugins import list_plugins, list_problems, loaded_registry, plugin_option, plugins_for_children
 from desyr.errors import DesyrError
 
 if TYPE_CHECKING:
     from desyr.api import Execution
     from desyr.extension.registry import Registry
+    from desyr.model.problem import Problem
     from desyr.model.result import Result
 
 EXIT_USAGE = 2
@@ -30,6 +31,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
     p.add_argument("--version", action="version", version=f"desyr {__version__}")
+    plugin_option(p, "plugins")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("plugins", help="list installed components, shadowed ones and failed plugins")
@@ -99,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     _plots(s)
     _allow_callable(s)
     _execution(s)
+    for command in sub.choices.values():     # a global option, before or after the command (as pytest's -p)
+        plugin_option(command, "plugins_after")
     return p
 
 
@@ -215,23 +219,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise DesyrError("--out is empty; name a folder (--out . for the current one)")
     if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
         raise DesyrError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
+    _check_numbers(args)
     if getattr(args, "allow_callable", False):
         import os
         os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
     _check_paths(args)
-    if args.command in ("run", "refine"):
-        from desyr.verify.child import start_verifier
-
-        start_verifier()      # now, so its imports overlap the plugins' loading too
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 
-        return verify_command(_loaded_registry, args)
-    registry = _loaded_registry()
+        return verify_command(lambda: loaded_registry(args), args)
+    registry = loaded_registry(args)
     if args.command == "plugins":
-        return _plugins(registry, args.json)
+        return list_plugins(registry, args.json)
     if args.command == "problems":
-        return _problems(registry)
+        return list_problems(registry)
     if args.command == "bench":
         return _bench(registry, args)
     if args.command == "study":
@@ -240,10 +241,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desyr.cli.results import exact_command, export_command
 
         return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
-    from desyr.config.loading import load_problem
+    problem = _problem(args.config, registry)
     from desyr.runtime.progress import Progress
+    from desyr.verify.child import start_verifier
 
-    problem = load_problem(args.config, registry)
+    start_verifier()      # once the problem is known good, so its imports overlap the components' loading
+    if args.executor is not None:
+        registry.info("executor", args.executor)      # an unknown name is an error even where no unit runs
     progress = Progress(verbose=not args.quiet)
     if args.out is not None and not args.no_plots:
         from desyr.report.drawer import start_drawer
@@ -263,6 +267,32 @@ def _dispatch(args: argparse.Namespace) -> int:
                      plots=not args.no_plots, budget=args.budget)
     _summary(result, args.out)
     return EXIT_NOTHING_SELECTED if result.expression is None else 0
+
+
+def _problem(config: str, registry: Registry) -> Problem:
+    """The problem of ``run`` or ``refine``; a spec goes to the plugins' problem hook directly, without
+    the config reader's imports (SymPy), so a wrong one fails in a fraction of a second."""
+    import os
+
+    if not os.path.isfile(config) and not config.endswith(".toml"):
+        return registry.load_problem(config)
+    from desyr.config.loading import load_problem
+
+    return load_problem(config, registry)
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Option values that are wrong whatever the plugins: they fail before any plugin loads."""
+    import math
+
+    if getattr(args, "workers", None) is not None and args.workers < 1:
+        raise DesyrError(f"--workers must be at least 1, got {args.workers}")
+    budget = getattr(args, "budget", None)
+    if budget is not None and not (0 < budget < math.inf):
+        raise DesyrError(f"--budget must be a positive finite number of seconds, got {budget}")
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout > 0:        # NaN too
+        raise DesyrError(f"--timeout must be a number of seconds in (0, inf] (inf: no limit), got {timeout}")
 
 
 def _check_paths(args: argparse.Namespace) -> None:
@@ -302,26 +332,15 @@ def _must_exist(target: str, what: str, spec_allowed: bool = True) -> None:
         raise DesyrError(f"{what} not found: {target}")
 
 
-def _loaded_registry() -> Registry:
-    from desyr.extension.registry import load_registry
-
-    registry = load_registry()
-    for name, error in registry.failures.items():
-        print(f"desyr: warning: plugin '{name}' failed to load: {error}", file=sys.stderr)
-    for info in registry.shadowed:
-        print(f"desyr: warning: {info.role} '{info.name}' of plugin '{info.plugin}' is shadowed by plugin "
-              f"'{info.shadowed_by}'; select it as '{info.qualified_name}'", file=sys.stderr)
-    return registry
-
-
 def _bench(registry: Registry, args: argparse.Namespace) -> int:
     from desyr.bench.suite import bench
     from desyr.runtime.progress import Progress
 
     command = "desyr bench " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else [])
-    data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
-                 Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
-                 plots=not args.no_plots, problem_set=args.problem_set)
+    with plugins_for_children(args):       # each run loads the -p modules this bench loaded
+        data = bench(registry, args.names, args.all, args.seeds, args.out, args.timeout,
+                     Progress(verbose=not args.quiet), command.strip(), execution=execution_of(args),
+                     plots=not args.no_plots, problem_set=args.problem_set)
     failed = sum(1 for r in data["runs"] if "error" in r)
     print(f"wrote {args.out}/bench.json and {args.out}/bench.md ({len(data['runs'])} runs, {failed} failed)")
     return 0
@@ -333,36 +352,6 @@ def _study(registry: Registry, args: argparse.Namespace) -> int:
     run_study(args.name, args.out, quick=args.quick, bench=args.bench, plots=not args.no_plots,
               registry=registry, verbose=not args.quiet)
     print(f"wrote {args.out}/study.json and {args.out}/study.md")
-    return 0
-
-
-def _plugins(registry: Registry, as_json: bool) -> int:
-    rows = [info.as_dict() for info in registry.listing()]
-    if as_json:
-        print(json.dumps({"components": [r for r in rows if not r["shadowed_by"]],
-                          "shadowed": [r for r in rows if r["shadowed_by"]],
-                          "failures": dict(registry.failures)}, indent=2))
-        return 0
-    width = max((len(r["name"]) for r in rows), default=4)
-    for r in rows:
-        note = f"  (shadowed by {r['shadowed_by']}; select as {r['qualified_name']})" if r["shadowed_by"] else ""
-        default = " [default]" if r["default"] else ""
-        print(f"{r['role']:<9} {r['name']:<{width}}  {r['origin']} ({r['entry_point']}){default}{note}")
-    for name, error in registry.failures.items():
-        print(f"failed    {name}: {error}")
-    return 0
-
-
-def _problems(registry: Registry) -> int:
-    rows = registry.problem_library()
-    for spec, title in sorted(rows):
-        print(f"{spec:<34} {title}")
-    if not rows:
-        print("no bundled problems are installed")
-    sets = registry.problem_sets()
-    if sets:
-        print("sets (desyr bench --all --set NAME): " + ", ".join(
-            f"{s.name} ({len(s.specs)}{', default' if s.default else ''})" for s in sets))
     return 0
 
 

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
+#: the component roles, each with its registration hook ``desyr_register_<role>s``
+ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
+
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.roles import Executor, Gate, Refiner, Searcher, Teacher
     from desyr.model.problem import Problem, ProblemSet

@@ -16,26 +16,40 @@ as a warning, and still selectable with the qualified name ``PLUGIN:NAME``
 from __future__ import annotations
 
 import importlib.metadata as md
-import inspect
-import os
 import warnings
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
+from desyr.extension.discovery import (
+    _IN_PROCESS,
+    BLOCK_ENV,
+    FROM_ENV,
+    FROM_OPTION,
+    GROUP,
+    import_named,
+    may_implement,
+    origin_of,
+    plugin_output,
+    plugins_in_process,
+    register_in_process,
+    requested,
+)
+from desyr.extension.discovery import entry_points as discovered_entry_points
+from desyr.extension.hookspecs import ROLES
 from desyr.extension.options import specs_of
-from desyr.extension.roles import ROLES, Component
-from desyr.model.problem import Problem, ProblemSet
 
-GROUP = "desyr"
-BLOCK_ENV = "DESYR_DISABLE_PLUGINS"
+if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
+    from desyr.extension.roles import Component
+    from desyr.model.problem import Problem, ProblemSet
+
+__all__ = ["BLOCK_ENV", "GROUP", "IN_PROCESS", "ComponentInfo", "Registry", "load_registry", "check_contract",
+           "plugins_in_process", "new_plugin_manager", "ShadowedDefaultWarning"]
 IN_PROCESS = "(registered in process)"
 _HOOK_OF_ROLE = {role: f"desyr_register_{role}s" for role in ROLES}
 
@@ -64,15 +78,70 @@ class ComponentInfo:
                 "shadowed_by": self.shadowed_by, "options": options}
 
 
-@dataclass
 class Registry:
     """The loaded plugins and their components by role and name, with the shadowed ones and the
-    plugins that failed to load (name -> error); built by :func:`load_registry`."""
+    plugins that failed to load (name -> error); built by :func:`load_registry`.
 
-    pm: pluggy.PluginManager
-    components: dict[str, dict[str, ComponentInfo]] = field(default_factory=dict)
-    shadowed: list[ComponentInfo] = field(default_factory=list)
-    failures: dict[str, str] = field(default_factory=dict)     # plugin name -> error
+    Lazy: an entry point is imported when a question needs it. :meth:`load_problem` and the other
+    problem hooks import only the entry points whose source names the hook; anything about components
+    (and ``pm``, ``components``, ``shadowed``, ``failures``) imports them all first.  So a spec or a
+    config that is wrong fails before most plugins load."""
+
+    def __init__(self, pm: pluggy.PluginManager, pending: Iterable[md.EntryPoint] = (),
+                 on_complete: Callable[[Registry], None] | None = None) -> None:
+        self._pm = pm
+        self._components: dict[str, dict[str, ComponentInfo]] = {}
+        self._shadowed: list[ComponentInfo] = []
+        self._failures: dict[str, str] = {}       # plugin name -> error
+        self._origins: dict[str, str] = {}
+        self._rank: dict[str, int] = {}           # plugin name -> precedence (lower first)
+        self._pending = list(pending)
+        self._on_complete = on_complete
+        self._complete = False
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        return self._completed()._pm
+
+    @property
+    def components(self) -> dict[str, dict[str, ComponentInfo]]:
+        return self._completed()._components
+
+    @property
+    def shadowed(self) -> list[ComponentInfo]:
+        return self._completed()._shadowed
+
+    @property
+    def failures(self) -> dict[str, str]:
+        return self._completed()._failures
+
+    def _completed(self) -> Registry:
+        if not self._complete:
+            self._complete = True
+            self._load_pending(None)
+            _collect_components(self)
+            _warn_about_lost_defaults(self)
+            if self._on_complete is not None:
+                self._on_complete(self)
+        return self
+
+    def _add(self, name: str, origin: str) -> None:
+        self._origins[name] = origin
+        self._rank[name] = len(self._rank)
+
+    def _load_pending(self, hook: str | None) -> None:
+        """Import the pending entry points that may implement ``hook`` (all of them for None)."""
+        wanted = [ep for ep in self._pending if hook is None or may_implement(ep, hook)]
+        if not wanted:
+            return
+        self._pending = [ep for ep in self._pending if ep not in wanted]
+        for ep in wanted:
+            try:
+                with plugin_output(ep.name):
+                    self._pm.register(ep.load(), name=ep.name)
+            except Exception as exc:  # any import or validation error stays with its plugin
+                self._failures[ep.name] = f"{type(exc).__name__}: {exc}"
+        _check_pending(self)
 
     def names(self, role: str) -> list[str]:
         return sorted(self.components.get(role, {}))
@@ -149,7 +218,7 @@ class Registry:
 
         for impl in self._impls("desyr_load_problem"):
             try:
-                with answering(self, spec):     # a config the plugin gives may extend another spec
+                with answering(self, spec), plugin_output(impl.plugin_name):   # the config may extend a spec
                     # pluggy types a hook implementation as returning object; hookspecs.py declares this one
                     problem = cast("Problem | None", impl.function(spec=spec))
             except DesyrError:
@@ -167,7 +236,8 @@ class Registry:
         rows: list[tuple[str, str]] = []
         for impl in self._impls("desyr_problem_library"):
             try:
-                rows.extend((str(a), str(b)) for a, b in impl.function() or [])  # type: ignore[attr-defined]
+                with plugin_output(impl.plugin_name):
+                    rows.extend((str(a), str(b)) for a, b in impl.function() or [])  # type: ignore[attr-defined]
             except Exception as exc:
                 self._fail(impl.plugin_name, "desyr_problem_library", exc)
         return rows
@@ -177,7 +247,10 @@ class Registry:
         sets: list[ProblemSet] = []
         for impl in self._impls("desyr_problem_sets"):
             try:
-                found: list[Any] = list(impl.function() or [])  # type: ignore[call-overload]
+                with plugin_output(impl.plugin_name):
+                    found: list[Any] = list(impl.function() or [])  # type: ignore[call-overload]
+                from desyr.model.problem import ProblemSet
+
                 if not all(isinstance(s, ProblemSet) for s in found):
                     raise TypeError("desyr_problem_sets must return ProblemSet objects")
                 sets.extend(s for s in found if s.name not in {t.name for t in sets})
@@ -190,34 +263,28 @@ class Registry:
         return next((s for s in self.problem_sets() if s.default), None)
 
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
-        # get_hookimpls() lists implementations in registration order, which is precedence order
-        # (pluggy *calls* them in reverse; we call them one at a time instead).
-        return list(getattr(self.pm.hook, hook).get_hookimpls())
+        # Called one at a time, in precedence order: entry points by name, then -p and DESYR_PLUGINS
+        # modules, then in-process plugins (lazy loading registers them out of that order).
+        self._load_pending(hook)
+        impls = getattr(self._pm.hook, hook).get_hookimpls()
+        return sorted(impls, key=lambda impl: self._rank.get(impl.plugin_name, len(self._rank)))
 
     def _fail(self, plugin_name: str, hook: str, exc: Exception) -> None:
-        self.failures[plugin_name] = f"{hook} failed: {type(exc).__name__}: {exc}"
-        plugin = self.pm.get_plugin(plugin_name)
+        self._failures[plugin_name] = f"{hook} failed: {type(exc).__name__}: {exc}"
+        plugin = self._pm.get_plugin(plugin_name)
         if plugin is not None:
-            self.pm.unregister(plugin)
-        for table in self.components.values():
+            self._pm.unregister(plugin)
+        for table in self._components.values():
             for name in [n for n, info in table.items() if info.plugin == plugin_name]:
                 del table[name]
-        self.shadowed = [s for s in self.shadowed if s.plugin != plugin_name]
+        self._shadowed = [s for s in self._shadowed if s.plugin != plugin_name]
 
-
-#: plugins every load_registry() of this context registers in process (see plugins_in_process)
-_IN_PROCESS: ContextVar[tuple[Any, ...]] = ContextVar("in_process_plugins", default=())
-
-
-@contextmanager
-def plugins_in_process(*plugins: Any) -> Iterator[None]:
-    """Register ``plugins`` in process in every registry loaded inside the block, the CLI's included
-    (what :func:`desyr.testing.desyr_cli` uses; child processes such as bench children do not see them)."""
-    token = _IN_PROCESS.set((*_IN_PROCESS.get(), *plugins))
-    try:
-        yield
-    finally:
-        _IN_PROCESS.reset(token)
+    def _reject(self, plugin_name: str, role: str, cls: Any, exc: Exception) -> None:
+        """One bad class is left out; the plugin's other components stay."""
+        label = getattr(cls, "__name__", None) or type(cls).__name__
+        note = f"{role} {label} left out (the plugin's other components load): {exc}"
+        before = self._failures.get(plugin_name)
+        self._failures[plugin_name] = f"{before}; {note}" if before else note
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -226,110 +293,83 @@ def new_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (),
-                  entry_points: bool = True) -> Registry:
+def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (), entry_points: bool = True,
+                  plugins: Sequence[str] = (), lazy: bool = False,
+                  on_complete: Callable[[Registry], None] | None = None) -> Registry:
     """Discover entry points, register them and collect their components.
 
-    ``extra_plugins`` registers modules or objects in process (notebooks, tests);
-    they come after every entry point in precedence. ``entry_points=False``
-    loads only those, for a registry isolated from what is installed.
+    ``plugins`` are ``-p`` values: a module to import (not installed) or ``no:NAME`` to block one;
+    ``DESYR_PLUGINS`` and ``DESYR_DISABLE_PLUGINS`` add to them. ``extra_plugins`` registers
+    modules or objects in process (notebooks, tests); they come after every entry point and every
+    named module in precedence. ``entry_points=False`` loads only those, for a registry isolated
+    from what is installed. ``lazy`` leaves the entry points to be imported when first needed (the
+    CLI); ``on_complete`` is called once every plugin is loaded.
     """
-    blocked = set(block) | {b.strip() for b in os.environ.get(BLOCK_ENV, "").split(",") if b.strip()}
+    asked = requested(plugins)
+    blocked = set(block) | asked.blocked
     given = list(extra_plugins)
     extra_plugins = given + [p for p in _IN_PROCESS.get() if not any(p is g for g in given)]
-    pm = new_plugin_manager()
-    registry = Registry(pm)
-    origins: dict[str, str] = {}
-    found = sorted(md.entry_points(group=GROUP), key=lambda ep: ep.name) if entry_points else []
+    found: list[md.EntryPoint] = []
+    for ep in discovered_entry_points() if entry_points else []:
+        if ep.name not in blocked and all(ep.name != seen.name for seen in found):
+            found.append(ep)
+    registry = Registry(new_plugin_manager(), found, on_complete)
     for ep in found:
-        if ep.name in blocked or pm.has_plugin(ep.name):
-            continue
-        origins[ep.name] = _origin(ep)
-        try:
-            pm.register(ep.load(), name=ep.name)
-        except Exception as exc:  # any import or validation error stays with its plugin
-            registry.failures[ep.name] = f"{type(exc).__name__}: {exc}"
+        registry._add(ep.name, origin_of(ep))
+    for module, source in asked.modules:
+        if module in blocked or any(module in (ep.name, ep.module) for ep in found):
+            continue      # as pytest: a plugin already there (or blocked) is not loaded twice
+        registry._add(register_in_process(registry._pm, import_named(module, source)),
+                      f"{FROM_OPTION} {module}" if source == FROM_OPTION else FROM_ENV)
     for plugin in extra_plugins:
-        name = _register_in_process(pm, plugin)
-        origins[name] = IN_PROCESS
+        registry._add(register_in_process(registry._pm, plugin), IN_PROCESS)
     _check_pending(registry)
-    _collect_components(registry, origins)
-    _warn_about_lost_defaults(registry)
-    return registry
-
-
-def _register_in_process(pm: pluggy.PluginManager, plugin: Any) -> str:
-    # pluggy says "ValueError: Plugin already registered under a different name"; an author
-    # passing the same module twice deserves one line saying so.
-    if pm.is_registered(plugin):
-        raise PluginError(f"plugin {_plugin_label(plugin)} is given twice; register each plugin module once")
-    try:
-        name = pm.register(plugin, name=_in_process_name(pm, plugin))
-    except ValueError as exc:
-        raise PluginError(f"could not register plugin {_plugin_label(plugin)}: {exc}") from None
-    if name is None:
-        raise PluginError(f"could not register plugin {_plugin_label(plugin)} (it is blocked)")
-    return name
-
-
-def _plugin_label(plugin: Any) -> str:
-    return repr(getattr(plugin, "__name__", None) or type(plugin).__name__)
-
-
-def _in_process_name(pm: pluggy.PluginManager, plugin: Any) -> str:
-    """A readable name for a plugin registered in process: the module's or the class's name, so
-    that its components can be selected as ``NAME:component``."""
-    base = getattr(plugin, "__name__", None) or type(plugin).__name__
-    name, k = base, 2
-    while pm.has_plugin(name):
-        name, k = f"{base}_{k}", k + 1
-    return name
-
-
-def _origin(ep: md.EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    return f"{dist.name} {dist.version}" if dist is not None else "unknown"
+    return registry if lazy else registry._completed()
 
 
 def _check_pending(registry: Registry) -> None:
     # check_pending raises on the first offender; drop it and look again.
     while True:
         try:
-            registry.pm.check_pending()
+            registry._pm.check_pending()
             return
         except pluggy.PluginValidationError as exc:
-            name = registry.pm.get_name(exc.plugin) or str(exc.plugin)
-            registry.failures[name] = f"PluginValidationError: {exc}"
-            registry.pm.unregister(exc.plugin)
+            name = registry._pm.get_name(exc.plugin) or str(exc.plugin)
+            registry._failures[name] = f"PluginValidationError: {exc}"
+            registry._pm.unregister(exc.plugin)
 
 
-def _collect_components(registry: Registry, origins: dict[str, str]) -> None:
-    # Each hookimpl is called on its own so that one broken plugin cannot hide the rest.
+def _collect_components(registry: Registry) -> None:
+    # Each hookimpl is called on its own so that one broken plugin cannot hide the rest, and each
+    # class is checked on its own so that one bad class does not hide its plugin's good ones.
     for role, hook_name in _HOOK_OF_ROLE.items():
-        table = registry.components.setdefault(role, {})
+        table = registry._components.setdefault(role, {})
         for impl in registry._impls(hook_name):
-            if impl.plugin_name in registry.failures:
-                continue
             try:
-                classes = list(impl.function() or [])  # type: ignore[call-overload]
-                for cls in classes:
-                    check_contract(cls, role)
+                with plugin_output(impl.plugin_name):
+                    classes = list(impl.function() or [])  # type: ignore[call-overload]
             except Exception as exc:
                 registry._fail(impl.plugin_name, hook_name, exc)
                 continue
             for cls in classes:
-                info = ComponentInfo(role, cls.name, origins.get(impl.plugin_name, "unknown"), cls, impl.plugin_name)
+                try:
+                    check_contract(cls, role)
+                except Exception as exc:
+                    registry._reject(impl.plugin_name, role, cls, exc)
+                    continue
+                info = ComponentInfo(role, cls.name, registry._origins.get(impl.plugin_name, "unknown"), cls,
+                                     impl.plugin_name)
                 winner = table.get(cls.name)
                 if winner is None:
                     table[cls.name] = info
                 else:
-                    registry.shadowed.append(ComponentInfo(role, cls.name, info.origin, cls, info.plugin,
-                                                           shadowed_by=winner.plugin))
+                    registry._shadowed.append(ComponentInfo(role, cls.name, info.origin, cls, info.plugin,
+                                                            shadowed_by=winner.plugin))
 
 
 def _warn_about_lost_defaults(registry: Registry) -> None:
     for info in registry.lost_defaults():
-        winner = registry.components[info.role][info.name]
+        winner = registry._components[info.role][info.name]
         warnings.warn(f"{info.role} '{info.name}' of plugin '{winner.plugin}' (not a default) shadows the default "
                       f"{info.role} of plugin '{info.plugin}'; the default stays '{info.qualified_name}'. Rename one "
                       f"of them, or select '{winner.qualified_name}' explicitly", ShadowedDefaultWarning, stacklevel=3)
@@ -340,29 +380,10 @@ class ShadowedDefaultWarning(UserWarning):
 
 
 def check_contract(cls: Any, role: str) -> None:
-    """The role contract, checked at load: a concrete subclass with a name and valid option specs."""
-    if not isinstance(cls, type) and isinstance(cls, Component):
-        raise PluginError(f"{type(cls).__name__}(...) is an instance; return the class {type(cls).__name__} "
-                          f"itself from the hook (pass the class, not an instance)")
-    if not (isinstance(cls, type) and issubclass(cls, Component)):
-        raise PluginError(f"{cls!r} is not a {role} component class; return subclasses of "
-                          f"desyr.plugin.{role.capitalize()} (pass the class, not an instance)")
-    if cls.role != role:
-        raise PluginError(f"{cls.__name__} is a {cls.role} component, contributed as a {role}; return it from "
-                          f"desyr_register_{cls.role}s instead")
-    name = getattr(cls, "name", None)
-    if not isinstance(name, str) or not name or ":" in name or name != name.strip():
-        raise PluginError(f"{cls.__name__} has no valid name (a non-empty string without ':')")
-    if inspect.isabstract(cls):
-        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
-        raise PluginError(f"{role} '{name}' ({cls.__name__}) does not implement {missing}")
-    try:
-        specs = specs_of(cls.options)
-        for option, spec in specs.items():
-            if spec.kind is not object and spec.default is not None:
-                spec.check(option, spec.default)
-    except (DesyrError, TypeError, AttributeError) as exc:
-        raise PluginError(f"{role} '{name}' declares invalid options: {exc}") from None
+    """The role contract, checked at load (:func:`desyr.extension.roles.check_contract`)."""
+    from desyr.extension.roles import check_contract as check
+
+    check(cls, role)
 
 
 def _is_default(cls: type[Component]) -> bool:

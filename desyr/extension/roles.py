@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import inspect
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,8 +22,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import sympy as sp
 
-from desyr.errors import ComponentError
-from desyr.extension.options import Option, OptionError, validate
+from desyr.errors import ComponentError, DesyrError, PluginError
+from desyr.extension.hookspecs import ROLES
+from desyr.extension.options import Option, OptionError, specs_of, validate
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.points import PointSets
     from desyr.model.problem import Problem
 
-ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
 
 __all__ = ["ROLES", "Component", "ComponentError", "Teacher", "TeacherModel", "Searcher", "SearchTask",
            "SearchResult", "ParetoMember", "Refiner", "Gate", "GateDecision", "Executor", "UnitFailure", "Option",
@@ -321,3 +322,29 @@ class Executor(Component):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def check_contract(cls: Any, role: str) -> None:
+    """The role contract, checked at load: a concrete subclass with a name and valid option specs."""
+    if not isinstance(cls, type) and isinstance(cls, Component):
+        raise PluginError(f"{type(cls).__name__}(...) is an instance; return the class {type(cls).__name__} "
+                          f"itself from the hook (pass the class, not an instance)")
+    if not (isinstance(cls, type) and issubclass(cls, Component)):
+        raise PluginError(f"{cls!r} is not a {role} component class; return subclasses of "
+                          f"desyr.plugin.{role.capitalize()} (pass the class, not an instance)")
+    if cls.role != role:
+        raise PluginError(f"{cls.__name__} is a {cls.role} component, contributed as a {role}; return it from "
+                          f"desyr_register_{cls.role}s instead")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name or ":" in name or name != name.strip():
+        raise PluginError(f"{cls.__name__} has no valid name (a non-empty string without ':')")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        raise PluginError(f"{role} '{name}' ({cls.__name__}) does not implement {missing}")
+    try:
+        specs = specs_of(cls.options)
+        for option, spec in specs.items():
+            if spec.kind is not object and spec.default is not None:
+                spec.check(option, spec.default)
+    except (DesyrError, TypeError, AttributeError) as exc:
+        raise PluginError(f"{role} '{name}' declares invalid options: {exc}") from None

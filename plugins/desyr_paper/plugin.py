@@ -11,8 +11,12 @@ from __future__ import annotations
 import sys
 from importlib import resources
 from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING
 
-from desyr.plugin import Problem, ProblemSet, hookimpl
+from desyr.plugin import hookimpl
+
+if TYPE_CHECKING:    # the data model loads SymPy: a spec that is not ours must not wait for it
+    from desyr.plugin import Problem, ProblemSet
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,6 +63,8 @@ def desyr_load_problem(spec: str) -> Problem | None:
 
 @hookimpl
 def desyr_problem_sets() -> list[ProblemSet]:
+    from desyr.plugin import ProblemSet
+
     # the paper's polynomial variant of its first configuration is a study input, not one of the 18
     return [ProblemSet(prefix[:-1], TITLES[prefix], tuple(spec for spec, _ in _rows(prefix)
                                                          if not spec.endswith("_polynomial")),
