@@ -198,8 +198,7 @@ class AttemptRecord:
     worst_residual: float | None   # max(R_eq, R_con) on the independent points
     expression: dict[str, str] | None
     searchers: str = ""
-    #: stage 0 only: why each of its candidates is not the answer, one line each (docs/solvers.md)
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)   # stage 0: why each candidate is not the answer
 
 
 @dataclass
@@ -262,8 +261,7 @@ class Result:
         return exprs[name] if exprs else None
 
     def to_callable(self, backend: str = "numpy") -> Callable[[Any], Any]:
-        """The selected solution as a function ``f(X (n, d)) -> (n, n_fields)`` (exact form when there is one);
-        backends: numpy, torch, jax (see ``desyr export``)."""
+        """The selected solution as ``f(X (n, d)) -> (n, n_fields)`` (the exact form if any; numpy, torch, jax)."""
         from desyr.exact import to_callable
 
         exprs = self.solution()
@@ -388,11 +386,9 @@ def _errors_from(flat: dict[str, Any], fields: list[str]) -> Errors:
         raise TypeError(f"errors must be a mapping, got {type(flat).__name__}")
     def get(key: str) -> float | None:
         return _float(flat.get(key))
-    fieldwise = {f: _float(flat[f"rel_l2_{f}"]) for f in fields if f"rel_l2_{f}" in flat}
-    absolute = {f: _float(flat[f"abs_l2_{f}"]) for f in fields if f"abs_l2_{f}" in flat}
-    return Errors(get("rel_l2"), get("pre_refit_rel_l2"), get("teacher_rel_l2"),
-                  {k: v for k, v in fieldwise.items() if v is not None},
-                  {k: v for k, v in absolute.items() if v is not None})
+    def each(prefix: str) -> dict[str, float]:
+        return {f: v for f in fields if (v := _float(flat.get(f"{prefix}_{f}"))) is not None}
+    return Errors(get("rel_l2"), get("pre_refit_rel_l2"), get("teacher_rel_l2"), each("rel_l2"), each("abs_l2"))
 
 
 def _float(value: Any) -> float | None:
