@@ -183,7 +183,8 @@ def loaded_entry_points(monkeypatch):
 def test_a_wrong_spec_loads_only_the_plugins_that_answer_specs(desyr_cli, loaded_entry_points):
     result = desyr_cli.run("run", "no_such_problem:x", "--out", "out")
     assert result.ret == 2 and "no config file or known problem called 'no_such_problem:x'" in result.stderr
-    assert loaded_entry_points == ["paper"]
+    # only a plugin that answers specs may load (none, where an earlier test of this worker loaded it)
+    assert set(loaded_entry_points) <= {"paper"}
 
 
 @pytest.mark.parametrize("args", [("--budget", "-1"), ("--budget", "inf"), ("--workers", "0")])

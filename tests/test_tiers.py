@@ -186,8 +186,6 @@ HEAVY = {
         "test_gate_cannot_choose_the_verification_seed",
         "test_gate_cannot_loosen_the_exact_tolerance",
         "test_gate_cannot_verify_what_the_reported_text_is_not",
-        "test_gate_swapping_expressions_is_verified_as_reported",
-        "test_gate_zeroing_residual_fields_cannot_make_wrong_exact",
         "test_hostile_searcher_members_are_dropped",
         "test_refiner_claiming_convergence_is_verified_honestly",
         "test_refiner_vandalising_points_and_problem_leaves_verification_alone",

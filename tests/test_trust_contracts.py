@@ -188,6 +188,6 @@ def test_a_run_whose_searcher_sleeps_past_the_budget_names_it_and_stops(registry
     start = time.perf_counter()
     with pytest.warns(RuntimeWarning, match="searcher 's_sleeping' overran the budget"):
         code, _ = cli(registry, monkeypatch, tmp_path, toml, "--budget", "3")
-    assert code == 0 and time.perf_counter() - start < 12
+    assert code in (0, 1) and time.perf_counter() - start < 12     # 1: nothing selected (docs/results.md)
     attempts = __import__("json").loads((tmp_path / "out" / "result.json").read_text())["attempts"]
     assert len(attempts) == 1
