@@ -82,8 +82,10 @@ def shown(result: Result, exact: bool = False) -> dict[str, str]:
     """The selected formulas (``exact``: the exact form's) as the report shows them: the verifier's print
     of what it decided, where the result records its answer, never other text beside its verdict (a
     result read from a file may hold any text); else the result's own text."""
-    record = result.exact_form if exact else result
-    own = dict((record.expressions if exact else record.expression) or {}) if record is not None else {}
+    if exact:
+        own = dict(result.exact_form.expressions) if result.exact_form is not None else {}
+    else:
+        own = dict(result.expression or {})
     answer = result.verification.answer if result.verification else None
     part = answer.get("exact_form") if exact and isinstance(answer, dict) else answer
     if not isinstance(part, dict):
