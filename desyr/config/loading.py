@@ -22,7 +22,7 @@ from desyr.config.bases import active as _active
 from desyr.config.reading import read_toml, tomllib
 from desyr.config.toml_text import TomlWriteError, dumps
 from desyr.errors import ConfigError
-from desyr.model.nesting import NestingError, json_loads, toml_loads
+from desyr.model.nesting import DataError, config_json_loads, toml_loads
 from desyr.model.problem import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,7 +86,7 @@ def problem_from_toml(text: str, source: str = "<config>", *, tidy: bool = True,
     registry of the :func:`load_problem` under way)."""
     try:
         data = toml_loads(text)
-    except (tomllib.TOMLDecodeError, NestingError, ValueError):
+    except (tomllib.TOMLDecodeError, DataError, ValueError):
         return reading.problem_from_toml(text, source, tidy=tidy)     # its one-line error
     if not isinstance(data, Mapping) or "extends" not in data:
         return reading.problem_from_toml(text, source, tidy=tidy)
@@ -162,7 +162,7 @@ def _file_key(path: Path) -> str:
 def _data_of(problem: Problem, ref: str) -> dict[str, Any]:
     """The config table of a problem a plugin answered, read back from its config text."""
     try:
-        data = toml_loads(problem.config_text) if problem.config_format == "toml" else json_loads(problem.config_text)
+        data = toml_loads(problem.config_text) if problem.config_format == "toml" else config_json_loads(problem.config_text)
     except (tomllib.TOMLDecodeError, ValueError) as exc:
         raise ConfigError(f"extends = {ref!r:.60}: its config text cannot be read back ({exc})") from None
     if not isinstance(data, dict):

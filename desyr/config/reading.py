@@ -38,7 +38,7 @@ from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.
 from desyr.errors import ConfigError
 from desyr.model.geometry import Geometry
 from desyr.model.names import check_name, field_names
-from desyr.model.nesting import NestingError, check_nesting, toml_loads
+from desyr.model.nesting import DataError, NestingError, check_nesting, toml_loads
 from desyr.model.problem import Equation, Problem, Variable, jets_in
 from desyr.model.written import NumberClash, as_written, note
 from desyr.symbolic.conditions import Condition
@@ -57,7 +57,7 @@ def problem_from_toml(text: str, source: str = "<config>", *, tidy: bool = True)
         data = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
-    except NestingError as exc:
+    except DataError as exc:           # nested too deep, or a number with more digits than a float holds
         raise ConfigError(f"{source}: {exc}") from None
     except ValueError as exc:         # an integer of more than 4300 digits
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None

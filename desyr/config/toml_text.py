@@ -13,7 +13,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from desyr.errors import ConfigError
-from desyr.model.nesting import NestingError, toml_loads
+from desyr.model.nesting import DataError, toml_loads
 from desyr.model.toml_writer import TomlWriteError, dumps
 
 __all__ = ["TomlWriteError", "dumps", "read_toml"]
@@ -29,7 +29,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return toml_loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: malformed TOML: {exc}") from None
-    except NestingError as exc:
+    except DataError as exc:           # nested too deep, or a number with more digits than a float holds
         raise ConfigError(f"{path}: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None

@@ -8,11 +8,17 @@ configs nest fewer than 12 levels, so anything deeper than
 :data:`MAX_NESTING` is refused here, as one :class:`NestingError`
 (a ``ValueError``, so readers that treat unparsable files as absent keep
 doing so).
+
+A config's numbers are read as typed (:func:`typed_float`): a decimal whose digits a double cannot
+hold exactly as written (``0.2999999999999999999999``, ``3.14159265358979311``) is refused as one
+:class:`DigitsError` line, since the double would silently stand for another number in a proof.
 """
 from __future__ import annotations
 
 import json
+import math
 import sys
+from fractions import Fraction
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -20,13 +26,44 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["MAX_NESTING", "NestingError", "check_nesting", "json_loads", "toml_loads"]
+__all__ = ["MAX_NESTING", "DataError", "DigitsError", "NestingError", "check_nesting", "config_json_loads",
+           "json_loads", "toml_loads", "typed_float"]
 
 MAX_NESTING = 64   # levels of arrays and tables; configs and result.json use under 12
 
 
-class NestingError(ValueError):
+class DataError(ValueError):
+    """Text that parses but is refused as data; the message is one line for users."""
+
+
+class NestingError(DataError):
     """Data nested more deeply than :data:`MAX_NESTING`; the message is one line for users."""
+
+
+class DigitsError(DataError):
+    """A config number whose typed digits are not the double it reads as."""
+
+
+def typed_float(text: str) -> float:
+    """The float a config's number ``text`` spells, refused (:class:`DigitsError`) unless the double
+    is exactly what was typed: its shortest print must spell the same decimal (``0.30`` and ``3e-1``
+    are 0.3; ``0.30000000000000001`` is not).  ``inf`` and ``nan`` stay as TOML reads them."""
+    value = float(text)
+    digits = text.replace("_", "")
+    if digits.lstrip("+-") in ("inf", "nan"):
+        return value
+    if not math.isfinite(value):
+        raise DigitsError(f"the number {digits:.60} is too large for a float (at most {sys.float_info.max:.4g})")
+    try:
+        typed = Fraction(digits)
+    except ValueError:          # thousands of digits: more than Python reads as one integer
+        typed = None
+    if typed != Fraction(repr(value)):
+        raise DigitsError(f"the number {digits:.60} has more digits than a float holds (a float reads it as "
+                          f"{value!r}, another number): write fewer digits (a float's shortest print, such as "
+                          f"{value!r}, is read as that decimal), or the exact number as text (\"3/10\") where "
+                          "the config takes an expression")
+    return value
 
 
 def _too_deep() -> NestingError:
@@ -60,10 +97,20 @@ def json_loads(text: str) -> Any:
     return check_nesting(data)
 
 
-def toml_loads(text: str) -> dict[str, Any]:
-    """``tomllib.loads`` that refuses deep nesting with :class:`NestingError` (``TOMLDecodeError`` as before)."""
+def config_json_loads(text: str) -> Any:
+    """:func:`json_loads` for a config given as JSON: its numbers are read as typed (:func:`typed_float`)."""
     try:
-        data = tomllib.loads(text)
+        data = json.loads(text, parse_float=typed_float)
+    except RecursionError:
+        raise _too_deep() from None
+    return check_nesting(data)
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` for a config: deep nesting is refused with :class:`NestingError`, and numbers are
+    read as typed (:func:`typed_float`); ``TOMLDecodeError`` as before."""
+    try:
+        data = tomllib.loads(text, parse_float=typed_float)
     except RecursionError:
         raise _too_deep() from None
     checked: dict[str, Any] = check_nesting(data)

@@ -18,7 +18,7 @@ import sympy as sp
 
 from desyr.errors import ConfigError
 from desyr.model.geometry import Geometry, Part
-from desyr.model.nesting import json_loads
+from desyr.model.nesting import config_json_loads
 from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
 from desyr.model.unknowns import Misfit, Observations, Unknown, allowed_misfit, least_misfit
@@ -137,7 +137,7 @@ class Problem:
         config (``extends`` already resolved), the table written as TOML for one given as data."""
         if self.config_format == "toml":
             return self.config_text
-        return dumps(json_loads(self.config_text))
+        return dumps(config_json_loads(self.config_text))
 
     # ---------------------------------------------------------------- symbols
     @property

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desyr.report.markdown import float_text, inverse_lines, undecided, verdict_parts, visible
+from desyr.report.markdown import float_text, inverse_lines, shown, undecided, verdict_parts, visible
 
 if TYPE_CHECKING:      # model.result shows itself in notebooks through this module: no import at run time
     from desyr.model.result import Result
@@ -119,7 +119,7 @@ def _selected(r: Result, formulas: Sequence[str]) -> str:
     if r.expression is None:
         return "<p><strong>No candidate could be selected.</strong></p>"
     hidden = undecided(r)
-    lines = "".join(f"<div><code>{text(f)} = {text(e)}</code></div>" for f, e in r.expression.items()
+    lines = "".join(f"<div><code>{text(f)} = {text(e)}</code></div>" for f, e in shown(r).items()
                     if f not in hidden)
     head, body, note = verdict_parts(r, text)
     note = f"<p><strong>Note:</strong> {note}</p>" if note else ""
@@ -127,15 +127,16 @@ def _selected(r: Result, formulas: Sequence[str]) -> str:
     out = [f"<h2>Selected expression</h2>{lines}",
            f'<div class="verdict {text(r.verdict)}" id="verdict"><strong>{head}</strong>{body}{note}</div>']
     form = r.exact_form
-    if form is not None and form.expressions:
-        shown = ("".join(f'<div><img class="formula" alt="{text(f)} = {text(e)}" src="{u}"></div>'
-                         for u, (f, e) in zip(formulas, form.expressions.items()))
-                 if len(formulas) == len(form.expressions) and not hidden else
-                 "".join(f"<div><code>{text(f)} = {text(e)}</code></div>" for f, e in form.expressions.items()
+    exact = shown(r, exact=True)
+    if form is not None and exact:
+        lines = ("".join(f'<div><img class="formula" alt="{text(f)} = {text(e)}" src="{u}"></div>'
+                         for u, (f, e) in zip(formulas, exact.items()))
+                 if len(formulas) == len(exact) and not hidden else
+                 "".join(f"<div><code>{text(f)} = {text(e)}</code></div>" for f, e in exact.items()
                          if f not in hidden))
         match = ("" if form.symbolic_match is None else
                  f"<p>Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}</p>")
-        out.append(f"<h2>Exact form</h2>{shown}{match}")
+        out.append(f"<h2>Exact form</h2>{lines}{match}")
     return "".join(out)
 
 

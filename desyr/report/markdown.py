@@ -78,6 +78,25 @@ def undecided(result: Result) -> set[str]:
     return set(result.problem.unknowns)
 
 
+def shown(result: Result, exact: bool = False) -> dict[str, str]:
+    """The selected formulas (``exact``: the exact form's) as the report shows them: the verifier's print
+    of what it decided, where the result records its answer, never other text beside its verdict (a
+    result read from a file may hold any text); else the result's own text."""
+    if exact:
+        own = dict(result.exact_form.expressions) if result.exact_form is not None else {}
+    else:
+        own = dict(result.expression or {})
+    answer = result.verification.answer if result.verification else None
+    part = answer.get("exact_form") if exact and isinstance(answer, dict) else answer
+    if not isinstance(part, dict):
+        return own
+    printed = {k: v for key in ("expressions", "unknowns") if isinstance(part.get(key), dict)
+               for k, v in part[key].items()}
+    if own and all(isinstance(printed.get(f), str) for f in own):
+        return {f: printed[f] for f in own}
+    return own
+
+
 def inverse_lines(result: Result) -> list[str]:
     """An inverse problem's two extra facts: how its unknowns were decided, and the data misfit."""
     chosen = next((c for c in result.candidates if c.id == result.selected_id), None)
@@ -99,7 +118,7 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
     else:
         lines += ["## Selected expression", ""]
         hidden = undecided(r)
-        lines += [f"    {f} = {e}" for f, e in r.expression.items() if f not in hidden]
+        lines += [f"    {f} = {e}" for f, e in shown(r).items() if f not in hidden]
         lines += ["", verdict(r), ""]
         lines += [f"- {md(line)}" for line in inverse_lines(r)] + ([""] if inverse_lines(r) else [])
         lines += _exact_section(r)
@@ -164,7 +183,7 @@ def _exact_section(r: Result) -> list[str]:
     lines = ["Exact form (constants identified and rewrites applied only where the verification residuals "
              "stay at round-off; see docs/exact.md):", ""]
     hidden = undecided(r)
-    lines += [f"    {f} = {e}" for f, e in form.expressions.items() if f not in hidden]
+    lines += [f"    {f} = {e}" for f, e in shown(r, exact=True).items() if f not in hidden]
     lines += [""] + [f"$$ {f} = {tex} $$" for f, tex in form.latex.items() if f not in hidden]
     accepted = [c for c in form.constants if c.accepted]
     if accepted:

@@ -47,6 +47,7 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
                                                  run_residuals)
         result.exact = False
         return result
+    _adopt_printed(result, answer)
     residuals = _residuals(answer["residuals"])
     result.verification = VerificationRecord(answer["verdict"], str(answer["reason"]), answer, run_residuals,
                                              _disagreement(run_residuals, residuals, result.exact_tolerance))
@@ -56,6 +57,25 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
     result.exact = bool(answer["exact"])
     result.exact_tolerance = float(answer["exact_tolerance"])
     return result
+
+
+def _adopt_printed(result: Result, answer: dict[str, Any]) -> None:
+    """Store the formulas as the verifier printed what it parsed and decided (the parser's canonical
+    print), never as the text it was sent: a result read from a file may carry any text, and
+    ``sin(pi*x) + 0*log(x - 2)`` (NaN in doubles for x < 2) is ``sin(pi*x)`` once parsed."""
+    printed = _texts(answer)
+    if result.expression and set(printed) >= set(result.expression):
+        result.expression = {f: printed[f] for f in result.expression}
+    form = answer.get("exact_form")
+    exact = _texts(form) if isinstance(form, dict) else {}
+    if result.exact_form is not None and set(exact) >= set(result.exact_form.expressions):
+        result.exact_form.expressions = {f: exact[f] for f in result.exact_form.expressions}
+
+
+def _texts(part: dict[str, Any]) -> dict[str, str]:
+    """An answer's (or its exact form's) text per field and unknown."""
+    out = {**(part.get("expressions") or {}), **(part.get("unknowns") or {})}
+    return {f: e for f, e in out.items() if isinstance(e, str)}
 
 
 def _residuals(data: dict[str, Any]) -> Residuals:

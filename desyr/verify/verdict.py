@@ -35,6 +35,7 @@ from desyr.config.reading import problem_from_dict, problem_from_toml
 from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.model.constants import METHOD
+from desyr.model.nesting import DataError, config_json_loads
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
 from desyr.model.unknowns import Misfit
@@ -79,10 +80,10 @@ def read_problem(config: Mapping[str, Any]) -> Problem:
         raise ConfigError("the request's config must be {format: toml|json, text: str}")
     if kind == "toml":
         return problem_from_toml(text, source=source, tidy=False)
-    import json
-
     try:
-        data = json.loads(text)
+        data = config_json_loads(text)     # numbers as typed, as a TOML config's
+    except DataError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise ConfigError(f"{source}: the config is not JSON data ({type(exc).__name__})") from None
     if not isinstance(data, dict):
