@@ -18,6 +18,7 @@ from desyr.symbolic.conditions import of_call, of_power
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.testing import make_problem
 from desyr.verify import make_request
+from desyr.verify.conditions import _fails
 from desyr.verify.verdict import decide
 
 ODE = """
@@ -95,6 +96,8 @@ def test_a_condition_on_a_number_is_decided_where_it_is_made():
     assert of_power(sp.Integer(0), sp.Integer(-1), "0**-1").broken()
     undecided = of_call("log", sp.Pow(-1, sp.pi), "log((-1)**pi)")        # SymPy cannot tell: kept, not dropped
     assert undecided is not None and not undecided.broken()
+    x = sp.Symbol("x", real=True)                                         # ... and the verifier refuses it
+    assert "could not be shown" in _fails(undecided.quantity, undecided.need, {x: (0.0, 1.0)}, None)
 
 
 def test_a_number_not_shown_real_is_refused():
