@@ -32,10 +32,32 @@ class Condition:
     def replaced(self, mapping: dict[sp.Basic, sp.Expr]) -> Condition:
         return Condition(self.quantity.xreplace(mapping), self.need, self.written)
 
+    def broken(self) -> bool:
+        """Whether the condition is on a number alone and provably fails (``log(-1)``, ``1/0``): the
+        parser refuses the text."""
+        return not self.quantity.free_symbols and decided(self.quantity, self.need) is False
+
+
+def decided(number: sp.Expr, need: str) -> bool | None:
+    """Whether ``number`` meets ``need``, as SymPy's assumptions (and their numeric evaluation) tell;
+    None when they cannot tell (or fail on a huge number)."""
+    try:
+        value = getattr(number, _ASKS[need])
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return None
+    return None if value is None else (not value if need == "nonzero" else bool(value))
+
+
+_ASKS = {"positive": "is_positive", "nonnegative": "is_nonnegative", "nonzero": "is_zero"}
+
 
 def _made(quantity: sp.Expr, need: str, written: str) -> Condition | None:
-    # a number's condition is the parser's (non-real numbers are refused there), not the verifier's
-    return None if not quantity.free_symbols else Condition(quantity, need, written)
+    # a condition on a number alone is decided here: one that holds drops out; one that fails is kept
+    # for the parser to refuse (Condition.broken); one SymPy cannot decide is kept for the verifier,
+    # whose sign proof then decides it or refuses the candidate -- never silently dropped
+    if not quantity.free_symbols and decided(quantity, need) is True:
+        return None
+    return Condition(quantity, need, written)
 
 
 def of_call(name: str, argument: sp.Expr, written: str) -> Condition | None:

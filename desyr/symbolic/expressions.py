@@ -18,9 +18,12 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from desyr.errors import DesyrError
 from desyr.symbolic.conditions import Condition, of_call, of_division, of_power
 from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, non_real
+from desyr.symbolic.nodes import MAX_EXPONENT as MAX_EXPONENT
+from desyr.symbolic.nodes import ExpressionError as ExpressionError
+from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
+from desyr.symbolic.nodes import short as _short
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -35,10 +38,6 @@ _BINOPS = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
            ast.Div: lambda a, b: a / b, ast.Pow: sp.Pow}
 
 
-class ExpressionError(DesyrError, ValueError):
-    """An expression string could not be accepted; the message says why (one line, for users)."""
-
-
 #: Bounds on untrusted expression text (config files, search outputs).  Generous for
 #: anything a PDE or a symbolic search produces; they exist so that hostile or broken
 #: text gives a one-line error instead of a hang, a RecursionError or a MemoryError.
@@ -46,7 +45,6 @@ MAX_TEXT = 5000            # characters
 MAX_NODES = 1000           # syntax-tree nodes
 MAX_DEPTH = 200            # syntax-tree nesting depth
 MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows exponentially with the depth
-MAX_EXPONENT = 1000        # |numeric exponent| of a power
 
 #: Names that an expression vocabulary may not define: they already mean something
 #: in expressions, or in the numpy code that expressions are compiled to.
@@ -271,51 +269,26 @@ def _check_size(root: ast.AST, text: str) -> None:
         stack.extend((child, depth + 1, calls) for child in ast.iter_child_nodes(node))
 
 
-def _number(value: int | float, text: str) -> sp.Expr:
-    if isinstance(value, int):
-        if value.bit_length() > MAX_BITS:
-            raise ExpressionError(f"integer literal too large in {_short(text)} (at most {MAX_BITS} bits)")
-        return sp.Integer(value)
-    if not math.isfinite(value):
-        raise ExpressionError(f"number {value!r} is not finite in {_short(text)}")
-    return sp.Float(value)
-
-
-def _checked_exact(expr: sp.Expr, text: str) -> sp.Expr:
-    """Refuse exact numbers that grew too large (products and powers of big integers)."""
-    if isinstance(expr, sp.Rational) and max(int(expr.p).bit_length(), int(expr.q).bit_length()) > MAX_BITS:
-        raise ExpressionError(f"an exact number in {_short(text)} exceeds {MAX_BITS} bits")
-    return expr
-
-
-def _power(base: sp.Expr, exponent: sp.Expr, text: str) -> sp.Expr:
-    """``base**exponent``, refusing exponents that would make sympy compute huge exact numbers."""
-    if exponent.is_Number:
-        if not exponent.is_finite or abs(float(exponent)) > MAX_EXPONENT:
-            raise ExpressionError(f"exponent {_short(exponent)} in {_short(text)} is too large "
-                                  f"(at most {MAX_EXPONENT} in magnitude)")
-        if isinstance(base, sp.Rational) and isinstance(exponent, sp.Rational):
-            size = max(abs(int(base.p)), int(base.q))
-            bits = abs(float(exponent)) * math.log2(size) if size > 1 else 0.0
-            if bits > MAX_BITS:
-                raise ExpressionError(f"power {_short(base)}**{_short(exponent)} in {_short(text)} is too large "
-                                      f"(exact results of at most {MAX_BITS} bits)")
-    return sp.Pow(base, exponent)
-
-
 def _build(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] | None = None) -> sp.Expr:
+    """The SymPy expression of ``node``, each node checked as it is built (:func:`desyr.symbolic.nodes.checked_number`)."""
+    return checked_number(_build_node(node, vocab, text, notes), _segment(text, node), text)
+
+
+def _build_node(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return _number(node.value, text)
+        return number(node.value, text)
     if isinstance(node, ast.Name):
         return vocab.resolve(node.id)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _build(node.left, vocab, text, notes), _build(node.right, vocab, text, notes)
+        written = _segment(text, node)
+        pow_ = isinstance(node.op, ast.Pow)
+        # checked before its condition is noted, so that a non-real number is named as one
+        built = checked_number(power(left, right, text, written) if pow_ else _BINOPS[type(node.op)](left, right),
+                               written, text)
         if notes is not None and isinstance(node.op, (ast.Pow, ast.Div)):
-            written = _segment(text, node)
-            _note(notes, of_power(left, right, written) if isinstance(node.op, ast.Pow) else of_division(right, written))
-        if isinstance(node.op, ast.Pow):
-            return _checked_exact(_power(left, right, text), text)
-        return _checked_exact(_BINOPS[type(node.op)](left, right), text)
+            _note(notes, of_power(left, right, written) if pow_ else of_division(right, written), text)
+        return checked_exact(built, text)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = _build(node.operand, vocab, text, notes)
         return -operand if isinstance(node.op, ast.USub) else operand
@@ -323,11 +296,6 @@ def _build(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] |
         return _build_call(node, vocab, text, notes)
     # u'' parses as a string literal (u-prefixed): the prime hint applies there too
     raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}{_syntax_hint(text)}")
-
-
-def _short(value: object, limit: int = 80) -> str:
-    out = repr(value) if isinstance(value, str) else str(value)
-    return out if len(out) <= limit else out[:limit - 3] + "..."
 
 
 def _unicode_name(ch: str) -> str:
@@ -338,9 +306,9 @@ def _segment(text: str, node: ast.AST) -> str:
     return ast.get_source_segment(text.strip(), node) or ast.unparse(node)
 
 
-def _note(notes: list[Condition], condition: Condition | None) -> None:
+def _note(notes: list[Condition], condition: Condition | None, text: str) -> None:
     if condition is not None:
-        notes.append(condition)
+        notes.append(checked_condition(condition, text))
 
 
 def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
@@ -357,9 +325,10 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condit
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function '{name}' takes exactly one positional argument in {_short(text)}")
     argument = _build(node.args[0], vocab, text, notes)
+    built = checked_number(FUNCTIONS[name](argument), _segment(text, node), text)
     if notes is not None:
-        _note(notes, of_call(name, argument, _segment(text, node)))
-    return _checked_exact(FUNCTIONS[name](argument), text)
+        _note(notes, of_call(name, argument, _segment(text, node)), text)
+    return checked_exact(built, text)
 
 
 def _describe(node: ast.AST) -> str:
