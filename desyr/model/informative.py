@@ -17,8 +17,16 @@ import numpy as np
 if TYPE_CHECKING:
     from desyr.model.problem import Constraint, Problem
 
-#: the relative misfit exact data allow (round-off in the data file and the evaluation)
+#: the misfit exact data allow (round-off in the data file and the evaluation), as a fraction of the
+#: observed values' spread about their mean, never of their RMS: a constant that every candidate shares
+#: (u = 10**8 + ...) would inflate the RMS, and the allowance with it, until a wrong unknown passes
 EXACT_DATA_MISFIT = 1e-6
+
+
+def spread(values: np.ndarray) -> float:
+    """The size of a field's observed values that the exact-data allowance is relative to: their standard
+    deviation about their mean, or their RMS where they are all equal (0 only for an all-zero field)."""
+    return float(np.std(values)) or float(np.sqrt(np.mean(np.square(values))))
 
 #: how close to a face a point must lie, as a fraction of the variable's range, to be on it
 ON_FACE = 1e-9
@@ -128,10 +136,11 @@ def _windows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float, fitted: int,
-         tests: int = 1) -> tuple[Window | None, Window | None]:
+         tests: int = 1, exact: float = EXACT_DATA_MISFIT) -> tuple[Window | None, Window | None]:
     """The window whose misfit lies furthest above what ``noise`` allows, and the one furthest below
     (None: every window passes). ``relative`` holds the residuals over the field's RMS; ``tests`` is how
-    many such scans share SCAN_ALPHA (one per field)."""
+    many such scans share SCAN_ALPHA (one per field); ``exact`` is the round-off allowance on the same
+    scale (:data:`EXACT_DATA_MISFIT` times the field's spread over its RMS)."""
     n = relative.shape[0]
     starts, stops, levels = _windows(n)
     if not starts.size or not np.isfinite(relative).all():
@@ -140,7 +149,7 @@ def scan(relative: np.ndarray, keys: list[tuple[str, np.ndarray]], noise: float,
     # each level of each order gets an equal share, split among its windows (a weighted Bonferroni)
     share = SCAN_ALPHA / (tests * len(keys) * int(levels.max()) * (2.0 ** (np.arange(levels.max() + 1) + 1) - 1))
     z = np.array([NormalDist().inv_cdf(float(p)) for p in share])[levels]
-    upper = noise * np.sqrt(_chi_square(-z, size) / size) + EXACT_DATA_MISFIT
+    upper = noise * np.sqrt(_chi_square(-z, size) / size) + exact
     dof = size - fitted
     lower = noise * np.sqrt(_chi_square(z, np.maximum(dof, 1)) / size) * (dof > 0)
     squares = np.square(relative)

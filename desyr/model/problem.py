@@ -243,13 +243,14 @@ class Problem:
         obs = self.observations
         if obs is None:
             return None
-        from desyr.model.informative import Window, imposed, orderings, scan
+        from desyr.model.informative import EXACT_DATA_MISFIT, Window, imposed, orderings, scan, spread
         from desyr.symbolic.numeric import evaluate
         absolute: dict[str, float] = {}
         relative: dict[str, float] = {}
         above: dict[str, Window] = {}
         below: dict[str, Window] = {}
         left, where, counts = 0, list[str](), list[int]()
+        exact = EXACT_DATA_MISFIT           # the round-off allowance, relative to the RMS: the tightest field's
         for f in obs.fields:
             fixed, sets = imposed(self, f, obs.X)
             keep = ~fixed
@@ -265,12 +266,15 @@ class Problem:
                 scale = float(np.sqrt(np.mean(np.square(obs.column(f)[keep])))) or 1.0
             absolute[f] = rms if np.isfinite(rms) else math.inf
             relative[f] = absolute[f] / scale
+            # round-off is allowed against the values' spread, which a shared offset does not inflate
+            allowance = EXACT_DATA_MISFIT * spread(obs.column(f)[keep]) / scale
+            exact = min(exact, allowance)
             high, low = scan(residual / scale, orderings(self, obs.X[keep]), obs.noise, len(self.unknowns),
-                             len(obs.fields))
+                             len(obs.fields), allowance)
             above |= {f: high} if high else {}
             below |= {f: low} if low else {}
         n = min(counts)
-        return Misfit(absolute, relative, allowed_misfit(obs.noise, n),
+        return Misfit(absolute, relative, allowed_misfit(obs.noise, n, exact),
                       least_misfit(obs.noise, n, len(self.unknowns)), left, tuple(where), above, below)
 
     def evaluate_reference(self, X: np.ndarray) -> np.ndarray | None:

@@ -18,6 +18,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.model.informative import EXACT_DATA_MISFIT, Window
+from desyr.model.written import Numbers, exact_number
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,25 @@ class Unknown:
         if self.lo > 0:
             return math.sqrt(self.lo * self.hi)
         return 0.5 * (self.lo + self.hi)
+
+    def contains(self, value: sp.Expr, numbers: Numbers | None = None) -> bool:
+        """Whether the exact number ``value`` lies in the range, its ends as the config wrote them (0.1 is
+        1/10): compared exactly, or to 30 guaranteed digits, never through a float, which rounds
+        ``1/10 + 10**-20`` onto 0.1 and ``-exp(-10**6)`` onto 0. False where it cannot be shown."""
+        lo, hi = exact_number(self.lo, numbers), exact_number(self.hi, numbers)
+        return _nonnegative(sp.sympify(value) - lo) and _nonnegative(hi - sp.sympify(value))
+
+
+def _nonnegative(difference: sp.Expr) -> bool:
+    """Whether a constant is shown to be >= 0 (a complex one is not)."""
+    if difference.is_Rational or difference.is_zero:
+        return bool(difference >= 0)
+    from sympy.core.evalf import PrecisionExhausted
+    try:
+        value = difference.evalf(30, strict=True)
+    except (PrecisionExhausted, ValueError, TypeError, OverflowError):
+        return False
+    return bool(value.is_Float and value > 0)
 
 
 #: the most a field's residuals are scaled up against the largest field's (six decades: beyond,
@@ -113,12 +133,13 @@ class Misfit:
 CHI_SIGMAS = 3.0
 
 
-def allowed_misfit(noise: float, n: int) -> float:
+def allowed_misfit(noise: float, n: int, exact: float = EXACT_DATA_MISFIT) -> float:
     """The relative RMS misfit the true solution stays under with ``n`` observations of Gaussian
     noise of relative size ``noise``: its sum of squares is n*noise**2 on average, with standard
     deviation sqrt(2n)*noise**2, so 3 of those above the mean (a chi-square test, which tightens as
-    the data grow: a coefficient 12 standard errors off no longer passes)."""
-    return noise * math.sqrt(1.0 + CHI_SIGMAS * math.sqrt(2.0 / max(n, 1))) + EXACT_DATA_MISFIT
+    the data grow: a coefficient 12 standard errors off no longer passes), plus ``exact``, the round-off
+    allowance on the same relative scale."""
+    return noise * math.sqrt(1.0 + CHI_SIGMAS * math.sqrt(2.0 / max(n, 1))) + exact
 
 
 def least_misfit(noise: float, n: int, fitted: int) -> float:

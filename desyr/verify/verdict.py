@@ -211,9 +211,11 @@ def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificat
     """Why the unknowns' values cannot be the problem's: one outside its declared range, or a direction
     of the unknowns that neither the physics nor the data see (on the verifier's own points)."""
     for unknown in problem.unknowns:
-        value = float(exprs[unknown.name])
-        if not unknown.lo <= value <= unknown.hi:
-            return f"{unknown.name} = {value:.6g} lies outside its declared range [{unknown.lo:g}, {unknown.hi:g}]"
+        value = exprs[unknown.name]
+        if not unknown.contains(value, problem.numbers):
+            # compared exactly; a value too close to an end for 30 digits to tell counts as outside
+            return (f"{unknown.name} = {expression_text(value):.60} lies outside its declared range "
+                    f"[{unknown.lo:g}, {unknown.hi:g}] (compared exactly)")
     found = sensitivity(problem, exprs, points.interior, points.constraints, points.reductions)
     if found is None or not found.blind:
         return ""
