@@ -217,11 +217,30 @@ def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificat
             return (f"{unknown.name} = {expression_text(value):.60} lies outside its declared range "
                     f"[{unknown.lo:g}, {unknown.hi:g}] (compared exactly)")
     found = sensitivity(problem, exprs, points.interior, points.constraints, points.reductions)
-    if found is None or not found.blind:
+    if found is None:
         return ""
+    loose = _loose(problem, found.errors)
+    if not found.blind:
+        return loose
     what = f"only {found.combination} is determined" if found.combination else "they are not determined"
     return (f"the physics and the data do not decide {', '.join(found.blind)} ({what}; the Jacobian has rank "
             f"{found.rank} of {found.size})")
+
+
+#: standard errors of an unknown that may span its declared range before the data are said not to decide it
+DECIDED_SIGMAS = 3.0
+
+
+def _loose(problem: Problem, errors: Mapping[str, float]) -> str:
+    """An unknown the physics and the data see, but so faintly that three standard errors span its whole
+    declared range: the data do not narrow it, and every value in it fits. Noise stated relative to a
+    field's RMS grows with a constant every candidate shares (u = 10**8 + ...), until it swamps the signal."""
+    for unknown in problem.unknowns:
+        error = errors.get(unknown.name, 0.0)
+        if not math.isfinite(error) or DECIDED_SIGMAS * error >= unknown.hi - unknown.lo:
+            return (f"the data do not decide {unknown.name}: its standard error {error:.3g} is so large that "
+                    f"{DECIDED_SIGMAS:g} of them span its declared range [{unknown.lo:g}, {unknown.hi:g}]")
+    return ""
 
 
 def _observations(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, Any] | None:
