@@ -112,8 +112,9 @@ def test_a_run_returns_within_its_budget_with_a_result_file(tmp_path):
                            "--budget", str(budget), "--no-plots", "--quiet", "--cache-dir", str(tmp_path / "c")],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
     seconds = time.perf_counter() - start
-    assert done.returncode == 0, done.stderr
     result = json.loads((tmp_path / "r" / "result.json").read_text())
+    # 1: the budget ran out before any candidate could be selected (docs/results.md); still a result file
+    assert done.returncode == (0 if result.get("expression") else 1), done.stderr
     assert result["teacher"]["facts"]["stopped_at_deadline"] is True
     assert len(result["attempts"]) == 1 and result["verification"]["verdict"] in ("proved", "verified", "not_exact")
     # the budget plus the verifier's few seconds, plus the interpreter's start-up here
