@@ -12,7 +12,7 @@ from desyr.errors import ConfigError
 from desyr.model.geometry import Part
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.symbolic.expressions import Jet
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.verify.proof import prove
 
 DISK = '[domain]\nshape = "disk(center=(0, 0), radius=1)"\n[[equations]]\nlhs = "u_xx + u_yy"\nrhs = 4\n'
