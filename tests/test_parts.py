@@ -163,3 +163,39 @@ def test_the_shared_copy_is_reported_when_it_differs():
         pytest.skip("no ../shared/architecture/parts.json beside this checkout")
     if load_parts(SHARED_COPY) != load_parts():
         pytest.skip(f"docs/architecture/parts.json differs from {SHARED_COPY}: bring the rules in step")
+
+
+def test_a_hand_built_context_reports_on_stderr_without_the_runtime(capsys):
+    """``RunContext.progress`` is a protocol the model names; a context built by hand still writes the
+    stage lines a run writes (the runtime's ``Progress`` is passed by the run)."""
+    import sys
+
+    from desyr.model.context import Reporter, RunContext, StderrLines
+    from desyr.runtime.progress import Progress
+
+    ctx = RunContext(None, None)  # type: ignore[arg-type]
+    assert isinstance(ctx.progress, StderrLines)
+    ctx.progress.message("stage B: refit 1 candidate(s)")
+    ctx.progress.warning("careful")
+    ctx.progress.bar("refit", 1, 2)
+    assert capsys.readouterr().err == "[desyr] stage B: refit 1 candidate(s)\ndesyr: warning: careful\n"
+    reporter: Reporter = Progress(stream=sys.stderr)       # the runtime's Progress fills the protocol
+    assert callable(reporter.bar)
+
+
+def test_the_report_registers_the_result_views(monkeypatch):
+    """The data model draws nothing: ``Result``'s notebook views are the report's, registered when the
+    api is imported; without them a result has no HTML (IPython shows its repr) and says so for a table."""
+    import desyr.api  # noqa: F401 - registers the views
+    from desyr.errors import ConfigError
+    from desyr.model import views
+    from desyr.model.result import Result
+    from desyr.report.notebook import candidates_frame, result_html, result_latex
+
+    assert (views.VIEWS.html, views.VIEWS.latex, views.VIEWS.table) == (result_html, result_latex, candidates_frame)
+    monkeypatch.setattr(views, "VIEWS", views.ResultViews())
+    monkeypatch.setattr("desyr.model.result.VIEWS", views.VIEWS)
+    bare = object.__new__(Result)
+    assert bare._repr_html_() is None and bare._repr_latex_() is None
+    with pytest.raises(ConfigError, match="import desyr.api"):
+        bare.candidates_table()
