@@ -53,6 +53,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.geometry import Geometry, Part
     from desyr.model.points import PointSets, all_constraint_points, constraint_points, interior_points
     from desyr.model.problem import Constraint, Face, Problem, ProblemSet
+    from desyr.model.residuals import ResidualSystem, for_refinement, physics_scores
     from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
     from desyr.model.sets import integral_rule
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
@@ -63,7 +64,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
-    from desyr.symbolic.physics import ResidualSystem, Scores, for_refinement, physics_scores
+    from desyr.symbolic.physics import Scores
     from desyr.symbolic.simplify import simplify_expression
 
 #: where each name lives: a name is imported on first use (PEP 562), so a plugin module that needs only
@@ -80,6 +81,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.geometry": ("Geometry", "Part"),
     "desyr.model.points": ("PointSets", "all_constraint_points", "constraint_points", "interior_points"),
     "desyr.model.problem": ("Constraint", "Face", "Problem", "ProblemSet"),
+    "desyr.model.residuals": ("ResidualSystem", "for_refinement", "physics_scores"),
     "desyr.model.search": ("ParetoMember", "Proposals", "SearchResult", "SearchTask", "SolverAttempt",
         "teacher_fit_mse"),
     "desyr.model.sets": ("integral_rule",),
@@ -93,7 +95,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.operators": ("BINARY_OPERATORS", "UNARY_OPERATORS", "Operator", "library_names", "operator"),
     "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
         "parameterize"),
-    "desyr.symbolic.physics": ("ResidualSystem", "Scores", "for_refinement", "physics_scores"),
+    "desyr.symbolic.physics": ("Scores",),
     "desyr.symbolic.simplify": ("simplify_expression",),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

@@ -139,7 +139,7 @@ def test_group_teacher_error_is_the_mean_of_the_fieldwise_errors(kov_ctx):
 
 
 def test_group_phi_is_rms_of_per_equation_plus_weighted_rms_of_per_constraint(kov_ctx):
-    from desyr.symbolic.physics import for_refinement
+    from desyr.model.residuals import for_refinement
     exprs = kovasznay(-1.7)
     scores = measure_phi(kov_ctx, exprs)
     res = for_refinement(kov_ctx.problem, exprs, [], kov_ctx.points, jacobian=False)

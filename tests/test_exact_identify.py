@@ -7,8 +7,8 @@ import sympy as sp
 from desyr.config.loading import problem_from_dict
 from desyr.exact import Acceptance, exact_form, propose
 from desyr.model.points import make_point_sets
+from desyr.model.residuals import verify
 from desyr.symbolic.expressions import expression_text
-from desyr.symbolic.physics import verify
 
 POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}
 

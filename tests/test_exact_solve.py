@@ -11,7 +11,7 @@ from desyr.config.loading import problem_from_toml
 from desyr.exact import exact_form, propose, symbolic_match
 from desyr.exact.solve import coefficients, link_constants, solve_coefficients
 from desyr.model.points import make_point_sets
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 
 GOLDEN = (1 + math.sqrt(5)) / 2
 # u'' - u' - u = 0: exp(c*x) solves it for c**2 - c - 1 = 0, c = (1 +- sqrt(5))/2

@@ -10,7 +10,7 @@ import pytest
 from desyr.cli.main import main
 from desyr.config.loading import load_problem, tomllib
 from desyr.model.points import make_point_sets
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 
 
 def _examples():

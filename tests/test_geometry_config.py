@@ -11,8 +11,8 @@ from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
 from desyr.model.geometry import Part
 from desyr.model.points import make_point_sets, make_verification_points
+from desyr.model.residuals import verify
 from desyr.symbolic.expressions import Jet
-from desyr.symbolic.physics import verify
 from desyr.verify.proof import prove
 
 DISK = '[domain]\nshape = "disk(center=(0, 0), radius=1)"\n[[equations]]\nlhs = "u_xx + u_yy"\nrhs = 4\n'

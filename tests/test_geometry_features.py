@@ -8,7 +8,7 @@ import pytest
 from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
 from desyr.model.points import make_verification_points
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.verify.proof import prove
 
 LAPLACE = '[[equations]]\nlhs = "u_xx + u_yy"\n'

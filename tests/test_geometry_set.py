@@ -12,7 +12,7 @@ from desyr.config.loading import load_problem, tomllib
 from desyr.model.csg import Combined
 from desyr.model.geometry import Part
 from desyr.model.points import make_verification_points
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.verify.proof import prove
 
 

@@ -290,8 +290,8 @@ points = 50
 
 
 def test_each_observed_field_counts_by_its_stated_relative_noise():
+    from desyr.model.residuals import for_refinement
     from desyr.stages.unknowns import _rss
-    from desyr.symbolic.physics import for_refinement
 
     p = _problem(COUPLED)
     obs = p.observations

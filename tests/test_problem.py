@@ -113,7 +113,7 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
     misspecified variant shares 01's definition) and IDs are unique."""
     from desyr.config.loading import load_problem
     from desyr.model.points import make_point_sets
-    from desyr.symbolic.physics import verify
+    from desyr.model.residuals import verify
 
     problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
     problem.points.update(verify=300)

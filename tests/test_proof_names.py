@@ -7,7 +7,7 @@ import sympy as sp
 
 from desyr.config.reading import problem_from_toml
 from desyr.model.points import make_verification_points
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.verify.proof import prove
 
 LAPLACE_2D = '[[equations]]\nlhs = "u_xx + u_yy"\n'

@@ -137,6 +137,10 @@ HEAVY = {
         "test_teacher_in_two_variables_and_a_nonlinear_equation",
         "test_teacher_solves_a_linear_pde_without_the_reference",
     )},
+    **{f"test_parts.py::{name}": "parses every module of desyr/ and plugins/ (the whole import graph)" for name in (
+        "test_no_never_rule_is_broken",
+        "test_the_graph_holds_lazy_relative_and_typing_imports",
+    )},
     **{f"test_parameterize.py::{name}": "150 SymPy examples" for name in (
         "test_parameterize_then_substitute_is_identity",
     )},

@@ -22,7 +22,7 @@ from hostile_components import RIGHT_FIT, RIGHT_FIXED, TOML, WRONG, HostilePlugi
 from desyr.api import refine, run
 from desyr.errors import DesyrError, PluginError
 from desyr.extension.registry import load_registry
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.testing import make_problem
 from desyr.verify.verdict import fresh_points
 

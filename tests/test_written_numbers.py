@@ -13,7 +13,7 @@ from desyr.errors import ConfigError
 from desyr.exact import exact_form, propose
 from desyr.exact.identify import BASES, problem_bases
 from desyr.model.points import make_point_sets
-from desyr.symbolic.physics import verify
+from desyr.model.residuals import verify
 from desyr.verify.proof import prove
 
 POINTS = {"refine": 200, "verify": 300, "search": 50, "validate": 50}

@@ -15,6 +15,9 @@ from desyr.config.builder import sympy_problem
 from desyr.config.loading import load_problem
 from desyr.config.shorthands import Constraint, Dirichlet, Initial, Neumann, PointValue
 from desyr.model.result import Result, load_result
+from desyr.report.notebook import register_views
+
+register_views()        # a result shows itself in a notebook (the data model draws nothing itself)
 
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result", "sympy_problem",
            "Constraint", "Dirichlet", "Neumann", "Initial", "PointValue"]

@@ -3,18 +3,43 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
-from desyr.runtime.progress import Progress
+
+
+class Reporter(Protocol):
+    """Where a stage's lines go. The data model names what it calls, and the run supplies it
+    (``desyr.runtime.progress.Progress``: live bars on a terminal, tqdm in a notebook)."""
+
+    def message(self, text: str) -> None: ...
+
+    def warning(self, text: str) -> None: ...
+
+    def bar(self, label: str, done: int, total: int, **fields: object) -> None: ...
+
+
+class StderrLines:
+    """The reporter of a context built by hand: the same stage lines on stderr as a run's, no live bars
+    (a run passes the runtime's ``Progress``)."""
+
+    def message(self, text: str) -> None:
+        print(f"[desyr] {text}", file=sys.stderr, flush=True)
+
+    def warning(self, text: str) -> None:
+        print(f"desyr: warning: {text}", file=sys.stderr, flush=True)
+
+    def bar(self, label: str, done: int, total: int, **fields: object) -> None:
+        """No live bar outside a run."""
 
 
 @dataclass
@@ -85,7 +110,7 @@ class RunContext:
     method: MethodConstants = METHOD
     cache_dir: Path = Path(".desyr-cache")
     retrain: bool = False
-    progress: Progress = field(default_factory=Progress)
+    progress: Reporter = field(default_factory=StderrLines)
     # desyr.runtime.execution.Units: where units run and the run store (Any: the model does not import the executors)
     units: Any = None
     #: ``time.time()`` by which the component's stage should return its best so far (``--budget``);

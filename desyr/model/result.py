@@ -29,6 +29,7 @@ from desyr.model.result_reading import (
     read_result_data,
     short_message,
 )
+from desyr.model.views import VIEWS, table_view
 
 SCHEMA = "desyr.result/3"
 READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
@@ -309,20 +310,14 @@ class Result:
     def candidates_table(self) -> Any:
         """The candidates as a pandas DataFrame: id, searcher, complexity, status, Phi, eps_T,
         expression, removed_by, selected (like PySR's ``equations_``)."""
-        from desyr.report.notebook import candidates_frame
+        return table_view()(self)
 
-        return candidates_frame(self)
-
-    # ---------------------------------------------------------------- notebooks
-    def _repr_html_(self) -> str:
-        from desyr.report.notebook import result_html
-
-        return result_html(self)
+    # ---------------------------------------------------------------- notebooks (views: desyr.model.views)
+    def _repr_html_(self) -> str | None:
+        return VIEWS.html(self) if VIEWS.html is not None else None
 
     def _repr_latex_(self) -> str | None:
-        from desyr.report.notebook import result_latex
-
-        return result_latex(self)
+        return VIEWS.latex(self) if VIEWS.latex is not None else None
 
     # ---------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:

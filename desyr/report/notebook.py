@@ -10,6 +10,7 @@ import base64
 import io
 from typing import TYPE_CHECKING, Any
 
+from desyr.model.views import VIEWS
 from desyr.report.html import _candidates, _quantities, _selected, text
 
 if TYPE_CHECKING:
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
 
 #: the columns of :func:`candidates_frame`, in order
 COLUMNS = ("id", "searcher", "complexity", "status", "Phi", "eps_T", "expression", "removed_by", "selected")
+
+
+def register_views() -> None:
+    """Make :class:`~desyr.model.result.Result` show itself with these views (the model draws nothing)."""
+    VIEWS.html, VIEWS.latex, VIEWS.table = result_html, result_latex, candidates_frame
 
 
 def result_html(r: Result) -> str:

@@ -14,9 +14,9 @@ import sympy as sp
 from desyr.exact import exact_form, symbolic_match
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
+from desyr.model.residuals import verify
 from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord
 from desyr.model.result_reading import build_typed
-from desyr.symbolic.physics import verify
 
 
 def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0

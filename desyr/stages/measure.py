@@ -15,10 +15,10 @@ import sympy as sp
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
+from desyr.model.residuals import Scores, for_refinement, physics_scores
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.physics import Scores, for_refinement, physics_scores
 from desyr.symbolic.simplify import cleaning_proposal
 
 

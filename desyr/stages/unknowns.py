@@ -32,9 +32,9 @@ import sympy as sp
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
+from desyr.model.residuals import sensitivity
 from desyr.model.unknowns import starting_values
 from desyr.stages.measure import measure_phi, misfit_allows
-from desyr.symbolic.identifiability import sensitivity
 from desyr.symbolic.simplify import simplify_expression
 
 #: the confidence window of an unknown, in standard errors

@@ -17,8 +17,8 @@ import sympy as sp
 from desyr.model.outcomes import Errors, Outcome, Selection
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
+from desyr.model.residuals import verify
 from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.physics import verify
 
 
 def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray) -> float | None:

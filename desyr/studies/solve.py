@@ -18,9 +18,9 @@ from scipy.optimize import least_squares
 from desyr.model.constants import METHOD
 from desyr.model.points import PointSets
 from desyr.model.problem import Problem
+from desyr.model.residuals import Params, ResidualSystem, for_refinement
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.parameterize import Parameterization, parameterize
-from desyr.symbolic.physics import Params, ResidualSystem, for_refinement
 
 Vec = Any    # a parameter vector: a sequence of floats or a 1-D array
 

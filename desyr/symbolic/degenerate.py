@@ -7,7 +7,7 @@ the exponential are absorbed by the coefficients.  The residuals cannot tell the
 only a reduced tree, refit, can show that the part was not needed.  This module finds the
 parts and builds reduced trees; :func:`desyr.stages.select.clean` refits and checks them.
 
-Three kinds of part (tolerances in :class:`desyr.model.constants.MethodConstants`), each found on the
+Three kinds of part (tolerances: :class:`Tolerances`, which the method's constants provide), each found on the
 given domain points (the refinement and constraint points):
 
 - *vanishing argument*: a call ``F(a + g)`` of exp, cosh, cos, sin, sinh, tan, tanh, asin or
@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import sympy as sp
 
-from desyr.model.constants import MethodConstants
 from desyr.symbolic.numeric import evaluate
 
 #: functions whose argument may vanish: to 1 (even) or to the argument (odd) when it does
@@ -57,8 +57,20 @@ def _short(expr: sp.Expr, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+class Tolerances(Protocol):
+    """The three tolerances this module reads (``desyr.model.constants.MethodConstants`` has them: the
+    mathematics names what it needs, the data model provides it)."""
+
+    @property
+    def like_term_tolerance(self) -> float: ...
+    @property
+    def degenerate_argument_tolerance(self) -> float: ...
+    @property
+    def near_integer_tolerance(self) -> float: ...
+
+
 def near_degenerate_parts(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], X: np.ndarray,
-                          method: MethodConstants) -> list[Part]:
+                          method: Tolerances) -> list[Part]:
     """Every near-degenerate part of every field, in a stable order (like terms, vanishing
     arguments, near integers; within a kind, in tree order)."""
     parts: list[Part] = []

@@ -11,27 +11,16 @@ the numbers.  A direction the objective cannot see (a singular value below
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
-from desyr.model.constants import METHOD
-from desyr.model.problem import Problem
-from desyr.symbolic.parameterize import Parameterization, parameterize
-from desyr.symbolic.physics import OBSERVATION_WEIGHT, ResidualSystem, with_observations
+from desyr.symbolic.physics import OBSERVATION_WEIGHT, Params, Residuals
 
 #: singular values below this fraction of the largest are directions the objective cannot see
 RANK_TOLERANCE = 1e-7
-
-
-def _floated(expr: sp.Expr) -> sp.Expr:
-    """An exact form's numbers as floats, so that they are free too: ``exp(-30*pi**2*t)`` fitted to data
-    taken at t = 0 alone has a rate that nothing decides, and neither the 30 nor nu may pass as found."""
-    numbers = {r: sp.Float(r) for r in expr.atoms(sp.Rational) if r not in (0, 1, -1)}
-    return expr.xreplace(numbers) if numbers else expr
 
 
 @dataclass(frozen=True)
@@ -45,28 +34,11 @@ class Sensitivity:
     errors: dict[str, float]            # standard error of each unknown (absolute)
 
 
-def _free(name: str, value: float) -> Parameterization:
-    symbol = sp.Dummy(f"{name}_s1", real=True)
-    return Parameterization(symbol, [symbol], [value])
-
-
-def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], interior: np.ndarray,
-                constraint_points: Sequence[np.ndarray], reductions: Sequence[np.ndarray | None] = (),
-                constraint_weight: float = METHOD.constraint_weight) -> Sensitivity | None:
-    """The unit-column Jacobian's rank and the unknowns' standard errors at ``exprs``, every float of
-    the fields and every unknown free (an exact value too); None without unknowns."""
-    names = [u.name for u in problem.unknowns if u.name in exprs and exprs[u.name].is_number]
-    if not names:
-        return None
-    # an unknown is free whatever its form (1/10 as much as 0.1003, and 1 or 0, which parameterize
-    # would take for structure)
-    parts = {f: (_free(f, float(e)) if f in names else parameterize(_floated(e), prefix=f"{f}_s"))
-             for f, e in exprs.items()}
-    symbols = [s for p in parts.values() for s in p.symbols]
-    values = np.array([v for p in parts.values() for v in p.values], dtype=float)
-    solution = {f: p.expression for f, p in parts.items()}
-    system = with_observations(ResidualSystem(problem, solution, symbols, interior, constraint_points,
-                                              constraint_weight, True, reductions), solution)
+def sensitivity_at(system: Residuals, values: Params, unknown_columns: Mapping[str, int],
+                   observed: int | None) -> Sensitivity | None:
+    """The unit-column Jacobian's rank and the unknowns' standard errors, ``system`` taken at ``values``
+    with the unknowns in ``unknown_columns`` of its parameters and its last ``observed`` rows the
+    observation blocks (None: no observations, no errors)."""
     with np.errstate(all="ignore"):
         J = system.jacobian(values)
         F = system.vector(values)
@@ -77,13 +49,13 @@ def sensitivity(problem: Problem, exprs: Mapping[str, sp.Expr], interior: np.nda
     norms[norms == 0] = 1.0
     _, s, Vt = np.linalg.svd(J / norms, full_matrices=False)
     rank = int(np.sum(s > RANK_TOLERANCE * s[0])) if s.size and s[0] > 0 else 0
-    unknown_columns = {n: symbols.index(parts[n].symbols[0]) for n in names}
     null = Vt[rank:] / norms                          # the blind directions, in the numbers themselves
     null = null / np.maximum(np.linalg.norm(null, axis=1, keepdims=True), 1e-300)
     blind = tuple(n for n, j in unknown_columns.items() if null.size and np.max(np.abs(null[:, j])) > 0.1)
-    relative = null / np.where(values == 0, 1.0, values)   # the same directions in relative changes
-    return Sensitivity(rank, len(symbols), blind, _combination(blind, relative, unknown_columns),
-                       _errors(J / norms, F, norms, s, Vt, rank, unknown_columns, problem))
+    numbers = np.asarray(values, dtype=float)
+    relative = null / np.where(numbers == 0, 1.0, numbers)   # the same directions in relative changes
+    return Sensitivity(rank, len(system.params), blind, _combination(blind, relative, unknown_columns),
+                       _errors(F, norms, s, Vt, rank, unknown_columns, observed))
 
 
 def _combination(blind: tuple[str, ...], null: np.ndarray, columns: Mapping[str, int]) -> str:
@@ -99,14 +71,13 @@ def _combination(blind: tuple[str, ...], null: np.ndarray, columns: Mapping[str,
     return f"{a}*{b}{exponent}" if ratio > 0 else f"{a}/{b}{'' if ratio == -1 else f'**({-ratio})'}"
 
 
-def _errors(Jn: np.ndarray, F: np.ndarray, norms: np.ndarray, s: np.ndarray, Vt: np.ndarray, rank: int,
-            columns: Mapping[str, int], problem: Problem) -> dict[str, float]:
+def _errors(F: np.ndarray, norms: np.ndarray, s: np.ndarray, Vt: np.ndarray, rank: int,
+            columns: Mapping[str, int], observed: int | None) -> dict[str, float]:
     """Standard errors of the unknowns: the noise variance (from the observation rows) times the
     covariance of the unit-column Jacobian, inverted on the directions it sees."""
-    obs = problem.observations
-    if obs is None or rank == 0:
+    if observed is None or rank == 0:
         return {}
-    n = obs.X.shape[0] * len(obs.fields)
+    n = observed
     rows = F[-n:] / math.sqrt(OBSERVATION_WEIGHT)      # the observation blocks come last
     variance = float(rows @ rows) / max(n - rank, 1)
     seen = Vt[:rank] / s[:rank, None]

@@ -1,4 +1,7 @@
-"""Governing-equation and constraint residuals of candidate expressions.
+"""Residual blocks of candidate expressions, their Jacobians and the physics scores.
+
+Pure mathematics: expressions, points and weights in, arrays out. Which blocks a problem has
+(its equations, constraints and observations) is :mod:`desyr.model.residuals`.
 
 The candidate's derivatives come from sympy, the residual and its exact
 Jacobian with respect to the parameters are lambdified together with common
@@ -8,15 +11,12 @@ subexpression elimination, and the last evaluation is cached because
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
 
-from desyr.model.constants import METHOD
-from desyr.model.points import PointSets, VerificationPoints
-from desyr.model.problem import Problem
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 
 
@@ -43,28 +43,27 @@ OBSERVATION_WEIGHT = 1.0
 Params = Sequence[float] | np.ndarray
 
 
-class ResidualSystem:
-    """All residual blocks of one candidate group on one choice of points."""
+class Residuals:
+    """Residual blocks over the problem's variables and the parameters: each block an expression
+    evaluated (with its exact Jacobian in the parameters) on its own points. What the blocks are
+    is decided above (:class:`desyr.model.residuals.ResidualSystem` builds them from a problem)."""
 
-    def __init__(self, problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
-                 interior: np.ndarray, constraint_points: Sequence[np.ndarray],
-                 constraint_weight: float = METHOD.constraint_weight, jacobian: bool = True,
-                 reductions: Sequence[np.ndarray | None] = ()) -> None:
-        self.problem = problem
+    def __init__(self, variables: Sequence[sp.Symbol], params: Sequence[sp.Symbol], coupled: bool = False) -> None:
+        self.variables = list(variables)
         self.params = list(params)
-        args = problem.symbols + self.params
-        root_weight = math.sqrt(constraint_weight)
+        self.coupled = coupled           # several fields: scores aggregate per component
         self.blocks: list[Block] = []
-        for k, eq in enumerate(problem.equations):
-            self.blocks.append(self._block("equation", k, problem.apply(eq.residual, solution),
-                                           interior, 1.0, args, jacobian))
-        for l, con in enumerate(problem.constraints):
-            self.blocks.append(self._block("constraint", l, problem.constraint_residual(con, solution),
-                                           constraint_points[l], root_weight, args, jacobian))
-            if l < len(reductions):
-                self.blocks[-1].reduction = reductions[l]
         self._cache_key: bytes | None = None
         self._cache: list[list[np.ndarray]] = []
+
+    def add(self, kind: str, index: int, expr: sp.Expr, points: np.ndarray, weight: float, jacobian: bool = True,
+            reduction: np.ndarray | None = None, data: np.ndarray | None = None) -> Block:
+        """Append the block of ``expr`` (appended last; the cache is cleared)."""
+        block = self._block(kind, index, expr, points, weight, self.variables + self.params, jacobian)
+        block.reduction, block.data = reduction, data
+        self.blocks.append(block)
+        self._cache_key = None
+        return block
 
     def _block(self, kind: str, index: int, expr: sp.Expr, points: np.ndarray, weight: float,
                args: Sequence[sp.Symbol], jacobian: bool) -> Block:
@@ -102,32 +101,6 @@ class ResidualSystem:
     def raw(self, a: Params = ()) -> list[tuple[Block, np.ndarray]]:
         """Unweighted residual values per block."""
         return [(b, vals[0]) for b, vals in zip(self.blocks, self._evaluate(a))]
-
-
-def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol],
-                   points: PointSets, constraint_weight: float = METHOD.constraint_weight,
-                   jacobian: bool = True) -> ResidualSystem:
-    """The residual system a refiner minimises: equations on the refinement points and constraints, and
-    for an inverse problem the misfit to the observations (with :data:`OBSERVATION_WEIGHT`; it is data,
-    so :func:`physics_scores` leaves it out)."""
-    system = ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
-                            points.reductions)
-    return with_observations(system, solution, jacobian)
-
-
-def with_observations(system: ResidualSystem, solution: Mapping[str, sp.Expr], jacobian: bool = True
-                      ) -> ResidualSystem:
-    """``system`` with one block per observed field (its misfit to the data, weighted by
-    :meth:`~desyr.model.unknowns.Observations.weight`), appended last."""
-    problem = system.problem
-    obs = problem.observations
-    if obs is not None and all(f in solution for f in obs.fields):
-        for k, f in enumerate(obs.fields):
-            block = system._block("observation", k, problem.apply(solution[f], solution), obs.X,
-                                  math.sqrt(OBSERVATION_WEIGHT) * obs.weight(f), problem.symbols + system.params, jacobian)
-            block.data = obs.column(f)
-            system.blocks.append(block)
-    return system
 
 
 @dataclass
@@ -168,12 +141,11 @@ def phi_score(rho_r: float, rho_c: float, constraint_weight: float) -> float:
     return rho_r + math.sqrt(constraint_weight) * rho_c
 
 
-def physics_scores(residuals: ResidualSystem, constraint_weight: float = METHOD.constraint_weight) -> Scores:
-    """Φ = ρ_r + sqrt(λ_c) ρ_c on the refinement points; the constraint term is omitted
-    when the problem has no constraint."""
-    coupled = len(residuals.problem.fields) > 1
-    rho_r = _aggregate([v for b, v in residuals.raw() if b.kind == "equation"], coupled) or 0.0
-    rho_c = _aggregate([v for b, v in residuals.raw() if b.kind == "constraint"], coupled) or 0.0
+def scores(residuals: Residuals, constraint_weight: float) -> Scores:
+    """Φ = ρ_r + sqrt(λ_c) ρ_c of the equation and constraint blocks; the constraint term is 0
+    when there is no constraint."""
+    rho_r = _aggregate([v for b, v in residuals.raw() if b.kind == "equation"], residuals.coupled) or 0.0
+    rho_c = _aggregate([v for b, v in residuals.raw() if b.kind == "constraint"], residuals.coupled) or 0.0
     return Scores(rho_r, rho_c, phi_score(rho_r, rho_c, constraint_weight))
 
 
@@ -185,22 +157,18 @@ class Verification:
     R_con_per_constraint: list[float]
 
 
-def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets | VerificationPoints) -> Verification:
-    """R_eq on independent interior points, R_con on the constraint sets (eq. verification).
+def verification(residuals: Residuals) -> Verification:
+    """R_eq and R_con of the equation and constraint blocks (eq. verification).
 
     For a scalar problem R_con weights each constraint set by its share of points, i.e.
     it is the RMS over all constraint points; coupled problems take the RMS of the
     per-component values, as the paper's coupled verification does.
     """
-    interior = points.interior if isinstance(points, VerificationPoints) else points.verify
-    residuals = ResidualSystem(problem, solution, [], interior, list(points.constraints), jacobian=False,
-                               reductions=points.reductions)
-    coupled = len(problem.fields) > 1
     eq = [v for b, v in residuals.raw() if b.kind == "equation"]
     con = [v for b, v in residuals.raw() if b.kind == "constraint"]
     return Verification(
-        R_eq=_aggregate(eq, coupled) or 0.0,
-        R_con=_aggregate(con, coupled),
+        R_eq=_aggregate(eq, residuals.coupled) or 0.0,
+        R_con=_aggregate(con, residuals.coupled),
         R_eq_per_equation=[rms(v) for v in eq],
         R_con_per_constraint=[rms(v) for v in con],
     )

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.model.constants import METHOD
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
@@ -28,7 +27,6 @@ def call_depth(expr: sp.Expr) -> int:
 def simplifiable(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES) -> bool:
     """Whether ``sympy.simplify`` is affordable on ``expr`` (short, and not deeply nested)."""
     return complexity(expr) <= max_nodes and call_depth(expr) <= SIMPLIFY_MAX_CALL_DEPTH
-CLEAN_TOL = METHOD.clean_term_tolerance
 
 
 def bounded_simplify(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES,
@@ -54,7 +52,7 @@ def simplify_expression(expr: sp.Expr) -> sp.Expr:
     return simpler if simpler is not None and complexity(simpler) < complexity(expr) else expr
 
 
-def drop_small_terms(expr: sp.Expr, tol: float = CLEAN_TOL) -> sp.Expr:
+def drop_small_terms(expr: sp.Expr, tol: float) -> sp.Expr:
     """Remove additive terms, at any depth, whose numerical leading coefficient is below ``tol``."""
     if not expr.args:
         return expr
@@ -70,10 +68,7 @@ def _negligible(term: sp.Expr, tol: float) -> bool:
     return isinstance(coeff, sp.Float) and abs(float(coeff)) < tol
 
 
-SNAP_TOL = METHOD.snap_integer_tolerance
-
-
-def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
+def snap_integers(expr: sp.Expr, tol: float) -> sp.Expr:
     """Replace Floats that are integers up to round-off (e.g. 1.0, -0.9999999999999998) by Integers.
 
     Search output carries scale factors such as ``1.0*sin(...)``; a factor that the
@@ -87,6 +82,8 @@ def snap_integers(expr: sp.Expr, tol: float = SNAP_TOL) -> sp.Expr:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def cleaning_proposal(expr: sp.Expr, term_tol: float = CLEAN_TOL, snap_tol: float = SNAP_TOL) -> sp.Expr:
-    """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped."""
+def cleaning_proposal(expr: sp.Expr, term_tol: float, snap_tol: float) -> sp.Expr:
+    """The Stage-C proposal: integers up to round-off snapped, then negligible terms dropped (the
+    tolerances are the method's, ``MethodConstants.clean_term_tolerance`` and ``snap_integer_tolerance``,
+    passed by Stage C)."""
     return drop_small_terms(snap_integers(expr, snap_tol), term_tol)

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from desyr.errors import ConfigError
 
 if TYPE_CHECKING:  # the parser is built by `desyr --help`, which must not load SymPy
-    from desyr.extension.registry import Registry
+    from desyr.config.loading import RegistryLike
     from desyr.model.problem import Problem
 
-#: the installed plugins, loaded only when a spec such as paper:X must be resolved
-Plugins = Callable[[], "Registry"]
+#: the installed plugins (a function that loads them when a spec such as paper:X must be resolved); the
+#: verifier's side never looks inside: it hands them to the config loader (no plugin machinery here)
+Plugins: TypeAlias = "RegistryLike"
 
 
 
@@ -185,11 +185,9 @@ def _request(config: dict[str, Any], exprs: Any, exact: Any, seed: Any) -> dict[
 
 
 def _problem(spec: str, registry: Plugins) -> Problem:
-    from desyr.config.loading import load_problem, load_problem_file
+    from desyr.config.loading import load_problem
 
-    if Path(spec).is_file() or spec.endswith(".toml"):
-        return load_problem_file(spec, registry)      # the plugins are loaded only if it extends a spec
-    return load_problem(spec, registry())
+    return load_problem(spec, registry)     # the plugins are loaded only for a spec, or a file that extends one
 
 
 def _print(answer: dict[str, Any]) -> None:

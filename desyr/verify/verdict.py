@@ -38,11 +38,10 @@ from desyr.model.constants import METHOD
 from desyr.model.nesting import DataError, config_json_loads
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
+from desyr.model.residuals import sensitivity, verify
 from desyr.model.unknowns import Misfit
 from desyr.symbolic.expressions import ExpressionError, expression_text
-from desyr.symbolic.identifiability import sensitivity
 from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.physics import verify
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import prove
 from desyr.verify.regularity import resolve_abs, rough_reason

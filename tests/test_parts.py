@@ -1,0 +1,201 @@
+"""The parts of the house and the rules between them (``docs/architecture/parts.json``), held against the
+real import graph of ``desyr/`` and ``plugins/``.
+
+Every import counts: at module level, lazy ones inside functions, and those under ``if TYPE_CHECKING:``.
+An annotation that names ``Problem`` ties a module to the data model as much as a call does (a change
+of ``Problem`` breaks it); only the import cycle test (tests/test_layout.py) leaves them out, because
+a cycle is a question of what runs. A "never" rule ``[A, B]`` is broken by one direct import of a
+module of part B from a module of part A.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTS_FILE = ROOT / "docs" / "architecture" / "parts.json"
+SHARED_COPY = ROOT.parent / "shared" / "architecture" / "parts.json"
+SOURCES = ("desyr", "plugins")
+
+
+class Edge(NamedTuple):
+    source: str          # the importing file, relative to the repository root
+    line: int
+    target: str          # the imported module's file, relative to the repository root
+    name: str            # the import as written
+    typing_only: bool
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted module name -> file, for desyr and for each plugin package (importable as ``desyr_x``)."""
+    found: dict[str, Path] = {}
+    for top, base in (("desyr", ROOT), ("plugins", ROOT / "plugins")):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            parts = path.relative_to(base).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _typing_only_nodes(tree: ast.AST) -> set[int]:
+    blocks = [b for b in ast.walk(tree) if isinstance(b, ast.If) and ast.unparse(b.test) in
+              ("TYPE_CHECKING", "typing.TYPE_CHECKING")]
+    return {id(n) for block in blocks for statement in block.body for n in ast.walk(statement)}
+
+
+def _imported(node: ast.Import | ast.ImportFrom, package: str) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (a.name for a in node.names)
+        return
+    base = node.module or ""
+    if node.level:
+        kept = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(kept + ([base] if base else []))
+    yield from (f"{base}.{a.name}" for a in node.names)
+
+
+def import_edges() -> list[Edge]:
+    """Every import of a desyr or plugin module by a desyr or plugin module, anywhere in its body."""
+    modules = module_files()
+    edges = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = _typing_only_nodes(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for written in _imported(node, package):
+                target = written
+                while target and target not in modules:     # `from pkg import name` names a module or a member
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.append(Edge(str(path.relative_to(ROOT)), node.lineno, str(modules[target].relative_to(ROOT)),
+                                      written, id(node) in typing_only))
+    return edges
+
+
+def load_parts(path: Path = PARTS_FILE) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def part_of(file: str, parts: dict) -> str | None:
+    """The part whose folder (or file) holds ``file``; the longest match wins; None outside every part."""
+    best: tuple[int, str | None] = (0, None)
+    for part, spec in parts["parts"].items():
+        for place in spec["is"]:
+            if (file == place or (place.endswith("/") and file.startswith(place))) and len(place) > best[0]:
+                best = (len(place), part)
+    return best[1]
+
+
+def broken_rules(parts: dict, edges: list[Edge]) -> dict[tuple[str, str], list[str]]:
+    """Each broken "never" rule -> the imports that break it (``file:line name``)."""
+    never = {(a, b) for a, b, *_ in parts["never"]}
+    broken: dict[tuple[str, str], list[str]] = {}
+    for edge in edges:
+        pair = (part_of(edge.source, parts), part_of(edge.target, parts))
+        if pair in never:
+            kind = " (TYPE_CHECKING)" if edge.typing_only else ""
+            broken.setdefault(pair, []).append(f"{edge.source}:{edge.line} {edge.name}{kind}")  # type: ignore[arg-type]
+    return broken
+
+
+@pytest.fixture(scope="module")
+def edges() -> list[Edge]:
+    return import_edges()
+
+
+@pytest.mark.slow
+def test_no_never_rule_is_broken(edges):
+    broken = broken_rules(load_parts(), edges)
+    message = "\n".join(f"{a} -> {b}: {', '.join(where)}" for (a, b), where in sorted(broken.items()))
+    assert broken == {}, message
+
+
+def test_the_parts_file_describes_the_tree():
+    """Every part's place exists, every rule names known parts, and every package of desyr/ and
+    plugins/ belongs to a part (a new folder must be placed, not forgotten)."""
+    parts = load_parts()
+    names = set(parts["parts"])
+    for part, spec in parts["parts"].items():
+        for place in spec["is"]:
+            assert (ROOT / place).exists(), (part, place)
+    for rule in parts["never"] + parts["arrows"]:
+        assert set(rule[:2]) <= names, rule
+    for folder in [p for top in SOURCES for p in (ROOT / top).iterdir() if (p / "__init__.py").is_file()]:
+        assert part_of(f"{folder.relative_to(ROOT)}/x.py", parts) is not None, folder
+
+
+def test_every_rule_can_fail():
+    """The check sees each kind of import: lazy, TYPE_CHECKING, relative, and from a plugin."""
+    parts = {"parts": {"Model": {"is": ["desyr/model/"]}, "Runtime": {"is": ["desyr/runtime/"]},
+                       "Plugins": {"is": ["plugins/"]}, "Stages": {"is": ["desyr/stages/"]}},
+             "never": [["Model", "Runtime", ""], ["Plugins", "Stages", ""]]}
+    edges = [Edge("desyr/model/a.py", 3, "desyr/runtime/progress.py", "desyr.runtime.progress", True),
+             Edge("plugins/desyr_x/b.py", 5, "desyr/stages/pool.py", "desyr.stages.pool", False),
+             Edge("desyr/runtime/c.py", 1, "desyr/model/problem.py", "desyr.model.problem", False)]
+    broken = broken_rules(parts, edges)
+    assert sorted(broken) == [("Model", "Runtime"), ("Plugins", "Stages")]
+    assert broken["Model", "Runtime"] == ["desyr/model/a.py:3 desyr.runtime.progress (TYPE_CHECKING)"]
+
+
+@pytest.mark.slow
+def test_the_graph_holds_lazy_relative_and_typing_imports(edges):
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import c\n"
+                     "def f():\n    from ..d import e\n")
+    assert len(_typing_only_nodes(tree)) > 0
+    written = [w for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for w in _imported(node, "desyr.x")]
+    assert written == ["typing.TYPE_CHECKING", "desyr.x.b.c", "desyr.d.e"]
+    # the real graph: a lazy import inside a function and a plugin's import are both there
+    assert any(e.source.startswith("plugins/") and e.target == "desyr/plugin.py" for e in edges)
+    assert any(e.typing_only for e in edges)
+
+
+def test_the_shared_copy_is_reported_when_it_differs():
+    """The maintained copy lives in the repository (CI has no ../shared); a difference from the shared
+    architecture file is shown, never a failure by itself."""
+    if not SHARED_COPY.is_file():
+        pytest.skip("no ../shared/architecture/parts.json beside this checkout")
+    if load_parts(SHARED_COPY) != load_parts():
+        pytest.skip(f"docs/architecture/parts.json differs from {SHARED_COPY}: bring the rules in step")
+
+
+def test_a_hand_built_context_reports_on_stderr_without_the_runtime(capsys):
+    """``RunContext.progress`` is a protocol the model names; a context built by hand still writes the
+    stage lines a run writes (the runtime's ``Progress`` is passed by the run)."""
+    import sys
+
+    from desyr.model.context import Reporter, RunContext, StderrLines
+    from desyr.runtime.progress import Progress
+
+    ctx = RunContext(None, None)  # type: ignore[arg-type]
+    assert isinstance(ctx.progress, StderrLines)
+    ctx.progress.message("stage B: refit 1 candidate(s)")
+    ctx.progress.warning("careful")
+    ctx.progress.bar("refit", 1, 2)
+    assert capsys.readouterr().err == "[desyr] stage B: refit 1 candidate(s)\ndesyr: warning: careful\n"
+    reporter: Reporter = Progress(stream=sys.stderr)       # the runtime's Progress fills the protocol
+    assert callable(reporter.bar)
+
+
+def test_the_report_registers_the_result_views(monkeypatch):
+    """The data model draws nothing: ``Result``'s notebook views are the report's, registered when the
+    api is imported; without them a result has no HTML (IPython shows its repr) and says so for a table."""
+    import desyr.api  # noqa: F401 - registers the views
+    from desyr.errors import ConfigError
+    from desyr.model import views
+    from desyr.model.result import Result
+    from desyr.report.notebook import candidates_frame, result_html, result_latex
+
+    assert (views.VIEWS.html, views.VIEWS.latex, views.VIEWS.table) == (result_html, result_latex, candidates_frame)
+    monkeypatch.setattr(views, "VIEWS", views.ResultViews())
+    monkeypatch.setattr("desyr.model.result.VIEWS", views.VIEWS)
+    bare = object.__new__(Result)
+    assert bare._repr_html_() is None and bare._repr_latex_() is None
+    with pytest.raises(ConfigError, match="import desyr.api"):
+        bare.candidates_table()
