@@ -340,7 +340,7 @@ def _unpack(item: Any) -> tuple[Any, dict[str, Any], tuple[Any, ...], str]:
     if not isinstance(options, Mapping):
         raise ConfigError(f"parametrize_with_checks: the options of {cls!r} are {type(options).__name__}; "
                           "give a component class, (cls, {option: value}) or pytest.param(cls, {...})")
-    return cls, dict(options), marks, given_id or getattr(cls, "__name__", repr(cls))
+    return cls, dict(options), marks, str(given_id or getattr(cls, "__name__", repr(cls)))
 
 
 def _expected(expected_failures: Any, cls: Any) -> dict[str, str]:
