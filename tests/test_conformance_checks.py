@@ -141,3 +141,21 @@ def test_an_expected_failure_that_is_no_check_is_refused():
 def test_broken_components_with_their_expected_failures(component, check):
     """Strict: if a listed check ever passes, this suite fails (XPASS(strict))."""
     check()
+
+
+# --------------------------------------------------------------- fingerprints
+def test_a_fingerprint_sees_in_place_changes_and_ignores_nan_and_caches():
+    import numpy as np
+
+    from desyr.testing.snapshots import changed_paths, fingerprint
+
+    class Holder:
+        def __init__(self):
+            self.values, self.loss, self.names, self._memo = np.zeros(3), float("nan"), ["x"], {}
+    held = Holder()
+    before = fingerprint({"h": held})
+    held._memo["jet"] = 1                                  # a private cache is not an input
+    assert changed_paths(before, fingerprint({"h": held})) == []
+    held.values[1] = 2.0
+    held.names.append("y")
+    assert changed_paths(before, fingerprint({"h": held})) == ["h.values", "h.names", "h.names[1]"]
