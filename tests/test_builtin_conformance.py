@@ -1,15 +1,16 @@
-"""``check_component`` on every built-in component, with tiny budgets (issue 21, the author's kit).
+"""The conformance suite on every built-in component, one pytest item per named check, with tiny
+budgets (issue 21, the author's kit; issue 37, named checks).
 
 PySR needs Julia, which is not always installed: it is skipped, never faked."""
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 from desyr.extension.registry import load_registry
-from desyr.testing import check_component
+from desyr.testing import parametrize_with_checks
 
 REGISTRY = load_registry()
 
@@ -20,6 +21,9 @@ TINY = {
     ("searcher", "pysr"): {"niterations": 2, "populations": 2},
     ("teacher", "deepxde"): {"layers": [8, 8], "adam_steps": 50, "lbfgs_steps": 0, "interior_points": 64,
                              "boundary_points": 8, "checkpoint_every": 25},
+    ("teacher", "samples"): {"path": str(Path(__file__).parent / "fixtures" / "sine_samples.csv")},
+    # any importable function of X: checked, not judged (conftest gives the DESYR_ALLOW_CALLABLE consent)
+    ("teacher", "callable"): {"function": "numpy:sinc"},
     ("executor", "processes"): {"workers": 2},
 }
 SLOW = {("executor", "dask"), ("teacher", "deepxde"), ("searcher", "operon"), ("searcher", "gplearn"),
@@ -28,31 +32,28 @@ NEEDS = {("searcher", "pysr"): "juliacall", ("teacher", "deepxde"): "deepxde", (
          ("searcher", "operon"): "pyoperon", ("searcher", "gplearn"): "gplearn"}
 
 
-def _params():
+def _builtins():
     for role in ("teacher", "searcher", "refiner", "gate", "executor"):
         for name in REGISTRY.names(role):
             if REGISTRY.info(role, name).origin == "(registered in process)":
                 continue
             marks = [pytest.mark.slow] if (role, name) in SLOW else []
-            yield pytest.param(role, name, marks=marks, id=f"{role}-{name}")
+            module = NEEDS.get((role, name))
+            if module:
+                marks.append(pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                                                reason=f"{module} is not installed"))
+            yield pytest.param(REGISTRY.get(role, name), TINY.get((role, name), {}), marks=marks, id=f"{role}-{name}")
 
 
-def _samples(tmp_path):
-    x = np.linspace(0, 1, 201)[:, None]
-    path = tmp_path / "samples.npz"
-    np.savez(path, X=x, Y=np.sin(np.pi * x))
-    return {"path": str(path)}
+BUILTINS = list(_builtins())
 
 
-@pytest.mark.parametrize("role, name", list(_params()))
-def test_every_builtin_component_passes_check_component(role, name, tmp_path, monkeypatch):
-    module = NEEDS.get((role, name))
-    if module and importlib.util.find_spec(module) is None:
-        pytest.skip(f"{module} is not installed")
-    options = dict(TINY.get((role, name), {}))
-    if (role, name) == ("teacher", "samples"):
-        options = _samples(tmp_path)
-    if (role, name) == ("teacher", "callable"):
-        monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
-        options = {"function": "numpy:sinc"}          # any importable function of X; checked, not judged
-    check_component(REGISTRY.get(role, name), **options)
+@parametrize_with_checks(BUILTINS)
+def test_builtin_component(component, check):
+    check()
+
+
+def test_every_builtin_of_every_role_is_checked():
+    ids = {p.id.split("-")[0] for p in BUILTINS}
+    assert ids == {"teacher", "searcher", "refiner", "gate", "executor"}
+    assert {"searcher-sympy", "executor-processes", "teacher-samples", "gate-complexity"} <= {p.id for p in BUILTINS}

@@ -3,9 +3,13 @@
 Build a problem from TOML text, a run context with its point sets, candidates
 and fronts, and run one component in isolation, without training a teacher::
 
-    from desyr.testing import check_component, make_problem, run_refiner
+    from desyr.testing import check_component, make_problem, parametrize_with_checks, run_refiner
 
     check_component(MyRefiner)              # every contract check `desyr run` makes
+
+    @parametrize_with_checks([MyRefiner])   # the same, one pytest item per named check
+    def test_contract(component, check):
+        check()
     problem = make_problem(SINE_POISSON_1D)
     outcome = run_refiner(MyRefiner(), problem, "sin(3.1*x)")
     assert outcome.converged
@@ -16,7 +20,13 @@ fixture runs the command line in a temporary directory.
 """
 from __future__ import annotations
 
-from desyr.testing.conformance import ContractViolation, check_component
+from desyr.testing.conformance import (
+    ComponentCheck,
+    ContractViolation,
+    check_component,
+    component_checks,
+    parametrize_with_checks,
+)
 from desyr.testing.helpers import (
     SINE_POISSON_1D,
     decision,
@@ -41,4 +51,5 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["SINE_POISSON_1D", "make_problem", "make_context", "make_candidate", "make_task", "run_teacher",
            "run_searcher", "run_refiner", "run_gates_on", "run_executor", "isolated_registry", "refit_pool",
-           "front_of", "decision", "check_component", "ContractViolation", "desyr_cli", "DesyrCli", "CliResult"]
+           "front_of", "decision", "check_component", "component_checks", "parametrize_with_checks",
+           "ComponentCheck", "ContractViolation", "desyr_cli", "DesyrCli", "CliResult"]

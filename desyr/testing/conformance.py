@@ -1,339 +1,354 @@
-"""``check_component``: every contract check ``desyr run`` makes, run on one component class.
+"""The conformance suite: named checks of a component class, one pytest item each.
 
-In the spirit of scikit-learn's ``check_estimator``: the class is checked as the registry checks it
-at load, instantiated with the given options, and run on a tiny real problem through the same
-checking functions the pipeline calls (:mod:`desyr.stages`), plus the checks a run makes only
-implicitly (determinism for a seed, picklability for the ``processes`` executor, JSON-safe info).
-The first broken rule raises :class:`ContractViolation`, whose message says what to fix.
+In the spirit of scikit-learn's ``check_estimator`` and ``parametrize_with_checks``: every rule
+``desyr run`` holds a component to is a named check (``check_searcher_is_deterministic``), run on
+a tiny real problem through the same checking functions the pipeline calls (:mod:`desyr.stages`),
+plus the rules a run relies on implicitly (determinism for a seed, picklability for the
+``processes`` executor, JSON-safe info, inputs left as they were given).
+
+- :func:`component_checks` yields ``(name, check)`` for one class (scikit-learn's ``generate_only``);
+- :func:`parametrize_with_checks` makes them pytest items, with expected failures as strict xfails;
+- :func:`check_component` runs them all and raises the first :class:`ContractViolation`.
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
-import json
-import pickle
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from desyr.errors import DesyrError, PluginError
-from desyr.extension.registry import check_contract
-from desyr.extension.roles import Component, ExactSearcher, Executor, Gate, Refiner, Searcher, Teacher, UnitFailure
-from desyr.model.candidates import Candidate, RefitOutcome, candidate_view, changed_fields
+from desyr.errors import ConfigError
+from desyr.extension.roles import Component, ExactSearcher, UnitFailure
 from desyr.model.problem import Problem
-from desyr.model.search import ParetoMember, SearchResult, SearchTask
-from desyr.stages.guard import contained
-from desyr.stages.measure import measure
-from desyr.stages.refit import checked_refit
-from desyr.stages.search import checked_search_answer, rescored
-from desyr.stages.select import apply_gate
-from desyr.stages.solve import SolveOutcome, propose_candidates
+from desyr.model.search import ParetoMember
+from desyr.stages.search import rescored
 from desyr.symbolic.expressions import expression_text
-from desyr.testing.helpers import make_candidate, make_context, make_problem, make_task, run_executor, run_teacher
+from desyr.testing import runs
+from desyr.testing.observe import (
+    ContractViolation,
+    Subject,
+    check_class,
+    check_json_safe,
+    check_picklable,
+    mutation,
+    violation,
+)
+from desyr.testing.runs import EXECUTOR_ITEMS, FAILING_ITEM, conformance_unit
 
-__all__ = ["ContractViolation", "check_component", "conformance_unit"]
+__all__ = ["ContractViolation", "ComponentCheck", "check_component", "component_checks", "parametrize_with_checks",
+           "conformance_unit"]
 
-_T = TypeVar("_T")
-
-#: the small vocabulary a searcher is checked with (intersected with what it declares)
-CHECK_BINARY = ("+", "-", "*", "/")
-CHECK_UNARY = ("sin", "cos", "exp")
-#: candidates a refiner and a gate are checked on (the testing problem's solution is sin(pi*x))
-CHECK_CANDIDATES = ("0.9*sin(3.1*x)", "sin(pi*x)", "0.5*x*(1.0 - x)")
-
-
-class ContractViolation(PluginError):
-    """A component breaks its role's contract; the message names the rule and the fix."""
-
-
-def check_component(cls: Any, problem: Problem | None = None, **options: Any) -> None:
-    """Run every contract check the CLI makes on component class ``cls`` (any role), instantiated
-    with ``options`` (use them for tiny budgets). ``problem`` defaults to
-    :data:`desyr.testing.SINE_POISSON_1D`. Raises :class:`ContractViolation` naming the fix."""
-    _check_class(cls)
-    component = _instantiate(cls, options)
-    if isinstance(component, Executor):
-        _check_executor(component)
-        return
-    problem = problem or make_problem()
-    checks: dict[str, Callable[[Any, Problem], None]] = {
-        "teacher": _check_teacher, "searcher": _check_searcher, "refiner": _check_refiner, "gate": _check_gate}
-    checks[cls.role](component, problem)
+CheckFunction = Callable[[Subject], None]
 
 
-def _violation(component: Any, problem: str, fix: str) -> ContractViolation:
-    cls: Any = component if isinstance(component, type) else type(component)
-    return ContractViolation(f"{cls.role} '{cls.name}' ({cls.__name__}): {problem}; {fix}")
+# ------------------------------------------------------------------ common
+def check_class_contract(subject: Subject) -> None:
+    """A component class (not an instance) with a name, its role's methods and declared options."""
+    check_class(subject.cls)
 
 
-# ------------------------------------------------------------------ class and options
-def _check_class(cls: Any) -> None:
-    if isinstance(cls, Component):
-        raise ContractViolation(f"check_component got an instance of {type(cls).__name__}; pass the class, not an "
-                                f"instance: check_component({type(cls).__name__}, **options)")
-    if not (isinstance(cls, type) and issubclass(cls, Component)):
-        raise ContractViolation(f"check_component got {cls!r}; pass a component class (a subclass of "
-                                "desyr.plugin.Teacher, Searcher, Refiner, Gate or Executor)")
-    try:
-        check_contract(cls, cls.role)     # what the registry checks at load
-    except PluginError as exc:
-        raise ContractViolation(str(exc)) from None
-
-
-def _instantiate(cls: type[Component], options: Mapping[str, Any]) -> Component:
-    try:
-        return cls(**options)
-    except DesyrError as exc:
-        raise _violation(cls, f"the options {dict(options)} are refused ({exc})",
-                         "pass options the class declares, with values its Option specs accept") from None
-
-
-def _check_picklable(component: Component) -> None:
-    """Searchers and refiners travel to worker processes with every unit."""
-    try:
-        pickle.loads(pickle.dumps(component))
-    except Exception as exc:
-        raise _violation(component, f"the instance cannot be pickled ({type(exc).__name__}: {exc})",
-                         "the processes executor sends components to workers: keep only picklable state "
-                         "(no lambdas, locks, open files or clients; create those inside the method)") from None
-
-
-def _check_json_safe(component: Any, value: Any, what: str) -> None:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise _violation(component, f"{what} is not JSON-safe ({exc})",
-                         "put only str, int, finite float, bool, None, lists and dicts there (convert numpy "
-                         "values with .tolist() or float())") from None
-
-
-def _run(component: Component, call: Callable[[], _T]) -> _T:
-    """A component's call with the core's containment: any error is one line naming it."""
-    try:
-        with contained(component.role, component.name):
-            return call()
-    except PluginError as exc:
-        said = str(exc).removeprefix(f"{component.role} '{component.name}': ")
-        raise _violation(component, f"it failed on the check problem ({said})",
-                         "make it run on desyr.testing.SINE_POISSON_1D (or pass problem=)") from None
+def check_options_accepted(subject: Subject) -> None:
+    """The class accepts the options the check is given (use them for tiny budgets)."""
+    subject.component  # noqa: B018 - instantiating is the check
 
 
 # ------------------------------------------------------------------ teacher
-def _check_teacher(teacher: Teacher, problem: Problem) -> None:
-    first = _teacher_values(teacher, problem)
-    model, values = first
-    _check_json_safe(teacher, model.info(), "model.info()")
-    _, again = _teacher_values(teacher, problem)
-    if not np.array_equal(values, again):
-        raise _violation(teacher, "two prepare() calls with seed 0 gave different values",
-                         "seed every random generator from context.seed so a seed gives one teacher")
+def check_teacher_values(subject: Subject) -> None:
+    """prepare() gives a TeacherModel whose predict(X) is finite, of shape (len(X), n_fields)."""
+    runs.teacher_run(subject, "first")
 
 
-def _teacher_values(teacher: Teacher, problem: Problem) -> tuple[Any, np.ndarray]:
-    try:
-        return _run(teacher, lambda: run_teacher(teacher, problem))
-    except DesyrError as exc:
-        if isinstance(exc, ContractViolation):
-            raise
-        raise _violation(teacher, str(exc), "predict(X) must return a finite float array of shape "
-                         "(len(X), len(problem.fields))") from None
+def check_teacher_info_is_json_safe(subject: Subject) -> None:
+    model, _ = runs.teacher_run(subject, "first").value
+    check_json_safe(subject.component, model.info(), "model.info()")
+
+
+def check_teacher_is_deterministic(subject: Subject) -> None:
+    (_, first), (_, again) = runs.teacher_run(subject, "first").value, runs.teacher_run(subject, "second").value
+    if not np.array_equal(first, again):
+        raise violation(subject.component, "two prepare() calls with seed 0 gave different values",
+                        "seed every random generator from context.seed so a seed gives one teacher")
+
+
+def check_teacher_leaves_inputs_unchanged(subject: Subject) -> None:
+    changed = runs.teacher_run(subject, "first").changed
+    if changed:
+        raise mutation(subject.component, changed, "build what you need from problem and context; "
+                       "copy an array before changing it")
 
 
 # ------------------------------------------------------------------ searcher
-def _check_searcher(searcher: Searcher, problem: Problem) -> None:
-    _check_picklable(searcher)
-    if isinstance(searcher, ExactSearcher):
-        _check_exact_searcher(searcher, problem)
-        return
-    task = _searcher_task(searcher, problem)
-    first = _search(searcher, task, problem)
-    if not first:
-        raise _violation(searcher, "its front on sin(pi*x) is empty after the core's checks",
-                         "return at least one ParetoMember (sympy expression, complexity, finite loss)")
-    _check_operator_coverage(searcher, first, task)
-    second = _search(searcher, task, problem)
-    if _front_text(first) != _front_text(second):
-        raise _violation(searcher, f"two searches with seed {task.seed} gave different fronts",
-                         "seed every random generator from task.seed so a seed gives one front")
-    _check_losses(searcher, first, task, problem)
+def check_searcher_is_picklable(subject: Subject) -> None:
+    check_picklable(subject.component)
 
 
-def _check_exact_searcher(searcher: ExactSearcher, problem: Problem) -> None:
-    """What stage 0 checks: Proposals, JSON-safe attempts, candidates that read back, one answer per problem."""
-    first = _proposed(searcher, problem)
-    if not first.pool:
-        raise _violation(searcher, "it proposes no candidate for u'' = -pi^2 sin(pi x) with zero ends",
-                         "return Proposals with at least one mapping field -> sympy expression")
-    _check_json_safe(searcher, [dataclasses.asdict(r) for r in first.records], "Proposals.attempts")
-    again = _proposed(searcher, problem)
-    if [c.search_expressions for c in first.pool] != [c.search_expressions for c in again.pool]:
-        raise _violation(searcher, "two propose() calls gave different candidates",
-                         "make propose() deterministic: the same problem gives the same proposals")
+def check_searcher_front_is_usable(subject: Subject) -> None:
+    """A non-empty front on sin(pi*x), no member dropped by the core, JSON-safe info."""
+    if not runs.search_run(subject, "first").value:
+        raise violation(subject.component, "its front on sin(pi*x) is empty after the core's checks",
+                        "return at least one ParetoMember (sympy expression, complexity, finite loss)")
 
 
-def _proposed(searcher: ExactSearcher, problem: Problem) -> SolveOutcome:
-    outcome = _run(searcher, lambda: propose_candidates([searcher], problem, time_limit=30.0))
-    dropped = [r for r in outcome.records if r.outcome == "dropped"]
-    if dropped:
-        raise _violation(searcher, f"{len(dropped)} proposal(s) do not read back",
-                         "propose one sympy expression per field of the problem, in its variables")
-    return outcome
-
-
-def _searcher_task(searcher: Searcher, problem: Problem) -> SearchTask:
-    binary = [op for op in CHECK_BINARY if op in searcher.supported_binary]
-    unary = [op for op in CHECK_UNARY if op in searcher.supported_unary]
-    if not binary:
-        raise _violation(searcher, "supported_binary declares none of + - * /",
-                         "declare the operators the searcher can express in supported_binary")
-    return make_task(problem, binary=binary, unary=unary)
-
-
-def _search(searcher: Searcher, task: SearchTask, problem: Problem) -> list[ParetoMember]:
-    mine = copy.deepcopy(task)
-    answer = _run(searcher, lambda: searcher.search(mine))
-    if isinstance(answer, SearchResult):
-        _check_json_safe(searcher, answer.info, "SearchResult.info")
-    try:
-        members, _, dropped = checked_search_answer(searcher, answer, problem)
-    except DesyrError as exc:
-        raise _violation(searcher, str(exc), "return a SearchResult of ParetoMember") from None
-    if dropped:
-        raise _violation(searcher, f"the core drops {len(dropped)} front member(s): {'; '.join(dropped[:3])}",
-                         "return sympy expressions in the task's variables, integer complexities and finite losses")
-    return members
-
-
-def _check_losses(searcher: Searcher, front: list[ParetoMember], task: SearchTask, problem: Problem) -> None:
-    """The run re-scores every member on the teacher's samples; a loss that differs is misreported."""
-    _, unscored, misreported = rescored(front, task, problem)
-    if unscored or misreported:
-        raise _violation(searcher, f"the core re-scores its members on the task's samples: "
-                         f"{'; '.join((unscored + misreported)[:2])}",
-                         "report each member's teacher-fit MSE on task.X, task.y (teacher_fit_mse, or "
-                         "self.scored_members)")
-
-
-def _check_operator_coverage(searcher: Searcher, front: list[ParetoMember], task: SearchTask) -> None:
-    allowed = set(task.unary)
-    for member in front:
+def check_searcher_uses_only_task_operators(subject: Subject) -> None:
+    allowed = set(runs.searcher_task(subject).unary)
+    member: ParetoMember
+    for member in runs.search_run(subject, "first").value:
         used = {type(f).__name__.lower() for f in member.expression.atoms(sp.Function)}
         if used - allowed:
-            raise _violation(searcher, f"member {expression_text(member.expression)} uses "
-                             f"{', '.join(sorted(used - allowed))}, not in the task's unary operators "
-                             f"{sorted(allowed)}", "use only task.binary and task.unary (and declare in "
-                             "supported_unary/supported_binary only what the searcher can express)")
+            raise violation(subject.component, f"member {expression_text(member.expression)} uses "
+                            f"{', '.join(sorted(used - allowed))}, not in the task's unary operators "
+                            f"{sorted(allowed)}", "use only task.binary and task.unary (and declare in "
+                            "supported_unary/supported_binary only what the searcher can express)")
+
+
+def check_searcher_is_deterministic(subject: Subject) -> None:
+    first, second = runs.search_run(subject, "first").value, runs.search_run(subject, "second").value
+    if _front_text(first) != _front_text(second):
+        raise violation(subject.component, f"two searches with seed {runs.searcher_task(subject).seed} gave "
+                        "different fronts", "seed every random generator from task.seed so a seed gives one front")
+
+
+def check_searcher_losses_are_teacher_fit(subject: Subject) -> None:
+    """The run re-scores every member on the teacher's samples; a loss that differs is misreported."""
+    _, unscored, misreported = rescored(runs.search_run(subject, "first").value, runs.searcher_task(subject),
+                                        subject.problem)
+    if unscored or misreported:
+        raise violation(subject.component, f"the core re-scores its members on the task's samples: "
+                        f"{'; '.join((unscored + misreported)[:2])}", "report each member's teacher-fit MSE on "
+                        "task.X, task.y (teacher_fit_mse, or self.scored_members)")
+
+
+def check_searcher_leaves_task_unchanged(subject: Subject) -> None:
+    changed = runs.search_run(subject, "first").changed
+    if changed:
+        raise mutation(subject.component, changed, "copy task.X or task.y before changing them: "
+                       "np.array(task.X); the same task goes to every searcher of a run")
 
 
 def _front_text(front: list[ParetoMember]) -> list[tuple[str, int, float]]:
     return [(str(expression_text(m.expression)), int(m.complexity), float(m.loss)) for m in front]
 
 
-# ------------------------------------------------------------------ refiner
-def _check_refiner(refiner: Refiner, problem: Problem) -> None:
-    _check_picklable(refiner)
-    ctx = make_context(problem)
-    for text in CHECK_CANDIDATES:
-        first = _refit(refiner, make_candidate(problem, text), problem, ctx)
-        second = _refit(refiner, make_candidate(problem, text), problem, ctx)
-        if (first.status, first.params, _texts(first)) != (second.status, second.params, _texts(second)):
-            raise _violation(refiner, f"two refits of {text} gave different outcomes",
-                             "a refit must depend only on the candidate, the problem and the options (seed "
-                             "any random starts from fixed values)")
+# ------------------------------------------------------------------ exact searcher
+def check_exact_searcher_proposes(subject: Subject) -> None:
+    """Proposals with at least one candidate, each reading back, and JSON-safe attempts."""
+    if not runs.propose_run(subject, "first").value.pool:
+        raise violation(subject.component, "it proposes no candidate for u'' = -pi^2 sin(pi x) with zero ends",
+                        "return Proposals with at least one mapping field -> sympy expression")
 
 
-def _refit(refiner: Refiner, cand: Candidate, problem: Problem, ctx: Any) -> RefitOutcome:
-    view = candidate_view(cand)
-    answer = _run(refiner, lambda: refiner.refine(view, problem, ctx.points))
-    changed = changed_fields(cand, view)
+def check_exact_searcher_is_deterministic(subject: Subject) -> None:
+    first, again = runs.propose_run(subject, "first").value, runs.propose_run(subject, "second").value
+    if [c.search_expressions for c in first.pool] != [c.search_expressions for c in again.pool]:
+        raise violation(subject.component, "two propose() calls gave different candidates",
+                        "make propose() deterministic: the same problem gives the same proposals")
+
+
+def check_exact_searcher_leaves_problem_unchanged(subject: Subject) -> None:
+    changed = runs.propose_run(subject, "first").changed
     if changed:
-        raise _violation(refiner, f"it changed the candidate's {', '.join(changed)}",
-                         "read the candidate (its frozen tree stays as the search found it) and return the "
-                         "refit in a RefitOutcome")
-    try:
-        outcome, _ = checked_refit(answer, refiner.name, cand, problem)
-    except (TypeError, ValueError, DesyrError) as exc:
-        if "non-finite constants" in str(exc):
-            raise _violation(refiner, str(exc), "report converged=False (status 'failed' or 'not_converged') "
-                             "when the fit is not finite") from None
-        raise _violation(refiner, str(exc), "return RefitOutcome(expressions={field: finite sympy expression}, "
-                         "...) for the candidate's own fields") from None
-    if not isinstance(outcome.reason, (str, type(None))):
-        raise _violation(refiner, f"reason is {type(outcome.reason).__name__}", "give reason as text or None")
-    return outcome
+        raise mutation(subject.component, changed, "read the problem; build new expressions, never assign "
+                       "to its fields")
 
 
-def _texts(outcome: RefitOutcome) -> dict[str, str]:
-    return {f: str(expression_text(e)) for f, e in (outcome.expressions or {}).items()}
+# ------------------------------------------------------------------ refiner
+def check_refiner_is_picklable(subject: Subject) -> None:
+    check_picklable(subject.component)
+
+
+def check_refiner_outcomes(subject: Subject) -> None:
+    """A RefitOutcome for the candidate's own fields, finite constants when converged, for each candidate."""
+    runs.refit_runs(subject, "first")
+
+
+def check_refiner_is_deterministic(subject: Subject) -> None:
+    pairs = zip(runs.CHECK_CANDIDATES, runs.refit_runs(subject, "first"), runs.refit_runs(subject, "second"))
+    for text, first, second in pairs:
+        if _outcome_key(first.value) != _outcome_key(second.value):
+            raise violation(subject.component, f"two refits of {text} gave different outcomes",
+                            "a refit must depend only on the candidate, the problem and the options (seed "
+                            "any random starts from fixed values)")
+
+
+def check_refiner_leaves_inputs_unchanged(subject: Subject) -> None:
+    """The candidate (its frozen search tree above all), the problem and the points stay as given."""
+    changed = [path for run in runs.refit_runs(subject, "first") for path in run.changed]
+    if changed:
+        raise mutation(subject.component, list(dict.fromkeys(changed)), "the candidate's search_expressions "
+                       "are the frozen tree the search found: return the refit in a RefitOutcome")
+
+
+def _outcome_key(outcome: Any) -> tuple[Any, ...]:
+    texts = {f: str(expression_text(e)) for f, e in (outcome.expressions or {}).items()}
+    return outcome.status, outcome.params, texts
 
 
 # ------------------------------------------------------------------ gate
-def _check_gate(gate: Gate, problem: Problem) -> None:
-    first = _gate_decision(gate, problem)
-    second = _gate_decision(gate, problem)
-    if (first[0], first[1]) != (second[0], second[1]):
-        raise _violation(gate, "two calls on the same pool gave different decisions",
-                         "decide from the candidates and the context alone")
+def check_gate_decision(subject: Subject) -> None:
+    """A GateDecision keeping some of the given candidates (one at least), removing only their ids."""
+    runs.gate_run(subject, "first")
 
 
-def _measured_pool(problem: Problem) -> tuple[list[Candidate], Any]:
-    """Candidates as Stage B leaves them (constants as given, measured), without running a refiner."""
-    ctx = make_context(problem, teacher_values=problem.evaluate_reference(make_context(problem).points.search))
-    pool = []
-    for i, text in enumerate(CHECK_CANDIDATES):
-        cand = make_candidate(problem, text, id=f"c{i}")
-        cand.refit = RefitOutcome(dict(cand.search_expressions), "fixed", True)
-        cand.expressions = dict(cand.search_expressions)
-        measure(cand, ctx)
-        pool.append(cand)
-    return pool, ctx
+def check_gate_is_deterministic(subject: Subject) -> None:
+    if runs.gate_run(subject, "first").value != runs.gate_run(subject, "second").value:
+        raise violation(subject.component, "two calls on the same pool gave different decisions",
+                        "decide from the candidates and the context alone")
 
 
-def _gate_decision(gate: Gate, problem: Problem) -> tuple[list[str], dict[str, str]]:
-    pool, ctx = _measured_pool(problem)
-    try:
-        decision = apply_gate(gate, pool, ctx)       # the core's check: type, kept ids, keeps one
-    except PluginError as exc:
-        raise _violation(gate, str(exc), "return GateDecision(kept=[some of the given candidates], "
-                         "removed={id: reason})") from None
-    ids = {c.id for c in pool}
-    foreign = sorted(set(decision.removed) - ids)
-    if foreign:
-        raise _violation(gate, f"removed ids {foreign} are not in the pool {sorted(ids)}",
-                         "name in removed only ids of candidates the gate was given")
-    _check_json_safe(gate, {"removed": decision.removed, "note": decision.note}, "the decision's removed/note")
-    return [c.id for c in decision.kept], dict(decision.removed)
+def check_gate_leaves_inputs_unchanged(subject: Subject) -> None:
+    changed = runs.gate_reading(subject).changed
+    if changed:
+        raise mutation(subject.component, changed, "a gate only decides: return GateDecision(kept, removed) "
+                       "and leave the candidates' expressions and measures as they are")
 
 
 # ------------------------------------------------------------------ executor
-#: the item that makes :func:`conformance_unit` raise
-FAILING_ITEM = -1
-
-
-def conformance_unit(item: int) -> dict[str, Any]:
-    """A module-level unit (picklable by reference) that the executor check maps."""
-    if item == FAILING_ITEM:
-        raise ValueError("this unit fails on purpose")
-    return {"item": item, "square": item * item}
-
-
-def _check_executor(executor: Executor) -> None:
-    items = [3, 1, FAILING_ITEM, 4, 2]
-    workers = executor.workers
+def check_executor_workers(subject: Subject) -> None:
+    workers = subject.component.workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise _violation(executor, f"workers is {workers!r}", "make the workers property an int >= 1")
-    with executor:
-        try:   # twice: a second map must not answer with the first one's records
-            run_executor(executor, conformance_unit, items[::-1])
-            results = run_executor(executor, conformance_unit, items)
-        except PluginError as exc:
-            raise _violation(executor, str(exc), "return fn(item) for every item, unchanged, in input order") from None
-    for i, (item, result) in enumerate(zip(items, results)):
+        raise violation(subject.component, f"workers is {workers!r}", "make the workers property an int >= 1")
+
+
+def check_executor_returns_each_units_result(subject: Subject) -> None:
+    """One result per unit in its unit's place, over two maps; a UnitFailure for the unit that raises."""
+    for i, (item, result) in enumerate(zip(EXECUTOR_ITEMS, runs.executor_runs(subject).value)):
         if item == FAILING_ITEM and not isinstance(result, UnitFailure):
-            raise _violation(executor, f"unit {i} raised but came back as {type(result).__name__}",
-                             "answer a unit that raises with a UnitFailure in its place")
+            raise violation(subject.component, f"unit {i} raised but came back as {type(result).__name__}",
+                            "answer a unit that raises with a UnitFailure in its place")
         if item != FAILING_ITEM and result != conformance_unit(item):
-            raise _violation(executor, f"unit {i} came back as {result!r}, expected {conformance_unit(item)}",
-                             "return fn(item) for every item, in input order")
+            raise violation(subject.component, f"unit {i} came back as {result!r}, expected "
+                            f"{conformance_unit(item)}", "return fn(item) for every item, in input order")
+
+
+def check_executor_leaves_units_unchanged(subject: Subject) -> None:
+    changed = runs.executor_runs(subject).changed
+    if changed:
+        raise mutation(subject.component, changed, "pass each item to fn as it is; never sort, edit or "
+                       "consume the list of items")
+
+
+#: the checks of each kind of component, in the order check_component runs them
+COMMON: tuple[CheckFunction, ...] = (check_class_contract, check_options_accepted)
+CHECKS: dict[str, tuple[CheckFunction, ...]] = {
+    "teacher": (check_teacher_values, check_teacher_info_is_json_safe, check_teacher_is_deterministic,
+                check_teacher_leaves_inputs_unchanged),
+    "searcher": (check_searcher_is_picklable, check_searcher_front_is_usable, check_searcher_uses_only_task_operators,
+                 check_searcher_is_deterministic, check_searcher_losses_are_teacher_fit,
+                 check_searcher_leaves_task_unchanged),
+    "exact searcher": (check_searcher_is_picklable, check_exact_searcher_proposes,
+                       check_exact_searcher_is_deterministic, check_exact_searcher_leaves_problem_unchanged),
+    "refiner": (check_refiner_is_picklable, check_refiner_outcomes, check_refiner_is_deterministic,
+                check_refiner_leaves_inputs_unchanged),
+    "gate": (check_gate_decision, check_gate_is_deterministic, check_gate_leaves_inputs_unchanged),
+    "executor": (check_executor_workers, check_executor_returns_each_units_result,
+                 check_executor_leaves_units_unchanged),
+}
+
+
+def check_names(cls: Any) -> list[str]:
+    """The names of the checks a class gets (the common ones only, for anything not a component class)."""
+    return [fn.__name__ for fn in _checks_of(cls)]
+
+
+def _checks_of(cls: Any) -> tuple[CheckFunction, ...]:
+    if not (isinstance(cls, type) and issubclass(cls, Component)):
+        return COMMON[:1]
+    kind = "exact searcher" if issubclass(cls, ExactSearcher) else cls.role
+    return COMMON + CHECKS.get(kind, ())
+
+
+# ------------------------------------------------------------------ the API
+#: subjects of parametrized checks, so the items of one component share its runs (a few at a time)
+_SUBJECTS: OrderedDict[tuple[Any, ...], Subject] = OrderedDict()
+_KEEP = 4
+
+
+@dataclass(frozen=True)
+class ComponentCheck:
+    """One named check of one component class; call it with no arguments. Checks of one class with
+    the same options and problem share their runs of the component (each run made once)."""
+
+    name: str
+    function: CheckFunction = field(repr=False)
+    cls: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
+    problem: Problem | None = field(default=None, repr=False)
+
+    def __call__(self) -> None:
+        self.function(_shared_subject(self.cls, self.options, self.problem))
+
+
+def _shared_subject(cls: Any, options: Mapping[str, Any], problem: Problem | None) -> Subject:
+    key = (cls, repr(sorted(options.items())), id(problem))
+    if key not in _SUBJECTS:
+        _SUBJECTS[key] = Subject(cls, options, problem)
+        while len(_SUBJECTS) > _KEEP:
+            _SUBJECTS.popitem(last=False)
+    _SUBJECTS.move_to_end(key)
+    return _SUBJECTS[key]
+
+
+def component_checks(cls: Any, problem: Problem | None = None, **options: Any) -> Iterator[tuple[str, ComponentCheck]]:
+    """``(name, check)`` for every check of component class ``cls`` instantiated with ``options``, in
+    order; nothing runs until a check is called (scikit-learn's ``generate_only``)."""
+    for fn in _checks_of(cls):
+        yield fn.__name__, ComponentCheck(fn.__name__, fn, cls, dict(options), problem)
+
+
+def check_component(cls: Any, problem: Problem | None = None, **options: Any) -> list[str]:
+    """Run every check of component class ``cls`` (any role), instantiated with ``options`` (use them
+    for tiny budgets). ``problem`` defaults to :data:`desyr.testing.SINE_POISSON_1D`. Raises the first
+    :class:`ContractViolation`, naming the fix; returns the names of the checks, all passed."""
+    subject = Subject(cls, options, problem)
+    names = []
+    for fn in _checks_of(cls):
+        fn(subject)
+        names.append(fn.__name__)
+    return names
+
+
+def parametrize_with_checks(components: Iterable[Any], expected_failures: Any = None, problem: Problem | None = None
+                            ) -> Any:
+    """A ``pytest.mark.parametrize("component, check", ...)`` with one item per check of each component.
+
+    ``components``: classes, ``(cls, options)`` pairs, or ``pytest.param(cls, options, marks=..., id=...)``
+    (its marks and id go to every check of that component). ``expected_failures``: ``{"check_name":
+    "why"}`` for every component, or a function ``cls -> {"check_name": "why"}``; those checks are
+    strict xfails (a check listed that passes fails the suite), and a name that is no check is refused."""
+    import pytest
+
+    params = []
+    for item in components:
+        cls, options, marks, name = _unpack(item)
+        expected = _expected(expected_failures, cls)
+        for check_name, check in component_checks(cls, problem, **options):
+            extra = [pytest.mark.xfail(reason=expected[check_name], strict=True, raises=ContractViolation)] \
+                if check_name in expected else []
+            params.append(pytest.param(cls, check, marks=[*marks, *extra], id=f"{name}-{check_name}"))
+    return pytest.mark.parametrize("component, check", params)
+
+
+def _unpack(item: Any) -> tuple[Any, dict[str, Any], tuple[Any, ...], str]:
+    marks: tuple[Any, ...] = ()
+    given_id = None
+    if hasattr(item, "values") and hasattr(item, "marks"):        # a pytest.param
+        item, marks, given_id = item.values if len(item.values) > 1 else item.values[0], tuple(item.marks), item.id
+    cls, options = item if isinstance(item, tuple) else (item, {})
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"parametrize_with_checks: the options of {cls!r} are {type(options).__name__}; "
+                          "give a component class, (cls, {option: value}) or pytest.param(cls, {...})")
+    return cls, dict(options), marks, str(given_id or getattr(cls, "__name__", repr(cls)))
+
+
+def _expected(expected_failures: Any, cls: Any) -> dict[str, str]:
+    found = expected_failures(cls) if callable(expected_failures) else expected_failures
+    found = dict(found or {})
+    known = {fn.__name__ for group in (COMMON, *CHECKS.values()) for fn in group}
+    unknown = sorted(set(found) - known)
+    if unknown:
+        raise ConfigError(f"expected_failures names no check: {', '.join(unknown)} (the checks: "
+                          f"{', '.join(sorted(known))})")
+    return {k: str(v) for k, v in found.items()}

@@ -9,11 +9,11 @@ from desyr_myplugin.plugin import InOrderExecutor, MaxComplexityGate
 
 from desyr.plugin import ComponentError, load_registry
 from desyr.testing import (
-    check_component,
     isolated_registry,
     make_candidate,
     make_context,
     make_problem,
+    parametrize_with_checks,
     refit_pool,
     run_executor,
     run_gates_on,
@@ -43,9 +43,9 @@ def test_the_plugin_registers_its_components():
     assert registry.names("executor") == ["in_order"]
 
 
-@pytest.mark.parametrize("component", [MaxComplexityGate, InOrderExecutor])
-def test_every_component_meets_its_contract(component):
-    check_component(component)          # every check `desyr run` makes, with messages naming the fix
+@parametrize_with_checks([MaxComplexityGate, InOrderExecutor])
+def test_every_component_meets_its_contract(component, check):
+    check()          # one item per check `desyr run` relies on, each message naming the fix
 
 
 def _square(item):

@@ -12,6 +12,7 @@ from desyr_fiveroles.plugin import (
     FormulaModel,
     FormulaTeacher,
     InlineExecutor,
+    KeepRefiner,
     SimplestGate,
     SineSearcher,
 )
@@ -96,3 +97,58 @@ class ForeignIdGate(SimplestGate):
     def apply(self, pool, context):
         decision = super().apply(pool, context)
         return GateDecision(decision.kept, {**decision.removed, "not-in-pool": "made up"})
+
+
+# ---------------------------------------------------------------- inputs changed (issue 37, item 5)
+class TitlingTeacher(FormulaTeacher):
+    """Marks the problem it was given as taught."""
+
+    name = "titling"
+
+    def prepare(self, problem, context):
+        problem.title += " (taught)"
+        return super().prepare(problem, context)
+
+
+class BudgetFillingSearcher(SineSearcher):
+    """Fills its defaults into the task's budget, which every searcher of a run shares."""
+
+    name = "budget_filling"
+
+    def search(self, task):
+        task.budget.setdefault("iterations", 10)
+        return super().search(task)
+
+
+class TreeRoundingRefiner(KeepRefiner):
+    """Rounds the constants of the frozen search tree in place instead of returning a refit."""
+
+    name = "tree_rounding"
+
+    def refine(self, candidate, problem, points):
+        for f, e in candidate.search_expressions.items():
+            candidate.search_expressions[f] = e.xreplace({n: sp.Float(round(float(n))) for n in e.atoms(sp.Float)})
+        return super().refine(candidate, problem, points)
+
+
+class AnsweringGate(SimplestGate):
+    """Writes its own answer into the candidates' final expressions."""
+
+    name = "answering"
+
+    def apply(self, pool, context):
+        for c in pool:
+            c.expressions = {f: sp.sin(sp.pi * sp.Symbol("x")) for f in c.expressions}
+        return super().apply(pool, context)
+
+
+class ConsumingExecutor(InlineExecutor):
+    """Pops its items off the caller's list as it runs them (the answers are right)."""
+
+    name = "consuming"
+
+    def map(self, fn, items):
+        results = []
+        while items:
+            results += super().map(fn, [items.pop(0)])
+        return results
