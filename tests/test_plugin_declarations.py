@@ -61,7 +61,11 @@ def test_a_plugins_option_is_taken_only_with_its_plugin(tally):
 
 
 def test_an_executor_option_reaches_the_execution_settings(tally):
-    from desyr.cli.main import _parse, execution_of
+    from desyr.cli.main import _parser, execution_of
+    from desyr.cli.plugins import parse_with_plugins
+
+    def _parse(argv):
+        return parse_with_plugins(_parser, argv)
 
     args = _parse(["-p", "tally_plugin", "run", "x.toml", "--tally-secret", "k1"])
     assert execution_of(args).options == {"secret": "k1"}

@@ -10,10 +10,10 @@ from desyr._version import __version__
 from desyr.cli.plugins import (
     add_plugin_options,
     apply_plugin_options,
-    declared_options,
     list_plugins,
     list_problems,
     loaded_registry,
+    parse_with_plugins,
     plugin_option,
     plugins_for_children,
 )
@@ -151,7 +151,7 @@ def execution_of(args: argparse.Namespace) -> Execution:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = _parse(list(sys.argv[1:] if argv is None else argv))
+        args = parse_with_plugins(_parser, list(sys.argv[1:] if argv is None else argv))
         return _dispatch(args)
     except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
         print(f"desyr: error: {_one_line(exc)}{_traceback(exc)}", file=sys.stderr)
@@ -164,23 +164,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-def _parse(argv: list[str]) -> argparse.Namespace:
-    """The arguments. The plugins' options are known only once the plugins that declare them load, so
-    a command line the core's parser takes whole (no help asked) loads none for them; any other is
-    parsed again with them, from a lazy registry that ``_dispatch`` goes on with."""
-    before_end = argv[:argv.index("--")] if "--" in argv else argv
-    if not any(a in ("-h", "--help") for a in before_end):
-        args, rest = _parser().parse_known_args(argv)
-        if not rest:
-            return args
-    registry, declared = declared_options(argv)
-    args = _parser(declared).parse_args(argv)
-    args.registry = registry
-    args.plugin_options = {option: value for _, option in declared
-                           if (value := getattr(args, option.dest, None)) not in (None, False)}
-    return args
 
 
 def entry() -> NoReturn:

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,24 @@ def loaded_registry(args: argparse.Namespace) -> Registry:
     if known is not None:
         return known
     return load_registry(plugins=plugin_options(args), lazy=True, on_complete=_warn_about_plugins)
+
+
+def parse_with_plugins(parser: Callable[[Sequence[tuple[str, CommandOption]]], argparse.ArgumentParser],
+                       argv: list[str]) -> argparse.Namespace:
+    """The arguments. The plugins' options are known only once the plugins that declare them load, so
+    a command line the core's parser takes whole (no help asked) loads none for them; any other is
+    parsed again with them, from a lazy registry that the command goes on with."""
+    before_end = argv[:argv.index("--")] if "--" in argv else argv
+    if not any(a in ("-h", "--help") for a in before_end):
+        args, rest = parser(()).parse_known_args(argv)
+        if not rest:
+            return args
+    registry, declared = declared_options(argv)
+    args = parser(declared).parse_args(argv)
+    args.registry = registry
+    args.plugin_options = {option: value for _, option in declared
+                           if (value := getattr(args, option.dest, None)) not in (None, False)}
+    return args
 
 
 def declared_options(argv: Sequence[str]) -> tuple[Registry, list[tuple[str, CommandOption]]]:
