@@ -134,3 +134,14 @@ def test_the_verifiers_reader_carries_a_plugins_section_unchecked():
     assert problem.sections["tally"] == {"count": "any"}
     with pytest.raises(ConfigError, match="unknown top-level key"):
         problem_from_toml('colour = "red"\n' + SINE_POISSON_1D)
+
+
+def test_bench_runs_get_a_plugins_option_that_a_set_variable_stands_for(monkeypatch):
+    from desyr.extension.declared import forwarded_options
+    from desyr.extension.registry import load_registry
+
+    monkeypatch.delenv("DESYR_ALLOW_CALLABLE", raising=False)
+    registry = load_registry()
+    assert "--allow-callable" not in forwarded_options(registry)
+    monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
+    assert "--allow-callable" in forwarded_options(registry)     # the consent travels with each run
