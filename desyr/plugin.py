@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from desyr._version import __version__
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.extension.hookspecs import hookimpl, hookspec
-from desyr.extension.options import Option
+from desyr.extension.options import CommandOption, Option
 
 if TYPE_CHECKING:      # the rest is imported on first use (below); the names are kept in step by a test
     from desyr.config.loading import problem_from_dict, problem_from_toml
@@ -119,6 +119,8 @@ __all__ = [
     "hookimpl", "hookspec", "load_registry", "Registry",
     # roles
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
+    # what a plugin declares beside components: command-line options (and config sections, as Options)
+    "CommandOption",
     "Executor", "UnitFailure", "ExactSearcher",
     # data types
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",

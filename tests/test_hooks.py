@@ -91,3 +91,17 @@ def test_hook_desyr_register_executors(pm):
     classes = [c for found in pm.hook.desyr_register_executors() for c in found]
     assert [c.name for c in classes][:3] == ["serial", "processes", "dask"]
     assert [c.name for c in classes if c.default] == ["processes"]
+
+
+def test_hook_desyr_cli_options():
+    from desyr.extension.declared import cli_options
+
+    flags = {option.flag: plugin for plugin, option in cli_options(load_registry())}
+    assert flags["--scheduler"] == "executors" and flags["--allow-callable"] == "light_teachers"
+
+
+def test_hook_desyr_config_sections():
+    from desyr.config.settings import tables_of
+
+    sections = tables_of(load_registry()).sections
+    assert sections["paper"]["refined_rel_l2"].low == 0.0

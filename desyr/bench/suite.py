@@ -16,7 +16,7 @@ there is never imported; ``PYTHONPATH`` set by the user is kept, minus empty
 entries, which would mean the working directory).  Each child gets its own
 process group, and on Linux ``PR_SET_PDEATHSIG``: a killed bench takes its child
 with it, and SIGTERM/SIGINT of the bench kill the child's whole group.  The
-environment, including ``DESYR_ALLOW_CALLABLE``, is inherited.
+environment is inherited, and a plugin option that an environment variable stands for is passed on as its flag.
 
 All bench files are written atomically (:mod:`desyr.runtime.atomic`) and ``DIR`` is
 locked for the duration of the bench, so two benches cannot share it.
@@ -252,6 +252,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
              ) -> dict[tuple[str, int], dict[str, Any]]:
     """Every job through the executor; a job whose unit failed (its worker died twice) is recorded
     as failed and the others are kept: each finished run is already on disk."""
+    from desyr.extension.declared import forwarded_options
     from desyr.extension.roles import UnitFailure
     from desyr.runtime.execution import checked_map, make_executor
 
@@ -273,8 +274,7 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     # a serial bench is serial all the way down
     in_process = executor.in_process or (executor.workers > 1 and len(jobs) > 1)
     extra: tuple[str, ...] = ("--executor", registry.in_process_executor()) if in_process else ()
-    if os.environ.get("DESYR_ALLOW_CALLABLE") == "1":
-        extra += ("--allow-callable",)    # the consent travels with the job: a remote worker has its own env
+    extra += forwarded_options(registry)     # a plugin's consent travels with the job (a remote worker's env)
     if not plots:
         extra += ("--no-plots",)
     items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]

@@ -21,7 +21,7 @@ import re
 import sys
 from pathlib import Path
 
-from desyr.config.settings import SECTIONS
+from desyr.config.settings import SECTIONS, tables_of
 from desyr.extension import hookspecs
 from desyr.extension.options import markdown_table
 from desyr.extension.registry import Registry, load_registry
@@ -31,8 +31,8 @@ _BLOCK = re.compile(r"(<!-- options: (\w+) ([\w:]+) -->\n)(.*?)(<!-- /options --
 
 
 def table(kind: str, name: str, registry: Registry) -> str:
-    if kind == "section":
-        return markdown_table(SECTIONS[name])
+    if kind == "section":      # the core's, else a plugin's (hook desyr_config_sections)
+        return markdown_table(SECTIONS[name] if name in SECTIONS else tables_of(registry).sections[name])
     return markdown_table(registry.get(kind, name).options)
 
 

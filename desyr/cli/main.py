@@ -7,11 +7,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
-from desyr.cli.plugins import list_plugins, list_problems, loaded_registry, plugin_option, plugins_for_children
+from desyr.cli.plugins import (
+    add_plugin_options,
+    apply_plugin_options,
+    list_plugins,
+    list_problems,
+    loaded_registry,
+    parse_with_plugins,
+    plugin_option,
+    plugins_for_children,
+)
 from desyr.errors import DesyrError
 
 if TYPE_CHECKING:
     from desyr.api import Execution
+    from desyr.extension.options import CommandOption
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
     from desyr.model.result import Result
@@ -28,7 +38,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(declared: Sequence[tuple[str, CommandOption]] = ()) -> argparse.ArgumentParser:
+    """The command line; ``declared`` adds the plugins' options (hook ``desyr_cli_options``)."""
     p = _Parser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
     p.add_argument("--version", action="version", version=f"desyr {__version__}")
     plugin_option(p, "plugins")
@@ -86,7 +97,6 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds per run before it is recorded as failed (inf: no limit)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     _plots(s)
-    _allow_callable(s)
     _execution(s)
 
     from desyr.studies import describe
@@ -99,10 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--quick", action="store_true", help="tiny budgets (seconds); CI-sized")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     _plots(s)
-    _allow_callable(s)
     _execution(s)
     for command in sub.choices.values():     # a global option, before or after the command (as pytest's -p)
         plugin_option(command, "plugins_after")
+    add_plugin_options(sub.choices, declared)
     return p
 
 
@@ -110,19 +120,10 @@ def _execution(s: argparse.ArgumentParser) -> None:
     s.add_argument("--executor", default=None, metavar="NAME",
                    help="where units run: serial, processes (default: the local cores), dask, or a plugin's")
     s.add_argument("--workers", type=int, default=None, help="units at once (default: the usable local cores)")
-    s.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler address for --executor dask (default: Dask's configuration, else an "
-                        "embedded local cluster)")
 
 
 def _plots(s: argparse.ArgumentParser) -> None:
     s.add_argument("--no-plots", action="store_true", help="do not draw figures (they need matplotlib)")
-
-
-def _allow_callable(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--allow-callable", action="store_true",
-                   help="allow the 'callable' teacher to import and run the Python function a config names "
-                        "(configs are data: without this flag no config can make DeSyR run code)")
 
 
 def _common(s: argparse.ArgumentParser) -> None:
@@ -134,7 +135,6 @@ def _common(s: argparse.ArgumentParser) -> None:
     s.add_argument("--resume", action="store_true",
                    help="reuse the finished units of an interrupted run in OUT/store (same config and seed)")
     _plots(s)
-    _allow_callable(s)
     _execution(s)
 
 
@@ -144,13 +144,14 @@ def execution_of(args: argparse.Namespace) -> Execution:
 
     if args.workers is not None and args.workers < 1:
         raise DesyrError(f"--workers must be at least 1, got {args.workers}")
-    options = {"scheduler": args.scheduler} if args.scheduler else None
+    given = getattr(args, "plugin_options", {})      # the plugins' options given: those meant for the executor
+    options = {option.executor_option: value for option, value in given.items() if option.executor_option} or None
     return Execution(args.executor, args.workers, options, bool(getattr(args, "resume", False)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
+        args = parse_with_plugins(_parser, list(sys.argv[1:] if argv is None else argv))
         return _dispatch(args)
     except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
         print(f"desyr: error: {_one_line(exc)}{_traceback(exc)}", file=sys.stderr)
@@ -220,15 +221,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "seed", None) is not None and not 0 <= args.seed < 2**32:
         raise DesyrError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     _check_numbers(args)
-    if getattr(args, "allow_callable", False):
-        import os
-        os.environ["DESYR_ALLOW_CALLABLE"] = "1"   # read by the callable teacher; bench children inherit it
+    apply_plugin_options(args)       # an environment variable a plugin reads: bench children inherit it
     _check_paths(args)
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 
         return verify_command(lambda: loaded_registry(args), args)
-    registry = loaded_registry(args)
+    registry = loaded_registry(args)      # the one the options were parsed with, if any
     if args.command == "plugins":
         return list_plugins(registry, args.json)
     if args.command == "problems":

@@ -1,16 +1,17 @@
-"""The plugins on the command line: ``-p`` (before or after the command), loading, ``desyr plugins``
-and ``desyr problems``."""
+"""The plugins on the command line: ``-p`` (before or after the command), loading, the options
+plugins declare, ``desyr plugins`` and ``desyr problems``."""
 from __future__ import annotations
 
 import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from desyr.extension.options import CommandOption
     from desyr.extension.registry import Registry
 
 PLUGIN_HELP = ("load a plugin module that is not installed (importable from sys.path or the working "
@@ -27,7 +28,77 @@ def loaded_registry(args: argparse.Namespace) -> Registry:
     warnings about them are printed once all are loaded."""
     from desyr.extension.registry import load_registry
 
+    known: Registry | None = getattr(args, "registry", None)     # the one the plugins' options came from
+    if known is not None:
+        return known
     return load_registry(plugins=plugin_options(args), lazy=True, on_complete=_warn_about_plugins)
+
+
+def parse_with_plugins(parser: Callable[[Sequence[tuple[str, CommandOption]]], argparse.ArgumentParser],
+                       argv: list[str]) -> argparse.Namespace:
+    """The arguments. The plugins' options are known only once the plugins that declare them load, so
+    a command line the core's parser takes whole (no help asked) loads none for them; any other is
+    parsed again with them, from a lazy registry that the command goes on with."""
+    before_end = argv[:argv.index("--")] if "--" in argv else argv
+    if not any(a in ("-h", "--help") for a in before_end):
+        args, rest = parser(()).parse_known_args(argv)
+        if not rest:
+            return args
+    registry, declared = declared_options(argv)
+    args = parser(declared).parse_args(argv)
+    args.registry = registry
+    args.plugin_options = {option: value for _, option in declared
+                           if (value := getattr(args, option.dest, None)) not in (None, False)}
+    return args
+
+
+def declared_options(argv: Sequence[str]) -> tuple[Registry, list[tuple[str, CommandOption]]]:
+    """A lazy registry of the plugins ``argv`` names (``-p``), and the command-line options its plugins
+    declare: only the plugins whose source names ``desyr_cli_options`` load for them."""
+    from desyr.extension.declared import cli_options
+
+    registry = loaded_registry(argparse.Namespace(plugins=_p_values(argv)))
+    return registry, cli_options(registry)
+
+
+def _p_values(argv: Sequence[str]) -> list[str]:
+    """The ``-p`` values of a command line not parsed yet (``-p MOD`` or ``-pMOD``, before ``--``)."""
+    values: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            break
+        if word == "-p":
+            values.append(next(words, ""))
+        elif word.startswith("-p") and not word.startswith("--"):
+            values.append(word[2:])
+    return values
+
+
+def add_plugin_options(commands: Mapping[str, argparse.ArgumentParser],
+                       declared: Sequence[tuple[str, CommandOption]]) -> None:
+    """The plugins' options on the commands they name; a flag the core or an earlier plugin has is
+    left out with a warning naming the plugin."""
+    for plugin, option in declared:
+        for name in option.commands:
+            if name not in commands:
+                continue
+            kind = {"metavar": option.metavar} if option.metavar else {"action": "store_true"}
+            try:
+                commands[name].add_argument(option.flag, dest=option.dest, default=None,
+                                            help=f"{option.help} [plugin {plugin}]", **kind)  # type: ignore[arg-type]
+            except argparse.ArgumentError as exc:
+                print(f"desyr: warning: plugin '{plugin}': option {option.flag} of '{name}' left out: {exc}",
+                      file=sys.stderr)
+
+
+def apply_plugin_options(args: argparse.Namespace) -> None:
+    """A given plugin option that names an environment variable sets it (a switch to ``"1"``): the
+    plugin reads it, in this process and in the ones started inside (bench runs)."""
+    given: dict[CommandOption, object] = getattr(args, "plugin_options", {})
+    for option, value in given.items():
+        if option.environment:
+            os.environ[option.environment] = "1" if value is True else str(value)
 
 
 def plugin_options(args: argparse.Namespace) -> list[str]:

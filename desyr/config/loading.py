@@ -20,6 +20,7 @@ from desyr.config import reading
 from desyr.config.bases import ACTIVE as _ACTIVE
 from desyr.config.bases import active as _active
 from desyr.config.reading import read_toml, tomllib
+from desyr.config.settings import PluginTables, declared_by_plugins, tables_of
 from desyr.config.toml_text import TomlWriteError, dumps
 from desyr.errors import ConfigError
 from desyr.model.nesting import DataError, config_json_loads, toml_loads
@@ -59,7 +60,13 @@ def load_problem(spec: str | Path, registry: RegistryLike = None) -> Problem:
         return load_problem_file(spec, registry)
     outer = _ACTIVE.get()
     return _registry(registry if registry is not None else (outer.registry if outer is not None else None)
-                     ).load_problem(str(spec))
+                     ).load_problem(str(spec))     # the plugin answers with the registry active: its checks
+
+
+def _checked_with(registry: RegistryLike) -> Callable[[], PluginTables] | None:
+    """The plugins' declarations a config is checked against (asked only if the config needs them);
+    without a registry none is loaded for it: a plugin's section is then checked by the run."""
+    return None if registry is None else (lambda: tables_of(_registry(registry)))
 
 
 def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Problem:
@@ -67,10 +74,11 @@ def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Proble
     loaded only if one is needed)."""
     path = Path(path)
     data = read_toml(path)                # the same one-line errors for a missing or malformed file
-    if "extends" not in data:
-        return reading.problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
-    return _resolved_problem(data, str(path), path.parent, registry if registry is not None else _installed,
-                             key=_file_key(path), tidy=True)
+    with declared_by_plugins(_checked_with(registry)):
+        if "extends" not in data:
+            return reading.problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
+        return _resolved_problem(data, str(path), path.parent, registry if registry is not None else _installed,
+                                 key=_file_key(path), tidy=True)
 
 
 def _installed() -> Registry:

@@ -33,7 +33,7 @@ from desyr.config.inverse import (
     read_unknowns,
 )
 from desyr.config.regions import read_geometry
-from desyr.config.settings import SECTIONS, check_sections
+from desyr.config.settings import PROBLEM_KEYS, SECTIONS, UNCHECKED, check_sections
 from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
 from desyr.errors import ConfigError
 from desyr.model.geometry import Geometry
@@ -72,15 +72,15 @@ def load_problem_file(path: str | Path) -> Problem:
     return problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
 
 
-_TOP_KEYS = {"name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
-             "parameters", "unknowns", "observations", *SECTIONS}
+_TOP_KEYS = {*PROBLEM_KEYS, *SECTIONS}
 #: the sections every problem carries (empty when the config has none): the configs' identities (hashes)
-#: were computed over exactly these, so a section added later is carried only when a config sets it
-_ALWAYS = ("search", "teacher", "refine", "selection", "plugins", "paper", "coupled", "execution", "escalation")
+#: were computed over these, so a section added later is carried only when a config sets it
+_ALWAYS = ("search", "teacher", "refine", "selection", *UNCHECKED, "coupled", "execution", "escalation")
 
 
 def _sections(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     later = [k for k in SECTIONS if k not in _ALWAYS and k != "points" and k in data]
+    later += [k for k in data if k not in _TOP_KEYS and k not in _ALWAYS]     # a plugin's, checked by settings
     return {k: dict(data.get(k, {})) for k in (*_ALWAYS, *later)}
 
 
@@ -102,7 +102,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         raise ConfigError(f"{source}: extends = {data['extends']!r:.60} is resolved only by the run's loader "
                           "(desyr run, desyr verify with a config, desyr.config.loading.load_problem); this "
                           "reader takes a complete config, such as the resolved text a result carries")
-    unknown = sorted(set(data) - _TOP_KEYS)
+    unknown = sorted(k for k in set(data) - _TOP_KEYS if not isinstance(data[k], Mapping) or not str(k).isidentifier())
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "
                           f"allowed: {', '.join(sorted(_TOP_KEYS))}")

@@ -8,15 +8,20 @@ generated from the same declarations.  The method's constants are
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from desyr.config.bases import ACTIVE
 from desyr.errors import ConfigError
 from desyr.extension.options import Option, OptionError, validate
 from desyr.model.constants import METHOD
 from desyr.symbolic import operators
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
 
 #: upper bound on every point count: beyond it one run would not fit in memory on a workstation
@@ -108,11 +113,6 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "steps": Option(list(ESCALATION_STEPS), "the policy's steps, in order (docs/escalation.md)", kind=list,
                         item=str, choices=ESCALATION_STEPS),
     },
-    "paper": {
-        "id": Option(None, "the configuration's ID in the paper", kind=str, nullable=True),
-        "refined_rel_l2": Option(None, "the paper's refined relative L2", kind=float, nullable=True, low=0.0),
-        "total_seconds": Option(None, "the paper's total wall time", kind=float, nullable=True, low=0.0),
-    },
 }
 
 
@@ -124,23 +124,109 @@ def read_section(problem: Problem, name: str) -> dict[str, Any]:
         raise ConfigError(f"{problem.source}: {exc}") from None
 
 
-def check_sections(problem: Problem) -> dict[str, dict[str, Any]]:
-    """Every declared section of the config, checked before any work starts; the checked tables."""
-    _refuse_scheduler(problem)
+def check_sections(problem: Problem, plugins: Callable[[], PluginTables] | None = None) -> dict[str, dict[str, Any]]:
+    """Every section of the config, checked before any work starts; the core's checked tables.
+
+    The plugins' sections and rules are checked where the plugins are known (``plugins``, else the
+    context's :func:`declared_by_plugins`, else the registry of a spec being answered), and asked for
+    only when the config holds something the core does not know; where they are not known (the
+    verifier loads no plugin), a plugin's section is carried as written and the run checks it."""
+    provider = plugins or _PROVIDER.get() or _answering()
+    plugins_known = provider() if provider is not None and _needs_plugins(problem) else None
+    if plugins_known is not None:
+        _refuse(problem, plugins_known.refused)
     tables = {name: read_section(problem, name) for name in SECTIONS}
     if any(k < 1 for k in tables["coupled"]["multiples"]):
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
+    if plugins_known is not None:
+        _check_plugin_sections(problem, plugins_known)
     return tables
 
 
-def _refuse_scheduler(problem: Problem) -> None:
-    """A scheduler sends code for desyr to unpickle and run: trusted code, which whoever runs desyr
-    names, never a config (whichever executor the command line picks; plugin executors list their
-    own such options in ``Executor.command_line_only``)."""
-    execution = problem.sections.get("execution")
-    options = execution.get("options") if isinstance(execution, Mapping) else None
-    for where, table in (("[execution]", execution), ("[execution.options]", options)):
-        if isinstance(table, Mapping) and "scheduler" in table:
-            raise ConfigError(f"{problem.source}: {where} scheduler: a config may not name a Dask scheduler "
-                              "(a scheduler sends code for desyr to run); pass --scheduler ADDRESS on the "
-                              "command line, or set DASK_SCHEDULER_ADDRESS or Dask's scheduler-address configuration")
+@dataclass(frozen=True)
+class PluginTables:
+    """What the loaded plugins declare about configs: their sections, and the places a config may not
+    set (``execution.options.address`` -> why, and where to set it instead)."""
+
+    sections: Mapping[str, Mapping[str, Option]] = field(default_factory=dict)
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+
+#: who answers for the plugins while a config is loaded (the run's loader sets it; None: not known here)
+_PROVIDER: ContextVar[Callable[[], PluginTables] | None] = ContextVar("plugin_tables", default=None)
+
+
+@contextmanager
+def declared_by_plugins(provider: Callable[[], PluginTables] | None) -> Iterator[None]:
+    """Configs read inside the block check plugin sections and rules against ``provider()``,
+    called at most when a config holds something the core does not know."""
+    token = _PROVIDER.set(provider)
+    try:
+        yield
+    finally:
+        _PROVIDER.reset(token)
+
+
+def tables_of(registry: Registry) -> PluginTables:
+    """What ``registry``'s plugins declare about configs (their declarations are asked once)."""
+    from desyr.extension.declared import declared
+
+    found = declared(registry, reserved=(*PROBLEM_KEYS, *SECTIONS, *UNCHECKED, "extends"))
+    return PluginTables(found.sections, found.refused())
+
+
+def _answering() -> Callable[[], PluginTables] | None:
+    """The registry of the spec a plugin is answering, if any (its configs are checked with it)."""
+    loading = ACTIVE.get()
+    registry = loading.registry if loading is not None else None
+    if registry is None or not hasattr(registry, "load_problem"):
+        return None
+    return lambda: tables_of(registry)
+
+
+#: the problem's own top-level keys; any other table is a section (the core's or a plugin's)
+PROBLEM_KEYS = ("name", "title", "description", "domain", "time", "fields", "equations", "constraints", "reference",
+                "parameters", "unknowns", "observations")
+#: sections every problem carries as written, whose keys no one checks (kept for the configs' identities)
+UNCHECKED = ("plugins",)
+
+
+def foreign_sections(problem: Problem) -> list[str]:
+    """The problem's sections that are not the core's (a plugin's, or unknown)."""
+    return [k for k, table in problem.sections.items() if k not in SECTIONS and (table or k not in UNCHECKED)]
+
+
+def _needs_plugins(problem: Problem) -> bool:
+    """Whether the config holds anything the core itself does not check: a section not its own, a key
+    its sections do not declare, or a component's options table."""
+    if foreign_sections(problem):
+        return True
+    for name, specs in SECTIONS.items():
+        table = problem.sections.get(name)
+        if isinstance(table, Mapping) and (set(table) - set(specs) or table.get("options")):
+            return True
+    return False
+
+
+def _refuse(problem: Problem, refused: Mapping[str, str]) -> None:
+    for place, why in refused.items():
+        table: Any = problem.sections
+        *path, key = place.split(".")
+        for part in path:
+            table = table.get(part) if isinstance(table, Mapping) else None
+        if isinstance(table, Mapping) and key in table:
+            where = "[" + ".".join(path) + "]"
+            raise ConfigError(f"{problem.source}: {where} {key}: {why}")
+
+
+def _check_plugin_sections(problem: Problem, plugins: PluginTables) -> None:
+    unknown = [k for k in foreign_sections(problem) if k not in plugins.sections]
+    if unknown:
+        allowed = ", ".join(sorted({*SECTIONS, *plugins.sections}))
+        raise ConfigError(f"{problem.source}: unknown section(s) {', '.join(f'[{k}]' for k in unknown)}; "
+                          f"sections: {allowed} (a plugin's section needs its plugin: see 'desyr plugins')")
+    for name in foreign_sections(problem):
+        try:
+            validate(plugins.sections[name], problem.sections.get(name) or {}, f"[{name}]")
+        except OptionError as exc:
+            raise ConfigError(f"{problem.source}: {exc}") from None

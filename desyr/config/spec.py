@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from desyr.config.settings import check_sections, read_section
+from desyr.config.settings import check_sections, read_section, tables_of
 from desyr.model.constants import MethodConstants
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -165,7 +165,8 @@ def read_spec(problem: Problem, registry: Registry | None = None) -> RunSpec:
     """The config checked (every section, before any work) and read into a :class:`RunSpec`."""
     from desyr.config.components import constants_of
 
-    tables = check_sections(problem)      # every section checked, and read, once
+    # every section checked, and read, once; a plugin's section against its plugin's declaration
+    tables = check_sections(problem, (lambda: tables_of(registry)) if registry is not None else None)
     typed = {name: _SECTION_TYPES[name].of(tables[name]) for name in _SECTION_TYPES}
     method = constants_of(tables["selection"], tables["refine"], registry, problem.source)
     return RunSpec(problem=problem, method=method, **typed)

@@ -20,6 +20,9 @@ import pluggy
 ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
+    from desyr.extension.options import CommandOption, Option
     from desyr.extension.roles import Executor, Gate, Refiner, Searcher, Teacher
     from desyr.model.problem import Problem, ProblemSet
 
@@ -119,4 +122,27 @@ def desyr_problem_sets() -> list[ProblemSet]:
     ``default`` (at most one over all plugins; the first loaded wins) is what
     ``--all`` runs without ``--set`` and where bare problem names are looked up
     first.  The core itself names no set.
+    """
+
+
+@hookspec
+def desyr_cli_options() -> list[CommandOption]:
+    """Declare command-line options (as tox's ``tox_add_option``).
+
+    Return a list of :class:`desyr.plugin.CommandOption`: the flag, its help, the commands that take
+    it, where its value goes (an executor option, an environment variable) and the config places
+    that may not set it (``command_line_only``).  ``desyr run --help`` lists them; a flag that clashes
+    with the core's or another plugin's is left out, with a warning naming the plugin.  The core
+    itself declares no plugin's option.
+    """
+
+
+@hookspec
+def desyr_config_sections() -> dict[str, Mapping[str, Option]]:
+    """Declare config sections (tables) a plugin reads.
+
+    Return ``{section name: {key: Option}}``.  A config may then carry ``[name]``; its keys are
+    checked against the declared options when the config is loaded, with the same one-line errors
+    as the core's sections, and ``problem.sections[name]`` holds the table as written.  A name the
+    core or an earlier plugin already declares is left out, with a warning naming the plugin.
     """

@@ -122,6 +122,43 @@ class Option:
             raise OptionError(f"option '{name}' must be one of {allowed}, got {_short(value)}")
 
 
+@dataclass(frozen=True)
+class CommandOption:
+    """A command-line option a plugin declares (hook ``desyr_cli_options``), as tox's ``tox_add_option``.
+
+    ``flag`` is the long option (``--scheduler``); ``metavar`` None makes it a switch. The value goes
+    where the plugin's code reads it: ``executor_option`` passes it to the selected executor's options
+    (the config's ``[execution.options]`` are overridden), ``environment`` sets that variable for this
+    process and its children (a switch sets ``"1"``; ``desyr bench`` hands a set variable on to its
+    runs as the flag). ``command_line_only`` lists config places (``"execution.options.scheduler"``)
+    that may not set it: a config is data and may not make desyr trust code; ``instead`` says where
+    else it may be set."""
+
+    flag: str
+    help: str
+    metavar: str | None = None
+    commands: tuple[str, ...] = ("run", "refine", "bench", "study")
+    executor_option: str | None = None
+    environment: str | None = None
+    command_line_only: tuple[str, ...] = ()
+    instead: str = ""
+
+    @property
+    def dest(self) -> str:
+        """Where argparse keeps the value: apart from the core's own options."""
+        return "plugin_option:" + self.flag
+
+    def check(self) -> None:
+        """A declaration the command line can take, or :class:`ConfigError` saying why not."""
+        name = self.flag[2:]
+        if not self.flag.startswith("--") or not name or not all(c.isalnum() or c == "-" for c in name):
+            raise ConfigError(f"command-line option {self.flag!r} must be a long option such as --my-option")
+        for place in self.command_line_only:
+            if not isinstance(place, str) or len(place.split(".")) < 2 or not all(place.split(".")):
+                raise ConfigError(f"{self.flag}: command_line_only place {place!r} must be SECTION.KEY or "
+                                  "SECTION.TABLE.KEY")
+
+
 def infer(default: Any, doc: str = "") -> Option:
     """A spec for a plain default value, so a plugin may still declare ``options = {"k": 3}``."""
     if isinstance(default, Option):

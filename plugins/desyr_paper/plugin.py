@@ -13,7 +13,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 
-from desyr.plugin import hookimpl
+from desyr.plugin import Option, hookimpl
 
 if TYPE_CHECKING:    # the data model loads SymPy: a spec that is not ours must not wait for it
     from desyr.plugin import Problem, ProblemSet
@@ -59,6 +59,19 @@ def desyr_load_problem(spec: str) -> Problem | None:
         raise ConfigError(f"unknown bundled problem {spec!r}; available: {names}")
     stem, res = found
     return problem_from_toml(res.read_text(encoding="utf-8"), source=f"{prefix}{stem.partition('_')[2]}")
+
+
+#: the paper's own figures for a configuration: bench.md prints them beside the measured ones
+PAPER_SECTION = {
+    "id": Option(None, "the configuration's ID in the paper", kind=str, nullable=True),
+    "refined_rel_l2": Option(None, "the paper's refined relative L2", kind=float, nullable=True, low=0.0),
+    "total_seconds": Option(None, "the paper's total wall time", kind=float, nullable=True, low=0.0),
+}
+
+
+@hookimpl
+def desyr_config_sections() -> dict[str, dict[str, Option]]:
+    return {"paper": PAPER_SECTION}
 
 
 @hookimpl
