@@ -97,3 +97,11 @@ def test_a_range_end_still_reads_pi():
                                 "[[constraints]]\non = \"x = 0.7853981633974483\"\nvalue = 0\n")
     assert problem.numbers[0.7853981633974483] == sp.pi / 4
     assert proof.prove(problem, {"u": problem.parse("x - pi/4")}).proved
+
+
+def test_an_integral_term_vanishing_at_every_dyadic_time_is_not_proved(monkeypatch):
+    # sin(2**200*pi*t) is exactly 0 at every binary fraction t with up to 200 bits: the drawn times must
+    # not be binary fractions (their denominators are drawn from the hash too)
+    problem = problem_from_toml(TIMED)
+    monkeypatch.setattr(integrals, "_integral", lambda *a: sp.Integer(1))
+    assert not proof.prove(problem, {"u": problem.parse("1 + sin(2**200*pi*t)*x")}).proved

@@ -5,7 +5,8 @@ times (:mod:`desyr.verify.integrals`) look at finitely many points.  Fixed point
 red team made a term ``sin(pi*(a*t - b)/c)`` vanish exactly at the two fixed times, and a wrong integral
 was Proved.  So the points are drawn from a SHA-256 hash of the config text and of the exact form's
 text: changing the formula to aim at them changes them.  Each point is an exact rational strictly
-inside its range, with a 64-bit numerator; a formula would have to vanish at a point it cannot know.
+inside its range whose denominator is drawn as well (an odd 64-bit number), so not even a term that
+vanishes at every binary fraction (``sin(2**200*pi*t)``) vanishes there.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import sympy as sp
 
 from desyr.model.problem import Problem
 
-#: a point's fraction of its range is n / 2**BITS, n drawn from the hash, kept off the ends
+#: a point's fraction of its range is m/q, both drawn from the hash (q odd, of BITS bits), kept off the ends
 BITS = 64
 
 
@@ -31,11 +32,16 @@ def proof_key(problem: Problem, exprs: Mapping[str, sp.Expr]) -> bytes:
 
 
 def fractions(key: bytes, label: str, n: int) -> list[sp.Rational]:
-    """``n`` exact fractions in [1/64, 63/64], drawn from ``key`` and ``label`` (one draw per use)."""
+    """``n`` exact fractions in (1/64, 63/64), drawn from ``key`` and ``label`` (one draw per use). Each is
+    ``m/q`` with an odd ``q`` of :data:`BITS` bits drawn too: a binary fraction (``k/2**BITS``) would be
+    a zero of ``sin(2**200*pi*t)``, which vanishes at every binary fraction, and any fixed ``q`` of
+    ``sin(q*pi*t)``."""
     out = []
     for k in range(n):
-        word = int.from_bytes(hashlib.sha256(key + label.encode() + b"\0" + str(k).encode()).digest()[:8], "big")
-        out.append(sp.Rational(1, 64) + sp.Rational(62, 64) * sp.Rational(word, 2**BITS))
+        digest = hashlib.sha256(key + label.encode() + b"\0" + str(k).encode()).digest()
+        q = int.from_bytes(digest[8:16], "big") | (1 << (BITS - 1)) | 1
+        m = int.from_bytes(digest[:8], "big") % q
+        out.append(sp.Rational(1, 64) + sp.Rational(62, 64) * sp.Rational(m, q))
     return out
 
 
