@@ -93,3 +93,10 @@ def test_at_points_a_double_cannot_tell_apart_are_refused_with_one_line(tmp_path
     assert rc == 2 and "Proved" not in out
     assert_contract(rc, out, err, "verify")
     assert "0.1000000000000000000001 has more digits than a float holds" in err
+
+
+@pytest.mark.parametrize("nu, lo, said", [("-sqrt(2)/10**25", "0", "nu = -1.41e-25 lies outside"),
+                                          ("1/100 - sqrt(2)/10**25", "0.01", "nu = 0.0099999999999999999999998585786")])
+def test_an_unknown_outside_its_range_is_said_as_a_short_decimal_that_lies_outside(nu, lo, said):
+    out = _decide(nu, offset="0", lo=lo, hi="0.1", data=f"exp(-pi**2*t*({nu}))*sin(pi*x)")
+    assert said in out["reason"], out["reason"]

@@ -40,7 +40,7 @@ from desyr.model.geometry import Geometry
 from desyr.model.names import check_name, field_names
 from desyr.model.nesting import DataError, NestingError, check_nesting, toml_loads
 from desyr.model.problem import Equation, Problem, Variable, jets_in
-from desyr.model.written import NumberClash, as_written, note
+from desyr.model.written import NumberClash, note, range_end
 from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, Vocabulary
 from desyr.symbolic.simplify import bounded_simplify
@@ -199,7 +199,7 @@ def _written_numbers(data: Mapping[str, Any], geometry: Geometry | None, source:
                     isinstance(b, (int, float)) and not isinstance(b, bool) and _finite(b) for b in span):
                 try:
                     for end in span:
-                        note(numbers, end, as_written(end))
+                        note(numbers, end, range_end(end))
                 except NumberClash as exc:
                     raise ConfigError(f"{source}: [domain]: {exc}") from None
     return numbers

@@ -28,19 +28,34 @@ class NumberClash(ValueError):
 
 
 def as_written(value: int | float) -> sp.Expr:
-    """A TOML number as written: an integer, or a float's shortest decimal (what the user typed), except
-    that a float that is a short multiple of pi to the last bit is that multiple (TOML cannot write pi:
-    ``x = [0, 3.141592653589793]`` means pi, as docs/config.md says)."""
+    """A TOML number as written: an integer, or a float's shortest decimal (what the user typed).
+    ``at = [[0.7853981633974483]]`` is that decimal, not pi/4: only a range's end reads pi
+    (:func:`range_end`)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return sp.Integer(value)
-    value = float(value)
-    short = Fraction(repr(value))
-    if short.denominator > 10**6:
-        ratio = Fraction(value / math.pi).limit_denominator(1000)
-        guess = sp.Rational(ratio.numerator, ratio.denominator) * sp.pi
-        if float(guess) == value:
-            return guess
+    short = Fraction(repr(float(value)))
     return sp.Rational(short.numerator, short.denominator)
+
+
+def range_end(value: int | float) -> sp.Expr:
+    """A ``[domain]`` or ``[parameters]`` range's end: as written, except that a float that is a short
+    multiple of pi to the last bit is that multiple (TOML cannot write pi there: ``x = [0,
+    3.141592653589793]`` means pi, as docs/config.md says). Nowhere else is a number read as pi: a point or
+    a set can write ``pi/4`` as text."""
+    if isinstance(value, float):
+        guess = _pi_multiple(value)
+        if guess is not None:
+            return guess
+    return as_written(value)
+
+
+def _pi_multiple(value: float) -> sp.Expr | None:
+    """``value`` as a short multiple of pi, where it is one to the last bit and not a short decimal."""
+    if Fraction(repr(value)).denominator <= 10**6:
+        return None
+    ratio = Fraction(value / math.pi).limit_denominator(1000)
+    guess = sp.Rational(ratio.numerator, ratio.denominator) * sp.pi
+    return guess if float(guess) == value else None
 
 
 def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr:
@@ -50,7 +65,8 @@ def exact_number(value: float, numbers: Numbers | None = None) -> sp.Expr:
         known = numbers.get(float(value))
         if known is not None:
             return known
-    return as_written(float(value))
+    # a float no config number records is derived from the ranges' ends (a period hi - lo): read as they are
+    return range_end(float(value))
 
 
 def note(numbers: dict[float, sp.Expr], value: float, exact: sp.Expr) -> None:

@@ -6,8 +6,9 @@ definite integrals.  A shape without such coordinates, an integral SymPy cannot 
 runs out of time leaves the constraint unproved, never refuted.
 
 SymPy's answer is not trusted alone (it gives 0 for one angular integral whose value is not 0):
-every value it returns is checked against an independent 40-digit quadrature
-(:mod:`desyr.verify.quadrature`), at two points of any other variable the integrand keeps (time);
+every value it returns is checked against an independent quadrature to 1e-30 of the value
+(:mod:`desyr.verify.quadrature`), at three values of any other variable the integrand keeps (time, a
+parameter), drawn from a hash of the config and the formula (:mod:`desyr.verify.unforeseen`);
 disagreement, a failed quadrature or one out of time leaves the constraint unproved.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Poly
 from desyr.model.written import Numbers
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.quadrature import matches
+from desyr.verify.unforeseen import fractions
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.model.problem import Constraint, Problem
@@ -31,13 +33,17 @@ if TYPE_CHECKING:  # pragma: no cover
 SECONDS = 10.0
 #: the quadrature's own bound (all of its points together)
 QUADRATURE_SECONDS = 10.0
+#: values of time (and each parameter) at which a time-dependent integral is checked by quadrature
+CHECKS = 3
 # Dummies: a config's own ``theta``, ``rho`` or ``v`` (time, a parameter) must stay a free symbol of the
 # integral, never be integrated over as if it were the proof's coordinate
 _RHO, _THETA, _PHI, _U, _V = (sp.Dummy(name, real=True) for name in ("rho", "theta", "phi", "u", "v"))
 
 
-def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr]) -> sp.Expr | str:
-    """The integral of ``con.operator`` over the domain minus ``con.value``, exactly (or why not)."""
+def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, sp.Expr],
+                        key: bytes = b"") -> sp.Expr | str:
+    """The integral of ``con.operator`` over the domain minus ``con.value``, exactly (or why not); ``key``
+    draws the values of time and parameters where the quadrature checks it (:mod:`desyr.verify.unforeseen`)."""
     integrand = problem.apply(con.operator, exprs)
     space = [v for v in problem.variable_names if v != problem.time and v not in problem.parameters] \
         if problem.geometry is None \
@@ -55,28 +61,36 @@ def integral_difference(problem: Problem, con: Constraint, exprs: Mapping[str, s
         return "the integral was not computed in time"
     if total is None or total.has(sp.Integral):
         return "the integral was not computed"
-    if not _quadrature_agrees(problem, shape, integrand, symbols, total):
-        return ("SymPy's value of the integral is not confirmed by a 40-digit quadrature (they disagree, or the "
-                "quadrature did not converge)")
+    if not _quadrature_agrees(problem, shape, integrand, symbols, total, key):
+        return ("SymPy's value of the integral is not confirmed by a quadrature to 1e-30 of its value (they "
+                "disagree, or the quadrature did not reach that accuracy in time)")
     return total - con.value
 
 
 def _quadrature_agrees(problem: Problem, shape: Shape, integrand: sp.Expr, symbols: list[sp.Symbol],
-                       total: sp.Expr) -> bool:
-    """Whether an independent quadrature finds ``total`` (at two values of each other variable)."""
+                       total: sp.Expr, key: bytes) -> bool:
+    """Whether an independent quadrature finds ``total``, at :data:`CHECKS` values of each other variable
+    (time, parameters) drawn from ``key``: exact rationals inside the range that a term cannot be tuned
+    to vanish at, as they change with the formula."""
     others = sorted(integrand.free_symbols - set(symbols), key=str)
     ranges = {problem.vocabulary.var_symbols[v.name]: (v.lo, v.hi) for v in problem.variables}
     if any(s not in ranges for s in others):
         return False
+    draws = {s: fractions(key, f"integral {s}", CHECKS) for s in others}
     try:
         with time_limit(QUADRATURE_SECONDS):
-            for k in (2, 5):     # interior values, exact (the float's own binary value)
-                at = {s: sp.Rational(ranges[s][0] + (ranges[s][1] - ranges[s][0]) * k / 7) for s in others}
+            for k in range(CHECKS if others else 1):
+                at = {s: _inside(ranges[s], draws[s][k]) for s in others}
                 if not matches(shape, integrand.xreplace(at), symbols, problem.numbers, total.xreplace(at)):
                     return False
     except OutOfTime:
         return False
     return True
+
+
+def _inside(span: tuple[float, float], fraction: sp.Rational) -> sp.Expr:
+    lo, hi = sp.Rational(span[0]), sp.Rational(span[1])     # the floats' own values: exact, inside the range
+    return lo + (hi - lo) * fraction
 
 
 def _integral(shape: Shape, f: sp.Expr, xs: list[sp.Symbol], numbers: Numbers) -> sp.Expr | None:

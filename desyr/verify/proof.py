@@ -9,7 +9,8 @@ out, or ends anywhere but 0, leaves the formula unproved, never "not exact".
 
 SymPy is not trusted alone: each residual it reduces to 0 must also vanish numerically at a few
 points of its set at 30 and 60 digits (:mod:`desyr.verify.witness`), and each integral it computes
-must match a 40-digit quadrature (:mod:`desyr.verify.quadrature`).
+must match a quadrature to 1e-30 of its value (:mod:`desyr.verify.quadrature`); the points of both checks
+are drawn from a hash of the config and the exact form (:mod:`desyr.verify.unforeseen`).
 """
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import numpy as np
 import sympy as sp
 
 from desyr.model.geometry import Part
@@ -29,6 +29,8 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.integrals import integral_difference
+from desyr.verify.unforeseen import proof_key
+from desyr.verify.unforeseen import rng as witness_rng
 
 SECONDS_PER_RESIDUAL = 4.0
 SECONDS_PER_PROOF = 20.0
@@ -49,7 +51,8 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
         return Proof(False, f"constants not identified ({len(floats)} float constant(s), e.g. {floats[0][:24]})")
     steps: list[tuple[str, bool]] = []
     clock = time.perf_counter()
-    rng = np.random.default_rng(0)      # the witness points: any points of the sets will do
+    key = proof_key(problem, exprs)
+    rng = witness_rng(key, "witness")   # points of the sets no formula can be aimed at (desyr.verify.unforeseen)
     inside = witness.interior(problem, rng)
     for k, eq in enumerate(problem.equations):
         residual = problem.apply(_exact(eq.lhs) - _exact(eq.forcing), exprs)
@@ -60,7 +63,7 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
         exact = dataclasses.replace(con, operator=_exact(con.operator), value=_exact(con.value))
         if con.kind == "integral":
             name = f"constraint {con.label}"
-            difference = integral_difference(problem, exact, exprs)
+            difference = integral_difference(problem, exact, exprs, key)
             steps.append((name, isinstance(difference, sp.Expr) and is_zero(difference, inside)))
             if not steps[-1][1]:
                 why = difference if isinstance(difference, str) else "the integral was not reduced to its value"

@@ -3,12 +3,16 @@
 SymPy's ``integrate`` is not trusted alone: it returns 0 for the integral over [0, 2*pi] of
 rho/(3 + rho*cos(theta)) (the true value is 2*pi*rho/sqrt(9 - rho**2)), and that made a formula
 whose integral over the unit disk misses its value by 1e-10 Proved.  So the claimed exact value
-is compared with a quadrature of the integrand evaluated with mpmath at :data:`DIGITS` digits,
-on rules built here from the shape's numbers (tensor Gauss-Legendre, the trapezoid rule in a
-periodic angle, collapsed triangles), at two levels.  The integral counts as checked only when the
-two levels agree and the finer one matches the claimed value, both far below any tolerance
-(:data:`CONVERGED`, :data:`MATCH`, relative to the integral of ``|f|``).  An integrand the rules do
-not resolve (a spike, a singularity near the shape), a shape without a rule here, or a failed
+is compared with a quadrature of the integrand evaluated with mpmath, on rules built here from the
+shape's numbers (tensor Gauss-Legendre, the trapezoid rule in a periodic angle, collapsed triangles),
+at levels that double the nodes.  The comparison is decisive relative to the VALUE: the quadrature and
+the claimed value must agree to :data:`MATCH` times ``1 + |value|``, and the quadrature's error
+estimate (two levels' difference, plus round-off, which grows with the integral of ``|f|``: a large
+term that integrates to 0 cancels digits) must be :data:`MARGIN` times smaller.  The working precision
+starts at :data:`DIGITS` digits and is raised, up to :data:`MAX_DIGITS`, until it is; a red team had
+widened the old allowance (relative to the integral of ``|f|``) with a ``5*10**7*x`` term and got a
+formula whose integral is off by 5e-18 Proved.  An integrand the rules do not resolve (a spike, a
+singularity near the shape), one that needs more digits, a shape without a rule here, or a failed
 evaluation leaves the integral unchecked, so unproved: never a crash, never a refutation.
 """
 from __future__ import annotations
@@ -25,11 +29,15 @@ from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 from desyr.model.written import Numbers
 
-DIGITS = 40
-#: the two levels' difference, and the finer level's distance to the claimed value, relative to the
-#: integral of |f| (plus 1): far below the exact tolerance, far above 40-digit round-off
-CONVERGED = 1e-28
-MATCH = 1e-25
+#: working precisions, in decimal digits: the first, and the most a quadrature is raised to
+DIGITS, MAX_DIGITS = 40, 120
+#: the claimed value and the quadrature must agree to this, relative to 1 + |value| (never to the
+#: integral of |f|: a large term integrating to 0 must not widen it)
+MATCH = 1e-30
+#: the quadrature's error estimate must be this far below :data:`MATCH` before it decides
+MARGIN = 10
+#: round-off of a sum at ``d`` digits, as a fraction of the integral of |f|: 10**(ROUNDING - d)
+ROUNDING = 5
 #: nodes per coordinate at the first level by the region's dimension; each further level doubles them,
 #: up to :data:`LEVELS` levels, until two in a row agree. A region of more dimensions has no rule (its
 #: integrals stay unproved)
@@ -43,26 +51,50 @@ Region = tuple[list[Axis], Callable[..., tuple[list[mpmath.mpf], mpmath.mpf]]]
 
 
 def matches(shape: Shape, f: sp.Expr, xs: Sequence[sp.Symbol], numbers: Numbers, claimed: sp.Expr) -> bool:
-    """Whether the integral of ``f`` (free in ``xs`` only) over ``shape`` is ``claimed``, by quadrature."""
+    """Whether the integral of ``f`` (free in ``xs`` only) over ``shape`` is ``claimed``, by quadrature:
+    to :data:`MATCH` of ``1 + |claimed|``, with an error estimate (the levels' difference plus round-off,
+    which grows with the integral of |f|) below that; the precision is raised until it is, up to
+    :data:`MAX_DIGITS` digits, and an integral that does not get there is not confirmed."""
     if f.free_symbols - set(xs) or claimed.free_symbols:
         return False
+    digits = DIGITS
     try:
-        with mpmath.workdps(DIGITS):
-            g = sp.lambdify(list(xs), f, modules="mpmath")
-            target = mpmath.mpmathify(sp.N(claimed, DIGITS + 10))
-            regions = list(_regions(shape, len(xs), numbers))
-            if any(len(axes) not in _NODES for _, (axes, _) in regions):
+        while True:
+            with mpmath.workdps(digits):
+                target = mpmath.mpmathify(sp.N(claimed, digits + 10))
+                bound = MATCH * (1 + abs(target))
+                found = _converged(sp.lambdify(list(xs), f, modules="mpmath"),
+                                   list(_regions(shape, len(xs), numbers, digits)), digits, bound)
+                if found is None:
+                    return False
+                value, error, mass = found
+                if error <= bound / MARGIN:
+                    return bool(abs(value - target) <= bound)
+                # round-off (cancellation in a large |f|) is what is left: more digits, if any help
+                need = int(mpmath.ceil(mpmath.log10(MARGIN * mass / bound))) + ROUNDING + 1
+            if digits >= MAX_DIGITS:
                 return False
-            previous = None
-            for level in range(LEVELS):
-                fine, mass = _level(g, regions, level)
-                scale = 1 + mass
-                if previous is not None and abs(fine - previous) <= CONVERGED * scale:
-                    return bool(abs(fine - target) <= MATCH * scale)
-                previous = fine
-            return False
+            digits = min(MAX_DIGITS, max(need, digits + 20))
     except (ArithmeticError, ValueError, TypeError, NameError, AttributeError, _NoRule):
         return False
+
+
+def _converged(g: Callable[..., object], regions: list[tuple[int, Region]], digits: int,
+               bound: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf] | None:
+    """The finest level's value, its error estimate and the integral of |g|, once two levels agree to the
+    bound or to the round-off at ``digits`` (None: the rules do not resolve g)."""
+    if any(len(axes) not in _NODES for _, (axes, _) in regions):
+        return None
+    previous = None
+    for level in range(LEVELS):
+        fine, mass = _level(g, regions, level)
+        rounding = mass * mpmath.mpf(10) ** (ROUNDING - digits)
+        if previous is not None:
+            error = abs(fine - previous) + rounding
+            if error <= max(bound / MARGIN, 10 * rounding):
+                return fine, error, mass
+        previous = fine
+    return None
 
 
 class _NoRule(Exception):
@@ -136,15 +168,15 @@ def _legendre_value(n: int, t: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     return p1, n * (t * p1 - p0) / (t**2 - 1)
 
 
-def _regions(shape: Shape, dim: int, numbers: Numbers) -> Iterator[tuple[int, Region]]:
+def _regions(shape: Shape, dim: int, numbers: Numbers, digits: int = DIGITS) -> Iterator[tuple[int, Region]]:
     """The shape as signed regions with a rule each (A - B: A's regions, then B's with sign -1)."""
     def e(value: float) -> mpmath.mpf:
-        return mpmath.mpmathify(sp.N(exact_number(value, numbers), DIGITS + 10))
+        return mpmath.mpmathify(sp.N(exact_number(value, numbers), digits + 10))
     if isinstance(shape, Combined):
         if shape.op != "difference":       # the proof integrates only A - B (B inside A) as A minus B
             raise _NoRule
-        yield from _regions(shape.a, dim, numbers)
-        yield from ((-s, r) for s, r in _regions(shape.b, dim, numbers))
+        yield from _regions(shape.a, dim, numbers, digits)
+        yield from ((-s, r) for s, r in _regions(shape.b, dim, numbers, digits))
         return
     if isinstance(shape, Box):
         axes = [("gl", e(a), e(b)) for a, b in zip(shape.lo, shape.hi)]

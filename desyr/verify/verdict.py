@@ -39,7 +39,8 @@ from desyr.model.nesting import DataError, config_json_loads
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
 from desyr.model.residuals import sensitivity, verify
-from desyr.model.unknowns import Misfit
+from desyr.model.unknowns import Misfit, Unknown
+from desyr.model.written import exact_number
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 from desyr.verify.printed import AGREEMENT, printed_difference
@@ -213,7 +214,7 @@ def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificat
         value = exprs[unknown.name]
         if not unknown.contains(value, problem.numbers):
             # compared exactly; a value too close to an end for 30 digits to tell counts as outside
-            return (f"{unknown.name} = {expression_text(value):.60} lies outside its declared range "
+            return (f"{unknown.name} = {_value_text(value, *_ends(problem, unknown))} lies outside its declared range "
                     f"[{unknown.lo:g}, {unknown.hi:g}] (compared exactly)")
     found = sensitivity(problem, exprs, points.interior, points.constraints, points.reductions)
     if found is None:
@@ -224,6 +225,23 @@ def _undecided(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificat
     what = f"only {found.combination} is determined" if found.combination else "they are not determined"
     return (f"the physics and the data do not decide {', '.join(found.blind)} ({what}; the Jacobian has rank "
             f"{found.rank} of {found.size})")
+
+
+def _ends(problem: Problem, unknown: Unknown) -> tuple[sp.Expr, sp.Expr]:
+    return exact_number(unknown.lo, problem.numbers), exact_number(unknown.hi, problem.numbers)
+
+
+def _value_text(value: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> str:
+    """An unknown's value as read: a long exact number as the shortest decimal that still lies outside
+    [lo, hi] (``-1.31e-25``, not a 50-digit fraction), anything else as its formula."""
+    text = expression_text(value) or ""
+    if not value.is_number or len(text) <= 24:
+        return f"{text:.60}"
+    for digits in (3, 6, 10, 20, 40):
+        short = sp.N(value, digits)
+        if short.is_Float and not bool(lo <= sp.Rational(str(short)) <= hi):
+            return str(short)
+    return f"{text:.60}"
 
 
 #: standard errors of an unknown that may span its declared range before the data are said not to decide it
