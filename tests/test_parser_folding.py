@@ -103,3 +103,16 @@ def test_a_condition_on_a_number_is_decided_where_it_is_made():
 def test_a_number_not_shown_real_is_refused():
     with pytest.raises(ExpressionError, match="cannot be shown to be real|non-real"):
         parse_expression("(-1)**pi*x", V)
+
+
+@pytest.mark.parametrize("text", ["sin(pi*x) + 1e-400", "sin(pi*x) + 0." + "0" * 400 + "1", "1e-400*x"])
+@pytest.mark.parametrize("written", [False, True])
+def test_a_literal_a_double_makes_0_is_refused(text, written):
+    """Sixth red team, F1: ``1e-400`` became 0 and the term vanished unseen (a config's forcing of 1e-400
+    was Proved for the unforced problem's solution)."""
+    with pytest.raises(ExpressionError, match="beyond what DeSyR reads"):
+        parse_expression(text, Vocabulary(["x"], ["u"]), written=written)
+
+
+def test_small_literals_that_a_double_holds_still_parse():
+    assert parse_expression("1e-300*x", Vocabulary(["x"], ["u"])) != 0

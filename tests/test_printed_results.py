@@ -79,3 +79,19 @@ def test_the_written_result_reads_back_with_the_parsed_text(tmp_path, monkeypatc
     folder = write_result(tmp_path / "run", data)
     assert cli("exact", str(folder), "--quiet")[0] == 0
     assert load_result(folder).expression == {"u": "sin(pi*x)"}
+
+
+@pytest.mark.parametrize("exact_text, exported", [("sin(pi*x) + x**2", "the printed formula"),
+                                                  ("sin(pi*x)", "the proved exact form")])
+def test_export_writes_the_formula_its_verdict_line_describes(tmp_path, monkeypatch, exact_text, exported):
+    """Sixth red team, F2: an exact form edited to fail was exported under the printed formula's verdict."""
+    import desyr.cli.results as results
+
+    monkeypatch.setattr(results, "request_verdict", lambda request, meanwhile=None: in_process_verdict(request))
+    data = fixture_result()
+    data["exact_form"]["expressions"] = {"u": exact_text}
+    folder = write_result(tmp_path / "run", data)
+    rc, stdout, err = cli("export", str(folder), "--to", "sympy")
+    assert rc == 0, err
+    assert f"# exported: {exported}\n" in stdout
+    assert ("x**2" in stdout) == (exported == "the proved exact form" and "x**2" in exact_text)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from desyr.api import write_result
 from desyr.config.loading import load_problem
@@ -64,11 +65,16 @@ def export_command(registry: Registry, args: argparse.Namespace) -> int:
         raise ConfigError(f"--to {args.to!r}: choose one of {', '.join(FORMATS)}")
     path = _result_path(args.result)
     result = load_result(path)
-    exprs = result.solution(exact=not args.numeric)
+    line, answer = _verdict_line(path, registry)
+    # the exact form only where the verifier proved it: a verdict line must describe the formula below it
+    form = answer.get("exact_form") if answer else None
+    exact = not args.numeric and isinstance(form, dict) and form.get("proved") is True
+    exprs = result.solution(exact=exact)
     if exprs is None:
         raise ConfigError(f"{args.result}: the result has no selected expression")
-    unknowns = result.unknown_values(exact=not args.numeric)
-    text = _comment(args.to, _verdict_line(path, registry))
+    unknowns = result.unknown_values(exact=exact)
+    text = _comment(args.to, line) + _comment(args.to, "exported: " + ("the proved exact form" if exact else
+                                                                      "the printed formula"))
     if unknowns:        # the formula holds with these coefficients: say so beside it
         text += _comment(args.to, "unknown coefficients: " + ", ".join(f"{n} = {v}" for n, v in unknowns.items()))
     text += export(exprs, result.problem.variables, args.to)
@@ -94,13 +100,14 @@ def _comment(fmt: str, line: str) -> str:
     return f"{_COMMENT.get(fmt, '#')} {line}\n"
 
 
-def _verdict_line(path: Path, registry: Registry) -> str:
-    """The verdict of a fresh verifier run: a hand-edited ``"exact": true`` in the file counts for nothing."""
+def _verdict_line(path: Path, registry: Registry) -> tuple[str, dict[str, Any] | None]:
+    """The verdict of a fresh verifier run, and its answer: a hand-edited ``"exact": true`` in the file counts
+    for nothing."""
     try:
         answer = request_verdict(result_request(path, lambda: registry, None, None))
     except (VerifierError, ConfigError) as exc:
-        return f"desyr verdict: unverified ({' '.join(str(exc).split())[:160]})"
-    return f"desyr verdict: {answer['verdict']} (re-verified by desyr verify; {answer['reason'][:160]})"
+        return f"desyr verdict: unverified ({' '.join(str(exc).split())[:160]})", None
+    return f"desyr verdict: {answer['verdict']} (re-verified by desyr verify; {' '.join(answer['reason'].split())})", answer
 
 
 def _result_path(given: str) -> Path:

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from desyr.symbolic.conditions import Condition, of_call, of_division, of_power
-from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, non_real
+from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, lost_literal, non_real
 from desyr.symbolic.nodes import MAX_EXPONENT as MAX_EXPONENT
 from desyr.symbolic.nodes import ExpressionError as ExpressionError
 from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
@@ -238,6 +238,11 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
     _check_size(tree.body, text)
+    lost = lost_literal(tree.body, text.strip(), written)
+    if lost is not None:
+        raise ExpressionError(f"the number {_short(lost, 40)} in {_short(text)} is beyond what DeSyR reads "
+                              f"(a double would make it 0, or it needs over {MAX_BITS} bits); write a number "
+                              f"within a double's range, or leave the term out")
     body = Decimals(text.strip()).visit(tree.body) if written else tree.body
     try:
         expr = _build(body, vocabulary, text, conditions)

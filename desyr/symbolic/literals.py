@@ -48,8 +48,27 @@ class Decimals(ast.NodeTransformer):
         except ValueError:
             exact = Fraction(repr(node.value))
         if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
-            return node
+            return node         # left as the float it is: lost_literal refuses it before it is built
         if exact.denominator == 1:
             return ast.copy_location(ast.Constant(exact.numerator), node)
         fraction = ast.BinOp(ast.Constant(exact.numerator), ast.Div(), ast.Constant(exact.denominator))
         return ast.copy_location(fraction, node)
+
+
+def lost_literal(tree: ast.AST, text: str, written: bool) -> str | None:
+    """A number literal whose value would not be the number its digits spell, or None: one that a double
+    rounds to 0 (``1e-400``: the term would vanish unseen), or, where decimals are read as written, one
+    whose exact value needs more than MAX_BITS bits."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, float) or not math.isfinite(node.value):
+            continue
+        digits = (ast.get_source_segment(text, node) or "").replace("_", "")
+        try:
+            exact = Fraction(digits)
+        except ValueError:
+            continue
+        if exact != 0 and node.value == 0.0:
+            return digits
+        if written and max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
+            return digits
+    return None
