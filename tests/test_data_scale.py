@@ -100,3 +100,12 @@ def test_at_points_a_double_cannot_tell_apart_are_refused_with_one_line(tmp_path
 def test_an_unknown_outside_its_range_is_said_as_a_short_decimal_that_lies_outside(nu, lo, said):
     out = _decide(nu, offset="0", lo=lo, hi="0.1", data=f"exp(-pi**2*t*({nu}))*sin(pi*x)")
     assert said in out["reason"], out["reason"]
+
+
+def test_a_field_that_uses_an_unknown_stands_for_its_value():
+    """Seventh red team: ``u = exp(-pi**2*t*nu)*sin(pi*x); nu = 1/10`` ended in "the verifier could not
+    evaluate this (NameError: name 'nu' is not defined)"."""
+    rc, out, err = cli("verify", "inverse:heat_nu", "--candidate", "u = exp(-pi**2*t*nu)*sin(pi*x); nu = 1/10")
+    assert rc == 0 and out.startswith("Proved"), (out, err)
+    rc, out, err = cli("verify", "inverse:heat_nu", "--candidate", "u = exp(-pi**2*t*nu)*sin(pi*x); nu = 1/5")
+    assert rc == 0 and out.startswith("Not exact"), (out, err)

@@ -108,6 +108,12 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
     for name in problem.unknown_names:
         if not out[name].is_number:
             raise ConfigError(f"{what}: the unknown {name} must be a number, got {texts[name]!r:.60}")
+    # a field may name an unknown (exp(-nu*t)): it stands for the value given beside it, so every stage
+    # (the numbers, the proof, the data test) sees one function of the variables
+    values = {problem.unknown_symbol(n): out[n] for n in problem.unknown_names}
+    for field in problem.fields:
+        if values and out[field].free_symbols & set(values):
+            out[field] = out[field].xreplace(values)
     return out
 
 
