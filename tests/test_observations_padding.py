@@ -6,27 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_inverse_config import HEAT as HEAT_PROBLEM
 
 from desyr.verify.verdict import decide
 
-HEAT = '''time = "t"
-[domain]
-x = [0, 1]
-t = [0, 1]
-[unknowns]
-nu = [0.01, 1]
-[[equations]]
-lhs = "u_t - nu*u_xx"
-[[constraints]]
-on = ["x = 0", "x = 1"]
-value = 0
-[[constraints]]
-on = "t = 0"
-value = "sin(pi*x)"
-[observations]
-file = "data.npz"
-noise = NOISE
-'''
+HEAT = HEAT_PROBLEM + '[observations]\nfile = "data.npz"\nnoise = NOISE\n'
 CANDIDATES = {"1/10": "exp(-pi**2*t/10)*sin(pi*x)", "1/5": "exp(-pi**2*t/5)*sin(pi*x)",
               "1/2": "exp(-pi**2*t/2)*sin(pi*x)"}
 

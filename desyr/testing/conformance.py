@@ -34,6 +34,7 @@ from desyr.testing.observe import (
     check_json_safe,
     check_picklable,
     mutation,
+    require_unchanged,
     violation,
 )
 from desyr.testing.runs import EXECUTOR_ITEMS, FAILING_ITEM, conformance_unit
@@ -74,10 +75,9 @@ def check_teacher_is_deterministic(subject: Subject) -> None:
 
 
 def check_teacher_leaves_inputs_unchanged(subject: Subject) -> None:
-    changed = runs.teacher_run(subject, "first").changed
-    if changed:
-        raise mutation(subject.component, changed, "build what you need from problem and context; "
-                       "copy an array before changing it")
+    require_unchanged(subject.component, runs.teacher_run(subject, "first").changed,
+                      "build what you need from problem and context; "
+                      "copy an array before changing it")
 
 
 # ------------------------------------------------------------------ searcher
@@ -122,10 +122,9 @@ def check_searcher_losses_are_teacher_fit(subject: Subject) -> None:
 
 
 def check_searcher_leaves_task_unchanged(subject: Subject) -> None:
-    changed = runs.search_run(subject, "first").changed
-    if changed:
-        raise mutation(subject.component, changed, "copy task.X or task.y before changing them: "
-                       "np.array(task.X); the same task goes to every searcher of a run")
+    require_unchanged(subject.component, runs.search_run(subject, "first").changed,
+                      "copy task.X or task.y before changing them: "
+                      "np.array(task.X); the same task goes to every searcher of a run")
 
 
 def _front_text(front: list[ParetoMember]) -> list[tuple[str, int, float]]:
@@ -148,10 +147,9 @@ def check_exact_searcher_is_deterministic(subject: Subject) -> None:
 
 
 def check_exact_searcher_leaves_problem_unchanged(subject: Subject) -> None:
-    changed = runs.propose_run(subject, "first").changed
-    if changed:
-        raise mutation(subject.component, changed, "read the problem; build new expressions, never assign "
-                       "to its fields")
+    require_unchanged(subject.component, runs.propose_run(subject, "first").changed,
+                      "read the problem; build new expressions, never assign "
+                      "to its fields")
 
 
 # ------------------------------------------------------------------ refiner
@@ -199,10 +197,9 @@ def check_gate_is_deterministic(subject: Subject) -> None:
 
 
 def check_gate_leaves_inputs_unchanged(subject: Subject) -> None:
-    changed = runs.gate_reading(subject).changed
-    if changed:
-        raise mutation(subject.component, changed, "a gate only decides: return GateDecision(kept, removed) "
-                       "and leave the candidates' expressions and measures as they are")
+    require_unchanged(subject.component, runs.gate_reading(subject).changed,
+                      "a gate only decides: return GateDecision(kept, removed) "
+                      "and leave the candidates' expressions and measures as they are")
 
 
 # ------------------------------------------------------------------ executor
@@ -224,10 +221,9 @@ def check_executor_returns_each_units_result(subject: Subject) -> None:
 
 
 def check_executor_leaves_units_unchanged(subject: Subject) -> None:
-    changed = runs.executor_runs(subject).changed
-    if changed:
-        raise mutation(subject.component, changed, "pass each item to fn as it is; never sort, edit or "
-                       "consume the list of items")
+    require_unchanged(subject.component, runs.executor_runs(subject).changed,
+                      "pass each item to fn as it is; never sort, edit or "
+                      "consume the list of items")
 
 
 #: the checks of each kind of component, in the order check_component runs them

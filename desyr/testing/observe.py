@@ -137,3 +137,9 @@ def mutation(component: Any, changed: list[str], fix: str) -> ContractViolation:
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
     return violation(component, f"it changed what it was given: {shown}",
                      f"treat its inputs as read-only ({fix}); the core hands the same objects to other components")
+
+
+def require_unchanged(component: Any, changed: list[str], fix: str) -> None:
+    """Raise :func:`mutation` when the component changed any of its inputs."""
+    if changed:
+        raise mutation(component, changed, fix)
