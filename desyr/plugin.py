@@ -33,6 +33,7 @@ from desyr.extension.options import CommandOption, Option
 if TYPE_CHECKING:      # the rest is imported on first use (below); the names are kept in step by a test
     from desyr.config.loading import problem_from_dict, problem_from_toml
     from desyr.coupled.rates import TiedRates, tie_shared_rates
+    from desyr.extension.contributed import BenchColumn, StudyBench
     from desyr.extension.registry import Registry, load_registry
     from desyr.extension.roles import (
         Component,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
 _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.config.loading": ("problem_from_dict", "problem_from_toml"),
     "desyr.coupled.rates": ("TiedRates", "tie_shared_rates"),
+    "desyr.extension.contributed": ("BenchColumn", "StudyBench"),
     "desyr.extension.registry": ("Registry", "load_registry"),
     "desyr.extension.roles": ("Component", "ExactSearcher", "Executor", "Gate", "GateDecision", "Refiner",
         "Searcher", "Teacher", "TeacherModel", "UnitFailure", "optional_import"),
@@ -121,6 +123,8 @@ __all__ = [
     "Component", "Teacher", "TeacherModel", "Searcher", "Refiner", "Gate", "GateDecision", "Option",
     # what a plugin declares beside components: command-line options (and config sections, as Options)
     "CommandOption",
+    # what a plugin adds to the bench table and the quick studies
+    "BenchColumn", "StudyBench",
     "Executor", "UnitFailure", "ExactSearcher",
     # data types
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cpus, verdict_of
+from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cell_text, cpus, plugin_columns, verdict_of
 from desyr.extension.registry import Registry
 from desyr.report.html import POLICY, SCRIPT, STYLE, number, table, text
 
@@ -21,8 +21,10 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
     """The page; ``folders`` are the runs' folders (for the links), by (spec, seed)."""
     body = []
     recovered = proved = 0
+    lead = [c for c in plugin_columns(registry) if c.lead]
     for spec in specs:
-        title, paper = _meta(registry, spec)
+        title, problem = _meta(registry, spec)
+        first = [text(cell_text(c, problem)) for c in lead]
         for row in (r for r in rows if r["spec"] == spec):
             folder = folders.get((spec, row["seed"]))
             link = _link(out, folder)
@@ -31,15 +33,15 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
                 verdict = verdict_of(result)
                 recovered += _recovered(result)
                 proved += verdict == "proved"
-                cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), f'<span class="{text(verdict)}">'
+                cells = [*first, text(title), str(row["seed"]), f'<span class="{text(verdict)}">'
                          f"{text(verdict)}</span>", number(_l2(result)),
                          number(_total(result)), f"<code>{text(_exact_text(result) or '')}</code>",
                          link]
             else:
-                cells = [text(paper.get("id", "–")), text(title), str(row["seed"]), '<span class="not_exact">failed</span>',
+                cells = [*first, text(title), str(row["seed"]), '<span class="not_exact">failed</span>',
                          "–", "–", f"<code>{text(' | '.join(row['error']))}</code>", link]
             body.append(cells)
-    head = ["ID", "problem", "seed", "verdict", "refined rel L2", "total s", "exact form", "report"]
+    head = [c.header for c in lead] + ["problem", "seed", "verdict", "refined rel L2", "total s", "exact form", "report"]
     summary = (f"<p>{proved} of {len(rows)} run(s) proved, {recovered} recovered (verified exact, refined "
                f"relative L2 at most 1e-10). Command: <code>{text(command)}</code>. Machine: "
                f"{text(platform.machine())}, {cpus()} CPU cores, Python {text(platform.python_version())}. "

@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from desyr.extension.contributed import cell
 from desyr.model.constants import METHOD
 
 if TYPE_CHECKING:
+    from desyr.extension.contributed import BenchColumn
     from desyr.extension.registry import Registry
+    from desyr.model.problem import Problem
 
 RECOVERED = METHOD.recovered_rel_l2
 COLUMNS = ["teacher_rel_l2", "pre_refit_rel_l2", "rel_l2", "R_eq", "R_con", "complexity"]
@@ -92,9 +95,12 @@ def exact_forms(results: list[dict[str, Any]]) -> tuple[str, str]:
 
 
 def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Registry | None, command: str) -> str:
-    head = ["ID", "problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq", "R_con", "complexity",
-            "converged", "recovered (≤1e-10)", "proved", "teacher s", "search s", "refit s", "total s",
-            "paper refined rel L2", "paper total s", "exact form (seed 0)", "symbolic match"]
+    columns = plugin_columns(registry)
+    lead, trail = [c for c in columns if c.lead], [c for c in columns if not c.lead]
+    head = [c.header for c in lead] + ["problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq",
+                                       "R_con", "complexity", "converged", "recovered (≤1e-10)", "proved",
+                                       "teacher s", "search s", "refit s", "total s"]
+    head += [c.header for c in trail] + ["exact form (seed 0)", "symbolic match"]
     lines = [f"Command: `{command}`  ", f"Machine: {platform.machine()}, {cpus()} CPU cores, Python "
              f"{platform.python_version()}  ", f"Date: {time.strftime('%Y-%m-%d')}", "",
              "Values are medians [Q1, Q3] over seeds. Verdicts are the separate verifier's (docs/verify.md): "
@@ -106,17 +112,16 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
         results = [r["result"] for r in rows if r["spec"] == spec and "result" in r]
         errors = [r for r in rows if r["spec"] == spec and "error" in r]
         failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
-        title, paper = _meta(registry, spec)
+        title, problem = _meta(registry, spec)
         n = len(results) + len(errors)
         recovered = sum(1 for r in results if _recovered(r))
         converged = sum(1 for r in results if r.get("converged"))
-        cells = [str(paper.get("id", "–")), title]
+        cells = [cell_text(c, problem) for c in lead] + [title]
         cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
         proved = sum(1 for r in results if verdict_of(r) == "proved")
         cells += [f"{converged}/{n}", f"{recovered}/{n}", f"{proved}/{n}"]
         cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
-        cells += [_fmt(paper["refined_rel_l2"]) if "refined_rel_l2" in paper else "–",
-                  _fmt(paper["total_seconds"]) if "total_seconds" in paper else "–"]
+        cells += [cell_text(c, problem) for c in trail]
         cells += list(exact_forms(results))
         lines.append("| " + " | ".join(cells) + " |")
         failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
@@ -132,12 +137,26 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
     return "\n".join(lines) + "\n"
 
 
-def _meta(registry: Registry | None, spec: str) -> tuple[str, dict[str, Any]]:
-    """The problem's title and its [paper] table (ID and the paper's figures), for files too."""
+def _meta(registry: Registry | None, spec: str) -> tuple[str, Problem | None]:
+    """The problem's title and the problem (None when its config does not load), for files too."""
     from desyr.config.loading import load_problem
 
     try:
         problem = load_problem(spec, registry)
     except Exception:  # the table must still render for a run whose config is broken
-        return spec, {}
-    return problem.title, dict(problem.sections.get("paper") or {})
+        return spec, None
+    return problem.title, problem
+
+
+def plugin_columns(registry: Registry | None) -> list[BenchColumn]:
+    """The plugins' columns (hook ``desyr_bench_columns``); none without a registry."""
+    from desyr.extension.contributed import bench_columns
+
+    return bench_columns(registry) if registry is not None else []
+
+
+def cell_text(column: BenchColumn, problem: Problem | None) -> str:
+    value = cell(column, problem)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _fmt(float(value))
+    return "–" if value is None else str(value)

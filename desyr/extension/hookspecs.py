@@ -22,6 +22,7 @@ ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
 
+    from desyr.extension.contributed import BenchColumn, StudyBench
     from desyr.extension.options import CommandOption, Option
     from desyr.extension.roles import Executor, Gate, Refiner, Searcher, Teacher
     from desyr.model.problem import Problem, ProblemSet
@@ -145,4 +146,27 @@ def desyr_config_sections() -> dict[str, Mapping[str, Option]]:
     checked against the declared options when the config is loaded, with the same one-line errors
     as the core's sections, and ``problem.sections[name]`` holds the table as written.  A name the
     core or an earlier plugin already declares is left out, with a warning naming the plugin.
+    """
+
+
+@hookspec
+def desyr_bench_columns() -> list[BenchColumn]:
+    """Add columns to the bench table.
+
+    Return a list of :class:`desyr.plugin.BenchColumn`: a header and ``value(problem)``, the cell of
+    one configuration (a number, a text, or ``None`` for a dash), for example the figures a problem
+    set's own table (``[paper]``) records for it.  ``lead`` columns come before the problem's title
+    (and appear in ``bench.html`` too), the others after the timings.  A header an earlier plugin
+    gives is left out; a value that raises prints a dash.  The core itself adds no plugin's column.
+    """
+
+
+@hookspec(firstresult=True)
+def desyr_study_bench() -> StudyBench | None:
+    """Offer the tiny bench the quick studies run.
+
+    Return a :class:`desyr.plugin.StudyBench` (config name -> TOML text, the environment its runs
+    need, a note for the study), or ``None``.  ``desyr study NAME --quick`` runs it with the real
+    ``desyr bench`` when a study reads archived runs and no ``--bench`` is given; the first answer
+    wins.  The core itself names no component for it.
     """

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from desyr.plugin import Option, hookimpl
 
 if TYPE_CHECKING:    # the data model loads SymPy: a spec that is not ours must not wait for it
-    from desyr.plugin import Problem, ProblemSet
+    from collections.abc import Callable
+
+    from desyr.plugin import BenchColumn, Problem, ProblemSet
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,6 +74,23 @@ PAPER_SECTION = {
 @hookimpl
 def desyr_config_sections() -> dict[str, dict[str, Option]]:
     return {"paper": PAPER_SECTION}
+
+
+def _paper_figure(key: str) -> Callable[[Problem], float | str | None]:
+    def value(problem: Problem) -> float | str | None:
+        figure = (problem.sections.get("paper") or {}).get(key)
+        return figure if isinstance(figure, (int, float, str)) else None
+    return value
+
+
+@hookimpl
+def desyr_bench_columns() -> list[BenchColumn]:
+    """The configuration's paper ID first, and the paper's figures beside the measured ones."""
+    from desyr.plugin import BenchColumn
+
+    return [BenchColumn("ID", _paper_figure("id"), lead=True),
+            BenchColumn("paper refined rel L2", _paper_figure("refined_rel_l2")),
+            BenchColumn("paper total s", _paper_figure("total_seconds"))]
 
 
 @hookimpl
