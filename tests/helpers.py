@@ -101,7 +101,7 @@ def pip_install(source, workdir):
 
 
 def _poly_only():
-    from desyr.studies.tinybench import CONFIGS
+    from desyr_light_teachers.tinybench import CONFIGS
 
     text = CONFIGS["tiny_poisson4"].replace('name = "tiny_poisson4"', 'name = "poly_only"')
     assert 'unary = ["sin"]' in text

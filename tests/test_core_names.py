@@ -89,15 +89,7 @@ def builtin_declarations():
 
 
 #: (file, what) pairs not yet moved to a declaration; the list may only shrink
-NOT_YET_DECLARED = {
-    # bench.md's "paper" columns read the paper plugin's [paper] table (a column declaration is still to come)
-    ("desyr/bench/table.py", "[paper]"),
-    # the tiny bench's configs name their searcher and teacher, and give the callable teacher its consent
-    # (to move to a plugin's problem set)
-    ("desyr/studies/tinybench.py", 'plugin = "operon"'), ("desyr/studies/tinybench.py", 'plugin = "callable"'),
-    ("desyr/studies/tinybench.py", "DESYR_ALLOW_CALLABLE"),
-}
-
+NOT_YET_DECLARED: set[tuple[str, str]] = set()
 
 def declaration_offences(path: Path, texts: set[str], keys: set[str], sections: set[str], components: set[str],
                          root: Path = CORE.parent) -> set[tuple[str, str]]:

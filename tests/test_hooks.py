@@ -105,3 +105,24 @@ def test_hook_desyr_config_sections():
 
     sections = tables_of(load_registry()).sections
     assert sections["paper"]["refined_rel_l2"].low == 0.0
+
+
+def test_hook_desyr_bench_columns():
+    from desyr.extension.contributed import bench_columns
+    from desyr.plugin import problem_from_dict
+
+    columns = {c.header: c for c in bench_columns(load_registry())}
+    assert columns["ID"].lead and not columns["paper total s"].lead
+    problem = problem_from_dict({"name": "p", "domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx"}],
+                                 "constraints": [{"on": "x = 0", "value": 0}],
+                                 "paper": {"id": "05", "refined_rel_l2": 1e-12}})
+    assert columns["ID"].value(problem) == "05" and columns["paper refined rel L2"].value(problem) == 1e-12
+    assert columns["paper total s"].value(problem) is None
+
+
+def test_hook_desyr_study_bench():
+    from desyr.extension.contributed import study_bench
+
+    bench = study_bench(load_registry())
+    assert bench is not None and set(bench.configs) == {"tiny_sine", "tiny_poisson4"}
+    assert all("[teacher]" in text for text in bench.configs.values()) and bench.environment

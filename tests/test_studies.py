@@ -137,3 +137,38 @@ def test_library_quick_misspecified_is_flagged(tmp_path):
 def test_no_plots_writes_no_png(tmp_path):
     run_study("jacobian", tmp_path / "j", quick=True, plots=False)
     assert not list((tmp_path / "j").glob("*.png"))
+
+
+# ------------------------------------------- the quick studies' tiny bench comes from a plugin (issue 37)
+def test_quick_bench_is_what_a_plugin_offers(tmp_path, monkeypatch):
+    import os
+
+    import desyr.bench.suite as suite
+    from desyr.extension.registry import load_registry
+    from desyr.plugin import StudyBench, hookimpl
+    from desyr.studies.quickbench import make_quick_bench
+
+    class Offer:
+        @hookimpl
+        def desyr_study_bench(self):
+            return StudyBench({"one": "name = 'one'\n"}, "one stand-in", {"DESYR_TEST_CONSENT": "1"})
+
+    seen = {}
+
+    def fake_bench(registry, paths, all_, seeds, out, *rest):
+        seen.update(paths=paths, consent=os.environ.get("DESYR_TEST_CONSENT"))
+
+    monkeypatch.setattr(suite, "bench", fake_bench)
+    monkeypatch.delenv("DESYR_TEST_CONSENT", raising=False)
+    out, note = make_quick_bench(load_registry(extra_plugins=[Offer()], entry_points=False), tmp_path / "b")
+    assert note == "one stand-in" and seen["consent"] == "1" and "DESYR_TEST_CONSENT" not in os.environ
+    assert [Path(p).read_text() for p in seen["paths"]] == ["name = 'one'\n"] and out == tmp_path / "b"
+
+
+def test_quick_bench_without_a_plugin_is_one_line(tmp_path):
+    from desyr.errors import ConfigError
+    from desyr.extension.registry import load_registry
+    from desyr.studies.quickbench import make_quick_bench
+
+    with pytest.raises(ConfigError, match="desyr_study_bench"):
+        make_quick_bench(load_registry(entry_points=False), tmp_path)

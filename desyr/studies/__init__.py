@@ -55,11 +55,11 @@ def run_study(name: str, out: str | Path, *, quick: bool = False, bench: str | P
     if needs_runs and ctx.bench is None:
         if not quick:
             raise ConfigError(f"study {name} reads archived runs: give --bench DIR (or --quick for a tiny bench)")
-        from desyr.studies.tinybench import make_tiny_bench
+        from desyr.extension.registry import load_registry
+        from desyr.studies.quickbench import make_quick_bench
 
-        ctx.bench = make_tiny_bench(out / "tiny-bench")
-        notes.append(f"--quick without --bench: ran the tiny bench in {ctx.bench} (2 stand-in teachers x 2 seeds, "
-                     "3 Operon searches each)")
+        ctx.bench, note = make_quick_bench(registry or load_registry(), out / "tiny-bench")
+        notes.append(f"--quick without --bench: ran the tiny bench in {ctx.bench} ({note})")
     start = time.perf_counter()
     fn = importlib.import_module(f"desyr.studies.{module}").run
     output = fn(ctx)

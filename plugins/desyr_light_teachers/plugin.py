@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from desyr.plugin import CommandOption, hookimpl
 
 if TYPE_CHECKING:     # the roles load SymPy: declaring an option must not wait for it
-    from desyr.plugin import Teacher
+    from desyr.plugin import StudyBench, Teacher
 from desyr_light_teachers.callables import ALLOW_ENV
 
 ALLOW_CALLABLE = CommandOption(
@@ -25,3 +25,11 @@ def desyr_register_teachers() -> list[type[Teacher]]:
 @hookimpl
 def desyr_cli_options() -> list[CommandOption]:
     return [ALLOW_CALLABLE]
+
+
+@hookimpl
+def desyr_study_bench() -> StudyBench:
+    """The quick studies' tiny bench: this plugin's stand-in teachers (module ``tinybench``)."""
+    from desyr_light_teachers.tinybench import study_bench
+
+    return study_bench()

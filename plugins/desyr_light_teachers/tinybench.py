@@ -1,17 +1,22 @@
-"""A tiny bench folder made with the real ``desyr bench`` (for --quick studies and the test fixture).
+"""The tiny bench that ``desyr study --quick`` runs (hook ``desyr_study_bench``) and the test fixture.
 
 Two 1-D problems, stand-in teachers (the ``callable`` teacher on the functions below:
 the reference with a slightly wrong amplitude and frequency, like a trained network's
 error) and Operon on a tiny budget with three seeded searches per teacher, so the
 coverage study can pool K = 1, 2, 3 runs.  The configs are copied to ``<out>/configs``
-so the studies can reload them wherever the folder is moved.
+so the studies can reload them wherever the folder is moved.  The plugin gives its own
+``callable`` teacher its consent for these two functions only through the runs' environment.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from desyr_light_teachers.callables import ALLOW_ENV
+
+if TYPE_CHECKING:
+    from desyr.plugin import StudyBench
 
 _POINTS = """
 [points]
@@ -51,7 +56,7 @@ u = "sin(pi*x)"
 [teacher]
 plugin = "callable"
 [teacher.options]
-function = "desyr.studies.tinybench:sine_teacher"
+function = "desyr_light_teachers.tinybench:sine_teacher"
 """ + _POINTS + _SEARCH.format(binary='["*"]'),
     "tiny_poisson4": """
 name = "tiny_poisson4"
@@ -71,7 +76,7 @@ u = "sin(4*x)"
 [teacher]
 plugin = "callable"
 [teacher.options]
-function = "desyr.studies.tinybench:poisson4_teacher"
+function = "desyr_light_teachers.tinybench:poisson4_teacher"
 """ + _POINTS + _SEARCH.format(binary='["+", "-", "*"]'),
 }
 
@@ -89,22 +94,7 @@ def poisson4_teacher(X: np.ndarray) -> np.ndarray:
     return values
 
 
-def make_tiny_bench(out: str | Path, seeds: int = 2, quiet: bool = True) -> Path:
-    """Run (or resume) the tiny bench in ``out``; returns ``out``."""
-    from desyr.bench.suite import bench
-    from desyr.extension.registry import load_registry
-    from desyr.runtime.progress import Progress
+def study_bench() -> StudyBench:
+    from desyr.plugin import StudyBench
 
-    out = Path(out)
-    configs = out / "configs"
-    configs.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in CONFIGS.items():
-        path = configs / f"{name}.toml"
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
-    os.environ["DESYR_ALLOW_CALLABLE"] = "1"    # our own stand-in teachers, named above
-    bench(load_registry(), paths, False, seeds, out, 600.0, Progress(verbose=not quiet),
-          f"desyr study (tiny bench, {seeds} seeds)")
-    return out
+    return StudyBench(CONFIGS, "2 stand-in teachers x 2 seeds, 3 Operon searches each", {ALLOW_ENV: "1"})
