@@ -25,7 +25,7 @@ from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.search import run_search, search_seeds, search_settings
 from desyr.stages.teach import teach, with_teacher
-from desyr.stages.verify import relative_l2
+from desyr.stages.run_residuals import relative_l2
 from desyr.testing import make_context
 
 PROBLEMS = ["sine_poisson_1d", "burgers", "helmholtz"]

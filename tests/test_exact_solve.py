@@ -1,4 +1,4 @@
-"""Constants solved from the physics (desyr.exact.solve): algebraic rates no short closed form names."""
+"""Constants solved from the physics (desyr.exact.solved_constants): algebraic rates no short closed form names."""
 import math
 import time
 from pathlib import Path
@@ -9,7 +9,7 @@ from test_exact_identify import checked
 
 from desyr.config.loading import problem_from_toml
 from desyr.exact import exact_form, propose, symbolic_match
-from desyr.exact.solve import coefficients, link_constants, solve_coefficients
+from desyr.exact.solved_constants import coefficients, link_constants, solve_coefficients
 from desyr.model.points import make_point_sets
 from desyr.model.residuals import verify
 
@@ -124,7 +124,7 @@ def test_kovasznay_rate_is_solved_and_proved():
 
 
 def test_sympy_time_is_bounded(monkeypatch):
-    import desyr.exact.solve as solve
+    import desyr.exact.solved_constants as solve
 
     monkeypatch.setattr(solve, "SOLVE_SECONDS", 1e-3)
     problem, check = checked(GOLDEN_ODE)
@@ -141,14 +141,14 @@ def test_more_unknowns_than_allowed_are_not_attempted():
     values = [GOLDEN * (1 + math.sqrt(k) / 1e3) for k in (2, 3, 5, 7)]     # 4 unrelated floats
     expr = sum(sp.Float(v) * x ** k for k, v in enumerate(values))
     exprs = {"u": expr}
-    from desyr.exact.solve import solve_constants
+    from desyr.exact.solved_constants import solve_constants
     same, decisions = solve_constants(problem, exprs, check, (0.0, None))
     assert same == exprs and {d.reason for d in decisions} == \
         {"not solved from the equations: 4 unknowns (at most 3)"}
 
 
 def test_a_sympy_failure_is_a_refusal_not_a_crash(monkeypatch):
-    import desyr.exact.solve as solve
+    import desyr.exact.solved_constants as solve
 
     def broken(*args):
         raise ValueError("unusual tree")

@@ -108,7 +108,7 @@ def test_core_imports_no_heavy_library():
 
 
 def test_stage_modules_exist_in_order():
-    names = ["solve", "teach", "search", "pool", "measure", "refit", "select", "verify", "closed_form"]
+    names = ["exact_search", "teach", "search", "pool", "measure", "refit", "select", "run_residuals", "closed_form"]
     assert all((CORE / "stages" / f"{n}.py").is_file() for n in names)
 
 
@@ -134,7 +134,7 @@ def test_the_verifier_reaches_no_plugin_machinery():
         assert bad == [], (module, bad)
 
 
-STAGE_ORDER = ["solve", "teach", "search", "pool", "measure", "refit", "select", "verify", "closed_form"]
+STAGE_ORDER = ["exact_search", "teach", "search", "pool", "measure", "refit", "select", "run_residuals", "closed_form"]
 
 
 def test_no_stage_imports_a_later_stage():

@@ -14,7 +14,7 @@ from desyr.model.result import Result
 from desyr.report.html import render_html
 from desyr.report.markdown import render_report
 from desyr.runtime.progress import Progress
-from desyr.stages.solve import SolveOutcome
+from desyr.stages.exact_search import SolveOutcome
 from desyr.testing import make_problem
 
 
@@ -120,7 +120,7 @@ def test_a_zero_reference_gives_an_absolute_error_never_inf():
     import numpy as np
     import sympy as sp
 
-    from desyr.stages.verify import absolute_l2, fieldwise_l2
+    from desyr.stages.run_residuals import absolute_l2, fieldwise_l2
 
     problem = make_problem(ZERO_P)
     x = sp.Symbol("x")

@@ -47,7 +47,7 @@ def test_redundant_scale_factors_are_merged(paper, registry):
     expr = problem.parse("3.609815757954e-05 + 0.005380343066184236*x"
                          " + 1.0683967881876092e-05*x**3*(-11.630407333374023 + 0.662472665309906*x)")
     ref = problem.evaluate_reference(points.verify)
-    from desyr.stages.verify import relative_l2
+    from desyr.stages.run_residuals import relative_l2
 
     merged = ScipyRefiner().refine(Candidate("m", {"u": expr}), problem, points)
     plain = ScipyRefiner(merge_redundant_scales=False, polish_steps=0).refine(Candidate("p", {"u": expr}), problem, points)

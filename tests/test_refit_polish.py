@@ -6,7 +6,7 @@ from desyr_scipy.refiner import ScipyRefiner, polish
 from desyr.errors import ComponentError
 from desyr.model.candidates import Candidate
 from desyr.model.points import make_point_sets
-from desyr.stages.verify import relative_l2
+from desyr.stages.run_residuals import relative_l2
 
 BURGERS_SEARCH = "0.499879 + 0.500090*tanh(2.492718*t - 4.987499*x)"
 

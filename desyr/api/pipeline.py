@@ -30,7 +30,7 @@ from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
-from desyr.stages.solve import SolveOutcome, exact_searchers, propose_candidates
+from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.teach import make_teacher, teach, with_teacher
 from desyr.verify.child import start_verifier
 

@@ -11,7 +11,7 @@ import sympy as sp
 from desyr.exact.canonical import REWRITES, Rewrite, apply_rewrites, merge_constant_factors
 from desyr.exact.identify import context_bases, identify_constants, problem_bases
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, RewriteDecision, safe_check
-from desyr.exact.solve import solve_constants
+from desyr.exact.solved_constants import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
 
 if TYPE_CHECKING:

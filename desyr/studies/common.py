@@ -204,7 +204,7 @@ def evaluate_on(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -
 def errors(problem: Problem, exprs: Mapping[str, sp.Expr] | None, seed: int = 0) -> dict[str, float | None]:
     """Relative L2 and R_eq / R_con on the independent verification points (post hoc)."""
     from desyr.model.residuals import verify
-    from desyr.stages.verify import relative_l2
+    from desyr.stages.run_residuals import relative_l2
 
     if not exprs:
         return {"rel_l2": None, "R_eq": None, "R_con": None}

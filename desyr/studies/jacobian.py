@@ -11,7 +11,7 @@ from typing import Any
 
 from desyr.report.figures import FigureRecord, bar_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, frozen_cases, quartiles, summary, table
-from desyr.studies.solve import freeze, jacobian_audit, physics_only
+from desyr.studies.least_squares import freeze, jacobian_audit, physics_only
 
 TITLE = "Rank and conditioning diagnostics"
 PAPER = "13 scalar fixed-topology expressions with free coefficients, all full column rank; condition numbers " \

@@ -17,7 +17,7 @@ import numpy as np
 from desyr.model.problem import Problem
 from desyr.report.figures import FigureRecord, line_chart
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
-from desyr.studies.solve import DataTerm, freeze, mixed, physics_only, teacher_only
+from desyr.studies.least_squares import DataTerm, freeze, mixed, physics_only, teacher_only
 from desyr.symbolic.numeric import evaluate
 
 TITLE = "Ablation of coefficient-refinement objectives"

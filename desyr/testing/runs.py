@@ -21,7 +21,7 @@ from desyr.stages.measure import measure
 from desyr.stages.refit import checked_refit
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
-from desyr.stages.solve import SolveOutcome, propose_candidates
+from desyr.stages.exact_search import SolveOutcome, propose_candidates
 from desyr.stages.teach import checked_model, checked_teacher_values
 from desyr.testing.helpers import make_candidate, make_context, make_task, run_executor
 from desyr.testing.observe import (
