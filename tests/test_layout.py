@@ -206,3 +206,19 @@ def test_no_stage_assigns_to_a_run_context():
                                 part.value.id in ("ctx", "context", "sctx", "rctx"):
                             offenders.append(f"{path.name}:{part.lineno}: {ast.unparse(part)} =")
     assert offenders == []
+
+
+#: module names two files share, each a pair that says the same thing from two sides (the model's search
+#: records and the search stage; the verifier's conditions and the symbolic ones); the list may only shrink
+SHARED_NAMES = {"conditions", "regions", "search", "unknowns", "cli"}
+
+
+def test_file_names_say_what_they_hold():
+    """No new module name shared by two files (there were three ``solve.py``), and none named like a
+    package beside it (``stages/verify.py`` beside ``verify/``) (issue 37)."""
+    modules = [p for p in CORE.rglob("*.py") if p.stem not in ("__init__", "__main__")]
+    packages = {p.name for p in CORE.rglob("*") if p.is_dir() and (p / "__init__.py").is_file()}
+    stems = [p.stem for p in modules]
+    shared = {s for s in stems if stems.count(s) > 1} | ({s for s in stems} & packages)
+    assert shared <= SHARED_NAMES, sorted(shared - SHARED_NAMES)
+    assert SHARED_NAMES <= shared, f"remove from SHARED_NAMES: {sorted(SHARED_NAMES - shared)}"
