@@ -40,8 +40,8 @@ from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, digest, store_key
 from desyr.stages.closed_form import identify
-from desyr.stages.teach import teacher_predict
 from desyr.stages.run_residuals import verify_selection
+from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
 

@@ -25,12 +25,12 @@ from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
+from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
-from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.teach import make_teacher, teach, with_teacher
 from desyr.verify.child import start_verifier
 

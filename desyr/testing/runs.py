@@ -17,11 +17,11 @@ from desyr.model.candidates import Candidate, RefitOutcome, candidate_view
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
+from desyr.stages.exact_search import SolveOutcome, propose_candidates
 from desyr.stages.measure import measure
 from desyr.stages.refit import checked_refit
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
-from desyr.stages.exact_search import SolveOutcome, propose_candidates
 from desyr.stages.teach import checked_model, checked_teacher_values
 from desyr.testing.helpers import make_candidate, make_context, make_task, run_executor
 from desyr.testing.observe import (
