@@ -18,12 +18,14 @@ import time
 from pathlib import Path
 
 BAD_CONFIG = '[problem]\nname = "bad"\n'        # an unknown top-level key
+WRONG_TYPE = 'name = "w"\n[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx"\n[search]\nruns = "two"\n'
 CASES = {
     "help (floor)": (["--help"], 0),
     "unknown spec": (["run", "no_such_problem:x", "--out", "{tmp}/x"], 2),
     "bad option (--budget -1)": (["run", "paper:burgers", "--budget", "-1"], 2),
     "missing -p module": (["-p", "no_such_plugin_module", "plugins"], 2),
     "bad config (unknown key)": (["run", "{tmp}/bad.toml"], 2),
+    "bad config (wrong type in [search])": (["run", "{tmp}/wrong.toml"], 2),
 }
 
 
@@ -42,6 +44,7 @@ def main() -> None:
     repeats = parser.parse_args().repeats
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "bad.toml").write_text(BAD_CONFIG, encoding="utf-8")
+        Path(tmp, "wrong.toml").write_text(WRONG_TYPE, encoding="utf-8")
         print(f"cpus {os.cpu_count()}, load {os.getloadavg()[0]:.1f}, median of {repeats}")
         print("| case | median s | runs |\n|---|---|---|")
         for name, (args, code) in CASES.items():

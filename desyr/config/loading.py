@@ -16,18 +16,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from desyr.config import reading
 from desyr.config.bases import ACTIVE as _ACTIVE
 from desyr.config.bases import active as _active
-from desyr.config.reading import read_toml, tomllib
+from desyr.config.outline import precheck
 from desyr.config.settings import PluginTables, declared_by_plugins, tables_of
-from desyr.config.toml_text import TomlWriteError, dumps
+from desyr.config.toml_text import TomlWriteError, dumps, read_toml, tomllib
 from desyr.errors import ConfigError
 from desyr.model.nesting import DataError, config_json_loads, toml_loads
-from desyr.model.problem import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.registry import Registry
+    from desyr.model.problem import Problem
 
     #: a registry, or a function that loads one (called only when a spec must be resolved)
     RegistryLike: TypeAlias = Registry | Callable[[], Registry] | None
@@ -76,9 +75,23 @@ def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Proble
     data = read_toml(path)                # the same one-line errors for a missing or malformed file
     with declared_by_plugins(_checked_with(registry)):
         if "extends" not in data:
-            return reading.problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
+            precheck(data, str(path))         # before SymPy loads: most wrong configs fail here, fast
+            return _read_toml(path.read_text(encoding="utf-8"), source=str(path))
         return _resolved_problem(data, str(path), path.parent, registry if registry is not None else _installed,
                                  key=_file_key(path), tidy=True)
+
+
+def _read_toml(text: str, source: str, *, tidy: bool = True) -> Problem:
+    """The full reader (it imports SymPy: loaded only when a config gets that far)."""
+    from desyr.config.reading import problem_from_toml as read
+
+    return read(text, source, tidy=tidy)
+
+
+def _read_dict(data: Mapping[str, Any], source: str, *, tidy: bool = True) -> Problem:
+    from desyr.config.reading import problem_from_dict as read
+
+    return read(data, source, tidy=tidy)
 
 
 def _installed() -> Registry:
@@ -95,9 +108,9 @@ def problem_from_toml(text: str, source: str = "<config>", *, tidy: bool = True,
     try:
         data = toml_loads(text)
     except (tomllib.TOMLDecodeError, DataError, ValueError):
-        return reading.problem_from_toml(text, source, tidy=tidy)     # its one-line error
+        return _read_toml(text, source, tidy=tidy)     # its one-line error
     if not isinstance(data, Mapping) or "extends" not in data:
-        return reading.problem_from_toml(text, source, tidy=tidy)
+        return _read_toml(text, source, tidy=tidy)
     return _resolved_problem(data, source, Path(folder or "."), registry, key=source, tidy=tidy)
 
 
@@ -106,7 +119,7 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy
     """A problem from a config table (a plugin's dict, or parsed TOML), checked like a config file;
     ``extends`` is resolved as by :func:`problem_from_toml`."""
     if not isinstance(data, Mapping) or "extends" not in data:
-        return reading.problem_from_dict(data, source, tidy=tidy)
+        return _read_dict(data, source, tidy=tidy)
     return _resolved_problem(data, source, Path(folder or "."), registry, key=source, tidy=tidy)
 
 
@@ -122,7 +135,7 @@ def _resolved_problem(data: Mapping[str, Any], source: str, folder: Path, regist
         text = dumps(flat)
     except TomlWriteError as exc:
         raise ConfigError(f"{source}: the resolved config cannot be written as TOML: {exc}") from None
-    return reading.problem_from_toml(text, source, tidy=tidy)
+    return _read_toml(text, source, tidy=tidy)
 
 
 def resolve_extends(data: Mapping[str, Any], source: str, folder: Path, registry: RegistryLike = None, *,

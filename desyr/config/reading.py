@@ -24,6 +24,7 @@ from contextvars import ContextVar
 
 import sympy as sp
 
+from desyr.config import outline
 from desyr.config.constraints import MAX_LABEL, read_constraints
 from desyr.config.inverse import (
     check_parameters_not_differentiated,
@@ -32,13 +33,14 @@ from desyr.config.inverse import (
     read_parameters,
     read_unknowns,
 )
+from desyr.config.outline import MISSING_DOMAIN, check_outline
 from desyr.config.regions import read_geometry
-from desyr.config.settings import PROBLEM_KEYS, SECTIONS, UNCHECKED, check_sections
+from desyr.config.settings import SECTIONS, UNCHECKED, check_sections
 from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
 from desyr.errors import ConfigError
 from desyr.model.geometry import Geometry
 from desyr.model.names import check_name, field_names
-from desyr.model.nesting import DataError, NestingError, check_nesting, toml_loads
+from desyr.model.nesting import DataError, toml_loads
 from desyr.model.problem import Equation, Problem, Variable, jets_in
 from desyr.model.written import NumberClash, note, range_end
 from desyr.symbolic.conditions import Condition
@@ -46,7 +48,7 @@ from desyr.symbolic.expressions import ExpressionError, Vocabulary
 from desyr.symbolic.simplify import bounded_simplify
 
 #: the longest texts a config may give: every report repeats them (a 7 MB title made a 48 MB page)
-MAX_TEXT = {"name": 200, "title": 500, "label": MAX_LABEL, "description": 20_000}
+MAX_TEXT = {**outline.MAX_TEXT, "label": MAX_LABEL}
 #: whether forcing derived from the reference is simplified (the verifier needs no tidy form)
 _TIDY: ContextVar[bool] = ContextVar("tidy", default=True)
 
@@ -72,7 +74,7 @@ def load_problem_file(path: str | Path) -> Problem:
     return problem_from_toml(path.read_text(encoding="utf-8"), source=str(path))
 
 
-_TOP_KEYS = {*PROBLEM_KEYS, *SECTIONS}
+_TOP_KEYS = outline.TOP_KEYS
 #: the sections every problem carries (empty when the config has none): the configs' identities (hashes)
 #: were computed over these, so a section added later is carried only when a config sets it
 _ALWAYS = ("search", "teacher", "refine", "selection", *UNCHECKED, "coupled", "execution", "escalation")
@@ -94,26 +96,7 @@ def problem_from_dict(data: Mapping[str, Any], source: str = "<config>", *, tidy
 
 
 def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
-    try:
-        check_nesting(data)     # deep data would break deepcopy and repr later, as a RecursionError
-    except NestingError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
-    if "extends" in data:      # resolving it needs the plugins, which this reader (the verifier's) never reaches
-        raise ConfigError(f"{source}: extends = {data['extends']!r:.60} is resolved only by the run's loader "
-                          "(desyr run, desyr verify with a config, desyr.config.loading.load_problem); this "
-                          "reader takes a complete config, such as the resolved text a result carries")
-    unknown = sorted(k for k in set(data) - _TOP_KEYS if not isinstance(data[k], Mapping) or not str(k).isidentifier())
-    if unknown:
-        raise ConfigError(f"{source}: unknown top-level key(s) {', '.join(map(str, unknown))}; "
-                          f"allowed: {', '.join(sorted(_TOP_KEYS))}")
-    for key in ("name", "title", "description"):
-        if key in data and not isinstance(data[key], str):
-            raise ConfigError(f"{source}: {key} must be a string")
-        if key in data and len(data[key]) > MAX_TEXT[key]:
-            raise ConfigError(f"{source}: {key} is {len(data[key])} characters long; at most {MAX_TEXT[key]}")
-    for key in (*SECTIONS, "parameters", "unknowns", "observations"):
-        if key in data and not isinstance(data[key], Mapping):
-            raise ConfigError(f"{source}: [{key}] must be a table, got {type(data[key]).__name__} {data[key]!r:.40}")
+    check_outline(data, source)
     variables, geometry = _variables(data, source)
     parameters = read_parameters(data, [v.name for v in variables], source)
     variables += parameters
@@ -179,7 +162,7 @@ class _context:
 def _variables(data: Mapping[str, Any], source: str) -> tuple[list[Variable], Geometry | None]:
     domain = data.get("domain")
     if not isinstance(domain, Mapping) or not domain:
-        raise ConfigError(f"{source}: missing [domain] table, e.g. [domain] x = [0, 1]")
+        raise ConfigError(f"{source}: {MISSING_DOMAIN}")
     shaped = read_geometry(domain, source)
     if shaped is None:
         return _intervals(domain, source), None

@@ -18,7 +18,7 @@ from desyr.config.bases import ACTIVE
 from desyr.errors import ConfigError
 from desyr.extension.options import Option, OptionError, validate
 from desyr.model.constants import METHOD
-from desyr.symbolic import operators
+from desyr.symbolic import operator_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.registry import Registry
@@ -26,9 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: upper bound on every point count: beyond it one run would not fit in memory on a workstation
 MAX_POINTS = 1_000_000
-#: operators of the common vocabulary (their table: desyr.symbolic.operators)
-BINARY_OPERATORS = tuple(operators.BINARY_OPERATORS)
-UNARY_OPERATORS = tuple(operators.UNARY_OPERATORS)
+#: operators of the common vocabulary (their meaning: desyr.symbolic.operators; names only here, so
+#: a config's sections are checked before SymPy loads)
+BINARY_OPERATORS = operator_names.BINARY
+UNARY_OPERATORS = operator_names.UNARY
 
 
 

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.symbolic import operator_names
+
 
 @dataclass(frozen=True)
 class Operator:
@@ -55,6 +57,9 @@ UNARY_OPERATORS: Mapping[str, Operator] = _table(1, [
     ("asin", sp.asin, np.arcsin), ("acos", sp.acos, np.arccos), ("atan", sp.atan, np.arctan),
     ("abs", sp.Abs, np.abs), ("square", _square, _square), ("cube", _cube, _cube),
 ])
+
+if (tuple(BINARY_OPERATORS), tuple(UNARY_OPERATORS)) != (operator_names.BINARY, operator_names.UNARY):
+    raise ImportError("desyr.symbolic.operators and operator_names name different operators")  # pragma: no cover
 
 
 def operator(name: str) -> Operator:
