@@ -13,6 +13,8 @@ a doc is out of date.
 
 ``docs/hooks.md``, the hook reference, is generated whole from
 :mod:`desyr.extension.hookspecs` (:func:`hooks_page`); ``tests/test_hook_docs.py`` keeps it current.
+``docs/plugin-reference.md``, the reference of the plugin surface, likewise from :mod:`desyr.plugin`
+and :mod:`desyr.testing` (:mod:`desyr.cli.reference`; ``tests/test_plugin_reference.py``).
 """
 from __future__ import annotations
 
@@ -78,9 +80,12 @@ def hooks_page() -> str:
 
 
 def main() -> int:
-    if not HOOKS_PAGE.is_file() or HOOKS_PAGE.read_text(encoding="utf-8") != hooks_page():
-        HOOKS_PAGE.write_text(hooks_page(), encoding="utf-8")
-        print(f"updated {HOOKS_PAGE}")
+    from desyr.cli.reference import PAGE, reference_page
+
+    for page, text in ((HOOKS_PAGE, hooks_page()), (PAGE, reference_page())):
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:
+            page.write_text(text, encoding="utf-8")
+            print(f"updated {page}")
     registry = load_registry()
     for path in sorted(DOCS.glob("*.md")):
         text = path.read_text(encoding="utf-8")

@@ -50,4 +50,5 @@ class MethodConstants:
     """Cap on the refiner's ``timeout`` option (where it has one) for each of those refits."""
 
 
+#: the method's constants (thresholds, weights, budgets), one frozen instance every part reads
 METHOD = MethodConstants()

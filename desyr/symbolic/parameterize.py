@@ -22,6 +22,7 @@ import sympy as sp
 ZERO_TOL = 1e-10
 ONE_TOL = 1e-10
 TIE_TOL = 1e-9
+#: the most free constants a candidate's tree may carry into a refit
 MAX_PARAMS = 16
 
 
