@@ -16,7 +16,7 @@ from desyr.errors import ConfigError
 from desyr.model.nesting import DataError, toml_loads
 from desyr.model.toml_writer import TomlWriteError, dumps
 
-__all__ = ["TomlWriteError", "dumps", "read_toml"]
+__all__ = ["TomlWriteError", "dumps", "read_toml", "tomllib"]
 
 
 
