@@ -18,7 +18,7 @@ def _dirac_delta(*args: Any) -> np.ndarray:
 
 # numpy has no names for these; Heaviside (a first derivative of a kink) is a function,
 # DiracDelta is not (see _dirac_delta)
-_EXTRA = {"DiracDelta": _dirac_delta,
+_EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
           "Heaviside": lambda x, h=0.5: np.heaviside(x, h),
           # as reciprocals of numpy's own: SymPy's rewrite in exp overflows to inf/inf = nan for |x| > 710
           "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x)}
