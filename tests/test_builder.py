@@ -213,7 +213,7 @@ def test_a_table_given_as_data_is_written_as_toml():
 @pytest.mark.parametrize("equation, message", [
     (lambda U: U.diff(x, 2) - sp.Integral(U, (x, 0, 1)), "integral 'Integral"),
     (lambda U: U.diff(x, 2) - sp.Function("f")(x), "'f\\(x\\)' is an undefined function"),
-    (lambda U: U.diff(x, 2) - sp.besselj(0, x), "the function 'besselj' is not one"),
+    (lambda U: U.diff(x, 2) - sp.gamma(x), "the function 'gamma' is not one"),  # besselj is known (issue 38)
     (lambda U: U.diff(x) + sp.Derivative(U ** 2, x), "derivative of 'u\\(x\\)\\*\\*2' is not a field's derivative"),
     (lambda U: u(2 * x).diff(x), "must be applied to the domain's variables"),
 ])

@@ -24,12 +24,14 @@ from desyr.errors import ConfigError
 from desyr.model.nesting import NestingError, check_nesting
 from desyr.model.problem import Problem
 from desyr.model.toml_writer import TomlWriteError, dumps
+from desyr.symbolic.special import CLASSES as SPECIAL_CLASSES
 
 #: the functions the config's expression parser knows (docs/config.md), by class: a user's class that
 #: is only *named* sin would print as sin and read back as another function
 KNOWN_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh, sp.asin, sp.acos, sp.atan,
-                   sp.Abs)
-KNOWN_NAMES = "sin, cos, tan, exp, log, sqrt, tanh, sinh, cosh, asin, acos, atan, abs"
+                   sp.Abs, *SPECIAL_CLASSES)
+KNOWN_NAMES = ("sin, cos, tan, exp, log, sqrt, tanh, sinh, cosh, asin, acos, atan, abs, sech, csch, coth, erf, erfc, "
+               "airyai, airybi, besselj, bessely, besseli, besselk")
 #: the sympy atoms a written expression may hold besides symbols and the known functions
 PLAIN = (sp.Add, sp.Mul, sp.Pow, sp.Number, sp.NumberSymbol, sp.Tuple)
 def sympy_problem(equations: Any, domain: Mapping[Any, Any], constraints: Iterable[Constraint] = (), *,

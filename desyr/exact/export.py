@@ -19,6 +19,7 @@ from typing import Any
 
 import sympy as sp
 
+from desyr.exact.special_export import C, Fortran, has_special, printer, reciprocal_hyperbolic
 from desyr.symbolic.expressions import check_name
 
 FORMATS = ("latex", "sympy", "numpy", "torch", "jax", "c", "fortran", "julia")
@@ -48,7 +49,9 @@ def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend:
         raise ValueError(f"to_callable backend must be one of {', '.join(PYTHON_BACKENDS)}, got {backend!r}")
     symbols = _symbols(exprs, variables)
     fold = _fold_numbers if backend == "torch" else _identity
-    functions = [sp.lambdify(symbols, fold(sp.sympify(e)), modules=backend) for e in exprs.values()]
+    modules = ["scipy", "numpy"] if backend == "numpy" else backend
+    functions = [sp.lambdify(symbols, fold(reciprocal_hyperbolic(e)), modules=modules, printer=printer(backend))
+                 for e in exprs.values()]
     to_array, zeros, stack = _array_library(backend)
 
     def solution(X: Any) -> Any:
@@ -142,29 +145,29 @@ def _sympy(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
 
 
 def _python(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend: str) -> str:
-    from sympy.printing.numpy import JaxPrinter, NumPyPrinter
-
+    special = any(has_special(e) for e in exprs.values())
     if backend == "torch":
-        from sympy.printing.pytorch import TorchPrinter
-        printer, fold = TorchPrinter(), _fold_numbers
+        fold = _fold_numbers
         head = ["import torch", "", "", "def solution(X):",
                 "    desyr_X = torch.as_tensor(X, dtype=torch.float64)",
                 "    desyr_zero = torch.zeros(desyr_X.shape[0], dtype=desyr_X.dtype, device=desyr_X.device)"]
         stack = "torch.stack([{}], dim=1)"
     else:
-        printer = NumPyPrinter() if backend == "numpy" else JaxPrinter()
         mod = "numpy" if backend == "numpy" else "jax.numpy"
         fold = _identity
         imports = ["import numpy"] if backend == "numpy" else \
             ["import jax", "import jax.numpy", "", 'jax.config.update("jax_enable_x64", True)']
+        if special:
+            imports.insert(1, "import scipy.special" if backend == "numpy" else "import jax.scipy.special")
         # desyr_*: local names no field or variable can have (a variable "zero" or "X" would overwrite them)
         head = imports + ["", "", "def solution(X):", f"    desyr_X = {mod}.asarray(X, dtype={mod}.float64)",
                           f"    desyr_zero = {mod}.zeros(desyr_X.shape[0], dtype=desyr_X.dtype)"]
         stack = f"{mod}.stack([{{}}], axis=1)"
+    code = printer(backend)
     lines = [_header(exprs, symbols, "#")] + head
     lines.insert(len(lines) - 2, f'    """Fields {list(exprs)} at the rows of X (n, {len(symbols)}); columns {[s.name for s in symbols]}."""')
     lines += [f"    {s.name} = desyr_X[:, {j}]" for j, s in enumerate(symbols)]
-    values = [f"desyr_zero + ({printer.doprint(fold(sp.sympify(e)))})" for e in exprs.values()]
+    values = [f"desyr_zero + ({code.doprint(fold(reciprocal_hyperbolic(e)))})" for e in exprs.values()]
     lines.append("    return " + stack.format(", ".join(values)))
     lines.append(f"\n\nFIELDS = {tuple(exprs)!r}\nVARIABLES = {tuple(s.name for s in symbols)!r}")
     return "\n".join(lines) + "\n"
@@ -173,11 +176,13 @@ def _python(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend:
 def _c(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     params = ", ".join(f"double {s.name}" for s in symbols)
     lines = [_header(exprs, symbols, "/*").rstrip() + " */", "#include <math.h>", ""]
+    if any(sp.sympify(e).has(sp.besselj, sp.bessely) for e in exprs.values()):
+        lines.insert(1, "#define _XOPEN_SOURCE 700   /* jn, yn: POSIX, beside C99's math.h */")
     for name, value in _C_CONSTANTS.items():
         lines.append(f"#ifndef {name}\n#define {name} {sp.N(value, 21)}\n#endif")
     lines.append("")
     for f, e in exprs.items():
-        lines.append(f"double desyr_{f}({params}) {{\n    return {sp.ccode(sp.sympify(e), standard='C99')};\n}}\n")
+        lines.append(f"double desyr_{f}({params}) {{\n    return {C().doprint(reciprocal_hyperbolic(e))};\n}}\n")
     d, m = len(symbols), len(exprs)
     call = ", ".join(f"row[{j}]" for j in range(d))
     lines.append("/* X: n rows of d values (row-major); out: n rows of one value per field */")
@@ -194,8 +199,8 @@ def _fortran(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     decls, bodies = {}, []
     for f, e in exprs.items():
         # the function's own name holds its value: any other result name (r) could be a variable's
-        consts, _, code = sp.fcode(sp.sympify(e), assign_to=f"desyr_{f}", standard=95, source_format="free",
-                                   human=False)
+        writer = Fortran({"standard": 95, "source_format": "free", "human": False})
+        consts, _, code = writer.doprint(reciprocal_hyperbolic(e), assign_to=f"desyr_{f}")
         decls.update({str(c): v for c, v in consts})
         bodies.append((f, code))
     lines = [_header(exprs, symbols, "!").rstrip(), "module desyr_solution_mod",
@@ -220,6 +225,8 @@ def _fortran(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
 def _julia(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     names = ", ".join(s.name for s in symbols)
     lines = [_header(exprs, symbols, "#").rstrip()]
+    if any(has_special(e) for e in exprs.values()):
+        lines.append("using SpecialFunctions   # erf, erfc, besselj, bessely, besseli, besselk, airyai, airybi")
     lines += [f"{f}({names}) = {sp.julia_code(sp.sympify(e))}" for f, e in exprs.items()]
     call = ", ".join(f"X[i, {j + 1}]" for j in range(len(symbols)))
     lines += ["", "function solution(X::AbstractMatrix)", "    n = size(X, 1)",

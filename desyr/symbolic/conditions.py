@@ -70,6 +70,16 @@ def of_call(name: str, argument: sp.Expr, written: str) -> Condition | None:
         return _made(1 - argument ** 2, "nonnegative", written)
     if name == "tan":
         return _made(sp.cos(argument), "nonzero", written)
+    if name in ("csch", "coth"):
+        return _made(argument, "nonzero", written)
+    return None
+
+
+def of_bessel(name: str, order: sp.Expr, argument: sp.Expr, written: str) -> Condition | None:
+    """The condition of ``name(order, argument)``: Y and K, and every non-integer order, are real and finite
+    only for a positive argument (a branch point at 0, as ``log``'s); J and I of integer order are entire."""
+    if name in ("bessely", "besselk") or not order.is_integer:
+        return _made(argument, "positive", written)
     return None
 
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from desyr.symbolic.conditions import Condition, of_call, of_division, of_power
+from desyr.symbolic.conditions import Condition, of_bessel, of_call, of_division, of_power
 from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, lost_literal, non_real
 from desyr.symbolic.nodes import MAX_EXPONENT as MAX_EXPONENT
 from desyr.symbolic.nodes import ExpressionError as ExpressionError
 from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
 from desyr.symbolic.nodes import short as _short
+from desyr.symbolic.special import BESSEL, UNARY, bessel_order
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -31,7 +32,10 @@ FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "tanh": sp.tanh, "sinh": sp.sinh, "cosh": sp.cosh,
     "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
     "abs": sp.Abs, "Abs": sp.Abs,
+    **UNARY,                    # erf, erfc, airyai, airybi, sech, csch, coth (desyr.symbolic.special)
 }
+#: ``name(order, argument)``: a constant integer or half-integer order (desyr.symbolic.special)
+TWO_ARGUMENTS: dict[str, Callable[..., sp.Expr]] = dict(BESSEL)
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E}
 
 _BINOPS = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
@@ -48,7 +52,7 @@ MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows 
 
 #: Names that an expression vocabulary may not define: they already mean something
 #: in expressions, or in the numpy code that expressions are compiled to.
-RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | frozenset(keyword.kwlist) | frozenset({
+RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(TWO_ARGUMENTS) | frozenset(CONSTANTS) | frozenset(keyword.kwlist) | frozenset({
     "I", "oo", "zoo", "nan", "inf", "numpy", "np", "math", "mpmath", "sympy", "builtins",
     "DiracDelta", "Heaviside", "square", "cube", "neg", "inv", "pow",
 })
@@ -323,16 +327,35 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condit
     if name in vocab.fields:
         raise ExpressionError(f"{name}(...) is not an expression here: write the field as {name} (its derivatives "
                               f"{name}_x, ...); a condition's place goes in on, e.g. on = \"x = 0\"")
+    if name in TWO_ARGUMENTS:
+        return _build_bessel(node, vocab, text, notes)
     if name not in FUNCTIONS:
-        raise ExpressionError(
-            f"function '{name}' is not allowed in {_short(text)} (allowed: {', '.join(sorted(FUNCTIONS))})"
-        )
+        allowed = sorted([*FUNCTIONS, *TWO_ARGUMENTS])
+        raise ExpressionError(f"function '{name}' is not allowed in {_short(text)} (allowed: {', '.join(allowed)})")
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function '{name}' takes exactly one positional argument in {_short(text)}")
     argument = _build(node.args[0], vocab, text, notes)
     built = checked_number(FUNCTIONS[name](argument), _segment(text, node), text)
     if notes is not None:
         _note(notes, of_call(name, argument, _segment(text, node)), text)
+    return checked_exact(built, text)
+
+
+def _build_bessel(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
+    """``besselj(order, argument)`` and its kin: the order a constant integer or half-integer."""
+    name = node.func.id if isinstance(node.func, ast.Name) else "?"
+    if node.keywords or len(node.args) != 2:
+        raise ExpressionError(f"function '{name}' takes exactly two positional arguments (a constant order, then "
+                              f"the argument) in {_short(text)}")
+    written = _segment(text, node.args[0])
+    try:
+        order = bessel_order(_build(node.args[0], vocab, text, notes))
+    except ValueError as exc:
+        raise ExpressionError(f"the order {_short(written, 30)} of {name} in {_short(text)} {exc}") from None
+    argument = _build(node.args[1], vocab, text, notes)
+    built = checked_number(TWO_ARGUMENTS[name](order, argument), _segment(text, node), text)
+    if notes is not None:
+        _note(notes, of_bessel(name, order, argument, _segment(text, node)), text)
     return checked_exact(built, text)
 
 

@@ -13,6 +13,7 @@ import sympy as sp
 from desyr.errors import DesyrError
 from desyr.symbolic.conditions import NEEDS, Condition
 from desyr.symbolic.literals import MAX_BITS, non_real
+from desyr.symbolic.special import real_number
 
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
 
@@ -78,7 +79,7 @@ def checked_number(expr: sp.Expr, written: str, text: str) -> sp.Expr:
     if imaginary is not None:
         raise ExpressionError(f"{_at(written, text)} has the non-real number {short(imaginary, 40)}: "
                               f"values, fields and equations are real")
-    if _asked(expr, "is_real") is not True:
+    if _asked(expr, "is_real") is not True and real_number(expr) is not True:
         raise ExpressionError(f"{_at(written, text)} is a number that cannot be shown to be real: "
                               f"values, fields and equations are real")
     return expr

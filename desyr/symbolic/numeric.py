@@ -18,8 +18,10 @@ def _dirac_delta(*args: Any) -> np.ndarray:
 
 # numpy has no names for these; Heaviside (a first derivative of a kink) is a function,
 # DiracDelta is not (see _dirac_delta)
-_EXTRA = {"DiracDelta": _dirac_delta,
-          "Heaviside": lambda x, h=0.5: np.heaviside(x, h)}
+_EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
+          "Heaviside": lambda x, h=0.5: np.heaviside(x, h),
+          # as reciprocals of numpy's own: SymPy's rewrite in exp overflows to inf/inf = nan for |x| > 710
+          "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x)}
 
 
 #: sympy's "undefined" values, which numpy printers have no name for (``KeyError:
@@ -49,7 +51,8 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]) -> Callable[..
     """
     exprs = [_numeric_form(e) for e in exprs]
     try:
-        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
+        # SciPy's printer: erf, the Bessel and Airy functions as scipy.special's, the rest as numpy's
+        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, "scipy", "numpy"], cse=True)
         return fn
     except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
         from desyr.symbolic.expressions import ExpressionError

@@ -36,6 +36,18 @@ def _cube(a: Any) -> Any:
     return a ** 3
 
 
+def _sech(a: Any) -> Any:
+    return 1 / np.cosh(a)
+
+
+def _csch(a: Any) -> Any:
+    return 1 / np.sinh(a)
+
+
+def _coth(a: Any) -> Any:
+    return 1 / np.tanh(a)
+
+
 def _table(arity: int, rows: Iterable[tuple[str, Callable[..., sp.Expr], Callable[..., Any]]]
            ) -> Mapping[str, Operator]:
     return MappingProxyType({name: Operator(name, arity, s, n) for name, s, n in rows})
@@ -56,6 +68,7 @@ UNARY_OPERATORS: Mapping[str, Operator] = _table(1, [
     ("tanh", sp.tanh, np.tanh), ("sinh", sp.sinh, np.sinh), ("cosh", sp.cosh, np.cosh),
     ("asin", sp.asin, np.arcsin), ("acos", sp.acos, np.arccos), ("atan", sp.atan, np.arctan),
     ("abs", sp.Abs, np.abs), ("square", _square, _square), ("cube", _cube, _cube),
+    ("sech", sp.sech, _sech), ("csch", sp.csch, _csch), ("coth", sp.coth, _coth),
 ])
 
 if (tuple(BINARY_OPERATORS), tuple(UNARY_OPERATORS)) != (operator_names.BINARY, operator_names.UNARY):

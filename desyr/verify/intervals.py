@@ -75,11 +75,61 @@ def _tan(x: iv.mpf) -> iv.mpf:
     return iv.sin(x) / c
 
 
+def _reciprocal(f: Callable[[iv.mpf], iv.mpf], name: str) -> Callable[[iv.mpf], iv.mpf]:
+    """``1/f``: csch and coth have a pole at 0, sech none (cosh >= 1)."""
+    def apply(x: iv.mpf) -> iv.mpf:
+        value = f(x)
+        if value.a <= 0 <= value.b:
+            raise Undefined(f"{name} at its pole")
+        return 1 / value
+    return apply
+
+
+def _at_point(f: Callable[[mpmath.mpf], mpmath.mpf], name: str) -> Callable[[iv.mpf], iv.mpf]:
+    """A function without an interval rule, enclosed only at a point (mpmath's value, widened as
+    :func:`_monotone` widens): a box of any width is not enclosed, so a sign or a bound that needs it
+    stays *unknown* (docs/verify.md), never a guess."""
+    def apply(x: iv.mpf) -> iv.mpf:
+        if x.a != x.b:
+            raise Undefined(f"no interval rule for {name} on a box")
+        return _monotone(f)(x)
+    return apply
+
+
+def _bessel(expr: sp.Expr, x: iv.mpf) -> iv.mpf:
+    """J, Y, I, K of an exact order: at a point, mpmath's value; on a box, |J_nu| <= 1 (nu >= 0 or an
+    integer), I_nu increasing on x >= 0 (integer nu, or nu > 0) and K_nu decreasing on x > 0; else
+    not enclosed (Y has no rule)."""
+    order, name = expr.args[0], type(expr).__name__
+    nu = mpmath.mpf(int(order.p)) / int(order.q)
+    point = getattr(mpmath, name)
+    if isinstance(expr, (sp.bessely, sp.besselk)) and x.a <= 0:
+        raise Undefined(f"{name} at or beyond its branch point 0")
+    if not order.is_integer and x.a <= 0:
+        raise Undefined(f"{name} of a non-integer order at or beyond 0")
+    if x.a == x.b:
+        return _monotone(lambda v: point(nu, mpmath.mpf(v)))(x)
+    if isinstance(expr, sp.besselj) and (order.is_integer or order >= 0):
+        return iv.mpf([-1, 1])
+    if isinstance(expr, sp.besseli) and (order.is_integer or order > 0) and x.a >= 0:
+        return _monotone(lambda v: point(abs(nu) if order.is_integer else nu, mpmath.mpf(v)))(x)
+    if isinstance(expr, sp.besselk):
+        return _monotone(lambda v: point(nu, mpmath.mpf(v)), increasing=False)(x)
+    raise Undefined(f"no interval rule for {name} of order {order} on a box")
+
+
 FUNCTIONS: dict[type, Callable[[iv.mpf], iv.mpf]] = {
     sp.sin: iv.sin, sp.cos: iv.cos, sp.exp: iv.exp, sp.log: _log, sp.tan: _tan,
     sp.atan: _monotone(lambda v: mpmath.atan(mpmath.mpf(v))), sp.asin: _asin, sp.acos: _acos,
     sp.sinh: _monotone(lambda v: mpmath.sinh(mpmath.mpf(v))), sp.cosh: _cosh,
     sp.tanh: _monotone(lambda v: mpmath.tanh(mpmath.mpf(v))), sp.Abs: abs,
+    sp.erf: _monotone(lambda v: mpmath.erf(mpmath.mpf(v))),
+    sp.erfc: _monotone(lambda v: mpmath.erfc(mpmath.mpf(v)), increasing=False),
+    sp.sech: _reciprocal(_cosh, "sech"),
+    sp.csch: _reciprocal(_monotone(lambda v: mpmath.sinh(mpmath.mpf(v))), "csch"),
+    sp.coth: _reciprocal(_monotone(lambda v: mpmath.tanh(mpmath.mpf(v))), "coth"),
+    sp.airyai: _at_point(lambda v: mpmath.airyai(mpmath.mpf(v)), "airyai"),
+    sp.airybi: _at_point(lambda v: mpmath.airybi(mpmath.mpf(v)), "airybi"),
 }
 
 
@@ -105,6 +155,8 @@ def enclose(expr: sp.Expr, box: Box) -> iv.mpf:
         return out
     if isinstance(expr, sp.Pow):
         return _power(expr, box)
+    if isinstance(expr, (sp.besselj, sp.bessely, sp.besseli, sp.besselk)):
+        return _bessel(expr, enclose(expr.args[1], box))
     f = FUNCTIONS.get(type(expr))
     if f is None:
         raise Undefined(f"no interval rule for {type(expr).__name__}")

@@ -8,8 +8,9 @@ the equations and constraints do and refuses what that brings in: ``DiracDelta``
 that changes sign on the domain.  An ``Abs`` of a quantity of one sign on the domain
 is that quantity (or its negative), and is smooth.  Poles and branch points are refused
 too, for every field: ``log`` and non-integer powers need a positive argument, negative
-powers and ``tan`` a quantity of one sign, ``asin``/``acos`` an argument inside (-1, 1)
-(``atan(tan(pi*x))`` is a step function whose derivative SymPy calls 0).  Every sign is
+powers, ``tan``, ``csch`` and ``coth`` a quantity of one sign, ``asin``/``acos`` an argument inside
+(-1, 1) (``atan(tan(pi*x))`` is a step function whose derivative SymPy calls 0), and ``bessely``,
+``besselk`` and Bessel functions of half-integer order a positive argument, as ``log``.  Every sign is
 *proved* on the whole closed box by interval arithmetic (:mod:`desyr.verify.intervals`),
 never read off sample points.
 
@@ -29,6 +30,7 @@ import sympy as sp
 
 from desyr.model.patches import exact_number
 from desyr.model.problem import Constraint, Face, Problem, jets_in
+from desyr.symbolic.special import needs_positive
 from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
@@ -94,6 +96,7 @@ def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[
         if need is None:
             continue
         quantity, strict, what = need
+        strict = strict and not _even_root(node, expr)
         sign = sign_on(quantity, bounds, strict=strict, region=region)
         if sign in ("positive", "negative") and (what != "positive" or sign == "positive"):
             continue
@@ -105,6 +108,24 @@ def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[
         verdict = "changes sign or reaches 0" if sign == "changes" else "could not be shown to keep its sign"
         return f"has {str(node)[:60]}, and {str(quantity)[:60]} {verdict} on the domain", frozenset()
     return None, edges
+
+
+def _even_root(node: sp.Basic, expr: sp.Expr) -> bool:
+    """Whether ``node`` is a square root ``sqrt(q)`` that ``expr`` holds only as ``F(c*sqrt(q))`` with ``F``
+    even and analytic on the real line (cos, cosh, sech, J and I of even order): ``F(c*s)`` is a series in
+    ``c**2*s**2 = c**2*q``, so the field is smooth where ``q`` reaches 0 (``besselj(0, sqrt(x**2 + y**2))``
+    at the centre of a disk) and ``q >= 0`` is all it needs; ``c`` is checked as any other part."""
+    if not (isinstance(node, sp.Pow) and node.exp == sp.Rational(1, 2)):
+        return False
+    calls = {call: sp.Dummy() for call in expr.atoms(sp.Function) if _even_analytic(call)
+             and call.args[-1].as_independent(node, as_Add=False)[1] == node}
+    return bool(calls) and not expr.xreplace(calls).has(node)
+
+
+def _even_analytic(call: sp.Basic) -> bool:
+    if isinstance(call, (sp.cos, sp.cosh, sp.sech)):
+        return True
+    return isinstance(call, (sp.besselj, sp.besseli)) and call.args[0].is_integer and call.args[0].is_even
 
 
 def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:
@@ -213,6 +234,10 @@ def _condition(node: sp.Basic) -> tuple[sp.Expr, bool, str] | None:
         return sp.cos(node.args[0]), True, "one sign"
     if isinstance(node, (sp.asin, sp.acos)):
         return 1 - node.args[0] ** 2, True, "positive"
+    if isinstance(node, (sp.csch, sp.coth)):
+        return node.args[0], True, "one sign"
+    if needs_positive(node):          # Y, K and non-integer orders: a branch point at 0, as log's
+        return node.args[1], True, "positive"
     if isinstance(node, sp.Pow):
         base, exponent = node.args
         if exponent.is_Integer:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
+import scipy.special
 import sympy as sp
 import torch
 
@@ -33,7 +34,27 @@ TORCH_FUNCTIONS: dict[str, Any] = {
     "cosh": _unary(torch.cosh, math.cosh), "asin": _unary(torch.asin, math.asin),
     "acos": _unary(torch.acos, math.acos), "atan": _unary(torch.atan, math.atan),
     "Abs": abs, "abs": abs, "pi": math.pi, "E": math.e,
+    "erf": _unary(torch.special.erf, math.erf), "erfc": _unary(torch.special.erfc, math.erfc),
+    "sech": _unary(lambda a: 1 / torch.cosh(a), lambda a: 1 / math.cosh(a)),
+    "csch": _unary(lambda a: 1 / torch.sinh(a), lambda a: 1 / math.sinh(a)),
+    "coth": _unary(lambda a: 1 / torch.tanh(a), lambda a: 1 / math.tanh(a)),
+    "airyai": lambda a: _data(lambda v: scipy.special.airy(v)[0], a),
+    "airybi": lambda a: _data(lambda v: scipy.special.airy(v)[2], a),
+    "besselj": lambda n, a: _data(lambda v: scipy.special.jv(n, v), a),
+    "bessely": lambda n, a: _data(lambda v: scipy.special.yv(n, v), a),
+    "besseli": lambda n, a: _data(lambda v: scipy.special.iv(n, v), a),
+    "besselk": lambda n, a: _data(lambda v: scipy.special.kv(n, v), a),
 }
+
+
+def _data(fn: Callable[[np.ndarray], np.ndarray], a: torch.Tensor | float) -> torch.Tensor | float:
+    """A Bessel or Airy function of the equations' data (coefficients, sources: functions of the inputs,
+    never of the network), by SciPy: torch.special has only a few orders and no derivatives of them, and
+    the training differentiates the network's output, not the data."""
+    if not isinstance(a, torch.Tensor):
+        return float(fn(np.asarray(float(a))))
+    values = fn(a.detach().cpu().numpy())
+    return torch.as_tensor(values, dtype=a.dtype, device=a.device)
 
 
 def torch_function(args: Sequence[sp.Symbol], expr: sp.Expr) -> Callable[..., torch.Tensor]:

@@ -31,9 +31,9 @@ from desyr.plugin import (
 )
 
 #: common vocabulary -> pyoperon symbol: its own names for the binary operators; every unary one but
-#: ``cube`` (pyoperon has none) under the common name
+#: ``cube``, ``sech``, ``csch`` and ``coth`` (pyoperon has none of them) under the common name
 BINARY = library_names(BINARY_OPERATORS, {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow"})
-UNARY = library_names(name for name in UNARY_OPERATORS if name != "cube")
+UNARY = library_names(name for name in UNARY_OPERATORS if name not in ("cube", "sech", "csch", "coth"))
 #: budget keys understood in SearchTask.budget besides the option names
 BUDGET_ALIASES = {"iterations": "generations"}
 #: generic budget keys (see SearchTask.budget) this searcher has no use for; ignored, noted in the SearchResult info

@@ -37,9 +37,11 @@ from desyr.plugin import (
     teacher_fit_mse,
 )
 
-#: common vocabulary -> PySR operator name: PySR has every operator, under the common name
+#: common vocabulary -> PySR operator name: PySR has every operator, under the common name (sech, csch and
+#: coth are Julia's own; PySR is told their SymPy meaning, which it has no table entry for)
 BINARY = library_names(BINARY_OPERATORS)
 UNARY = library_names(UNARY_OPERATORS)
+JULIA_ONLY = ("sech", "csch", "coth")
 BUDGET_ALIASES = {"iterations": "niterations", "time_limit": "timeout_in_seconds"}
 
 SETUP_HELP = (
@@ -255,6 +257,9 @@ class PySRSearcher(Searcher):
             kwargs["timeout_in_seconds"] = float(s["timeout_in_seconds"])
         if s["max_evals"]:
             kwargs["max_evals"] = int(s["max_evals"])
+        julia_only = [u for u in task.unary if u in JULIA_ONLY]
+        if julia_only:
+            kwargs["extra_sympy_mappings"] = {u: UNARY_OPERATORS[u].sympy for u in julia_only}
         kwargs.update(dict(s["extra"] or {}))
         return kwargs
 
