@@ -11,9 +11,9 @@ CORE = Path(desyr.__file__).resolve().parent
 #: (file, name) pairs not yet moved to a declaration; each must go, and the list may only shrink
 NOT_YET: set[tuple[str, str]] = set()
 #: built-in names that are also the core's own words (a candidate's complexity, a refit's convergence,
-#: the config's [paper] table, the SymPy export format): as plain strings they are not a component;
-#: compared with a component's ``.name`` they are
-ORDINARY_WORDS = {"complexity", "convergence", "paper", "sympy"}
+#: the config's [paper] table, the SymPy export format, SciPy as a lambdify module): as plain strings they are
+#: not a component; compared with a component's ``.name`` they are
+ORDINARY_WORDS = {"complexity", "convergence", "paper", "sympy", "scipy"}
 
 
 def builtin_names() -> set[str]:

@@ -10,4 +10,4 @@ from __future__ import annotations
 BINARY = ("+", "-", "*", "/", "^")
 #: unary operators, in the order the docs list them
 UNARY = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs", "square",
-         "cube")
+         "cube", "sech", "csch", "coth")
