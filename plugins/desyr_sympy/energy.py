@@ -123,7 +123,7 @@ def _invert(twice: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
     shift = sp.Symbol("C1")
     out = []
     for sign in (1, -1):
-        for found in sp.solve(sp.Eq(primitive, sign * (xi + shift)), variable):
+        for found in sp.solve(sp.Eq(primitive, sign * (xi + shift)), variable, simplify=False, check=False):
             if isinstance(found, sp.Piecewise):
                 found = found.args[0][0]
             expr = back.xreplace({variable: found})
