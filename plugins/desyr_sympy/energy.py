@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_EQUILIBRIA = 3
 
 
-def integrate_once(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr | None:
+def integrate_once(expr: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol | None = None) -> sp.Expr | None:
     """``H`` over ``F0, F1...`` with ``dH/dxi = expr`` (``dF_k/dxi = F_{k+1}``), or None when
     ``expr`` is not a total derivative.  The top derivative of a total derivative appears
     linearly; its coefficient, integrated in the one below, is the top part of ``H``."""
@@ -44,7 +44,7 @@ def integrate_once(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr | None:
             return None
         part = sp.integrate(top, fs[n - 1])
         found += part
-        rest = sp.expand(rest - _d(part, fs))
+        rest = sp.expand(rest - _d(part, fs) - (sp.diff(part, xi) if xi is not None else 0))
         if order(rest, fs) >= n and fs[n] in rest.free_symbols:
             return None
     return found
@@ -120,14 +120,15 @@ def _invert(twice: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
     if primitive.has(sp.Integral):
         return []
     primitive = sp.logcombine(primitive, force=True)
-    shift = sp.Symbol("C1")
+    shift, level = sp.Symbol("C1"), sp.Dummy("level")
     out = []
-    for sign in (1, -1):
-        for found in sp.solve(sp.Eq(primitive, sign * (xi + shift)), variable, simplify=False, check=False):
-            if isinstance(found, sp.Piecewise):
-                found = found.args[0][0]
-            expr = back.xreplace({variable: found})
-            if not expr.has(sp.I, sp.nan, sp.Piecewise):
+    # solved once for a plain right-hand side, then both directions: cheaper than two solves
+    for found in sp.solve(sp.Eq(primitive, level), variable, simplify=False, check=False):
+        if isinstance(found, sp.Piecewise):
+            found = found.args[0][0]
+        for sign in (1, -1):
+            expr = back.xreplace({variable: found.xreplace({level: sign * (xi + shift)})})
+            if not expr.has(sp.I, sp.nan, sp.Piecewise) and expr not in out:
                 out.append(expr)
     return out
 

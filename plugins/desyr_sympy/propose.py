@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from desyr_sympy import energy, first_order, odes, separable, travelling, waves
+from desyr_sympy import energy, first_order, odes, separable, similarity, travelling, waves
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates
@@ -63,6 +63,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("energy", energy.applies, energy.solve),
     Solver("waves", waves.waves_applies, waves.waves),
     Solver("phase", waves.phase_applies, waves.phase),
+    Solver("similarity", similarity.applies, similarity.similarity),
 )
 
 

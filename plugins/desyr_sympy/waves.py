@@ -58,8 +58,8 @@ def waves(problem: Problem) -> list[dict[str, sp.Expr]]:
         for moving in (x - speed * t, x + speed * t, x):
             for solution in _profiles(problem, moving, xi, (x, t), quick):
                 out.append(loosen({f: e.xreplace({xi: moving}) for f, e in solution.items()}, [speed]))
-        if out:
-            return out
+            if out:     # the first direction with a profile: each quadrature costs seconds
+                return out
     raise NotImplementedError("no travelling or stationary profile")
 
 
