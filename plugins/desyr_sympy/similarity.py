@@ -32,6 +32,7 @@ def applies(problem: Problem) -> str:
 
 def _weights(problem: Problem, alpha: sp.Symbol, beta: sp.Symbol) -> list[sp.Expr] | None:
     """The scaling weight of each term of the equation, or None when a term does not scale."""
+    assert problem.time is not None        # applies() said so
     t = problem.vocabulary.var_symbols[problem.time]
     weight = {s: alpha - sum(1 if v != problem.time else beta for v in jet.wrt)
               for s, jet in jet_symbols(problem).items()}
@@ -71,6 +72,7 @@ def exponents(problem: Problem) -> list[tuple[sp.Expr, sp.Expr]]:
 
 
 def similarity(problem: Problem) -> list[dict[str, sp.Expr]]:
+    assert problem.time is not None        # applies() said so
     t = problem.vocabulary.var_symbols[problem.time]
     (x,) = [v for v in problem.symbols if v != t]
     field = problem.fields[0]
