@@ -6,7 +6,8 @@ from typing import Any
 
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 
-SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "travelling")
+SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "travelling",
+                "energy", "waves", "phase", "similarity")
 
 
 class SympySearcher(ExactSearcher):
@@ -16,6 +17,9 @@ class SympySearcher(ExactSearcher):
     options = {
         "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
+        "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
+                             "waves, a rotating phase, similarity variables); false: the plain SymPy calls only",
+                             kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),
     }
@@ -24,6 +28,7 @@ class SympySearcher(ExactSearcher):
         from desyr_sympy.propose import propose
 
         found = propose(problem, time_limit=time_limit, solvers=self.settings["solvers"],
+                        reductions=self.settings["reductions"],
                         workers=self.settings["workers"])
         return Proposals(tuple(found.candidates), tuple(found.origins),
                          tuple(SolverAttempt(a.solver, round(a.seconds, 4), a.outcome, a.detail)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from desyr_sympy import first_order, odes, separable, travelling
+from desyr_sympy import energy, first_order, odes, separable, similarity, travelling, waves
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates
@@ -60,17 +60,27 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("characteristics", first_order.applies, first_order.characteristics),
     Solver("separable", separable.applies, separable.separate),
     Solver("travelling", travelling.applies, travelling.travel),
+    Solver("energy", energy.applies, energy.solve),
+    Solver("waves", waves.waves_applies, waves.waves),
+    Solver("phase", waves.phase_applies, waves.phase),
+    Solver("similarity", similarity.applies, similarity.similarity),
 )
 
 
+#: the solvers that reduce a nonlinear equation to an ODE first (issue 36); an option turns them off
+REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity"})
+
+
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
-            solvers: Iterable[str] | None = None, workers: int | None = None) -> Proposals:
+            solvers: Iterable[str] | None = None, workers: int | None = None,
+            reductions: bool = True) -> Proposals:
     """Candidates from every applicable exact solver; never raises for a solver's failure.
 
     ``time_limit`` bounds each solver call (seconds, wall clock); ``budget`` bounds the
     whole call: solvers not started when it is spent are recorded as "skipped".
     ``solvers`` restricts the solvers by name (default: all of :data:`SOLVERS`);
-    ``workers`` is how many run at once (default: the usable cores).
+    ``workers`` is how many run at once (default: the usable cores); ``reductions=False``
+    leaves out the solvers of :data:`REDUCTIONS`.
     """
     start = time.perf_counter()
     # a family's integration constants are functions of its parameters, which a refit of numbers
@@ -81,7 +91,7 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     view = coordinates(problem)
     problem = cast("Problem", view)     # the solvers read it as the problem, with parameters as constants
     names = None if solvers is None else set(solvers)
-    chosen = [s for s in SOLVERS if names is None or s.name in names]
+    chosen = [s for s in SOLVERS if (names is None or s.name in names) and (reductions or s.name not in REDUCTIONS)]
     attempts: list[Attempt | None] = [_applies(s, problem) for s in chosen]
     runnable = [i for i, a in enumerate(attempts) if a is None]
     if runnable:
