@@ -209,9 +209,15 @@ def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, b
     X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
     proposal, fixed = dict(current), []
     for f in ctx.problem.fields:
-        if f in current:
+        if f not in current:
+            continue
+        try:
             proposal[f], fixes = fix_gauge(current[f], ctx.problem.symbols, X)
-            fixed += [f"{f}: {fix.value:.6g} -> {fix.canonical}" for fix in fixes]
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception:   # a tree numpy or sympy cannot differentiate here keeps its constants
+            continue
+        fixed += [f"{f}: {fix.value:.6g} -> {fix.canonical}" for fix in fixes]
     if not fixed:
         return
     try:

@@ -66,11 +66,10 @@ class _Numeric:
         out = self._call(self._J, c)
         return None if out is None else np.column_stack(out)
 
-    def _call(self, fn: Callable[..., object], c: np.ndarray) -> list[np.ndarray] | None:
+    def _call(self, fn: Callable[..., list[object]], c: np.ndarray) -> list[np.ndarray] | None:
         with np.errstate(all="ignore"):
             try:
-                raw = fn(*self._cols, *c)
-                out = [broadcast(v, self._n) for v in raw]     # type: ignore[attr-defined]
+                out = [broadcast(v, self._n) for v in fn(*self._cols, *c)]
             except (ArithmeticError, TypeError, ValueError):
                 return None
         return out if all(np.all(np.isfinite(v)) for v in out) else None
@@ -198,4 +197,5 @@ def _sample(X: np.ndarray) -> np.ndarray:
     """At most :data:`MAX_POINTS` rows, spread over ``X`` (deterministic)."""
     if X.shape[0] <= MAX_POINTS:
         return X
-    return X[np.linspace(0, X.shape[0] - 1, MAX_POINTS).astype(int)]
+    rows: np.ndarray = X[np.linspace(0, X.shape[0] - 1, MAX_POINTS).astype(int)]
+    return rows
