@@ -18,6 +18,7 @@ from desyr.model.problem import Problem
 from desyr.model.residuals import Scores, for_refinement, physics_scores
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
+from desyr.symbolic.gauge import fix_gauge
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.simplify import cleaning_proposal
 
@@ -116,7 +117,8 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
     Besides the paper's term removal, the proposal also snaps constants that equal an
     integer up to 1e-12 (``1.0*sin(...)`` -> ``sin(...)``); the same acceptance check applies.
     With ``refit`` (Stage B's refiner on a reduced tree), near-degenerate parts are then
-    removed together with a refit of the remaining constants (:func:`reduce_degenerate`).
+    removed together with a refit of the remaining constants (:func:`reduce_degenerate`), and
+    continuous symmetries of the constants are fixed the same way (:func:`fix_symmetries`).
     """
     if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
         return
@@ -135,6 +137,7 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
             candidate.cleaning_note = "cleaning proposal rejected by the acceptance check"
     if refit is not None:
         reduce_degenerate(candidate, ctx, refit, base)
+        fix_symmetries(candidate, ctx, refit, base)
 
 
 def _size(exprs: Mapping[str, sp.Expr]) -> int:
@@ -194,3 +197,41 @@ def reduce_degenerate(candidate: Candidate, ctx: RunContext, refit: ReducedRefit
     elif refits:
         note = f"near-degenerate parts found; {refits} reduced tree(s) refit, none kept"
         candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
+
+
+def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
+    """Gauge fixing (:mod:`desyr.symbolic.gauge`): a constant per continuous symmetry of a field's
+    constants set to 0 or +-1, the rest refit with the physics (``refit``), kept under the acceptance
+    check against the refit's own figures (``base``).  Without it the refit stops anywhere on the
+    symmetry's manifold and no constant of ``-37215.55*x/(37215.55 + 37215.55*x**2 + 18607.78*t)``
+    has a closed form."""
+    current = dict(candidate.expressions or {})
+    X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
+    proposal, fixed = dict(current), []
+    for f in ctx.problem.fields:
+        if f not in current:
+            continue
+        try:
+            proposal[f], fixes = fix_gauge(current[f], ctx.problem.symbols, X)
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except Exception:   # a tree numpy or sympy cannot differentiate here keeps its constants
+            continue
+        fixed += [f"{f}: {fix.value:.6g} -> {fix.canonical}" for fix in fixes]
+    if not fixed:
+        return
+    try:
+        status, fitted = refit(proposal)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception:   # a refit that raises is a rejected proposal, as in reduce_degenerate
+        status, fitted = "failed", {}
+    ok = status in ("converged", "fixed") and set(fitted) == set(current)
+    if ok:
+        fitted = {f: cleaning_proposal(e, ctx.method.clean_term_tolerance, ctx.method.snap_integer_tolerance)
+                  for f, e in fitted.items()}
+        ok, eps, eps_fields, scores = _accepts(ctx, base, fitted)
+    if ok:
+        _adopt(candidate, fitted, eps, eps_fields, scores)
+    note = f"gauge fixed ({'; '.join(fixed)}){'' if ok else ': refit rejected'}"
+    candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note

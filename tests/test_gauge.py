@@ -1,0 +1,93 @@
+"""Gauge fixing before identification (issue 36, item 4): a continuous symmetry of a frozen tree's
+constants is found in the null space of the values' Jacobian, fixed at 0 or +-1, and the rest refit
+with the physics, so that identification names the constants and the verifier proves the form."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from desyr_scipy.refiner import ScipyRefiner
+
+from desyr.api import refine
+from desyr.config.loading import load_problem
+from desyr.model.points import make_verification_points
+from desyr.stages.closed_form import identify
+from desyr.symbolic.gauge import GaugeFix, fix_gauge, symmetries
+from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.parameterize import parameterize
+from desyr.testing import make_candidate, make_context, refit_pool
+
+FIXTURES = Path(__file__).parent / "fixtures"
+x, t = sp.symbols("x t")
+X = np.column_stack([np.linspace(0.5, 2.0, 120), np.linspace(0.0, 1.0, 120) ** 2])
+
+
+def _unevaluated_exp_shift() -> sp.Expr:
+    """``2.5*exp(0.7 + x)``, written as a search writes it (sympy would pull exp(0.7) out)."""
+    return sp.Mul(sp.Float(2.5), sp.exp(sp.Add(sp.Float(0.7), x, evaluate=False), evaluate=False), evaluate=False)
+
+
+@pytest.mark.parametrize("expr, count", [
+    (_unevaluated_exp_shift(), 1),                                     # exp(a + x) absorbs a into c
+    (sp.Float(1.3) * x / (sp.Float(2.7) + sp.Float(0.4) * x ** 2), 1),  # a common scale of P and Q
+    (sp.Float(1.5) * x + sp.Float(2.5), 0),                             # nothing to fix
+    (sp.Float(0.3) * x + sp.Float(0.7) * x ** 2 + sp.Float(1.3) * x ** 5 + sp.Float(1.1), 0),  # merely ill-conditioned
+])
+def test_the_null_space_counts_the_symmetries(expr: sp.Expr, count: int) -> None:
+    assert symmetries(expr, [x, t], X) == count
+
+
+@pytest.mark.parametrize("expr, value, canonical", [
+    (_unevaluated_exp_shift(), 0.7, 0),              # the shift goes to 0: c*exp(x), not exp(a' + x)
+    (sp.Float(1.3) * x / (sp.Float(2.7) + sp.Float(0.4) * x ** 2), 0.4, 1),
+    (sp.Float(-37215.55) * x / (sp.Float(37215.55) + sp.Float(37215.55) * x ** 2 + sp.Float(18607.78) * t),
+     37215.55, 1),
+])
+def test_fixing_keeps_the_values_and_leaves_no_symmetry(expr: sp.Expr, value: float, canonical: int) -> None:
+    out, fixes = fix_gauge(expr, [x, t], X)
+    assert fixes == [GaugeFix(value, canonical)]
+    assert len(out.atoms(sp.Float)) == len(parameterize(expr).values) - 1
+    before, after = evaluate(expr, [x, t], X), evaluate(out, [x, t], X)
+    assert np.max(np.abs(after - before)) <= 1e-8 * np.max(np.abs(before))
+    assert symmetries(out, [x, t], X) == 0
+
+
+def test_a_product_of_constants_becomes_one_constant() -> None:
+    expr = sp.Mul(sp.Float(2.0), sp.Float(3.5), x, evaluate=False)
+    out, fixes = fix_gauge(expr, [x, t], X)
+    assert len(fixes) == 1 and len(out.atoms(sp.Float)) == 1
+    assert float(out.subs(x, 1)) == pytest.approx(7.0, rel=1e-12)
+
+
+FREE_SCALES = [
+    ("porous_medium.toml", "0.0293*x**2/(0.351 - 0.176*t)", "x**2/(12 - 6*t)"),
+    ("burgers_rational.toml", "-37215.55*x/(37215.55 + 37215.55*x**2 + 18607.78*t)", "-x/(x**2 + t/2 + 1)"),
+]
+
+
+@pytest.mark.parametrize("config, candidate, reference", FREE_SCALES)
+def test_stage_b_fixes_the_scale_and_identification_names_every_constant(config: str, candidate: str,
+                                                                        reference: str) -> None:
+    problem = load_problem(str(FIXTURES / config))
+    cand = make_candidate(problem, candidate)
+    refit_pool([cand], ScipyRefiner(starts=1), make_context(problem))
+    assert cand.expressions is not None
+    form = identify(problem, cand.expressions, make_verification_points(problem, 0))
+    assert form.symbolic_match is True
+    exact = problem.parse(form.expressions["u"])
+    assert not exact.has(sp.Float) and sp.simplify(exact - problem.parse(reference)) == 0
+    assert "gauge fixed" in (cand.cleaning_note or "")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config, candidate, reference", FREE_SCALES)
+def test_a_candidate_with_a_free_scale_ends_proved(config: str, candidate: str, reference: str) -> None:
+    problem = load_problem(str(FIXTURES / config))
+    result = refine(problem, [candidate], plots=False)
+    assert result.verdict == "proved", result.verification
+    exact = result.solution(exact=True)
+    assert exact is not None
+    assert sp.simplify(exact["u"] - problem.parse(reference)) == 0
+    assert "gauge fixed" in (result.candidates[0].cleaning or "")
