@@ -23,6 +23,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, NamedTuple
 
 from desyr.config.components import searcher_names
@@ -34,6 +35,7 @@ from desyr.library.choice import is_chosen, library_steps, refused_operators
 from desyr.library.evidence import Finding
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -126,9 +128,7 @@ def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: 
         if step == "enrich_library":
             if not chosen:
                 continue
-            def refused(library: list[str]) -> set[str]:
-                return refused_operators(spec, registry, library)    # the spec of this step, searchers included
-
+            refused = partial(refused_operators, spec, registry)    # this step's searchers
             for library, reason in library_steps(list(spec.search.unary or ()), findings, refused):
                 old = list(spec.search.unary or ())
                 spec = _with_search(spec, unary=tuple(library))
