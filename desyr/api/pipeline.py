@@ -228,7 +228,7 @@ def _proposed(exact: _Exact) -> str:
 
 def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
     found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
-    check_operators(found, spec.search.binary, spec.search.unary, spec.problem)
+    check_operators(found, spec.search.binary, spec.search.unary or (), spec.problem)
     return found, make_teacher(registry, spec)
 
 

@@ -102,7 +102,8 @@ def library_steps(current: list[str], findings: Callable[[], list[Finding]],
     """The chosen library's growth, one attempt each: (the library, why). First what the teacher's values
     show (``findings`` is asked when that step comes, after an attempt trained the teacher), then the broad
     base tier by tier. ``refused``: the operators of a list that a configured searcher refuses."""
-    new, reasons = [], []
+    new: list[str] = []
+    reasons: list[str] = []
     for finding in findings():
         added = [f for f in finding.functions if f in UNARY_OPERATORS and f not in current + new]
         if added:

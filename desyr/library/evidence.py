@@ -77,11 +77,13 @@ def _anchors(predict: Callable[[np.ndarray], np.ndarray], bounds: np.ndarray, po
     centre = points[np.argmin(np.sum(((points - bounds.mean(axis=1)) / _width(bounds)) ** 2, axis=1))]
     values = np.asarray(predict(points), dtype=float).reshape(len(points), -1)
     peaks = points[np.argmax(np.abs(values), axis=0)]
-    return np.unique(np.vstack([centre[None, :], peaks]), axis=0)
+    anchors: np.ndarray = np.unique(np.vstack([centre[None, :], peaks]), axis=0)
+    return anchors
 
 
 def _width(bounds: np.ndarray) -> np.ndarray:
-    return np.maximum(bounds[:, 1] - bounds[:, 0], 1e-300)
+    width: np.ndarray = np.maximum(bounds[:, 1] - bounds[:, 0], 1e-300)
+    return width
 
 
 def _line(bounds: np.ndarray, points: np.ndarray, anchor: np.ndarray, axis: int) -> np.ndarray:
