@@ -1,21 +1,21 @@
 """Escalation: when the selected expression is not verified exact, try again within a budget.
 
-The policy is a fixed ladder of steps, each applied on top of the ones before
-(``docs/escalation.md``):
+The policy is a ladder of steps (``[escalation] steps``), each applied on top of the ones before;
+the default order spends the first attempts on what can change the outcome (``docs/escalation.md``):
 
-1. ``more_searches``  -- K more seeded searches, on new seeds, with the same teacher;
+1. ``enrich_library`` -- a library chosen from the problem (no ``[search] unary``) grows one step per
+   attempt: the functions the teacher's values show (:mod:`desyr.library.evidence`), then the broad
+   base in cost tiers (:mod:`desyr.library.choice`); a library the config gives is not grown;
 2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
    ``operon``, or ``operon`` with ``dictionary``);
-3. ``enrich_library`` -- the unary library grows in documented steps, one attempt each:
-   the paired function of every trigonometric/hyperbolic operator present (``sin`` and
-   ``cos`` when none is), then ``exp``, then ``square``;
+3. ``more_searches``  -- K more seeded searches, on new seeds, with the same library and teacher;
 4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: twice the
    steps and points).
 
 Every attempt is a whole run on the changed config (the teacher comes from its cache
-when its settings did not change).  The run stops at the first verified-exact attempt;
-otherwise it returns the attempt with the smallest verification residual.  An attempt
-starts only while the time left is at least the previous attempt's duration.
+when its settings did not change), and records what changed and why.  The run stops at the first
+verified-exact attempt; otherwise it returns the attempt with the smallest verification residual.
+An attempt starts only while the time left is at least the previous attempt's duration.
 """
 from __future__ import annotations
 
@@ -23,24 +23,25 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from desyr.config.components import searcher_names
 from desyr.config.spec import RunSpec, frozen, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
-from desyr.extension.roles import ComponentError, Searcher, Teacher
+from desyr.extension.roles import Teacher
+from desyr.library.choice import is_chosen, library_steps, refused_operators
+from desyr.library.evidence import Finding
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
-
-#: unary pairs added by the first enrichment step
-PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
 
 
 @dataclass(frozen=True)
 class Policy:
     budget: float
     steps: tuple[str, ...]
+    chosen: bool = False        # the library is chosen from the problem (no [search] unary): it may grow
 
 
 def policy(spec: RunSpec, budget: float | None) -> Policy | None:
@@ -51,7 +52,7 @@ def policy(spec: RunSpec, budget: float | None) -> Policy | None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
         raise ConfigError(f"escalation budget must be a positive finite number of seconds, got {seconds!r}")
-    return Policy(float(seconds), tuple(sec.steps))
+    return Policy(float(seconds), tuple(sec.steps), is_chosen(spec))
 
 
 #: one step: the derived spec and what changed, or None where the step does not apply
@@ -88,19 +89,6 @@ def escalation_searchers(registry: Registry) -> list[str]:
     return [name for _, name in sorted(ranked)]
 
 
-def enrichment_steps(unary: list[str]) -> Iterator[list[str]]:
-    """The documented library ladder: paired trig/hyperbolic functions, then exp, then square."""
-    paired = [PAIRS[u] for u in unary if u in PAIRS and PAIRS[u] not in unary]
-    if not any(u in PAIRS for u in unary):
-        paired = ["sin", "cos"]
-    current = list(unary)
-    for add in (paired, ["exp"], ["square"]):
-        new = [a for a in dict.fromkeys(add) if a not in current]
-        if new:
-            current = current + new
-            yield current
-
-
 def _larger_teacher(spec: RunSpec, registry: Registry) -> Step:
     from desyr.stages.teach import make_teacher
 
@@ -114,61 +102,79 @@ def _larger_teacher(spec: RunSpec, registry: Registry) -> Step:
     return replace(spec, teacher=replace(spec.teacher, options=options)), change
 
 
-def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...]) -> Iterator[tuple[str, str, RunSpec]]:
-    """Each step in order, each on top of the specs before it: (step, change, derived spec)."""
+class Change(NamedTuple):
+    """One step's derived spec: the step, what changed, and why."""
+
+    step: str
+    change: str
+    reason: str
+    spec: RunSpec
+
+
+#: why each search-side step is worth an attempt (the library's steps say their own reason)
+REASONS = {
+    "more_searches": "the search may have missed a form its library can express",
+    "other_searcher": "sums of many terms are easy for sparse regression and hard for genetic programming; "
+                      "deep trees the reverse",
+    "larger_teacher": "a rougher teacher can hide a term from the search",
+}
+
+
+def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: bool,
+             findings: Callable[[], list[Finding]] = list) -> Iterator[Change]:
+    """Each step in order, each on top of the specs before it. ``chosen``: the library was chosen from the
+    problem (only then does ``enrich_library`` grow it); ``findings``: what the last teacher's values show."""
     for step in steps:
         if step == "enrich_library":
-            for library in enrichment_steps(list(spec.search.unary)):
-                unsupported = _unsupported(spec, registry, library)
-                if unsupported:
-                    library = [u for u in library if u not in unsupported]
-                old = list(spec.search.unary)
-                if library == old:
-                    continue
+            if not chosen:
+                continue
+            refused = partial(refused_operators, spec, registry)    # this step's searchers
+            for library, reason in library_steps(list(spec.search.unary or ()), findings, refused):
+                old = list(spec.search.unary or ())
                 spec = _with_search(spec, unary=tuple(library))
-                yield step, f"unary {old} → {library}", spec
+                yield Change(step, f"unary {old} → {library}", reason, spec)
             continue
         found = {"more_searches": _more_searches, "other_searcher": _other_searcher,
                  "larger_teacher": _larger_teacher}[step](spec, registry)
         if found is not None:
             spec, change = found
-            yield step, change, spec
-
-
-def _unsupported(spec: RunSpec, registry: Registry, library: list[str]) -> set[str]:
-    """Operators that a configured searcher refuses (they are left out of the enrichment)."""
-    out: set[str] = set()
-    for name in searcher_names(registry, spec):
-        searcher = registry.create("searcher", name, {})
-        assert isinstance(searcher, Searcher)
-        for op in library:
-            try:
-                searcher.check_operators([], [op])
-            except ComponentError:
-                out.add(op)
-    return out
+            yield Change(step, change, REASONS[step], spec)
 
 
 def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress,
-             attempt: Callable[[RunSpec], tuple[Result, Any]], first: int = 1
+             attempt: Callable[[RunSpec], tuple[Result, Any]], first: int = 1,
+             evidence: Callable[[Any], list[Finding]] | None = None, why_first: str = ""
              ) -> tuple[Result, Any, list[AttemptRecord], str]:
     """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log,
     and why escalation stopped. Each attempt gets a spec derived from the last; ``spec`` is never changed.
     Attempts are numbered from ``first`` (2 when stage 0's exact attempt was attempt 1), so the progress
-    lines, the table and the stop reason name each attempt by the same number."""
+    lines, the table and the stop reason name each attempt by the same number. ``evidence`` reads an
+    attempt's handle for the shapes in its teacher's values; ``why_first``: why the first attempt's library."""
     start = time.perf_counter()
     variant = spec
     records: list[AttemptRecord] = []
     best: tuple[float, Result, Any] | None = None
-    changes = _changes(spec, registry, rule.steps)
-    step, change, used = "first", "the config as given", 0
+    handles: list[Any] = []
+    read: list[list[Finding]] = []
+
+    def findings() -> list[Finding]:      # read once, from the last attempt's teacher
+        if not read:
+            read.append(evidence(handles[-1]) if evidence is not None and handles else [])
+        return read[0]
+
+    if "enrich_library" in rule.steps and not rule.chosen:
+        progress.message("escalation: [search] unary is the whole library, so enrich_library is skipped "
+                         "(add_unary adds to a chosen library instead)")
+    changes = _changes(spec, registry, rule.steps, rule.chosen, findings)
+    step, change, reason, used = "first", "the config as given", why_first, 0
     while True:
         t0 = time.perf_counter()
         number = first + len(records)
-        progress.message(f"escalation: attempt {number} ({step}: {change})")
+        progress.message(f"escalation: attempt {number} ({step}: {change})" + (f", because {reason}" if reason else ""))
         result, handle = attempt(variant)
+        handles.append(handle)
         seconds = time.perf_counter() - t0
-        records.append(attempt_record(number, step, change, seconds, result))
+        records.append(attempt_record(number, step, change, seconds, result, reason))
         score = _worst(result)
         if best is None or score < best[0]:
             best = (score, result, handle)
@@ -188,7 +194,7 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         if nxt is None:
             stop = "every step of the policy was tried"
             break
-        step, change, derived = nxt
+        step, change, reason, derived = nxt
         variant = _with_search(derived, seed_offset=used)
         change += f"; search seeds from seed_offset = {used}"       # what reproduces it without a budget
     assert best is not None
@@ -196,11 +202,12 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
     return best[1], best[2], records, stop
 
 
-def attempt_record(index: int, step: str, change: str, seconds: float, result: Result) -> AttemptRecord:
-    """One line of the attempts table: what changed, its time and verdict, and which searcher (or exact
-    solver, ``sympy:dsolve``) produced the selected candidate."""
+def attempt_record(index: int, step: str, change: str, seconds: float, result: Result,
+                   reason: str = "") -> AttemptRecord:
+    """One line of the attempts table: what changed and why, its time and verdict, and which searcher (or
+    exact solver, ``sympy:dsolve``) produced the selected candidate."""
     return AttemptRecord(index, step, change, round(seconds, 3), result.exact, _worst(result),
-                         (result.expression or None), _source(result))
+                         (result.expression or None), _source(result), reason=reason)
 
 
 def candidate_failures(result: Result) -> list[str]:

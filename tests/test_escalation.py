@@ -8,15 +8,17 @@ from desyr.api import run
 from desyr.config.loading import load_problem
 from desyr.config.spec import read_spec
 from desyr.errors import ConfigError
-from desyr.escalation import enrichment_steps, policy
+from desyr.escalation import policy
+from desyr.library.choice import BASE_TIERS, library_steps
 from desyr.runtime.progress import Progress
 from desyr.testing import make_problem
 
 
-def test_enrichment_ladder_is_documented_order():
-    assert list(enrichment_steps([])) == [["sin", "cos"], ["sin", "cos", "exp"], ["sin", "cos", "exp", "square"]]
-    assert list(enrichment_steps(["sin"]))[0] == ["sin", "cos"]
-    assert list(enrichment_steps(["sinh", "exp"]))[0] == ["sinh", "exp", "cosh"]
+def test_the_library_ladder_is_the_documented_order():
+    # no evidence: the broad base, tier by tier, cheapest first; what is present or refused is not added
+    steps = list(library_steps(["sin"], list, lambda add: {"log"} & set(add)))
+    assert [lib for lib, _ in steps] == [["sin", "exp", "sqrt"], ["sin", "exp", "sqrt", "cos", "tanh", "atan"]]
+    assert [why for _, why in steps][0] == f"broad base, tier 1 of {len(BASE_TIERS)} by cost (cheapest first)"
 
 
 def test_no_budget_means_one_attempt():
@@ -34,7 +36,9 @@ def test_unknown_step_is_a_config_error(tmp_path):
 
 @pytest.mark.slow
 def test_misspecified_library_is_fixed_by_enrichment(tmp_path):
-    text = POLY_ONLY + '\n[escalation]\nsteps = ["enrich_library"]\n'
+    # u'' + 16 u = 0 names no function: the chosen library starts empty and the base brings sin
+    text = POLY_ONLY.replace('lhs = "u_xx + 16*sin(4*x)"', 'lhs = "u_xx + 16*u"').replace("unary = []\n", "")
+    text = text.replace('value = "sin(4)"', 'value = -0.7568024953079282') + '\n[escalation]\nsteps = ["enrich_library"]\n'
     problem = load_problem(str(write_config(tmp_path, text)))
     single = run(problem, progress=Progress(verbose=False))
     assert not single.exact and single.attempts == []

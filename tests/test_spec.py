@@ -61,17 +61,17 @@ def test_run_spec_is_frozen_and_escalation_derives_new_specs():
     from desyr.extension.registry import load_registry
 
     registry = load_registry()
-    problem = _problem('[search]\nunary = ["sin"]\n')
+    problem = _problem('[search]\nadd_unary = ["sin"]\n')
     raw = repr(problem.sections)
     spec = read_spec(problem, registry)
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.search = spec.search   # type: ignore[misc]
     with pytest.raises(TypeError):
         spec.search.options["x"] = 1   # type: ignore[index]
-    derived = [s for _, _, s in _changes(spec, registry, ("more_searches", "other_searcher", "enrich_library"))]
+    derived = [c.spec for c in _changes(spec, registry, ("more_searches", "other_searcher", "enrich_library"), True)]
     assert derived and all(isinstance(s, type(spec)) for s in derived)
-    assert any(s.search.unary != ("sin",) for s in derived)
-    assert spec.search.unary == ("sin",) and spec.search.plugins is None
+    assert any(s.search.unary and "exp" in s.search.unary for s in derived)
+    assert spec.search.unary is None and spec.search.add_unary == ("sin",) and spec.search.plugins is None
     assert repr(problem.sections) == raw
 
 

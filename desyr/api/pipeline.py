@@ -17,6 +17,8 @@ from desyr.errors import ConfigError
 from desyr.escalation import attempt_record, candidate_failures
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
+from desyr.library.choice import start_library
+from desyr.library.evidence import Finding, read_evidence
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
@@ -31,7 +33,7 @@ from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
-from desyr.stages.teach import make_teacher, teach, with_teacher
+from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
 from desyr.verify.child import start_verifier
 
 #: verdicts that end a run at the exact attempt
@@ -56,6 +58,8 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     registry = registry or load_registry()
     spec = read_spec(problem, registry)          # the config, checked and read once
     rule = policy(spec, budget)
+    spec, why_library = start_library(spec, registry)      # no [search] unary: chosen from the problem
+    (progress or Progress()).message(f"library: unary {list(spec.search.unary or ())}, because {why_library}")
     # Components are chosen (and their options checked) before the output folder is touched.
     solvers = exact_searchers(registry, spec.solvers)
     found, teacher = _run_components(registry, spec)
@@ -78,7 +82,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             if exact is not None and exact.result is not None and _closer(exact.result, result):
                 # neither attempt is exact and stage 0's is nearer: the run reports it (docs/solvers.md)
                 kept = _with_exact(exact.result, exact, None)
-                kept.attempts.append(attempt_record(2, "first", "the config as given", seconds, result))
+                kept.attempts.append(attempt_record(2, "first", "the config as given", seconds, result, why_library))
                 return _write(exact.started, kept, None, out, plots)
             return _write(s, _with_exact(result, exact, seconds), model, out, plots)
 
@@ -96,10 +100,25 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         # the exact attempt spent part of the budget
         rule = replace(rule, budget=max(rule.budget - _spent(exact), 1e-9))
         result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt,
-                                                   first=2 if exact is not None else 1)
+                                                   first=2 if exact is not None else 1, evidence=_evidence,
+                                                   why_first=why_library)
         result.attempts, result.escalation_stop = attempts, stop
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, _with_exact(result, exact, None), model, out, plots)
+
+
+def _evidence(handle: tuple[_Started, TeacherModel | None]) -> list[Finding]:
+    """What an attempt's teacher shows about the functions the solution needs (escalation's library step)."""
+    s, model = handle
+    if model is None:
+        return []
+    name = s.spec.teacher.plugin or "teacher"
+    problem = s.ctx.problem
+    try:
+        return read_evidence(lambda X: teacher_predict(model, name, X), problem.bounds, s.ctx.points.search,
+                             problem.variable_names, problem.fields)
+    except Exception:  # noqa: BLE001 - evidence only orders the library's growth; the base tiers still come
+        return []
 
 
 @dataclass(frozen=True)
@@ -209,7 +228,7 @@ def _proposed(exact: _Exact) -> str:
 
 def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
     found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
-    check_operators(found, spec.search.binary, spec.search.unary, spec.problem)
+    check_operators(found, spec.search.binary, spec.search.unary or (), spec.problem)
     return found, make_teacher(registry, spec)
 
 
@@ -245,9 +264,6 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
          ) -> tuple[Result, TeacherModel]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
     stage_a_end = _stage_a_end(wall)
-    if not s.spec.search.unary:        # the default, and easy to miss: the searches then build rational functions only
-        s.ctx.progress.message("note: [search] unary is empty, so the searches use + - * / and constants only; "
-                               "list the functions the solution may contain (docs/config.md)")
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     taught = teach(s.registry, _until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     taught_ctx = with_teacher(s.ctx, taught)

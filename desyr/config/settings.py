@@ -38,7 +38,7 @@ _PLUGIN = Option(None, "component name (or PLUGIN:NAME); default: the component 
 _TABLE = Option({}, "options of the selected component (checked against its declared options)", kind=dict)
 
 #: escalation's steps, in their default order (desyr.escalation applies them)
-ESCALATION_STEPS = ("more_searches", "other_searcher", "enrich_library", "larger_teacher")
+ESCALATION_STEPS = ("enrich_library", "other_searcher", "more_searches", "larger_teacher")
 
 SECTIONS: dict[str, dict[str, Option]] = {
     "points": {
@@ -55,7 +55,11 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "plugin": _PLUGIN,
         "binary": Option(["+", "-", "*", "/"], "binary operators", kind=list, item=str, choices=BINARY_OPERATORS,
                          low=1),
-        "unary": Option([], "unary operators", kind=list, item=str, choices=UNARY_OPERATORS),
+        "unary": Option(None, "unary operators: the whole library (restricts it); None (not given): chosen from "
+                        "the problem and grown by escalation (docs/escalation.md)", kind=list, item=str,
+                        choices=UNARY_OPERATORS, nullable=True),
+        "add_unary": Option([], "unary operators added to the chosen library (only without unary)", kind=list,
+                            item=str, choices=UNARY_OPERATORS),
         "max_size": Option(20, "complexity bound C_max of a searched tree (the dictionary searcher's sums may "
                            "exceed it unless its enforce_max_size is set)", kind=int, low=1, high=200),
         "runs": Option(2, "K: seeded searches per field", kind=int, low=1, high=1000),
@@ -137,6 +141,9 @@ def check_sections(problem: Problem, plugins: Callable[[], PluginTables] | None 
     if plugins_known is not None:
         _refuse(problem, plugins_known.refused)
     tables = {name: read_section(problem, name) for name in SECTIONS}
+    if tables["search"]["unary"] is not None and tables["search"]["add_unary"]:
+        raise ConfigError(f"{problem.source}: [search] give unary (the whole library) or add_unary (added to the "
+                          "library chosen from the problem), not both")
     if any(k < 1 for k in tables["coupled"]["multiples"]):
         raise ConfigError(f"{problem.source}: [coupled] multiples must be positive integers")
     if plugins_known is not None:

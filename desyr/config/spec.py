@@ -75,7 +75,8 @@ class ComponentChoice(Settings):
 class SearchSettings(Settings):
     plugin: str | None
     binary: tuple[str, ...]
-    unary: tuple[str, ...]
+    unary: tuple[str, ...] | None        # None: chosen from the problem (desyr.library.choice)
+    add_unary: tuple[str, ...]
     max_size: int
     runs: int
     plugins: tuple[str, ...] | None

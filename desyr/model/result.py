@@ -192,7 +192,7 @@ class AttemptRecord:
     """One attempt of an escalated run (``docs/escalation.md``): what changed, its time and verdict."""
 
     index: int
-    step: str                      # first, more_searches, other_searcher, enrich_library, larger_teacher
+    step: str                      # first, enrich_library, other_searcher, more_searches, larger_teacher
     change: str
     seconds: float
     exact: bool
@@ -200,6 +200,7 @@ class AttemptRecord:
     expression: dict[str, str] | None
     searchers: str = ""
     failures: list[str] = field(default_factory=list)   # stage 0: why each candidate is not the answer
+    reason: str = ""               # why this change (the library: what the problem or the teacher's values show)
 
 
 @dataclass

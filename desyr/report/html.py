@@ -160,12 +160,12 @@ def _quantities(r: Result) -> str:
 def _attempts(r: Result) -> str:
     if not r.attempts:
         return ""
-    rows = [(str(a.index), text(a.step), text(a.change), text(a.searchers), f"{a.seconds:.1f}",
+    rows = [(str(a.index), text(a.step), text(a.change), text(a.reason), text(a.searchers), f"{a.seconds:.1f}",
              number(a.worst_residual), "yes" if a.exact else "no") for a in r.attempts]
     stop = f"<p>Stopped: {text(r.escalation_stop)}.</p>" if r.escalation_stop else ""
     why = "".join(f"<p>Why attempt {a.index}'s candidates are not the answer:</p><ul>"
                   + "".join(f"<li>{text(line)}</li>" for line in a.failures) + "</ul>" for a in r.attempts if a.failures)
-    return "<h2>Attempts</h2>" + table(["#", "step", "change", "source", "time (s)", "worst residual",
+    return "<h2>Attempts</h2>" + table(["#", "step", "change", "why", "source", "time (s)", "worst residual",
                                         "verified exact"], rows, sortable=True) + stop + why
 
 

@@ -217,10 +217,11 @@ def _attempts_section(r: Result) -> list[str]:
     lines = ["## Attempts", "", "The exact solvers' attempt comes first (docs/solvers.md); escalation "
              "(docs/escalation.md) changes each later attempt from the one before. The run stops at the first "
              "verified-exact attempt and reports it, else the attempt with the smallest residual.", "",
-             "| # | step | change | source of the selected candidate | time (s) | worst residual | verified exact |",
-             "|---|---|---|---|---|---|---|"]
+             "| # | step | change | why | source of the selected candidate | time (s) | worst residual | "
+             "verified exact |", "|---|---|---|---|---|---|---|---|"]
     for a in r.attempts:
-        lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.searchers)} | {a.seconds:.1f} | "
+        lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.reason)} | {md(a.searchers)} | "
+                     f"{a.seconds:.1f} | "
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]

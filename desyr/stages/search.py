@@ -160,7 +160,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     assert ctx.teacher_values is not None, "the teacher runs before the search"
     seeds = search_seeds(ctx.seed, settings.runs, settings.seed_offset)
     label = "+".join(s.name for s in searchers)
-    info = SearchInfo(label, seeds, list(settings.binary), list(settings.unary), int(settings.max_size))
+    info = SearchInfo(label, seeds, list(settings.binary), list(settings.unary or ()), int(settings.max_size))
     units = ctx.units or serial_units()
     cap = _seconds_per_search(ctx, len(problem.fields) * len(searchers) * len(seeds), units.executor.workers)
     named = []
@@ -174,7 +174,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
             prefix = "" if searcher.name == (first or searchers[0].name) else f"{searcher.name}-"
             for seed in seeds:
                 task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
-                                  binary=list(settings.binary), unary=list(settings.unary),
+                                  binary=list(settings.binary), unary=list(settings.unary or ()),
                                   max_size=int(settings.max_size), seed=seed,
                                   budget=_time_capped(searcher, thawed(settings.budget), cap), field_name=field)
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
