@@ -4,8 +4,8 @@ The policy is a ladder of steps (``[escalation] steps``), each applied on top of
 the default order spends the first attempts on what can change the outcome (``docs/escalation.md``):
 
 1. ``enrich_library`` -- a library chosen from the problem (no ``[search] unary``) grows one step per
-   attempt: the functions the teacher's values show (:mod:`desyr.library.evidence`), then the broad
-   base in cost tiers (:mod:`desyr.library.choice`); a library the config gives is not grown;
+   attempt: the functions the teacher's values show (:mod:`desyr.unary.evidence`), then the broad
+   base in cost tiers (:mod:`desyr.unary.choice`); a library the config gives is not grown;
 2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
    ``operon``, or ``operon`` with ``dictionary``);
 3. ``more_searches``  -- K more seeded searches, on new seeds, with the same library and teacher;
@@ -31,10 +31,10 @@ from desyr.config.spec import RunSpec, frozen, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher
-from desyr.library.choice import is_chosen, library_steps, refused_operators
-from desyr.library.evidence import Finding
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
+from desyr.unary.choice import is_chosen, library_steps, refused_operators
+from desyr.unary.evidence import Finding
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,6 @@ from desyr.errors import ConfigError
 from desyr.escalation import attempt_record, candidate_failures
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
-from desyr.library.choice import start_library
-from desyr.library.evidence import Finding, read_evidence
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
@@ -34,6 +32,8 @@ from desyr.stages.refit import check_finite, parse_candidate, refine_pool, scree
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.unary.choice import start_library
+from desyr.unary.evidence import Finding, read_evidence
 from desyr.verify.child import start_verifier
 
 #: verdicts that end a run at the exact attempt

@@ -75,7 +75,7 @@ class ComponentChoice(Settings):
 class SearchSettings(Settings):
     plugin: str | None
     binary: tuple[str, ...]
-    unary: tuple[str, ...] | None        # None: chosen from the problem (desyr.library.choice)
+    unary: tuple[str, ...] | None        # None: chosen from the problem (desyr.unary.choice)
     add_unary: tuple[str, ...]
     max_size: int
     runs: int

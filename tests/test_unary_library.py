@@ -10,11 +10,11 @@ from desyr.config.spec import read_spec
 from desyr.errors import ConfigError
 from desyr.escalation import escalate, policy
 from desyr.extension.registry import load_registry
-from desyr.library.choice import start_library, text_functions
-from desyr.library.evidence import Finding, profile_shapes, read_evidence
 from desyr.model.result import AttemptRecord
 from desyr.runtime.progress import Progress
 from desyr.testing import make_problem
+from desyr.unary.choice import start_library, text_functions
+from desyr.unary.evidence import Finding, profile_shapes, read_evidence
 
 HEAT = """
 name = "heat_source"

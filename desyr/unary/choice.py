@@ -4,7 +4,7 @@
 * otherwise (the default) the library is chosen: it starts with the functions the problem's text
   names (equations, sources, constraint operators and values; never the reference, which is the
   answer), each trigonometric or hyperbolic one with its pair, and ``[search] add_unary``.
-  Escalation then adds what the teacher's values show (:mod:`desyr.library.evidence`), and the broad
+  Escalation then adds what the teacher's values show (:mod:`desyr.unary.evidence`), and the broad
   base in cost tiers, cheapest first (:data:`BASE_TIERS`).
 
 Operators that a configured searcher refuses are left out of a chosen library.
@@ -20,9 +20,9 @@ from desyr.config.components import searcher_names
 from desyr.config.spec import RunSpec
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher
-from desyr.library.evidence import Finding
 from desyr.model.problem import Problem
 from desyr.symbolic.operators import UNARY_OPERATORS
+from desyr.unary.evidence import Finding
 
 #: the paired function of a trigonometric or hyperbolic one (a solution rarely needs one without the other)
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}
