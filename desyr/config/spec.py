@@ -76,13 +76,13 @@ class SearchSettings(Settings):
     plugin: str | None
     binary: tuple[str, ...]
     unary: tuple[str, ...] | None        # None: chosen from the problem (desyr.unary.choice)
-    add_unary: tuple[str, ...]
     max_size: int
     runs: int
     plugins: tuple[str, ...] | None
     seed_offset: int
     options: Mapping[str, Any]
     budget: Mapping[str, Any]
+    add_unary: tuple[str, ...] = ()      # last, with a default: code that built the settings before it keeps working
 
 
 @dataclass(frozen=True)
