@@ -284,6 +284,8 @@ HEAVY = {
     "test_packaging.py": "python -m build, a fresh venv and a pip install",
     "test_builder.py::test_every_bundled_problem_round_trips_through_toml": "every bundled problem read twice",
     "test_builder.py::test_the_same_results_from_sympy_and_from_toml": "whole runs, each problem twice",
+    "test_handbook_set.py::test_stage_0_alone_settles_nothing":
+        "the SymPy solvers (up to their 10 s limit each) and Stage B on each problem of a set",
     "test_drawer.py::test_run_from_python_starts_no_spare": "a whole (stage-0) run",
 }
 
