@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from desyr.config.components import searcher_names
 from desyr.config.spec import RunSpec, frozen, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher, Teacher
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
+from desyr.stages.components import searcher_names
 
 #: unary pairs added by the first enrichment step
 PAIRS = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}

@@ -12,33 +12,16 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from desyr.config.settings import check_sections, read_section, tables_of
 from desyr.model.constants import MethodConstants
+from desyr.model.frozen import frozen as frozen  # re-exported: escalation derives settings with it
+from desyr.model.frozen import thawed as thawed
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
-
-
-def frozen(value: Any) -> Any:
-    """A read-only copy: lists -> tuples, tables -> read-only mappings, all the way down."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: frozen(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(frozen(v) for v in value)
-    return value
-
-
-def thawed(value: Any) -> Any:
-    """A plain, mutable copy of a frozen value (for JSON records and component options)."""
-    if isinstance(value, Mapping):
-        return {k: thawed(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [thawed(v) for v in value]
-    return value
 
 
 class Settings:
@@ -180,9 +163,11 @@ def config_hash(spec: RunSpec) -> str:
     identity of its file. Where units run never changes what a run finds, so ``[execution]``
     is not part of it."""
     problem = spec.problem
-    written = {k: v for k, v in problem.sections.items() if k != "execution"}
+    # thawed: the identity is the repr of the tables as written, the same as before the problem was frozen
+    written = {k: thawed(v) for k, v in problem.sections.items() if k != "execution"}
     identity: tuple[Any, ...] = (problem.name, problem.source, [e.text for e in problem.equations],
-                                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, written)
+                                 [(c.label, str(c.value)) for c in problem.constraints], thawed(problem.points),
+                                 written)
     shaped: list[Any] = [problem.geometry.text] if problem.geometry is not None else []
     shaped += [(c.label, c.kind, c.shift, [s.describe() for s in c.faces]) for c in problem.constraints
                if c.kind != "pointwise" or any(not hasattr(s, "fixed") for s in c.faces)]
