@@ -10,7 +10,7 @@ from desyr.model.points import make_point_sets
 
 def test_load_sine(tmp_path):
     p = load_problem_file(write_config(tmp_path, SINE_1D))
-    assert p.variable_names == ["x"] and p.fields == ["u"]
+    assert p.variable_names == ["x"] and p.fields == ("u",)
     assert [j.name for j in p.jets()] == ["u", "u_xx"]
     assert len(p.constraints) == 1 and len(p.constraints[0].faces) == 2
 

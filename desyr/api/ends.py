@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
-from desyr.config.spec import RunSpec, config_hash
+from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Gate, Refiner, TeacherModel
@@ -37,7 +37,7 @@ from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
 from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
-from desyr.runtime.store import RunStore, digest, store_key
+from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import identify
 from desyr.stages.components import component, gate_sequence, searcher_names
 from desyr.stages.teach import teacher_predict
