@@ -191,7 +191,7 @@ class ForeignRefiner(Refiner):
 
 class VandalRefiner(Refiner):
     """Refits honestly with the default refiner, then vandalises the points (the problem is frozen:
-    a component that writes to it ends the run, see test_teacher_cannot_change_the_problem)."""
+    a component that writes to it ends the run, see test_teacher_does_not_change_the_callers_problem)."""
     name = "r_vandal"
 
     def refine(self, candidate, problem, points):

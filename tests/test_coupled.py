@@ -106,7 +106,7 @@ def test_joint_refit_from_perturbed_kovasznay_constants(paper):
 @pytest.mark.slow
 def test_without_tying_the_same_refit_has_one_rate_per_field(paper, tmp_path):
     problem = paper("kovasznay")
-    problem.sections["refine"] = {"options": {"tie_shared_rates": False}}
+    problem = replace(problem, sections={**problem.sections, "refine": {"options": {"tie_shared_rates": False}}})
     cand = {"u": "1 - exp(-1.80*x)*cos(6.27*y)", "v": "-0.2871*exp(-1.80*x)*sin(6.27*y)",
             "p": "0.5 - 0.5*exp(-3.60*x)"}
     d = refine(problem, [cand], progress=Progress(verbose=False)).to_dict()

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -156,9 +158,8 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
     from desyr.model.residuals import verify
 
     problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
-    problem.points.update(verify=300)
-    for c in problem.constraints:
-        c.n_points = min(c.n_points, 50)
+    problem = replace(problem, points={**problem.points, "verify": 300},
+                      constraints=tuple(replace(c, n_points=min(c.n_points, 50)) for c in problem.constraints))
     v = verify(problem, problem.reference, make_point_sets(problem, 0))
     assert v.R_eq < 1e-9 and v.R_con < 1e-9, (stem, v)
 

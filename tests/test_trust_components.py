@@ -104,7 +104,7 @@ def test_teacher_vandalism_does_not_reach_the_verdict(registry, teacher):
 
 
 @pytest.mark.slow
-def test_teacher_cannot_change_the_problem(registry):
+def test_teacher_does_not_change_the_callers_problem(registry):
     """The problem is frozen: a teacher that rewrites it ends the run with one line naming it, and the
     caller's problem (the one the run verifies against) is as it was."""
     problem = make_problem(config(with_teacher("t_vandal_problem")))
