@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, NamedTuple
 
-from desyr.config.components import searcher_names
 from desyr.config.spec import RunSpec, frozen, thawed
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
+from desyr.stages.run_components import searcher_names
 from desyr.unary.choice import is_chosen, library_steps, refused_operators
 from desyr.unary.evidence import Finding
 

@@ -190,7 +190,8 @@ class ForeignRefiner(Refiner):
 
 
 class VandalRefiner(Refiner):
-    """Refits honestly with the default refiner, then vandalises the points and the problem."""
+    """Refits honestly with the default refiner, then vandalises the points (the problem is frozen:
+    a component that writes to it ends the run, see test_teacher_does_not_change_the_callers_problem)."""
     name = "r_vandal"
 
     def refine(self, candidate, problem, points):
@@ -201,7 +202,6 @@ class VandalRefiner(Refiner):
             arr.flags.writeable = True
             arr[:] = 0.25
         points.verify = np.zeros((1, 1))
-        problem.points["verify"] = 1
         return outcome
 
 

@@ -21,7 +21,7 @@ ALL_FIVE = [plugin.FormulaTeacher, plugin.SineSearcher, plugin.KeepRefiner, plug
 
 #: each broken variant, the check that must name it, and what its message must say
 MUTATING = [
-    ("TitlingTeacher", "check_teacher_leaves_inputs_unchanged", r"changed what it was given: problem\.title;"),
+    ("TitlingTeacher", "check_teacher_leaves_inputs_unchanged", r"changed what it was given: context\.unknown_estimates"),
     ("BudgetFillingSearcher", "check_searcher_leaves_task_unchanged",
      r"changed what it was given: task\.budget, task\.budget\['iterations'\];.*copy task\.X"),
     ("TreeRoundingRefiner", "check_refiner_leaves_inputs_unchanged",

@@ -106,7 +106,7 @@ def test_joint_refit_from_perturbed_kovasznay_constants(paper):
 @pytest.mark.slow
 def test_without_tying_the_same_refit_has_one_rate_per_field(paper, tmp_path):
     problem = paper("kovasznay")
-    problem.sections["refine"] = {"options": {"tie_shared_rates": False}}
+    problem = replace(problem, sections={**problem.sections, "refine": {"options": {"tie_shared_rates": False}}})
     cand = {"u": "1 - exp(-1.80*x)*cos(6.27*y)", "v": "-0.2871*exp(-1.80*x)*sin(6.27*y)",
             "p": "0.5 - 0.5*exp(-3.60*x)"}
     d = refine(problem, [cand], progress=Progress(verbose=False)).to_dict()
@@ -118,9 +118,8 @@ def test_without_tying_the_same_refit_has_one_rate_per_field(paper, tmp_path):
 @pytest.fixture
 def kov_ctx(paper):
     problem = paper("kovasznay")
-    problem.points.update(search=300, refine=400, verify=300, validate=100)
-    for c in problem.constraints:
-        c.n_points = min(c.n_points, 60)
+    problem = replace(problem, points={**problem.points, "search": 300, "refine": 400, "verify": 300, "validate": 100},
+                      constraints=tuple(replace(c, n_points=min(c.n_points, 60)) for c in problem.constraints))
     ctx = make_context(problem, 0)
     return replace(ctx, teacher_values=problem.evaluate_reference(ctx.points.search) * (1 + 1e-3))
 
@@ -159,7 +158,7 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
 
 @pytest.mark.slow
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.config.components import gate_sequence
+    from desyr.stages.run_components import gate_sequence
     from desyr.stages.measure import measure
 
     exact = Candidate("exact", kovasznay())
@@ -172,7 +171,7 @@ def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
         measure(c, kov_ctx)
     assert simpler_wrong.complexity < exact.complexity
     assert exact.complexity == sum(len(list(sp.preorder_traversal(e))) for e in exact.expressions.values())
-    sel = run_gates(pool, gate_sequence(registry, kov_ctx.problem), kov_ctx)
+    sel = run_gates(pool, gate_sequence(registry, read_spec(kov_ctx.problem, registry)), kov_ctx)
     assert sel.selected is exact
     assert sel.removed[simpler_wrong.id][0] == "teacher_compatibility"
     assert sel.removed[off.id][0] in ("teacher_compatibility", "physics_equivalence")
@@ -264,6 +263,6 @@ def test_bad_coupled_settings_are_config_errors(paper, table, fragment):
     from desyr.errors import ConfigError
 
     problem = paper("kovasznay")
-    problem.sections["coupled"] = table
+    problem = replace(problem, sections={**problem.sections, "coupled": table})
     with pytest.raises(ConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         read_spec(problem)

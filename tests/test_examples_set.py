@@ -3,6 +3,7 @@
 Each file loads, leaves the teacher to its defaults (no [teacher] table), and its
 reference solves every equation and constraint; ``desyr problems`` lists them all.
 """
+from dataclasses import replace
 from importlib import resources
 
 import pytest
@@ -34,9 +35,8 @@ def test_example_loads_with_default_teacher_and_its_reference_is_exact(registry,
 
     problem = load_problem(f"examples:{res.name[:-5].partition('_')[2]}", registry)
     assert problem.reference and set(problem.reference) == set(problem.fields)
-    problem.points.update(verify=300)
-    for c in problem.constraints:
-        c.n_points = min(c.n_points, 60)
+    problem = replace(problem, points={**problem.points, "verify": 300},
+                      constraints=tuple(replace(c, n_points=min(c.n_points, 60)) for c in problem.constraints))
     v = verify(problem, problem.reference, make_point_sets(problem, 0))
     assert max(v.R_eq_per_equation) < 1e-10, (res.name, v)
     assert max(v.R_con_per_constraint) < 1e-10, (res.name, v)

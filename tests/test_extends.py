@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from desyr.config import reading
-from desyr.config.components import component, searchers
 from desyr.config.loading import MAX_EXTENDS, load_problem, overlay, problem_from_dict, problem_from_toml
+from desyr.config.spec import read_spec
 from desyr.config.toml_text import TomlWriteError, dumps
 from desyr.errors import ConfigError
 from desyr.extension.registry import load_registry
 from desyr.model.nesting import toml_loads
 from desyr.plugin import hookimpl
+from desyr.stages.run_components import component, searchers
 from desyr.verify.child import VerifierError, request_verdict
 from desyr.verify.request import make_request
 
@@ -64,15 +65,15 @@ def test_a_paper_config_with_the_searcher_swapped(tmp_path, registry, paper):
     assert problem.points == base.points and problem.reference == base.reference
     assert [e.lhs for e in problem.equations] == [e.lhs for e in base.equations]
     # the components build as desyr run builds them
-    built = searchers(registry, problem)
+    built = searchers(registry, read_spec(problem, registry))
     assert len(built) == 1 and type(built[0]).__module__.startswith("desyr_dictionary")
-    assert type(component(registry, problem, "refiner", "refine")).__module__.startswith("desyr_scipy")
+    assert type(component(registry, read_spec(problem, registry), "refiner", "refine")).__module__.startswith("desyr_scipy")
 
 
 def test_the_same_plugin_keeps_the_base_options_and_merges_the_child_s(tmp_path, registry, paper):
     child = _write(tmp_path / "c.toml", SINE + '[search]\nmax_size = 9\n[search.options]\ngenerations = 7\n')
     search = load_problem(child, registry).sections["search"]
-    assert search["plugin"] == "operon" and search["max_size"] == 9 and search["unary"] == ["sin"]
+    assert search["plugin"] == "operon" and search["max_size"] == 9 and search["unary"] == ("sin",)
     assert search["options"] == {"generations": 7, "time_limit": 60}
 
 
@@ -123,7 +124,7 @@ def test_arrays_are_replaced_as_a_whole(tmp_path, registry, paper):
                    '\n[search]\nunary = ["cos"]\n')
     problem = load_problem(child, registry)
     assert [c.label for c in problem.constraints] == ["left only"]
-    assert problem.sections["search"]["unary"] == ["cos"]
+    assert problem.sections["search"]["unary"] == ("cos",)
     assert len(problem.equations) == len(paper("sine_poisson_1d").equations)
 
 

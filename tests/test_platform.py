@@ -8,10 +8,12 @@ import sympy as sp
 
 from desyr.api import refine
 from desyr.cli.main import main
-from desyr.config.components import gate_sequence, method_constants
+from desyr.config.components import method_constants
 from desyr.config.loading import load_problem
+from desyr.config.spec import read_spec
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Searcher, SearchResult, hookimpl, load_registry
+from desyr.stages.run_components import gate_sequence
 from desyr.testing import SINE_POISSON_1D, isolated_registry, make_problem, make_task, run_searcher
 
 
@@ -161,7 +163,7 @@ def test_misspelled_gate_name_with_options_for_the_right_name():
     problem = make_problem(SINE_POISSON_1D + '\n[selection]\ngates = ["convergnce", "complexity"]\n'
                            '[selection.options.convergence]\n')
     with pytest.raises(PluginError, match="unknown gate 'convergnce'; installed gates: .*convergence"):
-        gate_sequence(load_registry(), problem)
+        gate_sequence(load_registry(), read_spec(problem, load_registry()))
 
 
 # 7. no duplicated prefix in option errors
@@ -209,7 +211,7 @@ def test_gate_option_values_are_checked_before_any_work(value, message):
     problem = make_problem(SINE_POISSON_1D + f'\n[selection]\ngates = ["limit"]\n[selection.options.limit]\nlimit = {value}\n')
     registry = load_registry(extra_plugins=[gate_plugin("limit_pkg", LimitGate)])
     with pytest.raises(ConfigError, match=r"\[selection.options.limit\].*" + re.escape(message)):
-        gate_sequence(registry, problem)
+        gate_sequence(registry, read_spec(problem, registry))
 
 
 def test_plain_default_options_are_typed_by_inference():
@@ -228,7 +230,7 @@ def test_plain_default_options_are_typed_by_inference():
 def test_gates_and_cleaning_read_the_same_factors():
     problem = make_problem(SINE_POISSON_1D + "\n[selection.options.teacher_compatibility]\nfactor = 5.0\n")
     assert method_constants(problem).teacher_factor == 5.0
-    (gate,) = [g for g in gate_sequence(load_registry(), problem) if g.name == "teacher_compatibility"]
+    (gate,) = [g for g in gate_sequence(load_registry(), read_spec(problem, load_registry())) if g.name == "teacher_compatibility"]
     assert gate.settings["factor"] == 5.0
     assert method_constants(make_problem()).teacher_factor == 3.0
 

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -10,9 +12,49 @@ from desyr.model.points import make_point_sets
 
 def test_load_sine(tmp_path):
     p = load_problem_file(write_config(tmp_path, SINE_1D))
-    assert p.variable_names == ["x"] and p.fields == ["u"]
+    assert p.variable_names == ["x"] and p.fields == ("u",)
     assert [j.name for j in p.jets()] == ["u", "u_xx"]
     assert len(p.constraints) == 1 and len(p.constraints[0].faces) == 2
+
+
+def test_a_problem_is_frozen_all_the_way_down(tmp_path):
+    """What the run hands to components is the problem it verifies against: no component can change it."""
+    import copy
+    import dataclasses
+    import pickle
+
+    p = load_problem_file(write_config(tmp_path, SINE_1D + '[search]\nunary = ["sin"]\n'))
+    for name, value in (("title", "changed"), ("reference", None), ("points", {}), ("sections", {})):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(p, name, value)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.equations[0].lhs = sp.Integer(0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.constraints[0].value = sp.Integer(0)
+    with pytest.raises(TypeError):
+        p.points["verify"] = 1
+    with pytest.raises(TypeError):
+        p.sections["selection"]["exact_tolerance"] = 1.0
+    with pytest.raises(TypeError):
+        p.reference["u"] = sp.Integer(0)
+    assert isinstance(p.sections["search"]["unary"], tuple)
+    for sequence in (p.variables, p.fields, p.equations, p.constraints, p.constraints[0].faces):
+        assert isinstance(sequence, tuple)
+    # it still travels to worker processes, and deep-copies (the vocabulary compares by identity)
+    for other in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+        assert dataclasses.replace(other, vocabulary=p.vocabulary) == p
+
+
+def test_a_problem_built_from_lists_keeps_tuples(tmp_path):
+    """Code that built a Problem with lists (before it was frozen) keeps working."""
+    import dataclasses
+
+    p = load_problem_file(write_config(tmp_path, SINE_1D))
+    built = dataclasses.replace(p, variables=list(p.variables), fields=list(p.fields),
+                                equations=list(p.equations), constraints=list(p.constraints),
+                                points=dict(p.points), reference=dict(p.reference))
+    assert built == p and isinstance(built.fields, tuple) and built.fields + ("v",) == ("u", "v")
+    assert built.constraints[0] == dataclasses.replace(p.constraints[0], faces=list(p.constraints[0].faces))
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -116,9 +158,8 @@ def test_every_bundled_reference_solves_its_problem(registry, stem):
     from desyr.model.residuals import verify
 
     problem = load_problem(f"paper:{stem.split('_', 1)[1]}", registry)
-    problem.points.update(verify=300)
-    for c in problem.constraints:
-        c.n_points = min(c.n_points, 50)
+    problem = replace(problem, points={**problem.points, "verify": 300},
+                      constraints=tuple(replace(c, n_points=min(c.n_points, 50)) for c in problem.constraints))
     v = verify(problem, problem.reference, make_point_sets(problem, 0))
     assert v.R_eq < 1e-9 and v.R_con < 1e-9, (stem, v)
 

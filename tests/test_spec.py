@@ -26,7 +26,7 @@ def test_mutating_a_returned_default_leaves_the_declaration_alone():
 def test_mutating_a_returned_value_leaves_the_config_alone():
     problem = _problem('[search]\nunary = ["sin"]\n')
     read_section(problem, "search")["unary"].append("cos")
-    assert problem.sections["search"]["unary"] == ["sin"]
+    assert problem.sections["search"]["unary"] == ("sin",)
 
 
 class _Layered(Gate):
@@ -78,7 +78,8 @@ def test_run_spec_is_frozen_and_escalation_derives_new_specs():
 def test_the_config_hash_names_an_escalated_spec_and_keeps_an_unchanged_ones():
     from dataclasses import replace
 
-    from desyr.config.spec import config_hash, read_spec
+    from desyr.config.spec import read_spec
+    from desyr.runtime.store import config_hash
     from desyr.testing import make_problem
 
     spec = read_spec(make_problem())

@@ -11,6 +11,7 @@ import io
 import math
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,11 @@ from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin, LateFailur
 
 from desyr.api import Execution, refine
 from desyr.cli.main import main
+from desyr.config.spec import read_spec
 from desyr.errors import ConfigError, PluginError
 from desyr.extension.options import Option, OptionError
 from desyr.extension.registry import load_registry
+from desyr.model.frozen import frozen
 from desyr.runtime.atomic import run_lock, write_text_atomic
 from desyr.runtime.execution import make_executor
 from desyr.testing import make_problem
@@ -74,13 +77,15 @@ def test_an_executor_declares_the_options_a_config_may_not_set(tmp_path):
 
     assert "scheduler" in DaskExecutor.command_line_only
     problem = make_problem(FAST + '\n[execution]\nplugin = "dask"\n[execution.options]\nretries = 2\n')
-    problem.sections["execution"]["options"]["scheduler"] = "tcp://127.0.0.1:9"   # past the loader's check
+    spec = read_spec(problem, load_registry())
+    options = {**spec.execution.options, "scheduler": "tcp://127.0.0.1:9"}       # past the loader's check
+    spec = replace(spec, execution=replace(spec.execution, options=frozen(options)))
     with pytest.raises(ConfigError, match=r"\[execution.options\] scheduler: a config may not set"):
-        make_executor(load_registry(), problem)
+        make_executor(load_registry(), spec)
 
 
 def test_the_command_line_may_name_a_scheduler():
-    executor = make_executor(load_registry(), make_problem(FAST), "dask", options={"scheduler": "tcp://head:8786"})
+    executor = make_executor(load_registry(), read_spec(make_problem(FAST)), "dask", options={"scheduler": "tcp://head:8786"})
     assert executor.settings["scheduler"] == "tcp://head:8786"      # connected only when units run
 
 

@@ -3,10 +3,9 @@
 assemble the typed result (:func:`_finish`); :func:`write_result` writes it atomically."""
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,14 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
-from desyr.config.components import component, gate_sequence, searcher_names
-from desyr.config.spec import RunSpec, config_hash, read_spec, thawed
+from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
-from desyr.extension.registry import Registry, load_registry
+from desyr.extension.registry import Registry
 from desyr.extension.roles import Gate, Refiner, TeacherModel
 from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate
 from desyr.model.context import CoupledInfo, RunContext, SearchInfo
+from desyr.model.frozen import thawed
 from desyr.model.outcomes import Outcome, Selection, TeacherOutcome
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
@@ -38,8 +37,9 @@ from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
 from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
-from desyr.runtime.store import RunStore, digest, store_key
+from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import identify
+from desyr.stages.run_components import component, gate_sequence, searcher_names
 from desyr.stages.run_residuals import verify_selection
 from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
@@ -51,7 +51,7 @@ class _Started:
     """What the shared start hands to a pipeline."""
 
     ctx: RunContext
-    pristine: Problem          # the problem as read; no component ever receives this object
+    pristine: Problem          # the problem as read (frozen); components get it without its reference
     registry: Registry
     refiner: Refiner
     gates: list[Gate]
@@ -84,40 +84,51 @@ class Execution:
     resume: bool = False                           # reuse the finished units in OUT/store
 
 
-def _start(problem: Problem, seed: int | None, registry: Registry | None, out: str | Path | None,
-           progress: Progress | None, cache_dir: str | Path, retrain: bool, execution: Execution,
-           command: str, spec: RunSpec | None = None) -> _Started:
-    """Everything that can fail on bad input fails here, before any work (``spec``: settings derived
-    from ``problem``'s, by escalation; default: ``problem``'s own)."""
+@dataclass(frozen=True)
+class RunRequest:
+    """What one attempt of ``run`` or ``refine`` starts from: the checked settings (their ``problem``
+    frozen, read once by ``read_spec``) and where and how the attempt runs."""
+
+    spec: RunSpec
+    registry: Registry
+    seed: int | None = None                 # None: the config's [points] seed
+    out: str | Path | None = None           # the run's folder (its unit store); None: none
+    progress: Progress | None = None
+    cache_dir: str | Path = ".desyr-cache"
+    retrain: bool = False
+    execution: Execution = Execution()
+    command: str = "run"
+
+
+def _start(request: RunRequest) -> _Started:
+    """Everything that can fail on bad input fails here, before any work."""
     clock = time.perf_counter()
-    registry = registry or load_registry()
-    spec = spec or read_spec(problem, registry)
-    seed = problem.points["seed"] if seed is None else seed
+    spec, registry, execution = request.spec, request.registry, request.execution
+    problem = spec.problem
+    seed = spec.points.seed if request.seed is None else request.seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r}")
     refiner = component(registry, spec, "refiner", "refine")
     assert isinstance(refiner, Refiner)
     gates = [g for g in gate_sequence(registry, spec) if isinstance(g, Gate)]
-    executor = make_executor(registry, problem, execution.executor, execution.workers, dict(execution.options or {}),
-                             settings=spec.execution)
-    pristine = copy.deepcopy(problem)
+    executor = make_executor(registry, spec, execution.executor, execution.workers, dict(execution.options or {}))
     store = None
-    if out is not None:
+    if request.out is not None:
         config = config_hash(spec)
-        key = store_key(config, int(seed), _unit_components(registry, spec, command, refiner))
-        store = RunStore(out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
+        key = store_key(config, int(seed), _unit_components(registry, spec, request.command, refiner))
+        store = RunStore(request.out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
-    progress = progress or Progress()
+    progress = request.progress or Progress()
     units = Units(executor, store, progress=progress)
-    # Components get a copy without the reference: it is for post hoc errors only.
-    seen = copy.deepcopy(problem)
-    seen.reference = None
+    # Components get the problem without the reference: it is for post hoc errors only. The problem
+    # is frozen, so the one they get and the one the result is verified against cannot drift apart.
+    seen = replace(problem, reference=None)
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
-                     method=spec.method, cache_dir=Path(cache_dir), retrain=retrain,
+                     method=spec.method, cache_dir=Path(request.cache_dir), retrain=request.retrain,
                      progress=progress, units=units)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, pristine, registry, refiner, gates, clock, units, int(seed), spec)
+    return _Started(ctx, problem, registry, refiner, gates, clock, units, int(seed), spec)
 
 
 def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: Refiner) -> dict[str, Any]:
@@ -158,7 +169,7 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
         exact = identify(s.pristine, chosen.expressions, points, s.seed)
         timings["identify"] = time.perf_counter() - start
     timings["total"] = time.perf_counter() - s.clock
-    components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
+    components = {**stages.run_components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, s, stages, outcome, components, timings)
     result.exact_form = exact
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.

@@ -9,9 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from desyr.api.ends import Execution, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
-from desyr.config.components import searchers
-from desyr.config.spec import RunSpec, read_spec, section_settings
+from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
 from desyr.escalation import attempt_record, candidate_failures
@@ -29,6 +28,7 @@ from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_can
 from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
+from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields
 from desyr.stages.select import run_gates
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
@@ -63,21 +63,21 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     # Components are chosen (and their options checked) before the output folder is touched.
     solvers = exact_searchers(registry, spec.solvers)
     found, teacher = _run_components(registry, spec)
-    execution = execution or _python_default(registry, spec)
+    request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
+                         execution or _python_default(registry, spec))
     with out_lock(out):
         clock, started = time.perf_counter(), time.time()
-        if problem.config_text:
+        if spec.problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         # (under a budget, each solver call gets at most half of it)
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
-        exact = _exact_attempt(problem, seed, registry, progress, cache_dir, retrain, solvers, spec, limit,
-                               out if plots else None) if solvers else None
+        exact = _exact_attempt(request, solvers, limit, out if plots else None) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
             return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots, exact.figures)
         if rule is None:
-            s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution, "run", spec)
-            result, model = _attempt(s, problem, found, teacher)
+            s = _start(request)
+            result, model = _attempt(s, found, teacher)
             seconds = (time.perf_counter() - clock) - _spent(exact)
             if exact is not None and exact.result is not None and _closer(exact.result, result):
                 # neither attempt is exact and stage 0's is nearer: the run reports it (docs/solvers.md)
@@ -86,15 +86,15 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
                 return _write(exact.started, kept, None, out, plots)
             return _write(s, _with_exact(result, exact, seconds), model, out, plots)
 
-        if execution.resume:
+        if request.execution.resume:
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
                                              "different config, so none is stored); the run starts afresh")
 
         wall = started + rule.budget        # stage 0 included
 
         def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(problem, seed, registry, None, progress, cache_dir, retrain, execution, "run", variant)
-            result, model = _attempt(s, problem, *_run_components(registry, variant), wall)
+            s = _start(replace(request, spec=variant, out=None))
+            result, model = _attempt(s, *_run_components(registry, variant), wall)
             return result, (s, model)
 
         # the exact attempt spent part of the budget
@@ -132,15 +132,14 @@ class _Exact:
     figures: DrawnFigures | None = None     # drawn while the verifier worked (into the run's folder)
 
 
-def _exact_attempt(problem: Problem, seed: int | None, registry: Registry, progress: Progress | None,
-                   cache_dir: str | Path, retrain: bool, solvers: list[ExactSearcher], spec: RunSpec,
-                   time_limit: float, figures_to: str | Path | None) -> _Exact:
+def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit: float,
+                   figures_to: str | Path | None) -> _Exact:
     """Stage 0, then Stages B and C on its proposals, in this process (there are few of them); each
     solver call bounded by ``time_limit`` seconds. With ``figures_to``, the result's figures are drawn
     there while the verifier works: seconds count on this path."""
     clock = time.perf_counter()
-    here = Execution(executor=registry.in_process_executor())
-    s = _start(problem, seed, registry, None, progress, cache_dir, retrain, here, "run", spec)
+    here = Execution(executor=request.registry.in_process_executor())
+    s = _start(replace(request, out=None, execution=here))
     solved = propose_candidates(solvers, s.ctx.problem, time_limit)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
@@ -232,10 +231,10 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher, wall: float | None = None
+def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
              ) -> tuple[Result, TeacherModel | None]:
     with s.units.executor:
-        return _run(s, problem, found, teacher, wall)
+        return _run(s, found, teacher, wall)
 
 
 #: under a budget: the part of an attempt's time kept for Stage B, the gates and the verdict; of the
@@ -260,9 +259,10 @@ def _stage_a_end(wall: float | None) -> float | None:
     return None if wall is None else wall - END_SHARE * max(wall - time.time(), 0.0)
 
 
-def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher, wall: float | None
+def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
          ) -> tuple[Result, TeacherModel]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
+    problem = s.pristine
     stage_a_end = _stage_a_end(wall)
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     taught = teach(s.registry, _until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
@@ -278,7 +278,7 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
         ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
                              f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
         label = "+".join(f.name for f in searchers_now)
-        result = _select(s, problem, taught, ctx, pooled, search, label,
+        result = _select(s, taught, ctx, pooled, search, label,
                          {"teacher": taught.seconds, "search": searched.seconds, **earlier})
         if result.verdict in SOLVED or searchers_now is found or past(wall):    # nothing starts past the wall
             return result, taught.model
@@ -295,10 +295,11 @@ def _rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher]]:
     return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
 
 
-def _select(s: _Started, problem: Problem, taught: TeacherOutcome, ctx: RunContext,
+def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
             pooled: Mapping[str, list[PooledCandidate]], search: SearchInfo, label: str,
             timings: dict[str, float]) -> Result:
     """Stages B and C on the pooled candidates, for one field and for several, then the verdict."""
+    problem = s.pristine
     coupled = None
     if len(problem.fields) == 1:
         pool = pooled_candidates(next(iter(pooled.values())), problem.fields[0])
@@ -335,19 +336,22 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
            execution: Execution | None = None, plots: bool = True) -> Result:
     """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
     registry = registry or load_registry()
-    teacher = make_teacher(registry, problem) if use_teacher else None
+    spec = read_spec(problem, registry)          # the config, checked and read once
+    teacher = make_teacher(registry, spec) if use_teacher else None
+    request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
+                         execution or _python_default(registry, spec), "refine")
     with out_lock(out):
-        s = _start(problem, seed, registry, out, progress, cache_dir, retrain, execution or _python_default(registry, problem),
-                   "refine")
-        if problem.config_text:
+        s = _start(request)
+        if spec.problem.config_text:
             start_verifier()
         with s.units.executor:
-            result, model = _refine(s, problem, list(candidates), teacher)
+            result, model = _refine(s, list(candidates), teacher)
         return _write(s, result, model, out, plots)
 
 
-def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
             ) -> tuple[Result, TeacherModel | None]:
+    problem = s.pristine
     pool = []
     for i, text in enumerate(candidates):
         exprs = parse_candidate(problem, text)
@@ -369,14 +373,13 @@ def _refine(s: _Started, problem: Problem, candidates: list[str | Mapping[str, s
     return _finish("refine", s, stages), taught.model if taught else None
 
 
-def _python_default(registry: Registry, config: Problem | RunSpec) -> Execution:
+def _python_default(registry: Registry, spec: RunSpec) -> Execution:
     """Called from Python without ``execution=``: units run in process unless the config's
     ``[execution]`` names an executor. Worker processes would import the calling script again
     (an unguarded script would run twice) and cannot see classes defined in it or in a
     notebook; ask for ``Execution("processes")`` explicitly, under ``if __name__ == "__main__":``.
     The command line passes its own execution settings (default: the local cores)."""
-    execution = config.execution if isinstance(config, RunSpec) else section_settings(config, "execution")
-    if execution.plugin is None:
+    if spec.execution.plugin is None:
         return Execution(executor=registry.in_process_executor())
     return Execution()
 

@@ -33,7 +33,7 @@ def exact_command(registry: Registry, args: argparse.Namespace) -> int:
                                 "source": result.config.source})
     else:
         problem = load_problem(result.problem.source, registry)
-    if problem.fields != result.problem.fields or problem.variable_names != result.problem.variables:
+    if list(problem.fields) != result.problem.fields or problem.variable_names != result.problem.variables:
         raise ConfigError(f"{path}: the problem at {result.problem.source} no longer has the result's fields "
                           "and variables")
     folder = Path(args.out) if getattr(args, "out", None) else path.parent

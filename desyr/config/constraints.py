@@ -75,7 +75,7 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
     value_text = table["value"]
     if not has_normal(operator):
         value = _value(value_text, operator, problem, where, from_reference, conditions)
-        return [Constraint(label, operator, value, sets, n, conditions=tuple(conditions))]
+        return [Constraint(label, operator, value, tuple(sets), n, conditions=tuple(conditions))]
     out = []
     for s in sets:      # u_n: each set with its own normal
         op = with_normal(operator, s, problem, where)
@@ -83,7 +83,7 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
         own = list(conditions)
         value = _value(value_text, op, problem, where, from_reference, own)
         own = [Condition(with_normal(c.quantity, s, problem, where), c.need, c.written) for c in own]
-        out.append(Constraint(f"{label} [{name}]" if len(sets) > 1 else label, op, value, [s], n,
+        out.append(Constraint(f"{label} [{name}]" if len(sets) > 1 else label, op, value, (s,), n,
                               conditions=tuple(own)))
     return out
 
@@ -159,7 +159,7 @@ def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, whe
         text = problem.geometry.text if problem.geometry else "the box"
         raise ConfigError(f"{where}: integral constraints need a domain with a quadrature rule; {text} has none "
                           f"(a primitive shape, a box, or A - B with B inside A)") from None
-    return Constraint(label, operator, value, [], 1, kind="integral", measure=float(G[0].sum()),
+    return Constraint(label, operator, value, (), 1, kind="integral", measure=float(G[0].sum()),
                       conditions=tuple(conditions))
 
 
@@ -173,7 +173,7 @@ def _periodic(operator: sp.Expr, table: Mapping[str, Any], sets: list[Face | Par
     if len(sets) != 1 or len(partner) != 1:
         raise ConfigError(f"{where}: a periodic constraint pairs one set with one set (on and periodic)")
     shift = _shift(sets[0], partner[0], problem, where)
-    return Constraint(label, operator, sp.Integer(0), sets, n, kind="periodic", shift=shift, conditions=conditions)
+    return Constraint(label, operator, sp.Integer(0), tuple(sets), n, kind="periodic", shift=shift, conditions=conditions)
 
 
 def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tuple[float, ...]:

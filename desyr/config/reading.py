@@ -21,6 +21,7 @@ import json
 import math
 from collections.abc import Mapping
 from contextvars import ContextVar
+from dataclasses import replace
 
 import sympy as sp
 
@@ -34,7 +35,7 @@ from desyr.config.inverse import (
     read_unknowns,
 )
 from desyr.config.outline import MISSING_DOMAIN, check_outline
-from desyr.config.regions import read_geometry
+from desyr.config.regions import read_geometry, writing
 from desyr.config.settings import SECTIONS, UNCHECKED, check_sections
 from desyr.config.toml_text import read_toml as read_toml  # re-exported: desyr.config.loading names it
 from desyr.errors import ConfigError
@@ -64,8 +65,7 @@ def problem_from_toml(text: str, source: str = "<config>", *, tidy: bool = True)
     except ValueError as exc:         # an integer of more than 4300 digits
         raise ConfigError(f"{source}: malformed TOML: {exc}") from None
     problem = problem_from_dict(data, source=source, tidy=tidy)
-    problem.config_text, problem.config_format = text, "toml"
-    return problem
+    return replace(problem, config_text=text, config_format="toml")
 
 
 def load_problem_file(path: str | Path) -> Problem:
@@ -119,29 +119,33 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         raise ConfigError(f"{source}: {exc}") from None
     problem = Problem(
         name=str(data.get("name", "problem")), title=str(data.get("title", data.get("name", "problem"))),
-        variables=variables, fields=fields, equations=[], constraints=[], reference=None,
+        variables=tuple(variables), fields=tuple(fields), equations=(), constraints=(), reference=None,
         vocabulary=vocab, time=time, source=source,
         sections=_sections(data), geometry=geometry,
         parameters=tuple(p.name for p in parameters), unknowns=unknowns,
         numbers=_written_numbers(data, geometry, source),
     )
+    # the problem is frozen: each step below derives the next one from what the earlier steps read
     with _context(source, "reference"):
-        problem.reference = _reference(data.get("reference"), problem)
-    problem.equations = [_equation(i, e, problem, source) for i, e in enumerate(_tables(data, "equations", source))]
+        problem = replace(problem, reference=_reference(data.get("reference"), problem))
+    problem = replace(problem, equations=tuple(_equation(i, e, problem, source)
+                                               for i, e in enumerate(_tables(data, "equations", source))))
     if not problem.equations:
         raise ConfigError(f"{source}: at least one [[equations]] entry is required")
-    problem.points = _points(data.get("points", {}), source)
-    problem.constraints = [c for i, table in enumerate(_tables(data, "constraints", source))
-                           for c in read_constraints(i, table, problem, source, _from_reference)]
+    problem = replace(problem, points=_points(data.get("points", {}), source))
+    with writing(problem) as numbers:
+        constraints = tuple(c for i, table in enumerate(_tables(data, "constraints", source))
+                            for c in read_constraints(i, table, problem, source, _from_reference))
+    problem = replace(problem, constraints=constraints, numbers=numbers)
     check_parameters_not_differentiated(problem)
-    problem.observations = read_observations(data, problem)
+    problem = replace(problem, observations=read_observations(data, problem))
     check_unknowns_used(problem)
     check_sections(problem)
     try:
-        problem.config_text = json.dumps(data, sort_keys=True, default=str)
+        text = json.dumps(data, sort_keys=True, default=str)
     except (RecursionError, ValueError) as exc:
         raise ConfigError(f"{source}: the config cannot be written as data ({type(exc).__name__})") from None
-    return problem
+    return replace(problem, config_text=text)
 
 
 class _context:

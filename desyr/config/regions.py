@@ -9,7 +9,9 @@ such a constraint become one constraint each.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -96,10 +98,28 @@ def _table_numbers(arguments: Mapping[str, Any]) -> dict[float, sp.Expr]:
     return numbers
 
 
-def noted(problem: Problem, value: float, exact: sp.Expr, where: str) -> None:
-    """Record how the config wrote ``value`` (:mod:`desyr.model.written`), or refuse a second writing."""
+#: the numbers a problem being read has written so far (the problem itself is frozen): see :func:`writing`
+_WRITTEN: ContextVar[dict[float, sp.Expr] | None] = ContextVar("written_numbers", default=None)
+
+
+@contextmanager
+def writing(problem: Problem) -> Iterator[dict[float, sp.Expr]]:
+    """The sets read inside the block record how the config wrote their numbers into the dict yielded
+    (it starts with ``problem``'s); the reader then derives the problem that carries them."""
+    numbers = dict(problem.numbers)
+    token = _WRITTEN.set(numbers)
     try:
-        note(problem.numbers, value, exact)
+        yield numbers
+    finally:
+        _WRITTEN.reset(token)
+
+
+def noted(problem: Problem, value: float, exact: sp.Expr, where: str) -> None:
+    """Record how the config wrote ``value`` (:mod:`desyr.model.written`), or refuse a second writing
+    (outside :func:`writing`, the writing is checked and not kept)."""
+    numbers = _WRITTEN.get()
+    try:
+        note(dict(problem.numbers) if numbers is None else numbers, value, exact)
     except NumberClash as exc:
         raise ConfigError(f"{where}: {exc}") from None
 

@@ -18,6 +18,7 @@ from desyr.config.bases import ACTIVE
 from desyr.errors import ConfigError
 from desyr.extension.options import Option, OptionError, validate
 from desyr.model.constants import METHOD
+from desyr.model.frozen import thawed
 from desyr.symbolic import operator_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,9 +123,11 @@ SECTIONS: dict[str, dict[str, Option]] = {
 
 
 def read_section(problem: Problem, name: str) -> dict[str, Any]:
-    """The section's values checked against :data:`SECTIONS`, defaults filled in."""
+    """The section's values checked against :data:`SECTIONS`, defaults filled in (``[points]``: the
+    problem's point counts)."""
+    table = problem.points if name == "points" else problem.sections.get(name)
     try:
-        return validate(SECTIONS[name], problem.sections.get(name) or {}, f"[{name}]")
+        return validate(SECTIONS[name], thawed(table or {}), f"[{name}]")
     except OptionError as exc:
         raise ConfigError(f"{problem.source}: {exc}") from None
 
@@ -235,6 +238,6 @@ def _check_plugin_sections(problem: Problem, plugins: PluginTables) -> None:
                           f"sections: {allowed} (a plugin's section needs its plugin: see 'desyr plugins')")
     for name in foreign_sections(problem):
         try:
-            validate(plugins.sections[name], problem.sections.get(name) or {}, f"[{name}]")
+            validate(plugins.sections[name], thawed(problem.sections.get(name) or {}), f"[{name}]")
         except OptionError as exc:
             raise ConfigError(f"{problem.source}: {exc}") from None

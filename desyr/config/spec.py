@@ -9,36 +9,19 @@ that wants to change a value makes its own copy.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from desyr.config.settings import check_sections, read_section, tables_of
 from desyr.model.constants import MethodConstants
+from desyr.model.frozen import ReadOnly
+from desyr.model.frozen import frozen as frozen  # re-exported: escalation derives settings with it
+from desyr.model.frozen import thawed as thawed
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
-
-
-def frozen(value: Any) -> Any:
-    """A read-only copy: lists -> tuples, tables -> read-only mappings, all the way down."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: frozen(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(frozen(v) for v in value)
-    return value
-
-
-def thawed(value: Any) -> Any:
-    """A plain, mutable copy of a frozen value (for JSON records and component options)."""
-    if isinstance(value, Mapping):
-        return {k: thawed(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [thawed(v) for v in value]
-    return value
 
 
 class Settings:
@@ -144,6 +127,9 @@ class RunSpec:
     escalation: EscalationSettings
     solvers: SolversSettings
     method: MethodConstants
+    #: the settings as the config gave them (plain tables): what a spec derived by escalation is
+    #: compared with (:func:`desyr.runtime.store.config_hash`)
+    written: Mapping[str, Any] = field(default_factory=ReadOnly)
 
     def sections(self) -> dict[str, dict[str, Any]]:
         """The settings as plain tables, every default filled in (what identifies the config's choices)."""
@@ -170,31 +156,5 @@ def read_spec(problem: Problem, registry: Registry | None = None) -> RunSpec:
     tables = check_sections(problem, (lambda: tables_of(registry)) if registry is not None else None)
     typed = {name: _SECTION_TYPES[name].of(tables[name]) for name in _SECTION_TYPES}
     method = constants_of(tables["selection"], tables["refine"], registry, problem.source)
-    return RunSpec(problem=problem, method=method, **typed)
-
-
-def config_hash(spec: RunSpec) -> str:
-    """The identity of the config a run used (the run store's key, ``provenance.config_sha256``).
-
-    The problem and its sections as written; a spec that escalation derived adds the settings it
-    changed, so each attempt's result names its own config while an unchanged spec keeps the
-    identity of its file. Where units run never changes what a run finds, so ``[execution]``
-    is not part of it."""
-    problem = spec.problem
-    written = {k: v for k, v in problem.sections.items() if k != "execution"}
-    identity: tuple[Any, ...] = (problem.name, problem.source, [e.text for e in problem.equations],
-                                 [(c.label, str(c.value)) for c in problem.constraints], problem.points, written)
-    shaped: list[Any] = [problem.geometry.text] if problem.geometry is not None else []
-    shaped += [(c.label, c.kind, c.shift, [s.describe() for s in c.faces]) for c in problem.constraints
-               if c.kind != "pointwise" or any(not hasattr(s, "fixed") for s in c.faces)]
-    if shaped:      # a box's pointwise constraints keep the identity their configs always had
-        identity = (*identity, shaped)
-    if problem.parameters or problem.unknowns:
-        obs = problem.observations
-        identity = (*identity, [(v.name, v.lo, v.hi) for v in problem.variables], problem.unknowns,
-                    None if obs is None else (obs.origin, obs.noise, hashlib.sha256(obs.values.tobytes()).hexdigest()))
-    derived = {name: table for name, table in spec.sections().items()
-               if name != "execution" and table != section_settings(problem, name).as_dict()}
-    if derived:
-        identity = (*identity, derived)
-    return hashlib.sha256(repr(identity).encode("utf-8")).hexdigest()
+    written = {name: record.as_dict() for name, record in typed.items()}
+    return RunSpec(problem=problem, method=method, written=frozen(written), **typed)

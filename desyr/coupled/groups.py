@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -140,7 +140,7 @@ def rank_groups(problem: Problem, shortlists: dict[str, list[FieldCandidate]], s
     return ranked
 
 
-def group_candidate(i: int, group: RankedGroup, fields: list[str]) -> Candidate:
+def group_candidate(i: int, group: RankedGroup, fields: Sequence[str]) -> Candidate:
     seeds = [m.seed for m in group.members if m.seed is not None]
     return Candidate(f"g{i}", {f: m.expression for f, m in zip(fields, group.members)},
                      searcher="+".join(sorted({m.origin for m in group.members})),

@@ -144,7 +144,7 @@ def desyr_config_sections() -> dict[str, Mapping[str, Option]]:
 
     Return ``{section name: {key: Option}}``.  A config may then carry ``[name]``; its keys are
     checked against the declared options when the config is loaded, with the same one-line errors
-    as the core's sections, and ``problem.sections[name]`` holds the table as written.  A name the
+    as the core's sections, and ``problem.sections[name]`` holds the table as written (read-only).  A name the
     core or an earlier plugin already declares is left out, with a warning naming the plugin.
     """
 

@@ -198,6 +198,13 @@ def validate(specs: Mapping[str, Any], given: Mapping[str, Any], where: str) -> 
     return out
 
 
+def table_option(value: Any, where: str) -> Mapping[str, Any]:
+    """``value`` where a table of options belongs (``[search.options.<name>]``), else :class:`OptionError`."""
+    if not isinstance(value, Mapping):
+        raise OptionError(f"{where} must be a table, got {type(value).__name__}")
+    return value
+
+
 def _fresh(value: Any) -> Any:
     """A copy of a mutable value; an object that cannot be copied (a callable's closure, a lock)
     is handed on as it is."""

@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
+from desyr.model.frozen import ReadOnly, frozen
 from desyr.model.geometry import Geometry, Part
 from desyr.model.nesting import config_json_loads
 from desyr.model.patches import exact_number
@@ -47,7 +48,7 @@ class Face:
         return ", ".join(f"{n} = {v:g}" for n, v in self.fixed)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Equation:
     text: str
     lhs: sp.Expr              # over variables and jets
@@ -56,12 +57,15 @@ class Equation:
     #: what lhs and rhs as written need of their arguments (sqrt(u): u >= 0), for the verifier
     conditions: tuple[Condition, ...] = ()
 
+    def __post_init__(self) -> None:
+        _as_tuples(self, "conditions")
+
     @property
     def residual(self) -> sp.Expr:
         return self.lhs - self.forcing
 
 
-@dataclass
+@dataclass(frozen=True)
 class Constraint:
     """``operator = value`` on its sets (``kind`` "pointwise"); ``operator`` equal at each point of its
     sets and at that point moved by ``shift`` ("periodic"); or the integral of ``operator`` over the
@@ -70,13 +74,16 @@ class Constraint:
     label: str
     operator: sp.Expr         # over variables and jets
     value: sp.Expr            # over variables only
-    faces: list[Face | Part]
+    faces: tuple[Face | Part, ...]
     n_points: int
     kind: str = "pointwise"
     shift: tuple[float, ...] = ()
     measure: float = 1.0
     #: what the operator and value as written need of their arguments (log(u): u > 0), for the verifier
     conditions: tuple[Condition, ...] = ()
+
+    def __post_init__(self) -> None:
+        _as_tuples(self, "faces", "shift", "conditions")
 
     @property
     def residual(self) -> sp.Expr:
@@ -101,22 +108,27 @@ class ProblemSet:
     default: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Problem:
     """A checked problem config: variables and domain, fields, equations, constraints, the optional
-    reference solution, point counts and the raw sections; read-only for components."""
+    reference solution, point counts and the sections as written; frozen (tuples and read-only
+    mappings), so no component can change the problem the run verifies against.
+
+    Lists and dicts given to the constructor are kept as tuples and read-only mappings; derive a
+    changed problem with :func:`dataclasses.replace`. The run reads the sections once, into its
+    :class:`desyr.config.spec.RunSpec` (``read_spec``); a plugin's own section stays readable here."""
 
     name: str
     title: str
-    variables: list[Variable]
-    fields: list[str]
-    equations: list[Equation]
-    constraints: list[Constraint]
-    reference: dict[str, sp.Expr] | None
+    variables: tuple[Variable, ...]
+    fields: tuple[str, ...]
+    equations: tuple[Equation, ...]
+    constraints: tuple[Constraint, ...]
+    reference: Mapping[str, sp.Expr] | None
     vocabulary: Vocabulary
     time: str | None = None
-    points: dict[str, int] = field(default_factory=dict)
-    sections: dict[str, Any] = field(default_factory=dict)   # search/teacher/refine/selection raw tables
+    points: Mapping[str, int] = field(default_factory=dict)
+    sections: Mapping[str, Any] = field(default_factory=dict)   # the config's tables as written, read by read_spec
     source: str = ""
     #: the config as data (TOML text, or JSON of the table a plugin gave): what the verifier reads
     config_text: str = ""
@@ -130,7 +142,14 @@ class Problem:
     unknowns: tuple[Unknown, ...] = ()
     observations: Observations | None = None
     #: float -> the exact number the config wrote for it (shape text, sets, domain): what proofs use
-    numbers: dict[float, sp.Expr] = field(default_factory=dict)
+    numbers: Mapping[float, sp.Expr] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _as_tuples(self, "variables", "fields", "equations", "constraints", "parameters", "unknowns")
+        for name in ("points", "sections", "numbers"):
+            object.__setattr__(self, name, frozen(getattr(self, name)))
+        if self.reference is not None:
+            object.__setattr__(self, "reference", ReadOnly(self.reference))
 
     def to_toml(self) -> str:
         """The config as TOML text that reads back to an equal problem: the text as read for a TOML
@@ -188,7 +207,7 @@ class Problem:
     def jets(self) -> list[Jet]:
         """Every field derivative the equations and constraints need, sorted."""
         found: set[Jet] = set()
-        for expr in [e.lhs for e in self.equations] + [c.operator for c in self.constraints]:
+        for expr in [*(e.lhs for e in self.equations), *(c.operator for c in self.constraints)]:
             found |= jets_in(expr, self.vocabulary)
         return sorted(found, key=lambda j: (j.field, j.order, j.wrt))
 
@@ -283,6 +302,14 @@ class Problem:
             return None
         from desyr.symbolic.numeric import evaluate
         return np.column_stack([evaluate(self.reference[f], self.symbols, X) for f in self.fields])
+
+
+def _as_tuples(record: object, *names: str) -> None:
+    """Lists given for ``names`` kept as tuples (a frozen record's sequences cannot be changed in place)."""
+    for name in names:
+        value = getattr(record, name)
+        if not isinstance(value, tuple):
+            object.__setattr__(record, name, tuple(value))
 
 
 def jets_in(expr: sp.Expr, vocabulary: Vocabulary | None = None) -> set[Jet]:

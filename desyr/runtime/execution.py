@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desyr.config.spec import section_settings, thawed
 from desyr.errors import ComponentError, ConfigError, PluginError
 from desyr.extension.roles import Executor, UnitFailure
+from desyr.model.frozen import thawed
 
 if TYPE_CHECKING:  # pragma: no cover
-    from desyr.config.spec import ExecutionSettings
+    from desyr.config.spec import RunSpec
     from desyr.extension.registry import Registry
-    from desyr.model.problem import Problem
     from desyr.runtime.progress import Progress
     from desyr.runtime.store import RunStore
 
@@ -43,18 +42,16 @@ def executor_class(registry: Registry, name: str | None) -> type[Executor]:
     return cls
 
 
-def make_executor(registry: Registry, problem: Problem | None = None, name: str | None = None,
-                  workers: int | None = None, options: dict[str, Any] | None = None,
-                  settings: ExecutionSettings | None = None) -> Executor:
-    """The executor of ``[execution]`` (``settings``, else ``problem``'s; the command line wins),
-    with checked options."""
-    if settings is None and problem is not None:
-        settings = section_settings(problem, "execution")
+def make_executor(registry: Registry, spec: RunSpec | None = None, name: str | None = None,
+                  workers: int | None = None, options: dict[str, Any] | None = None) -> Executor:
+    """The executor of ``[execution]`` (``spec``'s checked settings; the command line wins), with
+    checked options."""
+    settings = spec.execution if spec is not None else None
     configured: Mapping[str, Any] = settings.options if settings else {}
     cls = executor_class(registry, name or (settings.plugin if settings else None))
     refused = sorted(set(configured) & set(cls.command_line_only))
-    if refused and problem is not None:
-        raise ConfigError(f"{problem.source}: [execution.options] {refused[0]}: a config may not set this option "
+    if refused and spec is not None:
+        raise ConfigError(f"{spec.problem.source}: [execution.options] {refused[0]}: a config may not set this option "
                           f"of executor '{cls.name}' (it names code desyr would trust); "
                           f"{cls.command_line_only[refused[0]]}")
     given = {**thawed(configured), **(options or {})}
@@ -65,7 +62,7 @@ def make_executor(registry: Registry, problem: Problem | None = None, name: str 
     try:
         return cls(**given)
     except ComponentError as exc:
-        where = f"{problem.source}: [execution.options]" if problem is not None else "--executor"
+        where = f"{spec.problem.source}: [execution.options]" if spec is not None else "--executor"
         raise ConfigError(f"{where}: {exc}") from None
 
 

@@ -27,12 +27,17 @@ import json
 import os
 import re
 import time
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desyr._version import __version__
 from desyr.errors import ConfigError
+from desyr.model.frozen import thawed
 from desyr.runtime.atomic import read_json, write_json_atomic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.config.spec import RunSpec
 
 STORE = "store"
 KINDS = ("search", "refit")
@@ -43,6 +48,41 @@ def store_key(config_sha256: str, seed: int, components: dict[str, Any]) -> str:
     text = json.dumps({"config": config_sha256, "seed": int(seed), "desyr": __version__, "components": components},
                       sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def config_hash(spec: RunSpec) -> str:
+    """The identity of the config a run used (the run store's key, ``provenance.config_sha256``).
+
+    The problem and its sections as written; a spec that escalation derived adds the settings it
+    changed, so each attempt's result names its own config while an unchanged spec keeps the
+    identity of its file. Where units run never changes what a run finds, so ``[execution]``
+    is not part of it."""
+    problem = spec.problem
+    # thawed: the identity is the repr of the tables as written, the same as before the problem was frozen
+    written = {k: thawed(v) for k, v in problem.sections.items() if k != "execution"}
+    identity: tuple[Any, ...] = (problem.name, problem.source, [e.text for e in problem.equations],
+                                 [(c.label, str(c.value)) for c in problem.constraints], thawed(problem.points),
+                                 written)
+    shaped: list[Any] = [problem.geometry.text] if problem.geometry is not None else []
+    shaped += [(c.label, c.kind, c.shift, [s.describe() for s in c.faces]) for c in problem.constraints
+               if c.kind != "pointwise" or any(not hasattr(s, "fixed") for s in c.faces)]
+    if shaped:      # a box's pointwise constraints keep the identity their configs always had
+        identity = (*identity, shaped)
+    if problem.parameters or problem.unknowns:
+        obs = problem.observations
+        identity = (*identity, [(v.name, v.lo, v.hi) for v in problem.variables], problem.unknowns,
+                    None if obs is None else (obs.origin, obs.noise, hashlib.sha256(obs.values.tobytes()).hexdigest()))
+    derived = {name: table for name, table in _settings(spec).items()
+               if name != "execution" and table != thawed(spec.written[name])}
+    if derived:
+        identity = (*identity, derived)
+    return hashlib.sha256(repr(identity).encode("utf-8")).hexdigest()
+
+
+def _settings(spec: RunSpec) -> dict[str, dict[str, Any]]:
+    """The spec's settings as plain tables, in the order ``read_spec`` wrote them."""
+    return {name: {f.name: thawed(getattr(getattr(spec, name), f.name)) for f in fields(getattr(spec, name))}
+            for name in spec.written}
 
 
 def digest(*parts: Any) -> str:

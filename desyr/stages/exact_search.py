@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from desyr.config.spec import SolversSettings, thawed
+from desyr.config.spec import SolversSettings
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ExactSearcher
 from desyr.model.candidates import Candidate
+from desyr.model.frozen import thawed
 from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.config.spec import SearchSettings, thawed
+from desyr.config.spec import SearchSettings
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
+from desyr.model.frozen import thawed
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import serial_units

@@ -4,11 +4,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from desyr.config.components import component
 from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
@@ -16,19 +15,22 @@ from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.stages.guard import contained, overran
+from desyr.stages.run_components import component
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.config.spec import RunSpec
 
 
-def make_teacher(registry: Registry, problem: Any) -> Teacher:
+def make_teacher(registry: Registry, spec: RunSpec) -> Teacher:
     """The configured teacher (the default teacher when the config names none), options checked."""
-    teacher = component(registry, problem, "teacher", "teacher")
+    teacher = component(registry, spec, "teacher", "teacher")
     assert isinstance(teacher, Teacher)
     return teacher
 
 
-def teach(registry: Registry, ctx: RunContext, teacher: Teacher | None = None) -> TeacherOutcome:
-    """Prepare the teacher; its values on the search points (the caller derives the context that
-    carries them to the later stages)."""
-    teacher = teacher or make_teacher(registry, ctx.problem)
+def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutcome:
+    """Prepare the teacher (:func:`make_teacher`); its values on the search points (the caller derives
+    the context that carries them to the later stages)."""
     start = time.perf_counter()
     share = None if ctx.deadline is None else ctx.seconds_left()
     ctx.progress.message(f"teacher: {teacher.name}")

@@ -1,7 +1,6 @@
 """Shared helpers of the studies: outputs, archived bench runs, quick problems, refits, statistics."""
 from __future__ import annotations
 
-import copy
 import json
 import math
 import platform
@@ -161,11 +160,8 @@ def default_spec(name: str, registry: Registry) -> str:
 
 
 def shrink(problem: Problem) -> Problem:
-    problem = copy.deepcopy(problem)
-    problem.points = {**problem.points, **QUICK_POINTS}
-    for c in problem.constraints:
-        c.n_points = min(c.n_points, QUICK_CONSTRAINT_POINTS)
-    return problem
+    constraints = tuple(replace(c, n_points=min(c.n_points, QUICK_CONSTRAINT_POINTS)) for c in problem.constraints)
+    return replace(problem, points={**problem.points, **QUICK_POINTS}, constraints=constraints)
 
 
 def context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None = None) -> RunContext:
@@ -177,7 +173,8 @@ def context(problem: Problem, seed: int = 0, teacher_values: np.ndarray | None =
 
 def refiner(registry: Registry, problem: Problem, **options: Any) -> Any:
     """The problem's configured refiner with ``options`` on top."""
-    from desyr.config.spec import section_settings, thawed
+    from desyr.config.spec import section_settings
+    from desyr.model.frozen import thawed
 
     sec = section_settings(problem, "refine")
     name = sec.plugin or registry.default("refiner")
@@ -352,11 +349,14 @@ def attach_archived_teacher(run: Archived, problem: Problem, ctx: StudyContext, 
                             ) -> tuple[RunContext, str | None]:
     """``rctx`` with the run's teacher on its search points (from the bench's teacher cache), or as it
     was with a note if the teacher is unavailable."""
-    from desyr.stages.teach import teach, with_teacher
+    from desyr.config.spec import read_spec
+    from desyr.stages.teach import make_teacher, teach, with_teacher
 
     if ctx.bench is not None:
         rctx = replace(rctx, cache_dir=Path(ctx.bench) / "cache")
     try:
-        return with_teacher(rctx, teach(ctx.reg(), rctx)), None
+        registry = ctx.reg()
+        teacher = make_teacher(registry, read_spec(problem, registry))
+        return with_teacher(rctx, teach(registry, rctx, teacher)), None
     except DesyrError as exc:
         return rctx, f"{run.config} seed {run.seed}: teacher unavailable ({exc}); teacher-compatibility gate inactive"

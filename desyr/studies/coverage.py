@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.config.components import gate_sequence
+from desyr.config.spec import read_spec
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, stage_b_fields
 from desyr.model.search import ParetoMember
 from desyr.report.figures import FigureRecord, line_chart
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
+from desyr.stages.run_components import gate_sequence
 from desyr.stages.select import run_gates
 from desyr.studies.common import (
     RECOVERED,
@@ -56,7 +57,7 @@ def run(ctx: StudyContext) -> StudyOutput:
         rctx, note = attach_archived_teacher(arch, problem, ctx, context(problem, arch.result.seed))
         if note:
             notes.append(note)
-        gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
+        gates = [g for g in gate_sequence(registry, read_spec(problem, registry)) if isinstance(g, Gate)]
         stage_b = refiner(registry, problem)
         cache: dict[str, Candidate] = {}
         for k in KS:

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from desyr.config.components import gate_sequence
+from desyr.config.spec import read_spec
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.report.figures import FLOOR, FigureRecord, bar_chart
+from desyr.stages.run_components import gate_sequence
 from desyr.stages.select import apply_gate, preference_key
 from desyr.studies.common import (
     StudyContext,
@@ -56,7 +57,7 @@ def replay(label: str, problem: Problem, pool: list[Candidate], seed: int, regis
     if any(c.eps_T is not None for c in pool):
         # the recorded eps_T are used; this only tells the teacher gate that the run had a teacher
         rctx = replace(rctx, teacher_values=np.zeros((len(rctx.points.search), len(problem.fields))))
-    gates = [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)]
+    gates = [g for g in gate_sequence(registry, read_spec(problem, registry)) if isinstance(g, Gate)]
     l2: dict[str, float | None] = {}
     variants: dict[str, Any] = {}
     out = {"pool": label, "size": len(pool), "variants": variants}

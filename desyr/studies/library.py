@@ -11,20 +11,20 @@ relative perturbation (no network), with the config's searcher on a tiny budget.
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import sympy as sp
 
-from desyr.config.components import gate_sequence, searchers
+from desyr.config.spec import read_spec
 from desyr.extension.roles import Gate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
+from desyr.stages.run_components import gate_sequence, searchers
 from desyr.stages.search import run_search, search_seeds
 from desyr.studies.common import (
     RECOVERED,
@@ -120,18 +120,17 @@ def run(ctx: StudyContext) -> StudyOutput:
     rows: list[dict[str, Any]] = []
     for config, unary, binary, k, label in QUICK if ctx.quick else SETTINGS:
         for seed, problem, rctx in _teachers(ctx, config):
-            problem = copy.deepcopy(problem)
+            spec = read_spec(problem, registry)
             # the searcher and its options are the config's own; --quick shrinks them by the generic budget
-            searcher: Any = searchers(registry, problem)[0]
+            searcher: Any = searchers(registry, spec)[0]
             budget = QUICK_BUDGET if ctx.quick else {}
-            settings = dict(problem.sections.get("search") or {})
-            bins = binary or list(settings.get("binary") or ["+", "-", "*", "/"])
+            bins = binary or list(spec.search.binary or ["+", "-", "*", "/"])
             kept, raw_hit = [], False
             teacher = rctx.teacher_values
             assert teacher is not None      # _teachers yields contexts with teacher values
             for s in search_seeds(seed, k):
                 task = SearchTask(rctx.points.search, teacher[:, 0], list(problem.variable_names), bins,
-                                  list(unary), int(settings.get("max_size", 20)), s, budget, problem.fields[0])
+                                  list(unary), spec.search.max_size, s, budget, problem.fields[0])
                 front, _, _ = run_search(searcher, task, problem)
                 raw_hit |= any(_safe_family(m.expression, config) for m in front)
                 kept.append((s, retain(front)))
@@ -141,7 +140,7 @@ def run(ctx: StudyContext) -> StudyOutput:
                                                                                  else {})), rctx)
             from desyr.stages.select import run_gates
 
-            chosen = run_gates(pool, [g for g in gate_sequence(registry, problem) if isinstance(g, Gate)], rctx).selected
+            chosen = run_gates(pool, [g for g in gate_sequence(registry, spec) if isinstance(g, Gate)], rctx).selected
             e = errors(problem, chosen.expressions if chosen else None, seed)
             refits = [c for c in pool if c.refit and c.refit.initial]
             rows.append({"config": config, "library": unary, "K": k, "setting": label, "seed": seed,

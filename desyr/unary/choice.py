@@ -16,11 +16,11 @@ from dataclasses import replace
 
 import sympy as sp
 
-from desyr.config.components import searcher_names
 from desyr.config.spec import RunSpec
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ComponentError, Searcher
 from desyr.model.problem import Problem
+from desyr.stages.run_components import searcher_names
 from desyr.symbolic.operators import UNARY_OPERATORS
 from desyr.unary.evidence import Finding
 
