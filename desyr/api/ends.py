@@ -169,7 +169,7 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
         exact = identify(s.pristine, chosen.expressions, points, s.seed)
         timings["identify"] = time.perf_counter() - start
     timings["total"] = time.perf_counter() - s.clock
-    components = {**stages.run_components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
+    components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, s, stages, outcome, components, timings)
     result.exact_form = exact
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
