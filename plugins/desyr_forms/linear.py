@@ -20,6 +20,8 @@ from desyr_forms.outer import Outer, clipped, outers, scale_guesses
 from desyr_forms.shape import Factor, Shape
 
 
+#: a linear fit this close is exact (to rounding)
+EXACT_FIT = 1e-11
 #: rows where a factor is below this fraction of its largest value are left out of the divided fit
 FACTOR_FLOOR = 0.1
 
@@ -30,9 +32,10 @@ class Candidate:
     theta: np.ndarray
     rr: float          # relative residual on the teacher values
 
-    def rank(self) -> tuple[int, int]:
-        """Order of magnitude of the residual first, then fewer parameters."""
-        return (int(np.floor(np.log10(max(self.rr, 1e-12)))) if np.isfinite(self.rr) else 10**9), self.shape.size
+    def rank(self) -> tuple[int, int, int]:
+        """Order of magnitude of the residual first, then fewer parameters, then polynomials before ratios."""
+        magnitude = int(np.floor(np.log10(max(self.rr, 1e-10)))) if np.isfinite(self.rr) else 10**9
+        return magnitude, self.shape.size, len(self.shape.inner.den)
 
 
 def relative_residual(y_hat: np.ndarray, y: np.ndarray) -> float:
@@ -48,7 +51,8 @@ def families(k: int, outer: Outer, exp_allowed: bool, rational: bool) -> Iterato
     yield Inner(monomials(k, 2))
     if rational and outer.name not in ("sin", "cos", "tan"):
         yield Inner(monomials(k, 1), monomials(k, 1, constant=False))
-        yield Inner(monomials(k, 2), monomials(k, 2, constant=False))
+        if outer.name in ("", "exp", "log"):      # the quadratic ratio where it is cheapest to tell apart
+            yield Inner(monomials(k, 2), monomials(k, 2, constant=False))
     if exp_allowed and outer.name and outer.name not in ("exp", "log"):
         yield Inner(monomials(k, 1), exp=True)
 
@@ -72,6 +76,8 @@ def linear_candidates(X: np.ndarray, y: np.ndarray, cols: Sequence[int], unary: 
             continue
         mine: list[Candidate] = []
         for A, B in scale_guesses(outer, y):
+            if any(m.rr <= EXACT_FIT and not m.shape.inner.den for m in mine):
+                break            # this outer already fits with a polynomial: other scales cannot do better
             z = outer.inverse(clipped(outer, (y - B) / A))
             ok = np.isfinite(z)
             if ok.sum() < max(8, len(y) // 2):

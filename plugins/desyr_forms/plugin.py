@@ -108,8 +108,9 @@ class FormsSearcher(Searcher):
         with threadpool_limits(limits=1):     # one core: K seeded runs are the parallel units
             cands = linear_candidates(X, y, range(X.shape[1]), unary, rational)
             factors = 0
+            exact = any(c.rr <= EXACT_FORM for c in cands)     # no factor form can be simpler and better
             for v in s["factor_variables"]:
-                if v in variables and len(variables) > 1:
+                if v in variables and len(variables) > 1 and not exact:
                     for g in guesses(X, y, variables.index(v), unary, rational):
                         factors += 1
                         cands += linear_candidates(X, y, g.cols, unary, rational, g.factor, g.theta)
@@ -174,7 +175,7 @@ class FormsSearcher(Searcher):
 def numeric_front(cands: list[Candidate]) -> list[Candidate]:
     """The candidates no other beats on both the number of nonzero constants and the residual
     (building and scoring SymPy expressions costs more than the fits: only these are built)."""
-    ordered = sorted(cands, key=lambda c: (_nonzero(c), c.rr))
+    ordered = sorted(cands, key=lambda c: (_nonzero(c), max(c.rr, EXACT_FORM), len(c.shape.inner.den), c.rr))
     front: list[Candidate] = []
     for c in ordered:
         if not front or c.rr < FRONT_GAIN * front[-1].rr:
