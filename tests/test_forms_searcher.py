@@ -8,10 +8,10 @@ import time
 import numpy as np
 import pytest
 import sympy as sp
+from desyr_forms.plugin import FormsSearcher
 
 from desyr.errors import ComponentError
 from desyr.plugin import SearchTask
-from desyr_forms.plugin import FormsSearcher
 
 x, y, t = sp.symbols("x y t", real=True)     # as the searcher's Vocabulary makes them
 LIBRARY = ["log", "sqrt", "tanh", "atan", "exp", "sin", "cos", "cosh"]

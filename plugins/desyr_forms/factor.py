@@ -95,7 +95,7 @@ def _projected(X: np.ndarray, y: np.ndarray, Phi_x: np.ndarray, factor: Factor, 
         if not np.all(np.isfinite(g)):
             return np.full(len(y), 1e3 * (float(np.abs(y).max()) or 1.0))
         A = Phi_x * g[:, None]
-        return A @ np.linalg.lstsq(A, y, rcond=None)[0] - y
+        return np.asarray(A @ np.linalg.lstsq(A, y, rcond=None)[0] - y)
 
     try:
         return np.asarray(least_squares(residual, theta, max_nfev=60, x_scale="jac").x)

@@ -23,7 +23,7 @@ def monomials(d: int, degree: int, constant: bool = True) -> tuple[Mono, ...]:
     """Exponent tuples of total degree <= ``degree`` in ``d`` variables, by degree (the constant first)."""
     out = [m for m in itertools.product(range(degree + 1), repeat=d) if sum(m) <= degree]
     out.sort(key=lambda m: (sum(m), tuple(-e for e in m)))
-    return tuple(m for m in out if constant or sum(m))
+    return tuple(m for m in out if constant or any(m))
 
 
 def design(X: np.ndarray, monos: Sequence[Mono]) -> np.ndarray:
@@ -62,7 +62,7 @@ class Inner:
             v = design(X, self.num) @ p
             if self.den:
                 v = v / (1.0 + design(X, self.den) @ q)
-            return np.exp(v) if self.exp else v
+            return np.asarray(np.exp(v) if self.exp else v, dtype=float)
 
     def sympy(self, symbols: Sequence[sp.Symbol], c: Sequence[float]) -> sp.Expr:
         p, q = self.full(np.asarray(c, dtype=float))
@@ -144,4 +144,4 @@ def linear_from_square(X: np.ndarray, c: np.ndarray, monos: Sequence[Mono]) -> n
         return None
     v = vecs[:, -1] * np.sqrt(vals[-1])
     nz = v[np.abs(v) > 1e-12 * np.abs(v).max()]
-    return -v if nz.size and nz[0] < 0 else v
+    return np.asarray(-v if nz.size and nz[0] < 0 else v, dtype=float)

@@ -19,7 +19,6 @@ from desyr_forms.inner import Inner, fit_inner, linear_from_square, monomials
 from desyr_forms.outer import Outer, clipped, outers, scale_guesses
 from desyr_forms.shape import Factor, Shape
 
-
 #: a linear fit this close is exact (to rounding)
 EXACT_FIT = 1e-11
 #: rows where a factor is below this fraction of its largest value are left out of the divided fit

@@ -69,7 +69,7 @@ class Outer:
                 v = _power(v, 1 / self.power)
             return KNOWN[self.name][0](v) if self.name else v
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - a handful of frozen outers per process
+    @functools.cache  # noqa: B019 - a handful of frozen outers per process
     def range(self) -> tuple[float, float]:
         """The values f(inner)**p can take (the function's own range, carried through the power)."""
         if not self.name:
@@ -90,7 +90,8 @@ class Outer:
 def _power(v: Array, p: Fraction) -> Array:
     if p.denominator % 2 == 0:
         return np.asarray(v, dtype=float) ** float(p)
-    return np.sign(v) * np.abs(v) ** float(p) if p.numerator % 2 else np.abs(v) ** float(p)
+    out = np.sign(v) * np.abs(v) ** float(p) if p.numerator % 2 else np.abs(v) ** float(p)
+    return np.asarray(out, dtype=float)
 
 
 def outers(unary: set[str]) -> Iterator[Outer]:
@@ -131,7 +132,7 @@ def clipped(outer: Outer, v: Array) -> Array:
     """``v`` moved just inside the outer's range (teacher values overshoot a bound a little)."""
     lo, hi = outer.range()
     eps = 1e-9 * (hi - lo if math.isfinite(hi - lo) else 1.0)
-    return np.clip(v, lo + eps if math.isfinite(lo) else -np.inf, hi - eps if math.isfinite(hi) else np.inf)
+    return np.asarray(np.clip(v, lo + eps if math.isfinite(lo) else -np.inf, hi - eps if math.isfinite(hi) else np.inf))
 
 
 def _nice(x: float) -> float:
@@ -145,5 +146,5 @@ def _nice_above(x: float) -> float:
     e = 10 ** math.floor(math.log10(x))
     for m in (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
         if m * e > x * 1.02:
-            return m * e
-    return 10 * e
+            return float(m * e)
+    return float(10 * e)

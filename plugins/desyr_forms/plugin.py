@@ -101,7 +101,6 @@ class FormsSearcher(Searcher):
         unary = {u for u in task.unary if u in SUPPORTED}
         rational = "/" in task.binary
         start = time.perf_counter()
-        limit = s["time_limit"]
 
         from threadpoolctl import threadpool_limits
 

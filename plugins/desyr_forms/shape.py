@@ -39,8 +39,8 @@ class Factor:
                 base = t + q[0]
                 return np.where(base > 0, _power(base, self.power), np.nan)
             if self.kind == "exp":
-                return np.exp(q[0] * t)
-            return np.cos(q[0] * t + q[1])
+                return np.asarray(np.exp(q[0] * t))
+            return np.asarray(np.cos(q[0] * t + q[1]))
 
     def sympy(self, symbols: Sequence[sp.Symbol], q: Sequence[float]) -> sp.Expr:
         t = symbols[self.var]
@@ -91,12 +91,12 @@ class Shape:
 
     def sympy(self, symbols: Sequence[sp.Symbol], theta: np.ndarray) -> sp.Expr:
         A, B, c, q = self.split(theta)
-        inner = self.inner.sympy([symbols[i] for i in self.cols], c)
+        inner = self.inner.sympy([symbols[i] for i in self.cols], [float(v) for v in c])
         core = UNARY_OPERATORS[self.outer.name].sympy(inner) if self.outer.name else inner
         if self.outer.power != 1:
             core = core ** sp.Rational(self.outer.power.numerator, self.outer.power.denominator)
         out = _const(A) * core + (_const(B) if B else sp.Integer(0))
-        return out * self.factor.sympy(symbols, q) if self.factor else out
+        return out * self.factor.sympy(symbols, [float(v) for v in q]) if self.factor else out
 
     def with_factor(self, factor: Factor | None) -> Shape:
         return Shape(self.outer, self.inner, self.cols, self.a_free, self.b_free, self.a_fixed, factor)
@@ -105,7 +105,7 @@ class Shape:
         """For each parameter, the column its inner coefficient multiplies (None for A, B, factor)."""
         sub = X[:, list(self.cols)]
         free_num: tuple[Mono, ...] = self.inner.num[int(self.inner.fixed_one):]
-        cols = [None] * (int(self.a_free) + int(self.b_free))
+        cols: list[np.ndarray | None] = [None] * (int(self.a_free) + int(self.b_free))
         cols += list(design(sub, free_num).T) + list(design(sub, self.inner.den).T)
         return cols + [None] * (self.factor.size if self.factor else 0)
 
