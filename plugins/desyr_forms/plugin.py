@@ -48,9 +48,9 @@ class FormsSearcher(Searcher):
     perturbed refinement starts, both drawn from ``task.seed``."""
 
     name = "forms"
-    # a search costs about a second on a 1-D field and a few on a 2-D one, where the
-    # operon searches of a default run take tens of seconds: see docs/searchers.md
-    escalation_rank = 1
+    # escalation, not the default pool: K seeded runs repeat one nearly deterministic fit, and its
+    # outers come from a library a first attempt without unary lacks (timings: docs/searchers.md)
+    escalation_rank = 2
     joins_default_pool = False
     quick = True
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
