@@ -84,6 +84,7 @@ def test_products_with_a_time_factor_are_recovered(name):
     assert t in best.free_symbols and x in best.free_symbols
 
 
+@pytest.mark.slow
 def test_constants_come_out_clean():
     assert sp.srepr(_check("kink", *TARGETS["kink"])) == sp.srepr(4.0 * sp.atan(sp.exp(x)))
     lane = _check("lane_emden", *TARGETS["lane_emden"])
@@ -95,6 +96,7 @@ def test_constants_come_out_clean():
     assert sp.simplify(burgers - TARGETS["burgers"][0]) == 0
 
 
+@pytest.mark.slow
 def test_a_little_noise_still_gives_the_exact_form():
     best = _check("burgers", *TARGETS["burgers"], noise=1e-6)
     assert sp.simplify(best - TARGETS["burgers"][0]) == 0
@@ -120,6 +122,7 @@ def test_a_field_out_of_reach_gives_an_empty_front_with_the_reason():
     assert result.front == [] and "accept_tolerance" in result.info["rejected"]
 
 
+@pytest.mark.slow
 def test_same_seed_same_front_and_budget_keys():
     truth, box, _ = TARGETS["sech"]
     symbols, X, values = _samples(truth, box)
