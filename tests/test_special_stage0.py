@@ -59,7 +59,9 @@ def registry():
 def test_each_ends_proved_at_stage_0(name, registry, tmp_path):
     result = run(load(name), registry=registry, out=tmp_path / "r", plots=False)
     assert result.verdict == "proved" and result.teacher is None
-    assert result.attempts[0].searchers == f"sympy:{CASES[name][0]}"
+    # dsolve_ics finds the Airy and Bessel answers too, and separable the heat mode from its initial shape
+    also = {"dsolve": "dsolve_ics", "polar": "separable"}.get(CASES[name][0], "")
+    assert result.attempts[0].searchers in (f"sympy:{CASES[name][0]}", f"sympy:{also}")
 
 
 def test_a_bessel_order_the_parser_cannot_hold_is_dropped_with_its_reason():

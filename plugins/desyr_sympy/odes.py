@@ -20,9 +20,9 @@ import sympy as sp
 from desyr_sympy.bessel import real_basis
 from desyr_sympy.forms import (
     field_functions,
-    outside_vocabulary,
     jet_symbols,
     linear_equation,
+    outside_vocabulary,
     point_conditions,
     residuals,
     split_linear,

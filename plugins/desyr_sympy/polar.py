@@ -20,7 +20,15 @@ import sympy as sp
 from desyr.model.shapes import Annulus, Disk
 from desyr_sympy.ansatz import as_ode, profile, substitute
 from desyr_sympy.bessel import real_basis
-from desyr_sympy.forms import constants_of, exact_number, jet_symbols, linear_equation, rational, split_linear, residuals
+from desyr_sympy.forms import (
+    constants_of,
+    exact_number,
+    jet_symbols,
+    linear_equation,
+    rational,
+    residuals,
+    split_linear,
+)
 from desyr_sympy.odes import explicit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,9 +39,15 @@ _ANGLES = (0.3090169943749474, 2.23606797749979, 4.1887902047863905)
 _FRACTIONS = (0.3819660112501051, 0.7236067977499789, 1.0)
 
 
-def applies(problem: Problem) -> str:
+def _round(problem: Problem) -> Disk | Annulus | None:
+    """The domain's disk or annulus, or None."""
     geometry = getattr(problem, "geometry", None)
-    if geometry is None or not isinstance(geometry.shape, (Disk, Annulus)):
+    shape = None if geometry is None else geometry.shape
+    return shape if isinstance(shape, (Disk, Annulus)) else None
+
+
+def applies(problem: Problem) -> str:
+    if _round(problem) is None:
         return "not a disk or an annulus"
     if len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not one field and one equation"
@@ -47,27 +61,26 @@ def applies(problem: Problem) -> str:
 def _spatial(problem: Problem) -> tuple[sp.Symbol, sp.Symbol] | None:
     """The shape's two variables, when the others are at most the time."""
     names = problem.vocabulary.var_symbols
+    if problem.geometry is None:
+        return None
     x, y = (names[v] for v in problem.geometry.space)
     time = {names[problem.time]} if problem.time else set()
     return (x, y) if set(problem.symbols) == {x, y} | time else None
 
 
-def _centre(problem: Problem) -> tuple[sp.Expr, sp.Expr]:
-    x0, y0 = (exact_number(float(c)) for c in problem.geometry.shape.c)
-    return x0, y0
-
-
-def _radii(problem: Problem) -> tuple[float, float]:
-    shape = problem.geometry.shape
+def _radii(shape: Disk | Annulus) -> tuple[float, float]:
     return (shape.r0, shape.r1) if isinstance(shape, Annulus) else (0.0, shape.r)
 
 
 def _radial_data(problem: Problem) -> bool:
     """Whether every pointwise constraint value is the same on each circle about the centre (at three
     radii and three angles, the time and the constants at a sample value)."""
-    x, y = _spatial(problem) or (None, None)
-    x0, y0 = (float(c) for c in problem.geometry.shape.c)
-    inner, outer = _radii(problem)
+    shape, spatial = _round(problem), _spatial(problem)
+    if shape is None or spatial is None:
+        return False
+    x, y = spatial
+    x0, y0 = (float(c) for c in shape.c)
+    inner, outer = _radii(shape)
     others = {s: sp.Float(0.6180339887498949) for s in problem.symbols if s not in (x, y)}
     others |= {s: sp.Float(1.2360679774997898) for s in constants_of(problem)}
     for constraint in problem.constraints:
@@ -103,13 +116,16 @@ def time_factors(problem: Problem) -> list[sp.Expr]:
 def radial(problem: Problem) -> list[dict[str, sp.Expr]]:
     """The radial modes of the equation, one candidate for each time factor that separates."""
     linear_equation(problem)            # raises for a nonlinear equation (applies() checked)
-    x, y = _spatial(problem) or (sp.Symbol("x"), sp.Symbol("y"))
-    x0, y0 = _centre(problem)
+    shape, spatial = _round(problem), _spatial(problem)
+    if shape is None or spatial is None:
+        raise NotImplementedError("not a disk or an annulus in the problem's variables")
+    x, y = spatial
+    x0, y0 = (exact_number(float(c)) for c in shape.c)
     r, X = sp.Symbol("r", positive=True), sp.Symbol("X", real=True)
     rho = sp.sqrt((x - x0)**2 + (y - y0)**2)
     fs = profile("R")
     f = sp.Function("radial")(r)
-    disk = isinstance(problem.geometry.shape, Disk)
+    disk = isinstance(shape, Disk)
     field = problem.fields[0]
     out: list[dict[str, sp.Expr]] = []
     for factor in time_factors(problem):
@@ -123,11 +139,11 @@ def radial(problem: Problem) -> list[dict[str, sp.Expr]]:
         except (NotImplementedError, ValueError):
             continue
         for solution in general:
-            shape = real_basis(solution[field])
+            mode = real_basis(solution[field])
             if disk:
-                shape = _regular(shape, r)
-            if shape.has(r):
-                out.append({field: factor * shape.xreplace({r: rho})})
+                mode = _regular(mode, r)
+            if mode.has(r):
+                out.append({field: factor * mode.xreplace({r: rho})})
     if not out:
         raise NotImplementedError("no radial mode")
     return out
