@@ -112,9 +112,10 @@ def _reduces_to_zero(expr: sp.Expr) -> bool:
 
 
 def _rewritten(expr: sp.Expr) -> sp.Expr | None:
-    """Trigonometric and hyperbolic functions as exponentials: identities simplify misses often cancel there."""
+    """Trigonometric and hyperbolic functions as exponentials, ``erfc`` as ``1 - erf``: identities simplify
+    misses often cancel there (a candidate ``1 - erf(y/2)`` against Stokes' data ``erfc(y/2)``)."""
     try:
-        return expr.rewrite(sp.exp)
+        return expr.rewrite(sp.exp).replace(sp.erfc, lambda z: 1 - sp.erf(z))
     except Exception:  # sympy's rewrite can fail on unusual trees
         return None
 

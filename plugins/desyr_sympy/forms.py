@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 
 from desyr.plugin import Face
+from desyr.symbolic.special import BESSEL_CLASSES, bessel_order
+from desyr.symbolic.special import CLASSES as SPECIAL_CLASSES
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
 
-#: functions the config parser accepts; a candidate using another one (erf, LambertW...)
+#: functions the config parser accepts, the special ones (erf, airyai, besselj... of
+#: desyr.symbolic.special) included; a candidate using another one (erfi, LambertW, hyper...)
 #: could not be written back as a config or a --candidate string
 ALLOWED_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh,
-                     sp.asin, sp.acos, sp.atan, sp.Abs)
+                     sp.asin, sp.acos, sp.atan, sp.Abs, *SPECIAL_CLASSES)
 
 
 class Coordinates:
@@ -206,13 +209,26 @@ def point_conditions(problem: Problem) -> list[PointCondition] | None:
 
 def outside_vocabulary(expr: sp.Expr) -> set[str]:
     """Names of functions (and the imaginary unit) a candidate may not contain."""
-    bad = {type(f).__name__ for f in expr.atoms(sp.Function) if not isinstance(f, ALLOWED_FUNCTIONS)}
+    bad = {type(f).__name__ for f in expr.atoms(sp.Function) if not _readable(f)}
     bad |= {"Integral" for _ in expr.atoms(sp.Integral)}
     if expr.has(sp.I):
         bad.add("I")
     if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
         bad.add("infinity")
     return bad
+
+
+def _readable(call: sp.Basic) -> bool:
+    """Whether the parser reads ``call``: an allowed function, a Bessel function of a constant integer
+    or half-integer order only (dsolve's ``besselj(sqrt(2), x)`` is not one)."""
+    if not isinstance(call, ALLOWED_FUNCTIONS):
+        return False
+    if isinstance(call, BESSEL_CLASSES):
+        try:
+            bessel_order(call.args[0])
+        except ValueError:
+            return False
+    return True
 
 
 def terms(expr: sp.Expr) -> list[sp.Expr]:

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
+from desyr_sympy.bessel import real_basis
 from desyr_sympy.forms import (
     field_functions,
     jet_symbols,
     linear_equation,
+    outside_vocabulary,
     point_conditions,
     residuals,
     split_linear,
@@ -58,7 +60,9 @@ def _equations(problem: Problem) -> tuple[Any, Any, dict[str, sp.Expr]]:
 
 def dsolve_general(problem: Problem) -> list[dict[str, sp.Expr]]:
     equations, targets, functions = _equations(problem)
-    return explicit(sp.dsolve(equations, targets), functions)
+    # the modified Bessel equation's second solution comes as bessely(n, I*x): K_n(x) instead
+    return [{f: real_basis(e) for f, e in solution.items()}
+            for solution in explicit(sp.dsolve(equations, targets), functions)]
 
 
 def dsolve_ics(problem: Problem) -> list[dict[str, sp.Expr]]:
@@ -127,10 +131,6 @@ def integrate_source(problem: Problem) -> list[dict[str, sp.Expr]]:
     return [{problem.fields[0]: g + homogeneous}]
 
 
-#: what an antiderivative may be built from: DeSyR's parser reads these and nothing special
-ELEMENTARY = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.sinh, sp.cosh, sp.tanh, sp.asin, sp.acos, sp.atan)
-
-
 def antiderivative(f: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
     """An elementary antiderivative of ``f``, or None.  The Risch-Norman heuristic first: it takes a
     sum whole, where ``integrate`` goes term by term and fails on a manufactured source whose terms
@@ -150,6 +150,6 @@ def antiderivative(f: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
 
 
 def _elementary(expr: sp.Expr) -> bool:
-    if expr.has(sp.Integral, sp.Piecewise):
-        return False
-    return all(isinstance(a, ELEMENTARY) for a in expr.atoms(sp.Function))
+    """Whether the parser reads the antiderivative: its functions, erf of ``exp(-x**2)`` included,
+    and no unevaluated integral, case split or imaginary unit."""
+    return not expr.has(sp.Piecewise) and not outside_vocabulary(expr)

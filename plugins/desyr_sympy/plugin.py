@@ -6,7 +6,7 @@ from typing import Any
 
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 
-SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "travelling",
+SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
                 "energy", "waves", "phase", "similarity")
 
 

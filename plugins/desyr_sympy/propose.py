@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from desyr_sympy import energy, first_order, odes, separable, similarity, travelling, waves
+from desyr_sympy import energy, first_order, odes, polar, separable, similarity, travelling, waves
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates
@@ -59,6 +59,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("dsolve", odes.ode_applies, odes.dsolve_general),
     Solver("characteristics", first_order.applies, first_order.characteristics),
     Solver("separable", separable.applies, separable.separate),
+    Solver("polar", polar.applies, polar.radial),
     Solver("travelling", travelling.applies, travelling.travel),
     Solver("energy", energy.applies, energy.solve),
     Solver("waves", waves.waves_applies, waves.waves),
