@@ -4,7 +4,8 @@
 ``examples:`` a second set of new problems written with default settings (folder ``examples/``),
 ``geometry:`` problems on shapes other than boxes, with default settings (folder ``geometry/``),
 ``inverse:`` unknown coefficients from measurements (folder ``inverse/``), ``parametric:`` families
-in their parameters (folder ``parametric/``).
+in their parameters (folder ``parametric/``), ``special:`` solutions through erf, Bessel and Airy
+functions (folder ``special/``).
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry",   # spec prefix -> package folder
-        "inverse:": "inverse", "parametric:": "parametric"}
+        "inverse:": "inverse", "parametric:": "parametric",
+        "special:": "special"}
 TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings",
           "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings",
           "inverse:": "unknown coefficients identified exactly from measurements, with default settings",
-          "parametric:": "families solved as one formula in their parameters, with default settings"}
+          "parametric:": "families solved as one formula in their parameters, with default settings",
+          "special:": "solutions through erf, Bessel and Airy functions, with default settings"}
 
 
 def _library(prefix: str) -> dict[str, Traversable]:
