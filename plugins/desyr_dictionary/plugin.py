@@ -98,8 +98,8 @@ class DictionarySearcher(Searcher):
                         low=0, high=2),
         "special": Option(list(SPECIAL), "special functions offered on derived coordinates: erf(a*v/sqrt(t)) "
                                          "where time is positive on every sample, besselj/bessely/besseli/besselk"
-                                         "(0, k*r) with r the distance from a round shape's centre (bessely and "
-                                         "besselk where r > 0); [] for none", kind=list, item=str, choices=SPECIAL,
+                                         "(0, k*r) with r the distance from a round shape's centre (bessely and besselk "
+                                         "where the samples leave a hole round it); [] for none", kind=list, item=str, choices=SPECIAL,
                           low=0, high=len(SPECIAL)),
         "refine": Option(True, "refit each support's frequencies and rates (variable projection)", kind=bool),
         "enforce_max_size": Option(False, "drop members whose complexity exceeds the task's max_size (by "
