@@ -4,12 +4,12 @@ carries (its time variable and the centres of its round shapes)."""
 import numpy as np
 import pytest
 import sympy as sp
+from desyr_dictionary.plugin import DictionarySearcher
 from scipy import special as sc
 
 from desyr.config.loading import load_problem
 from desyr.model.search import SearchTask
 from desyr.stages.search import round_centres
-from desyr_dictionary.plugin import DictionarySearcher
 
 OPS = ["+", "-", "*", "/"]
 
