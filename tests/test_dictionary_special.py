@@ -93,3 +93,12 @@ def test_a_run_tells_the_searcher_its_time_and_round_centres(registry):
     assert round_centres(cylinder) == ({"x": 0.0, "y": 0.0},), "a cylinder's centre lies across its axis"
     assert round_centres(load_problem("geometry:polygon_hole", registry)) == ()
     assert round_centres(load_problem("examples:heat_two_modes", registry)) == ()
+
+
+def test_make_task_carries_the_geometry_as_a_run_does(registry):
+    from desyr.testing.helpers import make_task
+    task = make_task(load_problem("special:disk_bessel_heat", registry))
+    assert task.time == "t" and task.centres == ({"x": 0.0, "y": 0.0},)
+    result = DictionarySearcher().search(make_task(load_problem("special:drum_mode", registry)))
+    m = _best(result)
+    assert _params(m.expression, sp.besselj) == [pytest.approx(2.0, rel=1e-6)], m.expression
