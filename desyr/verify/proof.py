@@ -100,6 +100,8 @@ def _reduces_to_zero(expr: sp.Expr) -> bool:
         return True
     if sp.count_ops(expr) > MAX_NODES:
         return False
+    # erfc as 1 - erf: SymPy's simplify leaves 1 - erf(z) - erfc(z) as it is
+    expr = expr.replace(sp.erfc, lambda z: 1 - sp.erf(z)) if expr.has(sp.erfc) else expr
     forms = [f for f in (expr, _rewritten(expr)) if f is not None]
     # cheap first: expansion (of the exponential form too) settles most residuals without simplify
     if any(sp.expand(f) == 0 for f in forms):
