@@ -16,7 +16,7 @@ import sympy as sp
 
 from desyr.model.csg import Piece, nonempty_pieces, piece_share
 from desyr.model.patches import number_text
-from desyr.model.shapes import Shape
+from desyr.model.shapes import Annulus, Ball, Cylinder, Disk, Shape
 
 #: rejection rounds, and the most points one round draws, before a set is declared too thin to sample
 _ROUNDS = 50
@@ -25,6 +25,10 @@ _BATCH = 2_000_000
 
 class EmptySet(ValueError):
     """A set of points that holds no point (a predicate that selects nothing)."""
+
+
+#: primitives with a centre a radius is measured from
+ROUND = (Disk, Annulus, Ball, Cylinder)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,16 @@ class Geometry:
             if name not in names:
                 names.append(name)
         return names
+
+    def centres(self) -> tuple[dict[str, float], ...]:
+        """The centre of each round primitive (disk, annulus, ball; a cylinder's across its axis), as
+        spatial variable -> coordinate, once each: where a searcher measures a radius from."""
+        out: list[dict[str, float]] = []
+        for prim in self.shape.primitives():
+            if isinstance(prim, ROUND):
+                centre = dict(zip(self.space, (float(c) for c in prim.c)))
+                out += [centre] if centre not in out else []
+        return tuple(out)
 
     def piece_name(self, piece: Piece) -> str:
         patch = piece.patch

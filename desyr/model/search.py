@@ -23,6 +23,11 @@ class SearchTask:
     seed: int
     budget: Mapping[str, Any] = field(default_factory=dict)  # iterations, populations, time_limit
     field_name: str = "u"
+    #: the geometry a searcher may build coordinates from (a similarity variable x/sqrt(t), a radius):
+    #: which variable is time, and the centre of each disk, annulus, ball or cylinder of the domain, as
+    #: spatial variable -> coordinate (a cylinder's in the plane across its axis)
+    time: str | None = None
+    centres: Sequence[Mapping[str, float]] = ()
 
 
 @dataclass

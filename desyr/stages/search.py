@@ -177,7 +177,8 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                 task = SearchTask(X=ctx.points.search, y=values, variables=list(problem.variable_names),
                                   binary=list(settings.binary), unary=list(settings.unary or ()),
                                   max_size=int(settings.max_size), seed=seed,
-                                  budget=_time_capped(searcher, thawed(settings.budget), cap), field_name=field)
+                                  budget=_time_capped(searcher, thawed(settings.budget), cap), field_name=field,
+                                  time=problem.time, centres=round_centres(problem))
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
@@ -195,6 +196,11 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
     return SearchOutcome(fronts, info, time.perf_counter() - start)
+
+
+def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:
+    """The centres of the domain's round shapes (none on a box)."""
+    return problem.geometry.centres() if problem.geometry is not None else ()
 
 
 def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None) -> None:

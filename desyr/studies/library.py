@@ -25,7 +25,7 @@ from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.run_components import gate_sequence, searchers
-from desyr.stages.search import run_search, search_seeds
+from desyr.stages.search import round_centres, run_search, search_seeds
 from desyr.studies.common import (
     RECOVERED,
     StudyContext,
@@ -130,7 +130,8 @@ def run(ctx: StudyContext) -> StudyOutput:
             assert teacher is not None      # _teachers yields contexts with teacher values
             for s in search_seeds(seed, k):
                 task = SearchTask(rctx.points.search, teacher[:, 0], list(problem.variable_names), bins,
-                                  list(unary), spec.search.max_size, s, budget, problem.fields[0])
+                                  list(unary), spec.search.max_size, s, budget, problem.fields[0],
+                                  problem.time, round_centres(problem))
                 front, _, _ = run_search(searcher, task, problem)
                 raw_hit |= any(_safe_family(m.expression, config) for m in front)
                 kept.append((s, retain(front)))

@@ -32,7 +32,7 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.runtime.execution import checked_map
 from desyr.runtime.progress import Progress
 from desyr.stages.refit import parse_candidate, refine_pool
-from desyr.stages.search import check_operators, run_search
+from desyr.stages.search import check_operators, round_centres, run_search
 from desyr.stages.select import run_gates
 from desyr.stages.teach import checked_model, checked_teacher_values
 
@@ -88,7 +88,8 @@ def make_candidate(problem: Problem, text: str | Mapping[str, str], id: str = "c
 def make_task(problem: Problem, y: np.ndarray | None = None, *, field: str | None = None, seed: int = 0,
               unary: Iterable[str] = (), binary: Iterable[str] = ("+", "-", "*", "/"), max_size: int = 15,
               budget: Mapping[str, Any] | None = None) -> SearchTask:
-    """A search task on the problem's X_S; ``y`` defaults to the reference on X_S."""
+    """A search task on the problem's X_S, with its time variable and round shapes' centres as a run
+    gives them; ``y`` defaults to the reference on X_S."""
     points = make_point_sets(problem, seed)
     field = field or problem.fields[0]
     if y is None:
@@ -97,7 +98,7 @@ def make_task(problem: Problem, y: np.ndarray | None = None, *, field: str | Non
             raise ConfigError("make_task needs y when the problem has no reference")
         y = ref[:, problem.fields.index(field)]
     return SearchTask(points.search, np.asarray(y, dtype=float), list(problem.variable_names), list(binary),
-                      list(unary), max_size, seed, dict(budget or {}), field)
+                      list(unary), max_size, seed, dict(budget or {}), field, problem.time, round_centres(problem))
 
 
 def run_teacher(teacher: Teacher, problem: Problem, seed: int = 0) -> tuple[TeacherModel, np.ndarray]:

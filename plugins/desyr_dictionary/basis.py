@@ -16,8 +16,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from desyr_dictionary.special import Coordinate
 
 #: unary operators of the common vocabulary the dictionary knows
 TRIG = ("sin", "cos")
@@ -39,6 +43,8 @@ SPECTRUM_DUPLICATE = 0.25
 #: exp-rate spectrum: grid of rates a*L = +-(1/4 .. 16), a factor RATE_STEP apart; a peak within
 #: RATE_DUPLICATE (relative) of a grid rate is dropped as its duplicate
 RATE_STEP, RATE_DUPLICATE = 1.25, 0.02
+#: the rank of a special factor of a derived coordinate (erf(a*xi), besselj(0, k*r): desyr_dictionary.special)
+SPECIAL_RANK = 2
 #: harmonics of the other variables turned into exp/sinh/cosh rates (exp(-w^2 t), exp(-w y), sinh(w y))
 COUPLED_HARMONICS = 2
 
@@ -271,10 +277,13 @@ def _add_rates(out: list[Factor], i: int, family: str, ops: Sequence[str], rates
 
 def build_dictionary(X: np.ndarray, y: np.ndarray, variables: Sequence[str], ops: frozenset[str], degree: int,
                      max_harmonic: int, exp_rates: Sequence[float], peaks_per_variable: int, max_columns: int,
-                     total_degree: int | None = None, products: bool = True) -> Dictionary:
+                     total_degree: int | None = None, products: bool = True,
+                     special: Sequence[Coordinate] = ()) -> Dictionary:
     """The cheapest ``max_columns`` terms (the constant term first) for the data ``X``, ``y``: powers
     up to ``degree`` per variable and ``total_degree`` (default ``degree``) per term; with
-    ``products`` false a term is a single factor (one variable's power or transcendental factor)."""
+    ``products`` false a term is a single factor (one variable's power or transcendental factor).
+    Each derived coordinate of ``special`` is one more position of every term, after the variables
+    (its values are the samples' next column), whose only factors are its special functions."""
     d = X.shape[1]
     lengths = [nice_length(float(X[:, i].max() - X[:, i].min())) for i in range(d)]
     want = {"trig": peaks_per_variable if ops & set(TRIG) else 0,
@@ -292,6 +301,10 @@ def build_dictionary(X: np.ndarray, y: np.ndarray, variables: Sequence[str], ops
         powers = range(degree + 1) if lengths[i] is not None else range(1)
         opts = [(k + (f.rank if f else 0), k, f) for f in factors for k in powers if products or not (k and f)]
         options.append(sorted(opts, key=lambda o: o[0]))
+    for j, coord in enumerate(special, start=d):
+        own = [Factor(op, params.index(j, op, value, coord.step), 0.0, SPECIAL_RANK)
+               for op in coord.ops for value in coord.grid]
+        options.append([(0, 0, None), *((SPECIAL_RANK, 0, f) for f in own)])
     total = degree if total_degree is None else total_degree
     dic.terms = _cheapest_terms(options, total, max_columns, products)
     return dic

@@ -21,12 +21,16 @@ import numpy as np
 import sympy as sp
 
 from desyr.plugin import UNARY_OPERATORS
+from desyr_dictionary import special
 from desyr_dictionary.basis import KNOWN_UNARY, Factor, Term
 from desyr_dictionary.select import beam_supports
 
 #: the meaning of each unary operator the dictionary knows, from the common operator table
 NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {op: UNARY_OPERATORS[op].numpy for op in KNOWN_UNARY}
 SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {op: UNARY_OPERATORS[op].sympy for op in KNOWN_UNARY}
+#: and of the special factors of derived coordinates (desyr_dictionary.special)
+NUMPY.update(special.NUMPY)
+SYMPY.update(special.SYMPY)
 #: a support whose relative residual is at most this is exact (to rounding): larger supports are not fitted
 EXACT_FIT = 1e-10
 #: residual evaluations (besides the finite-difference Jacobians) of one refinement
@@ -235,7 +239,7 @@ def refit(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], 
     return Fit(terms, coef, params, relative_residual(r, y), refined)
 
 
-def expression(fit: Fit, symbols: Sequence[sp.Symbol]) -> sp.Expr:
+def expression(fit: Fit, symbols: Sequence[sp.Expr]) -> sp.Expr:
     """``sum c_j * term_j`` with sympy Floats for coefficients, frequencies, rates and phases."""
     summands = []
     for c, term in zip(fit.coefs, fit.terms):

@@ -39,6 +39,7 @@ from desyr.plugin import (
 )
 from desyr_dictionary.basis import KNOWN_UNARY, Dictionary, build_dictionary
 from desyr_dictionary.fit import Fit, columns, expression, relative_residual, sparse_fits
+from desyr_dictionary.special import SPECIAL, Coordinate, coordinates
 
 #: binary operators the expressions are built from (sums of products; powers of variables are Pow nodes):
 #: without "+" a member is one term (no intercept), without "*" a term is one variable's factor
@@ -95,6 +96,11 @@ class DictionarySearcher(Searcher):
                                         "allow them: the dictionary fits s = exp(u) for log, s = log(|u|) for exp "
                                         "(when u keeps one sign)", kind=list, item=str, choices=("log", "exp"),
                         low=0, high=2),
+        "special": Option(list(SPECIAL), "special functions offered on derived coordinates: erf(a*v/sqrt(t)) "
+                                         "where time is positive on every sample, besselj/bessely/besseli/besselk"
+                                         "(0, k*r) with r the distance from a round shape's centre (bessely and besselk "
+                                         "where the samples leave a hole round it); [] for none", kind=list, item=str, choices=SPECIAL,
+                          low=0, high=len(SPECIAL)),
         "refine": Option(True, "refit each support's frequencies and rates (variable projection)", kind=bool),
         "enforce_max_size": Option(False, "drop members whose complexity exceeds the task's max_size (by "
                                           "default they are kept: a sparse sum is larger than its GP tree)",
@@ -118,14 +124,17 @@ class DictionarySearcher(Searcher):
         unused = [u for u in task.unary if u not in KNOWN_UNARY]
         rows = self.rows(X.shape[0], int(s["max_rows"]), int(task.seed))
         sums = SUM in task.binary
-        Xs, ys = X[rows], y[rows]
+        symbols: list[sp.Expr] = list(Vocabulary(variables).var_symbols.values())
+        coords = coordinates(X[rows], symbols, task.time, task.centres, s["special"], int(s["max_harmonic"]))
+        # each derived coordinate is one more column of the samples, after the variables
+        Xs, ys = np.column_stack([X[rows], *(c.values for c in coords)]), y[rows]
 
         start = time.perf_counter()
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):       # one core: K seeded runs are the parallel units
-            dic, fits = self._fit(Xs, ys, variables, ops, s, sums, PRODUCT in task.binary)
-            outer = {op: self._outer_fits(Xs, ys, variables, ops, s, sums, PRODUCT in task.binary, op)
+            dic, fits = self._fit(Xs, ys, variables, ops, s, sums, PRODUCT in task.binary, coords)
+            outer = {op: self._outer_fits(Xs, ys, variables, ops, s, sums, PRODUCT in task.binary, op, coords)
                      for op in OUTER if op in task.unary and op in s["outer"] and sums}
         elapsed = time.perf_counter() - start
 
@@ -143,6 +152,7 @@ class DictionarySearcher(Searcher):
             "spectrum_peaks": {v: [float(w) for w in ws] for v, ws in dic.peaks.items()},
             "rate_peaks": {v: [float(a) for a in rs] for v, rs in dic.rate_peaks.items()},
             "length_scales": {v: L for v, L in zip(variables, dic.lengths)},
+            "coordinates": {c.name: list(c.ops) for c in coords},
             "outer": {op: (got if isinstance(got, str) else f"{len(got[1])} fit(s), best relative residual "
                                                               f"{got[0]:.3g}") for op, got in outer.items()},
             "ignored_budget": ignored_budget,
@@ -159,14 +169,14 @@ class DictionarySearcher(Searcher):
                                 f"{float(s['accept_tolerance']):g}: the field is not in the dictionary's span")
             return SearchResult([], info)
 
-        symbols = list(Vocabulary(variables).var_symbols.values())
+        symbols += [c.expr for c in coords]      # a derived coordinate's column stands for its expression
         exprs = [(fit, expression(fit, symbols)) for fit in fits]
         for op, (_, outer_fits) in wrapped:
             for fit, sign in outer_fits:
                 e = OUTER[op].wrap(expression(fit, symbols), sign)
                 snapped = snapped_powers(e)
                 # the float power would be dominated on the front by a snapped one only through teacher noise
-                keep_snap = snapped != e and _relative_error(snapped, symbols, Xs, ys) <= float(s["accept_tolerance"])
+                keep_snap = snapped != e and _relative_error(snapped, symbols[:len(variables)], Xs[:, :len(variables)], ys) <= float(s["accept_tolerance"])
                 exprs.append((fit, snapped if keep_snap else e))
         info["over_max_size"] = sum(complexity(e) > int(task.max_size) for _, e in exprs)
         if s["enforce_max_size"]:
@@ -178,17 +188,17 @@ class DictionarySearcher(Searcher):
 
     @staticmethod
     def _fit(X: np.ndarray, y: np.ndarray, variables: list[str], ops: frozenset[str], s: dict[str, Any], sums: bool,
-             products: bool) -> tuple[Dictionary, list[Fit]]:
-        dic = build_dictionary(X, y, variables, ops, _degree(s, len(variables)), int(s["max_harmonic"]),
-                               s["exp_rates"], int(s["spectrum_peaks"]), int(s["max_columns"]),
-                               total_degree=int(s["total_degree"]), products=products)
+             products: bool, coords: Sequence[Coordinate] = ()) -> tuple[Dictionary, list[Fit]]:
+        dic = build_dictionary(X[:, :len(variables)], y, variables, ops, _degree(s, len(variables)),
+                               int(s["max_harmonic"]), s["exp_rates"], int(s["spectrum_peaks"]), int(s["max_columns"]),
+                               total_degree=int(s["total_degree"]), products=products, special=coords)
         fits = sparse_fits(X, y, dic.terms, dic.params, int(s["max_terms"]) if sums else 1,
                            bool(s["refine"]), float(s["prune_tolerance"]), intercept=sums, beam=int(s["beam"]),
                            windows=dic.windows, accept=float(s["accept_tolerance"]))
         return dic, fits
 
     def _outer_fits(self, X: np.ndarray, y: np.ndarray, variables: list[str], ops: frozenset[str],
-                    s: dict[str, Any], sums: bool, products: bool, op: str
+                    s: dict[str, Any], sums: bool, products: bool, op: str, coords: Sequence[Coordinate] = ()
                     ) -> str | tuple[float, list[tuple[Fit, float]]]:
         """Fits of ``OUTER[op]``'s inverse of ``y`` (``u = log(s)``: ``s = exp(u)``), each with its sign
         and the best relative residual back on ``y``; or why the transform does not apply."""
@@ -196,7 +206,7 @@ class DictionarySearcher(Searcher):
         z, sign, why = outer.inverse(y)
         if z is None:
             return why
-        _, fits = self._fit(X, z, variables, ops, s, sums, products)
+        _, fits = self._fit(X, z, variables, ops, s, sums, products, coords)
         kept: list[tuple[Fit, float]] = []
         best = float("inf")
         for fit in fits:

@@ -5,7 +5,8 @@
 ``geometry:`` problems on shapes other than boxes, with default settings (folder ``geometry/``),
 ``inverse:`` unknown coefficients from measurements (folder ``inverse/``), ``parametric:`` families
 in their parameters (folder ``parametric/``), ``handbook:`` closed forms from catalogues of exact
-solutions that no exact solver settles alone, with default settings (folder ``handbook/``).
+solutions that no exact solver settles alone, with default settings (folder ``handbook/``),
+``special:`` solutions through erf, Bessel and Airy functions (folder ``special/``).
 """
 from __future__ import annotations
 
@@ -27,12 +28,14 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry",   # spec prefix -> package folder
-        "inverse:": "inverse", "parametric:": "parametric", "handbook:": "handbook"}
+        "inverse:": "inverse", "parametric:": "parametric", "handbook:": "handbook",
+        "special:": "special"}
 TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings",
           "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings",
           "inverse:": "unknown coefficients identified exactly from measurements, with default settings",
           "parametric:": "families solved as one formula in their parameters, with default settings",
-          "handbook:": "nonlinear and manufactured problems from handbooks of exact solutions, beyond the CAS alone"}
+          "handbook:": "nonlinear and manufactured problems from handbooks of exact solutions, beyond the CAS alone",
+          "special:": "solutions through erf, Bessel and Airy functions, with default settings"}
 
 
 def _library(prefix: str) -> dict[str, Traversable]:
