@@ -32,7 +32,7 @@ from desyr.plugin import (
 from desyr_forms.factor import guesses
 from desyr_forms.linear import Candidate, linear_candidates
 from desyr_forms.outer import SUPPORTED
-from desyr_forms.refine import clean, refine
+from desyr_forms.refine import clean, refine, sparser
 
 #: a refined form whose relative residual is at most this is exact (to rounding)
 EXACT_FORM = 1e-10
@@ -76,6 +76,9 @@ class FormsSearcher(Searcher):
                                  kind=float, low=0, high=0.1),
         "prune_tolerance": Option(1e-4, "an inner term below this fraction of the largest term is dropped "
                                         "when the fit stays as good", kind=float, low=0, high=0.5),
+        "noise_floor": Option(3e-3, "relative residual a teacher's own error may leave: a fit's inner terms are "
+                                    "dropped one at a time (smallest first) while the fit stays within it, "
+                                    "each sparser form a further candidate", kind=float, low=0, high=0.1),
         "time_limit": Option(None, "seconds after which no further fit is refined (off by default: the "
                                    "work is bounded by refine, starts and evaluations)", kind=float, low=0,
                              open_low=True, nullable=True),
@@ -165,6 +168,10 @@ class FormsSearcher(Searcher):
                          float(s["prune_tolerance"]))
             if tidy is not None:
                 out.append(tidy)
+            best = tidy if tidy is not None and tidy.rr <= raw.rr * 1.5 else raw
+            if best.rr > EXACT_FORM and float(s["noise_floor"]) > 0:
+                out += sparser(best, X, y, rng, int(s["evaluations"]), float(s["snap_tolerance"]),
+                               float(s["prune_tolerance"]), float(s["noise_floor"]))
             for got in (raw, tidy):
                 if got is not None and got.rr <= EXACT_FORM:
                     exact_size = min(exact_size or got.shape.size, got.shape.size)
