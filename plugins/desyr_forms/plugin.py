@@ -51,7 +51,7 @@ class FormsSearcher(Searcher):
     # escalation, not the default pool: K seeded runs repeat one nearly deterministic fit, and its
     # outers come from a library a first attempt without unary lacks (timings: docs/searchers.md)
     escalation_rank = 2
-    joins_default_pool = False
+    joins_default_pool = True
     quick = True
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
     supported_unary = SUPPORTED
