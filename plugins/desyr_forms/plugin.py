@@ -36,6 +36,8 @@ from desyr_forms.refine import clean, refine, sparser
 
 #: a refined form whose relative residual is at most this is exact (to rounding)
 EXACT_FORM = 1e-10
+#: refined fits (best first) whose inner terms are dropped one at a time (refine.sparser): each drop is a refit
+LADDERS = 3
 #: a larger form joins the numeric front only when it cuts the relative residual by this factor
 FRONT_GAIN = 0.5
 
@@ -157,6 +159,7 @@ class FormsSearcher(Searcher):
                 break
         out: list[Candidate] = []
         exact_size = None        # once a form is exact, a larger one cannot join the front
+        ladders = 0
         for c in picked:
             if s["time_limit"] is not None and time.perf_counter() - start > float(s["time_limit"]):
                 break
@@ -169,7 +172,9 @@ class FormsSearcher(Searcher):
             if tidy is not None:
                 out.append(tidy)
             best = tidy if tidy is not None and tidy.rr <= raw.rr * 1.5 else raw
-            if best.rr > EXACT_FORM and float(s["noise_floor"]) > 0:
+            # only a fit within the teacher's error can hide the right structure under spurious terms
+            if EXACT_FORM < best.rr <= float(s["noise_floor"]) and ladders < LADDERS:
+                ladders += 1
                 out += sparser(best, X, y, rng, int(s["evaluations"]), float(s["snap_tolerance"]),
                                float(s["prune_tolerance"]), float(s["noise_floor"]))
             for got in (raw, tidy):
