@@ -50,8 +50,9 @@ class FormsSearcher(Searcher):
     perturbed refinement starts, both drawn from ``task.seed``."""
 
     name = "forms"
-    # escalation, not the default pool: K seeded runs repeat one nearly deterministic fit, and its
-    # outers come from a library a first attempt without unary lacks (timings: docs/searchers.md)
+    # the default pool: a rational or a power of a polynomial needs no unary operator, so a first attempt
+    # can find it, and a search costs seconds (measurements: docs/searchers.md); the rank serves configs
+    # that name their searchers
     escalation_rank = 2
     joins_default_pool = True
     quick = True
