@@ -32,10 +32,12 @@ from desyr.plugin import (
 from desyr_forms.factor import guesses
 from desyr_forms.linear import Candidate, linear_candidates
 from desyr_forms.outer import SUPPORTED
-from desyr_forms.refine import clean, refine
+from desyr_forms.refine import clean, refine, sparser
 
 #: a refined form whose relative residual is at most this is exact (to rounding)
 EXACT_FORM = 1e-10
+#: refined fits (best first) whose inner terms are dropped one at a time (refine.sparser): each drop is a refit
+LADDERS = 3
 #: a larger form joins the numeric front only when it cuts the relative residual by this factor
 FRONT_GAIN = 0.5
 
@@ -48,10 +50,11 @@ class FormsSearcher(Searcher):
     perturbed refinement starts, both drawn from ``task.seed``."""
 
     name = "forms"
-    # escalation, not the default pool: K seeded runs repeat one nearly deterministic fit, and its
-    # outers come from a library a first attempt without unary lacks (timings: docs/searchers.md)
+    # the default pool: a rational or a power of a polynomial needs no unary operator, so a first attempt
+    # can find it, and a search costs seconds (measurements: docs/searchers.md); the rank serves configs
+    # that name their searchers
     escalation_rank = 2
-    joins_default_pool = False
+    joins_default_pool = True
     quick = True
     supported_binary = frozenset({"+", "-", "*", "/", "^"})
     supported_unary = SUPPORTED
@@ -76,6 +79,9 @@ class FormsSearcher(Searcher):
                                  kind=float, low=0, high=0.1),
         "prune_tolerance": Option(1e-4, "an inner term below this fraction of the largest term is dropped "
                                         "when the fit stays as good", kind=float, low=0, high=0.5),
+        "noise_floor": Option(3e-3, "relative residual a teacher's own error may leave: a fit's inner terms are "
+                                    "dropped one at a time (smallest first) while the fit stays within it, "
+                                    "each sparser form a further candidate", kind=float, low=0, high=0.1),
         "time_limit": Option(None, "seconds after which no further fit is refined (off by default: the "
                                    "work is bounded by refine, starts and evaluations)", kind=float, low=0,
                              open_low=True, nullable=True),
@@ -154,6 +160,7 @@ class FormsSearcher(Searcher):
                 break
         out: list[Candidate] = []
         exact_size = None        # once a form is exact, a larger one cannot join the front
+        ladders = 0
         for c in picked:
             if s["time_limit"] is not None and time.perf_counter() - start > float(s["time_limit"]):
                 break
@@ -165,6 +172,12 @@ class FormsSearcher(Searcher):
                          float(s["prune_tolerance"]))
             if tidy is not None:
                 out.append(tidy)
+            best = tidy if tidy is not None and tidy.rr <= raw.rr * 1.5 else raw
+            # only a fit within the teacher's error can hide the right structure under spurious terms
+            if EXACT_FORM < best.rr <= float(s["noise_floor"]) and ladders < LADDERS:
+                ladders += 1
+                out += sparser(best, X, y, rng, int(s["evaluations"]), float(s["snap_tolerance"]),
+                               float(s["prune_tolerance"]), float(s["noise_floor"]))
             for got in (raw, tidy):
                 if got is not None and got.rr <= EXACT_FORM:
                     exact_size = min(exact_size or got.shape.size, got.shape.size)

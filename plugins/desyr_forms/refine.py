@@ -83,6 +83,59 @@ def clean(cand: Candidate, X: np.ndarray, y: np.ndarray, rng: np.random.Generato
     return got if got.rr <= max(CLEAN_FACTOR * cand.rr, cand.rr + ABSOLUTE_SLACK) else None
 
 
+def sparser(cand: Candidate, X: np.ndarray, y: np.ndarray, rng: np.random.Generator, evaluations: int,
+            snap: float, prune: float, floor: float) -> list[Candidate]:
+    """The candidate with its inner terms dropped one at a time, smallest term first, each step refitted
+    and cleaned, while the fit stays within ``floor`` (or ``CLEAN_FACTOR`` times the full fit's residual).
+
+    Teacher values carry a smooth error of about 1e-3; a full inner fits part of it with small spurious
+    terms (``-x/(x**2 + 0.49*t + 0.009*t**2 + 1)``) whose residual is lower than the right structure's.
+    The sparser forms are what the physics refit (Stage B) needs: the right terms, rough constants."""
+    bound = max(CLEAN_FACTOR * cand.rr, floor)
+    out: list[Candidate] = []
+    current = cand
+    while current.shape.inner.size > 1:
+        i = _smallest_term(current, X)
+        if i is None:
+            break
+        dropped = _without(current, i)
+        got = refine(dropped, X, y, rng, 1, evaluations)
+        if not got.rr <= bound:
+            break
+        tidy = clean(got, X, y, rng, evaluations, snap, prune)
+        current = tidy if tidy is not None and tidy.rr <= bound else got
+        out.append(current)
+    return out
+
+
+def _smallest_term(cand: Candidate, X: np.ndarray) -> int | None:
+    """The parameter index of the inner coefficient whose term is smallest on X (a polynomial's last term
+    and a ratio's last denominator term are kept: the form would lose its kind)."""
+    columns = cand.shape.coefficient_columns(X)
+    inner = cand.shape.inner
+    offset = int(cand.shape.a_free) + int(cand.shape.b_free)
+    n_num = len(inner.num) - int(inner.fixed_one)
+    sizes: list[tuple[float, int]] = []
+    for j in range(inner.size):
+        if (j < n_num and len(inner.num) == 1) or (j >= n_num and len(inner.den) == 1):
+            continue
+        col = columns[offset + j]
+        if col is not None:
+            sizes.append((abs(float(cand.theta[offset + j])) * float(np.sqrt(np.mean(col ** 2))), offset + j))
+    return min(sizes)[1] if sizes else None
+
+
+def _without(cand: Candidate, i: int) -> Candidate:
+    """The candidate without the inner coefficient at parameter index ``i`` (its monomial removed)."""
+    shape = cand.shape
+    offset = int(shape.a_free) + int(shape.b_free)
+    inner, kept = shape.inner.without({i - offset})
+    new = Shape(shape.outer, inner, shape.cols, shape.a_free, shape.b_free, shape.a_fixed, shape.factor)
+    head, rest = cand.theta[:offset], cand.theta[offset:]
+    theta = np.concatenate([head, rest[:shape.inner.size][kept], rest[shape.inner.size:]])
+    return Candidate(new, theta, float("inf"))
+
+
 def snap_targets(cand: Candidate, X: np.ndarray, snap: float, prune: float) -> dict[int, float]:
     """Parameter index -> the simple value it is snapped to: 0 for an inner coefficient whose term is
     below ``prune`` of its polynomial, else a nearby simple number."""
