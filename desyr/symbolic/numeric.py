@@ -22,6 +22,10 @@ _EXTRA = {"DiracDelta": _dirac_delta,
           "Heaviside": lambda x, h=0.5: np.heaviside(x, h)}
 
 
+#: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s)
+_NUMPY = {"I": 1j}
+
+
 #: sympy's "undefined" values, which numpy printers have no name for (``KeyError:
 #: 'ComplexInfinity'``); they evaluate to nan, i.e. count as non-finite.
 _UNDEFINED = {sp.zoo: sp.nan}
@@ -49,7 +53,10 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]) -> Callable[..
     """
     exprs = [_numeric_form(e) for e in exprs]
     try:
-        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, "numpy"], cse=True)
+        # the numpy module itself, not "numpy": SymPy's "numpy" namespace is ``from numpy import *``,
+        # which imports every numpy submodule listed in its __all__ (testing, f2py, ma, ...; 0.1 s of
+        # CPU on each process's first call); the printer imports the names it prints either way
+        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, _NUMPY, np], cse=True)
         return fn
     except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
         from desyr.symbolic.expressions import ExpressionError
