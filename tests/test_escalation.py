@@ -84,7 +84,7 @@ def test_the_attempts_table_names_the_source_of_the_selected_candidate():
     from desyr.escalation import attempt_record
     from desyr.model.result import load_result
 
-    fixture = Path(__file__).parent / "fixtures" / "study_bench" / "runs" / "tiny_sine-6c6c63312b6d" / "seed0"
+    fixture = Path(__file__).parent / "fixtures" / "study_bench" / "runs" / "tiny_sine-e67310d4d17f" / "seed0"
     result = load_result(fixture)
     assert attempt_record(1, "first", "", 1.0, result).searchers == "operon"
     pooled = dataclasses.replace(result.provenance, components={**result.provenance.components,

@@ -172,3 +172,24 @@ def test_quick_bench_without_a_plugin_is_one_line(tmp_path):
 
     with pytest.raises(ConfigError, match="desyr_study_bench"):
         make_quick_bench(load_registry(entry_points=False), tmp_path)
+
+
+def test_the_shipped_bench_names_functions_that_exist_and_its_folders_match_its_configs():
+    """The tiny bench's stand-in teachers moved to desyr_light_teachers.tinybench; the fixture
+    named the old module, which loads nothing now."""
+    import importlib
+    import re
+
+    from desyr.bench.suite import config_digest
+
+    named = set()
+    for path in [BENCH / "bench.json", *BENCH.glob("configs/*.toml"), *BENCH.glob("runs/*/seed*/result.json")]:
+        named |= set(re.findall(r'"function"\s*[:=]\s*"([\w.]+):(\w+)"', path.read_text()))
+    assert len(named) == 2
+    for module, function in named:
+        assert callable(getattr(importlib.import_module(module), function))
+    for config in BENCH.glob("configs/*.toml"):
+        digest = config_digest(None, str(config))
+        (folder,) = BENCH.glob(f"runs/{config.stem}-*")
+        assert folder.name == f"{config.stem}-{digest[:12]}"
+        assert all(json.loads(m.read_text())["config_sha256"] == digest for m in folder.glob("seed*/run.json"))

@@ -11,7 +11,9 @@ DeSyR's problems carry no units: axes say "dimensionless".
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,11 +56,16 @@ class FigurePlan:
 
 
 def have_matplotlib() -> bool:
+    """Whether matplotlib is installed, without importing it: the import takes a tenth of a second
+    of CPU (more on a loaded machine), and a run's figures are drawn by a spare process
+    (:mod:`desyr.report.drawer`). A broken installation is found when drawing: each figure that
+    fails is left out (:func:`draw_plans`)."""
+    if "matplotlib" in sys.modules:
+        return sys.modules["matplotlib"] is not None       # None: blocked, as by a test
     try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 def _pyplot() -> Any:

@@ -24,6 +24,12 @@ _EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
           "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x)}
 
 
+#: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s)
+_NUMPY = {"I": 1j}
+#: functions NumPy lacks: evaluated through scipy.special
+_SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi)
+
+
 #: sympy's "undefined" values, which numpy printers have no name for (``KeyError:
 #: 'ComplexInfinity'``); they evaluate to nan, i.e. count as non-finite.
 _UNDEFINED = {sp.zoo: sp.nan}
@@ -51,8 +57,13 @@ def lambdify(args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr]) -> Callable[..
     """
     exprs = [_numeric_form(e) for e in exprs]
     try:
-        # SciPy's printer: erf, the Bessel and Airy functions as scipy.special's, the rest as numpy's
-        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=[_EXTRA, "scipy", "numpy"], cse=True)
+        # erf, the Bessel and Airy functions need SciPy's printer and scipy.special; the rest takes the
+        # numpy module itself, not "numpy": SymPy's "numpy" namespace is ``from numpy import *``, which
+        # imports every numpy submodule listed in its __all__ (testing, f2py, ma, ...; 0.1 s of CPU on
+        # each process's first call); the printer imports the names it prints either way
+        special = any(e.has(*_SPECIAL) for e in exprs)
+        modules: list[Any] = [_EXTRA, "scipy", "numpy"] if special else [_EXTRA, _NUMPY, np]
+        fn: Callable[..., Any] = sp.lambdify(list(args), exprs, modules=modules, cse=True)
         return fn
     except (KeyError, TypeError, ValueError, NameError, SyntaxError, RecursionError) as exc:
         from desyr.symbolic.expressions import ExpressionError

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import least_squares
 from threadpoolctl import threadpool_limits
 
 from desyr.plugin import (
@@ -165,6 +164,11 @@ class ScipyRefiner(Refiner):
             if time.perf_counter() > deadline:
                 raise _Timeout
             return residuals.vector(a)
+
+        # here, not at the top: importing scipy.optimize takes about 0.3 s of CPU, which a run whose
+        # candidates have no constant to fit (and every command that only lists or checks the
+        # refiner) never needs
+        from scipy.optimize import least_squares
 
         jac = residuals.jacobian if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
         tol = float(self.settings["tolerance"])

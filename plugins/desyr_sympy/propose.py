@@ -103,8 +103,8 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
 
     def run(group: list[int]) -> list[str]:
         """Run ``group`` side by side; the names of those that proposed a candidate."""
-        outcomes = run_bounded([(chosen[i].solve, (problem,)) for i in group], time_limit,
-                               workers=workers or _cores(), deadline=None if budget is None else start + budget)
+        outcomes = _run_group([chosen[i] for i in group], problem, time_limit, workers or _cores(),
+                              None if budget is None else start + budget)
         records = {i: _record(chosen[i].name, outcome, every, pool, view.tidy)
                    for i, outcome in zip(group, outcomes)}
         for i, record in records.items():
@@ -119,6 +119,33 @@ def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None 
     # candidates in solver order, whichever child finished first
     records = [a for a in attempts if a is not None]
     return Proposals(pool.candidates, pool.origins, records, time.perf_counter() - start)
+
+
+def _run_group(solvers: list[Solver], problem: Problem, time_limit: float, workers: int,
+               deadline: float | None) -> list[Outcome]:
+    """Each solver's outcome, side by side in bounded children. ``dsolve`` and ``dsolve_ics`` of one
+    ODE share one child and one ``sympy.dsolve`` call (:func:`odes.dsolve_both`), each keeping its
+    own record; ``dsolve_ics`` runs alone afterwards only where its answer cannot be derived."""
+    names = [s.name for s in solvers]
+    if not ("dsolve" in names and "dsolve_ics" in names and len(problem.fields) == 1):
+        return run_bounded([(s.solve, (problem,)) for s in solvers], time_limit, workers=workers, deadline=deadline)
+    rest = [s for s in solvers if s.name != "dsolve_ics"]
+    calls = [(odes.dsolve_both if s.name == "dsolve" else s.solve, (problem,)) for s in rest]
+    outcomes = dict(zip((s.name for s in rest), run_bounded(calls, time_limit, workers=workers, deadline=deadline)))
+    both = outcomes["dsolve"]
+    if both.status != "ok":                 # the general call failed, and dsolve(ics=) makes it first
+        outcomes["dsolve_ics"] = both
+        return [outcomes[name] for name in names]
+    general, derived = both.value
+    outcomes["dsolve"] = Outcome("ok", general, "", both.seconds)
+    if derived is None:
+        outcomes["dsolve_ics"] = run_bounded([(odes.dsolve_ics, (problem,))], time_limit, workers=1,
+                                             deadline=deadline)[0]
+    else:
+        status, value = derived
+        outcomes["dsolve_ics"] = (Outcome("ok", value, "", both.seconds) if status == "ok"
+                                  else Outcome(status, None, value, both.seconds))
+    return [outcomes[name] for name in names]
 
 
 #: modules SymPy imports on its first integral, simplify or solve (0.3-0.9 s each; ``simplify`` and
