@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import least_squares
 
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.numeric import broadcast, columns, lambdify
@@ -178,6 +177,8 @@ def _refit_values(num: _Numeric, values: np.ndarray, i: int, canonical: int, tan
     start = min((v[others] for v in starts if np.all(np.isfinite(v))), key=lambda r: _rms(misfit(r)), default=None)
     if start is None:
         return None
+    from scipy.optimize import least_squares  # 0.3 s to import; most runs fix no gauge
+
     try:
         with np.errstate(all="ignore"):
             fit = least_squares(misfit, start, jac=jacobian, method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15,

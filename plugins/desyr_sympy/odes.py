@@ -95,7 +95,8 @@ def dsolve_both(problem: Problem) -> tuple[list[dict[str, sp.Expr]], Derived]:
     equation). None for the second where that is not how SymPy would impose them (a power series)."""
     equations, targets, functions = _equations(problem)
     raw = sp.dsolve(equations, targets)
-    general = explicit(raw, functions)
+    # the modified Bessel equation's second solution comes as bessely(n, I*x): K_n(x) instead
+    general = [{f: real_basis(e) for f, e in solution.items()} for solution in explicit(raw, functions)]
     if isinstance(equations, list) or any(e.has(sp.Order) for e in (raw if isinstance(raw, list) else [raw])):
         return general, None
     try:
