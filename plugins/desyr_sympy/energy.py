@@ -254,6 +254,15 @@ def similarity_ode(expr: sp.Expr, s: sp.Symbol) -> sp.Expr | None:
     return sp.Add(*parts) if len(powers) == 1 else None
 
 
+def _back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Expr:
+    """``u = x**k w(log x)``, simplified for ``x > 0`` (where the dilation holds; the powers
+    combine into one that is finite at ``x = 0``, as Lane-Emden's ``1/sqrt(1 + x**2/3)``)."""
+    p = sp.Dummy("x", positive=True)
+    expr = back.xreplace({sp.Symbol("P"): profile.xreplace({s: sp.log(p)})}).xreplace({x: p})
+    expr = sp.powsimp(sp.powdenest(sp.factor(sp.powdenest(expr, force=True)), force=True), force=True)
+    return expr.xreplace({p: x})
+
+
 def applies(problem: Problem) -> str:
     if problem.dim != 1 or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not a single equation in one variable"
@@ -276,8 +285,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         # a value and a slope at one point fix the level (E from the data); only where s is x itself
         data = [(at[p], slopes[p]) for p in inside if p in slopes] if s == x else []
         for e in profiles(ode, fs, s, data, values):
-            candidate = back.xreplace({sp.Symbol("P"): e.xreplace({s: sp.log(x)} if s != x else {})})
-            out.append({problem.fields[0]: candidate})
+            out.append({problem.fields[0]: e if s == x else _back(back, e, s, x)})
     if not out:
         raise NotImplementedError("no quadrature of the energy integral")
     return out
