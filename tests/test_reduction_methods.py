@@ -116,11 +116,3 @@ def test_a_moving_frame_gives_the_spreading_gaussian(handbook):
     reference = sp.exp(-5 * (X - t) ** 2 / (2 * (t + 1))) / sp.sqrt(t + 1)
     points = [{X: a, t: b} for a, b in ((0.1, 0.2), (0.7, 0.5), (-0.4, 0.9))]
     assert matches(similarity.similarity(problem), "u", reference, {"C1": 1, "C2": 1, "C3": -1}, points)
-
-
-@pytest.mark.slow
-def test_the_separated_power_law_gives_the_porous_medium_blow_up(handbook):
-    problem = handbook("porous_medium")
-    t = sp.Symbol("t")
-    points = [{X: a, t: b} for a, b in ((0.1, 0.2), (0.7, 0.5), (-0.4, 0.9))]
-    assert matches(similarity.similarity(problem), "u", X**2 / (6 * (2 - t)), {"C1": 0, "C2": -2}, points)
