@@ -187,6 +187,8 @@ def _trigonometric(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
         return []
     primitive = quadrature.primitive(integrand, w)
     if primitive is None:
+        primitive = quadrature.primitive(integrand, w, manual=False)
+    if primitive is None:
         return []
     if isinstance(primitive, sp.Piecewise):
         primitive = primitive.args[0][0]

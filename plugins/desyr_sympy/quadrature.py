@@ -48,18 +48,21 @@ def invert(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol, u0: sp.Expr, generic: dict[s
     integrand = 1 / _signed(_root(q.xreplace({u: sign * w})), at | generic)
     if integrand.has(sp.I, sp.Abs):
         return []
-    variable, back = w, sign * w
+    forms = [(integrand, w, sign * w, at)]
     for _ in range(MAX_HALVINGS):
+        integrand, variable, back, at = forms[-1]
         halved = _halve(integrand, variable)
         if halved is None:
             break
         z = sp.Dummy("z", positive=True)
-        integrand, at = halved.xreplace({variable: z}), {z: at[variable] ** 2}
-        back, variable = back.xreplace({variable: sp.sqrt(z)}), z
-    found = primitive(integrand, variable)
-    if found is None:
-        return []
-    return solve(_real_branch(found, at | generic), variable, back, xi)
+        forms.append((halved.xreplace({variable: z}), z, back.xreplace({variable: sp.sqrt(z)}), {z: at[variable] ** 2}))
+    # the most halved first (the simplest integrand: manual integration's failures can cost seconds);
+    # the full integrator, which can too, last and once
+    for manual, (integrand, variable, back, at) in [*((True, f) for f in reversed(forms)), (False, forms[-1])]:
+        found = primitive(integrand, variable, manual=manual)
+        if found is not None:
+            return solve(_real_branch(found, at | generic), variable, back, xi)
+    return []
 
 
 def _root(expr: sp.Expr) -> sp.Expr:
@@ -86,16 +89,13 @@ def _halve(integrand: sp.Expr, w: sp.Symbol) -> sp.Expr | None:
     return (inner / (2 * z)).xreplace({z: w})
 
 
-def primitive(integrand: sp.Expr, variable: sp.Symbol) -> sp.Expr | None:
-    """Manual integration first (fast where it applies), then the full integrator."""
-    for manual in (True, False):
-        try:
-            primitive = sp.integrate(integrand, variable, manual=manual)
-        except (NotImplementedError, ValueError):   # manualintegrate's "no rule"
-            continue
-        if not primitive.has(sp.Integral):
-            return primitive
-    return None
+def primitive(integrand: sp.Expr, variable: sp.Symbol, manual: bool = True) -> sp.Expr | None:
+    """The integral by manual integration (fast where it applies) or by the full integrator, or None."""
+    try:
+        found = sp.integrate(integrand, variable, manual=manual)
+    except (NotImplementedError, ValueError):   # manualintegrate's "no rule"
+        return None
+    return None if found.has(sp.Integral) else found
 
 
 def _real_branch(primitive: sp.Expr, at: dict[sp.Symbol, sp.Expr]) -> sp.Expr:
@@ -123,7 +123,9 @@ def solve(primitive: sp.Expr, variable: sp.Symbol, back: sp.Expr, xi: sp.Symbol)
         if isinstance(found, sp.Piecewise):
             found = found.args[0][0]
         for sign in (1, -1):
-            expr = back.xreplace({variable: found.xreplace({level: sign * (xi + shift)})})
+            # one fraction before the back substitution: sqrt(2*w*(1 - tanh**2)) reads as a sech
+            expr = back.xreplace({variable: sp.factor(sp.together(found.xreplace({level: sign * (xi + shift)})))})
+            expr = sp.powdenest(sp.expand_power_base(sp.powdenest(expr, force=True), force=True), force=True)
             if not expr.has(sp.I, sp.nan, sp.Piecewise) and expr not in out:
                 out.append(expr)
     return out
