@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr_sympy import energy
+from desyr_sympy import energy, travelling
 from desyr_sympy.ansatz import as_ode, loosen, profile, substitute
 from desyr_sympy.energy import integrate_once
 from desyr_sympy.forms import ALLOWED_FUNCTIONS, jet_symbols, residuals
@@ -118,10 +118,38 @@ def similarity(problem: Problem) -> list[dict[str, sp.Expr]]:
             for start in (t, t + shift):
                 place = (x - origin - c * start) if moving else x
                 mapped = start**a * shape.xreplace({xi: place / start**b})
-                out.append(loosen({field: mapped}, [shift, origin] if moving else [shift]))
+                candidate = loosen({field: mapped}, [shift, origin] if moving else [shift])
+                fitted = _from_data(problem, candidate[field], x, t)
+                out += [{field: fitted}, candidate] if fitted is not None else [candidate]
     if not out:
         raise NotImplementedError("no similarity profile")
     return out
+
+
+#: points of the initial slice at which a candidate's constants are solved for, and how many constants at most
+_POINTS, _MAX_CONSTANTS = (sp.Integer(0), sp.Rational(1, 2), sp.Integer(1), sp.Rational(-1, 3)), 2
+
+
+def _from_data(problem: Problem, expr: sp.Expr, x: sp.Symbol, t: sp.Symbol) -> sp.Expr | None:
+    """``expr`` with its constants solved from the field's data at a fixed time, or None.  A shift
+    ``t0`` past a singularity (a blow-up at ``t = -t0``, the porous medium's ``1/(2 - t)``) is out
+    of a local refit's reach from any start on the other side; the data put it there at once."""
+    constants = sorted((c for c in expr.free_symbols if c.name.startswith("C")), key=lambda c: c.name)
+    if not constants or len(constants) > _MAX_CONSTANTS:
+        return None
+    for data in travelling.initial_data(problem)[:1]:
+        at = expr.subs(t, data.at)
+        equations = [at.subs(x, p) - data.value.subs(x, p) for p in _POINTS[:len(constants) + 1]]
+        if any(e.has(sp.zoo, sp.nan) for e in equations):
+            return None
+        try:
+            found = sp.solve(equations, constants, dict=True)
+        except NotImplementedError:
+            return None
+        real = [f for f in found if len(f) == len(constants) and all(v.is_real for v in f.values())]
+        if real:
+            return expr.subs(real[0])
+    return None
 
 
 def _shapes(ode: sp.Expr, fs: list[sp.Symbol], xi: sp.Symbol, field: str, separated: bool) -> list[sp.Expr]:
