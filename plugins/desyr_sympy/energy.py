@@ -1,15 +1,16 @@
-"""Order reduction of autonomous ODEs ``f'' = F(f)`` through the energy integral.
+"""Order reduction of autonomous ODEs through the energy integral ``f'^2 = q(f)``.
 
 ``dsolve`` stops at ``u'' = sin(u)`` (an implicit answer with an unevaluated integral) and at
-most nonlinear autonomous equations.  Multiplying by ``f'`` and integrating once gives
-``f'^2/2 = G(f) + E`` with ``G' = F``; the choice ``E = -G(f*)`` at an equilibrium ``f*``
-(``F(f*) = 0``) that is a saddle (``F'(f*) > 0``) is the orbit a kink or a soliton follows,
-which tends to ``f*`` at infinity: the natural choice for data on a wide interval.  The
-first-order equation ``f' = sqrt(2 (G - G(f*)))`` is separable; its quadrature is inverted for
-``f`` (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``c/(cosh(sqrt(c)*(x + C1)) + 1)`` for
-KdV's travelling profile).  The square root is taken as a product (``sqrt(f**2*(c - 2*f))`` ->
-``f*sqrt(c - 2*f)``); a trigonometric one through the half angle and the Weierstrass
-substitution, which turn it into a rational integrand.
+most nonlinear autonomous equations.  For ``f'' = F(f)``, multiplying by ``f'`` and integrating
+once gives ``q = 2*G(f) + E`` with ``G' = F``; an equation linear in ``f''`` whose ``f'`` comes only
+squared gives a linear first-order ODE for ``q(f)`` (``f'' = q'/2``).  The level ``E`` comes from a
+value and a slope at one point, else from a saddle equilibrium (a double root of ``q``: the orbit a
+kink or a soliton follows), else 0, else it stays free for Stage B.  The quadrature of
+``1/sqrt(q)`` (:mod:`desyr_sympy.quadrature`) is inverted for ``f`` on the branch the data pick
+(``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``tanh(x + C1)`` for ``u'' = 2*u**3 - 2*u``); a
+trigonometric ``q`` through the half angle and the Weierstrass substitution.  An ODE that keeps its
+form under a dilation ``x -> l*x, u -> l**k*u`` (Emden-Fowler, Lane-Emden) is made autonomous by
+``u = x**k*w(log(x))`` first.
 
 Higher-order equations that are a total derivative (KdV's ``-c f' + 6 f f' + f'''``) are
 integrated once first, with the constant 0 (a profile that decays with its derivatives).
