@@ -172,8 +172,13 @@ def _quadrature(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol, values: Sequence[sp.Exp
     if free is not None:         # a free level: a stand-in that makes q positive at the sample
         generic[free] = 1 - min((q.subs(free, 0).xreplace(generic).subs(u, v) for v in values or [1]), key=float)
     out: list[sp.Expr] = []
-    for u0 in quadrature.samples(q, u, values, generic):
-        out += [e for e in quadrature.invert(q, u, xi, u0, generic) if e not in out]
+    points = quadrature.samples(q, u, values, generic)
+    even = sp.expand(q.xreplace({u: -u}) - q) == 0
+    if even and any((p > 0) is sp.true for p in points):
+        points = [p for p in points if (p > 0) is sp.true]    # the negative profiles are the mirror images
+    for u0 in points:
+        found = quadrature.invert(q, u, xi, u0, generic)
+        out += [e for e in [*found, *(-e for e in found if even)] if e not in out]
     return out
 
 
