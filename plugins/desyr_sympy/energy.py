@@ -1,15 +1,16 @@
-"""Order reduction of autonomous ODEs ``f'' = F(f)`` through the energy integral.
+"""Order reduction of autonomous ODEs through the energy integral ``f'^2 = q(f)``.
 
 ``dsolve`` stops at ``u'' = sin(u)`` (an implicit answer with an unevaluated integral) and at
-most nonlinear autonomous equations.  Multiplying by ``f'`` and integrating once gives
-``f'^2/2 = G(f) + E`` with ``G' = F``; the choice ``E = -G(f*)`` at an equilibrium ``f*``
-(``F(f*) = 0``) that is a saddle (``F'(f*) > 0``) is the orbit a kink or a soliton follows,
-which tends to ``f*`` at infinity: the natural choice for data on a wide interval.  The
-first-order equation ``f' = sqrt(2 (G - G(f*)))`` is separable; its quadrature is inverted for
-``f`` (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``c/(cosh(sqrt(c)*(x + C1)) + 1)`` for
-KdV's travelling profile).  The square root is taken as a product (``sqrt(f**2*(c - 2*f))`` ->
-``f*sqrt(c - 2*f)``); a trigonometric one through the half angle and the Weierstrass
-substitution, which turn it into a rational integrand.
+most nonlinear autonomous equations.  For ``f'' = F(f)``, multiplying by ``f'`` and integrating
+once gives ``q = 2*G(f) + E`` with ``G' = F``; an equation linear in ``f''`` whose ``f'`` comes only
+squared gives a linear first-order ODE for ``q(f)`` (``f'' = q'/2``).  The level ``E`` comes from a
+value and a slope at one point, else from a saddle equilibrium (a double root of ``q``: the orbit a
+kink or a soliton follows), else 0, else it stays free for Stage B.  The quadrature of
+``1/sqrt(q)`` (:mod:`desyr_sympy.quadrature`) is inverted for ``f`` on the branch the data pick
+(``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``tanh(x + C1)`` for ``u'' = 2*u**3 - 2*u``); a
+trigonometric ``q`` through the half angle and the Weierstrass substitution.  An ODE that keeps its
+form under a dilation ``x -> l*x, u -> l**k*u`` (Emden-Fowler, Lane-Emden) is made autonomous by
+``u = x**k*w(log(x))`` first.
 
 Higher-order equations that are a total derivative (KdV's ``-c f' + 6 f f' + f'''``) are
 integrated once first, with the constant 0 (a profile that decays with its derivatives).
@@ -21,7 +22,9 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from desyr_sympy import quadrature
 from desyr_sympy.ansatz import nonlinear, order, profile, substitute
+from desyr_sympy.forms import point_conditions
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -54,111 +57,243 @@ def _d(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr:
     return sp.Add(*[sp.diff(expr, fs[k]) * fs[k + 1] for k in range(len(fs) - 1)])
 
 
-def autonomous_force(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr | None:
-    """``F`` with ``expr = 0`` equivalent to ``f'' = F(f)``, or None (``f'`` or ``xi`` in it, not second order)."""
+def autonomous_form(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr | None:
+    """``expr`` as a second-order equation in ``F0, F1, F2`` alone (total derivatives integrated
+    first), or None (``xi`` in it, not of second order)."""
     expr = sp.expand(expr)
     while order(expr, fs) > 2:
         once = integrate_once(expr, fs)
         if once is None:
             return None
         expr = sp.expand(once)
-    if order(expr, fs) != 2:
+    return expr if order(expr, fs) == 2 else None
+
+
+def autonomous_force(expr: sp.Expr, fs: Sequence[sp.Symbol]) -> sp.Expr | None:
+    """``F`` with ``expr = 0`` equivalent to ``f'' = F(f)``, or None (``f'`` or ``xi`` in it, not second order)."""
+    form = autonomous_form(expr, fs)
+    if form is None:
         return None
-    a = sp.diff(expr, fs[2])
+    a = sp.diff(form, fs[2])
     if a.free_symbols & set(fs) or a == 0:
         return None
-    force = sp.expand(-(expr - a * fs[2]) / a)
+    force = sp.expand(-(form - a * fs[2]) / a)
     return force if force.free_symbols & set(fs) <= {fs[0]} and fs[0] in force.free_symbols else None
+
+
+def squared_slope(expr: sp.Expr, fs: Sequence[sp.Symbol], u: sp.Symbol, level: sp.Symbol) -> sp.Expr | None:
+    """``q(u)`` with ``f'^2 = q(f)`` along every solution of ``expr = 0``, ``level`` its constant.
+
+    ``f'' = F(f)`` gives ``q = 2*integral(F) + level``.  An equation linear in ``f''`` whose ``f'``
+    comes only squared (``f f'' + f'^2 + f = 0``, the porous medium's separated profile) is a
+    first-order ODE for ``q``, with ``f'' = q'(f)/2``, which ``dsolve`` solves."""
+    form = autonomous_form(expr, fs)
+    if form is None:
+        return None
+    force = autonomous_force(form, fs)
+    if force is not None:
+        return sp.expand(2 * sp.integrate(force.xreplace({fs[0]: u}), u) + level)
+    a = sp.diff(form, fs[2])
+    rest = sp.expand(form - a * fs[2])
+    if a.free_symbols & set(fs[1:]) or a == 0 or rest.xreplace({fs[1]: -fs[1]}) != rest:
+        return None
+    q = sp.Function("q")
+    square = sp.Dummy("square")
+    ode = (a * q(u).diff(u) / 2 + rest.subs(fs[1] ** 2, square).xreplace({square: q(u)})).xreplace({fs[0]: u})
+    if ode.has(fs[1]):
+        return None
+    try:
+        general = sp.dsolve(ode, q(u))
+    except (NotImplementedError, ValueError):
+        return None
+    if isinstance(general, list) or not isinstance(general.rhs, sp.Expr) or general.rhs.has(q):
+        return None
+    return general.rhs.subs(sp.Symbol("C1"), level)
 
 
 def quadratures(force: sp.Expr, f: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
     """Profiles ``f(xi)`` with ``f'' = force(f)`` along the saddle orbits, each with a free shift ``C1``."""
-    u = sp.Dummy("u", real=True)
-    force = force.xreplace({f: u})
-    potential = sp.integrate(force, u)
+    fs = [f, sp.Dummy("f1"), sp.Dummy("f2")]
+    return profiles(fs[2] - force, fs, xi)
+
+
+def _levels(q: sp.Expr, u: sp.Symbol, level: sp.Symbol, data: Sequence[tuple[sp.Expr, sp.Expr]]) -> list[sp.Expr]:
+    """Values of the constant: from the data (a value and a slope at one point), at the saddle
+    equilibria (a double root of ``q``: the orbit a kink or a soliton follows, tending to the
+    equilibrium at infinity, the natural choice for data on a wide interval), and 0."""
     out: list[sp.Expr] = []
-    for level in _levels(force, potential, u):
-        twice = sp.expand(2 * (potential - level))
-        for solution in _invert(twice, u, xi):
+    for value, slope in data:
+        out += sp.solve(q.subs(u, value) - slope**2, level)
+    try:
+        equilibria = sp.solve([q, sp.diff(q, u)], [u, level], dict=True)
+    except NotImplementedError:
+        equilibria = []
+    for e in equilibria:
+        if u in e and level in e and not e[u].has(sp.I) and sp.diff(q, u, 2).subs(e).is_negative is not True:
+            out.append(e[level])
+    out.append(sp.Integer(0))
+    return list(dict.fromkeys(sp.simplify(v) for v in out if not v.has(sp.I)))[:MAX_EQUILIBRIA + len(data)]
+
+
+def _generic(expr: sp.Expr, keep: set[sp.Symbol]) -> dict[sp.Symbol, sp.Expr]:
+    """Positive stand-ins for the ansatz's constants (a speed, a frequency), to pick branches by sign."""
+    return {s: sp.Integer(1) for s in expr.free_symbols - keep}
+
+
+def profiles(expr: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol,
+             data: Sequence[tuple[sp.Expr, sp.Expr]] = (), values: Sequence[sp.Expr] = ()) -> list[sp.Expr]:
+    """Every profile the energy integral gives for the reduced equation ``expr = 0`` (none when it
+    is not autonomous of second order, after integrating total derivatives).  ``data``: (value,
+    slope) pairs at one point, which fix the constant; ``values``: values the profile takes, which
+    pick its branch.  A constant that none of the fixed levels makes work stays free (Stage B fits it)."""
+    u, level = sp.Dummy("u", real=True), sp.Dummy("E")
+    q = squared_slope(expr, fs, u, level)
+    if q is None:
+        return []
+    values = [*values, *(v for v, _ in data)]
+    out: list[sp.Expr] = []
+    # the first level that gives a profile is the one: the others cost seconds each (elliptic integrals)
+    for chosen in [*_levels(q, u, level, data), None]:
+        if out:
+            break
+        at = q if chosen is None else sp.expand(q.subs(level, chosen))
+        free = sp.Symbol("C2") if chosen is None else None
+        for solution in _quadrature(at.subs(level, free) if free is not None else at, u, xi, values, free):
             if solution not in out:
                 out.append(solution)
     return out
 
 
-def _levels(force: sp.Expr, potential: sp.Expr, u: sp.Symbol) -> list[sp.Expr]:
-    """``G(f*)`` at the saddle equilibria; E = 0 (level 0) when there is none."""
-    try:
-        roots = [r for r in sp.solve(force, u) if not r.has(sp.I)]
-    except NotImplementedError:
-        roots = []
-    saddles = [r for r in roots if sp.diff(force, u).subs(u, r).is_negative is not True][:MAX_EQUILIBRIA]
-    levels = list(dict.fromkeys(sp.simplify(potential.subs(u, r)) for r in saddles))
-    return levels or [sp.Integer(0)]
-
-
-def _root(expr: sp.Expr) -> sp.Expr:
-    """sqrt(expr) with its square factors taken out (the branch of positive factors: the other
-    branch is the mirrored profile, which the sign of ``xi`` gives)."""
-    return sp.powdenest(sp.sqrt(sp.factor(expr)), force=True)
-
-
-def _invert(twice: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
-    """Solutions of ``f'^2 = twice(f)``: integrate ``1/sqrt(twice)`` and solve for ``f``."""
-    if twice.has(sp.sin, sp.cos):
-        v, w = sp.Dummy("v", real=True), sp.Dummy("w", positive=True)
-        half = sp.factor(sp.trigsimp(sp.expand_trig(twice.xreplace({u: 2 * v}))))
-        integrand = sp.factor(sp.expand_trig((2 / _root(half)).xreplace({v: 2 * sp.atan(w)})) * 2 / (1 + w**2))
-        variable, back = w, 4 * sp.atan(w)
-    else:
-        w = sp.Dummy("w", positive=True)
-        integrand, variable, back = (1 / _root(twice)).xreplace({u: w}), w, w
-    if integrand.has(sp.I, sp.Abs):
-        return []
-    primitive = sp.integrate(integrand, variable)
-    if isinstance(primitive, sp.Piecewise):
-        primitive = primitive.args[0][0]
-    if primitive.has(sp.Integral):
-        return []
-    primitive = sp.logcombine(primitive, force=True)
-    shift, level = sp.Symbol("C1"), sp.Dummy("level")
-    out = []
-    # solved once for a plain right-hand side, then both directions: cheaper than two solves
-    for found in sp.solve(sp.Eq(primitive, level), variable, simplify=False, check=False):
-        if isinstance(found, sp.Piecewise):
-            found = found.args[0][0]
-        for sign in (1, -1):
-            expr = back.xreplace({variable: found.xreplace({level: sign * (xi + shift)})})
-            if not expr.has(sp.I, sp.nan, sp.Piecewise) and expr not in out:
-                out.append(expr)
+def _quadrature(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol, values: Sequence[sp.Expr],
+                free: sp.Symbol | None) -> list[sp.Expr]:
+    if q.has(sp.sin, sp.cos):
+        return _trigonometric(q, u, xi)
+    generic = _generic(q, {u})
+    if free is not None:         # a free level: a stand-in that makes q positive at the sample
+        generic[free] = 1 - min((q.subs(free, 0).xreplace(generic).subs(u, v) for v in values or [1]), key=float)
+    out: list[sp.Expr] = []
+    points = quadrature.samples(q, u, values, generic)
+    even = sp.expand(q.xreplace({u: -u}) - q) == 0
+    if even and any((p > 0) is sp.true for p in points):
+        points = [p for p in points if (p > 0) is sp.true]    # the negative profiles are the mirror images
+    for u0 in points:
+        found = quadrature.invert(q, u, xi, u0, generic)
+        out += [e for e in [*found, *(-e for e in found if even)] if e not in out]
     return out
 
 
-def profiles(expr: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol) -> list[sp.Expr]:
-    """Every profile the energy integral gives for the reduced equation ``expr = 0`` (none when it
-    is not autonomous of the form ``f'' = F(f)``, after integrating total derivatives)."""
-    force = autonomous_force(expr, fs)
-    return [] if force is None else quadratures(force, fs[0], xi)
+def _trigonometric(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
+    """A trigonometric ``q`` through the half angle and the Weierstrass substitution, which turn
+    ``1/sqrt(q)`` into a rational integrand (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``)."""
+    v, w = sp.Dummy("v", real=True), sp.Dummy("w", positive=True)
+    half = sp.factor(sp.trigsimp(sp.expand_trig(q.xreplace({u: 2 * v}))))
+    root = sp.powdenest(sp.sqrt(sp.factor(half)), force=True)
+    integrand = sp.factor(sp.expand_trig((2 / root).xreplace({v: 2 * sp.atan(w)})) * 2 / (1 + w**2))
+    if integrand.has(sp.I, sp.Abs):
+        return []
+    primitive = quadrature.primitive(integrand, w)
+    if primitive is None:
+        primitive = quadrature.primitive(integrand, w, manual=False)
+    if primitive is None:
+        return []
+    if isinstance(primitive, sp.Piecewise):
+        primitive = primitive.args[0][0]
+    return quadrature.solve(primitive, w, 4 * sp.atan(w), xi)
 
 
 # ------------------------------------------------------------------ the solver on an ODE problem
+def _second_order(form: sp.Expr | None, fs: Sequence[sp.Symbol]) -> bool:
+    """True when ``form`` is linear in ``f''`` with ``f'`` only squared: what :func:`squared_slope` takes."""
+    if form is None:
+        return False
+    a = sp.diff(form, fs[2])
+    rest = sp.expand(form - a * fs[2])
+    return a != 0 and not a.free_symbols & set(fs[1:]) and rest.xreplace({fs[1]: -fs[1]}) == rest
+
+
+def dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.Expr | None:
+    """``k`` such that ``expr`` is homogeneous under ``x -> l*x, f -> l**k*f`` (Emden-Fowler,
+    Lane-Emden, Euler's equidimensional equations), or None."""
+    k = sp.Symbol("k")
+    weight = {x: sp.Integer(1)} | {f: k - j for j, f in enumerate(fs)}
+    weights = []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        total = sp.Integer(0)
+        for factor in sp.Mul.make_args(term):
+            base, power = factor.as_base_exp()
+            if base in weight and power.is_number:
+                total += weight[base] * power
+            elif factor.free_symbols & set(weight):
+                return None                 # sin(u), exp(x): no power law
+        weights.append(total)
+    solved = sp.solve([w - weights[0] for w in weights[1:]], k, dict=True)
+    return solved[0][k] if len(solved) == 1 and k in solved[0] else None
+
+
+def _reductions(problem: Problem) -> list[tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr, sp.Expr]]:
+    """The problem's ODE as autonomous ones: (ode, profile symbols, its variable, the map back
+    ``u = back(profile)`` with ``profile`` the Symbol ``P``, the map of a value at ``x``)."""
+    fs, field = profile("F"), problem.fields[0]
+    (x,) = problem.symbols
+    (reduced,) = substitute(problem, {field: fs[0]}, x, [fs])
+    if x not in reduced.free_symbols:
+        return [(reduced, fs, x, sp.Symbol("P"), sp.Integer(1))]
+    k = dilation(reduced, fs, x)
+    if k is None or k == 0:
+        return []
+    # u = x**k w(s), s = log(x): the dilation becomes a translation in s, the ODE autonomous
+    ws, s = profile("W"), sp.Symbol("s", real=True)
+    (scaled,) = substitute(problem, {field: x**k * ws[0]}, sp.log(x), [ws])
+    ode = similarity_ode(scaled, x)
+    if ode is None:
+        return []
+    return [(ode, ws, s, x**k * sp.Symbol("P"), x**-k)]
+
+
+def similarity_ode(expr: sp.Expr, s: sp.Symbol) -> sp.Expr | None:
+    """``expr = s**p * ode``: the ODE, or None when the powers of ``s`` differ."""
+    powers, parts = set(), []
+    for term in sp.Add.make_args(sp.expand(sp.powsimp(sp.expand(expr), force=True))):
+        coefficient, power = term.as_coeff_exponent(s)
+        if coefficient.has(s):
+            return None
+        powers.add(power)
+        parts.append(coefficient)
+    return sp.Add(*parts) if len(powers) == 1 else None
+
+
+def _back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Expr:
+    """``u = x**k w(log x)``, simplified for ``x > 0`` (where the dilation holds; the powers
+    combine into one that is finite at ``x = 0``, as Lane-Emden's ``1/sqrt(1 + x**2/3)``)."""
+    p = sp.Dummy("x", positive=True)
+    expr = back.xreplace({sp.Symbol("P"): profile.xreplace({s: sp.log(p)})}).xreplace({x: p})
+    expr = sp.powsimp(sp.powdenest(sp.factor(sp.powdenest(expr, force=True)), force=True), force=True)
+    return expr.xreplace({p: x})
+
+
 def applies(problem: Problem) -> str:
     if problem.dim != 1 or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not a single equation in one variable"
     if not nonlinear(problem):
         return "linear: dsolve's"
-    fs = profile("F")
-    (x,) = problem.symbols
-    (reduced,) = substitute(problem, {problem.fields[0]: fs[0]}, x, [fs])
-    if x in reduced.free_symbols or autonomous_force(reduced, fs) is None:
-        return "not autonomous of the form u'' = F(u)"
+    if not any(_second_order(autonomous_form(ode, fs), fs) for ode, fs, *_ in _reductions(problem)):
+        return "not autonomous (nor made so by a dilation) of the form a(u) u'' = F(u, u'^2)"
     return ""
 
 
 def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
-    fs = profile("F")
     (x,) = problem.symbols
-    (reduced,) = substitute(problem, {problem.fields[0]: fs[0]}, x, [fs])
-    found = profiles(reduced, fs, x)
-    if not found:
+    conditions = point_conditions(problem) or []
+    out: list[dict[str, sp.Expr]] = []
+    for ode, fs, s, back, scale in _reductions(problem):
+        at = {c.at: c.value for c in conditions if c.order == 0}
+        slopes = {c.at: c.value for c in conditions if c.order == 1}
+        inside = [p for p in at if scale.subs(x, p).is_finite]
+        values = [at[p] * scale.subs(x, p) for p in inside]
+        # a value and a slope at one point fix the level (E from the data); only where s is x itself
+        data = [(at[p], slopes[p]) for p in inside if p in slopes] if s == x else []
+        for e in profiles(ode, fs, s, data, values):
+            out.append({problem.fields[0]: e if s == x else _back(back, e, s, x)})
+    if not out:
         raise NotImplementedError("no quadrature of the energy integral")
-    return [{problem.fields[0]: e} for e in found]
+    return out

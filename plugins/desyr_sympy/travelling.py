@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
 
 
-def _initial_data(problem: Problem) -> list[Data]:
+def initial_data(problem: Problem) -> list[Data]:
     """The field's own values on slices of fixed time that vary in space."""
     if problem.time is None:
         return []
@@ -36,7 +36,7 @@ def applies(problem: Problem) -> str:
         return "not one field in one space variable and time"
     if problem.time is None:
         return "no time variable"
-    if not _initial_data(problem):
+    if not initial_data(problem):
         return "no data of the field at a fixed time that varies in space"
     return ""
 
@@ -47,7 +47,7 @@ def travel(problem: Problem) -> list[dict[str, sp.Expr]]:
     (x,) = [v for v in problem.symbols if v != t]
     speed = sp.Symbol("C1")                  # free: Stage B fits it (candidates.free_constants)
     out = []
-    for data in _initial_data(problem):
+    for data in initial_data(problem):
         for direction in (1, -1):
             out.append({problem.fields[0]: data.value.subs(x, x - direction * speed * (t - data.at))})
     return out
