@@ -11,7 +11,9 @@ supports of each size 1..``max_terms``, the best few of each size are refitted (
 and rates by variable projection, see :mod:`desyr_dictionary.fit`) and become front members, so a
 noisy teacher still leaves the exact support on the front.  When even the densest support leaves
 a relative residual above ``accept_tolerance`` the teacher field is not in the span of the
-dictionary and the front is empty, with the reason in ``info["rejected"]``.  Where the task
+dictionary and the front is empty, with the reason in ``info["rejected"]``; unless a sparse support
+stands clear of every smaller one (see :func:`desyr_dictionary.fit.clear_support`): then the rest is
+teacher error, and the front is kept.  Where the task
 allows log or exp, the same fit of ``exp(u)`` or ``log(|u|)`` gives members ``log(s)`` and
 ``+-exp(s)`` too (see :class:`Outer`).
 """
@@ -38,7 +40,7 @@ from desyr.plugin import (
     hookimpl,
 )
 from desyr_dictionary.basis import KNOWN_UNARY, Dictionary, build_dictionary
-from desyr_dictionary.fit import Fit, columns, expression, relative_residual, sparse_fits
+from desyr_dictionary.fit import Fit, clear_support, columns, expression, relative_residual, sparse_fits
 
 #: binary operators the expressions are built from (sums of products; powers of variables are Pow nodes):
 #: without "+" a member is one term (no intercept), without "*" a term is one variable's factor
@@ -89,6 +91,12 @@ class DictionarySearcher(Searcher):
         "accept_tolerance": Option(1e-2, "largest relative residual (RMS of residual / RMS of y - mean) of the "
                                          "best member; above it the front is empty", kind=float, low=0,
                                    open_low=True),
+        "noise_tolerance": Option(5e-2, "a front above accept_tolerance is still kept when a support leaves at "
+                                        "most this relative residual, noise_jump times below every smaller "
+                                        "support's (the field is in the span, the rest is teacher error)",
+                                  kind=float, low=0, high=1),
+        "noise_jump": Option(10.0, "how many times below every smaller support's relative residual that support's "
+                                   "must be (see noise_tolerance)", kind=float, low=1),
         "prune_tolerance": Option(1e-7, "terms contributing less than this fraction of the largest term are "
                                         "dropped and the rest refitted", kind=float, low=0, high=1, open_high=True),
         "outer": Option(["log", "exp"], "outer functions u = op(s) also tried where the task's unary operators "
@@ -153,7 +161,13 @@ class DictionarySearcher(Searcher):
             info["rejected"] = "no sparse fit is finite"
             return SearchResult([], info)
         best_rr = min(best.relative_residual if best else float("inf"), best_outer)
-        if not best_rr <= float(s["accept_tolerance"]):
+        clear = None if best_rr <= float(s["accept_tolerance"]) else \
+            clear_support(fits, float(s["noise_tolerance"]), float(s["noise_jump"]))
+        if clear is not None:
+            info["noise_floor"] = (f"{len(clear.terms)} term(s) leave a relative residual of "
+                                   f"{clear.relative_residual:.3g}, at least {float(s['noise_jump']):g} times below "
+                                   f"any smaller support: accepted as teacher noise")
+        elif not best_rr <= float(s["accept_tolerance"]):
             info["rejected"] = (f"the best of {len(fits)} sparse fit(s) ({len(best.terms) if best else 0} term(s)) "
                                 f"leaves a relative residual of {best_rr:.3g} > accept_tolerance "
                                 f"{float(s['accept_tolerance']):g}: the field is not in the dictionary's span")
