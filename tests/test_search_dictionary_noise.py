@@ -1,4 +1,4 @@
-"""The dictionary keeps a front whose residual is teacher noise: a clear sparse support, not a slow approximation."""
+"""The dictionary keeps a front whose residual is teacher noise: a short support close to the samples, not a long approximation."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,8 +36,9 @@ def fits(*residuals: float) -> list[Fit]:
     return [Fit([None] * (k + 1), np.zeros(k + 1), [], rr) for k, rr in enumerate(residuals)]   # type: ignore[list-item]
 
 
-def test_only_a_sharp_drop_to_a_small_residual_is_taken_for_noise():
-    assert clear_support(fits(1.0, 0.02, 0.015, 0.012), 0.05, 10.0) is not None      # noise after one term
-    assert clear_support(fits(1.0, 0.69, 0.02, 0.012), 0.05, 10.0).relative_residual == 0.02
-    assert clear_support(fits(1.0, 0.26, 0.16, 0.14, 0.04), 0.05, 10.0) is None      # a front, term by term
-    assert clear_support(fits(1.0, 0.3, 0.08), 0.05, 10.0) is None                   # not small enough
+def test_only_a_short_support_close_to_the_samples_is_taken_for_noise():
+    assert clear_support(fits(1.0, 0.02, 0.015, 0.012), 0.05, 3) is not None          # noise after one term
+    assert clear_support(fits(1.0, 0.13, 0.022, 0.02), 0.05, 3).relative_residual == 0.022
+    assert clear_support(fits(1.0, 0.26, 0.16, 0.14, 0.04), 0.05, 3) is None          # a front, term by term
+    assert clear_support(fits(1.0, 0.3, 0.08), 0.05, 3) is None                       # not close enough
+    assert clear_support(fits(1.0, 0.02), 0.0, 3) is None                             # 0: never

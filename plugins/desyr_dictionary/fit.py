@@ -229,25 +229,18 @@ def _plateau(history: list[float], accept: float) -> bool:
     return all(history[-i] > PLATEAU_DROP * history[-i - 1] for i in range(1, PLATEAU + 1))
 
 
-def clear_support(fits: Sequence[Fit], noise_tolerance: float, jump: float) -> Fit | None:
-    """The sparsest fit whose relative residual is at most ``noise_tolerance`` and at least ``jump``
-    times below that of every fit with fewer terms (1 with none), or None.
+def clear_support(fits: Sequence[Fit], noise_tolerance: float, max_terms: int) -> Fit | None:
+    """The sparsest fit whose relative residual is at most ``noise_tolerance``, when it has at most
+    ``max_terms`` terms (the intercept counted); else None.
 
-    Such a drop is what a noisy teacher of a field in the span leaves: a few terms explain all but
-    its error, which no further term removes.  A field outside the span (a front, a rational
-    function) is approximated term by term instead, each cutting the residual by a modest factor."""
-    by_size: dict[int, Fit] = {}
-    for fit in fits:
-        k = len(fit.terms)
-        if k not in by_size or fit.relative_residual < by_size[k].relative_residual:
-            by_size[k] = fit
-    smaller = 1.0
-    for k in sorted(by_size):
-        rr = by_size[k].relative_residual
-        if rr <= noise_tolerance and rr * jump <= smaller:
-            return by_size[k]
-        smaller = min(smaller, rr)
-    return None
+    A field in the span is a few terms, and what they leave of a noisy teacher is its error, which
+    no further term removes.  A field outside the span (a front, a rational function) is only
+    approximated term by term, so only a long support comes that close."""
+    close = [f for f in fits if f.relative_residual <= noise_tolerance]
+    if not close:
+        return None
+    sparsest = min(close, key=lambda f: (len(f.terms), f.relative_residual))
+    return sparsest if len(sparsest.terms) <= max_terms else None
 
 
 def refit(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], refined: bool = False) -> Fit:
