@@ -233,6 +233,20 @@ def _plateau(history: list[float], accept: float) -> bool:
     return all(history[-i] > PLATEAU_DROP * history[-i - 1] for i in range(1, PLATEAU + 1))
 
 
+def clear_support(fits: Sequence[Fit], noise_tolerance: float, max_terms: int) -> Fit | None:
+    """The sparsest fit whose relative residual is at most ``noise_tolerance``, when it has at most
+    ``max_terms`` terms (the intercept counted); else None.
+
+    A field in the span is a few terms, and what they leave of a noisy teacher is its error, which
+    no further term removes.  A field outside the span (a front, a rational function) is only
+    approximated term by term, so only a long support comes that close."""
+    close = [f for f in fits if f.relative_residual <= noise_tolerance]
+    if not close:
+        return None
+    sparsest = min(close, key=lambda f: (len(f.terms), f.relative_residual))
+    return sparsest if len(sparsest.terms) <= max_terms else None
+
+
 def refit(X: np.ndarray, y: np.ndarray, terms: list[Term], params: list[float], refined: bool = False) -> Fit:
     """The linear least-squares fit of ``terms`` with the parameters as they are."""
     coef, r = least_squares_fit(columns(X, terms, params), y)

@@ -11,7 +11,9 @@ supports of each size 1..``max_terms``, the best few of each size are refitted (
 and rates by variable projection, see :mod:`desyr_dictionary.fit`) and become front members, so a
 noisy teacher still leaves the exact support on the front.  When even the densest support leaves
 a relative residual above ``accept_tolerance`` the teacher field is not in the span of the
-dictionary and the front is empty, with the reason in ``info["rejected"]``.  Where the task
+dictionary and the front is empty, with the reason in ``info["rejected"]``; unless a support of a few terms
+comes within ``noise_tolerance`` (see :func:`desyr_dictionary.fit.clear_support`): then the rest is
+teacher error, and the front is kept.  Where the task
 allows log or exp, the same fit of ``exp(u)`` or ``log(|u|)`` gives members ``log(s)`` and
 ``+-exp(s)`` too (see :class:`Outer`).
 """
@@ -38,7 +40,7 @@ from desyr.plugin import (
     hookimpl,
 )
 from desyr_dictionary.basis import KNOWN_UNARY, Dictionary, build_dictionary
-from desyr_dictionary.fit import Fit, columns, expression, relative_residual, sparse_fits
+from desyr_dictionary.fit import Fit, clear_support, columns, expression, relative_residual, sparse_fits
 from desyr_dictionary.special import SPECIAL, Coordinate, coordinates
 
 #: binary operators the expressions are built from (sums of products; powers of variables are Pow nodes):
@@ -90,6 +92,11 @@ class DictionarySearcher(Searcher):
         "accept_tolerance": Option(1e-2, "largest relative residual (RMS of residual / RMS of y - mean) of the "
                                          "best member; above it the front is empty", kind=float, low=0,
                                    open_low=True),
+        "noise_tolerance": Option(5e-2, "a front above accept_tolerance is still kept when a support of at most "
+                                        "noise_terms terms leaves at most this relative residual (the field is in "
+                                        "the span, the rest is teacher error); 0: never", kind=float, low=0, high=1),
+        "noise_terms": Option(3, "the most terms (the intercept counted) of a support that noise_tolerance accepts",
+                              kind=int, low=1, high=64),
         "prune_tolerance": Option(1e-7, "terms contributing less than this fraction of the largest term are "
                                         "dropped and the rest refitted", kind=float, low=0, high=1, open_high=True),
         "outer": Option(["log", "exp"], "outer functions u = op(s) also tried where the task's unary operators "
@@ -163,7 +170,13 @@ class DictionarySearcher(Searcher):
             info["rejected"] = "no sparse fit is finite"
             return SearchResult([], info)
         best_rr = min(best.relative_residual if best else float("inf"), best_outer)
-        if not best_rr <= float(s["accept_tolerance"]):
+        clear = None if best_rr <= float(s["accept_tolerance"]) else \
+            clear_support(fits, float(s["noise_tolerance"]), int(s["noise_terms"]))
+        if clear is not None:
+            info["noise_floor"] = (f"{len(clear.terms)} term(s) leave a relative residual of "
+                                   f"{clear.relative_residual:.3g} <= noise_tolerance "
+                                   f"{float(s['noise_tolerance']):g}: the rest is taken for teacher error")
+        elif not best_rr <= float(s["accept_tolerance"]):
             info["rejected"] = (f"the best of {len(fits)} sparse fit(s) ({len(best.terms) if best else 0} term(s)) "
                                 f"leaves a relative residual of {best_rr:.3g} > accept_tolerance "
                                 f"{float(s['accept_tolerance']):g}: the field is not in the dictionary's span")
