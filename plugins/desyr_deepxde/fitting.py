@@ -192,7 +192,7 @@ class _Checkpoints(DeepXDECallback):
     def start_phase(self, phase: str, steps: int) -> None:
         step = int(self.model.train_state.step) if self.model is not None else 0
         self.phase, self.phase_end = phase, step + steps
-        self.patience.restart(step)
+        self.patience.restart(step, steps)
 
     def on_train_begin(self) -> None:
         if not self.history:
@@ -286,7 +286,8 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     trainable = {"external_trainable_variables": validator.residuals.unknowns} if problem.unknowns else {}
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
-    cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
+    patience = Patience(settings["patience"], settings["plateau_gain"], every)
+    cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
     callbacks: list[DeepXDECallback] = [cb]
     balancer = None
