@@ -31,8 +31,8 @@ from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
-from desyr.stages.waves import merged, seed_waves
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.stages.waves import merged, seed_waves
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
 from desyr.verify.child import start_verifier
