@@ -81,13 +81,14 @@ def test_a_verified_first_wave_skips_the_remaining_seeds(registry):
     assert any("2 search(es) of seed(s) [1, 2] skipped" in line for line in progress.lines)
 
 
-def test_an_unverified_first_wave_searches_the_rest_and_pools_every_seed(registry):
+def test_an_unverified_first_wave_searches_the_rest_and_pools_every_seed(registry, tmp_path):
     SeededSearcher.answers = [x * (1 - x), sp.sin(3.1 * x), x * (1 - x)]
-    result = run(problem(3), registry=registry, plots=False)
+    result = run(problem(3), registry=registry, plots=False, out=tmp_path / "r")
     assert result.verdict == "proved" and SeededSearcher.seeds == [0, 1, 2]
     assert result.search.seeds == [0, 1, 2] and result.search.skipped_seeds == []
     assert [r.seed for r in result.search.runs] == [0, 1, 2]
     assert {c.search_seed for c in result.candidates} == {0, 1}     # one pool: the first wave's front is in it
+    assert result.provenance.execution.units_reused >= 1       # the first wave's refit, from the run store
 
 
 def test_the_first_wave_fills_the_workers():
