@@ -32,7 +32,7 @@ from desyr.stages.refit import check_finite, parse_candidate, refine_pool, scree
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
-from desyr.stages.waves import merged, seed_waves
+from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
 from desyr.verify.child import start_verifier
@@ -270,7 +270,7 @@ def _run(s: _Started, problem: Problem, found: list[Searcher], teacher: Teacher,
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
     earlier: dict[str, float] = {}
-    for searchers_now in _rounds(found, problem):       # the quick searchers first, alone (anytime)
+    for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
         result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
                                earlier)
@@ -304,23 +304,13 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
         skipped = [seed for w in rest for seed in search_seeds(ctx.seed, w.runs, w.seed_offset)]
         result = _select(s, problem, taught, ctx, pooled, replace(search, skipped_seeds=skipped), "+".join(names),
                          {"teacher": taught.seconds, "search": searched.seconds, **earlier})
-        if not rest or result.verdict in SOLVED or past(wall):
-            if rest:
-                ctx.progress.message(f"anytime: verified exact after search seed(s) {list(search.seeds)}; "
-                                     f"{len(skipped) * len(problem.fields) * len(names)} search(es) of seed(s) "
-                                     f"{skipped} skipped" if result.verdict in SOLVED else
-                                     f"anytime: the wall is reached; search seed(s) {skipped} not run")
+        done = not rest or result.verdict in SOLVED or past(wall)
+        if rest:
+            ctx.progress.message(wave_line(result.verdict, result.verdict in SOLVED, done, search.seeds, skipped,
+                                           len(problem.fields) * len(names)))
+        if done:
             return result
-        ctx.progress.message(f"anytime: search seed(s) {list(search.seeds)} gave no verified answer "
-                             f"({result.verdict.replace('_', ' ')}); now seed(s) {skipped}")
     raise AssertionError("the last wave returns")  # pragma: no cover
-
-
-def _rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher]]:
-    """The searchers of each round: on one field, the quick ones alone first when slower ones are
-    pooled with them (their verified answer ends the attempt), then all; otherwise all at once."""
-    quick = [f for f in found if f.quick]
-    return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
 
 
 def _select(s: _Started, problem: Problem, taught: TeacherOutcome, ctx: RunContext,

@@ -1,4 +1,7 @@
-"""Seed waves: a round's searches in two waves, so that a verified answer skips the rest.
+"""The anytime order of an attempt's searches: rounds of searchers, and seed waves within a round.
+
+Rounds (:func:`search_rounds`): on one field, the quick searchers alone first, then every searcher.
+Seed waves (:func:`seed_waves`): a round's searches in two waves, so that a verified answer skips the rest.
 
 Every search of a round used to run before any candidate was refit or verified, so nothing could be
 cancelled once an answer was proved.  A round with several seeds now searches the first seeds alone
@@ -14,8 +17,17 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from desyr.config.spec import SearchSettings
+from desyr.extension.roles import Searcher
 from desyr.model.context import SearchRun
+from desyr.model.problem import Problem
 from desyr.stages.search import SearchOutcome
+
+
+def search_rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher]]:
+    """The searchers of each round: on one field, the quick ones alone first when slower ones are
+    pooled with them (their verified answer ends the attempt), then all; otherwise all at once."""
+    quick = [f for f in found if f.quick]
+    return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
 
 
 def seed_waves(settings: SearchSettings, units_per_seed: int, workers: int) -> list[SearchSettings]:
@@ -45,3 +57,15 @@ def merged(earlier: SearchOutcome | None, later: SearchOutcome, fields: Sequence
     info = replace(earlier.info, seeds=list(earlier.info.seeds) + list(later.info.seeds),
                    runs=sorted([*earlier.info.runs, *later.info.runs], key=order))
     return SearchOutcome(fronts, info, earlier.seconds + later.seconds)
+
+
+def wave_line(verdict: str, solved: bool, done: bool, seeds: Sequence[int], rest: Sequence[int],
+              units_per_seed: int) -> str:
+    """The progress line after a wave that has waves after it: skipped, cut by the wall, or going on."""
+    if solved:
+        return (f"anytime: verified exact after search seed(s) {list(seeds)}; {len(rest) * units_per_seed} "
+                f"search(es) of seed(s) {list(rest)} skipped")
+    if done:
+        return f"anytime: the wall is reached; search seed(s) {list(rest)} not run"
+    return f"anytime: search seed(s) {list(seeds)} gave no verified answer ({verdict.replace('_', ' ')}); " \
+           f"now seed(s) {list(rest)}"
