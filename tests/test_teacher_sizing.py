@@ -67,3 +67,12 @@ def test_a_plateau_stops_training_early_and_the_same_seed_stops_at_the_same_step
     assert first["networks"][0]["steps"] < 2000          # stopped on the plateau, not at the step budget
     assert first["history"] == again["history"] and first["settings"]["interior_points"] == 64
     assert first["settings"]["patience"] is None and "budget_scale" not in first["settings"]
+
+
+def test_a_score_at_stop_below_stops_the_phase_even_while_it_still_improves():
+    p = Patience(None, min_gain=0.01, every=100, stop_below=1e-5)
+    p.restart(0, 2000)
+    assert not p.exhausted(0, 1.0) and not p.exhausted(100, 4e-5)
+    assert p.exhausted(200, 9e-6)                       # a 4x gain, but accurate enough
+    assert not Patience(None, stop_below=0.0).exhausted(0, 1e-12)    # 0: never
+    assert DeepXDETeacher().settings["stop_below"] == 1e-5

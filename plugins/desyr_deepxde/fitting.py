@@ -286,7 +286,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     trainable = {"external_trainable_variables": validator.residuals.unknowns} if problem.unknowns else {}
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
-    patience = Patience(settings["patience"], settings["plateau_gain"], every)
+    patience = Patience(settings["patience"], settings["plateau_gain"], every, settings["stop_below"])
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
     callbacks: list[DeepXDECallback] = [cb]
@@ -305,7 +305,8 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
         model.train(iterations=adam, display_every=every, callbacks=callbacks, verbose=0)
         if balancer is not None:
             weights = list(balancer.weights)
-        if lbfgs > 0 and not cb.out_of_time:
+        # an Adam phase that already reached stop_below needs no L-BFGS
+        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= settings["stop_below"]:
             dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)

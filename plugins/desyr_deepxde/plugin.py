@@ -66,6 +66,8 @@ class DeepXDETeacher(Teacher):
                                  "checkpoints)", kind=int, low=0, high=10_000_000, nullable=True),
         "plateau_gain": Option(0.01, "the relative S_val improvement that restarts the patience window", kind=float,
                                low=0, high=1),
+        "stop_below": Option(1e-5, "a training phase stops once S_val is at or below this (0: never)", kind=float,
+                             low=0, high=1),
         "budget_scale": Option(1.0, "multiplies the steps and the interior, boundary and initial points, set or "
                                     "derived (escalation's larger_teacher step doubles it)", kind=float, low=0,
                                high=1000, open_low=True),
