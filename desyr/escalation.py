@@ -9,8 +9,8 @@ the default order spends the first attempts on what can change the outcome (``do
 2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
    ``operon``, or ``operon`` with ``dictionary``);
 3. ``more_searches``  -- K more seeded searches, on new seeds, with the same library and teacher;
-4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: twice the
-   steps and points).
+4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: ``budget_scale``
+   doubled, so twice the steps and points, set or derived from the problem).
 
 Every attempt is a whole run on the changed config (the teacher comes from its cache
 when its settings did not change), and records what changed and why.  The run stops at the first

@@ -44,7 +44,7 @@ def test_new_options_are_checked():
     with pytest.raises(ComponentError, match="even first hidden width"):
         DeepXDETeacher(architecture="msffn", layers=[15, 16])
     assert DeepXDETeacher().settings["balance"] == "annealing"
-    assert DeepXDETeacher().larger_budget()["adam_steps"] == 2 * DeepXDETeacher().settings["adam_steps"]
+    assert DeepXDETeacher().larger_budget() == {"budget_scale": 2.0}
 
 
 @pytest.mark.slow

@@ -29,9 +29,10 @@ from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
-from desyr.stages.search import check_operators, search_fields
+from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
 from desyr.verify.child import start_verifier
@@ -269,30 +270,47 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
     earlier: dict[str, float] = {}
-    for searchers_now in _rounds(found, problem):       # the quick searchers first, alone (anytime)
+    for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
-        searched = search_fields(searchers_now, s.spec.search, _until(taught_ctx, stage_a_end, SEARCH_SHARE),
-                                 first=found[0].name)
-        ctx = _until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
-        pooled, search = pool_searches(searched, problem.fields, [f.name for f in searchers_now])
-        ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
-                             f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
-        label = "+".join(f.name for f in searchers_now)
-        result = _select(s, taught, ctx, pooled, search, label,
-                         {"teacher": taught.seconds, "search": searched.seconds, **earlier})
+        result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
+                               earlier)
         if result.verdict in SOLVED or searchers_now is found or past(wall):    # nothing starts past the wall
             return result, taught.model
         earlier["quick_searchers"] = time.perf_counter() - round_start
-        ctx.progress.message(f"anytime: the quick searchers ({label}) found no verified answer "
-                             f"({result.verdict.replace('_', ' ')}); now every searcher")
+        label = "+".join(f.name for f in searchers_now)
+        s.ctx.progress.message(f"anytime: the quick searchers ({label}) found no verified answer "
+                               f"({result.verdict.replace('_', ' ')}); now every searcher")
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
 
-def _rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher]]:
-    """The searchers of each round: on one field, the quick ones alone first when slower ones are
-    pooled with them (their verified answer ends the attempt), then all; otherwise all at once."""
-    quick = [f for f in found if f.quick]
-    return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
+def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
+                  searchers_now: list[Searcher], first: str, ends: tuple[float | None, float | None],
+                  earlier: dict[str, float]) -> Result:
+    """One round's searches in seed waves (:mod:`desyr.stages.waves`), each followed by Stages B and C
+    and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
+    stage_a_end, wall = ends
+    waves = seed_waves(s.spec.search, len(problem.fields) * len(searchers_now), s.units.executor.workers)
+    names = [f.name for f in searchers_now]
+    searched = None
+    for i, settings in enumerate(waves):
+        searched = merged(searched, search_fields(searchers_now, settings, _until(taught_ctx, stage_a_end,
+                                                                                   SEARCH_SHARE), first=first),
+                          problem.fields, names)
+        ctx = _until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
+        pooled, search = pool_searches(searched, problem.fields, names)
+        ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
+                             f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
+        rest = waves[i + 1:]
+        skipped = [seed for w in rest for seed in search_seeds(ctx.seed, w.runs, w.seed_offset)]
+        result = _select(s, taught, ctx, pooled, replace(search, skipped_seeds=skipped), "+".join(names),
+                         {"teacher": taught.seconds, "search": searched.seconds, **earlier})
+        done = not rest or result.verdict in SOLVED or past(wall)
+        if rest:
+            ctx.progress.message(wave_line(result.verdict, result.verdict in SOLVED, done, search.seeds, skipped,
+                                           len(problem.fields) * len(names)))
+        if done:
+            return result
+    raise AssertionError("the last wave returns")  # pragma: no cover
 
 
 def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,

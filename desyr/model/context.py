@@ -82,6 +82,7 @@ class SearchInfo:
     runs: list[SearchRun] = field(default_factory=list)
     pool_size_per_field: dict[str, int] = field(default_factory=dict)
     pool_size: int = 0
+    skipped_seeds: list[int] = field(default_factory=list)   # not searched: an earlier wave was verified exact
 
 
 @dataclass(frozen=True)

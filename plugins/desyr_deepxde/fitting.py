@@ -192,7 +192,7 @@ class _Checkpoints(DeepXDECallback):
     def start_phase(self, phase: str, steps: int) -> None:
         step = int(self.model.train_state.step) if self.model is not None else 0
         self.phase, self.phase_end = phase, step + steps
-        self.patience.restart(step)
+        self.patience.restart(step, steps)
 
     def on_train_begin(self) -> None:
         if not self.history:
@@ -286,7 +286,8 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     trainable = {"external_trainable_variables": validator.residuals.unknowns} if problem.unknowns else {}
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
-    cb = _Checkpoints(validator, every, adam + lbfgs, progress, Patience(settings["patience"]), scales, deadline)
+    patience = Patience(settings["patience"], settings["plateau_gain"], every, settings["stop_below"])
+    cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
     callbacks: list[DeepXDECallback] = [cb]
     balancer = None
@@ -304,7 +305,8 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
         model.train(iterations=adam, display_every=every, callbacks=callbacks, verbose=0)
         if balancer is not None:
             weights = list(balancer.weights)
-        if lbfgs > 0 and not cb.out_of_time:
+        # an Adam phase that already reached stop_below needs no L-BFGS
+        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= settings["stop_below"]:
             dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)

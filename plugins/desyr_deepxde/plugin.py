@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from desyr.plugin import ComponentError, Option, Problem, RunContext, Teacher, TeacherModel, hookimpl
+from desyr_deepxde.sizing import resolve
 
 #: DeepXDE's activation names that a plain string selects (layer-wise lists are not supported here)
 ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", "swish")
@@ -34,9 +35,11 @@ class DeepXDETeacher(Teacher):
                              "'auto' (tanh; sin when tanh's S_val stalls)", kind=str),
         "initializer": Option("Glorot normal", "weight initializer", kind=str, choices=INITIALIZERS),
         "lr": Option(1e-3, "Adam learning rate", kind=float, low=0, high=10, open_low=True),
-        "adam_steps": Option(1000, "Adam steps", kind=int, low=0, high=10_000_000),
-        "lbfgs_steps": Option(1000, "L-BFGS iterations after Adam (0: none)", kind=int, low=0, high=10_000_000),
-        "interior_points": Option(1000, "Hammersley collocation points", kind=int, low=1, high=10_000_000),
+        "adam_steps": Option(None, "Adam steps (None: 1000)", kind=int, low=0, high=10_000_000, nullable=True),
+        "lbfgs_steps": Option(None, "L-BFGS iterations after Adam (0: none; None: 1000, plus 250 per field beyond "
+                                    "the first)", kind=int, low=0, high=10_000_000, nullable=True),
+        "interior_points": Option(None, "Hammersley collocation points (None: 500 per network input, times "
+                                        "1 + (fields - 1)/2)", kind=int, low=1, high=10_000_000, nullable=True),
         "boundary_points": Option(100, "points per constraint (split over its faces)", kind=int, low=1,
                                   high=10_000_000),
         "initial_points": Option(None, "points per initial-slice constraint (None: boundary_points)", kind=int,
@@ -58,8 +61,16 @@ class DeepXDETeacher(Teacher):
                                 choices=("auto", "always", "never")),
         "stall_ratio": Option(1e-2, "auto architecture: S_val has stalled when the selected S_val is above "
                                     "this fraction of the initial one", kind=float, low=0, high=1, open_low=True),
-        "patience": Option(500, "a training phase stops when S_val has not improved by 1 % for this many "
-                                "steps (0: never)", kind=int, low=0, high=10_000_000),
+        "patience": Option(None, "a training phase stops when S_val has not improved by plateau_gain for this "
+                                 "many steps (0: never; None: a quarter of the phase's steps, at least two "
+                                 "checkpoints)", kind=int, low=0, high=10_000_000, nullable=True),
+        "plateau_gain": Option(0.01, "the relative S_val improvement that restarts the patience window", kind=float,
+                               low=0, high=1),
+        "stop_below": Option(1e-5, "a training phase stops once S_val is at or below this (0: never)", kind=float,
+                             low=0, high=1),
+        "budget_scale": Option(1.0, "multiplies the steps and the interior, boundary and initial points, set or "
+                                    "derived (escalation's larger_teacher step doubles it)", kind=float, low=0,
+                               high=1000, open_low=True),
         "threads": Option(1, "torch threads while training (1: runs sharing the cores do not oversubscribe "
                              "them, which slowed training up to 50x on 2 cores)", kind=int, low=1, high=1024),
         "device": Option("auto", "where to train: auto (CUDA if torch sees a GPU, else CPU), cpu or cuda; "
@@ -84,14 +95,13 @@ class DeepXDETeacher(Teacher):
         return s
 
     def larger_budget(self) -> dict[str, Any] | None:
-        """Twice the steps and the collocation points (escalation's larger_teacher step)."""
-        s = self.settings
-        return {"adam_steps": 2 * s["adam_steps"], "lbfgs_steps": 2 * s["lbfgs_steps"],
-                "interior_points": 2 * s["interior_points"], "boundary_points": 2 * s["boundary_points"]}
+        """Twice the steps and the points, set or derived (escalation's larger_teacher step)."""
+        return {"budget_scale": 2 * self.settings["budget_scale"]}
 
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
-        return prepare_teacher(self.settings, problem, context)
+        settings = resolve(self.settings, len(problem.variables), len(problem.fields))
+        return prepare_teacher(settings, problem, context)
 
 
 @hookimpl

@@ -1,0 +1,104 @@
+"""Seed waves: a round's first seeds are searched, refit and verified before the rest, and a verified
+answer skips the remaining searches (recorded in ``search.skipped_seeds`` and a progress line)."""
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import pytest
+import sympy as sp
+from helpers import sine_model
+
+from desyr.api import run
+from desyr.extension.registry import load_registry
+from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, hookimpl
+from desyr.runtime.progress import Progress
+from desyr.testing import make_problem
+
+x = sp.Symbol("x")
+
+
+class SineTeacher(Teacher):
+    name = "wave_teacher"
+
+    def prepare(self, problem, context):
+        return sine_model()
+
+
+class SeededSearcher(Searcher):
+    """Answers ``answers[k]`` for the k-th seed (seeds 0, 1, 2, ... at run seed 0)."""
+
+    name = "wave_searcher"
+    supported_binary = frozenset({"+", "-", "*", "/", "^"})
+    supported_unary = frozenset({"sin"})
+    seeds: list[int] = []
+    answers: list[sp.Expr] = []
+
+    def search(self, task):
+        type(self).seeds.append(task.seed)
+        return SearchResult([ParetoMember(type(self).answers[task.seed % 1000], 4, 1e-6)])
+
+
+def plugin():
+    module = type(sys)("waves_plugin")
+    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
+    module.desyr_register_searchers = hookimpl(lambda: [SeededSearcher])
+    return module
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry(extra_plugins=[plugin()])
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    SeededSearcher.seeds = []
+    yield
+
+
+class Lines(Progress):
+    def __init__(self) -> None:
+        super().__init__(verbose=False)
+        self.lines: list[str] = []
+
+    def message(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def problem(runs: int):
+    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\n'
+    return make_problem(make_problem().config_text.replace("[points]", sections + "[points]"))
+
+
+def test_a_verified_first_wave_skips_the_remaining_seeds(registry):
+    SeededSearcher.answers = [sp.sin(3.1 * x), x * (1 - x), x * (1 - x)]
+    progress = Lines()
+    result = run(problem(3), registry=registry, plots=False, progress=progress)   # in process: one worker
+    assert result.verdict == "proved" and result.expression == {"u": "sin(3.141592653589793*x)"}
+    assert SeededSearcher.seeds == [0]
+    assert result.search.seeds == [0] and result.search.skipped_seeds == [1, 2]
+    assert any("2 search(es) of seed(s) [1, 2] skipped" in line for line in progress.lines)
+
+
+def test_an_unverified_first_wave_searches_the_rest_and_pools_every_seed(registry, tmp_path):
+    SeededSearcher.answers = [x * (1 - x), sp.sin(3.1 * x), x * (1 - x)]
+    result = run(problem(3), registry=registry, plots=False, out=tmp_path / "r")
+    assert result.verdict == "proved" and SeededSearcher.seeds == [0, 1, 2]
+    assert result.search.seeds == [0, 1, 2] and result.search.skipped_seeds == []
+    assert [r.seed for r in result.search.runs] == [0, 1, 2]
+    assert {c.search_seed for c in result.candidates} == {0, 1}     # one pool: the first wave's front is in it
+    assert result.provenance.execution.units_reused >= 1       # the first wave's refit, from the run store
+
+
+def test_the_first_wave_fills_the_workers():
+    from desyr.config.spec import read_spec
+    from desyr.stages.waves import seed_waves
+
+    base = make_problem().config_text
+    spec = read_spec(make_problem(base.replace("[points]", "[search]\nruns = 4\n[points]")), load_registry())
+    waves = seed_waves(spec.search, units_per_seed=3, workers=2)
+    assert [(w.runs, w.seed_offset) for w in waves] == [(1, 0), (3, 1)]
+    assert [(w.runs, w.seed_offset) for w in seed_waves(spec.search, 1, 2)] == [(2, 0), (2, 2)]
+    assert seed_waves(spec.search, 1, 4) == [spec.search]       # one wave fills the workers: nothing to skip
+    assert seed_waves(replace(spec.search, runs=1), 1, 1) == [replace(spec.search, runs=1)]
