@@ -85,7 +85,7 @@ def parabolic(problem: Problem) -> Parabolic | str:
         return "coefficients neither constant nor equidimensional in a positive variable"
     theta = sp.Symbol("theta")
     coefficients = sp.Poly(sp.expand(-polynomial / rate), theta).all_coeffs()[::-1] + [0, 0, 0]
-    c, b, a, *higher = (sp.simplify(k) for k in coefficients)
+    c, b, a, *higher = (sp.cancel(k) for k in coefficients)
     if any(h != 0 for h in higher) or not a.is_positive:
         return "not second order with a positive diffusion coefficient"
     return Parabolic(v, t, euler, a, b, c)
@@ -108,7 +108,7 @@ def euler_coefficients(spatial: dict[int, sp.Expr], v: sp.Symbol) -> dict[int, s
     is not equidimensional (``s**2*V_ss + V_s``)."""
     out = {}
     for k, coefficient in spatial.items():
-        constant = sp.simplify(coefficient / v**k)
+        constant = sp.cancel(sp.powsimp(coefficient / v**k))
         if constant.has(v):
             return None
         out[k] = constant
@@ -118,7 +118,7 @@ def euler_coefficients(spatial: dict[int, sp.Expr], v: sp.Symbol) -> dict[int, s
 def gauge(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """``(alpha, beta)`` of ``u = exp(alpha*x + beta*t)*w`` that turns ``u_t = a u_xx + b u_x + c u``
     into ``w_t = a w_xx``."""
-    return sp.simplify(-b / (2 * a)), sp.simplify(c - b**2 / (4 * a))
+    return sp.cancel(-b / (2 * a)), sp.cancel(c - b**2 / (4 * a))
 
 
 def rates(problem: Problem, form: Parabolic) -> list[sp.Expr]:

@@ -70,8 +70,9 @@ SOLVERS: tuple[Solver, ...] = (
 )
 
 
-#: the solvers that reduce a nonlinear equation to an ODE first (issue 36); an option turns them off
-REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity"})
+#: the solvers that reduce an equation before SymPy or in its place (issue 36; ``parabolic``: to the heat
+#: equation), beyond the plain CAS calls; an option turns them off
+REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
