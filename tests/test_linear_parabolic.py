@@ -11,7 +11,16 @@ import pytest
 import sympy as sp
 from desyr_sympy import propose
 from desyr_sympy.forms import coordinates
-from desyr_sympy.linear_parabolic import Parabolic, euler_coefficients, gauge, heat_terms, parabolic, rates
+from desyr_sympy.linear_parabolic import (
+    Parabolic,
+    applies,
+    euler_coefficients,
+    gauge,
+    heat_terms,
+    parabolic,
+    rates,
+    solve,
+)
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
@@ -95,6 +104,20 @@ def test_a_forced_or_nonlinear_equation_does_not_apply():
     assert "homogeneous" in parabolic(coordinates(load("drift", equation="u_t - u_xx/2 - u_x - x")))
     assert "homogeneous" in parabolic(coordinates(load("drift", equation="u_t - u_xx/2 - u*u_x")))
     assert "positive diffusion" in parabolic(coordinates(load("drift", equation="u_t + u_xx/2")))
+
+
+def test_data_without_erf_leave_it_to_the_separable_solver():
+    """``u_t = u_xx + u_x`` with ``u = x + t`` (the paper's Fokker-Planck 1): the family would only
+    add candidates that Stage B spends seconds failing to fit."""
+    text = (FIXTURES / "drift.toml").read_text().replace("(1 + erf((x + t)/sqrt(2*t + 2)))/2", "x + t")
+    assert applies(problem_from_toml(text.replace("u_t - u_xx/2 - u_x", "u_t - u_xx - u_x"), "plain")) \
+        == "no erf or erfc in the data"
+    assert applies(load("drift")) == ""
+
+
+def test_a_domain_that_holds_t_0_gets_only_the_shifted_start():
+    (candidate,) = solve(coordinates(load("drift")))
+    assert candidate["u"].has(sp.erf) and sp.Symbol("C4") in candidate["u"].free_symbols
 
 
 def test_the_call_is_proposed_in_erf_of_log_s():

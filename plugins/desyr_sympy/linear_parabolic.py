@@ -16,7 +16,9 @@ Three classical steps, each general:
    ``k`` with one jump point ``x0`` is the exact solution from initial data made of exponentials
    ``exp(k*x)`` that change at ``x0`` (a call's payoff ``max(s - K, 0)``, a step, a front).
 
-The rates come from the data: each term of the field's value at a fixed time contributes the
+The family adds to the separable solver's sums of exponentials only through its erf terms, which a
+solution carries at every time: it is proposed where some data hold ``erf`` or ``erfc``.  The rates
+come from the data: each term of the field's value at a fixed time contributes the
 ``exp(m*x)`` factor it carries (``s**m`` before the substitution), with ``m = 0`` always tried, and
 ``k = m - alpha``.  The exact numbers stay exact; the amplitudes, the jump point and the time shift
 are free constants for Stage B.  No ``dsolve`` runs: a problem this does not fit costs a check.
@@ -52,6 +54,10 @@ class Parabolic:
 def applies(problem: Problem) -> str:
     if problem.dim != 2 or problem.time is None or len(problem.fields) != 1 or len(problem.equations) != 1:
         return "not one field in one space variable and time"
+    if not any(c.value.has(sp.erf, sp.erfc) for c in problem.constraints if c.kind == "pointwise"):
+        # with every B = 0 the family is sums of exp(k*x + a*k**2*t), the separable solver's; a
+        # member with B != 0 carries erf at every time, which an elementary datum cannot equal
+        return "no erf or erfc in the data"
     form = parabolic(problem)
     return "" if isinstance(form, Parabolic) else form
 
@@ -65,7 +71,7 @@ def parabolic(problem: Problem) -> Parabolic | str:
     if linear is None or linear.forcing != 0:
         return "not a homogeneous linear equation"
     jets = jet_symbols(problem)
-    rate, spatial = sp.Integer(0), {}
+    rate, spatial = sp.Integer(0), dict[int, sp.Expr]()
     for symbol, coefficient in linear.coefficients.items():
         wrt = jets[symbol].wrt
         steps = sum(1 for w in wrt if w != problem.time)
@@ -75,11 +81,8 @@ def parabolic(problem: Problem) -> Parabolic | str:
             rate = coefficient
         else:
             return "a mixed or second time derivative"
-    field = problem.vocabulary.parse_jet(problem.fields[0])
     if rate == 0 or rate.free_symbols & {v, t} or any(c.has(t) for c in spatial.values()):
         return "not first order in time with coefficients free of time"
-    if not problem.jet_symbol(field) in linear.coefficients:
-        spatial.setdefault(0, sp.Integer(0))
     polynomial, euler = _in_log(spatial, v, problem)
     if polynomial is None:
         return "coefficients neither constant nor equidimensional in a positive variable"
@@ -125,6 +128,7 @@ def rates(problem: Problem, form: Parabolic) -> list[sp.Expr]:
     """``m`` of the ``exp(m*x)`` factors (``v**m``) of the field's values at fixed times, 0 first."""
     x = sp.Symbol("x_log", real=True)
     jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
     own = problem.jet_symbol(jet)
     found: dict[sp.Expr, None] = {sp.Integer(0): None}
     for data in slice_data(problem):
@@ -174,7 +178,9 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     back = {x: sp.log(positive)} if form.euler else {x: form.v}
     shift = sp.Symbol(f"C{2 * len(ms) + 2}")
     out = []
-    for start in (t, t + shift):
+    # started at t = 0, erf(x/sqrt(t)) is a step there: no classical solution on a domain that holds t = 0
+    later = float(problem.bounds[list(problem.symbols).index(t)][0]) > 0
+    for start in (t, t + shift) if later else (t + shift,):
         u = sp.Integer(0)
         for k, profile in heat_terms(form.a, [m - alpha for m in ms], x, t, start):
             # exp(alpha*x + beta*t)*exp(k*x + a*k**2*t), written exp(m*x)*exp(gamma*t): s**m after x = log(s)
