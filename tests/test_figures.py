@@ -8,7 +8,7 @@ from figure_checks import check_png
 
 from desyr.config.loading import load_problem
 from desyr.model.result import load_result
-from desyr.report import figures
+from desyr.report import charts, figures
 
 pytest.importorskip("matplotlib")
 RUN = next((Path(__file__).parent / "fixtures" / "study_bench" / "runs").glob("tiny_sine-*/seed0"))
@@ -28,10 +28,10 @@ def test_plain_array_figures(tmp_path):
     check_png(figures.training_curve(tmp_path / "t.png", [0, 100, 200], [1, 0.1, 0.2], 100, [1, 0.5, 0.1]), (400, 640))
     check_png(figures.pareto_fronts(tmp_path / "f.png", [("seed 0", [1, 3, 5], [1, 1e-2, 1e-6])], (5, 1e-6)),
               (400, 640))
-    check_png(figures.before_after_chart(tmp_path / "b.png", ["a", "b"], [("pre", [1e-4, 1e-3]),
+    check_png(charts.before_after_chart(tmp_path / "b.png", ["a", "b"], [("pre", [1e-4, 1e-3]),
                                                                           ("refined", [0.0, 1e-15])]), (400, 960))
-    check_png(figures.line_chart(tmp_path / "l.png", [1, 2], [("s", [1e-3, 1e-6])], "x", "y"), (400, 640))
-    check_png(figures.bar_chart(tmp_path / "c.png", ["a", "b"], [("s", [1, 2]), ("t", [2, 1])], "n", stacked=True),
+    check_png(charts.line_chart(tmp_path / "l.png", [1, 2], [("s", [1e-3, 1e-6])], "x", "y"), (400, 640))
+    check_png(charts.bar_chart(tmp_path / "c.png", ["a", "b"], [("s", [1, 2]), ("t", [2, 1])], "n", stacked=True),
               (400, 960))
 
 

@@ -326,45 +326,6 @@ def test_implicit_solutions_are_solved_for_the_field():
     assert len(explicit(sp.Eq(u**2, t + c1), {"u": u})) == 2
 
 
-def test_dsolve_and_dsolve_ics_of_one_ode_share_one_child(monkeypatch):
-    """The two solvers made the same sympy.dsolve call, in two children (0.4 s each for the logistic
-    equation, a third of a stage-0 run's CPU); now one call, and each keeps its own record."""
-    import importlib
-
-    module = importlib.import_module("desyr_sympy.propose")      # the package's ``propose`` is the function
-    asked = []
-
-    def here(calls, time_limit, **kw):
-        asked.extend(fn.__name__ for fn, _ in calls)
-        return [_in_process(fn, args) for fn, args in calls]
-
-    monkeypatch.setattr(module, "run_bounded", here)
-    result = propose(load("logistic"), solvers=["dsolve_ics", "dsolve"])
-    assert asked == ["dsolve_both"]
-    assert [(a.solver, a.outcome) for a in result.attempts] == [("dsolve_ics", "candidates: 1"),
-                                                                  ("dsolve", "candidates: 1")]
-    assert result.origins == ["dsolve_ics", "dsolve"] and result.candidates[0] != result.candidates[1]
-
-
-def _in_process(fn, args):
-    from desyr_sympy.bounded import Outcome
-
-    try:
-        return Outcome("ok", fn(*args))
-    except NotImplementedError as exc:
-        return Outcome("no solution", None, str(exc))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["logistic", "damped_oscillator"])
-def test_the_shared_dsolve_call_proposes_what_the_two_separate_calls_did(name):
-    together = propose(load(name), solvers=["dsolve_ics", "dsolve"])
-    ics, general = propose(load(name), solvers=["dsolve_ics"]), propose(load(name), solvers=["dsolve"])
-    assert [(a.solver, a.outcome, a.detail) for a in together.attempts] == \
-        [(a.solver, a.outcome, a.detail) for a in ics.attempts + general.attempts]
-    assert together.candidates == ics.candidates + general.candidates
-
-
 def _status_in_a_daemon() -> tuple[str, str]:
     outcome = call_bounded(abs, (-1,), time_limit=10)
     return outcome.status, outcome.message

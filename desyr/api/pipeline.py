@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.api.shares import SCREEN_SHARE, SEARCH_SHARE, TEACHER_SHARE, VERDICT_SECONDS, stage_a_deadline, until
 from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
@@ -238,35 +239,13 @@ def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float |
         return _run(s, found, teacher, wall)
 
 
-#: under a budget: the part of an attempt's time kept for Stage B, the gates and the verdict; of the
-#: rest, the teacher's share, then the searches' share of what the teacher left
-END_SHARE, TEACHER_SHARE, SEARCH_SHARE = 0.2, 0.5, 0.6
-#: a coupled problem's screening refits: their share of Stage B's time (the rest is the winner's)
-SCREEN_SHARE = 0.6
-#: seconds before the wall at which Stage B stops starting refits (the gates and the verdict follow)
-VERDICT_SECONDS = 3.0
-
-
-def _until(ctx: RunContext, end: float | None, share: float = 1.0) -> RunContext:
-    """``ctx`` with a deadline at ``share`` of the time left before ``end`` (``time.time()``)."""
-    if end is None:
-        return ctx
-    now = time.time()
-    return replace(ctx, deadline=now + share * max(end - now, 0.0))
-
-
-def _stage_a_end(wall: float | None) -> float | None:
-    """When the teacher and the searches must be done: before the part of the time kept for the end."""
-    return None if wall is None else wall - END_SHARE * max(wall - time.time(), 0.0)
-
-
 def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
          ) -> tuple[Result, TeacherModel]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
     problem = s.pristine
-    stage_a_end = _stage_a_end(wall)
+    stage_a_end = stage_a_deadline(wall)
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
-    taught = teach(s.registry, _until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    taught = teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
     earlier: dict[str, float] = {}
@@ -293,10 +272,10 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     names = [f.name for f in searchers_now]
     searched = None
     for i, settings in enumerate(waves):
-        searched = merged(searched, search_fields(searchers_now, settings, _until(taught_ctx, stage_a_end,
+        searched = merged(searched, search_fields(searchers_now, settings, until(taught_ctx, stage_a_end,
                                                                                    SEARCH_SHARE), first=first),
                           problem.fields, names)
-        ctx = _until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
+        ctx = until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
         pooled, search = pool_searches(searched, problem.fields, names)
         ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
                              f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
@@ -330,7 +309,7 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups (under a budget
         # the screening refits leave part of the time to the winner's full refit)
         stage_b_time = ctx.seconds_left()
-        screening = screening_context(_until(ctx, ctx.deadline, SCREEN_SHARE), s.spec.coupled.screening_points)
+        screening = screening_context(until(ctx, ctx.deadline, SCREEN_SHARE), s.spec.coupled.screening_points)
         groups = coupled_groups(pooled, label, s.spec.coupled, ctx, screening)
         # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
         screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")

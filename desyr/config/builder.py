@@ -1,11 +1,7 @@
-"""Problems written in SymPy: :func:`sympy_problem` turns equations in ``sp.Function`` fields, a
-domain of symbol intervals and small typed constraints into the config table a TOML file holds,
-and reads that table with exactly the checks a TOML file gets. The result is the same validated
-:class:`~desyr.model.problem.Problem`; ``problem.to_toml()`` writes its config.
-
-Only what the config language can say is accepted: a SymPy object it cannot say (an integral, a
-function that is neither a field nor one of the known functions, a derivative of an expression)
-is one :class:`ConfigError` line that names it.
+"""Problems written in SymPy: :func:`sympy_problem` turns ``sp.Function`` fields' equations, a domain of
+symbol intervals and small typed constraints into the config table a TOML file holds, read with exactly
+a TOML file's checks (``problem.to_toml()`` writes it). What the config language cannot say (an
+integral, an unknown function, a derivative of an expression) is one :class:`ConfigError` line naming it.
 """
 from __future__ import annotations
 

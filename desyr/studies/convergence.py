@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from desyr.model.result import CandidateRecord
-from desyr.report.figures import FigureRecord, bar_chart
+from desyr.report.charts import bar_chart
+from desyr.report.figures import FigureRecord
 from desyr.studies.common import StudyContext, StudyOutput, archived_runs, by_config, table
 
 TITLE = "Candidate-level convergence audit"

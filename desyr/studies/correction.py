@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from desyr.report.figures import FLOOR, FigureRecord, before_after_chart
+from desyr.report.charts import before_after_chart
+from desyr.report.figures import FLOOR, FigureRecord
 from desyr.studies.common import (
     StudyContext,
     StudyOutput,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.report.figures import FigureRecord, bar_chart
+from desyr.report.charts import bar_chart
+from desyr.report.figures import FigureRecord
 from desyr.studies.common import StudyContext, StudyOutput, archived_runs, by_config, quartiles, summary, table
 
 TITLE = "Wall-clock cost"

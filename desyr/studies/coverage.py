@@ -14,7 +14,8 @@ from desyr.config.spec import read_spec
 from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, stage_b_fields
 from desyr.model.search import ParetoMember
-from desyr.report.figures import FigureRecord, line_chart
+from desyr.report.charts import line_chart
+from desyr.report.figures import FigureRecord
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.run_components import gate_sequence

@@ -20,7 +20,8 @@ from desyr.extension.roles import Gate
 from desyr.model.candidates import Candidate, RefitOutcome
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
-from desyr.report.figures import FLOOR, FigureRecord, bar_chart
+from desyr.report.charts import bar_chart
+from desyr.report.figures import FLOOR, FigureRecord
 from desyr.stages.run_components import gate_sequence
 from desyr.stages.select import apply_gate, preference_key
 from desyr.studies.common import (

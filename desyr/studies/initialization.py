@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from desyr.report.figures import FigureRecord, bar_chart
+from desyr.report.charts import bar_chart
+from desyr.report.figures import FigureRecord
 from desyr.studies.common import StudyContext, StudyOutput, errors, frozen_cases, quartiles, refit, summary, table
 from desyr.symbolic.parameterize import parameterize
 

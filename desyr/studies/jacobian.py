@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from desyr.report.figures import FigureRecord, bar_chart
+from desyr.report.charts import bar_chart
+from desyr.report.figures import FigureRecord
 from desyr.studies.common import StudyContext, StudyOutput, context, frozen_cases, quartiles, summary, table
 from desyr.studies.least_squares import freeze, jacobian_audit, physics_only
 

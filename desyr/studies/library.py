@@ -165,7 +165,8 @@ def run(ctx: StudyContext) -> StudyOutput:
     figures = []
     path = ctx.figure("library.png")
     if path is not None and body:
-        from desyr.report.figures import FigureRecord, bar_chart
+        from desyr.report.charts import bar_chart
+        from desyr.report.figures import FigureRecord
 
         labels = [f"{c} {lab} K={k}" for c, _, k, lab in keys]
         bar_chart(path, labels, [("recovered", [sum(r["recovered"] for r in rows if (r["config"], tuple(r["library"]),

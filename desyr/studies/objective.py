@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from desyr.model.problem import Problem
-from desyr.report.figures import FigureRecord, line_chart
+from desyr.report.charts import line_chart
+from desyr.report.figures import FigureRecord
 from desyr.studies.common import StudyContext, StudyOutput, context, errors, frozen_cases, quartiles, summary, table
 from desyr.studies.least_squares import DataTerm, freeze, mixed, physics_only, teacher_only
 from desyr.symbolic.numeric import evaluate
