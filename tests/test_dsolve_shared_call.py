@@ -1,7 +1,6 @@
 """dsolve and dsolve_ics of one ODE share one child and one ``sympy.dsolve`` call (issue 37, item 8),
 each keeping its own record and proposing what the two separate calls did."""
 import pytest
-import sympy as sp  # noqa: F401
 from desyr_sympy import propose
 from test_sympy_sources import load
 
