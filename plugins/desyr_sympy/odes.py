@@ -94,9 +94,10 @@ def dsolve_both(problem: Problem) -> tuple[list[dict[str, sp.Expr]], Derived]:
     ``_helper_simplify`` does), so the second call repeated the first one's work (0.4 s for a logistic
     equation). None for the second where that is not how SymPy would impose them (a power series)."""
     equations, targets, functions = _equations(problem)
-    raw = sp.dsolve(equations, targets)
-    # the modified Bessel equation's second solution comes as bessely(n, I*x): K_n(x) instead
-    general = [{f: real_basis(e) for f, e in solution.items()} for solution in explicit(raw, functions)]
+    # the modified Bessel equation's second solution comes as bessely(n, I*x): K_n(x) instead, before the
+    # conditions are imposed, so that both answers keep it
+    raw = _in_real_basis(sp.dsolve(equations, targets))
+    general = explicit(raw, functions)
     if isinstance(equations, list) or any(e.has(sp.Order) for e in (raw if isinstance(raw, list) else [raw])):
         return general, None
     try:
@@ -105,6 +106,14 @@ def dsolve_both(problem: Problem) -> tuple[list[dict[str, sp.Expr]], Derived]:
         return general, ("no solution", one_line(exc))
     except Exception as exc:  # noqa: BLE001 - what dsolve(ics=) raises is that solver's record
         return general, ("error", one_line(exc))
+
+
+def _in_real_basis(raw: Any) -> Any:
+    if isinstance(raw, sp.Equality):
+        return sp.Eq(raw.lhs, real_basis(raw.rhs), evaluate=False)
+    if isinstance(raw, list):
+        return [_in_real_basis(r) for r in raw]
+    return raw
 
 
 def _imposed(raw: Any, equation: sp.Expr, function: sp.Expr, ics: dict[sp.Expr, Any]) -> Any:
