@@ -168,3 +168,28 @@ def test_for_refinement_maps_plain_symbols_onto_the_problems():
     assert np.array_equal(given.jacobian(theta), own.jacobian(theta)) and np.abs(own.jacobian(theta)).max() > 1
     with pytest.raises(ComponentError, match="the expression of u uses the symbol 'y', which is neither a variable"):
         for_refinement(problem, {"u": sp.Symbol("y") * real}, [a], points)
+
+
+# ------------------------------------------------------------------ the kit names a component once
+@pytest.mark.parametrize("name", ["ReversedExecutor", "RaisingExecutor", "JunkExecutor"])
+def test_the_kit_names_a_broken_executor_once(name):
+    """It said "executor 'e_reversed' (ReversedExecutor): executor 'e_reversed' broke its contract"."""
+    import hostile_executors
+
+    from desyr.testing import ContractViolation, check_component
+
+    cls = getattr(hostile_executors, name)
+    with pytest.raises(ContractViolation) as info:
+        check_component(cls)
+    assert str(info.value).startswith(f"executor '{cls.name}' ({name}): ")
+    assert str(info.value).count(f"'{cls.name}'") == 1, str(info.value)
+
+
+def test_the_kit_refuses_a_refiner_that_returns_another_formula():
+    from hostile_contracts import SwapsFormula
+
+    from desyr.testing import ContractViolation, check_component
+
+    with pytest.raises(ContractViolation, match="refiner 'r_swaps' \\(SwapsFormula\\): refined u = sin\\(pi\\*x\\) for "
+                                                "candidate .*not the frozen tree"):
+        check_component(SwapsFormula)

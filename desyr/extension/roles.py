@@ -188,6 +188,8 @@ class Searcher(Component):
         return members, len(dropped)
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
+        """Raise a one-line error naming the configured operators this searcher cannot express
+        (``supported_binary``, ``supported_unary``); called before any search runs."""
         missing = [op for op in binary if op not in self.supported_binary]
         missing += [op for op in unary if op not in self.supported_unary]
         if missing:
