@@ -8,7 +8,20 @@ import time
 import numpy as np
 import sympy as sp
 
-from desyr.plugin import Gate, GateDecision, Option, ParetoMember, Refiner, RefitOutcome, Searcher, hookimpl
+from desyr.plugin import (
+    Executor,
+    Gate,
+    GateDecision,
+    Option,
+    ParetoMember,
+    Refiner,
+    RefitOutcome,
+    Searcher,
+    Teacher,
+    TeacherModel,
+    hookimpl,
+    serial_map,
+)
 
 X = sp.Symbol("x")
 RIGHT = sp.Float(1.0) * sp.sin(sp.Float(3.1) * X)      # refits to sin(pi*x)
@@ -84,12 +97,13 @@ class HalfBrokenRefiner(Refiner):
 
 
 class MovesTheTree(Refiner):
-    """Refits honestly to sin(pi x), then edits the frozen tree in place so result.json says it started there."""
+    """Keeps the constants, then edits the frozen tree in place so result.json says it started at sin(pi x)."""
     name = "r_moves_tree"
 
     def refine(self, candidate, problem, points):
+        kept = dict(candidate.search_expressions)
         candidate.search_expressions["u"] = sp.sin(sp.pi * X)
-        return RefitOutcome({"u": sp.sin(sp.pi * X)}, "converged", True)
+        return RefitOutcome(kept, "fixed", True)
 
 
 class ReplacesTheTree(Refiner):
@@ -97,8 +111,9 @@ class ReplacesTheTree(Refiner):
     name = "r_replaces_tree"
 
     def refine(self, candidate, problem, points):
+        kept = dict(candidate.search_expressions)
         candidate.search_expressions = {"u": sp.sin(sp.pi * X)}
-        return RefitOutcome({"u": sp.sin(sp.pi * X)}, "converged", True)
+        return RefitOutcome(kept, "fixed", True)
 
 
 class KeepsRefiner(Refiner):
@@ -138,15 +153,100 @@ class SetsVerdicts(Gate):
         return GateDecision(list(pool))
 
 
+class WritesTask(FixedSearcher):
+    """Edits its task's teacher values in place, then fits them (the core scores on the values it gave)."""
+    name = "s_writes_task"
+
+    def search(self, task):
+        task.y[:] = 0.0
+        return super().search(task)
+
+
+class SwapsFormula(Refiner):
+    """Answers sin(pi*x), converged, whatever the candidate: right for sin(3.1*x) (its constants refit),
+    another formula for the others."""
+    name = "r_swaps"
+
+    def refine(self, candidate, problem, points):
+        return RefitOutcome({"u": sp.sin(sp.pi * problem.symbols[0])}, "converged", True)
+
+
+class _Sine(TeacherModel):
+    def predict(self, X):
+        return np.sin(np.pi * np.asarray(X, dtype=float)[:, :1])
+
+
+class EditsTitle(Teacher):
+    """The problem is a frozen dataclass; object.__setattr__ still writes it."""
+    name = "t_title"
+
+    def prepare(self, problem, context):
+        object.__setattr__(problem, "title", "changed by a teacher")
+        return _Sine()
+
+
+class EditsVocabulary(Teacher):
+    """Swaps the vocabulary's table of parameters (its own tables are read-only)."""
+    name = "t_vocabulary"
+
+    def prepare(self, problem, context):
+        problem.vocabulary.extra = {"k": sp.Symbol("k")}
+        return _Sine()
+
+
+class AppendsVariable(Teacher):
+    """Appends to the vocabulary's variables (a tuple now)."""
+    name = "t_variables"
+
+    def prepare(self, problem, context):
+        problem.vocabulary.variables.append("y")
+        return _Sine()
+
+
+class MovesConstraintPoints(Teacher):
+    """Puts every constraint's points at x = 0: a candidate breaking u(1) = 0 would score rho_c = 0."""
+    name = "t_constraint_points"
+    options = {"route": Option("item", "item: assign into the list; setattr: replace the field", kind=str,
+                               choices=("item", "setattr"))}
+
+    def prepare(self, problem, context):
+        at_zero = tuple(np.zeros_like(P) for P in context.points.constraints)
+        if self.settings["route"] == "item":
+            context.points.constraints[0] = at_zero[0]
+        else:
+            object.__setattr__(context.points, "constraints", at_zero)
+        return _Sine()
+
+
+class NoWorkers(Executor):
+    """Declares workers = 0."""
+    name = "e_zero"
+
+    @property
+    def workers(self):
+        return 0
+
+    def map(self, fn, items):
+        return serial_map(fn, items)
+
+
 class ContractsPlugin:
     @hookimpl
+    def desyr_register_teachers(self):
+        return [EditsTitle, EditsVocabulary, AppendsVariable, MovesConstraintPoints]
+
+    @hookimpl
+    def desyr_register_executors(self):
+        return [NoWorkers]
+
+    @hookimpl
     def desyr_register_searchers(self):
-        return [FixedSearcher, LyingSearcher, SleepingSearcher]
+        return [FixedSearcher, LyingSearcher, SleepingSearcher, WritesTask]
 
     @hookimpl
     def desyr_register_refiners(self):
         return [DictRefiner, RaisingRefiner, NaNRefiner, HalfBrokenRefiner, MovesTheTree, ReplacesTheTree,
-                KeepsRefiner]
+                KeepsRefiner, SwapsFormula]
 
     @hookimpl
     def desyr_register_gates(self):

@@ -86,21 +86,14 @@ def test_teacher_writing_read_only_points_is_one_line_error(registry, teacher, m
     assert f"teacher '{teacher}'" in one_line(info)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("teacher", ["t_vandal_points"])
-def test_teacher_vandalism_does_not_reach_the_verdict(registry, teacher):
-    toml = config(with_teacher(teacher))
-    problem = make_problem(toml)
-    wrong = refine(problem, [WRONG], registry=registry, use_teacher=True)
-    assert_wrong_not_exact(wrong)
-    assert_honest(wrong, toml)
-    assert wrong.errors.rel_l2 > 0.1                # the reference the teacher deleted still judges
-    right = refine(problem, [RIGHT_FIXED], registry=registry, use_teacher=True)
-    assert right.exact and right.residuals.R_eq < 1e-8
-    assert_honest(right, toml)
-    both = refine(problem, [WRONG, RIGHT_FIXED], registry=registry, use_teacher=True)
-    assert_honest(both, toml)
-    assert both.exact == (both.expression == {"u": "sin(pi*x)"})
+def test_teacher_vandalism_ends_the_run_naming_it(registry, teacher):
+    """Writing the point sets (write flag turned back on, a frozen field assigned) is one line naming it:
+    the damage was done before the frozen field refused, and the run's fingerprint sees it."""
+    problem = make_problem(config(with_teacher(teacher)))
+    with pytest.raises(PluginError, match=f"teacher '{teacher}' broke its contract: it changed context.points") as info:
+        refine(problem, [WRONG], registry=registry, use_teacher=True)
+    one_line(info)
 
 
 @pytest.mark.slow
@@ -163,13 +156,13 @@ def test_unreadable_searcher_member_is_dropped_not_fatal(registry):
 
 
 # -------------------------------------------------------------------- refiners
-@pytest.mark.slow
-def test_refiner_claiming_convergence_is_verified_honestly(registry):
+def test_refiner_claiming_another_formula_is_refused_naming_it(registry):
+    """r_claims answers x*(1 - x), converged, for every candidate: not the frozen tree with other constants."""
     toml = config(refiner="r_claims")
-    result = refine(make_problem(toml), [RIGHT_FIT, "sin(3*x)"], registry=registry)
-    assert result.converged                         # a claim, reported as such
-    assert_wrong_not_exact(result)
-    assert_honest(result, toml)
+    with pytest.raises(PluginError, match="refiner 'r_claims' broke its contract on all 2 candidate.*not the frozen "
+                                          "tree") as info:
+        refine(make_problem(toml), [RIGHT_FIT, "sin(3*x)"], registry=registry)
+    one_line(info)
 
 
 def test_refiner_outputs_in_foreign_terms_are_refused(registry):
@@ -193,16 +186,10 @@ def test_refiner_outputs_in_foreign_terms_are_refused(registry):
         refine(make_problem(config(refiner="r_foreign")), ["x**2", "x**3", "x**4", "x**5", "x**6"], registry=registry)
 
 
-@pytest.mark.slow
-def test_refiner_vandalising_points_and_problem_leaves_verification_alone(registry):
-    toml = config(refiner="r_vandal")
-    problem = make_problem(toml)
-    wrong = refine(problem, [WRONG], registry=registry)
-    assert_wrong_not_exact(wrong)
-    assert_honest(wrong, toml)
-    right = refine(problem, [RIGHT_FIT], registry=registry)
-    assert_honest(right, toml)
-    assert right.exact
+def test_refiner_vandalising_points_ends_the_run_naming_it(registry):
+    with pytest.raises(PluginError, match="^refiner 'r_vandal' broke its contract: it changed points.refine") as info:
+        refine(make_problem(config(refiner="r_vandal")), [WRONG], registry=registry)
+    one_line(info)
 
 
 def test_refiner_cannot_aim_at_the_verification_points(registry):
@@ -293,6 +280,9 @@ def test_forgery_of_the_review_cannot_make_wrong_exact(registry, teacher):
     toml = config(with_teacher(teacher))
     try:
         result = refine(make_problem(toml), [WRONG], registry=registry, use_teacher=True)
+    except PluginError as exc:      # the run saw the change to its context: refused, naming the teacher
+        assert str(exc).startswith(f"teacher '{teacher}' broke its contract: it changed context.method")
+        return
     finally:
         object.__setattr__(desyr.config.settings.METHOD, "exact_tolerance", default)   # t_setattr_tolerance's damage
     assert not result.exact and result.verdict == "not_exact", (result.expression, result.verification)

@@ -80,7 +80,7 @@ class FieldJets:
 class GroupScorer:
     """Joint Phi of a field combination from precomputed jets (no per-group sympy work)."""
 
-    def __init__(self, problem: Problem, interior: np.ndarray, constraint_points: list[np.ndarray],
+    def __init__(self, problem: Problem, interior: np.ndarray, constraint_points: Sequence[np.ndarray],
                  constraint_weight: float, unknowns: Mapping[str, sp.Expr] | None = None):
         self.problem, self.constraint_weight = problem, constraint_weight
         self.point_sets = [interior] + list(constraint_points)

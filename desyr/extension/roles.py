@@ -152,9 +152,10 @@ class Searcher(Component):
         return settings, ignored
 
     def task_arrays(self, task: SearchTask) -> tuple[np.ndarray, np.ndarray]:
-        """X (n, d) and y (n,) as float arrays, checked against the variable names."""
-        X = np.asarray(task.X, dtype=float)
-        y = np.asarray(task.y, dtype=float).ravel()
+        """X (n, d) and y (n,) as writable float copies (the task's own arrays are read-only; a library
+        may write into what it is given), checked against the variable names."""
+        X = np.array(task.X, dtype=float)
+        y = np.array(task.y, dtype=float).ravel()
         if X.ndim != 2 or X.shape[1] != len(task.variables) or X.shape[0] != y.shape[0]:
             raise ComponentError(f"searcher '{self.name}': X has shape {X.shape}, y {y.shape}, "
                                  f"variables {list(task.variables)}")
@@ -187,6 +188,8 @@ class Searcher(Component):
         return members, len(dropped)
 
     def check_operators(self, binary: Sequence[str], unary: Sequence[str]) -> None:
+        """Raise a one-line error naming the configured operators this searcher cannot express
+        (``supported_binary``, ``supported_unary``); called before any search runs."""
         missing = [op for op in binary if op not in self.supported_binary]
         missing += [op for op in unary if op not in self.supported_unary]
         if missing:

@@ -31,20 +31,26 @@ _STREAM = {name: i + 1 for i, name in enumerate(INTERIOR_SETS + ("constraint",))
 _VERIFY_STREAMS = (101, 102)     # interior and constraint streams of the verification sets
 
 
-@dataclass
+@dataclass(frozen=True)
 class PointSets:
-    """The point sets of one run, each an (n, d) array in the problem's variable order: search (X_S),
-    refine, verify, validate, and one array per constraint."""
+    """The point sets of one run, each a read-only (n, d) array in the problem's variable order: search
+    (X_S), refine, verify, validate, and one array per constraint; frozen (a component reads them, and
+    the run refuses a component that changes them, however it does it)."""
 
     search: np.ndarray                  # X_S
     refine: np.ndarray                  # X_r^f
     verify: np.ndarray                  # X_r^v
     validate: np.ndarray                # teacher physics-validation points
-    constraints: list[np.ndarray]       # one array per problem constraint
+    constraints: tuple[np.ndarray, ...]     # one array per problem constraint
     #: per constraint, None, or for an integral constraint the (m, n) quadrature weights whose
     #: products with the integrand at its points are its m residuals
     reductions: tuple[np.ndarray | None, ...] = ()
 
+    def __post_init__(self) -> None:
+        for name in ("search", "refine", "verify", "validate"):
+            object.__setattr__(self, name, _locked(getattr(self, name)))
+        object.__setattr__(self, "constraints", tuple(_locked(a) for a in self.constraints))
+        object.__setattr__(self, "reductions", tuple(None if a is None else _locked(a) for a in self.reductions))
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,11 @@ class VerificationPoints:
     interior: np.ndarray
     constraints: tuple[np.ndarray, ...]
     reductions: tuple[np.ndarray | None, ...] = ()
+
+
+def _locked(a: np.ndarray) -> np.ndarray:
+    """``a`` if it is a read-only array, else a read-only copy (the caller's array keeps its flag)."""
+    return a if isinstance(a, np.ndarray) and not a.flags.writeable else _read_only(np.array(a, dtype=float))
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -74,7 +85,7 @@ def make_point_sets(problem: Problem, seed: int | None = None) -> PointSets:
         taken.append(pts)
     rng = np.random.default_rng([seed, _STREAM["constraint"]])
     constraints, reductions = all_constraint_points(problem, rng)
-    return PointSets(constraints=constraints, reductions=reductions, **{k: _read_only(v) for k, v in sets.items()})
+    return PointSets(constraints=tuple(constraints), reductions=reductions, **{k: _read_only(v) for k, v in sets.items()})
 
 
 def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:

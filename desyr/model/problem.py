@@ -161,22 +161,28 @@ class Problem:
     # ---------------------------------------------------------------- symbols
     @property
     def variable_names(self) -> list[str]:
+        """The variables' names, in order: the columns of every point array."""
         return [v.name for v in self.variables]
 
     @property
     def symbols(self) -> list[sp.Symbol]:
+        """The variables' SymPy symbols (real), in :attr:`variable_names` order: build expressions from
+        these (a plain ``sympy.Symbol("x")`` is another symbol than the problem's ``x``)."""
         return [self.vocabulary.var_symbols[v] for v in self.variable_names]
 
     @property
     def bounds(self) -> np.ndarray:
+        """The box of the variables' ranges, (d, 2): lower and upper bound per variable."""
         return np.array([[v.lo, v.hi] for v in self.variables], dtype=float)
 
     @property
     def dim(self) -> int:
+        """How many variables."""
         return len(self.variables)
 
     @property
     def unknown_names(self) -> list[str]:
+        """The names of the unknown coefficients (``[unknowns]``), in order."""
         return [u.name for u in self.unknowns]
 
     @property
@@ -190,6 +196,7 @@ class Problem:
         return self if self.observations is None else dataclasses.replace(self, observations=None)
 
     def unknown_symbol(self, name: str) -> sp.Symbol:
+        """The SymPy symbol of the unknown coefficient ``name``, as the equations use it."""
         symbol = self.vocabulary.extra[name]
         assert isinstance(symbol, sp.Symbol)
         return symbol
@@ -212,6 +219,7 @@ class Problem:
         return sorted(found, key=lambda j: (j.field, j.order, j.wrt))
 
     def jet_symbol(self, jet: Jet) -> sp.Symbol:
+        """The symbol standing for a field derivative (``u_xx``) in the equations and constraints."""
         return self.vocabulary.jet_symbol(jet)
 
     # ---------------------------------------------------------- substitution

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import sympy as sp
 
+from desyr.errors import ComponentError
 from desyr.model.constants import METHOD
 from desyr.model.points import PointSets, VerificationPoints
 from desyr.model.problem import Problem
@@ -55,9 +56,34 @@ def for_refinement(problem: Problem, solution: Mapping[str, sp.Expr], params: Se
     """The residual system a refiner minimises: equations on the refinement points and constraints, and
     for an inverse problem the misfit to the observations (with :data:`OBSERVATION_WEIGHT`; it is data,
     so :func:`physics_scores` leaves it out)."""
+    solution = in_problem_symbols(problem, solution, params)
     system = ResidualSystem(problem, solution, params, points.refine, points.constraints, constraint_weight, jacobian,
                             points.reductions)
     return with_observations(system, solution, jacobian)
+
+
+def in_problem_symbols(problem: Problem, solution: Mapping[str, sp.Expr], params: Sequence[sp.Symbol] = ()
+                       ) -> dict[str, sp.Expr]:
+    """``solution`` in the problem's own symbols: a ``sympy.Symbol("x")`` is not the problem's real ``x``
+    (its derivatives in ``x`` would be 0, and the residuals silently wrong), so each free symbol that is
+    not one of ``params`` is mapped by name to the problem's variable or parameter of that name; a name
+    the problem does not have is one line naming it."""
+    own = {s.name: s for s in problem.symbols}
+    own.update((name, value) for name, value in problem.vocabulary.extra.items() if isinstance(value, sp.Symbol))
+    free = set(params)
+    out = {}
+    for f, e in solution.items():
+        e = sp.sympify(e)
+        swap = {}
+        for s in sorted(e.free_symbols - free, key=str):
+            if s.name not in own:
+                known = ", ".join([*own, *(p.name for p in params)])
+                raise ComponentError(f"the expression of {f} uses the symbol {s.name!r}, which is neither a variable "
+                                     f"of the problem nor a parameter given to for_refinement (known: {known})")
+            if own[s.name] != s:
+                swap[s] = own[s.name]
+        out[f] = e.xreplace(swap) if swap else e
+    return out
 
 
 def with_observations(system: ResidualSystem, solution: Mapping[str, sp.Expr], jacobian: bool = True

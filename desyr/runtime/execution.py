@@ -60,10 +60,25 @@ def make_executor(registry: Registry, spec: RunSpec | None = None, name: str | N
         given["workers"] = chosen
     given = {k: v for k, v in given.items() if v is not None or k in cls.options}
     try:
-        return cls(**given)
+        executor = cls(**given)
     except ComponentError as exc:
         where = f"{spec.problem.source}: [execution.options]" if spec is not None else "--executor"
         raise ConfigError(f"{where}: {exc}") from None
+    checked_workers(executor)
+    return executor
+
+
+def checked_workers(executor: Executor) -> int:
+    """The executor's ``workers``, held to the contract: a whole number at least 1 (0 would run nothing
+    at once, and budgets are shared out by it)."""
+    from desyr.stages.guard import contained
+
+    with contained("executor", executor.name):
+        workers = executor.workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise PluginError(f"executor '{executor.name}' broke its contract: workers is {workers!r}; "
+                          "the workers property must be a whole number at least 1")
+    return workers
 
 
 def threads_per_worker(workers: int) -> int:

@@ -23,6 +23,7 @@ from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.guard import contained
+from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
 
@@ -58,7 +59,7 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
     pool: list[Candidate] = []
     records: list[SolverCall] = []
     for searcher in searchers:
-        with contained("searcher", searcher.name):
+        with contained("searcher", searcher.name), unchanged("searcher", searcher.name, {"problem": problem}):
             found = searcher.propose(problem, time_limit)
             if not isinstance(found, Proposals):
                 raise TypeError(f"propose returned {type(found).__name__}, not Proposals")

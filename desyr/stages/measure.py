@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from desyr.errors import PluginError
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
@@ -172,7 +173,7 @@ def reduce_degenerate(candidate: Candidate, ctx: RunContext, refit: ReducedRefit
             refits += 1
             try:
                 status, fitted = refit(reduced)
-            except (KeyboardInterrupt, MemoryError):
+            except (KeyboardInterrupt, MemoryError, PluginError):     # a refiner that changed its inputs
                 raise
             except Exception:
                 continue
@@ -222,7 +223,7 @@ def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, b
         return
     try:
         status, fitted = refit(proposal)
-    except (KeyboardInterrupt, MemoryError):
+    except (KeyboardInterrupt, MemoryError, PluginError):
         raise
     except Exception:   # a refit that raises is a rejected proposal, as in reduce_degenerate
         status, fitted = "failed", {}

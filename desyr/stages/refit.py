@@ -16,8 +16,6 @@ from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import (
     Candidate,
     RefitOutcome,
-    candidate_view,
-    changed_fields,
     refit_outcome_fields,
     stage_b_fields,
 )
@@ -32,7 +30,16 @@ from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
+from desyr.stages.refit_contract import (
+    Tampered,
+    checked_expressions,
+    checked_outcome,
+    contracted_refit,
+    family_points,
+    in_family,
+)
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
+from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 
@@ -172,45 +179,13 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
             clean(cand, ctx)        # what the named values left at round-off (a 4e-28*sin term) goes
     except (KeyboardInterrupt, MemoryError):
         raise
+    except Tampered as exc:      # a reduced tree's refit changed the problem or the points
+        return {**_failed_record(str(exc)), BROKE: TAMPERED}
     except BaseException as exc:  # one unusable candidate must not end the run; record why
         return _failed_record(f"{type(exc).__name__}: {exc}")
     return {name: _stored(getattr(cand, name)) for name in stage_b_fields()}
 
 
-def contracted_refit(refiner: Refiner, cand: Candidate, problem: Problem, points: Any
-                     ) -> tuple[RefitOutcome, dict[str, sp.Expr]]:
-    """The refiner's outcome for ``cand`` and its checked expressions, held to the contract (shared by
-    ``desyr run`` and :mod:`desyr.testing`): a RefitOutcome, expressions of the candidate's own fields in
-    the problem's variables, finite where the candidate was, and finite constants when converged."""
-    view = candidate_view(cand)
-    answer = refiner.refine(view, problem, points)
-    changed = changed_fields(cand, view)
-    if changed:
-        raise Tampered(f"refiner '{refiner.name}' broke its contract: it changed candidate {cand.id}'s "
-                       f"{', '.join(changed)}; a refiner reads the candidate (its frozen tree stays as the "
-                       "search found it) and returns its refit in a RefitOutcome")
-    return checked_refit(answer, refiner.name, cand, problem)
-
-
-class Tampered(PluginError):
-    """A refiner changed the candidate it was given: the run stops naming it, whatever the other refits do."""
-
-
-def checked_refit(answer: object, name: str, cand: Candidate, problem: Problem
-                  ) -> tuple[RefitOutcome, dict[str, sp.Expr]]:
-    """:func:`contracted_refit` on the refiner's ``answer``."""
-    outcome = checked_outcome(answer, name)
-    for f, e in (outcome.expressions or {}).items():
-        if isinstance(e, sp.Basic) and e.has(*_NOT_FINITE) and not cand.search_expressions.get(f, e).has(*_NOT_FINITE):
-            raise ValueError(f"refined {f} = {e} is not finite")
-    refined = _checked_expressions(outcome, cand, problem)
-    bad = [p for p in outcome.params if not (isinstance(p, (int, float)) and math.isfinite(p))]
-    if outcome.converged and bad:
-        raise ValueError(f"a converged outcome has non-finite constants {bad[:3]}")
-    return outcome, refined
-
-
-_NOT_FINITE = (sp.zoo, sp.oo, -sp.oo, sp.nan)
 #: the record entry of a refit whose refiner broke its contract (raised, or returned something unusable)
 BROKE = "contract_broken"
 #: its value for a refiner that changed the candidate it was given
@@ -278,8 +253,12 @@ def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext, simplify:
         if not capped:
             capped.append(reduction_refiner(refiner, ctx.method, simplify))
         probe = Candidate(f"{cand.id}-reduced", dict(exprs), searcher=cand.searcher, search_seed=cand.search_seed)
-        outcome = checked_outcome(capped[0].refine(probe, ctx.problem, ctx.points), refiner.name)
-        return outcome.status, _checked_expressions(outcome, probe, ctx.problem)
+        with unchanged("refiner", refiner.name, {"problem": ctx.problem, "points": ctx.points}, Tampered):
+            answer = capped[0].refine(probe, ctx.problem, ctx.points)
+        outcome = checked_outcome(answer, refiner.name)
+        fitted = checked_expressions(outcome, probe, ctx.problem)
+        in_family(fitted, probe, ctx.problem, family_points(ctx.points))
+        return outcome.status, fitted
     return refit
 
 
@@ -351,44 +330,3 @@ def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem
     for name in stage_b_fields():
         if name not in ("refit", "expressions") and name in record:
             setattr(cand, name, record[name])
-
-
-def checked_outcome(outcome: object, name: str) -> RefitOutcome:
-    """The refiner's answer held to its type (shared by ``desyr run`` and :mod:`desyr.testing`)."""
-    if not isinstance(outcome, RefitOutcome):
-        raise TypeError(f"refiner '{name}' returned {type(outcome).__name__}, not a RefitOutcome; "
-                        "return a desyr.plugin.RefitOutcome")
-    return outcome
-
-
-def checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:
-    """:func:`_checked_expressions`, for :mod:`desyr.testing`."""
-    return _checked_expressions(outcome, cand, problem)
-
-
-def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Problem) -> dict[str, sp.Expr]:
-    """The refined expressions, only if they are sympy expressions of the candidate's fields
-    in the problem's variables (a refiner may not change what the candidate is about)."""
-    exprs = outcome.expressions or {}
-    if not exprs:
-        return {}
-    if set(exprs) != set(cand.search_expressions):
-        raise ValueError(f"refined fields {sorted(exprs)} differ from the candidate's {sorted(cand.search_expressions)}")
-    names = set(problem.variable_names)
-    for f, e in exprs.items():
-        if not isinstance(e, sp.Expr):
-            raise TypeError(f"refined {f} is {type(e).__name__}, not a sympy expression")
-    for name in problem.unknown_names:
-        if name in exprs and not exprs[name].is_number:
-            raise ValueError(f"refined unknown {name} = {exprs[name]} is not a number")
-    # a family written in the unknowns (an exact solver's) becomes the member with the fitted values
-    exprs = {f: problem.resolved(e, exprs) for f, e in exprs.items()}
-    for f, e in exprs.items():
-        foreign = sorted(s.name for s in e.free_symbols if s.name not in names)
-        if foreign:
-            raise ValueError(f"refined {f} uses {', '.join(foreign)}, which are not variables of the problem")
-    by_name = {s.name: s for s in problem.symbols}
-    mapped = {f: e.xreplace({s: by_name[s.name] for s in e.free_symbols}) for f, e in exprs.items()}
-    for e in mapped.values():   # what is reported is the text: it must read back
-        problem.parse(str(expression_text(e)))
-    return mapped

@@ -41,12 +41,19 @@ def check_operators(searchers: list[Searcher], binary: Sequence[str], unary: Seq
 
 def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """One seeded search with the searcher's errors contained; its checked front, info and drops."""
-    # The searcher gets its own copies: libraries may need writable arrays, and nothing it does
-    # to them reaches the run's points.
-    mine = replace(task, X=np.array(task.X, dtype=float), y=np.array(task.y, dtype=float))
+    # The searcher gets its own read-only copies: an edit in place is one line naming it (it would
+    # otherwise fit, and report losses on, samples the core does not score); Searcher.task_arrays
+    # gives a library the writable arrays it may need.
+    mine = replace(task, X=_read_only_copy(task.X), y=_read_only_copy(task.y))
     with contained("searcher", searcher.name):
         answer = searcher.search(mine)
     return checked_search_answer(searcher, answer, problem, task)
+
+
+def _read_only_copy(values: np.ndarray) -> np.ndarray:
+    out = np.array(values, dtype=float)
+    out.flags.writeable = False
+    return out
 
 
 def checked_search_answer(searcher: Searcher, answer: object, problem: Problem, task: SearchTask | None = None

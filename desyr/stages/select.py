@@ -10,6 +10,7 @@ from desyr.model.candidates import Candidate, candidate_view, changed_fields
 from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection
 from desyr.stages.guard import contained
+from desyr.stages.watch import context_parts, unchanged
 
 
 def preference_key(c: Candidate) -> tuple[int, float, float | None, float]:
@@ -54,7 +55,7 @@ def apply_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext) -> GateD
     the candidates as they were (it reads copies: a change is refused, never used);
     any error is one line naming the gate."""
     views = [candidate_view(c) for c in survivors]
-    with contained("gate", gate.name):
+    with contained("gate", gate.name), unchanged("gate", gate.name, context_parts(ctx)):
         decision = gate.apply(list(views), ctx)
     for c, view in zip(survivors, views):
         changed = changed_fields(c, view)

@@ -16,6 +16,7 @@ from desyr.model.outcomes import TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.stages.guard import contained, overran
 from desyr.stages.run_components import component
+from desyr.stages.watch import context_parts, unchanged
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.config.spec import RunSpec
@@ -34,14 +35,14 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutco
     start = time.perf_counter()
     share = None if ctx.deadline is None else ctx.seconds_left()
     ctx.progress.message(f"teacher: {teacher.name}")
-    with contained("teacher", teacher.name):
+    with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
         model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
         raw = model.predict(ctx.points.search)
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     seconds = time.perf_counter() - start
     if share is not None:
         overran(teacher, "teacher", teacher.name, seconds, share, "prepare() and predict()")
-    with contained("teacher", teacher.name):
+    with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
         info = TeacherInfo(teacher.name, jsonable(model.info()))
     return TeacherOutcome(info, values, seconds, model)
 

@@ -14,6 +14,8 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
@@ -115,8 +117,8 @@ class Vocabulary:
 
     def __init__(self, variables: Sequence[str], fields: Sequence[str] = (),
                  extra: Mapping[str, sp.Expr] | None = None) -> None:
-        self.variables = [check_name(v, "variable name") for v in variables]
-        self.fields = [check_name(f, "field name") for f in fields]
+        self.variables = tuple(check_name(v, "variable name") for v in variables)
+        self.fields = tuple(check_name(f, "field name") for f in fields)
         for name in extra or {}:
             check_name(name, "parameter name")
         seen: set[str] = set()
@@ -126,9 +128,18 @@ class Vocabulary:
             seen.add(name)
         if self.fields:
             _check_unambiguous(self.variables, self.fields[0])
-        self.var_symbols = {v: sp.Symbol(v, real=True) for v in self.variables}
-        self.extra = dict(extra or {})
+        # read-only: a problem's vocabulary is part of the frozen problem every component reads
+        self.var_symbols: Mapping[str, sp.Symbol] = MappingProxyType({v: sp.Symbol(v, real=True) for v in self.variables})
+        self.extra: Mapping[str, sp.Expr] = MappingProxyType(dict(extra or {}))
         self._jets: dict[sp.Symbol, Jet] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a mapping proxy does not pickle or deep-copy; its plain dict does
+        return {**self.__dict__, "var_symbols": dict(self.var_symbols), "extra": dict(self.extra)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, var_symbols=MappingProxyType(state["var_symbols"]),
+                             extra=MappingProxyType(state["extra"]))
 
     # jets ------------------------------------------------------------------
     def jet_symbol(self, jet: Jet) -> sp.Symbol:
@@ -180,7 +191,7 @@ class Vocabulary:
         jet = self.parse_jet(name)
         if jet is not None:
             return self.jet_symbol(jet)
-        known = self.variables + self.fields + sorted(self.extra) + sorted(CONSTANTS)
+        known = [*self.variables, *self.fields, *sorted(self.extra)] + sorted(CONSTANTS)
         hint = ""
         field = next((f for f in self.fields if name.startswith(f + "_")), None)
         if field is not None and self.variables:     # a derivative in a variable the problem does not have

@@ -38,7 +38,10 @@ class ContractViolation(PluginError):
 
 def violation(component: Any, problem: str, fix: str) -> ContractViolation:
     cls: Any = component if isinstance(component, type) else type(component)
-    return ContractViolation(f"{cls.role} '{cls.name}' ({cls.__name__}): {problem}; {fix}")
+    named = f"{cls.role} '{cls.name}'"
+    while problem.startswith(named):        # the core's own line names it already: say it once
+        problem = problem[len(named):].lstrip(": ")
+    return ContractViolation(f"{named} ({cls.__name__}): {problem}; {fix}")
 
 
 class Subject:

@@ -19,7 +19,7 @@ from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.exact_search import SolveOutcome, propose_candidates
 from desyr.stages.measure import measure
-from desyr.stages.refit import checked_refit
+from desyr.stages.refit_contract import checked_refit, family_points
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
 from desyr.stages.teach import checked_model, checked_teacher_values
@@ -148,7 +148,7 @@ def _refit(refiner: Any, cand: Candidate, problem: Problem, ctx: RunContext) -> 
     answer, changed = unchanged({"candidate": view, "problem": problem, "points": ctx.points},
                                 lambda: contained_call(refiner, lambda: refiner.refine(view, problem, ctx.points)))
     try:
-        outcome, _ = checked_refit(answer, refiner.name, cand, problem)
+        outcome, _ = checked_refit(answer, refiner.name, cand, problem, family_points(ctx.points))
     except (TypeError, ValueError, DesyrError) as exc:
         if "non-finite constants" in str(exc):
             raise violation(refiner, str(exc), "report converged=False (status 'failed' or 'not_converged') "
