@@ -57,6 +57,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.residuals import ResidualSystem, for_refinement, physics_scores
     from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
     from desyr.model.sets import integral_rule
+    from desyr.model.shapes import Annulus, Disk
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
     from desyr.runtime.execution import serial_map, usable_cores
     from desyr.stages.pool import empirical_front
@@ -67,6 +68,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
     from desyr.symbolic.physics import Scores
     from desyr.symbolic.simplify import simplify_expression
+    from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
 
 #: where each name lives: a name is imported on first use (PEP 562), so a plugin module that needs only
 #: ``hookimpl`` and ``Problem`` loads without SymPy or SciPy, and a wrong spec fails fast
@@ -87,6 +89,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.search": ("ParetoMember", "Proposals", "SearchResult", "SearchTask", "SolverAttempt",
         "teacher_fit_mse"),
     "desyr.model.sets": ("integral_rule",),
+    "desyr.model.shapes": ("Annulus", "Disk"),
     "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
     "desyr.runtime.execution": ("serial_map", "usable_cores"),
     "desyr.stages.pool": ("empirical_front",),
@@ -99,6 +102,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "parameterize"),
     "desyr.symbolic.physics": ("Scores",),
     "desyr.symbolic.simplify": ("simplify_expression",),
+    "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -130,7 +134,7 @@ __all__ = [
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     "Proposals", "SolverAttempt",
     # where constraints hold: faces of a box, parts of a shape's boundary, the shape itself
-    "Constraint", "Face", "Part", "Geometry",
+    "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
@@ -139,6 +143,8 @@ __all__ = [
     # searchers: the empirical front, the expression vocabulary and parser, the operator table
     "empirical_front", "Vocabulary", "parse_expression", "ExpressionError",
     "Operator", "BINARY_OPERATORS", "UNARY_OPERATORS", "operator", "library_names",
+    # special functions: their SymPy classes and a Bessel function's order
+    "SPECIAL_CLASSES", "BESSEL_CLASSES", "bessel_order",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",

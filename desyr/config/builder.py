@@ -20,7 +20,7 @@ from desyr.errors import ConfigError
 from desyr.model.nesting import NestingError, check_nesting
 from desyr.model.problem import Problem
 from desyr.model.toml_writer import TomlWriteError, dumps
-from desyr.symbolic.special import CLASSES as SPECIAL_CLASSES
+from desyr.symbolic.special import SPECIAL_CLASSES
 
 #: the functions the config's expression parser knows (docs/config.md), by class: a user's class that
 #: is only *named* sin would print as sin and read back as another function

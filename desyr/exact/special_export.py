@@ -27,7 +27,7 @@ from sympy.printing.fortran import FCodePrinter
 from sympy.printing.numpy import JaxPrinter, SciPyPrinter
 
 from desyr.errors import DesyrError
-from desyr.symbolic.special import BESSEL_CLASSES, CLASSES
+from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES
 
 #: the targets that have every special function of the language, for the error's hint
 COMPLETE = "numpy, julia, latex or sympy"
@@ -43,7 +43,7 @@ class UnsupportedFunction(DesyrError, ValueError):
 
 def has_special(expr: sp.Expr) -> bool:
     """Whether ``expr`` needs a special-function library (sech, csch and coth need none)."""
-    return bool(sp.sympify(expr).has(*[c for c in CLASSES if c not in (sp.sech, sp.csch, sp.coth)]))
+    return bool(sp.sympify(expr).has(*[c for c in SPECIAL_CLASSES if c not in (sp.sech, sp.csch, sp.coth)]))
 
 
 def reciprocal_hyperbolic(expr: sp.Expr) -> sp.Expr:
@@ -58,7 +58,7 @@ def _refuse(node: sp.Expr, target: str, what: str = "") -> UnsupportedFunction:
     name = type(node).__name__
     where = f"{name} of order {node.args[0]}" if isinstance(node, BESSEL_CLASSES) else name
     return UnsupportedFunction(f"the {target} export has no {where}{what}; export to {COMPLETE} instead "
-                               "(docs/results.md, Exports)")
+                               "(docs/exact.md, Export)")
 
 
 def _integer_order(node: sp.Expr, target: str) -> int:

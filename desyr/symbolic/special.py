@@ -27,7 +27,8 @@ BESSEL: dict[str, Callable[..., sp.Expr]] = {
 #: the largest order written: beyond it the recurrences of a proof and of the exports grow long
 MAX_ORDER = 50
 #: SymPy classes of every special function, for the checks that walk a built expression
-CLASSES = tuple(f for f in (*UNARY.values(), *BESSEL.values()) if isinstance(f, type))
+SPECIAL_CLASSES = tuple(f for f in (*UNARY.values(), *BESSEL.values()) if isinstance(f, type))
+#: SymPy classes of the Bessel functions (their first argument is a constant order)
 BESSEL_CLASSES = (sp.besselj, sp.bessely, sp.besseli, sp.besselk)
 DIGITS = 30
 
@@ -59,7 +60,7 @@ def real_number(expr: sp.Expr) -> bool | None:
     (at :data:`DIGITS` digits, by mpmath) to a finite real value, False when not real or not finite, None
     when it cannot be evaluated or holds no special function.  mpmath returns a complex value exactly
     where the function is not real there (``bessely(0, -3)``), so the imaginary part is exactly 0 or not."""
-    if not expr.is_number or not expr.has(*CLASSES):
+    if not expr.is_number or not expr.has(*SPECIAL_CLASSES):
         return None
     try:
         value = sp.N(expr, DIGITS)

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from desyr.plugin import Face
-from desyr.symbolic.special import BESSEL_CLASSES, bessel_order
-from desyr.symbolic.special import CLASSES as SPECIAL_CLASSES
+from desyr.plugin import BESSEL_CLASSES, SPECIAL_CLASSES, Face, bessel_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr.model.shapes import Annulus, Disk
+from desyr.plugin import Annulus, Disk
 from desyr_sympy.ansatz import as_ode, profile, substitute
 from desyr_sympy.bessel import real_basis
 from desyr_sympy.forms import (
