@@ -174,9 +174,9 @@ EXPORTED = {
     "numpy": sp.besselj(0, x_) + sp.bessely(1, x_ + y_) + sp.besseli(3, y_) + sp.besselk(1, x_) + sp.erf(y_)
     + sp.erfc(x_) + sp.airyai(x_) + sp.airybi(-y_) + sp.sech(x_) + sp.csch(y_) + sp.coth(x_ * y_)
     + sp.besselj(sp.Rational(3, 2), x_),
-    "torch": sp.besselj(0, x_) + sp.bessely(1, y_) + sp.besseli(1, x_) + sp.besselk(0, y_) + sp.erf(y_)
-    + sp.erfc(x_) + sp.airyai(x_) + sp.sech(x_) + sp.coth(y_),
-    "jax": sp.besselj(3, x_ + y_) + sp.besseli(1, x_) + sp.erf(y_) + sp.erfc(x_) + sp.csch(x_),
+    "torch": sp.besseli(0, y_) + sp.besseli(1, x_) + sp.besselk(0, y_) + sp.besselk(1, x_ + y_) + sp.erf(y_)
+    + sp.erfc(x_) + sp.sech(x_) + sp.coth(y_),
+    "jax": sp.besseli(0, x_ + y_) + sp.besseli(1, x_) + sp.erf(y_) + sp.erfc(x_) + sp.csch(x_),
     "c": sp.besselj(2, x_) + sp.bessely(0, y_) + sp.erf(x_ * y_) + sp.erfc(y_) + sp.sech(x_) + sp.coth(y_),
 }
 EXPORTED["fortran"] = EXPORTED["c"]

@@ -6,13 +6,16 @@ loses every digit for x > 6).  So each code target gets a printer here with the 
 
 ======== ============================================================================================
 numpy    ``scipy.special``: every function, any order
-torch    ``torch.special``: erf, erfc, airy_ai, J/Y/I/K of order 0 and 1
-jax      ``jax.scipy.special``: erf, erfc, J of integer order (``bessel_jn``), I of order 0 and 1
+torch    ``torch.special``: erf, erfc, I and K of order 0 and 1
+jax      ``jax.scipy.special``: erf, erfc, I of order 0 and 1
 C        ``math.h``: erf, erfc; POSIX ``jn``/``yn``: J and Y of integer order
 Fortran  Fortran 2008 intrinsics: erf, erfc, ``bessel_jn``, ``bessel_yn`` (integer orders)
 Julia    SpecialFunctions.jl: every function, any order
 ======== ============================================================================================
 
+torch's ``bessel_j0``/``j1``/``y0``/``y1`` and ``airy_ai`` agree with mpmath only to about 1e-6 (relative,
+float64), and jax's ``bessel_jn`` is nan at 0 and wrong beyond an argument of about 30 (J_0(100) comes out
+-1.46): so those are refused, not exported to something that computes another function.
 Anything else is :class:`UnsupportedFunction`, one line naming the function, the target and the
 targets that have it: never code that does not compile or computes something else.  ``sech``,
 ``csch`` and ``coth`` are written as the reciprocals of cosh, sinh and tanh where a target lacks them.
@@ -31,10 +34,11 @@ from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES
 
 #: the targets that have every special function of the language, for the error's hint
 COMPLETE = "numpy, julia, latex or sympy"
-_TORCH_BESSEL = {("besselj", 0): "bessel_j0", ("besselj", 1): "bessel_j1", ("bessely", 0): "bessel_y0",
-                 ("bessely", 1): "bessel_y1", ("besseli", 0): "modified_bessel_i0",
+#: torch.special's Bessel functions accurate to double precision (not its J and Y: see the docstring)
+_TORCH_BESSEL = {("besseli", 0): "modified_bessel_i0",
                  ("besseli", 1): "modified_bessel_i1", ("besselk", 0): "modified_bessel_k0",
                  ("besselk", 1): "modified_bessel_k1"}
+_TORCH_LOOSE = " (torch.special's is accurate to about 1e-6 only)"
 
 
 class UnsupportedFunction(DesyrError, ValueError):
@@ -82,8 +86,8 @@ class _TorchNames:
     def _print_erfc(self, e: sp.Expr) -> str:
         return f"torch.special.erfc({self._print(e.args[0])})"  # type: ignore[attr-defined]
 
-    def _print_airyai(self, e: sp.Expr) -> str:
-        return f"torch.special.airy_ai({self._print(e.args[0])})"  # type: ignore[attr-defined]
+    def _inaccurate(self, e: sp.Expr) -> str:
+        raise _refuse(e, "torch", _TORCH_LOOSE)
 
     def _print_airybi(self, e: sp.Expr) -> str:
         raise _refuse(e, "torch")
@@ -94,7 +98,8 @@ class _TorchNames:
             raise _refuse(e, "torch", " (torch.special has orders 0 and 1)")
         return f"torch.special.{name}({self._print(e.args[1])})"  # type: ignore[attr-defined]
 
-    _print_besselj = _print_bessely = _print_besseli = _print_besselk = _bessel
+    _print_besseli = _print_besselk = _bessel
+    _print_besselj = _print_bessely = _print_airyai = _inaccurate
 
 
 class Jax(JaxPrinter):  # type: ignore[misc]
@@ -105,10 +110,7 @@ class Jax(JaxPrinter):  # type: ignore[misc]
         return f"jax.scipy.special.erfc({self._print(e.args[0])})"
 
     def _print_besselj(self, e: sp.Expr) -> str:
-        n = _integer_order(e, "jax")
-        # bessel_jn(z, v=n) holds J_0 .. J_n in its first axis; the order was made non-negative by SymPy
-        return f"jax.scipy.special.bessel_jn({self._print(e.args[1])}, v={abs(n)})[{abs(n)}]" if n >= 0 \
-            else f"(-1)**{n}*{self._print(sp.besselj(-n, e.args[1]))}"
+        raise _refuse(e, "jax", " (jax.scipy.special.bessel_jn is nan at 0 and wrong beyond about 30)")
 
     def _print_besseli(self, e: sp.Expr) -> str:
         n = abs(_integer_order(e, "jax"))
@@ -136,17 +138,21 @@ class C(C99CodePrinter):  # type: ignore[misc]
 
 
 class Fortran(FCodePrinter):  # type: ignore[misc]
+    def _real(self, arg: sp.Expr) -> str:
+        # the intrinsics take only a REAL argument: gfortran refuses ``erf(1)`` and ``bessel_jn(0, 2)``
+        return str(self._print(sp.Float(arg) if arg.is_Integer else arg))
+
     def _print_erf(self, e: sp.Expr) -> str:
-        return f"erf({self._print(e.args[0])})"
+        return f"erf({self._real(e.args[0])})"
 
     def _print_erfc(self, e: sp.Expr) -> str:
-        return f"erfc({self._print(e.args[0])})"
+        return f"erfc({self._real(e.args[0])})"
 
     def _print_besselj(self, e: sp.Expr) -> str:
-        return f"bessel_jn({_integer_order(e, 'Fortran')}, {self._print(e.args[1])})"
+        return f"bessel_jn({_integer_order(e, 'Fortran')}, {self._real(e.args[1])})"
 
     def _print_bessely(self, e: sp.Expr) -> str:
-        return f"bessel_yn({_integer_order(e, 'Fortran')}, {self._print(e.args[1])})"
+        return f"bessel_yn({_integer_order(e, 'Fortran')}, {self._real(e.args[1])})"
 
     def _refused(self, e: sp.Expr) -> str:
         raise _refuse(e, "Fortran")

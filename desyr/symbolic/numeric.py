@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from desyr.symbolic.special import DERIVATIVE_CLASSES
+
 
 def _dirac_delta(*args: Any) -> np.ndarray:
     """nan everywhere: a DiracDelta (second derivative of ``abs``, derivative of ``Heaviside``)
@@ -27,7 +29,8 @@ _EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
 #: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s)
 _NUMPY = {"I": 1j}
 #: functions NumPy lacks: evaluated through scipy.special
-_SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi)
+_SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi,
+            *DERIVATIVE_CLASSES)
 
 
 #: sympy's "undefined" values, which numpy printers have no name for (``KeyError:

@@ -12,7 +12,9 @@ holds one of these functions by evaluating it, where SymPy's assumptions leave i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+import mpmath
 import sympy as sp
 
 #: one-argument special functions, by the name a config writes
@@ -31,6 +33,14 @@ SPECIAL_CLASSES = tuple(f for f in (*UNARY.values(), *BESSEL.values()) if isinst
 #: SymPy classes of the Bessel functions (their first argument is a constant order)
 BESSEL_CLASSES = (sp.besselj, sp.bessely, sp.besseli, sp.besselk)
 DIGITS = 30
+#: the derivative classes SymPy makes of these functions (``diff(airyai(x), x)`` is ``airyaiprime(x)``;
+#: the others differentiate into the functions above or into elementary ones)
+DERIVATIVE_CLASSES = (sp.airyaiprime, sp.airybiprime)
+#: names mpmath lacks for SymPy's printer of ``modules="mpmath"`` (it prints ``airyaiprime(x)`` as is)
+MPMATH: dict[str, Callable[..., Any]] = {
+    "airyaiprime": lambda z: mpmath.airyai(z, derivative=1),
+    "airybiprime": lambda z: mpmath.airybi(z, derivative=1),
+}
 
 
 def bessel_order(order: sp.Expr) -> sp.Rational:

@@ -28,6 +28,7 @@ from desyr.model.csg import Combined
 from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
 from desyr.model.written import Numbers
+from desyr.symbolic.special import MPMATH
 
 #: working precisions, in decimal digits: the first, and the most a quadrature is raised to
 DIGITS, MAX_DIGITS = 40, 120
@@ -63,7 +64,7 @@ def matches(shape: Shape, f: sp.Expr, xs: Sequence[sp.Symbol], numbers: Numbers,
             with mpmath.workdps(digits):
                 target = mpmath.mpmathify(sp.N(claimed, digits + 10))
                 bound = MATCH * (1 + abs(target))
-                found = _converged(sp.lambdify(list(xs), f, modules="mpmath"),
+                found = _converged(sp.lambdify(list(xs), f, modules=[MPMATH, "mpmath"]),
                                    list(_regions(shape, len(xs), numbers, digits)), digits, bound)
                 if found is None:
                     return False

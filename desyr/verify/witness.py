@@ -22,6 +22,7 @@ from desyr.model.patches import Q, R, S
 from desyr.model.points import interior_points, latin_hypercube
 from desyr.model.problem import Face, Problem
 from desyr.model.sets import shape_set_points
+from desyr.symbolic.special import MPMATH
 
 LOW, HIGH = 30, 60
 #: the high-precision value may be at most this fraction of the low one (round-off shrinks by 1e-30)
@@ -39,7 +40,7 @@ def vanishes(expr: sp.Expr, points: Sequence[Point]) -> bool:
     if not free:
         points = [{}]
     try:
-        g = sp.lambdify(free, expr, modules="mpmath")
+        g = sp.lambdify(free, expr, modules=[MPMATH, "mpmath"])
     except Exception:  # noqa: BLE001 - an expression lambdify cannot print is not witnessed, never a crash
         return False
     judged = 0
