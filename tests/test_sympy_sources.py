@@ -229,7 +229,10 @@ def exact_instance(problem, candidate: dict[str, sp.Expr]) -> dict[str, sp.Expr]
     def gap(a):
         return np.concatenate([np.broadcast_to(functions[f](*X.T, *a), len(X)) - target[f] for f in candidate])
 
-    values = least_squares(gap, start, xtol=1e-15, ftol=1e-15, gtol=1e-15).x if symbols else []
+    try:
+        values = least_squares(gap, start, xtol=1e-15, ftol=1e-15, gtol=1e-15).x if symbols else []
+    except ValueError:      # not finite where it starts (a reduction's sqrt(t + t0) at t0 = 0): not this one
+        return None
     exact = {s: sp.nsimplify(v, [sp.pi], tolerance=1e-7) if abs(v) > 1e-8 else 0 for s, v in zip(symbols, values)}
     solution = {f: p.expression.xreplace(exact) for f, p in params.items()}
     return solution if satisfies(problem, solution) else None

@@ -173,7 +173,7 @@ def test_the_attempts_table_has_each_attempts_reason():
     from desyr.model.result import load_result
     from desyr.report.markdown import render_report
 
-    fixture = Path(__file__).parent / "fixtures" / "study_bench" / "runs" / "tiny_sine-6c6c63312b6d" / "seed0"
+    fixture = Path(__file__).parent / "fixtures" / "study_bench" / "runs" / "tiny_sine-e67310d4d17f" / "seed0"
     result = load_result(fixture)
     result.attempts = [AttemptRecord(1, "enrich_library", "unary [] → ['tanh']", 1.0, False, 0.5, None,
                                      reason="u saturates between two plateaus along x")]

@@ -26,8 +26,9 @@ _EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
           "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x)}
 
 
-#: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s)
-_NUMPY = {"I": 1j}
+#: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s),
+#: and the module under its own name, for a printer that writes ``numpy.sin``
+_NUMPY = {"I": 1j, "numpy": np}
 #: functions NumPy lacks: evaluated through scipy.special
 _SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi,
             *DERIVATIVE_CLASSES)

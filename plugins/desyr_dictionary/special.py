@@ -17,11 +17,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
-from scipy import special as sc
+
+
+def _scipy_special(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """scipy.special's ``name``, imported at the first call: the plugin loads with every default run,
+    and most runs evaluate no special column."""
+    def values(a: np.ndarray) -> np.ndarray:
+        from scipy import special
+
+        return np.asarray(getattr(special, name)(a))
+    return values
+
 
 #: the special factors, by the name the ``special`` option writes: values and meaning
 NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "erf": sc.erf, "besselj": sc.j0, "bessely": sc.y0, "besseli": sc.i0, "besselk": sc.k0}
+    "erf": _scipy_special("erf"), "besselj": _scipy_special("j0"), "bessely": _scipy_special("y0"),
+    "besseli": _scipy_special("i0"), "besselk": _scipy_special("k0")}
 SYMPY: dict[str, Callable[[sp.Expr], sp.Expr]] = {
     "erf": sp.erf, "besselj": lambda a: sp.besselj(0, a), "bessely": lambda a: sp.bessely(0, a),
     "besseli": lambda a: sp.besseli(0, a), "besselk": lambda a: sp.besselk(0, a)}
