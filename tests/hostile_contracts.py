@@ -3,6 +3,8 @@ registers them, for ``test_trust_contracts.py``: each must end in one line namin
 documented warning."""
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 
 import numpy as np
@@ -251,3 +253,18 @@ class ContractsPlugin:
     @hookimpl
     def desyr_register_gates(self):
         return [AssignsExpressions, EditsExpressions, SetsVerdicts]
+
+
+def cli(registry, monkeypatch, tmp_path, toml: str, *args: str) -> tuple[int, list[str]]:
+    """``desyr run`` on ``toml`` with ``registry`` (the hostile components in it): exit code, stderr lines."""
+    import desyr.extension.registry
+    from desyr.cli.main import main
+
+    monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
+    path = tmp_path / "problem.toml"
+    path.write_text(toml, encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet", "--no-plots",
+                     "--executor", "serial", *args])
+    return code, err.getvalue().splitlines()

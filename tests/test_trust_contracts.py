@@ -4,15 +4,12 @@ and ``check_component`` catches it too."""
 from __future__ import annotations
 
 import contextlib
-import io
 
 import pytest
 from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin
-from hostile_contracts import ContractsPlugin
+from hostile_contracts import ContractsPlugin, cli
 
-import desyr.extension.registry
 from desyr.api import refine, run
-from desyr.cli.main import main
 from desyr.errors import PluginError
 from desyr.extension.registry import load_registry
 from desyr.testing import ContractViolation, check_component, make_problem
@@ -26,17 +23,6 @@ def registry():
 def config(refiner: str = "r_keeps", searcher: str = "s_fixed", *tables: str) -> str:
     return (TOML + f'\n[teacher]\nplugin = "t_benign"\n[search]\nplugin = "{searcher}"\nunary = ["sin"]\nruns = 1\n'
             f'[refine]\nplugin = "{refiner}"\n' + "".join("\n" + t + "\n" for t in tables))
-
-
-def cli(registry, monkeypatch, tmp_path, toml: str, *args: str) -> tuple[int, list[str]]:
-    monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
-    path = tmp_path / "problem.toml"
-    path.write_text(toml, encoding="utf-8")
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet", "--no-plots",
-                     "--executor", "serial", *args])
-    return code, err.getvalue().splitlines()
 
 
 # ------------------------------------------------------------------ a refiner broken on every candidate

@@ -3,18 +3,13 @@ workers. Each broken component of ``hostile_contracts.py`` ends in one line nami
 line), or a warning naming it where only some candidates break the contract."""
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
 import sympy as sp
 from hostile_components import RIGHT_FIT, TOML, WRONG, HostilePlugin
-from hostile_contracts import ContractsPlugin
+from hostile_contracts import ContractsPlugin, cli
 
-import desyr.extension.registry
 from desyr.api import refine
-from desyr.cli.main import main
 from desyr.errors import ComponentError, PluginError
 from desyr.extension.registry import load_registry
 from desyr.testing import make_context, make_problem
@@ -28,17 +23,6 @@ def registry():
 def config(teacher: str = "t_benign", refiner: str = "r_keeps", searcher: str = "s_fixed", *tables: str) -> str:
     return (TOML + f'\n[teacher]\nplugin = "{teacher}"\n[search]\nplugin = "{searcher}"\nunary = ["sin"]\nruns = 1\n'
             f'[refine]\nplugin = "{refiner}"\n' + "".join("\n" + t + "\n" for t in tables))
-
-
-def cli(registry, monkeypatch, tmp_path, toml: str, *args: str) -> tuple[int, list[str]]:
-    monkeypatch.setattr(desyr.extension.registry, "load_registry", lambda *a, **k: registry)
-    path = tmp_path / "problem.toml"
-    path.write_text(toml, encoding="utf-8")
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet", "--no-plots",
-                     "--executor", "serial", *args])
-    return code, err.getvalue().splitlines()
 
 
 def one_line(info) -> str:

@@ -89,3 +89,19 @@ def loosen(solution: Mapping[str, sp.Expr], constants: Sequence[sp.Symbol]) -> d
         renames[c] = sp.Symbol(f"C{k}")
         k += 1
     return {f: e.xreplace(renames) for f, e in solution.items()}
+
+
+def term_weights(expr: sp.Expr, weight: Mapping[sp.Basic, sp.Expr]) -> list[sp.Expr] | None:
+    """The weight of each term of ``expr`` under a scaling that multiplies each symbol of ``weight`` by
+    ``l**weight[symbol]`` (a power multiplies it), or None when a term does not scale."""
+    out = []
+    for term in sp.Add.make_args(sp.expand(expr)):
+        total = sp.Integer(0)
+        for factor in sp.Mul.make_args(term):
+            base, power = factor.as_base_exp()
+            if base in weight and power.is_number:
+                total += weight[base] * power
+            elif factor.free_symbols & set(weight):
+                return None                 # sin(u), exp(x): no power law
+        out.append(total)
+    return out

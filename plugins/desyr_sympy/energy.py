@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy import quadrature
-from desyr_sympy.ansatz import nonlinear, order, profile, substitute
+from desyr_sympy.ansatz import nonlinear, order, profile, substitute, term_weights
 from desyr_sympy.forms import point_conditions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -216,16 +216,9 @@ def dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.Expr | 
     Lane-Emden, Euler's equidimensional equations), or None."""
     k = sp.Symbol("k")
     weight = {x: sp.Integer(1)} | {f: k - j for j, f in enumerate(fs)}
-    weights = []
-    for term in sp.Add.make_args(sp.expand(expr)):
-        total = sp.Integer(0)
-        for factor in sp.Mul.make_args(term):
-            base, power = factor.as_base_exp()
-            if base in weight and power.is_number:
-                total += weight[base] * power
-            elif factor.free_symbols & set(weight):
-                return None                 # sin(u), exp(x): no power law
-        weights.append(total)
+    weights = term_weights(expr, weight)
+    if weights is None:
+        return None
     solved = sp.solve([w - weights[0] for w in weights[1:]], k, dict=True)
     return solved[0][k] if len(solved) == 1 and k in solved[0] else None
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy import energy, travelling
-from desyr_sympy.ansatz import as_ode, loosen, profile, substitute
+from desyr_sympy.ansatz import as_ode, loosen, profile, substitute, term_weights
 from desyr_sympy.energy import integrate_once
 from desyr_sympy.forms import ALLOWED_FUNCTIONS, jet_symbols, residuals
 from desyr_sympy.odes import explicit
@@ -40,17 +40,7 @@ def _weights(problem: Problem, expr: sp.Expr, alpha: sp.Expr, beta: sp.Expr,
     weight = {s: alpha - sum(space if v != problem.time else beta for v in jet.wrt)
               for s, jet in jet_symbols(problem).items()}
     weight |= {v: beta if v == t else space for v in problem.symbols}
-    out = []
-    for term in sp.Add.make_args(sp.expand(expr)):
-        total = sp.Integer(0)
-        for factor in sp.Mul.make_args(term):
-            base, power = factor.as_base_exp()
-            if base in weight and power.is_number:
-                total += weight[base] * power
-            elif factor.free_symbols & set(weight):
-                return None                 # sin(u), exp(x): no power law
-        out.append(total)
-    return out
+    return term_weights(expr, weight)
 
 
 def _advection(problem: Problem) -> tuple[sp.Expr, bool]:
