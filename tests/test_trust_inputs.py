@@ -3,6 +3,8 @@ workers. Each broken component of ``hostile_contracts.py`` ends in one line nami
 line), or a warning naming it where only some candidates break the contract."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -88,6 +90,17 @@ def test_a_refiner_returning_another_formula_on_every_candidate_stops_the_run_na
                                           "sin\\(pi\\*x\\) for candidate c\\d: it is not the frozen tree") as info:
         refine(make_problem(config("t_benign", "r_swaps")), ["0.6256", WRONG], registry=registry)
     one_line(info)
+
+
+def test_a_refit_that_does_not_read_back_fails_its_candidate_not_the_refiner(registry):
+    """inverse:oscillator's exact candidates hold sqrt(gamma - omega): their refits carry I, which the
+    language does not read; each candidate fails, the run goes on (it stopped naming the refiner)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        result = refine(make_problem(config("t_benign", "r_complex")), [RIGHT_FIT], registry=registry)
+    assert not [w for w in seen if "r_complex" in str(w.message)]
+    assert not result.exact and [c.status for c in result.candidates] == ["failed"]
+    assert "does not read back" in result.candidates[0].reason
 
 
 def test_a_refiner_returning_another_formula_on_some_candidates_is_a_warning_naming_it(registry):

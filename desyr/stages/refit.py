@@ -32,6 +32,7 @@ from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.refit_contract import (
     Tampered,
+    UnreadableRefit,
     checked_expressions,
     checked_outcome,
     contracted_refit,
@@ -155,6 +156,8 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         outcome, refined = contracted_refit(refiner, cand, ctx.problem, ctx.points)
     except (KeyboardInterrupt, MemoryError):
         raise
+    except UnreadableRefit as exc:  # a complex-valued tree's refit: this candidate fails, not the refiner
+        return _failed_record(str(exc))
     except BaseException as exc:  # the refiner broke its contract on this candidate: recorded as such
         return {**_failed_record(f"{type(exc).__name__}: {exc}"), BROKE: TAMPERED if isinstance(exc, Tampered) else True}
     try:

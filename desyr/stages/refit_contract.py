@@ -16,7 +16,7 @@ from desyr.extension.roles import Refiner
 from desyr.model.candidates import Candidate, RefitOutcome, candidate_view, changed_fields
 from desyr.model.problem import Problem
 from desyr.stages.watch import unchanged
-from desyr.symbolic.expressions import expression_text
+from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.family import outside_family
 
 
@@ -127,5 +127,14 @@ def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Proble
     by_name = {s.name: s for s in problem.symbols}
     mapped = {f: e.xreplace({s: by_name[s.name] for s in e.free_symbols}) for f, e in exprs.items()}
     for e in mapped.values():   # what is reported is the text: it must read back
-        problem.parse(str(expression_text(e)))
+        try:
+            problem.parse(str(expression_text(e)))
+        except ExpressionError as exc:
+            raise UnreadableRefit(f"the refit {expression_text(e)} does not read back: {exc}") from None
     return mapped
+
+
+class UnreadableRefit(ValueError):
+    """A refit whose text the language cannot read back (``I`` from a complex-valued tree, as an exact
+    solver's ``sqrt(gamma - omega)`` becomes for gamma < omega): the candidate fails, the refiner kept its
+    contract."""
