@@ -67,7 +67,7 @@ class Lines(Progress):
 
 
 def problem(runs: int):
-    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\n'
+    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\nseed_waves = true\n'
     return make_problem(make_problem().config_text.replace("[points]", sections + "[points]"))
 
 

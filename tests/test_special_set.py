@@ -13,7 +13,7 @@ import sympy as sp
 from desyr.config.loading import load_problem, tomllib
 from desyr.model.points import make_verification_points
 from desyr.model.residuals import verify
-from desyr.symbolic.special import CLASSES
+from desyr.symbolic.special import SPECIAL_CLASSES as CLASSES
 from desyr.verify.proof import prove
 
 

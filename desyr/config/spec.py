@@ -65,7 +65,8 @@ class SearchSettings(Settings):
     seed_offset: int
     options: Mapping[str, Any]
     budget: Mapping[str, Any]
-    add_unary: tuple[str, ...] = ()      # last, with a default: code that built the settings before it keeps working
+    add_unary: tuple[str, ...] = ()      # last, with defaults: code that built the settings before them keeps working
+    seed_waves: bool = False
 
 
 @dataclass(frozen=True)

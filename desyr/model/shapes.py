@@ -67,6 +67,8 @@ def _gauss(order: int, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Disk(Shape):
+    """A disk (``disk(center=(x0, y0), radius=r)``): its centre ``c`` and radius ``r``."""
+
     def __init__(self, center: Sequence[float], radius: float) -> None:
         self.c, self.r, self.dim = np.array(center, float), float(radius), 2
         self.text = f"disk(center=({_pair(self.c)}), radius={number_text(self.r)})"
@@ -85,6 +87,8 @@ class Disk(Shape):
 
 
 class Annulus(Shape):
+    """An annulus (``annulus(center=..., inner=r0, outer=r1)``): its centre ``c`` and radii ``r0 < r1``."""
+
     def __init__(self, center: Sequence[float], inner: float, outer: float) -> None:
         self.c, self.r0, self.r1, self.dim = np.array(center, float), float(inner), float(outer), 2
         if not 0 < self.r0 < self.r1:

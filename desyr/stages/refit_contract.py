@@ -130,6 +130,8 @@ def _checked_expressions(outcome: RefitOutcome, cand: Candidate, problem: Proble
         try:
             problem.parse(str(expression_text(e)))
         except ExpressionError as exc:
+            if not e.has(sp.I):
+                raise      # a Piecewise, an unknown function: what the refiner returned is not the language
             raise UnreadableRefit(f"the refit {expression_text(e)} does not read back: {exc}") from None
     return mapped
 

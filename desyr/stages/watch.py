@@ -22,7 +22,10 @@ _CORE_OWNED = ("progress", "units")
 
 
 def context_parts(ctx: RunContext) -> dict[str, Any]:
-    """The context as a component reads it: its problem and point sets, the seed, the teacher's values..."""
+    """The context as a component reads it: its problem and point sets, the seed, the teacher's values...
+    (nothing for a stand-in that is not a RunContext, as tests pass to the gates)."""
+    if not dataclasses.is_dataclass(ctx):
+        return {}
     return {("problem" if f.name == "problem" else f"context.{f.name}"): getattr(ctx, f.name)
             for f in dataclasses.fields(ctx) if f.name not in _CORE_OWNED}
 

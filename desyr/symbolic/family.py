@@ -43,13 +43,23 @@ def free_constants(tree: sp.Expr, prefix: str = "_k") -> tuple[sp.Expr, list[sp.
     return walk(tree), symbols, values
 
 
+#: what every float becomes in :func:`_masked`
+_MASK = sp.Symbol("_float")
+
+
+def _masked(tree: sp.Expr) -> sp.Expr:
+    """``tree`` with every float outside an exponent the same symbol: two trees that differ only in their
+    floats mask alike, whatever order SymPy gives their arguments (it sorts them by the floats' values)."""
+    return free_constants(tree)[0].xreplace({s: _MASK for s in free_constants(tree)[1]})
+
+
 def outside_family(frozen: sp.Expr, refit: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray,
                    free: Mapping[sp.Symbol, float] | None = None) -> str | None:
     """None when some values of ``frozen``'s constants (and of the symbols in ``free``, from their given
     starting values) make it equal ``refit`` at the rows of ``X`` (columns in ``symbols`` order); else
     how far the nearest member stays."""
     tree, params, start = free_constants(frozen)
-    if refit == frozen or free_constants(refit)[0] == tree:
+    if refit == frozen or _masked(refit) == _masked(frozen):
         return None       # the same tree with other floats: no fit needed
     target = evaluate(refit, symbols, X)
     keep = np.isfinite(target)
