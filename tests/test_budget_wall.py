@@ -91,6 +91,8 @@ layers = [20, 20]
 adam_steps = 200000
 lbfgs_steps = 1000
 interior_points = 200
+stop_below = 0      # neither a low S_val
+patience = 0        # nor a plateau ends it before the deadline
 [search]
 plugin = "operon"
 binary = ["+", "-", "*"]
