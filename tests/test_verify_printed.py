@@ -139,3 +139,39 @@ def test_a_float_beside_a_pole_outside_the_shape_is_bounded_on_the_shape():
     # log(x**2 + y**2) is unbounded at the origin, in the annulus' box but not in the annulus
     got = answer("0.7213475204444817*log(x**2 + y**2)", "log(x**2 + y**2)/(2*log(2))", ANNULUS)
     assert got["verdict"] == "proved", got["reason"]
+
+
+# ------------------------------------------------ issue 36: true exact forms the check had missed
+def handbook(registry, name: str):
+    from desyr.config.loading import load_problem
+
+    return load_problem(f"handbook:{name}", registry)
+
+
+def decided(problem, printed: str, exact: str) -> dict:
+    return decide(make_request(problem, {"u": printed}, {"u": exact}, 0))
+
+
+def test_a_float_beside_an_exact_factor_stands_for_a_number_of_the_exact_form_over_it(registry):
+    # stage 0's energy integral printed 3**(1/4) times a refit float; the exact form had sqrt(3)
+    got = decided(handbook(registry, "lane_emden"), "1.3160740129524924*3**(1/4)/sqrt(2.999999999999999 + x**2)",
+                  "sqrt(3)/sqrt(3 + x**2)")
+    assert got["verdict"] == "proved", got["reason"]
+
+
+def test_logarithms_that_agree_through_the_exponential_are_proved(registry):
+    printed = ("-log(0.49999999999999967 + 0.24999999999999983*exp(-2.000000000000001*x)"
+               " + 0.2499999999999998*exp(2.000000000000001*x))")
+    got = decided(handbook(registry, "bratu"), printed, "log(2/(1 + cosh(2*x)))")
+    assert got["verdict"] == "proved", got["reason"]
+
+
+@pytest.mark.parametrize("printed", [
+    # log(x**2) = 2*log(x) only where x > 0: on [-1, 1] the logarithms' arguments are not positive
+    "log(2.0/(1 + cosh(2*x))) + log(x**2 + 1.0e-30) - 2*log(sqrt(x**2 + 1.0e-30)) + log(x**2) - 2*log(x)",
+    # a wrong constant inside the logarithm: exp(gap) is 2, not 1
+    "log(4.0/(1 + cosh(2*x)))",
+])
+def test_the_exponential_route_proves_nothing_false(registry, printed):
+    got = decided(handbook(registry, "bratu"), printed, "log(2/(1 + cosh(2*x)))")
+    assert got["verdict"] != "proved", got["reason"]

@@ -6,7 +6,10 @@ passes (``sin(pi*x) + 1000*exp(-10**12*(x - 0.5)**2)`` beside ``sin(pi*x)``).  S
 formula P counts as the exact form E only when
 
 1. each float f of P stands for an exact constant c near it (a number in E, its negative or
-   reciprocal, or a short closed form of f), and SymPy reduces P(c) - E to exactly 0; and
+   reciprocal, such a number over the exact factors beside f in its product, or a short closed
+   form of f), and SymPy reduces P(c) - E to exactly 0, or, where P(c) - E holds logarithms and is
+   shown real on the domain, exp(P(c) - E) to exactly 1 (the real exponential is one-to-one, and
+   SymPy cancels quotients of logarithms' arguments that it cannot combine as sums of logarithms); and
 2. the floats' distance to those constants cannot move P far from E anywhere on the closed
    domain: by the mean-value theorem, |P(f) - P(c)| <= sum_i sup|dP/dc_i| * |f_i - c_i|, the
    sup enclosed by interval arithmetic over the domain's box (split where the enclosure is
@@ -22,7 +25,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import mpmath
 import numpy as np
@@ -32,7 +35,8 @@ from mpmath import iv
 from desyr.exact.identify import propose
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import evaluate
-from desyr.verify.intervals import box_of, enclose
+from desyr.verify import witness
+from desyr.verify.intervals import box_of, enclose, sign_on
 from desyr.verify.proof import is_zero
 from desyr.verify.regions import domain_bounds, domain_region, outside
 
@@ -65,13 +69,15 @@ def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> str | N
     if not floats:
         return None if p == e or is_zero(p - e, points) else "they are not symbolically equal"
     pool = _numbers(e)
+    beside = _cofactors(p)
     mapping: dict[sp.Float, sp.Expr] = {}
     for f in floats:
-        c = _constant(f, pool)
+        c = _constant(f, pool, beside.get(f, ()))
         if c is None:
             return f"its constant {_short(f)} is no exact number near it"
         mapping[f] = c
-    if not is_zero(p.xreplace(mapping) - e, points):
+    gap = p.xreplace(mapping) - e
+    if not (is_zero(gap, points) or _zero_through_exp(problem, gap, points)):
         return "with its decimals as exact constants it does not reduce to the exact form"
     moved = {f: c for f, c in mapping.items() if not _equal(f, c)}
     if not moved:
@@ -104,9 +110,25 @@ def _numbers(e: sp.Expr) -> list[tuple[sp.Expr, mpmath.mpf]]:
     return out
 
 
-def _constant(f: sp.Float, pool: list[tuple[sp.Expr, mpmath.mpf]]) -> sp.Expr | None:
-    """The exact number ``f`` stands for, within :data:`MATCH`: the closest number of the exact form, else
-    the simplest short closed form of ``f``, else its decimal as written (the bound judges the gap)."""
+def _cofactors(p: sp.Expr) -> dict[sp.Float, list[sp.Expr]]:
+    """For each float that shares a product with exact numbers (``1.316*3**(1/4)``), those numbers' product:
+    the float may stand for a number of the exact form divided by it (``sqrt(3)/3**(1/4)``)."""
+    out: dict[sp.Float, list[sp.Expr]] = {}
+    for node in itertools.islice(sp.preorder_traversal(p), POOL):
+        if not isinstance(node, sp.Mul):
+            continue
+        numbers = [a for a in node.args if a.is_number]
+        floats = [a for a in numbers if a.is_Float]
+        rest = [a for a in numbers if not a.is_Float]
+        if len(floats) == 1 and rest and not any(a.has(sp.Float) for a in rest):
+            out.setdefault(floats[0], []).append(sp.Mul(*rest))
+    return out
+
+
+def _constant(f: sp.Float, pool: list[tuple[sp.Expr, mpmath.mpf]], beside: Sequence[sp.Expr] = ()) -> sp.Expr | None:
+    """The exact number ``f`` stands for, within :data:`MATCH`: the closest number of the exact form (or of
+    it over the exact factors ``beside`` ``f``), else the simplest short closed form of ``f``, else its
+    decimal as written (the bound judges the gap)."""
     value = mpmath.mpf(repr(float(f)))
     if value == 0:
         return sp.Integer(0)
@@ -114,10 +136,59 @@ def _constant(f: sp.Float, pool: list[tuple[sp.Expr, mpmath.mpf]]) -> sp.Expr | 
         close = [(abs(v - value), i, c) for i, (c, v) in enumerate(pool) if abs(v - value) <= MATCH * abs(value)]
         if close:
             return min(close, key=lambda t: (t[0], t[1]))[2]
+        for k in beside:
+            kv = mpmath.mpf(str(sp.N(k, DIGITS)))
+            if kv == 0 or not mpmath.isfinite(kv):
+                continue
+            close = [(abs(v / kv - value), i, c) for i, (c, v) in enumerate(pool)
+                     if abs(v / kv - value) <= MATCH * abs(value)]
+            if close:
+                return min(close, key=lambda t: (t[0], t[1]))[2] / k
         for c in propose(float(f)):
             if abs(mpmath.mpf(str(sp.N(c, DIGITS))) - value) <= MATCH * abs(value):
                 return c
     return sp.Rational(repr(float(f)))
+
+
+#: functions real and continuous for every real argument; a logarithm and a fractional power need a
+#: positive one, a negative power a nonzero one (shown on the domain)
+_REAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.erf, sp.erfc)
+
+
+def _zero_through_exp(problem: Problem, gap: sp.Expr, points: Sequence[witness.Point]) -> bool:
+    """Whether ``gap`` is 0, shown as exp(gap) = 1 where ``gap`` holds a logarithm and is real on the domain:
+    ``-log(1/2 + exp(2*x)/4 + exp(-2*x)/4)`` against ``log(2/(1 + cosh(2*x)))``."""
+    if not gap.has(sp.log) or not _real_on_domain(problem, gap):
+        return False
+    return witness.vanishes(gap, points) and is_zero(sp.expand_power_exp(sp.exp(gap)) - 1, points)
+
+
+def _real_on_domain(problem: Problem, expr: sp.Expr) -> bool:
+    """Whether ``expr`` is shown real (and defined) on the whole domain, node by node."""
+    bounds, region = domain_bounds(problem), domain_region(problem)
+
+    def sign(arg: sp.Expr) -> str:
+        return sign_on(arg, bounds, strict=True, region=region)
+
+    for node in sp.preorder_traversal(expr):
+        if not isinstance(node, sp.Expr) or node.is_Symbol or isinstance(node, (sp.Add, sp.Mul)):
+            continue
+        if node.is_number:
+            if node.is_real is not True:
+                return False
+        elif isinstance(node, sp.Pow):
+            power = node.exp
+            if power.is_Integer:
+                if power < 0 and sign(node.base) not in ("positive", "negative"):
+                    return False
+            elif power.free_symbols or sign(node.base) != "positive":
+                return False
+        elif isinstance(node, sp.log):
+            if sign(node.args[0]) != "positive":
+                return False
+        elif not isinstance(node, _REAL):
+            return False
+    return True
 
 
 def _equal(f: sp.Float, c: sp.Expr) -> bool:
