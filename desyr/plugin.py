@@ -101,6 +101,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
         "parameterize"),
     "desyr.symbolic.physics": ("Scores",),
+    "desyr.symbolic.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
 }
@@ -137,7 +138,7 @@ __all__ = [
     "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
-    "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
+    "teacher_fit_mse", "simplify_expression", "completable", "complete_fields", "complexity", "expression_text", "preference_key", "optional_import",
     # the method's constants; coupled rate tying (refiners)
     "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
     # searchers: the empirical front, the expression vocabulary and parser, the operator table

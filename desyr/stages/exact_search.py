@@ -24,6 +24,7 @@ from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.guard import contained
 from desyr.stages.watch import unchanged
+from desyr.symbolic.completion import complete_fields
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
 
@@ -65,9 +66,10 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
                 raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
         records += [_record(searcher.name, a) for a in found.attempts]
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
-            parsed = _read_back(problem, exprs)
+            exprs, why = _completed(problem, exprs)
+            parsed = None if why else _read_back(problem, exprs)
             if parsed is None:
-                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", "does not read back"))
+                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", why or "does not read back"))
                 continue
             pool.append(Candidate(f"x{len(pool)}", parsed,
                                   searcher=f"{searcher.name}:{origin}" if origin else searcher.name))
@@ -77,6 +79,20 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
 def _record(searcher: str, attempt: SolverAttempt) -> SolverCall:
     return SolverCall(searcher, str(attempt.solver), float(attempt.seconds), str(attempt.outcome),
                         str(attempt.detail))
+
+
+def _completed(problem: Problem, exprs: object) -> tuple[object, str]:
+    """A proposal that leaves out fields the equations hold only through their gradient (a pressure)
+    or without derivatives, with those fields derived from the others (docs/solvers.md, "Field
+    completion"); any other proposal as it is.  The second item says why a completion failed."""
+    if not isinstance(exprs, Mapping) or not set(exprs) < set(problem.fields) or not exprs:
+        return exprs, ""
+    missing = sorted(set(problem.fields) - set(exprs))
+    try:
+        done = complete_fields(problem, {str(f): sp.sympify(e) for f, e in exprs.items()})
+    except (TypeError, ValueError, AttributeError, sp.SympifyError) as exc:
+        return exprs, f"completing {', '.join(missing)} failed: {str(exc)[:80]}"
+    return (done, "") if done is not None else (exprs, f"{', '.join(missing)} could not be completed")
 
 
 def _read_back(problem: Problem, exprs: object) -> dict[str, sp.Expr] | None:

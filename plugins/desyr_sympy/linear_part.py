@@ -1,0 +1,177 @@
+"""Solutions of a system's linear part whose nonlinear terms are a gradient (incompressible flows).
+
+Many exact flows (Taylor-Green, Beltrami, Couette) solve the *linear* part of the Navier-Stokes
+equations, the products of fields dropped, while the products they leave out form a gradient that
+the pressure absorbs.  So: the fields the equations hold only through their gradient (a pressure,
+:func:`desyr.plugin.completable`) are left out; every other field must have an equation of its own
+whose linear part holds no other field (``u_t - (u_xx + u_yy)/10`` for ``u``), which the separable
+and polar solvers solve with that field's data; the equations that tie the fields together with no
+gradient field in them (continuity, ``u_x + v_y``) and the data fix the amplitudes where a linear
+system of them can (each function of the variables gives one equation of its coefficients).  The
+candidate goes out without the gradient field: stage 0 derives it from the others by integration
+(docs/solvers.md, "Field completion") or drops the candidate when the products are not a gradient.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sympy as sp
+
+from desyr.plugin import completable
+from desyr_sympy import polar, separable
+from desyr_sympy.candidates import solver_constants
+from desyr_sympy.forms import jet_symbols, rational, residuals, slice_data, split_linear, terms
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
+
+#: at most this many combinations of the fields' candidates go out
+MAX_COMBINATIONS = 4
+
+
+@dataclass(frozen=True)
+class _Equation:
+    residual: sp.Expr
+
+
+class _OneField:
+    """The problem as one field's solver reads it: that field, its own equation, its own data."""
+
+    def __init__(self, problem: Problem, field: str, equation: sp.Expr) -> None:
+        self._problem = problem
+        self.fields = [field]
+        self.equations = [_Equation(equation)]
+        jets = jet_symbols(problem)
+        self.constraints = [c for c in problem.constraints
+                            if {jets[s].field for s in c.operator.free_symbols if s in jets} == {field}]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._problem, name)
+
+
+def _split(problem: Problem) -> tuple[list[str], dict[str, sp.Expr], list[sp.Expr]] | None:
+    """The fields to solve, each one's own linear equation, and the equations that tie them (no
+    gradient field in them); None when some field has no equation of its own."""
+    left_out = set(completable(problem))
+    jets = jet_symbols(problem)
+    kept = [f for f in problem.fields if f not in left_out]
+    if not left_out or not kept:
+        return None
+    own: dict[str, sp.Expr] = {}
+    ties = []
+    for residual in residuals(problem):
+        fields = {jets[s].field for s in residual.free_symbols if s in jets}
+        part = _linear_part(residual, [s for s in residual.free_symbols if s in jets and jets[s].field in kept],
+                            [s for s in residual.free_symbols if s in jets and jets[s].field in left_out])
+        held = {jets[s].field for s in part.free_symbols if s in jets}
+        if len(held) == 1 and held <= set(kept) and fields & left_out:
+            own.setdefault(held.pop(), part)
+        elif not fields & left_out and split_linear(residual, jets) is not None:
+            ties.append(residual)
+    return (kept, own, ties) if set(own) == set(kept) else None
+
+
+def _linear_part(residual: sp.Expr, kept: Sequence[sp.Symbol], dropped: Sequence[sp.Symbol]) -> sp.Expr:
+    """``residual`` without the gradient field's jets and without the terms of degree two or more in
+    the other fields' jets."""
+    expr = sp.expand(residual.xreplace({s: 0 for s in dropped}))
+    out = []
+    for term in sp.Add.make_args(expr):
+        degree = sp.Poly(term, *kept).total_degree() if kept and term.free_symbols & set(kept) else 0
+        if degree <= 1:
+            out.append(term)
+    return sp.Add(*out)
+
+
+def applies(problem: Problem) -> str:
+    if len(problem.fields) < 2:
+        return "not a system"
+    if not completable(problem):
+        return "no field enters only through its gradient or without derivatives"
+    if _split(problem) is None:
+        return "a field without an equation of its own in the linear part"
+    return ""
+
+
+def _solvers(view: Problem) -> list[Callable[[Problem], list[dict[str, sp.Expr]]]]:
+    out = []
+    if not separable.applies(view):
+        out.append(separable.separate)
+    if not polar.applies(view):
+        out.append(polar.radial)
+    return out
+
+
+def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
+    split = _split(problem)
+    if split is None:
+        raise NotImplementedError("no equation of its own for every field")
+    kept, own, ties = split
+    options: dict[str, list[sp.Expr]] = {}
+    for field in kept:
+        view = _OneField(problem, field, own[field])
+        found = []
+        for solver in _solvers(view):       # type: ignore[arg-type]
+            try:
+                found += [c[field] for c in solver(view)]    # type: ignore[arg-type]
+            except NotImplementedError:
+                continue
+        if not found:
+            raise NotImplementedError(f"no solution of {field}'s linear equation")
+        options[field] = found
+    out = []
+    for combination in itertools.islice(itertools.product(*(options[f] for f in kept)), MAX_COMBINATIONS):
+        candidate = _amplitudes(problem, _distinct(dict(zip(kept, combination))), ties)
+        if candidate is not None:
+            out.append(candidate)
+    if not out:
+        raise NotImplementedError("no amplitudes satisfy the equations that tie the fields")
+    return out
+
+
+def _distinct(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """Each field's constants ``C1, C2...`` renamed apart from the other fields'."""
+    out, k = {}, 0
+    for field, expr in candidate.items():
+        renames = {}
+        for c in solver_constants(expr):
+            k += 1
+            renames[c] = sp.Symbol(f"C{k}")
+        out[field] = expr.xreplace(renames)
+    return out
+
+
+def _amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Sequence[sp.Expr]) -> dict[str, sp.Expr] | None:
+    """The candidate with its constants fixed where the equations that tie the fields and the data,
+    linear in them, decide; None when the ties cannot hold."""
+    constants = sorted({c for e in candidate.values() for c in solver_constants(e)}, key=lambda c: int(c.name[1:]))
+    if not constants:
+        return candidate
+    tied = [g for r in ties for g in _conditions(problem.apply(r, candidate), constants)]
+    data = [g for d in slice_data(problem) if d.operator in jet_symbols(problem)
+            for g in _conditions(problem.apply(d.operator, candidate).subs(d.variable, d.at) - d.value, constants)]
+    for conditions in (tied + data, tied):
+        solution = sp.linsolve(conditions, constants) if conditions else sp.FiniteSet(tuple(constants))
+        if isinstance(solution, sp.FiniteSet) and solution.args:
+            values = dict(zip(constants, solution.args[0]))
+            return {f: sp.expand(e.xreplace(values)) for f, e in candidate.items()}
+    return None
+
+
+def _conditions(expr: sp.Expr, constants: Sequence[sp.Symbol]) -> list[sp.Expr]:
+    """The coefficient of each function of the variables in ``expr``, linear in ``constants``; a
+    sufficient condition for ``expr = 0`` (two forms of one function stay apart)."""
+    groups: dict[sp.Expr, sp.Expr] = {}
+    chosen = set(constants)
+    for term in terms(rational(expr)):
+        factors = sp.Mul.make_args(term)
+        number = sp.Mul(*[f for f in factors if not (f.free_symbols - chosen)])
+        rest = sp.Mul(*[f for f in factors if f.free_symbols - chosen])
+        if rest.free_symbols & chosen:
+            return []               # a constant inside a function: not linear, decided by Stage B
+        groups[rest] = groups.get(rest, sp.Integer(0)) + number
+    return [g for g in groups.values() if g != 0 and g.free_symbols & chosen] + \
+        [sp.Integer(1) for g in groups.values() if g != 0 and not g.free_symbols & chosen]
