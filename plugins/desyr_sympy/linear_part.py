@@ -123,7 +123,10 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
             raise NotImplementedError(f"no solution of {field}'s linear equation")
         options[field] = found
     out = []
-    for combination in itertools.islice(itertools.product(*(options[f] for f in kept)), MAX_COMBINATIONS):
+    lists = [options[f] for f in kept]
+    # the solvers give their candidates in one order (exact rates, then free ones): alike go together
+    paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
+    for combination in itertools.islice(paired, MAX_COMBINATIONS):
         candidate = _amplitudes(problem, _distinct(dict(zip(kept, combination))), ties)
         if candidate is not None:
             out.append(candidate)
@@ -151,14 +154,29 @@ def _amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Sequence[
     if not constants:
         return candidate
     tied = [g for r in ties for g in _conditions(problem.apply(r, candidate), constants)]
-    data = [g for d in slice_data(problem) if d.operator in jet_symbols(problem)
-            for g in _conditions(problem.apply(d.operator, candidate).subs(d.variable, d.at) - d.value, constants)]
-    for conditions in (tied + data, tied):
-        solution = sp.linsolve(conditions, constants) if conditions else sp.FiniteSet(tuple(constants))
-        if isinstance(solution, sp.FiniteSet) and solution.args:
-            values = dict(zip(constants, solution.args[0]))
-            return {f: sp.expand(e.xreplace(values)) for f, e in candidate.items()}
-    return None
+    if _consistent(tied, constants) is None:
+        return None
+    jets = jet_symbols(problem)
+    # each piece of data joins only where it can hold with the others: one that no choice of the
+    # amplitudes meets (a rate the data do not share) is left to Stage B and the verifier
+    for d in slice_data(problem):
+        if d.operator in jets:
+            more = _conditions(problem.apply(d.operator, candidate).subs(d.variable, d.at) - d.value, constants)
+            if _consistent(tied + more, constants) is not None:
+                tied += more
+    values = _consistent(tied, constants)
+    out = {f: sp.expand(e.xreplace(values or {})) for f, e in candidate.items()}
+    return out if any(e != 0 for e in out.values()) else None
+
+
+def _consistent(conditions: list[sp.Expr], constants: Sequence[sp.Symbol]) -> dict[sp.Symbol, sp.Expr] | None:
+    """A solution of the linear ``conditions`` (constants left free where they do not decide), or None."""
+    if not conditions:
+        return {}
+    solution = sp.linsolve(conditions, list(constants))
+    if not isinstance(solution, sp.FiniteSet) or not solution.args:
+        return None
+    return dict(zip(constants, solution.args[0]))
 
 
 def _conditions(expr: sp.Expr, constants: Sequence[sp.Symbol]) -> list[sp.Expr]:
