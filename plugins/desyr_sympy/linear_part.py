@@ -18,18 +18,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import sympy as sp
 
-from desyr.plugin import completable
-from desyr_sympy import polar, separable
+from desyr.plugin import completable, constraint_points, lambdify
+from desyr_sympy import angular, polar, separable
 from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import jet_symbols, rational, residuals, slice_data, split_linear, terms
+from desyr_sympy.forms import constants_of, jet_symbols, rational, residuals, slice_data, split_linear, terms
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
 
 #: at most this many combinations of the fields' candidates go out
 MAX_COMBINATIONS = 4
+#: points of each constraint's sets where a candidate's free constants are fitted to the data
+_POINTS = 24
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,9 @@ class _OneField:
         jets = jet_symbols(problem)
         self.constraints = [c for c in problem.constraints
                             if {jets[s].field for s in c.operator.free_symbols if s in jets} == {field}]
+
+    def jets(self) -> list[Any]:
+        return [j for j in self._problem.jets() if j.field == self.fields[0]]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._problem, name)
@@ -102,6 +108,8 @@ def _solvers(view: Problem) -> list[Callable[[Problem], list[dict[str, sp.Expr]]
         out.append(separable.separate)
     if not polar.applies(view):
         out.append(polar.radial)
+    if not angular.applies(view):
+        out.append(angular.modes)
     return out
 
 
@@ -166,7 +174,43 @@ def _amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Sequence[
                 tied += more
     values = _consistent(tied, constants)
     out = {f: sp.expand(e.xreplace(values or {})) for f, e in candidate.items()}
+    out = _fitted(problem, out)
     return out if any(e != 0 for e in out.values()) else None
+
+
+def _fitted(problem: Problem, candidate: dict[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """The constants the face data left free, fitted to all the fields' pointwise data (a circle's
+    too) by least squares, where the fit is exact and every constant is a simple number (``1``,
+    ``pi/2``); else the candidate as it is, for Stage B."""
+    constants = sorted({c for e in candidate.values() for c in solver_constants(e)}, key=lambda c: int(c.name[1:]))
+    if not constants or constants_of(problem):
+        return candidate
+    rows, right = [], []
+    rng = np.random.default_rng(36)
+    jets = jet_symbols(problem)
+    for c in problem.constraints:
+        held = {jets[s].field for s in c.operator.free_symbols if s in jets}
+        if c.kind != "pointwise" or not held or not held <= set(candidate):
+            continue
+        residual = problem.apply(c.operator, candidate) - c.value
+        points = constraint_points(problem, c.faces, _POINTS, rng)
+        columns = [sp.diff(residual, k) for k in constants] + [-residual.xreplace({k: 0 for k in constants})]
+        values = lambdify(problem.symbols, columns)(*points.T)
+        table = np.column_stack([np.broadcast_to(np.asarray(v, dtype=float), (len(points),)) for v in values])
+        rows.append(table[:, :-1])
+        right.append(table[:, -1])
+    if not rows:
+        return candidate
+    A, b = np.vstack(rows), np.concatenate(right)
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))) or np.linalg.matrix_rank(A) < len(constants):
+        return candidate
+    solution = np.linalg.lstsq(A, b, rcond=None)[0]
+    if np.linalg.norm(A @ solution - b) > 1e-9 * max(1.0, float(np.linalg.norm(b))):
+        return candidate
+    exact = [sp.nsimplify(float(v), [sp.pi], tolerance=1e-10) for v in solution]
+    if any(abs(float(e) - v) > 1e-9 * max(1.0, abs(v)) for e, v in zip(exact, solution)):
+        return candidate
+    return {f: sp.expand(e.xreplace(dict(zip(constants, exact)))) for f, e in candidate.items()}
 
 
 def _consistent(conditions: list[sp.Expr], constants: Sequence[sp.Symbol]) -> dict[sp.Symbol, sp.Expr] | None:
