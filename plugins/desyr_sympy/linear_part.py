@@ -58,26 +58,40 @@ class _OneField:
         return getattr(self._problem, name)
 
 
-def _split(problem: Problem) -> tuple[list[str], dict[str, sp.Expr], list[sp.Expr]] | None:
-    """The fields to solve, each one's own linear equation, and the equations that tie them (no
-    gradient field in them); None when some field has no equation of its own."""
+def _split(problem: Problem) -> tuple[list[str], dict[str, list[sp.Expr]], list[sp.Expr]] | None:
+    """The fields to solve, each one's own linear equation (and that equation without the forcing the
+    gradient field can take), and the equations that tie them (no gradient field in them); None when
+    some field has no equation of its own."""
     left_out = set(completable(problem))
     jets = jet_symbols(problem)
     kept = [f for f in problem.fields if f not in left_out]
     if not left_out or not kept:
         return None
-    own: dict[str, sp.Expr] = {}
+    own: dict[str, list[sp.Expr]] = {}
     ties = []
+    gradient = {jets[s].wrt[0] for s in jets if jets[s].field in left_out and len(jets[s].wrt) == 1}
+    names = problem.vocabulary.var_symbols
+    free = {s for n, s in names.items() if n not in gradient}
     for residual in residuals(problem):
         fields = {jets[s].field for s in residual.free_symbols if s in jets}
         part = _linear_part(residual, [s for s in residual.free_symbols if s in jets and jets[s].field in kept],
                             [s for s in residual.free_symbols if s in jets and jets[s].field in left_out])
         held = {jets[s].field for s in part.free_symbols if s in jets}
         if len(held) == 1 and held <= set(kept) and fields & left_out:
-            own.setdefault(held.pop(), part)
+            along = {names[jets[s].wrt[0]] for s in residual.free_symbols
+                     if s in jets and jets[s].field in left_out and len(jets[s].wrt) == 1}
+            own.setdefault(held.pop(), list(dict.fromkeys([part, _absorbed(part, along | free, jets)])))
         elif not fields & left_out and split_linear(residual, jets) is not None:
             ties.append(residual)
     return (kept, own, ties) if set(own) == set(kept) else None
+
+
+def _absorbed(part: sp.Expr, variables: set[sp.Symbol], jets: Mapping[sp.Symbol, Any]) -> sp.Expr:
+    """``part`` without its forcing terms in ``variables`` alone: in the equation of ``p_x``, a term
+    ``f(x, t)`` is the ``x``-derivative of a function no other component sees, which ``p`` can take."""
+    kept = [t for t in sp.Add.make_args(part)
+            if any(s in jets for s in t.free_symbols) or not t.free_symbols <= variables]
+    return sp.Add(*kept)
 
 
 def _linear_part(residual: sp.Expr, kept: Sequence[sp.Symbol], dropped: Sequence[sp.Symbol]) -> sp.Expr:
@@ -118,29 +132,30 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     if split is None:
         raise NotImplementedError("no equation of its own for every field")
     kept, own, ties = split
-    options: dict[str, list[sp.Expr]] = {}
-    for field in kept:
-        view = _OneField(problem, field, own[field])
-        found = []
-        for solver in _solvers(view):       # type: ignore[arg-type]
-            try:
-                found += [c[field] for c in solver(view)]    # type: ignore[arg-type]
-            except NotImplementedError:
-                continue
-        if not found:
-            raise NotImplementedError(f"no solution of {field}'s linear equation")
-        options[field] = found
-    out = []
-    lists = [options[f] for f in kept]
-    # the solvers give their candidates in one order (exact rates, then free ones): alike go together
-    paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
-    for combination in itertools.islice(paired, MAX_COMBINATIONS):
-        candidate = _amplitudes(problem, _distinct(dict(zip(kept, combination))), ties)
-        if candidate is not None:
-            out.append(candidate)
-    if not out:
-        raise NotImplementedError("no amplitudes satisfy the equations that tie the fields")
-    return out
+    # the whole forcing first; then without the forcing the gradient field can take
+    for k in range(max(len(e) for e in own.values())):
+        options = {f: _solutions(problem, f, own[f][min(k, len(own[f]) - 1)]) for f in kept}
+        lists = [options[f] for f in kept]
+        if not all(lists):
+            continue
+        # the solvers give their candidates in one order (exact rates, then free ones): alike go together
+        paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
+        out = [c for c in (_amplitudes(problem, _distinct(dict(zip(kept, combination))), ties)
+                           for combination in itertools.islice(paired, MAX_COMBINATIONS)) if c is not None]
+        if out:
+            return out
+    raise NotImplementedError("no solutions of the linear parts that the equations tying the fields allow")
+
+
+def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]:
+    view = _OneField(problem, field, equation)
+    found = []
+    for solver in _solvers(view):       # type: ignore[arg-type]
+        try:
+            found += [c[field] for c in solver(view)]    # type: ignore[arg-type]
+        except NotImplementedError:
+            continue
+    return found
 
 
 def _distinct(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
