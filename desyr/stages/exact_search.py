@@ -85,20 +85,19 @@ def _completed(problem: Problem, exprs: object) -> tuple[object, str]:
     """A proposal that leaves out fields the equations hold only through their gradient (a pressure)
     or without derivatives, with those fields derived from the others (docs/solvers.md, "Field
     completion"); any other proposal as it is.  The second item says why a completion failed."""
-    if not isinstance(exprs, Mapping) or not set(exprs) < set(problem.fields) or not exprs:
+    if not isinstance(exprs, Mapping) or not exprs or not set(exprs) < set(problem.fields):
         return exprs, ""
     missing = sorted(set(problem.fields) - set(exprs))
-    try:
-        done = complete_fields(problem, {str(f): sp.sympify(e) for f, e in exprs.items()})
-    except (TypeError, ValueError, AttributeError, sp.SympifyError) as exc:
-        return exprs, f"completing {', '.join(missing)} failed: {str(exc)[:80]}"
+    given = _read_back(problem, exprs, partial=True)      # in the problem's own symbols
+    done = None if given is None else complete_fields(problem, given)
     return (done, "") if done is not None else (exprs, f"{', '.join(missing)} could not be completed")
 
 
-def _read_back(problem: Problem, exprs: object) -> dict[str, sp.Expr] | None:
+def _read_back(problem: Problem, exprs: object, partial: bool = False) -> dict[str, sp.Expr] | None:
     """The proposal in the problem's own symbols, or None when it is not one expression per field
-    that prints and parses back."""
-    if not isinstance(exprs, Mapping) or set(exprs) != set(problem.fields):
+    (some fields, where ``partial``) that prints and parses back."""
+    if not isinstance(exprs, Mapping) or not (set(exprs) <= set(problem.fields) if partial
+                                              else set(exprs) == set(problem.fields)):
         return None
     try:
         return {f: problem.parse(str(expression_text(e))) for f, e in exprs.items()}

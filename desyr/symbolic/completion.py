@@ -111,6 +111,8 @@ def complete_fields(problem: Problem, known: Mapping[str, sp.Expr], seconds: flo
                 out[field] = _floats(derived) if floats else _tidy(derived)
     except OutOfTime:
         return None
+    except Exception:  # noqa: BLE001 - SymPy can fail on unusual trees; a failed completion declines
+        return None
     return out
 
 

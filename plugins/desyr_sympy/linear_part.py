@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_COMBINATIONS = 4
 #: points of each constraint's sets where a candidate's free constants are fitted to the data
 _POINTS = 24
+#: a fitted constant whose fraction needs more digits than this is left to Stage B
+_MAX_DENOMINATOR = 10_000
 
 
 @dataclass(frozen=True)
@@ -222,8 +224,10 @@ def _fitted(problem: Problem, candidate: dict[str, sp.Expr]) -> dict[str, sp.Exp
     solution = np.linalg.lstsq(A, b, rcond=None)[0]
     if np.linalg.norm(A @ solution - b) > 1e-9 * max(1.0, float(np.linalg.norm(b))):
         return candidate
-    exact = [sp.nsimplify(float(v), [sp.pi], tolerance=1e-10) for v in solution]
-    if any(abs(float(e) - v) > 1e-9 * max(1.0, abs(v)) for e, v in zip(exact, solution)):
+    scale = max(1.0, float(np.max(np.abs(solution))))
+    exact = [sp.Integer(0) if abs(v) < 1e-9 * scale else sp.nsimplify(float(v), [sp.pi], tolerance=1e-10)
+             for v in solution]
+    if any(abs(float(e) - v) > 1e-9 * scale or not _simple(e) for e, v in zip(exact, solution)):
         return candidate
     return {f: sp.expand(e.xreplace(dict(zip(constants, exact)))) for f, e in candidate.items()}
 
@@ -236,6 +240,11 @@ def _consistent(conditions: list[sp.Expr], constants: Sequence[sp.Symbol]) -> di
     if not isinstance(solution, sp.FiniteSet) or not solution.args:
         return None
     return dict(zip(constants, solution.args[0]))
+
+
+def _simple(number: sp.Expr) -> bool:
+    """Whether a fitted constant reads as a closed form (``3/2``, ``pi/4``), not a long fraction."""
+    return all(abs(r.q) <= _MAX_DENOMINATOR and abs(r.p) <= _MAX_DENOMINATOR for r in number.atoms(sp.Rational))
 
 
 def _conditions(expr: sp.Expr, constants: Sequence[sp.Symbol]) -> list[sp.Expr]:
