@@ -62,6 +62,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.runtime.execution import serial_map, usable_cores
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
+    from desyr.symbolic.completion import completable, complete_fields
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator

@@ -66,8 +66,8 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
                 raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
         records += [_record(searcher.name, a) for a in found.attempts]
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
-            exprs, why = _completed(problem, exprs)
-            parsed = None if why else _read_back(problem, exprs)
+            given, why = _completed(problem, exprs)
+            parsed = None if why else _read_back(problem, given)
             if parsed is None:
                 records.append(SolverCall(searcher.name, origin, 0.0, "dropped", why or "does not read back"))
                 continue

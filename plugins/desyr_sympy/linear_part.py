@@ -119,7 +119,7 @@ def applies(problem: Problem) -> str:
 
 
 def _solvers(view: Problem) -> list[Callable[[Problem], list[dict[str, sp.Expr]]]]:
-    out = []
+    out: list[Callable[[Problem], list[dict[str, sp.Expr]]]] = []
     if not separable.applies(view):
         out.append(separable.separate)
     if not polar.applies(view):
