@@ -223,3 +223,8 @@ def test_linear_part_candidates_are_proved(text):
     assert solved.pool and all(c.searcher == "sympy:linear_part" for c in solved.pool)
     texts = [{f: str(e) for f, e in c.search_expressions.items()} for c in solved.pool]
     assert refine(p, texts, registry=load_registry(), plots=False).verdict == "proved"
+
+
+def test_a_proposal_too_large_to_integrate_in_time_is_not_completed():
+    big = sum(sp.cos(k * x) * sp.exp(k * y) / (k + 1) for k in range(1, 40))
+    assert complete_fields(problem(STAGNATION), {"u": big, "v": -y}) is None

@@ -16,13 +16,14 @@ work runs under :data:`SECONDS`.
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
 import sympy as sp
 
-from desyr.symbolic.expressions import Jet, complexity
+from desyr.symbolic.expressions import ExpressionError, Jet, complexity
+from desyr.symbolic.numeric import lambdify
 from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
@@ -32,9 +33,12 @@ if TYPE_CHECKING:  # pragma: no cover
 GRADIENT, ALGEBRAIC = "gradient", "algebraic"
 #: wall-clock bound on one completion's SymPy work (seconds)
 SECONDS = 5.0
+#: a proposal with a field larger than this (tree nodes) is not completed: no closed form we look for
+MAX_NODES = 200
 #: the free constant a completion without data starts from (not 0 or +-1: Stage B refits it)
 FREE_CONSTANT = sp.Float(0.5)
-_SAMPLES = 4
+#: points (and draws of the candidate's constants) where the cross derivatives are compared
+_SAMPLES = 6
 
 
 def completable(problem: Problem) -> dict[str, str]:
@@ -93,11 +97,14 @@ def _linear_in(residual: sp.Expr, symbols: Sequence[sp.Symbol], banned: set[sp.S
 
 def complete_fields(problem: Problem, known: Mapping[str, sp.Expr], seconds: float = SECONDS) -> dict[str, sp.Expr] | None:
     """``known`` with every missing field derived from it, or None when a missing field is not
-    completable, its equations do not allow it (no potential) or the work runs past ``seconds``."""
+    completable, its equations do not allow it (no potential), a field is larger than :data:`MAX_NODES`
+    or the work runs past ``seconds``."""
     kinds = completable(problem)
     missing = [f for f in problem.fields if f not in known]
     if not missing or any(f not in kinds for f in missing):
         return None
+    if any(complexity(sp.sympify(e)) > MAX_NODES for e in known.values()):
+        return None             # differentiating and integrating a tree this size outlasts the bound
     floats = any(e.atoms(sp.Float) for e in known.values())
     exact = {f: _rational(sp.sympify(e)) for f, e in known.items()}
     out = dict(known)
@@ -162,20 +169,20 @@ def _curl_free(problem: Problem, gradient: Mapping[sp.Symbol, sp.Expr]) -> bool:
     if not pairs:
         return True
     gaps = [sp.diff(gradient[a], b) - sp.diff(gradient[b], a) for a, b in pairs]
-    constants = set().union(*(g.free_symbols for g in gaps)) - set(problem.symbols)
-    draw = random.Random(36)
-    for _ in range(_SAMPLES):
-        point = {s: lo + (hi - lo) * draw.uniform(0.1, 0.9) for s, (lo, hi) in zip(problem.symbols, problem.bounds)}
-        point |= {c: draw.uniform(0.5, 1.5) for c in constants}
-        for gap in gaps:
-            try:
-                value = complex(gap.evalf(subs=point))
-            except (TypeError, ValueError, ZeroDivisionError):
-                return False
-            scale = max(1.0, *(abs(complex(sp.diff(gradient[v], v).evalf(subs=point))) for v in variables))
-            if not abs(value) <= 1e-8 * scale:
-                return False
-    return True
+    sizes = [sp.diff(gradient[v], v) for v in variables]
+    constants = sorted(set().union(*(g.free_symbols for g in gaps + sizes)) - set(problem.symbols), key=str)
+    draw = np.random.default_rng(36)
+    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
+    points = lo + (hi - lo) * draw.uniform(0.1, 0.9, (_SAMPLES, len(lo)))
+    values = [*points.T, *draw.uniform(0.5, 1.5, (len(constants), _SAMPLES))]
+    try:
+        with np.errstate(all="ignore"):
+            found = lambdify([*problem.symbols, *constants], gaps + sizes)(*values)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return False
+    table = np.array([np.broadcast_to(np.asarray(v, dtype=complex), (_SAMPLES,)) for v in found])
+    scale = np.maximum(1.0, np.max(np.abs(table[len(gaps):]), axis=0)) if sizes else 1.0
+    return bool(np.all(np.isfinite(table)) and np.all(np.abs(table[:len(gaps)]) <= 1e-8 * scale))
 
 
 def _free_part(problem: Problem, field: str, phi: sp.Expr, determined: Sequence[sp.Symbol]) -> sp.Expr:
