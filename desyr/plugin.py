@@ -62,6 +62,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.runtime.execution import serial_map, usable_cores
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
+    from desyr.symbolic.completion import completable, complete_fields
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
@@ -101,6 +102,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
         "parameterize"),
     "desyr.symbolic.physics": ("Scores",),
+    "desyr.symbolic.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
 }
@@ -137,7 +139,7 @@ __all__ = [
     "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
-    "teacher_fit_mse", "simplify_expression", "complexity", "expression_text", "preference_key", "optional_import",
+    "teacher_fit_mse", "simplify_expression", "completable", "complete_fields", "complexity", "expression_text", "preference_key", "optional_import",
     # the method's constants; coupled rate tying (refiners)
     "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
     # searchers: the empirical front, the expression vocabulary and parser, the operator table

@@ -24,6 +24,7 @@ from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.guard import contained
 from desyr.stages.watch import unchanged
+from desyr.symbolic.completion import complete_fields
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
 
@@ -65,9 +66,10 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
                 raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
         records += [_record(searcher.name, a) for a in found.attempts]
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
-            parsed = _read_back(problem, exprs)
+            given, why = _completed(problem, exprs)
+            parsed = None if why else _read_back(problem, given)
             if parsed is None:
-                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", "does not read back"))
+                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", why or "does not read back"))
                 continue
             pool.append(Candidate(f"x{len(pool)}", parsed,
                                   searcher=f"{searcher.name}:{origin}" if origin else searcher.name))
@@ -79,10 +81,23 @@ def _record(searcher: str, attempt: SolverAttempt) -> SolverCall:
                         str(attempt.detail))
 
 
-def _read_back(problem: Problem, exprs: object) -> dict[str, sp.Expr] | None:
+def _completed(problem: Problem, exprs: object) -> tuple[object, str]:
+    """A proposal that leaves out fields the equations hold only through their gradient (a pressure)
+    or without derivatives, with those fields derived from the others (docs/solvers.md, "Field
+    completion"); any other proposal as it is.  The second item says why a completion failed."""
+    if not isinstance(exprs, Mapping) or not exprs or not set(exprs) < set(problem.fields):
+        return exprs, ""
+    missing = sorted(set(problem.fields) - set(exprs))
+    given = _read_back(problem, exprs, partial=True)      # in the problem's own symbols
+    done = None if given is None else complete_fields(problem, given)
+    return (done, "") if done is not None else (exprs, f"{', '.join(missing)} could not be completed")
+
+
+def _read_back(problem: Problem, exprs: object, partial: bool = False) -> dict[str, sp.Expr] | None:
     """The proposal in the problem's own symbols, or None when it is not one expression per field
-    that prints and parses back."""
-    if not isinstance(exprs, Mapping) or set(exprs) != set(problem.fields):
+    (some fields, where ``partial``) that prints and parses back."""
+    if not isinstance(exprs, Mapping) or not (set(exprs) <= set(problem.fields) if partial
+                                              else set(exprs) == set(problem.fields)):
         return None
     try:
         return {f: problem.parse(str(expression_text(e))) for f, e in exprs.items()}

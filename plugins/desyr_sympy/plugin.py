@@ -7,7 +7,7 @@ from typing import Any
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 
 SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
-                "energy", "waves", "phase", "similarity", "parabolic")
+                "energy", "waves", "phase", "similarity", "parabolic", "linear_part")
 
 
 class SympySearcher(ExactSearcher):
