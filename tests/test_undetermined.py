@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 from desyr_sympy import propose
 from desyr_sympy.forms import coordinates
+from desyr_sympy.plugin import SOLVER_NAMES
 from desyr_sympy.undetermined import MAX_BASIS, applies, solve, stand_ins, trial_basis
 
 from desyr.plugin import problem_from_toml
@@ -158,3 +159,4 @@ def test_it_is_registered_as_a_reduction_and_proposes_through_stage_0():
     assert found.origins and set(found.origins) == {"undetermined"}, found.attempts
     assert proved(problem, found.candidates[0])
     assert not propose(problem, solvers=["undetermined"], reductions=False).attempts
+    assert "undetermined" in SOLVER_NAMES      # a config may name it in [solvers.options.sympy] solvers
