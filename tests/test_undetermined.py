@@ -160,3 +160,23 @@ def test_it_is_registered_as_a_reduction_and_proposes_through_stage_0():
     assert proved(problem, found.candidates[0])
     assert not propose(problem, solvers=["undetermined"], reductions=False).attempts
     assert "undetermined" in SOLVER_NAMES      # a config may name it in [solvers.options.sympy] solvers
+
+
+ODE = """
+name = "ode"
+[domain]
+x = [1, 2]
+[[equations]]
+lhs = "u_xx"
+rhs = "1/x**2"
+[[constraints]]
+on = "x = 1"
+value = 0
+"""
+
+
+@pytest.mark.parametrize("rhs, answer", [("1/x**2", "-log(x)"), ("sqrt(x)", "4*x**(5/2)/15"), ("x**(-3/2)", "-4*sqrt(x)")])
+def test_powers_of_a_variable_integrate_and_share_their_root(rhs, answer):
+    problem = coordinates(load(ODE, rhs=rhs))
+    particular = solve(problem)[0]["u"]
+    assert sp.simplify(particular - sp.sympify(answer, locals={"x": problem.symbols[0]})) == 0

@@ -124,15 +124,16 @@ def _kernels_of(expr: sp.Expr, variables: list[sp.Symbol]) -> dict[sp.Expr, set[
     return out
 
 
-def _antiderivatives(kernel: sp.Expr, order: int) -> list[sp.Expr]:
-    """``kernel`` with one factor ``g(z)`` replaced by its antiderivatives in ``z``, up to ``order`` times."""
+def _antiderivatives(kernel: sp.Expr, variables: list[sp.Symbol], order: int) -> list[sp.Expr]:
+    """``kernel`` with one factor ``g(z)`` replaced by its antiderivatives in ``z``, up to ``order`` times:
+    ``g`` an elementary function of its argument, or a power of a polynomial (``1/x**2``, ``(1 + x**2)**-2``)."""
     z = sp.Dummy("z")
     out = []
     for factor in sp.Mul.make_args(kernel):
         base, e = factor.as_base_exp()
         if isinstance(factor, _INTEGRABLE) and len(factor.args) == 1:
             inner, outer = factor.args[0], factor.func(z)
-        elif isinstance(base, sp.Add) and e.is_Rational:
+        elif e.is_Rational and base.free_symbols & set(variables) and base.is_polynomial(*variables):
             inner, outer = base, z ** e
         else:
             continue
@@ -154,7 +155,7 @@ def _multipliers(seen: Iterable[sp.Expr], variables: list[sp.Symbol], extra: int
     found: set[sp.Expr] = set()
     for m in seen:
         powers = sp.Poly(m, *variables).monoms()[0] if m != 1 else (0,) * len(variables)
-        for exponents in itertools.product(*(range(p + 1) for p in powers)):
+        for exponents in itertools.product(*(range(min(p, MAX_DEGREE) + 1) for p in powers)):
             found.add(sp.Mul(*[v**k for v, k in zip(variables, exponents)]))
     for _ in range(extra):
         found |= {m * v for m in found for v in variables}
@@ -168,7 +169,7 @@ def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int) -> list
     polynomial = found.pop(sp.Integer(1), set())
     kernels: dict[sp.Expr, set[sp.Expr]] = dict(found)
     for kernel, monomials in found.items():
-        for anti in _antiderivatives(kernel, order):
+        for anti in _antiderivatives(kernel, variables, order):
             for k, ms in _kernels_of(anti, variables).items():
                 kernels.setdefault(k, set()).update(monomials if k != 1 else ms)
     frontier = list(kernels)
@@ -240,10 +241,10 @@ def stand_ins(expr: sp.Expr, own: set[sp.Symbol]) -> dict[sp.Expr, sp.Expr]:
     """Each transcendental atom of ``expr`` in the variables (a function, a power that is not integer)
     -> an expression in symbols of its own.  Exponentials share theirs: ``exp(a*r + ...)`` is a product
     of integer powers of one symbol per ``r`` (``exp(-t)`` and ``exp(t)`` are ``1/E`` and ``E``,
-    ``exp(x/2)`` and ``exp(x)`` are ``E`` and ``E**2``), so that no identity between them is lost."""
+    ``exp(x/2)`` and ``exp(x)`` are ``E`` and ``E**2``), so that no identity between them is lost; so do
+    the fractional powers of one base (:func:`_roots`)."""
     calls = sorted((f for f in expr.atoms(sp.Function) if f.free_symbols & own), key=sp.default_sort_key)
-    powers = [p for p in expr.atoms(sp.Pow) if p.free_symbols & own and not p.exp.is_Integer and p.exp.is_number]
-    out: dict[sp.Expr, sp.Expr] = {a: sp.Dummy(f"a{i}") for i, a in enumerate(sorted(powers, key=sp.default_sort_key))}
+    out = _roots(expr, own)
     parts = {f: [t.as_coeff_Mul() for t in sp.Add.make_args(sp.expand(f.args[0]))] for f in calls if isinstance(f, sp.exp)}
     units: dict[sp.Expr, sp.Expr] = {}
     for terms in parts.values():
@@ -257,3 +258,18 @@ def stand_ins(expr: sp.Expr, own: set[sp.Symbol]) -> dict[sp.Expr, sp.Expr]:
         else:
             out[f] = sp.Dummy(f"f{len(out)}")
     return out
+
+
+def _roots(expr: sp.Expr, own: set[sp.Symbol]) -> dict[sp.Expr, sp.Expr]:
+    """Each power of ``expr`` in the variables with a fractional exponent -> an integer power of one symbol
+    per base (``sqrt(x)``, ``x**(-1/2)``, ``x**(5/2)`` -> ``s``, ``1/s``, ``s**5``); another numeric
+    exponent (``x**pi``) -> a symbol of its own."""
+    powers = sorted((p for p in expr.atoms(sp.Pow) if p.free_symbols & own and not p.exp.is_Integer and p.exp.is_number),
+                    key=sp.default_sort_key)
+    units: dict[sp.Expr, sp.Expr] = {}
+    for p in powers:
+        if p.exp.is_Rational:
+            units[p.base] = sp.gcd(units.get(p.base, p.exp), p.exp)
+    symbols = {base: sp.Dummy(f"r{i}") for i, base in enumerate(units)}
+    return {p: symbols[p.base] ** (p.exp / units[p.base]) if p.base in units else sp.Dummy(f"p{i}")
+            for i, p in enumerate(powers)}
