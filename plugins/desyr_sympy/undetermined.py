@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from desyr.plugin import Face
 from desyr_sympy.forms import (
     ALLOWED_FUNCTIONS,
     jet_symbols,
@@ -84,12 +85,43 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     coefficients, free = solution
     particular = sp.Add(*[c.xreplace({p: 0 for p in free}) * b for c, b in zip(coefficients, basis)])
     out = [{field: particular}]
+    if meets_data(problem, out[0]):
+        return out      # the answer itself: a candidate with free constants would only cost a refit
     homogeneous = independent([sp.Add(*[sp.diff(c, p) * b for c, b in zip(coefficients, basis)]) for p in free],
                               variables)
     if 0 < len(homogeneous) <= MAX_FREE:
         constants = sp.symbols(f"C1:{len(homogeneous) + 1}")
         out.append({field: particular + sp.Add(*[k * h for k, h in zip(constants, homogeneous)])})
     return out
+
+
+#: fractions of a face's free sides where the data are checked (golden-ratio steps: off lattices and zeros)
+_FRACTIONS = (0.2360679774997897, 0.6180339887498949, 0.8541019662496845)
+
+
+def meets_data(problem: Problem, solution: dict[str, sp.Expr]) -> bool:
+    """Whether ``solution`` meets every constraint at three points of each of its faces; False for a
+    constraint on another set (a shape's boundary), periodic or integral, or one that does not evaluate
+    to a number (a family's parameter), so that the homogeneous part stays offered there."""
+    symbols = problem.vocabulary.var_symbols
+    boxes = list(zip(problem.symbols, problem.bounds))
+    for con in problem.constraints:
+        faces = [face for face in con.faces if isinstance(face, Face)]
+        if con.kind != "pointwise" or len(faces) != len(con.faces):
+            return False
+        residual = problem.constraint_residual(con, solution)
+        for face in faces:
+            fixed = {symbols[name]: sp.Float(at) for name, at in face.fixed}
+            for k in range(len(_FRACTIONS)):
+                point = {v: fixed.get(v, lo + (hi - lo) * _FRACTIONS[(k + j) % len(_FRACTIONS)])
+                         for j, (v, (lo, hi)) in enumerate(boxes)}
+                try:
+                    value = complex(residual.xreplace(point).evalf())
+                except (TypeError, ValueError, ZeroDivisionError):
+                    return False
+                if not abs(value) < 1e-9:
+                    return False
+    return True
 
 
 # ------------------------------------------------------------------------------------------ the basis
