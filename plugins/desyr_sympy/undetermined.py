@@ -18,9 +18,9 @@ variables, a fractional power) standing for a symbol of its own, the residual's 
 polynomial whose coefficients, linear in the ``c_i``, must all vanish: an exact linear system.  Taking
 the atoms as independent only adds equations, so any solution of the system solves the equation.  Its
 free unknowns span homogeneous solutions inside the basis (harmonic polynomials, ``1``, ``x`` and
-``x**2 + 2*t`` for the heat equation): the particular solution comes back with them at 0, and once
-more with them as free constants that Stage B fits to the boundary data.  Other homogeneous parts
-(eigenmodes, exponentials) are left to the other solvers.
+``x**2 + 2*t`` for the heat equation): the particular solution comes back with them at 0, and, unless
+it already meets the data, once more with them as free constants that Stage B fits to the boundary
+data.  Other homogeneous parts (eigenmodes, exponentials) are left to the other solvers.
 """
 from __future__ import annotations
 
