@@ -59,3 +59,15 @@ def test_a_spare_left_at_exit_is_stopped():
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answered():
+    """The run waits for the verifier's exit to read its answer: freeing SymPy's objects one by one
+    (0.1-0.5 s) would only delay it. The answer (here: one error line) is still complete."""
+    code = ("import atexit, sys; sys.path.insert(0, sys.argv[1]); import desyr.verify.__main__ as v; "
+            "v._warm_up = lambda: None; atexit.register(lambda: print('teardown', flush=True)); v.serve()")
+    done = subprocess.run([sys.executable, "-c", code, child.verifier_command()[-1]], input="not json\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "desyr: error: the request is not JSON (JSONDecodeError)"
+    assert done.stdout == ""                # no teardown: the handler never ran
