@@ -71,3 +71,25 @@ def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answe
     assert done.returncode == 2
     assert done.stderr.strip() == "desyr: error: the request is not JSON (JSONDecodeError)"
     assert done.stdout == ""                # no teardown: the handler never ran
+
+
+def test_desyr_run_starts_the_verifier_before_it_loads_the_plugins_and_the_problem(monkeypatch, tmp_path):
+    """The verifier's imports run on the core the plugins' and the problem's loading leave idle; a
+    path that cannot exist still fails first, with no process started."""
+    import desyr.cli.main as cli
+    from desyr.errors import DesyrError
+
+    order: list[str] = []
+
+    def problem(*args):
+        order.append("problem")
+        raise DesyrError("stop here")
+
+    monkeypatch.setattr(child, "start_verifier", lambda: order.append("verifier"))
+    monkeypatch.setattr(cli, "loaded_registry", lambda args: order.append("plugins"))
+    monkeypatch.setattr(cli, "_problem", problem)
+    config = tmp_path / "p.toml"
+    config.write_text("")
+    assert cli.main(["run", str(tmp_path / "missing.toml")]) == 2 and order == []
+    assert cli.main(["run", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert order == ["verifier", "plugins", "problem"]

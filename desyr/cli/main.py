@@ -223,6 +223,12 @@ def _dispatch(args: argparse.Namespace) -> int:
     _check_numbers(args)
     apply_plugin_options(args)       # an environment variable a plugin reads: bench children inherit it
     _check_paths(args)
+    if args.command in ("run", "refine"):
+        from desyr.verify.child import start_verifier
+
+        # now, not once the problem is read: its imports (about 0.6 s of CPU) then run on the core
+        # that the plugins' and the problem's loading leave idle; a bad problem only stops it
+        start_verifier()
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 
@@ -242,9 +248,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
     problem = _problem(args.config, registry)
     from desyr.runtime.progress import Progress
-    from desyr.verify.child import start_verifier
 
-    start_verifier()      # once the problem is known good, so its imports overlap the components' loading
     if args.executor is not None:
         registry.info("executor", args.executor)      # an unknown name is an error even where no unit runs
     progress = Progress(verbose=not args.quiet)
