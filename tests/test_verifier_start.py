@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -73,10 +74,12 @@ def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answe
     assert done.stdout == ""                # no teardown: the handler never ran
 
 
-def test_desyr_run_starts_the_verifier_before_it_loads_the_plugins_and_the_problem(monkeypatch, tmp_path):
-    """The verifier's imports run on the core the plugins' and the problem's loading leave idle; a
-    path that cannot exist still fails first, with no process started."""
+def test_desyr_run_starts_the_verifier_once_the_outline_is_checked_and_before_the_problem_is_read(
+        monkeypatch, tmp_path):
+    """The verifier's imports run on the core that reading the problem (SymPy's import) leaves idle;
+    a path that cannot exist or a config with a wrong outline still fails first, no process started."""
     import desyr.cli.main as cli
+    import desyr.config.loading as loading
     from desyr.errors import DesyrError
 
     order: list[str] = []
@@ -87,9 +90,11 @@ def test_desyr_run_starts_the_verifier_before_it_loads_the_plugins_and_the_probl
 
     monkeypatch.setattr(child, "start_verifier", lambda: order.append("verifier"))
     monkeypatch.setattr(cli, "loaded_registry", lambda args: order.append("plugins"))
-    monkeypatch.setattr(cli, "_problem", problem)
-    config = tmp_path / "p.toml"
-    config.write_text("")
+    monkeypatch.setattr(loading, "load_problem", problem)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('colour = "blue"\n[domain]\nx = [0, 1]\n')
     assert cli.main(["run", str(tmp_path / "missing.toml")]) == 2 and order == []
-    assert cli.main(["run", str(config), "--out", str(tmp_path / "out")]) == 2
-    assert order == ["verifier", "plugins", "problem"]
+    assert cli.main(["run", str(wrong)]) == 2 and order == ["plugins"]
+    order.clear()
+    assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml")]) == 2
+    assert order == ["plugins", "verifier", "problem"]

@@ -223,12 +223,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     _check_numbers(args)
     apply_plugin_options(args)       # an environment variable a plugin reads: bench children inherit it
     _check_paths(args)
-    if args.command in ("run", "refine"):
-        from desyr.verify.child import start_verifier
-
-        # now, not once the problem is read: its imports (about 0.6 s of CPU) then run on the core
-        # that the plugins' and the problem's loading leave idle; a bad problem only stops it
-        start_verifier()
     if args.command == "verify":      # plugins are loaded only to resolve a spec such as paper:X
         from desyr.verify.command import verify_command
 
@@ -274,13 +268,20 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _problem(config: str, registry: Registry) -> Problem:
     """The problem of ``run`` or ``refine``; a spec goes to the plugins' problem hook directly, without
-    the config reader's imports (SymPy), so a wrong one fails in a fraction of a second."""
+    the config reader's imports (SymPy), so a wrong one fails in a fraction of a second. The verifier
+    starts once a config's outline is checked and before SymPy loads: its own imports (0.6 s of CPU)
+    run on the core the reader leaves idle, and a config that fails its outline starts no process."""
     import os
 
-    if not os.path.isfile(config) and not config.endswith(".toml"):
-        return registry.load_problem(config)
-    from desyr.config.loading import load_problem
+    from desyr.verify.child import start_verifier
 
+    if not os.path.isfile(config) and not config.endswith(".toml"):
+        start_verifier()
+        return registry.load_problem(config)
+    from desyr.config.loading import load_problem, precheck_file
+
+    precheck_file(config, registry)
+    start_verifier()
     return load_problem(config, registry)
 
 
