@@ -97,3 +97,11 @@ def test_the_spare_leaves_without_the_interpreters_teardown_once_it_has_answered
     done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps([]), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == pickle.dumps([])          # the answer, and nothing after it: no handler ran
+
+
+def test_the_warm_up_builds_the_formula_parser_the_first_formula_would_wait_for():
+    code = ("from desyr.report.figures import warm_up; warm_up(); from matplotlib import mathtext; "
+            "print(mathtext.MathTextParser._parser is not None)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
