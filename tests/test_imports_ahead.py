@@ -53,6 +53,24 @@ print(json.dumps({{"seen": seen, "idle": "idle" in sys.modules, "slowmod": "slow
     assert _run(code, tmp_path) == {"seen": True, "idle": False, "slowmod": True}
 
 
+def test_a_block_whose_child_answers_at_once_does_not_wait_to_import(tmp_path):
+    (tmp_path / "slowmod.py").write_text("DONE = True\n")
+    code = f"""
+import json, multiprocessing as mp, sys, time
+sys.path.insert(0, {str(tmp_path)!r})
+import desyr.runtime.ahead as ahead
+
+ahead.SETTLE = 30.0                  # the thread would still be waiting when the block ends
+start = time.perf_counter()
+with ahead.imports_ahead(["slowmod"]):
+    child = mp.get_context("fork").Process(target=int)
+    child.start()
+    child.join()
+print(json.dumps({{"quick": time.perf_counter() - start < 10, "slowmod": "slowmod" in sys.modules}}))
+"""
+    assert _run(code, tmp_path) == {"quick": True, "slowmod": False}
+
+
 def test_the_default_refiner_names_the_module_its_first_refit_imports():
     refiner = load_registry().create("refiner", load_registry().default("refiner"), {})
     assert isinstance(refiner, Refiner) and "scipy.optimize" in refiner.imports_ahead

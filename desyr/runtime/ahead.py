@@ -17,7 +17,6 @@ import importlib
 import os
 import sys
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -32,6 +31,7 @@ class _Ahead:
         self.gate = threading.RLock()     # held by the thread while it imports, and across each fork
         self.modules: tuple[str, ...] = ()
         self.thread: threading.Thread | None = None
+        self.ended = threading.Event()    # the block's end: a thread still waiting to start does not
         self.registered = False
 
 
@@ -45,7 +45,8 @@ def _before_fork() -> None:
 def _after_fork_in_parent() -> None:
     _AHEAD.gate.release()
     if _AHEAD.modules and _AHEAD.thread is None:
-        _AHEAD.thread = threading.Thread(target=_import_ahead, name="desyr-imports-ahead", daemon=True)
+        _AHEAD.thread = threading.Thread(target=_import_ahead, args=(_AHEAD.ended,), name="desyr-imports-ahead",
+                                         daemon=True)
         _AHEAD.thread.start()
 
 
@@ -54,8 +55,9 @@ def _after_fork_in_child() -> None:
     _AHEAD.modules, _AHEAD.thread = (), None     # the parent's block is not the child's
 
 
-def _import_ahead() -> None:
-    time.sleep(SETTLE)
+def _import_ahead(ended: threading.Event) -> None:
+    if ended.wait(SETTLE):
+        return
     with _AHEAD.gate:
         for name in _AHEAD.modules:
             if not _AHEAD.modules:          # the block ended: what is left is imported where it is used
@@ -78,11 +80,12 @@ def imports_ahead(modules: Iterable[object]) -> Iterator[None]:
         os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
                             after_in_child=_after_fork_in_child)
         _AHEAD.registered = True
-    _AHEAD.modules = names
+    _AHEAD.modules, _AHEAD.ended = names, threading.Event()
     try:
         yield
     finally:
         _AHEAD.modules = ()
+        _AHEAD.ended.set()
         thread, _AHEAD.thread = _AHEAD.thread, None
         if thread is not None:
             thread.join()
