@@ -74,12 +74,14 @@ def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answe
     assert done.stdout == ""                # no teardown: the handler never ran
 
 
-def test_desyr_run_starts_the_verifier_once_the_outline_is_checked_and_before_the_problem_is_read(
+def test_desyr_run_starts_the_spares_once_the_outline_is_checked_and_before_the_problem_is_read(
         monkeypatch, tmp_path):
-    """The verifier's imports run on the core that reading the problem (SymPy's import) leaves idle;
-    a path that cannot exist or a config with a wrong outline still fails first, no process started."""
+    """The verifier's and the drawer's imports run on the core that reading the problem (SymPy's
+    import) leaves idle; a path that cannot exist or a config with a wrong outline still fails
+    first, with no process started."""
     import desyr.cli.main as cli
     import desyr.config.loading as loading
+    import desyr.report.drawer as drawer
     from desyr.errors import DesyrError
 
     order: list[str] = []
@@ -89,6 +91,7 @@ def test_desyr_run_starts_the_verifier_once_the_outline_is_checked_and_before_th
         raise DesyrError("stop here")
 
     monkeypatch.setattr(child, "start_verifier", lambda: order.append("verifier"))
+    monkeypatch.setattr(drawer, "start_drawer", lambda: order.append("drawer"))
     monkeypatch.setattr(cli, "loaded_registry", lambda args: order.append("plugins"))
     monkeypatch.setattr(loading, "load_problem", problem)
     wrong = tmp_path / "wrong.toml"
@@ -97,4 +100,8 @@ def test_desyr_run_starts_the_verifier_once_the_outline_is_checked_and_before_th
     assert cli.main(["run", str(wrong)]) == 2 and order == ["plugins"]
     order.clear()
     assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml")]) == 2
-    assert order == ["plugins", "verifier", "problem"]
+    assert order == ["plugins", "verifier", "problem"]          # no --out: no figures, no drawer
+    order.clear()
+    assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml"), "--out",
+                     str(tmp_path / "out")]) == 2
+    assert order == ["plugins", "verifier", "drawer", "problem"]
