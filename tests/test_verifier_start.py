@@ -77,8 +77,8 @@ def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answe
 def test_desyr_run_starts_the_spares_once_the_outline_is_checked_and_before_the_problem_is_read(
         monkeypatch, tmp_path):
     """The verifier's and the drawer's imports run on the core that reading the problem (SymPy's
-    import) leaves idle; a path that cannot exist or a config with a wrong outline still fails
-    first, with no process started."""
+    import) leaves idle; a path that cannot exist, a config with a wrong outline or a wrong spec
+    still fails first, with no process started."""
     import desyr.cli.main as cli
     import desyr.config.loading as loading
     import desyr.report.drawer as drawer
@@ -92,12 +92,19 @@ def test_desyr_run_starts_the_spares_once_the_outline_is_checked_and_before_the_
 
     monkeypatch.setattr(child, "start_verifier", lambda: order.append("verifier"))
     monkeypatch.setattr(drawer, "start_drawer", lambda: order.append("drawer"))
-    monkeypatch.setattr(cli, "loaded_registry", lambda args: order.append("plugins"))
+    class Plugins:
+        def load_problem(self, spec):
+            order.append("spec")
+            raise DesyrError(f"no problem {spec}")
+
+    monkeypatch.setattr(cli, "loaded_registry", lambda args: (order.append("plugins"), Plugins())[1])
     monkeypatch.setattr(loading, "load_problem", problem)
     wrong = tmp_path / "wrong.toml"
     wrong.write_text('colour = "blue"\n[domain]\nx = [0, 1]\n')
     assert cli.main(["run", str(tmp_path / "missing.toml")]) == 2 and order == []
     assert cli.main(["run", str(wrong)]) == 2 and order == ["plugins"]
+    order.clear()
+    assert cli.main(["run", "paper:nope", "--out", str(tmp_path / "out")]) == 2 and order == ["plugins", "spec"]
     order.clear()
     assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml")]) == 2
     assert order == ["plugins", "verifier", "problem"]          # no --out: no figures, no drawer

@@ -269,8 +269,9 @@ def _problem(config: str, registry: Registry, start_spares: Callable[[], None]) 
     import os
 
     if not os.path.isfile(config) and not config.endswith(".toml"):
+        problem = registry.load_problem(config)       # a wrong spec fails at once, no process started
         start_spares()
-        return registry.load_problem(config)
+        return problem
     from desyr.config.loading import load_problem, precheck_file
 
     precheck_file(config, registry)
