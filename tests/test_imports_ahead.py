@@ -38,6 +38,9 @@ def look(q):
 ctx = mp.get_context("fork")
 with imports_ahead(["idle"]):        # no fork in the block: nothing is imported
     pass
+for odd in (5, "idle", None):        # a refiner's odd declaration is ignored
+    with imports_ahead(odd):
+        ctx.Process(target=int).start()
 with imports_ahead([42, "slowmod"]):
     q = ctx.SimpleQueue()
     first = ctx.Process(target=time.sleep, args=(1.0,))

@@ -17,7 +17,7 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 #: seconds the thread waits after the first fork before it imports: children forked together go first
@@ -31,7 +31,7 @@ class _Ahead:
         self.gate = threading.RLock()     # held by the thread while it imports, and across each fork
         self.modules: tuple[str, ...] = ()
         self.thread: threading.Thread | None = None
-        self.ended = threading.Event()    # the block's end: a thread still waiting to start does not
+        self.ended = threading.Event()    # set at the block's end: a thread still waiting imports nothing
         self.registered = False
 
 
@@ -69,9 +69,11 @@ def _import_ahead(ended: threading.Event) -> None:
 
 
 @contextmanager
-def imports_ahead(modules: Iterable[object]) -> Iterator[None]:
-    """Import ``modules`` (names; anything else is ignored) on a side thread once the block forks."""
-    names = tuple(m for m in modules if isinstance(m, str) and m not in sys.modules)
+def imports_ahead(modules: object) -> Iterator[None]:
+    """Import ``modules`` (a tuple or list of names; anything else is ignored) on a side thread once
+    the block forks."""
+    given = modules if isinstance(modules, (tuple, list)) else ()
+    names = tuple(m for m in given if isinstance(m, str) and m not in sys.modules)
     if (not names or not hasattr(os, "register_at_fork") or _AHEAD.modules
             or threading.current_thread() is not threading.main_thread()):
         yield
