@@ -87,3 +87,21 @@ def test_run_from_python_starts_no_spare(monkeypatch, tmp_path):
     result = run(make_problem(SINE_POISSON_1D.replace("[solvers]\nenabled = false\n", "")), out=tmp_path / "r")
     assert result.verdict == "proved" and started == []
     assert (tmp_path / "r" / "fig_solution.png").is_file() and (tmp_path / "r" / "report.html").is_file()
+
+
+def test_the_spare_leaves_without_the_interpreters_teardown_once_it_has_answered():
+    """The run waits for the spare's exit (``communicate``): freeing matplotlib's objects one by one
+    would only delay it. Its answer is complete and flushed first."""
+    code = ("import atexit; import desyr.report.figures as f; f.warm_up = lambda: None; "
+            "atexit.register(lambda: print('teardown', flush=True)); from desyr.report.drawer import serve; serve()")
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps([]), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == pickle.dumps([])          # the answer, and nothing after it: no handler ran
+
+
+def test_the_warm_up_builds_the_formula_parser_the_first_formula_would_wait_for():
+    code = ("from desyr.report.figures import warm_up; warm_up(); from matplotlib import mathtext; "
+            "print(mathtext.MathTextParser._parser is not None)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

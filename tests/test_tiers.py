@@ -40,6 +40,8 @@ HEAVY = {
     "test_run.py::test_gplearn_by_changing_only_the_searcher_name": "a whole run with a real gplearn search",
     "test_run.py::test_same_config_and_seed_same_expression": "two whole runs",
     "test_run.py::test_cli_run_writes_result": "a whole run through the CLI",
+    "test_imports_ahead.py::test_a_run_that_stage_0_settles_imports_the_refiners_modules_while_the_solver_child_works":
+        "a whole (stage-0) run",
     "test_search_operon.py::test_recovers_sine_quickly": "a real Operon search",
     "test_search_operon.py::test_two_variables_are_mapped_back": "a real Operon search",
     "test_search_operon.py::test_same_seed_same_front": "two real Operon searches",

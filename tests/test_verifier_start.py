@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +60,55 @@ def test_a_spare_left_at_exit_is_stopped():
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_the_verifier_leaves_without_the_interpreters_teardown_once_it_has_answered():
+    """The run waits for the verifier's exit to read its answer: freeing SymPy's objects one by one
+    (0.1-0.5 s) would only delay it. The answer (here: one error line) is still complete."""
+    code = ("import atexit, sys; sys.path.insert(0, sys.argv[1]); import desyr.verify.__main__ as v; "
+            "v._warm_up = lambda: None; atexit.register(lambda: print('teardown', flush=True)); v.serve()")
+    done = subprocess.run([sys.executable, "-c", code, child.verifier_command()[-1]], input="not json\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "desyr: error: the request is not JSON (JSONDecodeError)"
+    assert done.stdout == ""                # no teardown: the handler never ran
+
+
+def test_desyr_run_starts_the_spares_once_the_outline_is_checked_and_before_the_problem_is_read(
+        monkeypatch, tmp_path):
+    """The verifier's and the drawer's imports run on the core that reading the problem (SymPy's
+    import) leaves idle; a path that cannot exist, a config with a wrong outline or a wrong spec
+    still fails first, with no process started."""
+    import desyr.cli.main as cli
+    import desyr.config.loading as loading
+    import desyr.report.drawer as drawer
+    from desyr.errors import DesyrError
+
+    order: list[str] = []
+
+    def problem(*args):
+        order.append("problem")
+        raise DesyrError("stop here")
+
+    monkeypatch.setattr(child, "start_verifier", lambda: order.append("verifier"))
+    monkeypatch.setattr(drawer, "start_drawer", lambda: order.append("drawer"))
+    class Plugins:
+        def load_problem(self, spec):
+            order.append("spec")
+            raise DesyrError(f"no problem {spec}")
+
+    monkeypatch.setattr(cli, "loaded_registry", lambda args: (order.append("plugins"), Plugins())[1])
+    monkeypatch.setattr(loading, "load_problem", problem)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('colour = "blue"\n[domain]\nx = [0, 1]\n')
+    assert cli.main(["run", str(tmp_path / "missing.toml")]) == 2 and order == []
+    assert cli.main(["run", str(wrong)]) == 2 and order == ["plugins"]
+    order.clear()
+    assert cli.main(["run", "paper:nope", "--out", str(tmp_path / "out")]) == 2 and order == ["plugins", "spec"]
+    order.clear()
+    assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml")]) == 2
+    assert order == ["plugins", "verifier", "problem"]          # no --out: no figures, no drawer
+    order.clear()
+    assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml"), "--out",
+                     str(tmp_path / "out")]) == 2
+    assert order == ["plugins", "verifier", "drawer", "problem"]

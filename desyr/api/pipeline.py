@@ -23,6 +23,7 @@ from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
+from desyr.runtime.ahead import imports_ahead
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
@@ -142,7 +143,9 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
     clock = time.perf_counter()
     here = Execution(executor=request.registry.in_process_executor())
     s = _start(replace(request, out=None, execution=here))
-    solved = propose_candidates(solvers, s.ctx.problem, time_limit)
+    # the refiner's heavy imports overlap the solver children's work instead of following it
+    with imports_ahead(getattr(s.refiner, "imports_ahead", ())):
+        solved = propose_candidates(solvers, s.ctx.problem, time_limit)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
     if not solved.pool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
@@ -240,18 +240,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from desyr.cli.results import exact_command, export_command
 
         return exact_command(registry, args) if args.command == "exact" else export_command(registry, args)
-    problem = _problem(args.config, registry)
+    problem = _problem(args.config, registry, lambda: _start_spares(args))
     from desyr.runtime.progress import Progress
-    from desyr.verify.child import start_verifier
 
-    start_verifier()      # once the problem is known good, so its imports overlap the components' loading
     if args.executor is not None:
         registry.info("executor", args.executor)      # an unknown name is an error even where no unit runs
     progress = Progress(verbose=not args.quiet)
-    if args.out is not None and not args.no_plots:
-        from desyr.report.drawer import start_drawer
-
-        start_drawer()      # after the plugins loaded; it draws the figures while the verifier works
     if args.command == "refine":
         from desyr.api import refine
 
@@ -268,16 +262,32 @@ def _dispatch(args: argparse.Namespace) -> int:
     return EXIT_NOTHING_SELECTED if result.expression is None else 0
 
 
-def _problem(config: str, registry: Registry) -> Problem:
+def _problem(config: str, registry: Registry, start_spares: Callable[[], None]) -> Problem:
     """The problem of ``run`` or ``refine``; a spec goes to the plugins' problem hook directly, without
-    the config reader's imports (SymPy), so a wrong one fails in a fraction of a second."""
+    the config reader's imports (SymPy), so a wrong one fails in a fraction of a second. The spares
+    start once the outline is checked: their imports run on the core SymPy's import leaves idle."""
     import os
 
     if not os.path.isfile(config) and not config.endswith(".toml"):
-        return registry.load_problem(config)
-    from desyr.config.loading import load_problem
+        problem = registry.load_problem(config)       # a wrong spec fails at once, no process started
+        start_spares()
+        return problem
+    from desyr.config.loading import load_problem, precheck_file
 
+    precheck_file(config, registry)
+    start_spares()
     return load_problem(config, registry)
+
+
+def _start_spares(args: argparse.Namespace) -> None:
+    """The verifier, and the figure drawer where figures will be drawn (it draws while the verifier checks)."""
+    from desyr.verify.child import start_verifier
+
+    start_verifier()
+    if args.out is not None and not args.no_plots:
+        from desyr.report.drawer import start_drawer
+
+        start_drawer()
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

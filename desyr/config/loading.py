@@ -81,6 +81,15 @@ def load_problem_file(path: str | Path, registry: RegistryLike = None) -> Proble
                                  key=_file_key(path), tidy=True)
 
 
+def precheck_file(path: str | Path, registry: RegistryLike = None) -> None:
+    """The checks of :func:`load_problem_file` that need no SymPy (none for a config that ``extends``
+    another): the command line starts the verifier between them and the full read."""
+    data = read_toml(Path(path))
+    if "extends" not in data:
+        with declared_by_plugins(_checked_with(registry)):
+            precheck(data, str(path))
+
+
 def _read_toml(text: str, source: str, *, tidy: bool = True) -> Problem:
     """The full reader (it imports SymPy: loaded only when a config gets that far)."""
     from desyr.config.reading import problem_from_toml as read

@@ -227,6 +227,9 @@ class Refiner(Component):
     ``refine`` returns a :class:`desyr.model.candidates.RefitOutcome` for the candidate's own fields."""
 
     role = "refiner"
+    #: modules :meth:`refine` imports on its first call rather than at the top (heavy ones): a run
+    #: imports them ahead, on a side thread, while it waits on stage 0's solver children
+    imports_ahead: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def refine(self, candidate: Candidate, problem: Problem, points: PointSets) -> RefitOutcome:

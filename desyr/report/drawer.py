@@ -17,9 +17,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
-from desyr.runtime.spare import stop_spare
+from desyr.runtime.spare import leave_now, stop_spare
 
 #: a run's few figures take a second or two; past this the spare is killed and they are drawn here
 TIMEOUT = 30.0
@@ -66,11 +67,12 @@ def draw(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
     return draw_plans(plans)
 
 
-def serve() -> None:
-    """The spare's side: import and warm matplotlib, then draw the one request on standard input."""
+def serve() -> NoReturn:
+    """The spare's side: import and warm matplotlib, then draw the one request on standard input,
+    and leave at once (:func:`desyr.runtime.spare.leave_now`)."""
     from desyr.report.figures import warm_up
 
     warm_up()
     plans = pickle.load(sys.stdin.buffer)      # stops at the pickle's end: no need for end of input
     sys.stdout.buffer.write(pickle.dumps(draw_plans(plans)))
-    sys.stdout.buffer.flush()
+    leave_now(0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import NoReturn
 
 MAX_REQUEST = 16 * 1024 * 1024
 
@@ -37,6 +38,14 @@ def _warm_up() -> None:
     sp.simplify(sp.exp(x) / (1 + sp.exp(x)) - 1 / (1 + sp.exp(-x)))
 
 
+def serve() -> NoReturn:
+    """The verifier process: :func:`main`, then an exit without the interpreter's teardown (freeing
+    SymPy's objects would only delay the run waiting for this process to end)."""
+    from desyr.runtime.spare import leave_now
+
+    leave_now(main())
+
+
 def main() -> int:
     from desyr.errors import DesyrError
     from desyr.symbolic.expressions import ExpressionError
@@ -66,4 +75,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    serve()

@@ -25,7 +25,7 @@ PASSED = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TM
 PINNED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 TIMEOUT = 300.0
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from desyr.verify.__main__ import main; sys.exit(main())")
+         "from desyr.verify.__main__ import serve; serve()")
 
 
 class VerifierError(DesyrError):

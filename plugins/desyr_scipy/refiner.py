@@ -84,6 +84,7 @@ class ScipyRefiner(Refiner):
     }
 
     method_fields = {"constraint_weight": "constraint_weight"}
+    imports_ahead = ("scipy.optimize",)     # imported by _multistart, at the first refit with constants
 
     # ----------------------------------------------------------------- public
     def screening(self, starts: int, evaluations: int) -> ScipyRefiner:
