@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from desyr_sympy import energy, first_order, linear_parabolic, odes, polar, separable, similarity, travelling, waves
+from desyr_sympy import energy, first_order, fronts, linear_parabolic, odes, polar, separable, similarity, travelling, waves
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates
@@ -63,6 +63,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("travelling", travelling.applies, travelling.travel),
     Solver("energy", energy.applies, energy.solve),
     Solver("waves", waves.waves_applies, waves.waves),
+    Solver("fronts", fronts.applies, fronts.fronts),
     Solver("phase", waves.phase_applies, waves.phase),
     Solver("similarity", similarity.applies, similarity.similarity),
     Solver("parabolic", linear_parabolic.applies, linear_parabolic.solve),
@@ -71,7 +72,7 @@ SOLVERS: tuple[Solver, ...] = (
 
 #: the solvers that reduce an equation before SymPy or in its place (issue 36; ``parabolic``: to the heat
 #: equation), beyond the plain CAS calls; an option turns them off
-REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic"})
+REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "fronts"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
