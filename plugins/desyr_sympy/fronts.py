@@ -104,17 +104,24 @@ def fronts(problem: Problem) -> list[dict[str, sp.Expr]]:
         values = {s: _derivative(polynomials[j.field], [wave[names[v]] for v in j.wrt], y) for s, j in jets.items()}
         system = [c for r in equations for c in sp.Poly(sp.expand(r.xreplace(values)), y).coeffs()]
         unknowns = [a for amps in amplitudes.values() for a in amps] + list(wave.values())
+        # one field of degree m exactly, a phase that moves in space, as z*q = 1 (Rabinowitsch): the branches
+        # without (constants, lower degrees) leave the Groebner basis, 5-10x faster; in a system, whose
+        # fields may differ in degree, a product of amplitudes slows it down instead
+        single = len(amplitudes) == 1
+        nonzero = [*(amps[-1] for amps in amplitudes.values() if single), *space[:len(space) == 1]]
+        inverses = [sp.Dummy(f"z{i}") for i in range(len(nonzero))]
+        system += [z * q - 1 for z, q in zip(inverses, nonzero)]
         out = []
-        for solution in sp.solve(system, unknowns, dict=True):
+        for solution in sp.solve(system, unknowns + inverses, dict=True):
             if _mirrored(solution, polynomials, y, unknowns):
                 continue
             candidate = _candidate(solution, polynomials, amplitudes, space, y, phase)
             if candidate is not None:
-                candidate = _real_directions(candidate, _free(candidate, unknowns))
-                if not any(_same(candidate, c) for c in out):
+                candidate = _real_directions(candidate, _free(candidate, unknowns + inverses))
+                if _real(candidate) and not any(_same(candidate, c) for c in out):
                     out.append(candidate)
         if out:
-            return [loosen(c, [shift, *_free(c, unknowns + [_W])]) for c in out[:MAX_CANDIDATES]]
+            return [loosen(c, [shift, *_free(c, unknowns + inverses + [_W])]) for c in out[:MAX_CANDIDATES]]
     raise NotImplementedError("no front polynomial in 1/(1 + exp(xi))")
 
 
@@ -155,12 +162,23 @@ def _real_directions(candidate: dict[str, sp.Expr], free: Sequence[sp.Symbol]) -
     return candidate
 
 
+def _sample(candidates: Sequence[dict[str, sp.Expr]]) -> dict[sp.Symbol, sp.Expr]:
+    """A point for every symbol of the candidates (variables and free constants alike), no special values."""
+    symbols = sorted(set().union(*(e.free_symbols for c in candidates for e in c.values())) - {_W}, key=str)
+    return {s: sp.Rational(3 + 2 * i, 7 + i) for i, s in enumerate(symbols)} | {_W: sp.Rational(2, 5)}
+
+
+def _real(candidate: dict[str, sp.Expr]) -> bool:
+    """False where a root of a negative number makes the candidate complex (``sqrt(-C**2)``)."""
+    point = _sample([candidate])
+    return all(abs(complex(sp.N(e.xreplace(point))).imag) < 1e-12 for e in candidate.values())
+
+
 def _same(one: dict[str, sp.Expr], other: dict[str, sp.Expr]) -> bool:
     """Whether two candidates are one family: equal at a sample point, also with the circle's
     parameter inverted (``w -> 1/w`` flips the component under the root, so the two roots' families
     are one)."""
-    symbols = sorted(set().union(*(e.free_symbols for e in [*one.values(), *other.values()])) - {_W}, key=str)
-    point = {s: sp.Rational(3 + 2 * i, 7 + i) for i, s in enumerate(symbols)} | {_W: sp.Rational(2, 5)}
+    point = _sample([one, other])
     for flip in ({}, {_W: 1 / _W}):
         values = [complex(sp.N(one[f].xreplace(flip).xreplace(point) - other[f].xreplace(point))) for f in one]
         if all(abs(v) < 1e-9 for v in values):
