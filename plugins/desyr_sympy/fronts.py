@@ -49,6 +49,8 @@ def applies(problem: Problem) -> str:
     if not 1 <= problem.dim <= MAX_VARIABLES:
         return f"not one to {MAX_VARIABLES} variables"
     jets = jet_symbols(problem)
+    if problem.dim == 1 and max((j.order for j in jets.values()), default=0) < 2:
+        return "a first-order autonomous ODE: separable, dsolve's"
     equations = residuals(problem)
     if any(r.free_symbols & set(problem.symbols) for r in equations):
         return "a coefficient depends on the variables"
@@ -56,9 +58,6 @@ def applies(problem: Problem) -> str:
         return "not polynomial in the fields and their derivatives"
     if not nonlinear(problem):
         return "linear: dsolve's and the separable solver's"
-    top = max(j.order for s, j in jets.items() if any(s in r.free_symbols for r in equations))
-    if problem.dim == 1 and top < 2:
-        return "a first-order autonomous ODE: separable, dsolve's"
     if (problem.dim == 1 or (problem.dim == 2 and problem.time is not None)) and _reversible(equations, jets):
         return "reversible: the energy integral's (energy, waves)"
     for data in slice_data(problem):
@@ -111,7 +110,7 @@ def fronts(problem: Problem) -> list[dict[str, sp.Expr]]:
         nonzero = [*(amps[-1] for amps in amplitudes.values() if single), *space[:len(space) == 1]]
         inverses = [sp.Dummy(f"z{i}") for i in range(len(nonzero))]
         system += [z * q - 1 for z, q in zip(inverses, nonzero)]
-        out = []
+        out: list[dict[str, sp.Expr]] = []
         for solution in sp.solve(system, unknowns + inverses, dict=True):
             if _mirrored(solution, polynomials, y, unknowns):
                 continue
@@ -212,7 +211,8 @@ def degrees(equations: Sequence[sp.Expr], jets: dict[sp.Symbol, Any]) -> list[in
     nonlinear term ``p m + q``), then :data:`DEGREES`."""
     balanced = []
     for r in equations:
-        linear, nonlinear_terms = [], []
+        linear: list[tuple[int, int]] = []
+        nonlinear_terms: list[tuple[int, int]] = []
         for term in sp.Add.make_args(sp.expand(r)):
             powers = term.as_powers_dict()
             factors = [(jets[s].order, int(powers[s])) for s in term.free_symbols if s in jets]
