@@ -20,6 +20,7 @@ import desyr_sympy.linear_part as linear_part
 from desyr_sympy import (
     energy,
     first_order,
+    fronts,
     linear_parabolic,
     odes,
     polar,
@@ -75,6 +76,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("travelling", travelling.applies, travelling.travel),
     Solver("energy", energy.applies, energy.solve),
     Solver("waves", waves.waves_applies, waves.waves),
+    Solver("fronts", fronts.applies, fronts.fronts),
     Solver("phase", waves.phase_applies, waves.phase),
     Solver("similarity", similarity.applies, similarity.similarity),
     Solver("parabolic", linear_parabolic.applies, linear_parabolic.solve),
@@ -85,7 +87,8 @@ SOLVERS: tuple[Solver, ...] = (
 
 #: the solvers that reduce an equation before SymPy or in its place (issue 36; ``parabolic``: to the heat
 #: equation), beyond the plain CAS calls; an option turns them off
-REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined"})
+REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined",
+                        "fronts"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
