@@ -2,6 +2,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from scheduling import heaviest_modules_first
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
@@ -52,6 +53,19 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if config.getoption("--fast"):
         config.pluginmanager.register(_FastTier(), "desyr-fast-tier")
+    if getattr(config.option, "dist", "no") in ("loadfile", "loadscope"):
+        # xdist would sort the modules by their number of tests again; keep the workers' order
+        # (heaviest first, below), which xdist then hands out as given
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)      # after the fast tier's deselection, so the weights are those of what runs
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, whole modules heaviest first (tests/scheduling.py): the last modules handed out
+    are then short, and the two workers finish together."""
+    if hasattr(config, "workerinput"):
+        items[:] = heaviest_modules_first(items, lambda item: item.nodeid.split("::", 1)[0],
+                                          lambda item: item.get_closest_marker("slow") is not None)
 
 
 class _FastTier:
