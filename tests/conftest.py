@@ -3,9 +3,12 @@ from pathlib import Path
 
 import pytest
 from scheduling import heaviest_modules_first
+from verifier_forks import REAL_STARTED as real_verifier_start
+from verifier_forks import VerifierForks
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
+from desyr.verify import child as verifier_child
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
 
@@ -29,6 +32,30 @@ def paper(registry):
     def load(spec):
         return load_problem(f"paper:{spec}", registry)
     return load
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm_verifier():
+    """Verdicts from forks of one warm verifier process (tests/verifier_forks.py): each still a clean
+    process answering one request, without importing SymPy again (about 0.8 s of CPU each)."""
+    forks: list[VerifierForks] = []
+
+    def started():
+        if not forks:
+            forks.append(VerifierForks())
+        return forks[0].started()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verifier_child, "_started", started)
+        yield
+    for each in forks:
+        each.close()
+
+
+@pytest.fixture
+def real_verifier(monkeypatch):
+    """A test of the verifier's own start-up: each verdict from a process started as a run starts it."""
+    monkeypatch.setattr(verifier_child, "_started", real_verifier_start)
 
 
 @pytest.fixture(autouse=True)
