@@ -8,6 +8,7 @@ from verifier_forks import VerifierForks
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
+from desyr.runtime.spare import stop_spare
 from desyr.verify import child as verifier_child
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
@@ -48,6 +49,8 @@ def _warm_verifier():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(verifier_child, "_started", started)
         yield
+    stop_spare(verifier_child._spare)       # a verifier started ahead for a request that never came
+    verifier_child._spare = None
     for each in forks:
         each.close()
 
