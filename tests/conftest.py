@@ -2,9 +2,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from scheduling import heaviest_modules_first
+from verifier_forks import REAL_STARTED as real_verifier_start
+from verifier_forks import VerifierForks
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
+from desyr.runtime.spare import stop_spare
+from desyr.verify import child as verifier_child
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
 
@@ -30,6 +35,32 @@ def paper(registry):
     return load
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _warm_verifier():
+    """Verdicts from forks of one warm verifier process (tests/verifier_forks.py): each still a clean
+    process answering one request, without importing SymPy again (about 0.8 s of CPU each)."""
+    forks: list[VerifierForks] = []
+
+    def started():
+        if not forks:
+            forks.append(VerifierForks())
+        return forks[0].started()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(verifier_child, "_started", started)
+        yield
+    stop_spare(verifier_child._spare)       # a verifier started ahead for a request that never came
+    verifier_child._spare = None
+    for each in forks:
+        each.close()
+
+
+@pytest.fixture
+def real_verifier(monkeypatch):
+    """A test of the verifier's own start-up: each verdict from a process started as a run starts it."""
+    monkeypatch.setattr(verifier_child, "_started", real_verifier_start)
+
+
 @pytest.fixture(autouse=True)
 def _allow_callable_teacher(monkeypatch):
     """Most tests use the callable teacher as a stand-in; the opt-in is tested on its own."""
@@ -52,6 +83,19 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if config.getoption("--fast"):
         config.pluginmanager.register(_FastTier(), "desyr-fast-tier")
+    if getattr(config.option, "dist", "no") in ("loadfile", "loadscope"):
+        # xdist would sort the modules by their number of tests again; keep the workers' order
+        # (heaviest first, below), which xdist then hands out as given
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)      # after the fast tier's deselection, so the weights are those of what runs
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, whole modules heaviest first (tests/scheduling.py): the last modules handed out
+    are then short, and the two workers finish together."""
+    if hasattr(config, "workerinput"):
+        items[:] = heaviest_modules_first(items, lambda item: item.nodeid.split("::", 1)[0],
+                                          lambda item: item.get_closest_marker("slow") is not None)
 
 
 class _FastTier:

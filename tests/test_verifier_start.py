@@ -15,6 +15,9 @@ import desyr.verify.child as child
 from desyr.testing import make_problem
 from desyr.verify import make_request, request_verdict
 
+#: these test the start of the process itself, not the forks of one warm process the other tests use
+pytestmark = pytest.mark.usefixtures("real_verifier")
+
 
 def test_a_started_verifier_answers_the_next_request_and_is_used_once():
     child.start_verifier()
