@@ -3,13 +3,13 @@ potential-Burgers-type and power-type equations linear; the linear equation's so
 from the data or free for Stage B, are mapped back.  Problems written here, not only bundled ones."""
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from desyr_sympy import propose
 from desyr_sympy.forms import coordinates, residuals
 from desyr_sympy.linear_families import families, from_data, solve
 from desyr_sympy.linearise import applies, substitutions
 
-import pytest
 from desyr.api import refine
 from desyr.extension.registry import load_registry
 from desyr.plugin import problem_from_toml

@@ -75,7 +75,9 @@ def from_data(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
         return []
     w, p, spatial = form
     ws, v = problem.symbols[w], problem.symbols[1 - w]
-    own = problem.jet_symbol(problem.vocabulary.parse_jet(problem.fields[0]))
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
+    own = problem.jet_symbol(jet)
     for data in slice_data(problem):
         if data.variable != ws or data.operator != own or data.value.free_symbols - {v}:
             continue
