@@ -112,8 +112,8 @@ def applies(problem: Problem) -> str:
     residual = residuals(problem)[0]
     if residual.free_symbols & set(problem.symbols):
         return "coefficients depend on the variables"
-    if not is_polynomial(residual, jet_symbols(problem)):
-        return "not polynomial in the field and its derivatives"
+    if not all(is_polynomial(part, jet_symbols(problem)) for part in sp.fraction(sp.together(residual))):
+        return "not rational in the field and its derivatives"
     return "" if substitutions(problem) else "no substitution of the Cole-Hopf family makes it linear"
 
 
