@@ -82,9 +82,11 @@ def test_without_a_data_line_the_families_have_free_constants_and_one_fixed():
     (found,) = substitutions(made)
     assert found.kind == "log" and from_data(made, found) == []
     linear, quadratic = families(made, found)
-    # x + C*y + C' and a harmonic quadratic: the scale gauge leaves one coefficient exactly 1
-    ones = [m for m, c in quadratic.as_coefficients_dict().items() if c == 1 and isinstance(c, sp.Integer)]
-    assert sp.Poly(quadratic, x, y).total_degree() == 2 and len(ones) == 1 and sp.Poly(ones[0], x, y).total_degree() == 2
+    # C0 + C*x + C'*y and a harmonic quadratic: log(phi) sees phi's factor, so the constant term
+    # is free too (log(x**2 - y**2 + 3) is log(3) + log(1 + (x**2 - y**2)/3), and beta is 0)
+    assert sp.Poly(quadratic, x, y).total_degree() == 2 and sp.Poly(linear, x, y).total_degree() == 1
+    assert all(isinstance(p.as_coefficients_dict()[1], sp.Float) for p in (linear, quadratic))
+    assert len({abs(f) for f in quadratic.atoms(sp.Float)}) == 5        # 1, x, y, x**2 - y**2, x*y
     assert all(sp.simplify(sp.diff(p, x, 2) + sp.diff(p, y, 2)) == 0 for p in (linear, quadratic))
     assert all(float(p.subs({x: a, y: b})) > 0 for p in (linear, quadratic) for a in (0, 1) for b in (0, 1))
 
@@ -96,6 +98,20 @@ def test_heat_families_hold_a_heat_polynomial_and_two_modes():
     for phi in families(made, found):
         assert sp.simplify(sp.diff(phi, t) - sp.diff(phi, x, 2)) == 0
     assert len(modes.atoms(sp.exp)) == 2
+
+
+def test_through_a_gradient_the_scale_gauge_fixes_the_constant_term_to_1():
+    """u = alpha*phi_x/phi does not see phi's factor: one coefficient fixed, or Stage B has a free
+    direction; the constant term, since a fixed leading coefficient would leave out every solution
+    without that term."""
+    made = coordinates(ADVECTED)
+    (found,) = substitutions(made)
+    linear, quadratic, modes = families(made, found)
+    for phi in (linear, quadratic, modes):
+        constant = phi.as_coefficients_dict()[1]
+        assert constant == 1 and isinstance(constant, sp.Integer)
+        image = -3 * sp.diff(phi, t) - 3 * sp.diff(phi, x) + sp.diff(phi, x, 2)
+        assert all(abs(float(image.subs({x: a, t: b}))) < 1e-12 for a in (-1, 0.3) for b in (0, 0.7))
 
 
 @pytest.mark.parametrize("equation, why", [
@@ -116,7 +132,7 @@ def test_propose_names_it_and_the_off_switch_leaves_it_out():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("made", [ADVECTED, LOGARITHMIC, POWER])
+@pytest.mark.parametrize("made", [ADVECTED, LOGARITHMIC, POWER, HARMONIC])
 def test_the_verifier_proves_the_candidates(made):
     found = propose(made, time_limit=30.0, solvers=["linearise"])
     texts = [{f: str(e) for f, e in c.items()} for c in found.candidates]

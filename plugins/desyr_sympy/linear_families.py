@@ -9,10 +9,11 @@ that a power of ``L`` annihilates (a polynomial under a heat operator) gets the 
 ``exp((w - w0)*L)``: the heat polynomials.  Hyperbolic functions are written as exponentials where
 that splits them into eigenfunctions (``4*cosh(x/2)**2 = exp(x) + 2 + exp(-x)``), products of sines and cosines as sums.  Without such
 data, two families with free constants: the polynomial solutions of degree at most 1 and 2
-(``x**2 + 2*a*t + C1*x + C2`` for the heat equation, the harmonic ones for Laplace's), and for an
+(``1 + C1*x + C2*(x**2 + 2*a*t)`` for the heat equation, the harmonic ones for Laplace's), and for an
 evolution equation a constant plus two exponential modes ``exp(k*v + lambda(k)*w)`` of free rates.
-``phi`` matters only up to a constant factor, so one coefficient is fixed to 1 (else Stage B would
-have a free direction); the starting values keep ``phi`` away from 0 on the domain, and a candidate
+Through a gradient of its logarithm ``phi`` matters only up to a constant factor, so one coefficient
+is fixed to 1 (else Stage B would have a free direction; ``log(phi)`` and ``phi**alpha`` see the factor,
+which stays free there); the starting values keep ``phi`` away from 0 on the domain, and a candidate
 that is not finite on a grid of the domain is left out.
 """
 from __future__ import annotations
@@ -35,6 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _SERIES = 4
 #: the largest carried-back value (operations) whose terms are evolved; beyond it simplify can take seconds
 _LARGEST = 80
+#: the starting factor of phi where the substitution sees it (log, power)
+_FACTOR = 1.2
 #: starting values of the free constants (distinct, away from 0 and +-1)
 _STARTS = (0.5, 0.7, 1.3, 0.35, 0.85)
 
@@ -126,13 +129,21 @@ def families(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
         rate = -sp.Add(*[c * k**i for i, c in spatial.items()]) / p
         modes = [sp.Float(a) * sp.exp(s * v + rate.subs(k, s) * ws)
                  for a, s in ((_STARTS[0], sp.Float(_STARTS[1])), (_STARTS[2], -sp.Float(_STARTS[3])))]
-        out.append(sp.Integer(1) + sp.Add(*modes))
+        out.append(_unit(substitution) + sp.Add(*modes))
     return out
 
 
+def _unit(substitution: Substitution) -> sp.Expr:
+    """The gauge's fixed coefficient: exactly 1 where ``u`` does not see a factor of ``phi`` (a
+    gradient of its logarithm), else a free float (``log(3*phi) = log(phi) + log(3)``, and beta is 0)."""
+    return sp.Integer(1) if substitution.kind == "gradient" else sp.Float(_FACTOR)
+
+
 def polynomial(problem: Problem, substitution: Substitution, degree: int) -> sp.Expr | None:
-    """The polynomial solutions of degree at most ``degree``: the highest free coefficient 1, the
-    others free (floats), the constant one large enough that ``phi > 0`` on the domain."""
+    """The polynomial solutions of degree at most ``degree``.  The scale gauge fixes the constant
+    term to 1 where constants are solutions (``1 + C1*(x**2 - y**2) + C2*x*y + ...``: fixing a
+    leading coefficient instead would exclude every solution without that term), else the highest
+    free coefficient; the other coefficients start small enough that ``phi > 0`` on the domain."""
     s0, s1 = problem.symbols
     monomials = [s0**i * s1**j for i in range(degree + 1) for j in range(degree + 1 - i)]
     weights = sp.symbols(f"c0:{len(monomials)}")
@@ -147,11 +158,12 @@ def polynomial(problem: Problem, substitution: Substitution, degree: int) -> sp.
     if not free or sp.Poly(general.coeff(free[0]), s0, s1).total_degree() < degree:
         return None                      # no solution of this degree beyond the constants
     constant = [c for c in free if general.coeff(c).is_number]
-    values = {free[0]: sp.Integer(1)}
-    values |= {c: sp.Float(_STARTS[i % len(_STARTS)]) for i, c in enumerate(free[1:]) if c not in constant}
-    rest = general.xreplace({**values, **{c: 0 for c in constant}})
-    if constant:
-        values[constant[0]] = sp.Float(round(0.5 + 1.5 * _largest(rest, problem), 3))
+    fixed = constant[0] if constant else free[0]
+    others = [c for c in free if c != fixed]
+    values = {fixed: _unit(substitution) / general.coeff(fixed)}
+    for i, c in enumerate(others):
+        size = _largest(general.coeff(c), problem) * len(others) if constant else 1.0
+        values[c] = sp.Float(round(_STARTS[i % len(_STARTS)] / (2 * max(size, 1e-9)), 4))
     return general.xreplace(values)
 
 
