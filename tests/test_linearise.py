@@ -120,6 +120,7 @@ def test_through_a_gradient_the_scale_gauge_fixes_the_constant_term_to_1():
     ("u_t - exp(u)*(u_xx + u_x**2)", "not rational"),      # exponential diffusivity
     ("u_t - u_xx", "linear"),
     ("u_t + u*u_x - x*u_xx", "depend on the variables"),
+    ("u_t + u*u_x - u_xxxxx", "beyond order 4"),
 ])
 def test_it_declines_where_it_does_not_apply(equation, why):
     assert why in applies(coordinates(problem(equation, "tanh(x)", "tanh(x)")))

@@ -182,5 +182,5 @@ def _finite(expr: sp.Expr, problem: Problem) -> bool:
     f = sp.lambdify(problem.symbols, expr, "math")
     try:
         return all(math.isfinite(float(f(*point.values()))) for point in _grid(problem))
-    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError, NameError):   # NameError: no math twin
         return False

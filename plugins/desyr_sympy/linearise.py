@@ -32,6 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Key = tuple[int, int]
 
+#: the highest derivative of the field tried: each order adds a power of 1/phi to clear, in the parent process
+MAX_ORDER = 4
+
 
 class PhiJets:
     """``phi`` and its derivatives as symbols, ``phi_i_j`` = d^i/d(first)^i d^j/d(second)^j phi."""
@@ -110,6 +113,8 @@ def applies(problem: Problem) -> str:
     if not nonlinear(problem):
         return "linear: nothing to linearise"
     residual = residuals(problem)[0]
+    if max(len(j.wrt) for j in problem.jets()) > MAX_ORDER:
+        return f"derivatives beyond order {MAX_ORDER}"
     if residual.free_symbols & set(problem.symbols):
         return "coefficients depend on the variables"
     if not all(is_polynomial(part, jet_symbols(problem)) for part in sp.fraction(sp.together(residual))):
