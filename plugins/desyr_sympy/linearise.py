@@ -286,7 +286,8 @@ def _system(conditions: list[sp.Expr], unknowns: list[sp.Symbol]) -> list[dict[s
     if not conditions:
         return [{}]
     try:
-        return list(sp.solve(conditions, unknowns, dict=True))
+        # exact polynomial conditions: no float to rationalise, no solution to check (the costly parts)
+        return list(sp.solve(conditions, unknowns, dict=True, check=False, simplify=False, rational=False))
     except (NotImplementedError, ValueError):
         return []
 
