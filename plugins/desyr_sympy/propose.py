@@ -21,7 +21,9 @@ from desyr_sympy import (
     energy,
     first_order,
     fronts,
+    linear_families,
     linear_parabolic,
+    linearise,
     odes,
     polar,
     separable,
@@ -82,13 +84,15 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("parabolic", linear_parabolic.applies, linear_parabolic.solve),
     Solver("linear_part", linear_part.applies, linear_part.solve),
     Solver("undetermined", undetermined.applies, undetermined.solve),
+    Solver("linearise", linearise.applies, linear_families.solve),
 )
 
 
 #: the solvers that reduce an equation before SymPy or in its place (issue 36; ``parabolic``: to the heat
-#: equation), beyond the plain CAS calls; an option turns them off
+#: equation; ``linearise``: a Cole-Hopf-type substitution to a linear one), beyond the plain CAS calls; an
+#: option turns them off
 REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined",
-                        "fronts"})
+                        "fronts", "linearise"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
