@@ -118,6 +118,10 @@ def test_a_refiner_returning_another_formula_on_some_candidates_is_a_warning_nam
     ("1.2*x*(0.9 - x)", "x*(1 - x)"),
     ("0.3*exp(-2.3*x)*cos(1.7*x)", "exp(-2*x)*cos(2*x)/2"),
     ("0.5*sin(3.1*x) + 0.01*x", "sin(pi*x)"),              # a constant driven to 0
+    # the scipy refiner's merge_redundant_scales fits the multiplied-out tree's independent coefficients
+    # (found in a whole run: the product's own family misses this refit by 3.6e-5)
+    ("(0.1076*x**3*(3.039*x - 5.308) + 0.194*x)*(12.24*x**3*(0.5634*x - 1.082) + 0.8193*x + 20.58) + 9.3e-6",
+     "1.292*x**8 - 4.010*x**7 - 0.1322*x**6 + 8.901*x**5 - 0.1700*x**4 - 10.64*x**3 - 0.00194*x**2 + 4.0*x"),
 ])
 def test_honest_refits_are_in_their_trees_family(frozen, refit):
     from desyr.symbolic.family import outside_family
@@ -128,7 +132,8 @@ def test_honest_refits_are_in_their_trees_family(frozen, refit):
 
 
 @pytest.mark.parametrize("frozen, refit", [("0.6256", "sin(pi*x)"), ("x*(1 - x)", "sin(pi*x)"),
-                                           ("1.2*x*(0.9 - x)", "x*(1 - x) + 0.001*sin(x)")])
+                                           ("1.2*x*(0.9 - x)", "x*(1 - x) + 0.001*sin(x)"),
+                                           ("(0.5*x + 1.1)*(0.7*x - 0.3)", "0.35*x**2 + 0.62*x - 0.33 + 0.01*x**3")])
 def test_other_formulas_are_not(frozen, refit):
     from desyr.symbolic.family import outside_family
 

@@ -1,8 +1,9 @@
 """Whether a refit is its frozen tree with other constants (the refiner's contract, paper §3.3).
 
 A refiner refits the constants of the tree the search found, and nothing else: it may simplify the
-refitted tree (``1.0*sin(3.14159*x)`` -> ``sin(pi*x)``), merge or tie constants, or drive one to 0, but
-it may not hand back another formula. The test is numerical and does not depend on how the refiner
+refitted tree (``1.0*sin(3.14159*x)`` -> ``sin(pi*x)``), merge or tie constants, fit the coefficients of
+the tree with its products multiplied out, or drive a constant to 0, but it may not hand back another
+formula. The test is numerical and does not depend on how the refiner
 parameterised the tree: every float of the frozen tree (outside exponents, which no refit moves)
 becomes a free constant of its own, and a least-squares fit of that family to the refit's values on
 sample points must reproduce them to :data:`FAMILY_TOLERANCE`. An honest refit is a member of the
@@ -57,7 +58,20 @@ def outside_family(frozen: sp.Expr, refit: sp.Expr, symbols: Sequence[sp.Symbol]
                    free: Mapping[sp.Symbol, float] | None = None) -> str | None:
     """None when some values of ``frozen``'s constants (and of the symbols in ``free``, from their given
     starting values) make it equal ``refit`` at the rows of ``X`` (columns in ``symbols`` order); else
-    how far the nearest member stays."""
+    how far the nearest member stays.  The tree with its products multiplied out counts as the frozen
+    tree too: ``c1*x**3*(a + b*x)`` has a direction along which nothing changes, and a refiner may fit the
+    same function's independent coefficients instead (the scipy refiner's ``merge_redundant_scales``)."""
+    why = _outside(frozen, refit, symbols, X, free)
+    if why is None:
+        return None
+    expanded = sp.expand_mul(frozen)
+    if expanded != frozen and _outside(expanded, refit, symbols, X, free) is None:
+        return None
+    return why
+
+
+def _outside(frozen: sp.Expr, refit: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray,
+             free: Mapping[sp.Symbol, float] | None) -> str | None:
     tree, params, start = free_constants(frozen)
     if refit == frozen or _masked(refit) == _masked(frozen):
         return None       # the same tree with other floats: no fit needed
