@@ -138,7 +138,7 @@ def separate(problem: Problem) -> list[dict[str, sp.Expr]]:
         f_sols = lowering.solve(found.x_part - c, fs, x, constants)
         g_sols = lowering.solve(found.y_part + c, gs, y, constants) if f_sols else []
         for f, g in itertools.islice(itertools.product(f_sols, g_sols), MAX_CANDIDATES):
-            joined = _one_offset(f + g) if ansatz == "sum" else _one_scale(f * g)
+            joined = _one_log(_one_offset(f + g)) if ansatz == "sum" else _one_scale(f * g)
             loose = loosen({field: joined}, [c] if joined.has(c) else [])[field]
             out.append({field: real_start(loose, problem)})
     if not out:
@@ -150,6 +150,22 @@ def _one_offset(expr: sp.Expr) -> sp.Expr:
     """``f + g`` with one additive constant of the two (``C2 + C4`` is one parameter for the refit)."""
     lone = [t for t in sp.Add.make_args(expr) if isinstance(t, sp.Symbol) and t.name.startswith("C")]
     return expr.xreplace({t: 0 for t in lone[1:]}) if len(lone) > 1 else expr
+
+
+def _one_log(expr: sp.Expr) -> sp.Expr:
+    """Logarithms with the same coefficient (up to its sign) as one: ``log(cos(y)/cos(x))``, the form
+    the verifier compares with data written as one logarithm (its arguments are real where it starts)."""
+    groups: dict[sp.Expr, sp.Expr] = {}
+    rest = []
+    for term in sp.Add.make_args(expr):
+        coefficient, logs = term.as_independent(sp.log, as_Add=False)
+        if isinstance(logs, sp.log):
+            sign = -1 if coefficient.could_extract_minus_sign() else 1
+            key = sign * coefficient
+            groups[key] = groups.get(key, sp.Integer(1)) * logs.args[0] ** sign
+        else:
+            rest.append(term)
+    return sp.Add(*rest, *(c * sp.log(sp.together(arg)) for c, arg in groups.items()))
 
 
 def _one_scale(expr: sp.Expr) -> sp.Expr:
@@ -198,7 +214,8 @@ def _grid(problem: Problem) -> list[np.ndarray]:
 def _real(numeric: Callable[..., object], values: list[float], grid: list[np.ndarray]) -> bool:
     with np.errstate(all="ignore"):
         try:
-            out = np.asarray(numeric(*values, *(g.astype(complex) for g in grid)), dtype=complex)
+            # real arithmetic: a log of a negative number is nan, never two imaginary parts that cancel
+            out = np.asarray(numeric(*values, *grid), dtype=float)
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):
             return False
-    return bool(np.all(np.isfinite(out)) and np.all(np.abs(out.imag) <= 1e-9 * np.maximum(1.0, np.abs(out.real))))
+    return bool(np.all(np.isfinite(out)))
