@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from desyr_sympy import energy, first_order, linear_parabolic, odes, polar, separable, similarity, travelling, waves
-from desyr_sympy import separation
+from desyr_sympy import radial, separation
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates
@@ -68,12 +68,13 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("similarity", similarity.applies, similarity.similarity),
     Solver("parabolic", linear_parabolic.applies, linear_parabolic.solve),
     Solver("separation", separation.applies, separation.separate),
+    Solver("radial", radial.applies, radial.solve),
 )
 
 
 #: the solvers that reduce an equation before SymPy or in its place (issue 36; ``parabolic``: to the heat
 #: equation), beyond the plain CAS calls; an option turns them off
-REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "separation"})
+REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "separation", "radial"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
