@@ -7,7 +7,8 @@ The separated ODEs of a nonlinear equation are often exact: ``exp(f)*(f'' + f'**
   once: ``H = integral(Q) + C``;
 - an equation **without the profile itself** (only ``f', f''...``) is one order lower in ``p = f'``;
   ``f`` is then the integral of ``p`` plus a constant;
-- an equation of **order 0** (no derivative left) is solved for ``f`` algebraically.
+- an equation of **order 0** (no derivative left) is solved for ``f`` algebraically, one of first
+  order ``f' = h(f)`` by the quadrature ``integral(1/h) = x + C``.
 
 What is left of order one or more goes to ``dsolve``.  Every constant of integration is a fresh
 ``C<n>`` symbol, free for Stage B.
@@ -64,7 +65,27 @@ def solve(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Const
             if f is not None:
                 out.append(f + constants.next())
         return out
+    if n == 1 and x not in expr.free_symbols:
+        found = _autonomous(expr, fs, x, constants)
+        if found:
+            return found
     return _dsolve(expr, fs, x, constants)
+
+
+def _autonomous(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Constants) -> list[sp.Expr]:
+    """``f' = h(f)`` by its quadrature ``integral(1/h) = x + C``, solved for ``f`` (a Riccati equation
+    with constant coefficients in a blink, where ``dsolve`` takes many seconds)."""
+    try:
+        slopes = sp.solve(expr, fs[1])
+    except (NotImplementedError, ValueError):
+        return []
+    out: list[sp.Expr] = []
+    for h in slopes[:MAX_SOLUTIONS]:
+        primitive = None if h == 0 or h.has(fs[1]) else _integral(1 / h, fs[0])
+        if primitive is None:
+            continue
+        out += _algebraic(primitive - x - constants.next(), fs[0])
+    return out[:MAX_SOLUTIONS]
 
 
 def _integrated(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Constants) -> sp.Expr | None:

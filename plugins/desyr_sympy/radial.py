@@ -21,6 +21,7 @@ import sympy as sp
 from desyr.plugin import Disk
 from desyr_sympy import energy, lowering, polar
 from desyr_sympy.ansatz import nonlinear, profile, substitute
+from desyr_sympy.candidates import real_start
 from desyr_sympy.forms import exact_number, jet_symbols, rational
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,7 +98,20 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         out = [e for e in out if _finite_at_centre(e, r)]
     if not out:
         raise NotImplementedError("no radial solution")
-    return [{problem.fields[0]: e.xreplace({r: rho})} for e in out]
+    return [{problem.fields[0]: real_start(_in_square(e, r, rho), problem)} for e in out]
+
+
+def _in_square(expr: sp.Expr, r: sp.Symbol, rho: sp.Expr) -> sp.Expr:
+    """``expr`` through ``r**2 = (x - x0)**2 + (y - y0)**2`` when it is a function of ``r**2`` (a radial
+    solution regular at the centre usually is): ``(exp(2*C1)*r**2 - 1)**2``, not the factors of its root
+    ``(exp(C1)*r - 1)**2*(exp(C1)*r + 1)**2``, whose sign the verifier cannot follow."""
+    z = sp.Dummy("z", positive=True)
+    expanded = expr.replace(lambda e: isinstance(e, sp.log), lambda e: sp.log(sp.cancel(sp.expand(e.args[0]))))
+    even = sp.powdenest(expanded.xreplace({r: sp.sqrt(z)}), force=True)
+    if any(p.base == z and not p.exp.is_integer for p in even.atoms(sp.Pow)):
+        return expr.xreplace({r: rho})
+    even = even.replace(lambda e: isinstance(e, sp.log), lambda e: sp.log(sp.factor(sp.cancel(e.args[0]))))
+    return even.xreplace({z: sp.expand(rho**2)})
 
 
 def _regular_centre(back: sp.Expr, r: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]]:

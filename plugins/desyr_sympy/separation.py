@@ -16,15 +16,14 @@ is a substitution and a few cancellations, cheap enough to run in ``applies``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
 import sympy as sp
 
 from desyr_sympy import lowering
 from desyr_sympy.ansatz import loosen, nonlinear, order, profile
-from desyr_sympy.candidates import Seeds, solver_constants
+from desyr_sympy.candidates import real_start
 from desyr_sympy.forms import jet_symbols, residuals
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,13 +130,14 @@ def applies(problem: Problem) -> str:
 def separate(problem: Problem) -> list[dict[str, sp.Expr]]:
     x, y = _variables(problem)
     field = problem.fields[0]
-    c = sp.Symbol("c_sep")
+    # positive, with both signs tried: the integrals take their real forms (tan for one sign, tanh for the other)
+    c = sp.Symbol("c_sep", positive=True)
     out: list[dict[str, sp.Expr]] = []
-    for ansatz, found, fs, gs in _splits(problem):
+    for (ansatz, found, fs, gs), sign in itertools.product(_splits(problem), (1, -1)):
         constants = lowering.Constants()
-        f_sols = lowering.solve(found.x_part - c, fs, x, constants)
-        g_sols = lowering.solve(found.y_part + c, gs, y, constants) if f_sols else []
-        for f, g in itertools.islice(itertools.product(f_sols, g_sols), MAX_CANDIDATES):
+        f_sols = lowering.solve(found.x_part - sign * c, fs, x, constants)
+        g_sols = lowering.solve(found.y_part + sign * c, gs, y, constants) if f_sols else []
+        for f, g in itertools.islice(itertools.product(f_sols, g_sols), MAX_CANDIDATES - len(out)):
             joined = _one_log(_one_offset(f + g)) if ansatz == "sum" else _one_scale(f * g)
             loose = loosen({field: joined}, [c] if joined.has(c) else [])[field]
             out.append({field: real_start(loose, problem)})
@@ -172,50 +172,3 @@ def _one_scale(expr: sp.Expr) -> sp.Expr:
     """``f*g`` with one constant factor of the two."""
     lone = [t for t in sp.Mul.make_args(expr) if isinstance(t, sp.Symbol) and t.name.startswith("C")]
     return expr.xreplace({t: 1 for t in lone[1:]}) if len(lone) > 1 else expr
-
-
-#: points on each variable's range where a candidate must be real at its starting constants
-_POINTS = 7
-#: starting values tried for each constant, as multiples of its seed (the first that works is kept)
-_MULTIPLES = (1.0, -1.0, 0.25, -0.25)
-#: constants whose starting values are searched, at most (4**n variants)
-MAX_SEARCHED = 4
-
-
-def real_start(expr: sp.Expr, problem: Problem) -> sp.Expr:
-    """``expr`` with its constants as starting floats that make it real and finite on the domain.
-
-    Stage B screens out a candidate that is not finite where it starts, and a refit that starts
-    across a pole rarely comes back: ``log(-C1*x - C2)`` at the usual positive seeds (:class:`Seeds`)
-    is nowhere real on ``x > 0``, ``log(cos(C4*x + C1))`` with a phase of 1.1 crosses a zero.  Each
-    constant tries its seed, its negative and a quarter of either; the first choice real on a grid
-    of the domain's box is kept, else the seeds (Stage B's own choice)."""
-    constants = solver_constants(expr)
-    seeds = Seeds()
-    base = [seeds.next() for _ in constants]
-    grid = _grid(problem)
-    searched = len(constants[:MAX_SEARCHED])
-    try:
-        numeric = sp.lambdify([*constants, *problem.symbols], expr, modules="numpy")
-    except (TypeError, ValueError, SyntaxError, NameError):
-        return expr
-    for multiples in itertools.product(_MULTIPLES, repeat=searched):
-        values = [b * m for b, m in zip(base, multiples)] + base[searched:]
-        if _real(numeric, values, grid):
-            return expr.xreplace({c: sp.Float(v) for c, v in zip(constants, values)})
-    return expr
-
-
-def _grid(problem: Problem) -> list[np.ndarray]:
-    axes = [np.linspace(float(lo), float(hi), _POINTS) for lo, hi in problem.bounds]
-    return [a.ravel() for a in np.meshgrid(*axes)]
-
-
-def _real(numeric: Callable[..., object], values: list[float], grid: list[np.ndarray]) -> bool:
-    with np.errstate(all="ignore"):
-        try:
-            # real arithmetic: a log of a negative number is nan, never two imaginary parts that cancel
-            out = np.asarray(numeric(*values, *grid), dtype=float)
-        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-            return False
-    return bool(np.all(np.isfinite(out)))
