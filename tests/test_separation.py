@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 from desyr_sympy import energy, lowering, radial, separation
-from desyr_sympy.candidates import real_start
 from desyr_sympy.ansatz import profile
-from desyr_sympy.candidates import free_constants
+from desyr_sympy.candidates import free_constants, real_start
 from desyr_sympy.forms import coordinates
 
 from desyr.api import refine

@@ -7,7 +7,7 @@ from typing import Any
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 
 SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
-                "energy", "waves", "phase", "similarity", "parabolic")
+                "energy", "waves", "phase", "similarity", "parabolic", "separation", "radial")
 
 
 class SympySearcher(ExactSearcher):
@@ -18,8 +18,8 @@ class SympySearcher(ExactSearcher):
         "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
         "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
-                             "waves, a rotating phase, similarity variables; linear parabolic equations to the heat "
-                             "equation); false: the plain SymPy calls only",
+                             "waves, a rotating phase, similarity variables, additive and multiplicative separation, "
+                             "radial solutions; linear parabolic equations to the heat equation); false: the plain SymPy calls only",
                              kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),

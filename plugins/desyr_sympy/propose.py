@@ -16,8 +16,19 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from desyr_sympy import energy, first_order, linear_parabolic, odes, polar, separable, similarity, travelling, waves
-from desyr_sympy import radial, separation
+from desyr_sympy import (
+    energy,
+    first_order,
+    linear_parabolic,
+    odes,
+    polar,
+    radial,
+    separable,
+    separation,
+    similarity,
+    travelling,
+    waves,
+)
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
 from desyr_sympy.candidates import Pool, free_constants, usable
 from desyr_sympy.forms import coordinates

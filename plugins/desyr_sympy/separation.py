@@ -66,7 +66,9 @@ def _along(expr: sp.Expr, v: sp.Symbol, parts: Sequence[tuple[sp.Symbol, Sequenc
 
 def _sides(expr: sp.Expr, xs: set[sp.Symbol], ys: set[sp.Symbol]) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """Multiplicative parts of ``expr``: (in x alone, in y alone, the rest), numbers dropped."""
-    x_side, y_side, rest = [], [], []
+    x_side: list[sp.Expr] = []
+    y_side: list[sp.Expr] = []
+    rest: list[sp.Expr] = []
     for factor in sp.Mul.make_args(sp.factor(expr)):
         for part in sp.Mul.make_args(sp.expand_power_exp(factor)):
             symbols = part.free_symbols
