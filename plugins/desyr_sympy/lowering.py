@@ -10,7 +10,8 @@ The separated ODEs of a nonlinear equation are often exact: ``exp(f)*(f'' + f'**
 - an equation of **order 0** (no derivative left) is solved for ``f`` algebraically, one of first
   order ``f' = h(f)`` by the quadrature ``integral(1/h) = x + C``.
 
-What is left of order one or more goes to ``dsolve``.  Every constant of integration is a fresh
+An autonomous equation of second order left goes to the energy integral (:mod:`desyr_sympy.energy`),
+what is left then to ``dsolve``.  Every constant of integration is a fresh
 ``C<n>`` symbol, free for Stage B.
 """
 from __future__ import annotations
@@ -19,9 +20,8 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from desyr_sympy import quadrature
+from desyr_sympy import energy, quadrature
 from desyr_sympy.ansatz import as_ode, order
-from desyr_sympy.energy import integrate_once
 from desyr_sympy.odes import explicit
 
 #: solutions of one ODE kept, at most (a quadratic in f gives two; more are rarely new)
@@ -69,7 +69,18 @@ def solve(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Const
         found = _autonomous(expr, fs, x, constants)
         if found:
             return found
+    if n == 2 and x not in expr.free_symbols:
+        # the energy integral first: dsolve on a nonlinear autonomous ODE can spend the whole time limit
+        found = [_renumbered(e, expr, constants) for e in energy.profiles(expr, fs, x)][:MAX_SOLUTIONS]
+        if found:
+            return found
     return _dsolve(expr, fs, x, constants)
+
+
+def _renumbered(found: sp.Expr, expr: sp.Expr, constants: Constants) -> sp.Expr:
+    """``found`` with the constants a solver numbered from C1 (absent from ``expr``) given fresh names."""
+    new = _dsolve_constants(found) - _dsolve_constants(expr)
+    return found.xreplace({c: constants.next() for c in sorted(new, key=lambda s: s.name)})
 
 
 def _autonomous(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Constants) -> list[sp.Expr]:
@@ -91,7 +102,7 @@ def _autonomous(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants:
 def _integrated(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Constants) -> sp.Expr | None:
     """``H - integral(Q) - C`` when ``expr = dH/dx - Q(x)``, else None."""
     free = sp.Add(*[t for t in sp.Add.make_args(expr) if not t.free_symbols & set(fs)])
-    h = integrate_once(expr - free, fs, x)
+    h = energy.integrate_once(expr - free, fs, x)
     if h is None or order(h, fs) >= order(expr, fs):
         return None
     primitive = _integral(free, x)
@@ -124,11 +135,7 @@ def _dsolve(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, constants: Con
         return []
     out = []
     for solution in general[:MAX_SOLUTIONS]:
-        found = solution["f"]
-        # dsolve numbers its constants from C1: renumber them past the ones already given out
-        new = _dsolve_constants(found) - _dsolve_constants(expr)
-        renames = {c: constants.next() for c in sorted(new, key=lambda s: s.name)}
-        out.append(found.xreplace(renames))
+        out.append(_renumbered(solution["f"], expr, constants))     # dsolve numbers its constants from C1
     return out
 
 
