@@ -10,7 +10,8 @@ kink or a soliton follows), else 0, else it stays free for Stage B.  The quadrat
 (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``tanh(x + C1)`` for ``u'' = 2*u**3 - 2*u``); a
 trigonometric ``q`` through the half angle and the Weierstrass substitution.  An ODE that keeps its
 form under a dilation ``x -> l*x, u -> l**k*u`` (Emden-Fowler, Lane-Emden) is made autonomous by
-``u = x**k*w(log(x))`` first.
+``u = x**k*w(log(x))`` first; one with ``u`` only in exponentials that keeps its form under
+``x -> l*x, u -> u + k*log(l)`` (Liouville's radial ``u'' + u'/x + exp(u)``) by ``u = w(log(x)) + k*log(x)``.
 
 Higher-order equations that are a total derivative (KdV's ``-c f' + 6 f f' + f'''``) are
 integrated once first, with the constant 0 (a profile that decays with its derivatives).
@@ -250,19 +251,19 @@ def shift_dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.E
     k = sp.Symbol("k")
     weights = []
     for term in sp.Add.make_args(sp.expand(expr, power_exp=True)):
-        total = sp.Integer(0)
+        weight = sp.Integer(0)
         for factor in sp.Mul.make_args(term):
             base, power = factor.as_base_exp()
             if isinstance(factor, sp.exp) and factor.args[0].free_symbols & ({x} | set(fs)) == {fs[0]}:
                 slope = sp.diff(factor.args[0], fs[0])
                 if not slope.is_number or slope.free_symbols:
                     return None
-                total += slope * k
+                weight += slope * k
             elif (base == x or base in fs[1:]) and power.is_number:
-                total += (1 if base == x else -fs.index(base)) * power
+                weight += (1 if base == x else -fs.index(base)) * power
             elif factor.free_symbols & ({x} | set(fs)):
                 return None
-        weights.append(total)
+        weights.append(weight)
     if not any(w.has(k) for w in weights):
         return None
     solved = sp.solve([w - weights[0] for w in weights[1:]], k, dict=True)
