@@ -96,7 +96,7 @@ def solves(problem, expr: sp.Expr) -> bool:
     return all(abs(complex(check.subs({x: px, y: py}).evalf())) < 1e-8 for px, py in points)
 
 
-@pytest.mark.parametrize("text", [ADDITIVE, PRODUCT])
+@pytest.mark.parametrize("text", [pytest.param(ADDITIVE, marks=pytest.mark.slow), PRODUCT])
 def test_a_separable_equation_gives_a_family_that_solves_it(text):
     problem = load(text)
     assert separation.applies(problem) == ""
