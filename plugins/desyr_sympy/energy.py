@@ -10,20 +10,22 @@ kink or a soliton follows), else 0, else it stays free for Stage B.  The quadrat
 (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``tanh(x + C1)`` for ``u'' = 2*u**3 - 2*u``); a
 trigonometric ``q`` through the half angle and the Weierstrass substitution.  An ODE that keeps its
 form under a dilation ``x -> l*x, u -> l**k*u`` (Emden-Fowler, Lane-Emden) is made autonomous by
-``u = x**k*w(log(x))`` first.
+``u = x**k*w(log(x))`` first; one with ``u`` only in exponentials that keeps its form under
+``x -> l*x, u -> u + k*log(l)`` (Liouville's radial ``u'' + u'/x + exp(u)``) by ``u = w(log(x)) + k*log(x)``.
 
 Higher-order equations that are a total derivative (KdV's ``-c f' + 6 f f' + f'''``) are
 integrated once first, with the constant 0 (a profile that decays with its derivatives).
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from desyr_sympy import quadrature
-from desyr_sympy.ansatz import nonlinear, order, profile, substitute, term_weights
+from desyr_sympy.ansatz import nonlinear, order, profile, substitute, term_weights, total
 from desyr_sympy.forms import point_conditions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,17 +137,34 @@ def _levels(q: sp.Expr, u: sp.Symbol, level: sp.Symbol, data: Sequence[tuple[sp.
     return list(dict.fromkeys(sp.simplify(v) for v in out if not v.has(sp.I)))[:MAX_EQUILIBRIA + len(data)]
 
 
+def _asymptotic_levels(q: sp.Expr, u: sp.Symbol, level: sp.Symbol,
+                       slopes: Sequence[tuple[sp.Expr, sp.Expr]]) -> list[sp.Expr]:
+    """Levels with ``q -> slope**2`` as ``u`` tends to each given infinity."""
+    out: list[sp.Expr] = []
+    for end, slope in slopes:
+        try:
+            limit = sp.limit(q, u, end)
+        except (NotImplementedError, ValueError):
+            continue
+        if limit.has(level) and not limit.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            out += [v for v in sp.solve(limit - slope**2, level) if not v.has(sp.I)]
+    return out
+
+
 def _generic(expr: sp.Expr, keep: set[sp.Symbol]) -> dict[sp.Symbol, sp.Expr]:
     """Positive stand-ins for the ansatz's constants (a speed, a frequency), to pick branches by sign."""
     return {s: sp.Integer(1) for s in expr.free_symbols - keep}
 
 
 def profiles(expr: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol,
-             data: Sequence[tuple[sp.Expr, sp.Expr]] = (), values: Sequence[sp.Expr] = ()) -> list[sp.Expr]:
+             data: Sequence[tuple[sp.Expr, sp.Expr]] = (), values: Sequence[sp.Expr] = (),
+             slopes_at_infinity: Sequence[tuple[sp.Expr, sp.Expr]] = ()) -> list[sp.Expr]:
     """Every profile the energy integral gives for the reduced equation ``expr = 0`` (none when it
     is not autonomous of second order, after integrating total derivatives).  ``data``: (value,
     slope) pairs at one point, which fix the constant; ``values``: values the profile takes, which
-    pick its branch.  A constant that none of the fixed levels makes work stays free (Stage B fits it)."""
+    pick its branch; ``slopes_at_infinity``: (``oo`` or ``-oo``, slope) pairs, the slope the profile
+    tends to as it tends to that infinity (a regular centre of a shifted dilation), which fix the
+    level first.  A constant that none of the fixed levels makes work stays free (Stage B fits it)."""
     u, level = sp.Dummy("u", real=True), sp.Dummy("E")
     q = squared_slope(expr, fs, u, level)
     if q is None:
@@ -153,7 +172,10 @@ def profiles(expr: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol,
     values = [*values, *(v for v, _ in data)]
     out: list[sp.Expr] = []
     # the first level that gives a profile is the one: the others cost seconds each (elliptic integrals)
-    for chosen in [*_levels(q, u, level, data), None]:
+    asymptotic = _asymptotic_levels(q, u, level, slopes_at_infinity)
+    # lazily: the saddles cost a solve, spent only where the levels before gave no profile
+    later = (v for found in (lambda: _levels(q, u, level, data), lambda: [None]) for v in found())
+    for chosen in itertools.chain(asymptotic, later):
         if out:
             break
         at = q if chosen is None else sp.expand(q.subs(level, chosen))
@@ -223,24 +245,67 @@ def dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.Expr | 
     return solved[0][k] if len(solved) == 1 and k in solved[0] else None
 
 
-def _reductions(problem: Problem) -> list[tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr, sp.Expr]]:
-    """The problem's ODE as autonomous ones: (ode, profile symbols, its variable, the map back
-    ``u = back(profile)`` with ``profile`` the Symbol ``P``, the map of a value at ``x``)."""
-    fs, field = profile("F"), problem.fields[0]
-    (x,) = problem.symbols
-    (reduced,) = substitute(problem, {field: fs[0]}, x, [fs])
+def shift_dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.Expr | None:
+    """``k`` such that ``expr`` keeps its form under ``x -> l*x, f -> f + k*log(l)`` (``f`` only in
+    exponentials ``exp(a*f)``: Liouville's and Bratu's ``u'' + u'/x + exp(u)``), or None."""
+    k = sp.Symbol("k")
+    weights = []
+    for term in sp.Add.make_args(sp.expand(expr, power_exp=True)):
+        weight = sp.Integer(0)
+        for factor in sp.Mul.make_args(term):
+            base, power = factor.as_base_exp()
+            if isinstance(factor, sp.exp) and factor.args[0].free_symbols & ({x} | set(fs)) == {fs[0]}:
+                slope = sp.diff(factor.args[0], fs[0])
+                if not slope.is_number or slope.free_symbols:
+                    return None
+                weight += slope * k
+            elif (base == x or base in fs[1:]) and power.is_number:
+                weight += (1 if base == x else -fs.index(base)) * power
+            elif factor.free_symbols & ({x} | set(fs)):
+                return None
+        weights.append(weight)
+    if not any(w.has(k) for w in weights):
+        return None
+    solved = sp.solve([w - weights[0] for w in weights[1:]], k, dict=True)
+    return solved[0][k] if len(solved) == 1 and k in solved[0] else None
+
+
+def change(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol, form: sp.Expr, xi: sp.Expr,
+           ws: Sequence[sp.Symbol]) -> sp.Expr:
+    """``expr`` over ``F0, F1...`` of ``x`` with ``f = form``, ``form`` over the profile ``ws`` of ``xi``."""
+    values, d = {}, form
+    for f in fs[:order(expr, fs) + 1]:
+        values[f] = d
+        d = total(d, x, xi, [ws])
+    return expr.xreplace(values)
+
+
+def ode_reductions(reduced: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol
+                   ) -> list[tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr, sp.Expr]]:
+    """The ODE ``reduced`` as autonomous ones: (ode, profile symbols, its variable, the map back
+    ``u = back(profile)`` with ``profile`` the Symbol ``P``, the profile's value for a value ``V`` at ``x``)."""
+    value = sp.Symbol("V")
     if x not in reduced.free_symbols:
-        return [(reduced, fs, x, sp.Symbol("P"), sp.Integer(1))]
-    k = dilation(reduced, fs, x)
-    if k is None or k == 0:
-        return []
-    # u = x**k w(s), s = log(x): the dilation becomes a translation in s, the ODE autonomous
+        return [(reduced, list(fs), x, sp.Symbol("P"), value)]
     ws, s = profile("W"), sp.Symbol("s", real=True)
-    (scaled,) = substitute(problem, {field: x**k * ws[0]}, sp.log(x), [ws])
-    ode = similarity_ode(scaled, x)
-    if ode is None:
-        return []
-    return [(ode, ws, s, x**k * sp.Symbol("P"), x**-k)]
+    # u = x**k w(s) or u = w(s) + k*s, s = log(x): the dilation becomes a translation in s
+    k = dilation(reduced, fs, x)
+    if k is not None and k != 0:
+        form, back, to_profile = x**k * ws[0], x**k * sp.Symbol("P"), value * x**-k
+    else:
+        k = shift_dilation(reduced, fs, x)
+        if k is None:
+            return []
+        form, back, to_profile = ws[0] + k * sp.log(x), sp.Symbol("P") + k * sp.log(x), value - k * sp.log(x)
+    ode = similarity_ode(change(reduced, fs, x, form, sp.log(x), ws), x)
+    return [] if ode is None else [(ode, ws, s, back, to_profile)]
+
+
+def _reductions(problem: Problem) -> list[tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr, sp.Expr]]:
+    fs = profile("F")
+    (x,) = problem.symbols
+    (reduced,) = substitute(problem, {problem.fields[0]: fs[0]}, x, [fs])
+    return ode_reductions(reduced, fs, x)
 
 
 def similarity_ode(expr: sp.Expr, s: sp.Symbol) -> sp.Expr | None:
@@ -260,6 +325,10 @@ def _back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Exp
     combine into one that is finite at ``x = 0``, as Lane-Emden's ``1/sqrt(1 + x**2/3)``)."""
     p = sp.Dummy("x", positive=True)
     expr = back.xreplace({sp.Symbol("P"): profile.xreplace({s: sp.log(p)})}).xreplace({x: p})
+    if expr.has(sp.log):     # u = w(log x) + k*log(x): one logarithm, finite where the profile is regular
+        expr = sp.logcombine(sp.expand_log(expr.rewrite(sp.exp), force=True), force=True)
+        return expr.replace(lambda e: isinstance(e, sp.log), lambda e: sp.log(sp.factor(sp.powsimp(
+            sp.together(e.args[0]), force=True)))).xreplace({p: x})
     expr = sp.powsimp(sp.powdenest(sp.factor(sp.powdenest(expr, force=True)), force=True), force=True)
     return expr.xreplace({p: x})
 
@@ -278,11 +347,12 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     (x,) = problem.symbols
     conditions = point_conditions(problem) or []
     out: list[dict[str, sp.Expr]] = []
-    for ode, fs, s, back, scale in _reductions(problem):
+    for ode, fs, s, back, to_profile in _reductions(problem):
         at = {c.at: c.value for c in conditions if c.order == 0}
         slopes = {c.at: c.value for c in conditions if c.order == 1}
-        inside = [p for p in at if scale.subs(x, p).is_finite]
-        values = [at[p] * scale.subs(x, p) for p in inside]
+        mapped = {p: to_profile.subs({sp.Symbol("V"): at[p], x: p}) for p in at}
+        inside = [p for p in at if to_profile.subs({sp.Symbol("V"): 1, x: p}).is_finite]
+        values = [mapped[p] for p in inside]
         # a value and a slope at one point fix the level (E from the data); only where s is x itself
         data = [(at[p], slopes[p]) for p in inside if p in slopes] if s == x else []
         for e in profiles(ode, fs, s, data, values):

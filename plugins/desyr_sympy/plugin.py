@@ -8,7 +8,7 @@ from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttemp
 
 SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
                 "energy", "waves", "fronts", "phase", "similarity", "parabolic", "linear_part",
-                "undetermined", "linearise")
+                "undetermined", "linearise", "separation", "radial")
 
 
 class SympySearcher(ExactSearcher):
@@ -19,7 +19,7 @@ class SympySearcher(ExactSearcher):
         "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
         "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
-                             "waves, a rotating phase, similarity variables; linear parabolic equations to the heat "
+                             "waves, a rotating phase, similarity variables, additive and multiplicative separation, radial solutions; linear parabolic equations to the heat "
                              "equation; linear equations with a source by undetermined coefficients; a flow's linear part, its pressure completed; travelling fronts by the tanh method; Cole-Hopf-type substitutions to linear equations); false: the plain SymPy calls only",
                              kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,

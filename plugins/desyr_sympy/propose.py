@@ -26,7 +26,9 @@ from desyr_sympy import (
     linearise,
     odes,
     polar,
+    radial,
     separable,
+    separation,
     similarity,
     travelling,
     undetermined,
@@ -85,6 +87,8 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("linear_part", linear_part.applies, linear_part.solve),
     Solver("undetermined", undetermined.applies, undetermined.solve),
     Solver("linearise", linearise.applies, linear_families.solve),
+    Solver("separation", separation.applies, separation.separate),
+    Solver("radial", radial.applies, radial.solve),
 )
 
 
@@ -92,7 +96,7 @@ SOLVERS: tuple[Solver, ...] = (
 #: equation; ``linearise``: a Cole-Hopf-type substitution to a linear one), beyond the plain CAS calls; an
 #: option turns them off
 REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined",
-                        "fronts", "linearise"})
+                        "fronts", "linearise", "separation", "radial"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
