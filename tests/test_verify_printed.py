@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from desyr.cli.main import main
 from desyr.errors import ConfigError
@@ -175,3 +176,43 @@ def test_logarithms_that_agree_through_the_exponential_are_proved(registry):
 def test_the_exponential_route_proves_nothing_false(registry, printed):
     got = decided(handbook(registry, "bratu"), printed, "log(2/(1 + cosh(2*x)))")
     assert got["verdict"] != "proved", got["reason"]
+
+
+# a residual of logarithms that SymPy does not combine: proved through its exponential where it is real
+LOG_DATA = '''name = "log_data"
+time = "t"
+[domain]
+x = [0, 1]
+t = [0, 1]
+[[equations]]
+lhs = "u_t - exp(u)*(u_xx + u_x**2)"
+[[constraints]]
+on = "initial"
+value = "log((x + 2)**2/4)"
+[[constraints]]
+on = "boundary"
+value = "log((x + 2)**2/(4 - 2*t))"
+'''
+
+
+def test_constraint_residuals_of_logarithms_reduce_through_the_exponential():
+    problem = make_problem(LOG_DATA)
+    got = decide(make_request(problem, {"u": "2*log(x + 2) - log(4 - 2*t)"}, None, 0))
+    assert got["verdict"] == "proved", got["reason"]
+
+
+@pytest.mark.parametrize("text", ["2*log(x + 2) - log(4 - 2*t) + log(1.0000001)", "log((x + 2)**2) - log(4 - 2*t) + 1e-9*x"])
+def test_logarithms_a_little_off_are_not_proved(text):
+    got = decide(make_request(make_problem(LOG_DATA), {"u": text}, None, 0))
+    assert got["verdict"] != "proved", got["reason"]
+
+
+def test_realness_is_shown_not_assumed():
+    from desyr.verify.realness import real_on_domain
+
+    problem = make_problem(LOG_DATA.replace("x = [0, 1]", "x = [-3, 1]"))
+    x, t = problem.symbols
+    assert not real_on_domain(problem, sp.log(x + 2))         # x + 2 < 0 at x = -3
+    assert not real_on_domain(problem, sp.sqrt(x) + 1)
+    assert not real_on_domain(problem, 1 / (x + 1))            # a pole at x = -1
+    assert real_on_domain(problem, sp.log(x**2 + 1) + sp.exp(t) / (t + 2) + sp.sqrt(4 - t))

@@ -35,9 +35,8 @@ from mpmath import iv
 from desyr.exact.identify import propose
 from desyr.model.problem import Problem
 from desyr.symbolic.numeric import evaluate
-from desyr.verify import witness
-from desyr.verify.intervals import box_of, enclose, sign_on
-from desyr.verify.proof import is_zero
+from desyr.verify.intervals import box_of, enclose
+from desyr.verify.proof import is_zero, reduces
 from desyr.verify.regions import domain_bounds, domain_region, outside
 
 #: the printed formula may differ from the exact form by this much, relative to the exact form's size
@@ -77,7 +76,7 @@ def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> str | N
             return f"its constant {_short(f)} is no exact number near it"
         mapping[f] = c
     gap = p.xreplace(mapping) - e
-    if not (is_zero(gap, points) or _zero_through_exp(problem, gap, points)):
+    if not reduces(problem, gap, points):
         return "with its decimals as exact constants it does not reduce to the exact form"
     moved = {f: c for f, c in mapping.items() if not _equal(f, c)}
     if not moved:
@@ -148,47 +147,6 @@ def _constant(f: sp.Float, pool: list[tuple[sp.Expr, mpmath.mpf]], beside: Seque
             if abs(mpmath.mpf(str(sp.N(c, DIGITS))) - value) <= MATCH * abs(value):
                 return c
     return sp.Rational(repr(float(f)))
-
-
-#: functions real and continuous for every real argument; a logarithm and a fractional power need a
-#: positive one, a negative power a nonzero one (shown on the domain)
-_REAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.erf, sp.erfc)
-
-
-def _zero_through_exp(problem: Problem, gap: sp.Expr, points: Sequence[witness.Point]) -> bool:
-    """Whether ``gap`` is 0, shown as exp(gap) = 1 where ``gap`` holds a logarithm and is real on the domain:
-    ``-log(1/2 + exp(2*x)/4 + exp(-2*x)/4)`` against ``log(2/(1 + cosh(2*x)))``."""
-    if not gap.has(sp.log) or not _real_on_domain(problem, gap):
-        return False
-    return witness.vanishes(gap, points) and is_zero(sp.expand_power_exp(sp.exp(gap)) - 1, points)
-
-
-def _real_on_domain(problem: Problem, expr: sp.Expr) -> bool:
-    """Whether ``expr`` is shown real (and defined) on the whole domain, node by node."""
-    bounds, region = domain_bounds(problem), domain_region(problem)
-
-    def sign(arg: sp.Expr) -> str:
-        return sign_on(arg, bounds, strict=True, region=region)
-
-    for node in sp.preorder_traversal(expr):
-        if not isinstance(node, sp.Expr) or node.is_Symbol or isinstance(node, (sp.Add, sp.Mul)):
-            continue
-        if node.is_number:
-            if node.is_real is not True:
-                return False
-        elif isinstance(node, sp.Pow):
-            power = node.exp
-            if power.is_Integer:
-                if power < 0 and sign(node.base) not in ("positive", "negative"):
-                    return False
-            elif power.free_symbols or sign(node.base) != "positive":
-                return False
-        elif isinstance(node, sp.log):
-            if sign(node.args[0]) != "positive":
-                return False
-        elif not isinstance(node, _REAL):
-            return False
-    return True
 
 
 def _equal(f: sp.Float, c: sp.Expr) -> bool:

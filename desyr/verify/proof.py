@@ -29,6 +29,7 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.integrals import integral_difference
+from desyr.verify.realness import real_on_domain
 from desyr.verify.unforeseen import proof_key
 from desyr.verify.unforeseen import rng as witness_rng
 
@@ -56,7 +57,7 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
     inside = witness.interior(problem, rng)
     for k, eq in enumerate(problem.equations):
         residual = problem.apply(_exact(eq.lhs) - _exact(eq.forcing), exprs)
-        steps.append((f"equation {k + 1}", is_zero(residual, inside)))
+        steps.append((f"equation {k + 1}", reduces(problem, residual, inside)))
         if not steps[-1][1]:
             return Proof(False, f"equation {k + 1} did not reduce to 0", tuple(steps))
     for con in problem.constraints:
@@ -64,7 +65,7 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
         if con.kind == "integral":
             name = f"constraint {con.label}"
             difference = integral_difference(problem, exact, exprs, key)
-            steps.append((name, isinstance(difference, sp.Expr) and is_zero(difference, inside)))
+            steps.append((name, isinstance(difference, sp.Expr) and reduces(problem, difference, inside)))
             if not steps[-1][1]:
                 why = difference if isinstance(difference, str) else "the integral was not reduced to its value"
                 return Proof(False, f"{name}: {why}", tuple(steps))
@@ -77,11 +78,21 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
             values = _set_values(problem, face)
             name = f"constraint {con.label} on {face.describe()}"
             steps.append((name, values is not None
-                          and is_zero(residual.xreplace(values), witness.on_set(problem, face, rng))))
+                          and reduces(problem, residual.xreplace(values), witness.on_set(problem, face, rng))))
             if not steps[-1][1]:
                 why = "its set is not at an exact value" if values is None else "did not reduce to 0"
                 return Proof(False, f"{name}: {why}", tuple(steps))
     return Proof(True, f"every residual reduces to 0 ({len(steps)} checked)", tuple(steps))
+
+
+def reduces(problem: Problem, expr: sp.Expr, points: Sequence[witness.Point]) -> bool:
+    """:func:`is_zero`, or, where ``expr`` holds a logarithm and is shown real on the domain
+    (:mod:`desyr.verify.realness`), exp(``expr``) reduced to exactly 1."""
+    if is_zero(expr, points):
+        return True
+    if not expr.has(sp.log) or not real_on_domain(problem, expr):
+        return False
+    return witness.vanishes(expr, points) and is_zero(sp.expand_power_exp(sp.exp(expr)) - 1, points)
 
 
 def is_zero(expr: sp.Expr, points: Sequence[witness.Point]) -> bool:
