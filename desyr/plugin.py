@@ -60,9 +60,9 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.shapes import Annulus, Disk
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
     from desyr.runtime.execution import serial_map, usable_cores
+    from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
-    from desyr.symbolic.completion import completable, complete_fields
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
@@ -102,7 +102,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
         "parameterize"),
     "desyr.symbolic.physics": ("Scores",),
-    "desyr.symbolic.completion": ("completable", "complete_fields"),
+    "desyr.stages.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
 }

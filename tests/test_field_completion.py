@@ -7,7 +7,7 @@ import sympy as sp
 from desyr.config.loading import problem_from_toml
 from desyr.plugin import ExactSearcher, Proposals, SolverAttempt
 from desyr.stages.exact_search import propose_candidates
-from desyr.symbolic.completion import FREE_CONSTANT, completable, complete_fields
+from desyr.stages.completion import FREE_CONSTANT, completable, complete_fields
 from desyr_sympy import linear_part
 from desyr_sympy.forms import coordinates
 

@@ -22,9 +22,9 @@ from desyr.model.frozen import thawed
 from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
+from desyr.stages.completion import complete_fields
 from desyr.stages.guard import contained
 from desyr.stages.watch import unchanged
-from desyr.symbolic.completion import complete_fields
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
 
