@@ -69,8 +69,9 @@ def test_stage_0_alone_settles_nothing(registry, res, tmp_path, monkeypatch):
     """Guards the *plain CAS calls* of stage 0 as they are (dsolve, pdsolve's characteristics,
     separation, the travelling shift): their proposals, refit by Stage B and judged by the gates and
     the verifier, are neither proved nor verified, so the set tests what lies beyond them.  Stage 0's
-    reductions (similarity variables, travelling waves, a rotating phase, the energy integral) are off
-    here: they are the method's own answer to these problems (issue 36), measured by the benchmark."""
+    reductions (similarity variables, travelling waves and fronts, a rotating phase, the energy integral,
+    linearising substitutions, generalised separation, radial solutions, a flow's linear part with its
+    pressure completed, undetermined coefficients) are off here: they are the method's own answer to these problems (issue 36), measured by the benchmark."""
     monkeypatch.chdir(tmp_path)          # refine's cache folder
     problem = _load(res, registry)
     spec = read_spec(problem, registry)
