@@ -80,6 +80,8 @@ VALID = [
     'time = "t"\n[domain]\nshape = "disk(center=(0, 0), radius=1)"\nt = [0, 1]\n[[equations]]\n'
     'lhs = "u_t - u_xx - u_yy"\nrhs = "Abs(x*y) + erfc(t) + airyai(x) + coth(1 + y**2)"\n',
     BASE + '[[equations]]\nlhs = "u_t - u_xx"\nrhs = 0.5\n',
+    # a box's variables may have the names of a shape's keys
+    '[domain]\nradius = [1, 2]\n[[equations]]\nlhs = "u_radiusradius + u_radius/radius"\n',
 ]
 
 

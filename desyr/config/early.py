@@ -82,8 +82,9 @@ def _names(data: Mapping[str, Any]) -> _Names | None:
     if not (isinstance(domain, Mapping) and isinstance(parameters, Mapping) and isinstance(unknowns, Mapping)
             and isinstance(fields, list) and all(isinstance(f, str) for f in fields)):
         return None
-    variables = _space(domain) + [k for k in domain if k not in _SHAPE_KEYS and not (k == "time"
-                                                                                     and isinstance(domain[k], str))]
+    shape_keys = _SHAPE_KEYS if "shape" in domain else set()      # a box's variable may be called radius
+    variables = _space(domain) + [k for k in domain
+                                  if k not in shape_keys and not (k == "time" and isinstance(domain[k], str))]
     if not all(isinstance(v, str) for v in variables):
         return None
     variables = list(dict.fromkeys([*variables, *map(str, parameters)]))     # a cylinder's z: once
