@@ -34,6 +34,8 @@ WRONG = [
      "constraints[0]: attribute access '.real' is not allowed"),
     (BASE + '[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\non = "x = 0"\nvalue = "\u03c0"\n',
      "non-ASCII character"),
+    ('[domain]\nshape = "box(lo=(-1, -1), hi=(1, 1)) | disk(center=(1, 0), radius=0.8)"\n[[equations]]\n'
+     'lhs = "u_xx + u_zz"\n', "unknown name 'u_zz' (known: x, y, u, E, pi)"),
     (BASE + '[unknowns]\nk = [0, 1]\n[[equations]]\nlhs = "u_t - k*u_xx"\n[observations]\nu = "exp(-kk*t)"\n',
      "[observations] u: unknown name 'kk'"),
 ]

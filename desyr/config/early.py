@@ -26,6 +26,7 @@ _SHAPE_DIM = {"disk": 2, "annulus": 2, "ellipse": 2, "polygon": 2, "ball": 3, "c
 _DEFAULT_SPACE = ("x", "y", "z")
 _SHAPE_KEYS = {"shape", "space", "center", "radius", "inner", "outer", "semi_axes", "vertices", "lo", "hi"}
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_CORNER = re.compile(r"\blo\s*=\s*[(\[]([^)\]]*)")
 
 
 class _Names:
@@ -99,8 +100,14 @@ def _space(domain: Mapping[str, Any]) -> list[str]:
     space = domain.get("space")
     if isinstance(space, list):
         return list(space)
-    first = _IDENTIFIER.search(domain["shape"]) if isinstance(domain["shape"], str) else None
-    dim = _SHAPE_DIM.get(first.group(), 3) if first is not None else 3
+    text = domain["shape"] if isinstance(domain["shape"], str) else ""
+    dims = {_SHAPE_DIM[name] for name in _IDENTIFIER.findall(text) if name in _SHAPE_DIM}
+    corner = _CORNER.search(text)            # a box's: box(lo=(0, 0), ...)
+    if corner is not None:
+        dims.add(corner.group(1).count(",") + 1)
+    elif isinstance(domain.get("lo"), list):     # the table form: shape = "box", lo = [0, 0]
+        dims.add(len(domain["lo"]))
+    dim = dims.pop() if len(dims) == 1 else 3
     return list(_DEFAULT_SPACE[:dim])
 
 
