@@ -30,11 +30,11 @@ PLAIN = HERE / "logistic_sympy.py"
 PINNED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
     """Wall and CPU seconds (user + system, the process and the children it waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, cwd=cwd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -44,11 +44,13 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def env_for(root: Path | None) -> dict[str, str]:
+    """The environment of a run; a checkout's run also starts in it (``cwd=root``), since ``python -m``
+    puts the working folder ahead of PYTHONPATH: from another folder the installed DeSyR would run."""
     env = {**os.environ, **PINNED}
     # as installed: bytecode cached (one untimed run of each case writes it), else compiling desyr's
     # modules from source costs about a second per run
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    if root is not None:
+    if root is not None:        # this checkout too: the installed DeSyR may be another
         env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "plugins")])
     return env
 
@@ -64,17 +66,17 @@ def main() -> None:
     cases.update({f"desyr run ({r})": [] for r in roots})
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as tmp:
-        commands = [([sys.executable, str(PLAIN)], env_for(None))] + [
-            ([sys.executable, "-m", "desyr", "run", str(CONFIG), "--out", str(Path(tmp, f"warm{k}"))], env_for(root))
-            for k, root in enumerate(roots)]
-        for cmd, env in commands:       # untimed: bytecode written, files in the page cache
-            timed(cmd, env)
+        commands = [([sys.executable, str(PLAIN)], env_for(None), None)] + [
+            ([sys.executable, "-m", "desyr", "run", str(CONFIG), "--out", str(Path(tmp, f"warm{k}"))], env_for(root),
+             root) for k, root in enumerate(roots)]
+        for cmd, env, cwd in commands:       # untimed: bytecode written, files in the page cache
+            timed(cmd, env, cwd)
         for i in range(args.repeats):
             cases["plain SymPy"].append(timed([sys.executable, str(PLAIN)], env_for(None)))
             for k, root in enumerate(roots):
                 out = Path(tmp, f"run{i}_{k}")
                 cmd = [sys.executable, "-m", "desyr", "run", str(CONFIG), "--out", str(out)]
-                cases[f"desyr run ({root})"].append(timed(cmd, env_for(root)))
+                cases[f"desyr run ({root})"].append(timed(cmd, env_for(root), root))
             loads.append(os.getloadavg()[0])
     plain = statistics.median(w for w, _ in cases["plain SymPy"])
     print(f"cpus {os.cpu_count()}, load average {min(loads):.1f}-{max(loads):.1f}, median of {args.repeats}")

@@ -132,7 +132,7 @@ def test_summary_prints_the_exact_form_when_it_differs(capsys):
     from pathlib import Path
     from types import SimpleNamespace
 
-    from desyr.cli.main import _summary
+    from desyr.cli.summary import print_summary as _summary
     from desyr.model.result import load_result
 
     run = next((Path(__file__).parent / "fixtures" / "study_bench" / "runs").glob("tiny_sine-*/seed0"))

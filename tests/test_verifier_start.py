@@ -2,6 +2,7 @@
 request each, and an answer that does not wait for the end of its input."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -115,3 +116,38 @@ def test_desyr_run_starts_the_spares_once_the_outline_is_checked_and_before_the_
     assert cli.main(["run", str(Path(__file__).parent / "fixtures" / "logistic.toml"), "--out",
                      str(tmp_path / "out")]) == 2
     assert order == ["plugins", "verifier", "drawer", "problem"]
+
+
+def _niceness(pid: int) -> int:
+    """The process's nice value once its boot code has set it (it starts with its parent's)."""
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        value = os.getpriority(os.PRIO_PROCESS, pid)
+        if value != mine:
+            return value
+        time.sleep(0.01)
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority") or importlib.util.find_spec("matplotlib") is None,
+                    reason="needs getpriority and matplotlib (the drawer)")
+def test_the_spares_started_ahead_yield_to_the_run_and_a_verifier_asked_at_once_does_not():
+    """Their imports are work ahead of a request: on two cores they shared a core with the run's own
+    SymPy import, which decides when the request comes. A verifier the run starts and waits for is the
+    run's critical path: it keeps the run's priority."""
+    import desyr.report.drawer as drawer
+    from desyr.runtime.spare import NICE, stop_spare
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    child.start_verifier()
+    drawer.start_drawer()
+    spares = [child._spare, drawer._spare]
+    try:
+        assert all(p is not None for p in spares)
+        assert [_niceness(p.pid) for p in spares if p is not None] == [min(mine + NICE, 19)] * 2
+    finally:
+        child._spare = drawer._spare = None
+        for p in spares:
+            stop_spare(p)
+    assert "nice" not in " ".join(child.verifier_command())

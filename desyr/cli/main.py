@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from desyr.extension.options import CommandOption
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
-    from desyr.model.result import Result
 
 EXIT_USAGE = 2
 EXIT_NOTHING_SELECTED = 1     # run/refine finished but selected nothing: not a success (docs/results.md)
@@ -258,7 +257,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
                      retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
                      plots=not args.no_plots, budget=args.budget)
-    _summary(result, args.out)
+    from desyr.cli.summary import print_summary
+
+    print_summary(result, args.out)
     return EXIT_NOTHING_SELECTED if result.expression is None else 0
 
 
@@ -362,42 +363,3 @@ def _study(registry: Registry, args: argparse.Namespace) -> int:
               registry=registry, verbose=not args.quiet)
     print(f"wrote {args.out}/study.json and {args.out}/study.md")
     return 0
-
-
-def _num(value: object) -> str:
-    return f"{value:.3e}" if isinstance(value, float) else str(value)
-
-
-def _summary(result: Result, out: str | None) -> None:
-    if result.expression is None:
-        print("no candidate could be selected")
-    else:
-        from desyr.report.markdown import inverse_lines, undecided, visible
-
-        hidden = undecided(result)          # values the data cannot decide are not printed as found
-        for f, e in result.expression.items():
-            if f not in hidden:
-                print(f"{f} = {e}")
-        exact = result.exact_form.expressions if result.exact_form else {}
-        if exact and exact != result.expression:      # decimals the exact-form step identified
-            print("exact form: " + "; ".join(f"{f} = {e}" for f, e in exact.items() if f not in hidden))
-        res, err = result.residuals, result.errors
-        print(f"converged={result.converged} complexity={result.complexity} "
-              f"R_eq={_num(res.R_eq if res else None)} R_con={_num(res.R_con if res else None)}"
-              + (f" rel_l2={_num(err.rel_l2)}" if err.rel_l2 is not None else ""))
-        words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact",
-                 "unverified": "Unverified"}
-
-        # a reason can quote a config's label: terminal escapes in it must not redraw the screen
-        reason = visible(result.verification.reason) if result.verification else ""
-        print(f"verdict: {words.get(result.verdict, result.verdict)} ({reason})")
-        for line in inverse_lines(result):
-            print(visible(line))
-        answer = result.verification.answer if result.verification else None
-        data = answer.get("observations") if isinstance(answer, dict) else None
-        if isinstance(data, dict) and isinstance(data.get("warning"), str) and data["warning"]:
-            print(f"desyr: warning: {visible(data['warning'])}", file=sys.stderr)
-        if not result.exact:
-            print("warning: not an exact solution; see report.md")
-    if out:
-        print(f"wrote {out}/result.json, {out}/report.md and {out}/report.html")

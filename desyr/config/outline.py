@@ -1,15 +1,16 @@
 """The checks of a config that need no mathematics: its outline, and the core's sections.
 
 They run on the parsed TOML before SymPy is imported, so most wrong configs (an unknown key, a
-table that is not one, a missing ``[domain]``, a value of the wrong type in ``[search]``) fail in a
-fraction of a second with the same one-line errors the full reader (:mod:`desyr.config.reading`)
-gives; the full reader runs the outline check too, so the rules have one home.
+table that is not one, a missing ``[domain]``, a value of the wrong type in ``[search]``, a typo in an
+expression) fail in a fraction of a second with the same one-line errors the full reader
+(:mod:`desyr.config.reading`) gives; the full reader runs the outline check too, so the rules have one home.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from desyr.config.early import check_expressions
 from desyr.config.settings import PROBLEM_KEYS, SECTIONS
 from desyr.errors import ConfigError
 from desyr.extension.options import OptionError, validate
@@ -47,13 +48,15 @@ def check_outline(data: Mapping[str, Any], source: str) -> None:
 
 
 def precheck(data: Mapping[str, Any], source: str) -> None:
-    """What can be refused before SymPy loads: the outline, a missing ``[domain]``, and the core's
+    """What can be refused before SymPy loads: the outline, a missing ``[domain]``, the expressions'
+    syntax and names (:mod:`desyr.config.early`), and the core's
     sections' values when the config needs no plugin to read them (a plugin may add keys or refuse
     places; then the full reader checks them, with the plugins)."""
     check_outline(data, source)
     domain = data.get("domain")
     if not isinstance(domain, Mapping) or not domain:
         raise ConfigError(f"{source}: {MISSING_DOMAIN}")
+    check_expressions(data, source)
     if _core_only(data):
         for name, specs in SECTIONS.items():
             try:

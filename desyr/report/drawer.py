@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
-from desyr.runtime.spare import leave_now, stop_spare
+from desyr.runtime.spare import ahead, leave_now, stop_spare
 
 #: a run's few figures take a second or two; past this the spare is killed and they are drawn here
 TIMEOUT = 30.0
@@ -40,7 +40,7 @@ def start_drawer() -> None:
     root = str(Path(__file__).resolve().parent.parent.parent)
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     try:
-        _spare = subprocess.Popen([sys.executable, "-c", _BOOT, root], stdin=subprocess.PIPE,
+        _spare = subprocess.Popen([sys.executable, "-c", ahead(_BOOT), root], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     except OSError:
         _spare = None

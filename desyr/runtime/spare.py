@@ -6,6 +6,16 @@ import subprocess
 import sys
 from typing import Any, NoReturn
 
+#: how much lower a spare's scheduling priority is than the run's (``nice``): its imports are work ahead
+#: of a request, and the run's own work decides when that request comes. On two cores the run's SymPy
+#: import and the two spares' imports start together; at equal priority the run shared a core with them
+NICE = 5
+
+
+def ahead(boot: str) -> str:
+    """``python -c`` code that lowers the process's priority by :data:`NICE`, then runs ``boot``."""
+    return f"import os; getattr(os, 'nice', int)({NICE}); {boot}"
+
 
 def stop_spare(process: subprocess.Popen[Any] | None) -> None:
     """End a spare that was never asked (registered with atexit: the command is leaving)."""

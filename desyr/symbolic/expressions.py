@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 import keyword
 import math
-import unicodedata
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -27,6 +25,8 @@ from desyr.symbolic.nodes import ExpressionError as ExpressionError
 from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
 from desyr.symbolic.nodes import short as _short
 from desyr.symbolic.special import BESSEL, UNARY, bessel_order
+from desyr.symbolic.syntax import MAX_TEXT as MAX_TEXT
+from desyr.symbolic.syntax import SyntaxProblem, describe, read_tree, syntax_hint
 
 FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
@@ -47,7 +47,6 @@ _BINOPS = {ast.Add: sp.Add, ast.Sub: lambda a, b: a - b, ast.Mult: sp.Mul,
 #: Bounds on untrusted expression text (config files, search outputs).  Generous for
 #: anything a PDE or a symbolic search produces; they exist so that hostile or broken
 #: text gives a one-line error instead of a hang, a RecursionError or a MemoryError.
-MAX_TEXT = 5000            # characters
 MAX_NODES = 1000           # syntax-tree nodes
 MAX_DEPTH = 200            # syntax-tree nesting depth
 MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows exponentially with the depth
@@ -201,15 +200,6 @@ class Vocabulary:
         raise ExpressionError(f"unknown name '{name}' (known: {', '.join(known)}){hint}")
 
 
-def _syntax_hint(text: str) -> str:
-    """What a new user most often wrote instead of an expression."""
-    if "'" in text:
-        return "; derivatives are written u_x, u_xx (no primes)"
-    if "=" in text.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
-        return "; an expression has no '=': an equation's right side goes in rhs, a condition's place in on"
-    return ""
-
-
 def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written: bool = False,
                      conditions: list[Condition] | None = None) -> sp.Expr:
     """Parse ``text`` into sympy using only whitelisted constructs.
@@ -235,30 +225,17 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
         return sp.Integer(text) if isinstance(text, int) else decimal(text) if written else sp.Float(text)
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError(f"expected an expression string, got {_short(text)}")
-    if len(text) > MAX_TEXT:
-        raise ExpressionError(f"expression of {len(text)} characters is too long (at most {MAX_TEXT})")
-    for ch in text:
-        if not ch.isascii():
-            raise ExpressionError(f"non-ASCII character {ch!r} ({_unicode_name(ch)}) in {_short(text)}; "
-                                  f"write expressions in plain ASCII")
     try:
-        with warnings.catch_warnings():
-            # Python warns about some odd text (`1if x else 2`); that is a parse failure here, not a second line
-            warnings.simplefilter("error", SyntaxWarning)
-            tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"cannot parse {_short(text)}: {exc.msg}{_syntax_hint(text)}") from None
-    except SyntaxWarning as exc:
-        raise ExpressionError(f"cannot parse {_short(text)}: {exc}") from None
-    except (RecursionError, MemoryError, ValueError):
-        raise ExpressionError(f"cannot parse {_short(text)}: nested too deeply or too large") from None
-    _check_size(tree.body, text)
-    lost = lost_literal(tree.body, text.strip(), written)
+        tree = read_tree(text)
+    except SyntaxProblem as exc:
+        raise ExpressionError(str(exc)) from None
+    _check_size(tree, text)
+    lost = lost_literal(tree, text.strip(), written)
     if lost is not None:
         raise ExpressionError(f"the number {_short(lost, 40)} in {_short(text)} is beyond what DeSyR reads "
                               f"(a double would make it 0, or it needs over {MAX_BITS} bits); write a number "
                               f"within a double's range, or leave the term out")
-    body = Decimals(text.strip()).visit(tree.body) if written else tree.body
+    body = Decimals(text.strip()).visit(tree) if written else tree
     try:
         expr = _build(body, vocabulary, text, conditions)
     except (RecursionError, MemoryError, OverflowError):
@@ -315,11 +292,7 @@ def _build_node(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Conditi
     if isinstance(node, ast.Call):
         return _build_call(node, vocab, text, notes)
     # u'' parses as a string literal (u-prefixed): the prime hint applies there too
-    raise ExpressionError(f"{_describe(node)} is not allowed in {_short(text)}{_syntax_hint(text)}")
-
-
-def _unicode_name(ch: str) -> str:
-    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+    raise ExpressionError(f"{describe(node)} is not allowed in {_short(text)}{syntax_hint(text)}")
 
 
 def _segment(text: str, node: ast.AST) -> str:
@@ -333,7 +306,7 @@ def _note(notes: list[Condition], condition: Condition | None, text: str) -> Non
 
 def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
     if not isinstance(node.func, ast.Name):
-        raise ExpressionError(f"call of {_describe(node.func)} is not allowed in {_short(text)}")
+        raise ExpressionError(f"call of {describe(node.func)} is not allowed in {_short(text)}")
     name = node.func.id
     if name in vocab.fields:
         raise ExpressionError(f"{name}(...) is not an expression here: write the field as {name} (its derivatives "
@@ -368,17 +341,6 @@ def _build_bessel(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Cond
     if notes is not None:
         _note(notes, of_bessel(name, order, argument, _segment(text, node)), text)
     return checked_exact(built, text)
-
-
-def _describe(node: ast.AST) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"attribute access '.{node.attr}'"
-    if isinstance(node, ast.BinOp):
-        symbol = {ast.BitXor: "^ (write ** for powers)", ast.Mod: "%", ast.FloorDiv: "//"}
-        return f"operator {symbol.get(type(node.op), type(node.op).__name__)}"
-    if isinstance(node, ast.Constant):
-        return f"literal {node.value!r}"
-    return f"construct '{type(node).__name__}'"
 
 
 def complexity(expr: sp.Expr) -> int:

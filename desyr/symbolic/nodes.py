@@ -14,17 +14,13 @@ from desyr.errors import DesyrError
 from desyr.symbolic.conditions import NEEDS, Condition
 from desyr.symbolic.literals import MAX_BITS, non_real
 from desyr.symbolic.special import real_number
+from desyr.symbolic.syntax import short as short
 
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
 
 
 class ExpressionError(DesyrError, ValueError):
     """An expression string could not be accepted; the message says why (one line, for users)."""
-
-
-def short(value: object, limit: int = 80) -> str:
-    out = repr(value) if isinstance(value, str) else str(value)
-    return out if len(out) <= limit else out[:limit - 3] + "..."
 
 
 def number(value: int | float, text: str) -> sp.Expr:

@@ -2,7 +2,9 @@
 
 A config's ``[search] binary`` and ``unary`` are checked against these before SymPy is imported, so a
 wrong config fails fast; :mod:`desyr.symbolic.operators` gives each name its meaning and refuses to
-load if its table and these names part ways.
+load if its table and these names part ways.  The expression language's function and constant names
+are here too, for the config's expression precheck (:mod:`desyr.config.early`); a test holds them
+equal to :mod:`desyr.symbolic.expressions`' tables.
 """
 from __future__ import annotations
 
@@ -11,3 +13,11 @@ BINARY = ("+", "-", "*", "/", "^")
 #: unary operators, in the order the docs list them
 UNARY = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs", "square",
          "cube", "sech", "csch", "coth")
+
+#: the expression language's one-argument functions (a config's equations, sources, values)
+FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs", "Abs",
+             "erf", "erfc", "airyai", "airybi", "sech", "csch", "coth")
+#: its two-argument functions: ``besselj(order, argument)`` and kin
+TWO_ARGUMENTS = ("besselj", "bessely", "besseli", "besselk")
+#: its named constants
+CONSTANTS = ("pi", "E")

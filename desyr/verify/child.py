@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from desyr.errors import DesyrError
-from desyr.runtime.spare import stop_spare
+from desyr.runtime.spare import ahead, stop_spare
 
 #: the only variables the child inherits: BLAS pinned to one thread, and the OpenBLAS core
 #: settings some machines need for correct results
@@ -32,10 +32,11 @@ class VerifierError(DesyrError):
     """The verifier did not give a verdict (bad request, crash or time-out)."""
 
 
-def verifier_command() -> list[str]:
-    """``python -I`` running :mod:`desyr.verify` from this desyr's own location."""
+def verifier_command(spare: bool = False) -> list[str]:
+    """``python -I`` running :mod:`desyr.verify` from this desyr's own location; a ``spare`` started
+    ahead of its request at a lower priority (:func:`desyr.runtime.spare.ahead`)."""
     root = Path(__file__).resolve().parent.parent.parent
-    return [sys.executable, "-I", "-c", _BOOT, str(root)]
+    return [sys.executable, "-I", "-c", ahead(_BOOT) if spare else _BOOT, str(root)]
 
 
 def verifier_env() -> dict[str, str]:
@@ -47,8 +48,8 @@ def verifier_env() -> dict[str, str]:
 _spare: subprocess.Popen[str] | None = None
 
 
-def _started() -> subprocess.Popen[str]:
-    return subprocess.Popen(verifier_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+def _started(spare: bool = False) -> subprocess.Popen[str]:
+    return subprocess.Popen(verifier_command(spare), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=verifier_env(), cwd=Path(__file__).parent)
 
 
@@ -58,7 +59,7 @@ def start_verifier() -> None:
     global _spare
     if _spare is None or _spare.poll() is not None:
         try:
-            _spare = _started()
+            _spare = _started(spare=True)
         except OSError:         # request_verdict starts one, and reports the failure
             _spare = None
 
