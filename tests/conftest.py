@@ -41,10 +41,10 @@ def _warm_verifier():
     process answering one request, without importing SymPy again (about 0.8 s of CPU each)."""
     forks: list[VerifierForks] = []
 
-    def started():
+    def started(spare: bool = False):
         if not forks:
             forks.append(VerifierForks())
-        return forks[0].started()
+        return forks[0].started(spare)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(verifier_child, "_started", started)

@@ -152,10 +152,12 @@ class VerifierForks:
         theirs.close()
         self._control = ours
 
-    def started(self) -> subprocess.Popen[str] | ForkedVerifier:
+    def started(self, spare: bool = False) -> subprocess.Popen[str] | ForkedVerifier:
+        """``spare``: started ahead of its request (a run starts those at a lower priority; a fork keeps the
+        warm process's, which is the test's own)."""
         # a fork of the test process (a process pool's worker) must not share the control socket
         if os.getpid() != self._owner or self._process.poll() is not None:
-            return REAL_STARTED()
+            return REAL_STARTED(spare)
         pipes = [os.pipe() for _ in range(4)]            # stdin, stdout, stderr, exit status
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
         try:
@@ -165,7 +167,7 @@ class VerifierForks:
         except OSError:
             for fd in sum(pipes, ()):
                 os.close(fd)
-            return REAL_STARTED()
+            return REAL_STARTED(spare)
         for fd in theirs:
             os.close(fd)
         return ForkedVerifier(pid, pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0])
