@@ -22,9 +22,9 @@ from desyr.plugin import Disk
 from desyr_sympy.ansatz import as_ode, profile, substitute
 from desyr_sympy.bessel import real_basis
 from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import constants_of, exact_number, jet_symbols, linear_equation, residuals, split_linear
+from desyr_sympy.forms import constants_of, exact_number, linear_equation
 from desyr_sympy.odes import explicit
-from desyr_sympy.polar import _radii, _regular, _round, _spatial, time_factors
+from desyr_sympy.polar import _radii, _regular, _round, _spatial, linear_on_round, time_factors
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -35,15 +35,7 @@ MAX_ORDER = 4
 
 
 def applies(problem: Problem) -> str:
-    if _round(problem) is None:
-        return "not a disk or an annulus"
-    if len(problem.fields) != 1 or len(problem.equations) != 1:
-        return "not one field and one equation"
-    if split_linear(residuals(problem)[0], jet_symbols(problem)) is None:
-        return "not linear"
-    if _spatial(problem) is None:
-        return "variables other than the shape's two and time"
-    return "" if orders(problem) else "the data hold no angular mode"
+    return linear_on_round(problem) or ("" if orders(problem) else "the data hold no angular mode")
 
 
 def orders(problem: Problem) -> list[int]:

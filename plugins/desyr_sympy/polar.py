@@ -46,7 +46,9 @@ def _round(problem: Problem) -> Disk | Annulus | None:
     return shape if isinstance(shape, (Disk, Annulus)) else None
 
 
-def applies(problem: Problem) -> str:
+def linear_on_round(problem: Problem) -> str:
+    """"" for one linear equation of one field on a disk or an annulus, in the shape's two variables (and
+    time); otherwise why not (shared with the angular modes)."""
     if _round(problem) is None:
         return "not a disk or an annulus"
     if len(problem.fields) != 1 or len(problem.equations) != 1:
@@ -55,7 +57,11 @@ def applies(problem: Problem) -> str:
         return "not linear"
     if _spatial(problem) is None:
         return "variables other than the shape's two and time"
-    return "" if _radial_data(problem) else "the data depend on the angle"
+    return ""
+
+
+def applies(problem: Problem) -> str:
+    return linear_on_round(problem) or ("" if _radial_data(problem) else "the data depend on the angle")
 
 
 def _spatial(problem: Problem) -> tuple[sp.Symbol, sp.Symbol] | None:
