@@ -22,9 +22,9 @@ from desyr.plugin import Disk
 from desyr_sympy.ansatz import as_ode, profile, substitute
 from desyr_sympy.bessel import real_basis
 from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import constants_of, exact_number, linear_equation
+from desyr_sympy.forms import constants_of
 from desyr_sympy.odes import explicit
-from desyr_sympy.polar import _radii, _regular, _round, _spatial, linear_on_round, time_factors
+from desyr_sympy.polar import _radii, _regular, _round, _spatial, linear_on_round, polar_frame, time_factors
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -74,14 +74,7 @@ def _modes(value: object, x0: float, y0: float, rho: float) -> set[int]:
 
 def modes(problem: Problem) -> list[dict[str, sp.Expr]]:
     """The angular modes of the equation for the data's orders, one candidate per time factor."""
-    linear_equation(problem)            # raises for a nonlinear equation (applies() checked)
-    shape, spatial = _round(problem), _spatial(problem)
-    if shape is None or spatial is None:
-        raise NotImplementedError("not a disk or an annulus in the problem's variables")
-    x, y = spatial
-    x0, y0 = (exact_number(float(c)) for c in shape.c)
-    r, X = sp.Symbol("r", positive=True), sp.Symbol("X", real=True)
-    rho = sp.sqrt((x - x0)**2 + (y - y0)**2)
+    shape, (x, y, x0, y0, r, X), rho = polar_frame(problem)
     field = problem.fields[0]
     out = []
     counter = iter(range(1, 10_000))

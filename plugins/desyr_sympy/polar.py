@@ -119,8 +119,11 @@ def time_factors(problem: Problem) -> list[sp.Expr]:
     return list(found)
 
 
-def radial(problem: Problem) -> list[dict[str, sp.Expr]]:
-    """The radial modes of the equation, one candidate for each time factor that separates."""
+def polar_frame(problem: Problem) -> tuple[Disk | Annulus, tuple[sp.Symbol, sp.Symbol, sp.Expr, sp.Expr, sp.Symbol, sp.Symbol],
+                                          sp.Expr]:
+    """For one linear equation on a disk or an annulus: the shape; its variables ``x, y``, exact centre
+    ``x0, y0`` and the symbols ``r`` (radius) and ``X`` (``x - x0``) the reductions use; the radius
+    from the centre in the problem's variables (shared with the angular modes)."""
     linear_equation(problem)            # raises for a nonlinear equation (applies() checked)
     shape, spatial = _round(problem), _spatial(problem)
     if shape is None or spatial is None:
@@ -128,7 +131,12 @@ def radial(problem: Problem) -> list[dict[str, sp.Expr]]:
     x, y = spatial
     x0, y0 = (exact_number(float(c)) for c in shape.c)
     r, X = sp.Symbol("r", positive=True), sp.Symbol("X", real=True)
-    rho = sp.sqrt((x - x0)**2 + (y - y0)**2)
+    return shape, (x, y, x0, y0, r, X), sp.sqrt((x - x0)**2 + (y - y0)**2)
+
+
+def radial(problem: Problem) -> list[dict[str, sp.Expr]]:
+    """The radial modes of the equation, one candidate for each time factor that separates."""
+    shape, (x, y, x0, y0, r, X), rho = polar_frame(problem)
     fs = profile("R")
     f = sp.Function("radial")(r)
     disk = isinstance(shape, Disk)
