@@ -5,7 +5,10 @@ the default order spends the first attempts on what can change the outcome (``do
 
 1. ``enrich_library`` -- a library chosen from the problem (no ``[search] unary``) grows one step per
    attempt: the functions the teacher's values show (:mod:`desyr.unary.evidence`), then the broad
-   base in cost tiers (:mod:`desyr.unary.choice`); a library the config gives is not grown;
+   base in cost tiers (:mod:`desyr.unary.choice`); a library the config gives is not grown. A shape
+   the library already has a function for adds nothing, and where the problem's text named the
+   library and the teacher shows no shape beyond it, one ``more_searches`` attempt comes before the
+   base (the library can likely express the answer);
 2. ``other_searcher`` -- the other search family joins the pool (``dictionary`` with
    ``operon``, or ``operon`` with ``dictionary``);
 3. ``more_searches``  -- K more seeded searches, on new seeds, with the same library and teacher;
@@ -64,10 +67,14 @@ def _with_search(spec: RunSpec, **changes: Any) -> RunSpec:
 
 
 def _more_searches(spec: RunSpec, registry: Registry) -> Step:
+    return spec, _new_seeds(spec)
+
+
+def _new_seeds(spec: RunSpec) -> str:
     # K more searches, not 2K: the seeds move on (escalate), so none repeats, and the attempt costs
     # what the first one's search did
     k = spec.search.runs
-    return spec, f"K = {k} seeded search{'es' if k > 1 else ''} on new seeds (a fresh pool)"
+    return f"K = {k} seeded search{'es' if k > 1 else ''} on new seeds (a fresh pool)"
 
 
 def _other_searcher(spec: RunSpec, registry: Registry) -> Step:
@@ -118,6 +125,9 @@ REASONS = {
                       "deep trees the reverse",
     "larger_teacher": "a rougher teacher can hide a term from the search",
 }
+#: why a library named by the problem's text gets new seeds before the broad base
+TEXT_COVERS = ("the library the problem's text names has a function for every shape the teacher's values show: "
+               "the search may have missed a form it can express")
 
 
 def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: bool,
@@ -129,10 +139,17 @@ def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: 
             if not chosen:
                 continue
             refused = partial(refused_operators, spec, registry)    # this step's searchers
-            for library, reason in library_steps(list(spec.search.unary or ()), findings, refused):
+            named = bool(spec.search.unary)
+            for kind, library, reason in library_steps(list(spec.search.unary or ()), findings, refused):
+                if kind == "base" and named and "more_searches" in steps:
+                    # the text named the library and the teacher shows no shape beyond it: it can likely
+                    # express the answer, so new seeds come before functions nothing pointed to
+                    named = False
+                    yield Change("more_searches", _new_seeds(spec), TEXT_COVERS, spec)
                 old = list(spec.search.unary or ())
                 spec = _with_search(spec, unary=tuple(library))
                 yield Change(step, f"unary {old} → {library}", reason, spec)
+                named = named and kind != "evidence"
             continue
         found = {"more_searches": _more_searches, "other_searcher": _other_searcher,
                  "larger_teacher": _larger_teacher}[step](spec, registry)

@@ -18,8 +18,9 @@ def test_the_library_ladder_is_the_documented_order():
     # no evidence: the broad base, tier by tier, cheapest first; what is present or refused is not added
     steps = list(library_steps(["sin"], list, lambda add: {"log"} & set(add)))
     tier2 = ["sin", "exp", "sqrt", "cos", "tanh", "atan"]
-    assert [lib for lib, _ in steps] == [["sin", "exp", "sqrt"], tier2, tier2 + ["sech", "csch", "coth"]]
-    assert [why for _, why in steps][0] == f"broad base, tier 1 of {len(BASE_TIERS)} by cost (cheapest first)"
+    assert [lib for _, lib, _ in steps] == [["sin", "exp", "sqrt"], tier2, tier2 + ["sech", "csch", "coth"]]
+    assert {kind for kind, _, _ in steps} == {"base"}
+    assert steps[0][2] == f"broad base, tier 1 of {len(BASE_TIERS)} by cost (cheapest first)"
 
 
 def test_no_budget_means_one_attempt():

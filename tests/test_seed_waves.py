@@ -67,38 +67,39 @@ class Lines(Progress):
 
 
 def problem(runs: int):
-    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\nseed_waves = true\n'
+    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\n'
     return make_problem(make_problem().config_text.replace("[points]", sections + "[points]"))
 
 
 def test_a_verified_first_wave_skips_the_remaining_seeds(registry):
-    SeededSearcher.answers = [sp.sin(3.1 * x), x * (1 - x), x * (1 - x)]
+    SeededSearcher.answers = [sp.sin(3.1 * x), x * (1 - x), x * (1 - x), x * (1 - x)]
     progress = Lines()
-    result = run(problem(3), registry=registry, plots=False, progress=progress)   # in process: one worker
+    result = run(problem(4), registry=registry, plots=False, progress=progress)   # in process: one worker
     assert result.verdict == "proved" and result.expression == {"u": "sin(3.141592653589793*x)"}
-    assert SeededSearcher.seeds == [0]
-    assert result.search.seeds == [0] and result.search.skipped_seeds == [1, 2]
-    assert any("2 search(es) of seed(s) [1, 2] skipped" in line for line in progress.lines)
+    assert SeededSearcher.seeds == [0, 1]        # one field, one searcher: two seeds give two searches
+    assert result.search.seeds == [0, 1] and result.search.skipped_seeds == [2, 3]
+    assert any("2 search(es) of seed(s) [2, 3] skipped" in line for line in progress.lines)
 
 
 def test_an_unverified_first_wave_searches_the_rest_and_pools_every_seed(registry, tmp_path):
-    SeededSearcher.answers = [x * (1 - x), sp.sin(3.1 * x), x * (1 - x)]
+    SeededSearcher.answers = [x * (1 - x), x ** 2, sp.sin(3.1 * x)]
     result = run(problem(3), registry=registry, plots=False, out=tmp_path / "r")
     assert result.verdict == "proved" and SeededSearcher.seeds == [0, 1, 2]
     assert result.search.seeds == [0, 1, 2] and result.search.skipped_seeds == []
     assert [r.seed for r in result.search.runs] == [0, 1, 2]
-    assert {c.search_seed for c in result.candidates} == {0, 1}     # one pool: the first wave's front is in it
+    assert {c.search_seed for c in result.candidates} == {0, 1, 2}   # one pool: the first wave's fronts are in it
     assert result.provenance.execution.units_reused >= 1       # the first wave's refit, from the run store
 
 
-def test_the_first_wave_fills_the_workers():
+def test_the_first_wave_holds_two_searches_whatever_the_executor():
     from desyr.config.spec import read_spec
     from desyr.stages.waves import seed_waves
 
     base = make_problem().config_text
     spec = read_spec(make_problem(base.replace("[points]", "[search]\nruns = 4\n[points]")), load_registry())
-    waves = seed_waves(spec.search, units_per_seed=3, workers=2)
+    assert spec.search.seed_waves        # on by default
+    waves = seed_waves(spec.search, units_per_seed=3)
     assert [(w.runs, w.seed_offset) for w in waves] == [(1, 0), (3, 1)]
-    assert [(w.runs, w.seed_offset) for w in seed_waves(spec.search, 1, 2)] == [(2, 0), (2, 2)]
-    assert seed_waves(spec.search, 1, 4) == [spec.search]       # one wave fills the workers: nothing to skip
-    assert seed_waves(replace(spec.search, runs=1), 1, 1) == [replace(spec.search, runs=1)]
+    assert [(w.runs, w.seed_offset) for w in seed_waves(spec.search, 1)] == [(2, 0), (2, 2)]
+    assert seed_waves(replace(spec.search, runs=2), 1) == [replace(spec.search, runs=2)]  # nothing to skip
+    assert seed_waves(replace(spec.search, runs=1), 1) == [replace(spec.search, runs=1)]

@@ -167,6 +167,37 @@ def test_escalation_spends_the_first_attempts_on_the_library_and_says_why(regist
     assert all(isinstance(r, AttemptRecord) and r.reason for r in records)
 
 
+def _saturation(handle):
+    return [Finding("saturation", ("tanh", "atan"), "u saturates between two plateaus along x")]
+
+
+def test_a_shape_the_library_already_expresses_adds_nothing():
+    from desyr.unary.choice import library_steps
+
+    steps = list(library_steps(["exp", "tanh"], lambda: _saturation(None), lambda add: set()))
+    assert [kind for kind, _, _ in steps] == ["base", "base", "base"]       # tanh is there: atan is not added
+    assert all("atan" not in lib for _, lib, _ in steps[:1])
+    steps = list(library_steps(["exp"], lambda: _saturation(None), lambda add: set()))
+    assert steps[0][:2] == ("evidence", ["exp", "tanh", "atan"])
+
+
+def test_a_library_the_text_names_gets_new_seeds_before_the_broad_base(registry):
+    # the text names tanh and the teacher shows only a front: its library can express what it sees, so
+    # escalation searches new seeds before adding functions nothing pointed to
+    spec, (started, why) = _start(_heat(left="tanh(t)"), registry)
+    _, _, records, _ = escalate(started, policy(spec, 1e6), registry, Progress(verbose=False), _not_exact,
+                                first=2, evidence=_saturation, why_first=why)
+    steps = [r.step for r in records]
+    assert steps[:3] == ["first", "more_searches", "enrich_library"]
+    assert "has a function for every shape" in records[1].reason and "tier 1" in records[2].reason
+    assert records[1].change.startswith("K = ") and "seed_offset" in records[1].change
+    # a library the text leaves empty goes to the base at once: new seeds of polynomials change nothing
+    spec, (started, why) = _start(_heat(), registry)
+    _, _, records, _ = escalate(started, policy(spec, 1e6), registry, Progress(verbose=False), _not_exact,
+                                first=2, evidence=lambda handle: [], why_first=why)
+    assert [r.step for r in records][:3] == ["first", "enrich_library", "enrich_library"]
+
+
 def test_the_attempts_table_has_each_attempts_reason():
     from pathlib import Path
 

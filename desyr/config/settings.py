@@ -67,9 +67,9 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "plugins": Option(None, "several searchers whose candidates pool, e.g. [\"operon\", \"dictionary\"] "
                           "(each runs K searches); options of the first in [search.options], of the others in "
                           "[search.options.<name>]", kind=list, item=str, nullable=True, low=1),
-        "seed_waves": Option(False, "search the K seeds in two waves and skip the second when the first is verified "
-                             "exact (docs/searchers.md); the first wave fills the workers, so the pool can differ "
-                             "between executors", kind=bool),
+        "seed_waves": Option(True, "search the K seeds in two waves and skip the second when the first is verified "
+                             "exact (docs/searchers.md); the first wave holds the fewest seeds that give two "
+                             "searches, whatever the executor", kind=bool),
         "seed_offset": Option(0, "index of the first search seed (escalation uses it to run new seeds)", kind=int,
                               low=0, high=999),
         "options": _TABLE,

@@ -66,7 +66,7 @@ class SearchSettings(Settings):
     options: Mapping[str, Any]
     budget: Mapping[str, Any]
     add_unary: tuple[str, ...] = ()      # last, with defaults: code that built the settings before them keeps working
-    seed_waves: bool = False
+    seed_waves: bool = True
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Seed waves (:func:`seed_waves`): a round's searches in two waves, so that a veri
 
 Every search of a round used to run before any candidate was refit or verified, so nothing could be
 cancelled once an answer was proved.  A round with several seeds now searches the first seeds alone
-(as few as keep every worker busy), takes them through Stages B and C and the verdict, and searches
+(as few as give two searches, whatever the executor), takes them through Stages B and C and the verdict, and searches
 the remaining seeds only when that answer is not verified exact.  The second wave's pool holds the
 first wave's fronts too, in the same seed order, so a run that needs both waves selects from the
 same pool as one wave would.  The seeds skipped are recorded in ``search.skipped_seeds``.
@@ -30,10 +30,16 @@ def search_rounds(found: list[Searcher], problem: Problem) -> list[list[Searcher
     return [quick, found] if len(problem.fields) == 1 and quick and len(quick) < len(found) else [found]
 
 
-def seed_waves(settings: SearchSettings, units_per_seed: int, workers: int) -> list[SearchSettings]:
-    """The round's search settings, one per wave: the first wave has the fewest seeds whose searches
-    fill ``workers``; the second has the rest.  One wave when that is every seed (nothing to skip)."""
-    first = max(1, math.ceil(max(int(workers), 1) / max(units_per_seed, 1)))
+#: the searches a first wave holds at least: both cores of the smallest machine DeSyR targets. A fixed
+#: number, not the executor's workers, so that a run's waves, pool and verdict are the same on every executor
+FIRST_WAVE_SEARCHES = 2
+
+
+def seed_waves(settings: SearchSettings, units_per_seed: int, searches: int = FIRST_WAVE_SEARCHES
+               ) -> list[SearchSettings]:
+    """The round's search settings, one per wave: the first wave has the fewest seeds that give at least
+    ``searches`` searches; the second has the rest.  One wave when that is every seed (nothing to skip)."""
+    first = max(1, math.ceil(max(int(searches), 1) / max(units_per_seed, 1)))
     if first >= settings.runs:
         return [settings]
     return [replace(settings, runs=first),

@@ -98,26 +98,30 @@ def start_library(spec: RunSpec, registry: Registry) -> tuple[RunSpec, str]:
 
 
 def library_steps(current: list[str], findings: Callable[[], list[Finding]],
-                  refused: Callable[[list[str]], set[str]]) -> Iterator[tuple[list[str], str]]:
-    """The chosen library's growth, one attempt each: (the library, why). First what the teacher's values
-    show (``findings`` is asked when that step comes, after an attempt trained the teacher), then the broad
-    base tier by tier. ``refused``: the operators of a list that a configured searcher refuses."""
+                  refused: Callable[[list[str]], set[str]]) -> Iterator[tuple[str, list[str], str]]:
+    """The chosen library's growth, one attempt each: (``"evidence"`` or ``"base"``, the library, why).
+    First what the teacher's values show (``findings`` is asked when that step comes, after an attempt
+    trained the teacher), then the broad base tier by tier. A shape the library already has a function
+    for (a front with ``tanh`` present) adds nothing: it is no reason for an attempt. ``refused``: the
+    operators of a list that a configured searcher refuses."""
     new: list[str] = []
     reasons: list[str] = []
     for finding in findings():
+        if any(f in current for f in finding.functions):
+            continue
         added = [f for f in finding.functions if f in UNARY_OPERATORS and f not in current + new]
         if added:
             new += added
             reasons.append(f"{finding.reason} → {', '.join(added)}")
-    steps = [(new, "the teacher's values: " + "; ".join(reasons))]
+    steps = [("evidence", new, "the teacher's values: " + "; ".join(reasons))]
     for i, tier in enumerate(BASE_TIERS, 1):
-        steps.append((list(tier), f"broad base, tier {i} of {len(BASE_TIERS)} by cost (cheapest first)"))
-    for add, why in steps:
+        steps.append(("base", list(tier), f"broad base, tier {i} of {len(BASE_TIERS)} by cost (cheapest first)"))
+    for kind, add, why in steps:
         add = [f for f in add if f in UNARY_OPERATORS and f not in current]
         add = [f for f in add if f not in refused(add)]
         if add:
             current = current + add
-            yield current, why
+            yield kind, current, why
 
 
 def refused_operators(spec: RunSpec, registry: Registry, library: list[str]) -> set[str]:
