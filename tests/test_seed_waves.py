@@ -39,10 +39,15 @@ class SeededSearcher(Searcher):
         return SearchResult([ParetoMember(type(self).answers[task.seed % 1000], 4, 1e-6)])
 
 
+class QuickSeededSearcher(SeededSearcher):
+    name = "quick_wave_searcher"
+    quick = True
+
+
 def plugin():
     module = type(sys)("waves_plugin")
     module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
-    module.desyr_register_searchers = hookimpl(lambda: [SeededSearcher])
+    module.desyr_register_searchers = hookimpl(lambda: [SeededSearcher, QuickSeededSearcher])
     return module
 
 
@@ -66,8 +71,8 @@ class Lines(Progress):
         self.lines.append(text)
 
 
-def problem(runs: int):
-    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "wave_searcher"\nunary = ["sin"]\nruns = {runs}\n'
+def problem(runs: int, searcher: str = "wave_searcher"):
+    sections = f'[teacher]\nplugin = "wave_teacher"\n[search]\nplugin = "{searcher}"\nunary = ["sin"]\nruns = {runs}\n'
     return make_problem(make_problem().config_text.replace("[points]", sections + "[points]"))
 
 
@@ -103,3 +108,11 @@ def test_the_first_wave_holds_two_searches_whatever_the_executor():
     assert [(w.runs, w.seed_offset) for w in seed_waves(spec.search, 1)] == [(2, 0), (2, 2)]
     assert seed_waves(replace(spec.search, runs=2), 1) == [replace(spec.search, runs=2)]  # nothing to skip
     assert seed_waves(replace(spec.search, runs=1), 1) == [replace(spec.search, runs=1)]
+
+
+def test_quick_searchers_search_every_seed_in_one_wave(registry):
+    # a second wave would add a refit that costs more than the quick searches it could skip
+    SeededSearcher.answers = [sp.sin(3.1 * x), x * (1 - x), x * (1 - x), x * (1 - x)]
+    result = run(problem(4, "quick_wave_searcher"), registry=registry, plots=False, progress=Lines())
+    assert result.verdict == "proved" and SeededSearcher.seeds == [0, 1, 2, 3]
+    assert result.search.skipped_seeds == []

@@ -271,8 +271,9 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     """One round's searches in seed waves (:mod:`desyr.stages.waves`), each followed by Stages B and C
     and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
     stage_a_end, wall = ends
+    # quick searchers' searches cost less than the refit a second wave adds: they run as one wave
     waves = (seed_waves(s.spec.search, len(problem.fields) * len(searchers_now))
-             if s.spec.search.seed_waves else [s.spec.search])
+             if s.spec.search.seed_waves and not all(f.quick for f in searchers_now) else [s.spec.search])
     names = [f.name for f in searchers_now]
     searched = None
     for i, settings in enumerate(waves):
