@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from desyr_sympy import undetermined
+from desyr_sympy import face_data, undetermined
 from desyr_sympy.forms import rational, slice_data, terms
 from desyr_sympy.linearise import Key, Substitution, substitutions
 
@@ -115,14 +115,18 @@ def from_faces(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
     the free constants for Stage B; nothing where the data give no function beyond polynomials."""
     if substitution.kind == "gradient":
         return []            # phi only up to a factor, and the data's integral along a face is not phi's
-    own = problem.jet_symbol(problem.vocabulary.parse_jet(problem.fields[0]))
-    if not undetermined.formulas(problem) or any(c.operator != own for c in problem.constraints):
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
+    own = problem.jet_symbol(jet)
+    if not face_data.formulas(problem) or any(c.operator != own for c in problem.constraints):
         return []
     carried = {c: substitution.carried(rational(c.value)) for c in problem.constraints}
     variables = list(problem.symbols)
+    if not face_data.closed(list(carried.values()), variables):
+        return []
 
     def apply(phi: sp.Expr) -> sp.Expr:
-        return sp.Add(*[c * sp.diff(phi, *[(s, n) for s, n in zip(variables, key) if n])
+        return sp.Add(*[c * (sp.diff(phi, *[(s, n) for s, n in zip(variables, key) if n]) if any(key) else phi)
                         for key, c in substitution.operator.items()])
 
     try:
@@ -134,7 +138,7 @@ def from_faces(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
         return []
     constants = list(sp.symbols(f"C1:{len(homogeneous) + 1}"))
     general = sp.Add(*[k * h for k, h in zip(constants, homogeneous)])
-    matched = undetermined.match(undetermined.on_faces(problem, lambda con: general - carried[con]), constants, variables)
+    matched = undetermined.match(face_data.on_faces(problem, lambda con: general - carried[con]), constants, variables)
     if matched is not None:
         general = general.xreplace(matched)
     return [general] if len(general.free_symbols & set(constants)) <= undetermined.MAX_FREE else []

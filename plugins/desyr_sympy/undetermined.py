@@ -38,19 +38,18 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr.plugin import Face
+from desyr_sympy.face_data import closed, formulas, on_faces
 from desyr_sympy.forms import (
     ALLOWED_FUNCTIONS,
-    exact_number,
     jet_symbols,
     linear_equation,
     outside_vocabulary,
-    rational,
     residuals,
     split_linear,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from desyr.plugin import Constraint, Problem
+    from desyr.plugin import Problem
 
 #: at most this many basis functions (unknown coefficients), so that the exact linear algebra stays
 #: well inside the solver's time limit (about a second for 40 on one core)
@@ -71,21 +70,15 @@ def applies(problem: Problem) -> str:
     linear = split_linear(residuals(problem)[0], jet_symbols(problem))
     if linear is None:
         return "not linear"
-    if linear.forcing == 0 and not formulas(problem):
-        return "no source term and no data written as a formula for the whole domain"
+    if linear.forcing == 0:
+        data = formulas(problem)
+        if not data:
+            return "no source term and no data written as a formula for the whole domain"
+        if not closed(data, list(problem.symbols)):
+            return "no source term, and the data's functions are no finite family under differentiation"
     if outside_vocabulary(linear.forcing):
         return "a source outside the functions a candidate may use"
     return ""
-
-
-def formulas(problem: Problem) -> list[sp.Expr]:
-    """The values of the pointwise data on faces that hold a variable the face fixes (a formula for the
-    whole domain, ``reference`` data), in the functions a candidate may use; else nothing."""
-    symbols = problem.vocabulary.var_symbols
-    values = [rational(c.value) for c in problem.constraints if c.kind == "pointwise"]
-    held = any(symbols[name] in c.value.free_symbols for c in problem.constraints if c.kind == "pointwise"
-               for face in c.faces if isinstance(face, Face) for name, _ in face.fixed)
-    return values if held and not any(outside_vocabulary(v) for v in values) else []
 
 
 def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
@@ -106,7 +99,8 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         general = general.xreplace(matched)
         if not general.free_symbols & set(constants):
             return [{field: general}]       # the data fix every constant: the answer alone
-    return [*out, {field: general}] if len(general.free_symbols & set(constants)) <= MAX_FREE else out
+    useful = linear.forcing != 0 or any(not h.is_polynomial(*variables) for h in homogeneous)
+    return [*out, {field: general}] if useful and len(general.free_symbols & set(constants)) <= MAX_FREE else out
 
 
 def solutions(apply: Callable[[sp.Expr], sp.Expr], source: sp.Expr, variables: list[sp.Symbol], order: int,
@@ -124,21 +118,6 @@ def solutions(apply: Callable[[sp.Expr], sp.Expr], source: sp.Expr, variables: l
     homogeneous = independent([sp.Add(*[sp.diff(c, p) * b for c, b in zip(coefficients, basis)]) for p in free],
                               variables)
     return particular, homogeneous
-
-
-def on_faces(problem: Problem, residual: Callable[[Constraint], sp.Expr | None]) -> list[sp.Expr] | None:
-    """Each constraint's ``residual`` on each of its faces (the face's variables set), or None where a
-    constraint is not pointwise on faces or ``residual`` gives None for it."""
-    symbols = problem.vocabulary.var_symbols
-    out = []
-    for con in problem.constraints:
-        value = residual(con) if con.kind == "pointwise" else None
-        if value is None or not all(isinstance(face, Face) for face in con.faces):
-            return None
-        value = rational(value)
-        out += [value.xreplace({symbols[n]: exact_number(at) for n, at in face.fixed})
-                for face in con.faces if isinstance(face, Face)]
-    return out
 
 
 def match(residuals: list[sp.Expr] | None, constants: list[sp.Symbol],
