@@ -117,29 +117,34 @@ def test_the_particular_solution_is_the_manufactured_one_and_is_proved(text, ans
     assert proved(problem, candidates[0])
 
 
-def test_resonance_gets_a_monomial_factor_and_the_homogeneous_part_free_constants():
+def test_resonance_gets_a_monomial_factor_and_the_data_fix_the_homogeneous_part():
     problem = load(RESONANT)
     x = problem.symbols[0]
-    particular, general = solve(coordinates(problem))
-    assert particular["u"] == x * sp.sin(x)
-    # cos(x) and sin(x) span the homogeneous solutions inside the basis: two constants for Stage B
-    assert {s.name for s in general["u"].free_symbols} == {"x", "C1", "C2"}
-    assert general["u"].has(sp.cos(x)) and not proved(problem, particular)
+    # cos(x) and sin(x) span the homogeneous solutions inside the basis; the two conditions at x = 0 fix them
+    (answer,) = solve(coordinates(problem))
+    assert sp.simplify(answer["u"] - (sp.cos(x) + x * sp.sin(x))) == 0 and proved(problem, answer)
+    # one condition fixes one combination: the other stays a free constant for Stage B
+    particular, general = solve(coordinates(load(RESONANT.split('[[constraints]]\non = "x = 0"\noperator')[0])))
+    assert particular["u"] == x * sp.sin(x) and not proved(problem, particular)
+    assert {s.name for s in general["u"].free_symbols} == {"x", "C2"} and general["u"].has(sp.cos(x))
 
 
 @pytest.mark.slow
-def test_stage_b_fits_the_homogeneous_part_the_data_need(tmp_path, monkeypatch):
+def test_the_data_fix_the_homogeneous_part_through_stage_0(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)          # refine's cache folder
     problem = load(RESONANT)
     candidates = propose(problem, solvers=["undetermined"]).candidates
-    assert len(candidates) == 2
+    assert len(candidates) == 1
     result = refine(problem, [{f: str(e) for f, e in c.items()} for c in candidates], registry=load_registry(), plots=False)
     assert result.verdict == "proved"
 
 
 def test_a_particular_solution_that_meets_the_data_comes_alone():
     assert len(solve(coordinates(load(SINES)))) == 1
-    assert len(solve(coordinates(load(SINES.replace("value = 0", "value = 1"))))) == 2
+    # the constant 1 is a homogeneous solution in the basis, matched to the data exactly
+    ((shifted,),) = [[c["u"] for c in solve(coordinates(load(SINES.replace("value = 0", "value = 1"))))]]
+    x, y = sp.symbols("x y", real=True)
+    assert sp.simplify(shifted - sp.sin(sp.pi * x) * sp.sin(sp.pi * y) - 1) == 0
 
 
 def test_the_log_comes_from_integrating_the_rational_term_of_the_source():

@@ -7,7 +7,13 @@ field is given on a line of fixed ``w``, that value is carried back through the 
 eigenfunction of ``L`` (``exp(k*v)``, ``sin(k*v)``, ``cosh(k*v)``) gets ``exp(lambda*(w - w0))``, a term
 that a power of ``L`` annihilates (a polynomial under a heat operator) gets the finite series of
 ``exp((w - w0)*L)``: the heat polynomials.  Hyperbolic functions are written as exponentials where
-that splits them into eigenfunctions (``4*cosh(x/2)**2 = exp(x) + 2 + exp(-x)``), products of sines and cosines as sums.  Without such
+that splits them into eigenfunctions (``4*cosh(x/2)**2 = exp(x) + 2 + exp(-x)``), products of sines and cosines as sums.  Where
+the field's values on faces are formulas (an elliptic equation's boundary data; ``log``, ``power`` and
+``exp`` substitutions, which carry a value back without an integration), ``phi`` is sought by
+undetermined coefficients on the carried-back data's functions (:mod:`desyr_sympy.undetermined`):
+``u = -log(3 + exp(x)*cos(y))`` on the boundary of a square for ``u_xx + u_yy = u_x**2 + u_y**2`` gives
+``phi = 3 + exp(x)*cos(y)``, harmonic, matched exactly; the combinations the data do not fix are free
+constants for Stage B.  Without such
 data, two families with free constants: the polynomial solutions of degree at most 1 and 2
 (``1 + C1*x + C2*(x**2 + 2*a*t)`` for the heat equation, the harmonic ones for Laplace's), and for an
 evolution equation a constant plus two exponential modes ``exp(k*v + lambda(k)*w)`` of free rates.
@@ -26,7 +32,8 @@ from typing import TYPE_CHECKING
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from desyr_sympy.forms import slice_data, terms
+from desyr_sympy import face_data, undetermined
+from desyr_sympy.forms import rational, slice_data, terms
 from desyr_sympy.linearise import Key, Substitution, substitutions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,7 +53,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     field, variables = problem.fields[0], list(problem.symbols)
     out = []
     for substitution in substitutions(problem):
-        phis = from_data(problem, substitution) or families(problem, substitution)
+        phis = from_data(problem, substitution) or from_faces(problem, substitution) or families(problem, substitution)
         for phi in phis:
             u = _simplest(substitution.field(phi, variables))
             if _finite(u, problem):
@@ -100,6 +107,41 @@ def from_data(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
                 return [sp.exp(rate * (ws - data.at)) * sp.Add(*evolved)]
         return []
     return []
+
+
+def from_faces(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
+    """``phi`` by undetermined coefficients on the functions of the field's data carried back (each
+    constraint a value of the field on faces), matched to those data exactly where it can be, else with
+    the free constants for Stage B; nothing where the data give no function beyond polynomials."""
+    if substitution.kind == "gradient":
+        return []            # phi only up to a factor, and the data's integral along a face is not phi's
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
+    own = problem.jet_symbol(jet)
+    if not face_data.formulas(problem) or any(c.operator != own for c in problem.constraints):
+        return []
+    carried = {c: substitution.carried(rational(c.value)) for c in problem.constraints}
+    variables = list(problem.symbols)
+    if not face_data.closed(list(carried.values()), variables):
+        return []
+
+    def apply(phi: sp.Expr) -> sp.Expr:
+        return sp.Add(*[c * (sp.diff(phi, *[(s, n) for s, n in zip(variables, key) if n]) if any(key) else phi)
+                        for key, c in substitution.operator.items()])
+
+    try:
+        _, homogeneous = undetermined.solutions(apply, sp.Integer(0), variables, max(map(sum, substitution.operator)),
+                                                list(carried.values()))
+    except NotImplementedError:
+        return []
+    if not homogeneous:
+        return []
+    constants = list(sp.symbols(f"C1:{len(homogeneous) + 1}"))
+    general = sp.Add(*[k * h for k, h in zip(constants, homogeneous)])
+    matched = undetermined.match(face_data.on_faces(problem, lambda con: general - carried[con]), constants, variables)
+    if matched is not None:
+        general = general.xreplace(matched)
+    return [general] if len(general.free_symbols & set(constants)) <= undetermined.MAX_FREE else []
 
 
 def _evolve(h: sp.Expr, step: Callable[[sp.Expr], sp.Expr], tau: sp.Expr, v: sp.Symbol) -> sp.Expr | None:

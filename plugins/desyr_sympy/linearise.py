@@ -6,6 +6,8 @@ two variables, the field is written through a new unknown ``phi`` as
 - ``u = alpha*phi_v/phi + beta`` (``v`` a space variable; Burgers' ``u = -2*nu*phi_x/phi``),
 - ``u = alpha*log(phi) + beta`` (the potential Burgers equation ``u_t = u_xx + u_x**2``),
 - ``u = phi**alpha`` (``u_t = u_xx + k*u_x**2/u``),
+- ``u = exp(phi) + beta`` (``u*(u_xx + u_yy) = u_x**2 + u_y**2``: ``log(u)`` harmonic; ``alpha`` is 1,
+  since a multiple of a solution of the homogeneous linear equation is one),
 
 with ``alpha`` and ``beta`` unknown constants.  Substituted, the equation is a rational function
 of ``phi``'s derivatives with a power of ``phi`` as denominator; its numerator is cleared and the
@@ -71,7 +73,7 @@ def bump(key: Key, axis: int) -> Key:
 class Substitution:
     """``u = form(phi)``, with ``operator`` the linear equation ``sum(c*phi_ij) = 0`` for ``phi``."""
 
-    kind: str                       # "gradient", "log" or "power"
+    kind: str                       # "gradient", "log", "power" or "exp"
     axis: int                       # the variable of the gradient (index into problem.symbols)
     alpha: sp.Expr
     beta: sp.Expr
@@ -83,6 +85,8 @@ class Substitution:
             return self.alpha * sp.diff(phi, variables[self.axis]) / phi + self.beta
         if self.kind == "log":
             return self.alpha * sp.log(phi) + self.beta
+        if self.kind == "exp":
+            return sp.exp(self.alpha * phi) + self.beta
         return phi**self.alpha
 
     def inverse(self, value: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
@@ -92,8 +96,14 @@ class Substitution:
         if self.kind == "gradient":
             integral = sp.integrate(sp.cancel((value - self.beta) / self.alpha), v)
             return None if integral.has(sp.Integral) else _tidy(sp.exp(integral))
+        return self.carried(value)
+
+    def carried(self, value: sp.Expr) -> sp.Expr:
+        """``phi`` at a point from the field's value there (not for a gradient: that needs an integral)."""
         if self.kind == "log":
             return _tidy(sp.exp((value - self.beta) / self.alpha))
+        if self.kind == "exp":
+            return _tidy(sp.log(value - self.beta) / self.alpha)
         return _tidy(value ** (1 / self.alpha))
 
 
@@ -147,14 +157,20 @@ def _forms(problem: Problem) -> Iterator[tuple[str, int]]:
             yield "gradient", axis
     yield "log", 0
     yield "power", 0
+    yield "exp", 0
+
+
+#: ``exp(phi)`` in a substituted residual, so that it is a polynomial (``exp(2*phi)`` is its square)
+EXP = sp.Symbol("exp_phi", positive=True)
 
 
 def _substituted(problem: Problem, kind: str, axis: int, jets: PhiJets,
                  alpha: sp.Symbol, beta: sp.Symbol) -> sp.Expr:
-    """The residual with ``u = form(phi)``, as a fraction over ``phi``'s jets (before clearing)."""
+    """The residual with ``u = form(phi)``, as a fraction over ``phi``'s jets (and :data:`EXP`),
+    before clearing."""
     phi = jets.phi
     form = {"gradient": alpha * jets[bump((0, 0), axis)] / phi + beta,
-            "log": alpha * sp.log(phi) + beta, "power": phi**alpha}[kind]
+            "log": alpha * sp.log(phi) + beta, "power": phi**alpha, "exp": sp.exp(phi) + beta}[kind]
     index = {name: i for i, name in enumerate(problem.variable_names)}
     values = {}
     for symbol, jet in jet_symbols(problem).items():
@@ -165,6 +181,8 @@ def _substituted(problem: Problem, kind: str, axis: int, jets: PhiJets,
     residual = residuals(problem)[0].xreplace(values)
     if kind == "power":      # an equation homogeneous in u: phi**alpha is a common factor
         residual = sp.powsimp(sp.expand(residual * phi ** (1 - alpha)), force=True)
+    if kind == "exp":
+        residual = residual.subs(sp.exp(phi), EXP)
     return residual
 
 
@@ -173,27 +191,33 @@ def _linearise(problem: Problem, kind: str, axis: int) -> Substitution | None:
     alpha, beta = sp.Symbol("alpha"), sp.Symbol("beta")
     residual = _substituted(problem, kind, axis, jets, alpha, beta)
     numerator, denominator = sp.fraction(sp.together(residual))
-    symbols = list(jets.keys())
+    symbols = list(jets.keys()) + ([EXP] if kind == "exp" else [])
     if not (is_polynomial(numerator, symbols) and is_polynomial(denominator, symbols)):
         return None                      # log(phi) or phi**alpha left over: no such substitution
     cleared = sp.Poly(numerator, *symbols)
+    if kind == "exp":                    # exp(phi)**k*A: A has no phi of its own, only derivatives
+        found = _plain(cleared, jets, cleared.degree(EXP), alpha, beta, EXP)
+        return None if found is None else Substitution(kind, axis, sp.Integer(1), found[1], found[2])
     # phi**k*A and phi**(k-1)*(phi*D_v A - phi_v*A) are homogeneous of degree k + 1 in the jets
     k = cleared.total_degree() - 1
     found = _plain(cleared, jets, k, alpha, beta) or _total(cleared, jets, k, axis, alpha, beta, kind)
     return None if found is None else Substitution(kind, axis, *found)
 
 
-def _plain(cleared: sp.Poly, jets: PhiJets, k: int, alpha: sp.Symbol,
-           beta: sp.Symbol) -> tuple[sp.Expr, sp.Expr, dict[Key, sp.Expr]] | None:
-    """The constants that make ``cleared`` equal to ``phi**k*A[phi]``, ``A`` linear, and ``A``."""
+def _plain(cleared: sp.Poly, jets: PhiJets, k: int, alpha: sp.Symbol, beta: sp.Symbol,
+           base: sp.Symbol | None = None) -> tuple[sp.Expr, sp.Expr, dict[Key, sp.Expr]] | None:
+    """The constants that make ``cleared`` equal to ``base**k*A[phi]`` (``base`` is ``phi`` unless
+    given), ``A`` linear, and ``A``.  Where ``base`` is not ``phi`` (:data:`EXP`), ``alpha`` is no unknown."""
     conditions, linear = [], []
+    owned = jets.keys()
     for monomial, coefficient in cleared.terms():
-        key = _linear_factor(dict(zip(cleared.gens, monomial)), jets.phi, k)
-        if key is None:
+        key = _linear_factor(dict(zip(cleared.gens, monomial)), base or jets.phi, k)
+        if key is None or key not in owned:
             conditions.append(coefficient)
         else:
             linear.append((key, coefficient))
-    for law in _solve(conditions, [alpha, beta], alpha):
+    laws = _solve(conditions, [alpha, beta], alpha) if base is None else _gauged(conditions, alpha, beta)
+    for law in laws:
         operator = _collect(jets, [(key, c.xreplace(law)) for key, c in linear])
         if _evolves(operator):
             return law[alpha], law[beta], operator
@@ -246,6 +270,16 @@ def _solve(conditions: list[sp.Expr], unknowns: list[sp.Symbol], alpha: sp.Symbo
         found = _laws([c.xreplace(fixed) for c in conditions], [u for u in unknowns if u not in fixed], alpha)
         if found:
             return [{**law, **fixed} for law in found]
+    return []
+
+
+def _gauged(conditions: list[sp.Expr], alpha: sp.Symbol, beta: sp.Symbol) -> list[dict[sp.Symbol, sp.Expr]]:
+    """The values of ``beta`` (0 first) where ``alpha`` is fixed to 1."""
+    for fixed in ({beta: sp.Integer(0)}, {}):
+        laws = _system([sp.expand(c.xreplace(fixed)) for c in conditions], [beta])
+        if laws:
+            return [{alpha: sp.Integer(1), beta: sp.Integer(0), **law, **fixed} for law in laws
+                    if not law.get(beta, sp.Integer(0)).has(sp.I)]
     return []
 
 

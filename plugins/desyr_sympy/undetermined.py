@@ -10,6 +10,8 @@ The trial space, for ``L[u] = f`` with ``f`` a sum of terms:
   and ``log(z)``, which is how a manufactured ``log`` shows in its source;
 - the kernels of their derivatives, up to the operator's order (``sin`` brings ``cos``; a product of
   sines the mixed products);
+- the kernels of the data's formulas (a boundary value written for the whole domain, ``reference``
+  data: ``exp(x)*cos(y)``), which is what a source-free equation has to go on;
 - each kernel times the monomials that divide the source's monomials of it, times one variable more
   (resonance: ``x*cos(x)`` for ``u'' + u = sin(x)``), and a polynomial of low degree.
 
@@ -20,18 +22,23 @@ the atoms as independent only adds equations, so any solution of the system solv
 free unknowns span homogeneous solutions inside the basis (harmonic polynomials, ``1``, ``x`` and
 ``x**2 + 2*t`` for the heat equation): the particular solution comes back with them at 0, and, unless
 it already meets the data, once more with them as free constants that Stage B fits to the boundary
-data.  Other homogeneous parts (eigenmodes, exponentials) are left to the other solvers.
+data.  Before that, the data themselves are matched exactly where they are pointwise on faces: the
+general candidate's residual on each face, linear in its constants, must vanish identically in the
+face's free variables (one more linear system; a marker symbol per face keeps the faces' equations
+apart), which gives ``3 + exp(x)*cos(y)`` for Laplace's equation with that formula on the boundary.
+Other homogeneous parts (eigenmodes the data do not show) are left to the other solvers.
 """
 from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from desyr.plugin import Face
+from desyr_sympy.face_data import closed, formulas, on_faces
 from desyr_sympy.forms import (
     ALLOWED_FUNCTIONS,
     jet_symbols,
@@ -64,7 +71,11 @@ def applies(problem: Problem) -> str:
     if linear is None:
         return "not linear"
     if linear.forcing == 0:
-        return "no source term"
+        data = formulas(problem)
+        if not data:
+            return "no source term and no data written as a formula for the whole domain"
+        if not closed(data, list(problem.symbols)):
+            return "no source term, and the data's functions are no finite family under differentiation"
     if outside_vocabulary(linear.forcing):
         return "a source outside the functions a candidate may use"
     return ""
@@ -74,25 +85,57 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     linear = linear_equation(problem)
     variables = list(problem.symbols)
     order = max((len(jet_symbols(problem)[j].wrt) for j in linear.coefficients), default=0)
-    basis = trial_basis(linear.forcing, variables, order)
-    if not basis:
-        raise NotImplementedError("no basis from the source")
     field = problem.fields[0]
-    images = [problem.apply(linear.operator(), {field: b}) for b in basis]
-    solution = fit(images, linear.forcing, variables)
+    particular, homogeneous = solutions(lambda b: problem.apply(linear.operator(), {field: b}), linear.forcing,
+                                        variables, order, formulas(problem))
+    out = [{field: particular}] if particular != 0 else []       # 0: no source, the data decide
+    if (out and meets_data(problem, out[0])) or not homogeneous:
+        return out      # the answer itself: a candidate with free constants would only cost a refit
+    constants = list(sp.symbols(f"C1:{len(homogeneous) + 1}"))
+    general = particular + sp.Add(*[k * h for k, h in zip(constants, homogeneous)])
+    matched = match(on_faces(problem, lambda con: problem.constraint_residual(con, {field: general})),
+                    constants, variables)
+    if matched is not None:
+        general = general.xreplace(matched)
+        if not general.free_symbols & set(constants):
+            return [{field: general}]       # the data fix every constant: the answer alone
+    useful = linear.forcing != 0 or any(not h.is_polynomial(*variables) for h in homogeneous)
+    return [*out, {field: general}] if useful and len(general.free_symbols & set(constants)) <= MAX_FREE else out
+
+
+def solutions(apply: Callable[[sp.Expr], sp.Expr], source: sp.Expr, variables: list[sp.Symbol], order: int,
+              data: Sequence[sp.Expr] = ()) -> tuple[sp.Expr, list[sp.Expr]]:
+    """A particular solution of ``apply(u) = source`` in the basis of the source's and the data's functions,
+    and the independent homogeneous solutions the basis holds; NotImplementedError when none solves it."""
+    basis = trial_basis(source, variables, order, data)
+    if not basis:
+        raise NotImplementedError("no basis from the source and the data")
+    solution = fit([apply(b) for b in basis], source, variables)
     if solution is None:
         raise NotImplementedError(f"no combination of {len(basis)} functions of the source solves the equation")
     coefficients, free = solution
     particular = sp.Add(*[c.xreplace({p: 0 for p in free}) * b for c, b in zip(coefficients, basis)])
-    out = [{field: particular}]
-    if meets_data(problem, out[0]):
-        return out      # the answer itself: a candidate with free constants would only cost a refit
     homogeneous = independent([sp.Add(*[sp.diff(c, p) * b for c, b in zip(coefficients, basis)]) for p in free],
                               variables)
-    if 0 < len(homogeneous) <= MAX_FREE:
-        constants = sp.symbols(f"C1:{len(homogeneous) + 1}")
-        out.append({field: particular + sp.Add(*[k * h for k, h in zip(constants, homogeneous)])})
-    return out
+    return particular, homogeneous
+
+
+def match(residuals: list[sp.Expr] | None, constants: list[sp.Symbol],
+          variables: list[sp.Symbol]) -> dict[sp.Symbol, sp.Expr] | None:
+    """Values of ``constants`` that make every residual, linear in them, vanish identically in
+    ``variables``, in terms of those the data leave free; None where none do.  A marker symbol per
+    residual keeps their equations apart in one system."""
+    if not residuals:
+        return None
+    markers = list(sp.symbols(f"face0:{len(residuals)}", cls=sp.Dummy))
+    zero = {c: 0 for c in constants}
+    images = [sp.Add(*[m * sp.diff(r, c) for m, r in zip(markers, residuals)]) for c in constants]
+    found = fit(images, -sp.Add(*[m * r.xreplace(zero) for m, r in zip(markers, residuals)]), [*variables, *markers])
+    if found is None:
+        return None
+    values, free = found
+    names = dict(zip(_unknowns(len(constants)), constants))
+    return {c: v.xreplace({p: names[p] for p in free}) for c, v in zip(constants, values)}
 
 
 #: fractions of a face's free sides where the data are checked (golden-ratio steps: off lattices and zeros)
@@ -194,7 +237,8 @@ def _multipliers(seen: Iterable[sp.Expr], variables: list[sp.Symbol], extra: int
     return sorted((m for m in found if sp.Poly(m, *variables).total_degree() <= MAX_DEGREE), key=sp.default_sort_key)
 
 
-def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int) -> list[sp.Expr]:
+def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int,
+                data: Sequence[sp.Expr] = ()) -> list[sp.Expr]:
     """The functions ``u`` is sought in (see the module's docstring), at most :data:`MAX_BASIS`; empty
     when even the smallest choice is larger."""
     found = _kernels_of(source, variables)
@@ -204,6 +248,14 @@ def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int) -> list
         for anti in _antiderivatives(kernel, variables, order):
             for k, ms in _kernels_of(anti, variables).items():
                 kernels.setdefault(k, set()).update(monomials if k != 1 else ms)
+    # the data's polynomial part sets the degree as the source's does, less the operator's order
+    shown: dict[sp.Expr, set[sp.Expr]] = {}
+    for value in data:
+        for k, ms in _kernels_of(value, variables).items():
+            shown.setdefault(k, set()).update(ms)
+    data_degree = max((sp.Poly(m, *variables).total_degree() for m in shown.pop(sp.Integer(1), set())), default=0)
+    for k, ms in shown.items():
+        kernels.setdefault(k, set()).update(ms)
     frontier = list(kernels)
     for _ in range(min(order, 2)):
         frontier = [k for parent in frontier for v in variables
@@ -211,7 +263,8 @@ def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int) -> list
         for k in frontier:
             kernels.setdefault(k, set()).add(sp.Integer(1))
     chosen = list(kernels.items())[:MAX_KERNELS]
-    degree = min(max((sp.Poly(m, *variables).total_degree() for m in polynomial), default=0) + order, MAX_DEGREE)
+    degree = min(max(max((sp.Poly(m, *variables).total_degree() for m in polynomial), default=0) + order,
+                     data_degree), MAX_DEGREE)
     for extra in (1, 0):
         basis = _monomials(variables, degree)
         basis += [m * k for k, ms in chosen for m in _multipliers(ms, variables, extra)]
