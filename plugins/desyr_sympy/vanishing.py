@@ -1,0 +1,216 @@
+"""Solutions of the linear part on which the nonlinear terms vanish (one nonlinear equation or a system).
+
+A textbook way to exact solutions of a nonlinear problem: drop the terms nonlinear in the fields, solve
+the linear problem that is left with the problem's own data, and keep the solutions on which the
+dropped terms are zero.  The coupled Burgers system ``u_t = u_xx + 2*u*u_x - (u*v)_x`` (and the same
+for ``v``) loses its products where ``u = v``, so ``exp(-t)*sin(x)`` for both, the heat equation's
+solution with that data, solves it; ``u*u_x`` vanishes where ``u`` is constant in ``x``; a term
+``u**2*(u_xx + u)`` vanishes on every mode ``sin(x)``.  Every field needs an equation whose linear part
+holds that field alone; those are solved by the existing linear solvers (``separable``, ``polar``,
+``angular``, ``undetermined``, ``dsolve`` for one variable) with that field's data, the amplitudes
+fixed from the data as the flows' :mod:`desyr_sympy.linear_part` fixes them.  A candidate goes out
+only where the nonlinear terms are zero on it (numbers at a few points: a filter, the verifier
+decides), free constants in them solved from the coefficient of each function where they are not.
+
+Flows with a pressure are :mod:`desyr_sympy.linear_part`'s (their products must be a gradient, not
+zero), so a problem with such a field is left to it.  The check in the parent reads the data: where
+every field is given on a face, the nonlinear terms whose derivatives run along that face must vanish
+there already (``u*u_x`` on ``u(x, 0) = sin(x)`` does not), else no solution of the linear part can
+solve the problem and the solver declines.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import sympy as sp
+
+from desyr.plugin import completable
+from desyr_sympy import angular, odes, polar, separable, undetermined
+from desyr_sympy.candidates import solver_constants
+from desyr_sympy.forms import constants_of, jet_symbols, rational, residuals, slice_data
+from desyr_sympy.linear_part import _amplitudes, _distinct, _OneField
+
+if TYPE_CHECKING:  # pragma: no cover
+    from desyr.plugin import Problem
+
+#: at most this many combinations of the fields' solutions are tried
+MAX_COMBINATIONS = 8
+#: fractions of the box where the nonlinear terms are evaluated (irrational, off the zeros of modes)
+_SAMPLES = (0.2360679774997897, 0.6180339887498949, 0.8541019662496845, 0.4142135623730951)
+#: a value this small against the size of its terms is zero
+_TOLERANCE = 1e-9
+
+_Solver = Callable[["Problem"], list[dict[str, sp.Expr]]]
+_LINEAR: tuple[tuple[Callable[["Problem"], str], _Solver], ...] = (
+    (separable.applies, separable.separate),
+    (polar.applies, polar.radial),
+    (angular.applies, angular.modes),
+    (undetermined.applies, undetermined.solve),
+    (odes.ics_applies, odes.dsolve_ics),
+    (odes.ode_applies, odes.dsolve_general),
+)
+
+
+def split(problem: Problem) -> tuple[dict[str, sp.Expr], list[sp.Expr]] | None:
+    """Each field's own linear equation (the terms of degree at most one in the jets of one equation,
+    which hold that field alone) and the equations' nonlinear remainders; None when some field has no
+    such equation or nothing is nonlinear."""
+    jets = jet_symbols(problem)
+    own: dict[str, sp.Expr] = {}
+    remainders = []
+    for residual in residuals(problem):
+        linear, nonlinear = _parts(residual, [s for s in residual.free_symbols if s in jets])
+        held = {jets[s].field for s in linear.free_symbols if s in jets}
+        if len(held) != 1 or held <= set(own):
+            return None
+        own[held.pop()] = linear
+        remainders.append(nonlinear)
+    if set(own) != set(problem.fields) or all(n == 0 for n in remainders):
+        return None
+    return own, remainders
+
+
+def _parts(residual: sp.Expr, jets: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr]:
+    """``residual`` as its terms of degree at most one in ``jets`` and the rest (products of jets, and
+    jets inside a function: ``sin(u)``)."""
+    linear, nonlinear = [], []
+    for term in sp.Add.make_args(sp.expand(residual)):
+        held = [j for j in jets if j in term.free_symbols]
+        degree = sp.Poly(term, *held).total_degree() if held and term.is_polynomial(*held) else len(held) and 2
+        (linear if degree <= 1 else nonlinear).append(term)
+    return sp.Add(*linear), sp.Add(*nonlinear)
+
+
+def applies(problem: Problem) -> str:
+    if len(problem.equations) != len(problem.fields):
+        return "not as many equations as fields"
+    if completable(problem):
+        return "a field enters only through its gradient or without derivatives (linear_part's)"
+    parts = split(problem)
+    if parts is None:
+        return "linear, or a field without an equation of its own in the linear part"
+    own, remainders = parts
+    for field, equation in own.items():
+        if not _solvers(_OneField(problem, field, equation)):  # type: ignore[arg-type]
+            return f"no linear solver applies to the linear part of {field}'s equation"
+    return _data_allow(problem, remainders)
+
+
+def _solvers(view: Problem) -> list[_Solver]:
+    return [solve for check, solve in _LINEAR if not check(view)]
+
+
+def _data_allow(problem: Problem, remainders: Sequence[sp.Expr]) -> str:
+    """"" unless a nonlinear remainder is nonzero on a face where the data give every field it holds
+    and every derivative in it runs along the face (then no solution of the linear part solves it)."""
+    jets = jet_symbols(problem)
+    names = problem.vocabulary.var_symbols
+    faces: dict[tuple[sp.Symbol, sp.Expr], dict[str, sp.Expr]] = {}
+    for d in slice_data(problem):
+        jet = jets.get(d.operator)
+        if jet is not None and not jet.wrt:
+            faces.setdefault((d.variable, d.at), {})[jet.field] = d.value
+    for (variable, at), values in faces.items():
+        for remainder in remainders:
+            held = {s: jets[s] for s in remainder.free_symbols if s in jets}
+            if not held or any(j.field not in values or variable in {names[w] for w in j.wrt} for j in held.values()):
+                continue
+            on_face = remainder.xreplace({s: sp.diff(values[j.field], *[names[w] for w in j.wrt])
+                                          for s, j in held.items()})
+            if _nonzero(on_face.subs(variable, at), problem, {}):
+                return f"the nonlinear terms do not vanish on the data where {variable} = {at}"
+    return ""
+
+
+def _nonzero(expr: sp.Expr, problem: Problem, constants: Mapping[sp.Symbol, float]) -> bool:
+    """Whether ``expr`` is surely not zero: numbers at a few points of the box (the constants at the
+    given values), against the size of its terms; False where it cannot be evaluated."""
+    if expr == 0:
+        return False
+    parts = sp.Add.make_args(sp.expand(expr.xreplace({c: sp.Float(v) for c, v in constants.items()})))
+    for k in range(len(_SAMPLES)):
+        point = {v: lo + (hi - lo) * _SAMPLES[(k + j) % len(_SAMPLES)]
+                 for j, (v, (lo, hi)) in enumerate(zip(problem.symbols, problem.bounds))}
+        try:
+            values = [complex(p.xreplace(point).evalf()) for p in parts]
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if not all(np.isfinite(v) for v in values):
+            return False
+        if abs(sum(values)) > _TOLERANCE * max(1.0, sum(abs(v) for v in values)):
+            return True
+    return False
+
+
+def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
+    parts = split(problem)
+    if parts is None:
+        raise NotImplementedError("no linear part with an equation for every field")
+    own, remainders = parts
+    fields = list(own)
+    lists = [_solutions(problem, f, own[f]) for f in fields]
+    if not all(lists):
+        raise NotImplementedError("the linear part has no solution with the data")
+    # the solvers give their candidates in one order (exact rates, then free ones): alike go together
+    paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
+    out: list[dict[str, sp.Expr]] = []
+    for combination in itertools.islice(paired, MAX_COMBINATIONS):
+        candidate = _amplitudes(problem, _distinct(dict(zip(fields, combination))), [])
+        if candidate is not None:
+            out += [c for c in _vanishing(problem, candidate, remainders) if c not in out]
+    if not out:
+        raise NotImplementedError("the nonlinear terms vanish on no solution of the linear part")
+    return out
+
+
+def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]:
+    view = _OneField(problem, field, equation)
+    found = []
+    for solver in _solvers(view):     # type: ignore[arg-type]
+        try:
+            found += [c[field] for c in solver(view) if field in c]     # type: ignore[arg-type]
+        except NotImplementedError:
+            continue
+    return list(dict.fromkeys(found))
+
+
+def _vanishing(problem: Problem, candidate: dict[str, sp.Expr], remainders: Sequence[sp.Expr]) -> list[dict[str, sp.Expr]]:
+    """``candidate`` (with its free constants solved where the remainders need it) when the
+    nonlinear remainders are zero on it; else nothing."""
+    values = [rational(problem.apply(r, candidate)) for r in remainders]
+    constants = sorted({c for e in candidate.values() for c in solver_constants(e)}, key=lambda c: int(c.name[1:]))
+    trial = {c: 0.3 + 0.7 * k / max(1, len(constants)) + 0.1 * (k % 2) for k, c in enumerate(constants)}
+    if not any(_nonzero(v, problem, trial) for v in values):
+        return [candidate]
+    conditions = [g for v in values for g in _coefficients(v, constants, problem.symbols)]
+    if not constants or not conditions:
+        return []
+    try:
+        choices = sp.solve(conditions, constants, dict=True)
+    except (NotImplementedError, ValueError):
+        return []
+    out = []
+    for choice in choices:
+        fixed = {f: sp.expand(e.xreplace(choice)) for f, e in candidate.items()}
+        rest = {c: trial[c] for c in constants if c not in choice}
+        if any(e != 0 for e in fixed.values()) and not any(
+                _nonzero(problem.apply(r, fixed), problem, rest) for r in remainders):
+            out.append(fixed)
+    return out
+
+
+def _coefficients(expr: sp.Expr, constants: Sequence[sp.Symbol], variables: Sequence[sp.Symbol]) -> list[sp.Expr]:
+    """The coefficient of each function of ``variables`` in ``expr`` (polynomials in ``constants``);
+    nothing where a constant sits inside a function."""
+    groups: dict[sp.Expr, sp.Expr] = {}
+    chosen, moving = set(constants), set(variables)
+    for term in sp.Add.make_args(sp.expand(expr)):
+        factors = sp.Mul.make_args(term)
+        rest = sp.Mul(*[f for f in factors if f.free_symbols & moving])
+        if rest.free_symbols & chosen:
+            return []
+        groups[rest] = groups.get(rest, sp.Integer(0)) + sp.Mul(*[f for f in factors if not f.free_symbols & moving])
+    return [g for g in groups.values() if g != 0]
