@@ -21,16 +21,17 @@ solve the problem and the solver declines.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
 
-from desyr.plugin import completable
+from desyr.plugin import Face, completable, constraint_points, lambdify
 from desyr_sympy import angular, odes, polar, separable, undetermined
 from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import constants_of, jet_symbols, rational, residuals, slice_data
+from desyr_sympy.forms import exact_number, jet_symbols, rational, residuals
 from desyr_sympy.linear_part import _amplitudes, _distinct, _OneField
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,6 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_COMBINATIONS = 8
 #: fractions of the box where the nonlinear terms are evaluated (irrational, off the zeros of modes)
 _SAMPLES = (0.2360679774997897, 0.6180339887498949, 0.8541019662496845, 0.4142135623730951)
+#: points of each constraint's sets where a candidate is checked against the data
+_POINTS = 16
 #: a value this small against the size of its terms is zero
 _TOLERANCE = 1e-9
 
@@ -93,10 +96,22 @@ def applies(problem: Problem) -> str:
     if parts is None:
         return "linear, or a field without an equation of its own in the linear part"
     own, remainders = parts
+    jets = jet_symbols(problem)
+    if any(_only_where_constant(r, jets, problem) for r in remainders):
+        return "a nonlinear term without derivatives vanishes only where a field is zero or constant"
     for field, equation in own.items():
         if not _solvers(_OneField(problem, field, equation)):  # type: ignore[arg-type]
             return f"no linear solver applies to the linear part of {field}'s equation"
     return _data_allow(problem, remainders)
+
+
+def _only_where_constant(remainder: sp.Expr, jets: Mapping[sp.Symbol, Any], problem: Problem) -> bool:
+    """Whether ``remainder`` holds the fields only as themselves and is one product (``x*u**5``, zero
+    only where a field is) or free of the variables (``exp(u)``, zero only at constant values)."""
+    held = [s for s in remainder.free_symbols if s in jets]
+    if not held or any(jets[s].wrt for s in held):
+        return False
+    return len(sp.Add.make_args(sp.expand(remainder))) == 1 or not remainder.free_symbols & set(problem.symbols)
 
 
 def _solvers(view: Problem) -> list[_Solver]:
@@ -104,25 +119,51 @@ def _solvers(view: Problem) -> list[_Solver]:
 
 
 def _data_allow(problem: Problem, remainders: Sequence[sp.Expr]) -> str:
-    """"" unless a nonlinear remainder is nonzero on a face where the data give every field it holds
-    and every derivative in it runs along the face (then no solution of the linear part solves it)."""
+    """"" unless a nonlinear remainder is surely nonzero on a face or at a point where the data give
+    every jet it holds (a given jet, or its derivatives along the face): then no solution of the linear
+    part solves the problem (``u*u_x`` on ``u(x, 0) = sin(x)``, ``u**5`` at ``u(0) = 1``)."""
     jets = jet_symbols(problem)
     names = problem.vocabulary.var_symbols
-    faces: dict[tuple[sp.Symbol, sp.Expr], dict[str, sp.Expr]] = {}
-    for d in slice_data(problem):
-        jet = jets.get(d.operator)
-        if jet is not None and not jet.wrt:
-            faces.setdefault((d.variable, d.at), {})[jet.field] = d.value
-    for (variable, at), values in faces.items():
+    for fixed, known in _given(problem, jets).items():
         for remainder in remainders:
             held = {s: jets[s] for s in remainder.free_symbols if s in jets}
-            if not held or any(j.field not in values or variable in {names[w] for w in j.wrt} for j in held.values()):
+            values = {s: _derived(known.get(j.field, []), j.wrt, fixed, names) for s, j in held.items()}
+            if not held or any(v is None for v in values.values()):
                 continue
-            on_face = remainder.xreplace({s: sp.diff(values[j.field], *[names[w] for w in j.wrt])
-                                          for s, j in held.items()})
-            if _nonzero(on_face.subs(variable, at), problem, {}):
-                return f"the nonlinear terms do not vanish on the data where {variable} = {at}"
+            on_face = remainder.xreplace(values).subs(dict(fixed))
+            if _nonzero(on_face, problem, {}):
+                return f"the nonlinear terms do not vanish on the data where {', '.join(f'{v} = {a}' for v, a in fixed)}"
     return ""
+
+
+def _given(problem: Problem, jets: Mapping[sp.Symbol, Any]) -> dict[tuple[tuple[sp.Symbol, sp.Expr], ...], dict[str, list[tuple[tuple[str, ...], sp.Expr]]]]:
+    """For each face or point the data are given on (its fixed variables and values), each field's given
+    jets (their variables of differentiation) and values."""
+    names = problem.vocabulary.var_symbols
+    out: dict[tuple[tuple[sp.Symbol, sp.Expr], ...], dict[str, list[tuple[tuple[str, ...], sp.Expr]]]] = {}
+    for c in problem.constraints:
+        jet = jets.get(c.operator)
+        if c.kind != "pointwise" or jet is None:
+            continue
+        for face in c.faces:
+            if isinstance(face, Face):
+                fixed = tuple((names[n], exact_number(at)) for n, at in face.fixed)
+                # a value derived from the reference is a function of every variable: take it on the face
+                out.setdefault(fixed, {}).setdefault(jet.field, []).append((jet.wrt, rational(c.value).subs(dict(fixed))))
+    return out
+
+
+def _derived(given: Sequence[tuple[tuple[str, ...], sp.Expr]], wrt: tuple[str, ...],
+             fixed: tuple[tuple[sp.Symbol, sp.Expr], ...], names: Mapping[str, sp.Symbol]) -> sp.Expr | None:
+    """The value of the jet ``wrt`` from a given jet whose derivatives it extends along the face; None
+    where none does."""
+    across = {v for v, _ in fixed}
+    for known, value in given:
+        rest = Counter(wrt) - Counter(known)
+        if Counter(known) <= Counter(wrt) and not {names[w] for w in rest} & across:
+            variables = [names[w] for w in rest.elements()]
+            return sp.diff(value, *variables) if variables else value
+    return None
 
 
 def _nonzero(expr: sp.Expr, problem: Problem, constants: Mapping[sp.Symbol, float]) -> bool:
@@ -159,10 +200,10 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     out: list[dict[str, sp.Expr]] = []
     for combination in itertools.islice(paired, MAX_COMBINATIONS):
         candidate = _amplitudes(problem, _distinct(dict(zip(fields, combination))), [])
-        if candidate is not None:
+        if candidate is not None and _meets_data(problem, candidate):
             out += [c for c in _vanishing(problem, candidate, remainders) if c not in out]
     if not out:
-        raise NotImplementedError("the nonlinear terms vanish on no solution of the linear part")
+        raise NotImplementedError("no solution of the linear part meets the data with the nonlinear terms zero on it")
     return out
 
 
@@ -175,6 +216,37 @@ def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]
         except NotImplementedError:
             continue
     return list(dict.fromkeys(found))
+
+
+def _meets_data(problem: Problem, candidate: Mapping[str, sp.Expr]) -> bool:
+    """False where no choice of the candidate's amplitudes meets the pointwise data (a least-squares fit
+    at points of every constraint's sets leaves a residual): that candidate does not solve the linear
+    problem; True where it does or where the check cannot tell (a constant in a rate, a parameter)."""
+    constants = sorted({c for e in candidate.values() for c in solver_constants(e)}, key=lambda c: int(c.name[1:]))
+    jets = jet_symbols(problem)
+    rows, right = [], []
+    rng = np.random.default_rng(36)
+    for c in problem.constraints:
+        held = {jets[s].field for s in c.operator.free_symbols if s in jets}
+        if c.kind != "pointwise" or not held or not held <= set(candidate):
+            continue
+        residual = problem.apply(c.operator, candidate) - c.value
+        columns = [sp.diff(residual, k) for k in constants]
+        if any(col.free_symbols & set(constants) for col in columns) or \
+                residual.free_symbols - set(constants) - set(problem.symbols):
+            return True
+        points = constraint_points(problem, c.faces, _POINTS, rng)
+        values = lambdify(problem.symbols, [*columns, -residual.xreplace({k: 0 for k in constants})])(*points.T)
+        table = np.column_stack([np.broadcast_to(np.asarray(v, dtype=float), (len(points),)) for v in values])
+        rows.append(table[:, :-1])
+        right.append(table[:, -1])
+    if not rows:
+        return True
+    A, b = np.vstack(rows), np.concatenate(right)
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+        return True
+    fit = np.linalg.lstsq(A, b, rcond=None)[0] if constants else np.zeros(0)
+    return bool(np.linalg.norm(A @ fit - b) <= 1e-6 * max(1.0, float(np.linalg.norm(b))))
 
 
 def _vanishing(problem: Problem, candidate: dict[str, sp.Expr], remainders: Sequence[sp.Expr]) -> list[dict[str, sp.Expr]]:
