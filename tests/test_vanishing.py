@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from desyr_sympy import vanishing
+from desyr_sympy.forms import coordinates
+from desyr_sympy.propose import REDUCTIONS, SOLVERS
 
 from desyr.config.loading import problem_from_toml
-from desyr_sympy import vanishing
-from desyr_sympy.propose import REDUCTIONS, SOLVERS
-from desyr_sympy.forms import coordinates
 
 x, y, t = sp.symbols("x y t", real=True)
 
@@ -38,6 +38,11 @@ PRODUCT_MODE = problem(["u_t - u_xx - u_yy - u**2*(u_xx + u_yy + 2*u)"],
 #: written here: a KdV-type u*u_x that vanishes where u is constant in x
 KDV_DAMPED = problem(["u_t + u*u_x + u_xxx + u"], {"u": "3", "u_exact": "3*exp(-t)"}, "x = [-1, 1]\nt = [0, 1]")
 
+#: written here: linear parts that tie the fields (u_t - v_xx), one equation each once u = v = w
+CROSSED = problem(["u_t - v_xx + u*u_x - v*v_x", "v_t - u_xx + (u - v)**2"],
+                  {"u": "sin(x)", "v": "sin(x)", "u_exact": "exp(-t)*sin(x)", "v_exact": "exp(-t)*sin(x)"},
+                  "x = [0, 3.141592653589793]\nt = [0, 1]", ("u", "v"))
+
 
 def exact(made, candidate: dict[str, sp.Expr]) -> bool:
     return all(sp.simplify(made.apply(e.residual, candidate)) == 0 for e in made.equations)
@@ -54,10 +59,11 @@ def test_the_first_candidate_solves_the_nonlinear_problem(made, fields):
 
 
 def test_the_linear_part_and_the_products_are_apart():
-    own, remainders = vanishing.split(COUPLED_BURGERS)
-    u, v = (sp.Symbol(n) for n in ("u", "v"))
-    assert set(own) == {"u", "v"} and all(len(sp.Add.make_args(e)) == 2 for e in own.values())
-    assert all(len(sp.Add.make_args(r)) == 3 for r in remainders) and u not in remainders[0].free_symbols - {u, v}
+    parts = vanishing.split(COUPLED_BURGERS)
+    assert parts is not None and parts.same == ()
+    assert {f: {str(a) for a in sp.Add.make_args(e)} for f, e in parts.own.items()} == \
+        {"u": {"u_t", "-u_xx"}, "v": {"v_t", "-v_xx"}}
+    assert {str(a) for a in sp.Add.make_args(parts.remainders[0])} == {"-2*u*u_x", "u*v_x", "u_x*v"}
 
 
 @pytest.mark.parametrize("equation, initial, why", [
@@ -94,15 +100,30 @@ def test_registered_as_a_reduction():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("made", [COUPLED_BURGERS, SYMMETRIC_PAIR, PRODUCT_MODE, KDV_DAMPED],
-                         ids=["coupled_burgers", "symmetric_pair", "product_mode", "kdv_damped"])
+@pytest.mark.parametrize("made", [COUPLED_BURGERS, SYMMETRIC_PAIR, PRODUCT_MODE, KDV_DAMPED, CROSSED],
+                         ids=["coupled_burgers", "symmetric_pair", "product_mode", "kdv_damped", "crossed"])
 def test_stage_0_proposals_are_proved(made):
+    from desyr_sympy.plugin import SympySearcher
+
     from desyr.api import refine
     from desyr.extension.registry import load_registry
     from desyr.stages.exact_search import propose_candidates
-    from desyr_sympy.plugin import SympySearcher
 
     solved = propose_candidates([SympySearcher(solvers=["vanishing"])], made._problem, 10.0)
     assert solved.pool and all(c.searcher == "sympy:vanishing" for c in solved.pool)
     texts = [{f: str(e) for f, e in c.search_expressions.items()} for c in solved.pool]
     assert refine(made._problem, texts, registry=load_registry(), plots=False).verdict == "proved"
+
+
+def test_linear_parts_that_tie_the_fields_are_solved_with_the_fields_one():
+    parts = vanishing.split(CROSSED)
+    assert parts is not None and parts.same == ("v",) and set(parts.own) == {"u"}
+    first, *_ = vanishing.solve(CROSSED)
+    assert first["u"] == first["v"] and exact(CROSSED, first)
+
+
+def test_the_fields_are_one_only_where_their_data_are():
+    apart = problem(["u_t - v_xx + u*u_x - v*v_x", "v_t - u_xx + (u - v)**2"],
+                    {"u": "sin(x)", "v": "sin(2*x)", "u_exact": "0", "v_exact": "0"},
+                    "x = [0, 3.141592653589793]\nt = [0, 1]", ("u", "v"))
+    assert vanishing.split(apart) is None and vanishing.applies(apart) != ""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,7 +48,7 @@ _POINTS = 16
 _TOLERANCE = 1e-9
 
 _Solver = Callable[["Problem"], list[dict[str, sp.Expr]]]
-_LINEAR: tuple[tuple[Callable[["Problem"], str], _Solver], ...] = (
+_LINEAR: tuple[tuple[Callable[[Problem], str], _Solver], ...] = (
     (separable.applies, separable.separate),
     (polar.applies, polar.radial),
     (angular.applies, angular.modes),
@@ -57,10 +58,20 @@ _LINEAR: tuple[tuple[Callable[["Problem"], str], _Solver], ...] = (
 )
 
 
-def split(problem: Problem) -> tuple[dict[str, sp.Expr], list[sp.Expr]] | None:
+@dataclass(frozen=True)
+class Parts:
+    """A problem as this solver reads it: the linear equation of each field to solve, the nonlinear
+    remainders (in those fields), and the fields set equal to the one solved (``u = v``)."""
+
+    own: dict[str, sp.Expr]
+    remainders: list[sp.Expr]
+    same: tuple[str, ...] = ()
+
+
+def split(problem: Problem) -> Parts | None:
     """Each field's own linear equation (the terms of degree at most one in the jets of one equation,
-    which hold that field alone) and the equations' nonlinear remainders; None when some field has no
-    such equation or nothing is nonlinear."""
+    which hold that field alone) and the nonlinear remainders; else, where every field has the same
+    data, the system with every field one (:func:`_identified`); None when neither reads."""
     jets = jet_symbols(problem)
     own: dict[str, sp.Expr] = {}
     remainders = []
@@ -68,18 +79,61 @@ def split(problem: Problem) -> tuple[dict[str, sp.Expr], list[sp.Expr]] | None:
         linear, nonlinear = _parts(residual, [s for s in residual.free_symbols if s in jets])
         held = {jets[s].field for s in linear.free_symbols if s in jets}
         if len(held) != 1 or held <= set(own):
-            return None
+            return _identified(problem)
         own[held.pop()] = linear
         remainders.append(nonlinear)
     if set(own) != set(problem.fields) or all(n == 0 for n in remainders):
         return None
-    return own, remainders
+    return Parts(own, remainders)
+
+
+def _identified(problem: Problem) -> Parts | None:
+    """The symmetric reduction ``u = v = ...`` of a system whose linear parts tie the fields: every field
+    has the same data, and with the fields one, every equation's linear part is a constant times the
+    first's (``u_t - v_xx`` and ``v_t - u_xx`` both read ``w_t - w_xx``)."""
+    first, *others = problem.fields
+    if not others or not _same_data(problem):
+        return None
+    one = _as_first(problem)
+    parts = [_parts(e, list(_jets(e, problem))) for e in (sp.expand(r.xreplace(one)) for r in residuals(problem))]
+    base = parts[0][0]
+    if not _jets(base, problem):
+        return None
+    for linear, _ in parts[1:]:
+        ratio = sp.cancel(linear / base)
+        if ratio == 0 or ratio.free_symbols & {*problem.symbols, *_jets(ratio, problem)}:
+            return None
+    return Parts({first: base}, [n for _, n in parts], tuple(others))
+
+
+def _as_first(problem: Problem) -> dict[sp.Symbol, sp.Symbol]:
+    """Every field's jets as the first field's same jets."""
+    first = problem.fields[0]
+    return {s: problem.jet_symbol(replace(j, field=first)) for s, j in jet_symbols(problem).items()}
+
+
+def _same_data(problem: Problem) -> bool:
+    """Whether every field has the same pointwise data (the same jets on the same sets, the same values)."""
+    one = _as_first(problem)
+    given: dict[str, set[str]] = {f: set() for f in problem.fields}
+    for c in problem.constraints:
+        held = {j.field for j in _jets(c.operator, problem).values()}
+        if len(held) != 1:
+            return False
+        given[held.pop()].add(repr((c.kind, c.operator.xreplace(one), c.faces, rational(c.value))))
+    return all(g == given[problem.fields[0]] and g for g in given.values())
+
+
+def _jets(expr: sp.Expr, problem: Problem) -> dict[sp.Symbol, Any]:
+    found = {s: problem.vocabulary.jet_of(s) for s in expr.free_symbols}
+    return {s: j for s, j in found.items() if j is not None}
 
 
 def _parts(residual: sp.Expr, jets: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr]:
     """``residual`` as its terms of degree at most one in ``jets`` and the rest (products of jets, and
     jets inside a function: ``sin(u)``)."""
-    linear, nonlinear = [], []
+    linear: list[sp.Expr] = []
+    nonlinear: list[sp.Expr] = []
     for term in sp.Add.make_args(sp.expand(residual)):
         held = [j for j in jets if j in term.free_symbols]
         degree = sp.Poly(term, *held).total_degree() if held and term.is_polynomial(*held) else len(held) and 2
@@ -95,23 +149,34 @@ def applies(problem: Problem) -> str:
     parts = split(problem)
     if parts is None:
         return "linear, or a field without an equation of its own in the linear part"
-    own, remainders = parts
-    jets = jet_symbols(problem)
-    if any(_only_where_constant(r, jets, problem) for r in remainders):
+    own, remainders = parts.own, parts.remainders
+    if any(_only_where_constant(r, problem) for r in remainders):
         return "a nonlinear term without derivatives vanishes only where a field is zero or constant"
     for field, equation in own.items():
-        if not _solvers(_OneField(problem, field, equation)):  # type: ignore[arg-type]
+        if not _solvers(_View(problem, field, equation)):  # type: ignore[arg-type]
             return f"no linear solver applies to the linear part of {field}'s equation"
     return _data_allow(problem, remainders)
 
 
-def _only_where_constant(remainder: sp.Expr, jets: Mapping[sp.Symbol, Any], problem: Problem) -> bool:
+def _only_where_constant(remainder: sp.Expr, problem: Problem) -> bool:
     """Whether ``remainder`` holds the fields only as themselves and is one product (``x*u**5``, zero
     only where a field is) or free of the variables (``exp(u)``, zero only at constant values)."""
-    held = [s for s in remainder.free_symbols if s in jets]
-    if not held or any(jets[s].wrt for s in held):
+    held = _jets(remainder, problem)
+    if not held or any(j.wrt for j in held.values()):
         return False
     return len(sp.Add.make_args(sp.expand(remainder))) == 1 or not remainder.free_symbols & set(problem.symbols)
+
+
+class _View(_OneField):
+    """One field's problem (:class:`~desyr_sympy.linear_part._OneField`), its jets those of its equation
+    too: the symmetric reduction writes ``v_xx`` as ``u_xx``, which the problem may not hold."""
+
+    def __init__(self, problem: Problem, field: str, equation: sp.Expr) -> None:
+        super().__init__(problem, field, equation)
+        self._extra = list(_jets(equation, problem).values())
+
+    def jets(self) -> list[Any]:
+        return list(dict.fromkeys([*super().jets(), *self._extra]))
 
 
 def _solvers(view: Problem) -> list[_Solver]:
@@ -126,7 +191,7 @@ def _data_allow(problem: Problem, remainders: Sequence[sp.Expr]) -> str:
     names = problem.vocabulary.var_symbols
     for fixed, known in _given(problem, jets).items():
         for remainder in remainders:
-            held = {s: jets[s] for s in remainder.free_symbols if s in jets}
+            held = _jets(remainder, problem)
             values = {s: _derived(known.get(j.field, []), j.wrt, fixed, names) for s, j in held.items()}
             if not held or any(v is None for v in values.values()):
                 continue
@@ -190,7 +255,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     parts = split(problem)
     if parts is None:
         raise NotImplementedError("no linear part with an equation for every field")
-    own, remainders = parts
+    own, remainders = parts.own, parts.remainders
     fields = list(own)
     lists = [_solutions(problem, f, own[f]) for f in fields]
     if not all(lists):
@@ -199,7 +264,8 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
     out: list[dict[str, sp.Expr]] = []
     for combination in itertools.islice(paired, MAX_COMBINATIONS):
-        candidate = _amplitudes(problem, _distinct(dict(zip(fields, combination))), [])
+        found = _distinct(dict(zip(fields, combination)))
+        candidate = _amplitudes(problem, found | {f: found[fields[0]] for f in parts.same}, [])
         if candidate is not None and _meets_data(problem, candidate):
             out += [c for c in _vanishing(problem, candidate, remainders) if c not in out]
     if not out:
@@ -208,7 +274,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
 
 
 def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]:
-    view = _OneField(problem, field, equation)
+    view = _View(problem, field, equation)
     found = []
     for solver in _solvers(view):     # type: ignore[arg-type]
         try:
