@@ -127,3 +127,11 @@ def test_the_fields_are_one_only_where_their_data_are():
                     {"u": "sin(x)", "v": "sin(2*x)", "u_exact": "0", "v_exact": "0"},
                     "x = [0, 3.141592653589793]\nt = [0, 1]", ("u", "v"))
     assert vanishing.split(apart) is None and vanishing.applies(apart) != ""
+
+
+def test_a_family_is_checked_at_one_value_of_its_parameter():
+    # u*u_x on the shock's data is nonzero for every nu: no solution of the heat equation solves it
+    text = ('name = "family"\ntime = "t"\n[domain]\nx = [-1, 1]\nt = [0, 1]\n[parameters]\nnu = [0.05, 0.2]\n'
+            '[[equations]]\nlhs = "u_t + u*u_x - nu*u_xx"\n[[constraints]]\non = "t = 0"\nvalue = "reference"\n'
+            '[reference]\nu = "1/2 - tanh((x - t/2)/(4*nu))/2"\n')
+    assert "do not vanish on the data" in vanishing.applies(coordinates(problem_from_toml(text, "<test>")))

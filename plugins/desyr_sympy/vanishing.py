@@ -32,7 +32,7 @@ import sympy as sp
 from desyr.plugin import Face, completable, constraint_points, lambdify
 from desyr_sympy import angular, odes, polar, separable, undetermined
 from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import exact_number, jet_symbols, rational, residuals
+from desyr_sympy.forms import constants_of, exact_number, jet_symbols, rational, residuals
 from desyr_sympy.linear_part import _amplitudes, _distinct, _OneField
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,6 +189,10 @@ def _data_allow(problem: Problem, remainders: Sequence[sp.Expr]) -> str:
     part solves the problem (``u*u_x`` on ``u(x, 0) = sin(x)``, ``u**5`` at ``u(0) = 1``)."""
     jets = jet_symbols(problem)
     names = problem.vocabulary.var_symbols
+    # the terms must vanish for every parameter of a family, so at one value too (an unknown coefficient
+    # may be the one value where they do: left symbolic, the check cannot tell)
+    unknowns = {problem.unknown_symbol(n) for n in problem.unknown_names}
+    family = {c: _SAMPLES[1] for c in constants_of(problem) - unknowns}
     for fixed, known in _given(problem, jets).items():
         for remainder in remainders:
             held = _jets(remainder, problem)
@@ -196,7 +200,7 @@ def _data_allow(problem: Problem, remainders: Sequence[sp.Expr]) -> str:
             if not held or any(v is None for v in values.values()):
                 continue
             on_face = remainder.xreplace(values).subs(dict(fixed))
-            if _nonzero(on_face, problem, {}):
+            if _nonzero(on_face, problem, family):
                 return f"the nonlinear terms do not vanish on the data where {', '.join(f'{v} = {a}' for v, a in fixed)}"
     return ""
 
