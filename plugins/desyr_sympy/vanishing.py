@@ -160,11 +160,14 @@ def applies(problem: Problem) -> str:
 
 def _only_where_constant(remainder: sp.Expr, problem: Problem) -> bool:
     """Whether ``remainder`` holds the fields only as themselves and is one product (``x*u**5``, zero
-    only where a field is) or free of the variables (``exp(u)``, zero only at constant values)."""
+    only where a field is) or holds one field and no variable (``exp(u)``, zero only at constant values;
+    ``(u - v)**2`` is zero where ``u = v``)."""
     held = _jets(remainder, problem)
     if not held or any(j.wrt for j in held.values()):
         return False
-    return len(sp.Add.make_args(sp.expand(remainder))) == 1 or not remainder.free_symbols & set(problem.symbols)
+    one_field = len({j.field for j in held.values()}) == 1
+    return len(sp.Add.make_args(sp.expand(remainder))) == 1 or (
+        one_field and not remainder.free_symbols & set(problem.symbols))
 
 
 class _View(_OneField):
