@@ -32,6 +32,7 @@ from desyr_sympy import (
     similarity,
     travelling,
     undetermined,
+    vanishing,
     waves,
 )
 from desyr_sympy.bounded import Outcome, one_line, run_bounded
@@ -85,6 +86,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("similarity", similarity.applies, similarity.similarity),
     Solver("parabolic", linear_parabolic.applies, linear_parabolic.solve),
     Solver("linear_part", linear_part.applies, linear_part.solve),
+    Solver("vanishing", vanishing.applies, vanishing.solve),
     Solver("undetermined", undetermined.applies, undetermined.solve),
     Solver("linearise", linearise.applies, linear_families.solve),
     Solver("separation", separation.applies, separation.separate),
@@ -96,7 +98,7 @@ SOLVERS: tuple[Solver, ...] = (
 #: equation; ``linearise``: a Cole-Hopf-type substitution to a linear one), beyond the plain CAS calls; an
 #: option turns them off
 REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined",
-                        "fronts", "linearise", "separation", "radial"})
+                        "fronts", "linearise", "separation", "radial", "vanishing"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
