@@ -200,7 +200,7 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
             break
         left = rule.budget - (time.perf_counter() - start)
         if left < seconds:
-            stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s budget left, less than the last attempt "
+            stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the last attempt "
                     f"took ({seconds:.0f} s)")
             break
         used += variant.search.runs

@@ -146,3 +146,16 @@ def test_summary_prints_the_exact_form_when_it_differs(capsys):
     result.exact_form = SimpleNamespace(expressions=dict(result.expression))
     _summary(result, None)
     assert not any(line.startswith("exact form") for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_candidate_that_starts_with_a_minus_sign_is_an_expression(capsys):
+    from desyr.cli.main import glued_expressions
+
+    assert glued_expressions(["verify", "f.toml", "--candidate", "-1/x"]) == ["verify", "f.toml", "--candidate=-1/x"]
+    assert glued_expressions(["refine", "f", "--candidate", "--seed", "1"]) == ["refine", "f", "--candidate", "--seed", "1"]
+    assert glued_expressions(["run", "--", "--candidate", "-x"]) == ["run", "--", "--candidate", "-x"]
+    from pathlib import Path
+
+    logistic = str(Path(__file__).parent / "fixtures" / "logistic.toml")
+    code = main(["verify", logistic, "--candidate", "-1/(1 + exp(-t)) + 2/(1 + exp(-t))"])
+    assert code == 0 and "Proved" in capsys.readouterr().out

@@ -63,7 +63,7 @@ def test_a_spent_budget_is_the_recorded_reason_to_stop(tmp_path):
     problem = load_problem(str(write_config(tmp_path, POLY_ONLY)))
     result = run(problem, budget=1e-3, progress=Progress(verbose=False))
     assert not result.exact and len(result.attempts) == 1
-    assert "budget left, less than the last attempt took" in result.escalation_stop
+    assert "left to these attempts, less than the last attempt took" in result.escalation_stop
 
 
 @pytest.mark.slow

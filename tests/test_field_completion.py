@@ -191,6 +191,23 @@ def test_stage_0_completes_a_proposal_that_leaves_out_the_pressure():
     assert any(r.outcome == "dropped" and "u could not be completed" in r.detail for r in solved.records)
 
 
+class UnreadableSearcher(ExactSearcher):
+    """Proposes a field whose text the problem's reader refuses (an unknown function)."""
+
+    name = "unreadable"
+
+    def propose(self, problem, time_limit):
+        return Proposals(({"u": sp.Function("mystery")(x), "v": -y, "p": x},), ("odd",),
+                         (SolverAttempt("odd", 0.0, "candidates: 1"),))
+
+
+def test_a_dropped_proposal_says_why_it_does_not_read_back():
+    solved = propose_candidates([UnreadableSearcher()], problem(STAGNATION), 5.0)
+    assert not solved.pool
+    (record,) = [r for r in solved.records if r.outcome == "dropped"]
+    assert record.detail.startswith("does not read back: ") and "mystery" in record.detail
+
+
 def test_linear_part_declines_where_it_does_not_apply():
     one = problem("fields = ['u']\n[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = 'u_xx + u_yy'\n"
                   "[[constraints]]\noperator = 'u'\non = 'boundary'\nvalue = 'x'\n")

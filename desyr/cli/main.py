@@ -148,9 +148,31 @@ def execution_of(args: argparse.Namespace) -> Execution:
     return Execution(args.executor, args.workers, options, bool(getattr(args, "resume", False)))
 
 
+#: options whose value is an expression, which may start with a minus sign (``--candidate -1/x``)
+EXPRESSION_OPTIONS = ("--candidate",)
+
+
+def glued_expressions(argv: list[str]) -> list[str]:
+    """``--candidate -1/x`` as ``--candidate=-1/x``: argparse takes a value that starts with ``-`` and is
+    not a plain number for an option, and says the option expected an argument."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in EXPRESSION_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and not argv[i + 1].startswith("--") and argv[i + 1] not in ("-h", "-p"):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        if argv[i] == "--":
+            return out + argv[i:]
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = parse_with_plugins(_parser, list(sys.argv[1:] if argv is None else argv))
+        args = parse_with_plugins(_parser, glued_expressions(list(sys.argv[1:] if argv is None else argv)))
         return _dispatch(args)
     except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
         print(f"desyr: error: {_one_line(exc)}{_traceback(exc)}", file=sys.stderr)

@@ -67,9 +67,9 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
         records += [_record(searcher.name, a) for a in found.attempts]
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
             given, why = _completed(problem, exprs)
-            parsed = None if why else _read_back(problem, given)
+            parsed, why = (None, why) if why else _read_back(problem, given)
             if parsed is None:
-                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", why or "does not read back"))
+                records.append(SolverCall(searcher.name, origin, 0.0, "dropped", why))
                 continue
             pool.append(Candidate(f"x{len(pool)}", parsed,
                                   searcher=f"{searcher.name}:{origin}" if origin else searcher.name))
@@ -88,18 +88,19 @@ def _completed(problem: Problem, exprs: object) -> tuple[object, str]:
     if not isinstance(exprs, Mapping) or not exprs or not set(exprs) < set(problem.fields):
         return exprs, ""
     missing = sorted(set(problem.fields) - set(exprs))
-    given = _read_back(problem, exprs, partial=True)      # in the problem's own symbols
+    given, why = _read_back(problem, exprs, partial=True)      # in the problem's own symbols
     done = None if given is None else complete_fields(problem, given)
-    return (done, "") if done is not None else (exprs, f"{', '.join(missing)} could not be completed")
+    return (done, "") if done is not None else (exprs, why or f"{', '.join(missing)} could not be completed")
 
 
-def _read_back(problem: Problem, exprs: object, partial: bool = False) -> dict[str, sp.Expr] | None:
-    """The proposal in the problem's own symbols, or None when it is not one expression per field
-    (some fields, where ``partial``) that prints and parses back."""
+def _read_back(problem: Problem, exprs: object, partial: bool = False) -> tuple[dict[str, sp.Expr] | None, str]:
+    """The proposal in the problem's own symbols, or None and why when it is not one expression per
+    field (some fields, where ``partial``) that prints and parses back."""
     if not isinstance(exprs, Mapping) or not (set(exprs) <= set(problem.fields) if partial
                                               else set(exprs) == set(problem.fields)):
-        return None
+        return None, "does not read back: not one expression per field"
     try:
-        return {f: problem.parse(str(expression_text(e))) for f, e in exprs.items()}
-    except (ExpressionError, TypeError, ValueError, AttributeError):
-        return None
+        return {f: problem.parse(str(expression_text(e))) for f, e in exprs.items()}, ""
+    except (ExpressionError, TypeError, ValueError, AttributeError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        return None, f"does not read back: {first[:200]}"
