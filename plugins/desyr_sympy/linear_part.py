@@ -42,7 +42,7 @@ class _Equation:
     residual: sp.Expr
 
 
-class _OneField:
+class OneField:
     """The problem as one field's solver reads it: that field, its own equation, its own data."""
 
     def __init__(self, problem: Problem, field: str, equation: sp.Expr) -> None:
@@ -142,7 +142,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
             continue
         # the solvers give their candidates in one order (exact rates, then free ones): alike go together
         paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
-        out = [c for c in (_amplitudes(problem, _distinct(dict(zip(kept, combination))), ties)
+        out = [c for c in (fitted_amplitudes(problem, distinct_modes(dict(zip(kept, combination))), ties)
                            for combination in itertools.islice(paired, MAX_COMBINATIONS)) if c is not None]
         if out:
             return out
@@ -150,7 +150,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
 
 
 def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]:
-    view = _OneField(problem, field, equation)
+    view = OneField(problem, field, equation)
     found = []
     for solver in _solvers(view):       # type: ignore[arg-type]
         try:
@@ -160,7 +160,7 @@ def _solutions(problem: Problem, field: str, equation: sp.Expr) -> list[sp.Expr]
     return found
 
 
-def _distinct(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+def distinct_modes(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
     """Each field's constants ``C1, C2...`` renamed apart from the other fields'."""
     out, k = {}, 0
     for field, expr in candidate.items():
@@ -172,7 +172,8 @@ def _distinct(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
     return out
 
 
-def _amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Sequence[sp.Expr]) -> dict[str, sp.Expr] | None:
+def fitted_amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Sequence[sp.Expr]
+                      ) -> dict[str, sp.Expr] | None:
     """The candidate with its constants fixed where the equations that tie the fields and the data,
     linear in them, decide; None when the ties cannot hold."""
     constants = sorted({c for e in candidate.values() for c in solver_constants(e)}, key=lambda c: int(c.name[1:]))

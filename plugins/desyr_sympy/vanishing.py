@@ -33,7 +33,7 @@ from desyr.plugin import Face, completable, constraint_points, lambdify
 from desyr_sympy import angular, odes, polar, separable, undetermined
 from desyr_sympy.candidates import solver_constants
 from desyr_sympy.forms import constants_of, exact_number, jet_symbols, rational, residuals
-from desyr_sympy.linear_part import _amplitudes, _distinct, _OneField
+from desyr_sympy.linear_part import OneField, distinct_modes, fitted_amplitudes
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -170,8 +170,8 @@ def _only_where_constant(remainder: sp.Expr, problem: Problem) -> bool:
         one_field and not remainder.free_symbols & set(problem.symbols))
 
 
-class _View(_OneField):
-    """One field's problem (:class:`~desyr_sympy.linear_part._OneField`), its jets those of its equation
+class _View(OneField):
+    """One field's problem (:class:`~desyr_sympy.linear_part.OneField`), its jets those of its equation
     too: the symmetric reduction writes ``v_xx`` as ``u_xx``, which the problem may not hold."""
 
     def __init__(self, problem: Problem, field: str, equation: sp.Expr) -> None:
@@ -271,8 +271,8 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
     paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
     out: list[dict[str, sp.Expr]] = []
     for combination in itertools.islice(paired, MAX_COMBINATIONS):
-        found = _distinct(dict(zip(fields, combination)))
-        candidate = _amplitudes(problem, found | {f: found[fields[0]] for f in parts.same}, [])
+        found = distinct_modes(dict(zip(fields, combination)))
+        candidate = fitted_amplitudes(problem, found | {f: found[fields[0]] for f in parts.same}, [])
         if candidate is not None and _meets_data(problem, candidate):
             out += [c for c in _vanishing(problem, candidate, remainders) if c not in out]
     if not out:
