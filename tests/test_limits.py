@@ -13,6 +13,7 @@ from desyr_scipy.refiner import ScipyRefiner
 from desyr.api import refine
 from desyr.config.loading import load_problem
 from desyr.model.points import make_verification_points
+from desyr.model.problem import Problem
 from desyr.stages.closed_form import identify
 from desyr.symbolic.limits import diverging, limit_tree
 from desyr.testing import make_candidate, make_context, refit_pool
@@ -73,7 +74,7 @@ LIMITS = [
 ]
 
 
-def _refit(config: str, candidate: str) -> tuple[object, dict[str, sp.Expr], str]:
+def _refit(config: str, candidate: str) -> tuple[Problem, dict[str, sp.Expr], str]:
     problem = load_problem(str(FIXTURES / config))
     cand = make_candidate(problem, candidate)
     refit_pool([cand], ScipyRefiner(starts=1), make_context(problem))
@@ -85,16 +86,16 @@ def _refit(config: str, candidate: str) -> tuple[object, dict[str, sp.Expr], str
 def test_stage_b_takes_the_limit_and_identification_names_it(config: str, candidate: str, reference: str) -> None:
     problem, exprs, note = _refit(config, candidate)
     assert "degenerate limit taken" in note and "rejected" not in note
-    form = identify(problem, exprs, make_verification_points(problem, 0))   # type: ignore[arg-type]
+    form = identify(problem, exprs, make_verification_points(problem, 0))
     assert form.symbolic_match is True
-    exact = problem.parse(form.expressions["u"])                            # type: ignore[attr-defined]
-    assert not exact.has(sp.Float) and sp.simplify(exact - problem.parse(reference)) == 0  # type: ignore[attr-defined]
+    exact = problem.parse(form.expressions["u"])
+    assert not exact.has(sp.Float) and sp.simplify(exact - problem.parse(reference)) == 0
 
 
 def test_moderate_constants_are_left_as_they_are() -> None:
     problem, exprs, note = _refit("moderate_rational.toml", "1.9/(1 + 2.8*x)")
     assert "degenerate limit" not in note
-    form = identify(problem, exprs, make_verification_points(problem, 0))   # type: ignore[arg-type]
+    form = identify(problem, exprs, make_verification_points(problem, 0))
     assert form.symbolic_match is True
 
 

@@ -52,11 +52,9 @@ def diverging(values: Sequence[float]) -> list[int]:
 def limit_tree(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray) -> sp.Expr | None:
     """``expr`` at the limit its diverging constants point to, or None when none diverges, the limit is
     not finite or not rational in them, or it does not reproduce ``expr``'s values on ``X``."""
-    if sp.count_ops(expr) > MAX_NODES:
-        return None
     par = parameterize(expr)
     huge = diverging(par.values)
-    if not huge:
+    if not huge or sp.count_ops(expr) > MAX_NODES:
         return None
     eps = sp.Dummy("eps", positive=True)
     scale = min(abs(par.values[i]) for i in huge)
