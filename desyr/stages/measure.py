@@ -20,8 +20,10 @@ from desyr.model.residuals import Scores, for_refinement, physics_scores
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.gauge import fix_gauge
+from desyr.symbolic.limits import limit_tree
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.simplify import cleaning_proposal
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 
 def teacher_error(ctx: RunContext, exprs: Mapping[str, sp.Expr]) -> tuple[float | None, dict[str, float]]:
@@ -118,8 +120,9 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
     Besides the paper's term removal, the proposal also snaps constants that equal an
     integer up to 1e-12 (``1.0*sin(...)`` -> ``sin(...)``); the same acceptance check applies.
     With ``refit`` (Stage B's refiner on a reduced tree), near-degenerate parts are then
-    removed together with a refit of the remaining constants (:func:`reduce_degenerate`), and
-    continuous symmetries of the constants are fixed the same way (:func:`fix_symmetries`).
+    removed together with a refit of the remaining constants (:func:`reduce_degenerate`), constants
+    that ran off to a degenerate limit are taken there (:func:`take_limits`), and continuous
+    symmetries of the constants are fixed the same way (:func:`fix_symmetries`).
     """
     if not candidate.expressions or candidate.phi is None or not math.isfinite(candidate.phi):
         return
@@ -138,6 +141,7 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
             candidate.cleaning_note = "cleaning proposal rejected by the acceptance check"
     if refit is not None:
         reduce_degenerate(candidate, ctx, refit, base)
+        take_limits(candidate, ctx, refit, base)
         fix_symmetries(candidate, ctx, refit, base)
 
 
@@ -221,18 +225,55 @@ def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, b
         fixed += [f"{f}: {fix.value:.6g} -> {fix.canonical}" for fix in fixes]
     if not fixed:
         return
+    ok = _refit_and_adopt(candidate, ctx, refit, base, proposal)
+    note = f"gauge fixed ({'; '.join(fixed)}){'' if ok else ': refit rejected'}"
+    candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
+
+
+def take_limits(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
+    """Degenerate limits (:mod:`desyr.symbolic.limits`): a field whose constants ran off to huge values
+    (``-143254104.04/(1 + 143254103.66*x)``) is rewritten at the limit they point to (``-1.0000000027/x``),
+    refit with the physics (``refit``) and kept under the acceptance check against the refit's own
+    figures (``base``), so identification sees the form the refit could only approach."""
+    current = dict(candidate.expressions or {})
+    X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
+    proposal, taken = dict(current), []
+    for f, expr in current.items():
+        try:
+            with time_limit(LIMIT_SECONDS):
+                limit = limit_tree(expr, ctx.problem.symbols, X)
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except (OutOfTime, Exception):   # out of time, or a tree sympy cannot cancel: it keeps its constants
+            continue
+        if limit is not None:
+            proposal[f] = limit
+            taken.append(f"{f}: {sp.sstr(limit, full_prec=False)}")
+    if not taken:
+        return
+    ok = _refit_and_adopt(candidate, ctx, refit, base, proposal)
+    note = f"degenerate limit taken ({'; '.join(taken)}){'' if ok else ': refit rejected'}"
+    candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
+
+
+#: seconds of SymPy work for one field's limit (cancelling a quotient is cheap; a bound keeps it so)
+LIMIT_SECONDS = 2.0
+
+
+def _refit_and_adopt(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline,
+                     proposal: Mapping[str, sp.Expr]) -> bool:
+    """Refit ``proposal`` with the physics, clean it and adopt it when it passes the acceptance check."""
     try:
         status, fitted = refit(proposal)
     except (KeyboardInterrupt, MemoryError, PluginError):
         raise
     except Exception:   # a refit that raises is a rejected proposal, as in reduce_degenerate
-        status, fitted = "failed", {}
-    ok = status in ("converged", "fixed") and set(fitted) == set(current)
-    if ok:
-        fitted = {f: cleaning_proposal(e, ctx.method.clean_term_tolerance, ctx.method.snap_integer_tolerance)
-                  for f, e in fitted.items()}
-        ok, eps, eps_fields, scores = _accepts(ctx, base, fitted)
+        return False
+    if status not in ("converged", "fixed") or set(fitted) != set(candidate.expressions or {}):
+        return False
+    fitted = {f: cleaning_proposal(e, ctx.method.clean_term_tolerance, ctx.method.snap_integer_tolerance)
+              for f, e in fitted.items()}
+    ok, eps, eps_fields, scores = _accepts(ctx, base, fitted)
     if ok:
         _adopt(candidate, fitted, eps, eps_fields, scores)
-    note = f"gauge fixed ({'; '.join(fixed)}){'' if ok else ': refit rejected'}"
-    candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
+    return ok
