@@ -45,8 +45,8 @@ from desyr.runtime.progress import Progress
 
 if TYPE_CHECKING:
     from desyr.api import Execution
-    from desyr.extension.roles import Executor
     from desyr.extension.registry import Registry
+    from desyr.extension.roles import Executor
     from desyr.model.problem import Problem
 
 MARKER = "run.json"
