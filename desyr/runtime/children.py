@@ -34,9 +34,8 @@ def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str
 
 
 def child_env(jobs: str | None = None) -> dict[str, str]:
-    """This process's environment for a child, with ``jobs`` as its jobserver (none: no jobserver, even
-    one this process was handed: the child's units then run in process, or its bench's cores would be
-    counted twice)."""
+    """This process's environment for a child, with ``jobs`` as its bench's jobserver; without, the child
+    gets none, not even one this process was handed (it holds none of that jobserver's tokens)."""
     from desyr.runtime.jobserver import ENV
 
     env = dict(os.environ)
