@@ -60,6 +60,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.shapes import Annulus, Disk
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
     from desyr.runtime.execution import serial_map, usable_cores
+    from desyr.runtime.jobserver import borrowed_tokens, jobserver_path
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
@@ -93,6 +94,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.shapes": ("Annulus", "Disk"),
     "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
     "desyr.runtime.execution": ("serial_map", "usable_cores"),
+    "desyr.runtime.jobserver": ("borrowed_tokens", "jobserver_path"),
     "desyr.stages.pool": ("empirical_front",),
     "desyr.stages.select": ("preference_key",),
     "desyr.symbolic.expressions": ("ExpressionError", "Vocabulary", "complexity", "expression_text",
@@ -151,7 +153,7 @@ __all__ = [
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",
     # executors and caches: in-process mapping, usable cores, atomic files
-    "serial_map", "usable_cores", "read_json", "write_bytes_atomic", "write_text_atomic",
+    "serial_map", "usable_cores", "borrowed_tokens", "jobserver_path", "read_json", "write_bytes_atomic", "write_text_atomic",
     "__version__",
     # errors
     "ComponentError", "ConfigError", "PluginError", "DesyrError",

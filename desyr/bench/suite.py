@@ -28,6 +28,7 @@ import json
 import os
 import re
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,11 +39,14 @@ from desyr.errors import ConfigError, DesyrError
 from desyr.model.problem import ProblemSet
 from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
 from desyr.runtime.children import _spawn, child_command, kill_children_on_signals
+from desyr.runtime.jobserver import Tokens, holding
+from desyr.runtime.jobserver import available as jobserver_available
 from desyr.runtime.progress import Progress
 
 if TYPE_CHECKING:
     from desyr.api import Execution
     from desyr.extension.registry import Registry
+    from desyr.extension.roles import Executor
     from desyr.model.problem import Problem
 
 MARKER = "run.json"
@@ -188,7 +192,10 @@ def finished_result(where: Path, spec: str, seed: int, digest: str) -> dict[str,
 
 
 def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
-            digest: str | None = None, registry: Registry | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+            digest: str | None = None, registry: Registry | None = None, extra: tuple[str, ...] = (),
+            jobs: str | None = None) -> dict[str, Any]:
+    """One configuration x seed in its own ``desyr run`` child; ``jobs``: the bench's jobserver, of which
+    the child takes a token (waiting for one) for as long as it runs."""
     if digest is None:
         digest = config_digest(registry, spec)
     where = run_dir(out, spec, seed, digest)
@@ -206,7 +213,8 @@ def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
         progress.message(f"bench: {spec} seed {seed}: FAILED ({detail[0]})")
         return {"spec": spec, "seed": seed, "ok": False, "error": detail[0]}
     progress.message(f"bench: {spec} seed {seed} ...")
-    ok, detail = _spawn(child_command(spec, seed, where, Path(out), extra), timeout)
+    with holding(jobs) if jobs else nullcontext():
+        ok, detail = _spawn(child_command(spec, seed, where, Path(out), extra), timeout, jobs)
     if ok and not isinstance(read_json(where / "result.json"), dict):
         ok, detail = False, ["the run finished but its result.json is missing or unreadable"]
     seconds = time.perf_counter() - start
@@ -241,10 +249,10 @@ def collect(out: Path, specs: list[str], seeds: int, digests: dict[str, str] | N
     return rows
 
 
-def bench_unit(item: tuple[str, int, str, float, str, bool, tuple[str, ...]]) -> dict[str, Any]:
+def bench_unit(item: tuple[str, int, str, float, str, bool, tuple[str, ...], str | None]) -> dict[str, Any]:
     """One configuration x seed (the unit an executor runs): its child run, then its outcome."""
-    spec, seed, out, timeout, digest, verbose, extra = item
-    return run_one(spec, seed, Path(out), timeout, Progress(verbose=verbose), digest, extra=extra)
+    spec, seed, out, timeout, digest, verbose, extra, jobs = item
+    return run_one(spec, seed, Path(out), timeout, Progress(verbose=verbose), digest, extra=extra, jobs=jobs)
 
 
 def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: Progress,
@@ -270,15 +278,14 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     executor = make_executor(registry, None, execution.executor if execution else None,
                              execution.workers if execution else None,
                              dict(execution.options or {}) if execution else None)
-    # parallel bench: each child runs its units in process, or the cores would be oversubscribed;
-    # a serial bench is serial all the way down
-    in_process = executor.in_process or (executor.workers > 1 and len(jobs) > 1)
-    extra: tuple[str, ...] = ("--executor", registry.in_process_executor()) if in_process else ()
+    chosen = (execution.executor if execution else None) or registry.default("executor")
+    extra, tokens = _children_executor(executor, chosen, len(jobs), registry)
     extra += forwarded_options(registry)     # a plugin's consent travels with the job (a remote worker's env)
     if not plots:
         extra += ("--no-plots",)
-    items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra) for spec, seed in jobs]
-    with executor:
+    with executor, Tokens(tokens) if tokens else nullcontext() as server:
+        items = [(spec, seed, str(out), timeout, digests[spec], progress.verbose, extra,
+                  server.path if server else None) for spec, seed in jobs]
         answers = checked_map(executor, bench_unit, items) if len(items) > 1 else [bench_unit(i) for i in items]
     for (spec, seed), answer in zip(jobs, answers):
         if isinstance(answer, UnitFailure):
@@ -286,6 +293,22 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
             progress.message(f"bench: {spec} seed {seed}: FAILED ({answer['error']})")
         outcomes[(spec, seed)] = answer
     return outcomes
+
+
+def _children_executor(executor: Executor, chosen: str, jobs: int, registry: Registry
+                       ) -> tuple[tuple[str, ...], int]:
+    """The children's ``--executor`` and the jobserver's tokens (0: none). A parallel bench on a local
+    executor that honours a jobserver shares its W workers with its children as W tokens (each job holds
+    one; a long job's units borrow the ones the finished jobs left); on any other its children run
+    their units in process, or the cores would be oversubscribed. A serial bench is serial all the way
+    down; a bench of one job gives its child the default executor and every core."""
+    if executor.in_process:
+        return ("--executor", registry.in_process_executor()), 0
+    if executor.workers == 1 or jobs == 1:
+        return (), 0
+    if type(executor).jobserver and jobserver_available():
+        return ("--executor", chosen), executor.workers
+    return ("--executor", registry.in_process_executor()), 0
 
 
 def _longest_first(registry: Registry, specs: list[str]) -> list[str]:

@@ -306,7 +306,14 @@ class Executor(Component):
     command_line_only: ClassVar[Mapping[str, str]] = {}
     #: True for an executor that runs every unit in the calling process, in order: what the Python API
     #: uses without ``execution=`` and what each child of a parallel ``desyr bench`` runs its units on
+    #: where the bench's executor does not honour a jobserver
     in_process: ClassVar[bool] = False
+    #: True for a local executor that honours the jobserver of a parallel ``desyr bench``
+    #: (:mod:`desyr.runtime.jobserver`): in a bench's child it runs a map's units side by side only on
+    #: tokens it borrows without waiting (``borrowed_tokens``), returns them when the map ends, and runs
+    #: the units in process when it borrows none. A parallel bench on such an executor hands it to its
+    #: children, so a long job uses the cores the finished ones left; on any other, its in-process one
+    jobserver: ClassVar[bool] = False
 
     @property
     def workers(self) -> int:

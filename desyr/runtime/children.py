@@ -33,8 +33,15 @@ def child_command(spec: str, seed: int, where: Path, out: Path, extra: tuple[str
     return [sys.executable, "-c", boot, *args]
 
 
-def child_env() -> dict[str, str]:
+def child_env(jobs: str | None = None) -> dict[str, str]:
+    """This process's environment for a child, with ``jobs`` as its bench's jobserver; without, the child
+    gets none, not even one this process was handed (it holds none of that jobserver's tokens)."""
+    from desyr.runtime.jobserver import ENV
+
     env = dict(os.environ)
+    env.pop(ENV, None)
+    if jobs:
+        env[ENV] = jobs
     if "PYTHONPATH" in env:
         parts = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and p != "."]
         if parts:
@@ -111,9 +118,9 @@ class kill_children_on_signals:
         return False
 
 
-def _spawn(cmd: list[str], timeout: float) -> tuple[bool, list[str]]:
+def _spawn(cmd: list[str], timeout: float, jobs: str | None = None) -> tuple[bool, list[str]]:
     popen: dict[str, Any] = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, errors="replace", env=child_env(), start_new_session=True)
+                                 text=True, errors="replace", env=child_env(jobs), start_new_session=True)
     preexec = _die_with_parent(os.getpid())
     if preexec is not None:
         popen["preexec_fn"] = preexec

@@ -10,7 +10,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from desyr.plugin import Executor, Option, UnitFailure, serial_map, usable_cores
+from desyr.plugin import Executor, Option, UnitFailure, borrowed_tokens, jobserver_path, serial_map, usable_cores
 from desyr_executors.lifeline import worker_start
 
 _WORKERS = Option(None, "processes; None: the usable local cores", kind=int, low=1, high=4096, nullable=True)
@@ -29,10 +29,14 @@ class SerialExecutor(Executor):
 class ProcessExecutor(Executor):
     """A pool of local worker processes (``forkserver`` on Linux, ``spawn`` elsewhere: never ``fork``,
     which would copy the parent's threads and locks). A unit whose worker dies is run again once;
-    units that die twice are run alone, so an innocent unit is never blamed for another's crash."""
+    units that die twice are run alone, so an innocent unit is never blamed for another's crash.
+
+    In a parallel bench's child (a jobserver in the environment) it holds one core, its job's: a map
+    runs beside it only on the tokens it borrows, at most ``workers - 1``, and in process on none."""
 
     name = "processes"
     default = True
+    jobserver = True
     options = {
         "workers": _WORKERS,
         "start_method": Option("auto", "auto (forkserver on Linux, else spawn), forkserver or spawn", kind=str,
@@ -48,6 +52,11 @@ class ProcessExecutor(Executor):
 
     @property
     def workers(self) -> int:
+        # in a bench's child only its job's token is sure: budgets shared out by workers assume one
+        return 1 if jobserver_path() else self._most
+
+    @property
+    def _most(self) -> int:
         return int(self.settings["workers"] or usable_cores())
 
     def _context(self) -> BaseContext:
@@ -77,13 +86,21 @@ class ProcessExecutor(Executor):
         self._pool, self._lifeline = None, None
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        if len(items) <= 1 or self.workers == 1:
+        if len(items) <= 1 or self._most == 1:
             return serial_map(fn, items)
+        if not jobserver_path():
+            return self._parallel(fn, items, self._most)
+        with borrowed_tokens(min(len(items), self._most) - 1) as borrowed:
+            # the job's own token runs one unit; each borrowed token one more, until the map ends
+            return self._parallel(fn, items, 1 + borrowed) if borrowed else serial_map(fn, items)
+
+    def _parallel(self, fn: Callable[[Any], Any], items: Sequence[Any], most: int) -> list[Any]:
+        """The units on a pool of at most ``most`` workers, each dying unit retried."""
         results: list[Any] = [None] * len(items)
-        lost = self._round(fn, items, range(len(items)), self.workers, results)
+        lost = self._round(fn, items, range(len(items)), most, results)
         for _ in range(self.settings["retries"]):
             if lost:
-                lost = self._round(fn, items, lost, min(self.workers, len(lost)), results)
+                lost = self._round(fn, items, lost, min(most, len(lost)), results)
         if self.settings["retries"]:
             # still dying: run each alone to tell the unit that kills its worker from its neighbours
             lost = [i for i in lost if self._round(fn, items, [i], 1, results)]
