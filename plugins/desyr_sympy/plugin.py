@@ -8,7 +8,7 @@ from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttemp
 
 SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
                 "energy", "waves", "fronts", "phase", "similarity", "parabolic", "linear_part",
-                "vanishing", "undetermined", "linearise", "separation", "radial")
+                "vanishing", "undetermined", "linearise", "pair", "separation", "radial")
 
 
 class SympySearcher(ExactSearcher):
