@@ -108,7 +108,7 @@ def pairs(problem: Problem) -> list[tuple[Substitution, list[sp.Expr]]]:
 
 
 def _axes(problem: Problem) -> tuple[int, int]:
-    t_axis = list(problem.variable_names).index(problem.time)
+    t_axis = list(problem.variable_names).index(str(problem.time))
     return 1 - t_axis, t_axis
 
 
