@@ -99,9 +99,15 @@ def test_propose_names_it_and_the_off_switch_leaves_it_out():
     assert not propose(NAGUMO, time_limit=30.0, solvers=["pair"], reductions=False).attempts
 
 
+def _handbook():
+    from desyr.config.loading import load_problem
+    return load_problem("handbook:allen_cahn_merge", load_registry())
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("made", [NEWELL_WHITEHEAD, NAGUMO, BISTABLE])
+@pytest.mark.parametrize("made", [NEWELL_WHITEHEAD, NAGUMO, BISTABLE, "handbook"])
 def test_the_verifier_proves_the_candidates(made):
+    made = _handbook() if made == "handbook" else made
     found = propose(made, time_limit=30.0, solvers=["pair"])
     texts = [{f: str(e) for f, e in c.items()} for c in found.candidates]
     assert refine(made, texts, registry=load_registry(), plots=False).verdict == "proved"
