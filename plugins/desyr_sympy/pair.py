@@ -16,7 +16,7 @@ of ``k**3 = C2*k**2 + C1*k + C0``: several fronts that merge (Allen-Cahn's
 ``sinh(x)/(cosh(x) + exp(-3*t))``).  Where the field is given at a fixed time, ``phi`` is carried back
 from it (:meth:`~desyr_sympy.linearise.Substitution.inverse`) and, where it is a combination of the
 modes there, each mode keeps its coefficient; else the ``c_i`` are free
-constants for Stage B, one of them fixed to 1 in each candidate (``phi`` matters only up to a factor).
+constants for Stage B, whose gauge fixing takes out ``phi``'s free factor.
 
 A quadratic source (Fisher's) never balances: ``u_xx`` gives ``phi_x**3/phi**3``, which only a cubic
 term cancels; so the solver applies to one equation in ``x`` and ``t``, linear in ``u_t``, ``u_x`` and
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
 
 #: starting values of the free coefficients of phi's modes (distinct, positive: phi stays away from 0)
-_STARTS = (0.5, 0.7, 0.35)
+_STARTS = (0.8, 0.5, 0.7)
 #: the unknowns of the pair
 _A, _B, _C0, _C1, _C2 = sp.symbols("A B C0 C1 C2")
 Vector = tuple[sp.Expr, sp.Expr, sp.Expr]
@@ -165,11 +165,8 @@ def _from_data(problem: Problem, substitution: Substitution, modes: list[sp.Expr
 
 
 def _families(modes: list[sp.Expr]) -> list[sp.Expr]:
-    """``sum c_i*mode_i`` with each ``c_i`` in turn fixed to 1, the others free floats."""
+    """``sum c_i*mode_i``, every ``c_i`` a free float: Stage B's gauge fixing takes out ``phi``'s free
+    factor (fixing one ``c_i`` to 1 here would miss every solution where that mode is absent)."""
     if len(modes) < 2:
         return []
-    out = []
-    for fixed in range(len(modes)):
-        starts = iter(_STARTS)
-        out.append(sp.Add(*[m if i == fixed else sp.Float(next(starts)) * m for i, m in enumerate(modes)]))
-    return out
+    return [sp.Add(*[sp.Float(c) * m for c, m in zip(_STARTS, modes)])]
