@@ -56,7 +56,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         phis = from_data(problem, substitution) or from_faces(problem, substitution) or families(problem, substitution)
         for phi in phis:
             u = _simplest(substitution.field(phi, variables))
-            if _finite(u, problem):
+            if finite(u, problem):
                 out.append({field: u})
     if not out:
         raise NotImplementedError("no solution of the linearised equation maps to a finite field")
@@ -219,7 +219,7 @@ def _largest(expr: sp.Expr, problem: Problem) -> float:
     return max(abs(float(f(*point.values()))) for point in _grid(problem))
 
 
-def _finite(expr: sp.Expr, problem: Problem) -> bool:
+def finite(expr: sp.Expr, problem: Problem) -> bool:
     """Whether ``expr`` is a finite real number at every point of a grid of the domain."""
     f = sp.lambdify(problem.symbols, expr, "math")
     try:

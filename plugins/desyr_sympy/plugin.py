@@ -8,7 +8,7 @@ from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttemp
 
 SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
                 "energy", "waves", "fronts", "phase", "similarity", "parabolic", "linear_part",
-                "vanishing", "undetermined", "linearise", "separation", "radial")
+                "vanishing", "undetermined", "linearise", "pair", "separation", "radial")
 
 
 class SympySearcher(ExactSearcher):
@@ -20,7 +20,7 @@ class SympySearcher(ExactSearcher):
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
         "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
                              "waves, a rotating phase, similarity variables, additive and multiplicative separation, radial solutions; linear parabolic equations to the heat "
-                             "equation; linear equations with a source by undetermined coefficients; a flow's linear part, its pressure completed; a nonlinear problem's linear part where its nonlinear terms vanish; travelling fronts by the tanh method; Cole-Hopf-type substitutions to linear equations); false: the plain SymPy calls only",
+                             "equation; linear equations with a source by undetermined coefficients; a flow's linear part, its pressure completed; a nonlinear problem's linear part where its nonlinear terms vanish; travelling fronts by the tanh method; Cole-Hopf-type substitutions to linear equations; cubic reaction-diffusion equations through an overdetermined linear pair); false: the plain SymPy calls only",
                              kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),

@@ -25,6 +25,7 @@ from desyr_sympy import (
     linear_parabolic,
     linearise,
     odes,
+    pair,
     polar,
     radial,
     separable,
@@ -89,6 +90,7 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("vanishing", vanishing.applies, vanishing.solve),
     Solver("undetermined", undetermined.applies, undetermined.solve),
     Solver("linearise", linearise.applies, linear_families.solve),
+    Solver("pair", pair.applies, pair.solve),
     Solver("separation", separation.applies, separation.separate),
     Solver("radial", radial.applies, radial.solve),
 )
@@ -98,7 +100,7 @@ SOLVERS: tuple[Solver, ...] = (
 #: equation; ``linearise``: a Cole-Hopf-type substitution to a linear one), beyond the plain CAS calls; an
 #: option turns them off
 REDUCTIONS = frozenset({"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined",
-                        "fronts", "linearise", "separation", "radial", "vanishing"})
+                        "fronts", "linearise", "pair", "separation", "radial", "vanishing"})
 
 
 def propose(problem: Problem, *, time_limit: float = 10.0, budget: float | None = None,
