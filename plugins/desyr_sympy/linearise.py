@@ -164,7 +164,7 @@ def _forms(problem: Problem) -> Iterator[tuple[str, int]]:
 EXP = sp.Symbol("exp_phi", positive=True)
 
 
-def _substituted(problem: Problem, kind: str, axis: int, jets: PhiJets,
+def substituted(problem: Problem, kind: str, axis: int, jets: PhiJets,
                  alpha: sp.Symbol, beta: sp.Symbol) -> sp.Expr:
     """The residual with ``u = form(phi)``, as a fraction over ``phi``'s jets (and :data:`EXP`),
     before clearing."""
@@ -189,7 +189,7 @@ def _substituted(problem: Problem, kind: str, axis: int, jets: PhiJets,
 def _linearise(problem: Problem, kind: str, axis: int) -> Substitution | None:
     jets = PhiJets()
     alpha, beta = sp.Symbol("alpha"), sp.Symbol("beta")
-    residual = _substituted(problem, kind, axis, jets, alpha, beta)
+    residual = substituted(problem, kind, axis, jets, alpha, beta)
     numerator, denominator = sp.fraction(sp.together(residual))
     symbols = list(jets.keys()) + ([EXP] if kind == "exp" else [])
     if not (is_polynomial(numerator, symbols) and is_polynomial(denominator, symbols)):
@@ -216,7 +216,7 @@ def _plain(cleared: sp.Poly, jets: PhiJets, k: int, alpha: sp.Symbol, beta: sp.S
             conditions.append(coefficient)
         else:
             linear.append((key, coefficient))
-    laws = _solve(conditions, [alpha, beta], alpha) if base is None else _gauged(conditions, alpha, beta)
+    laws = solved_laws(conditions, [alpha, beta], alpha) if base is None else _gauged(conditions, alpha, beta)
     for law in laws:
         operator = _collect(jets, [(key, c.xreplace(law)) for key, c in linear])
         if _evolves(operator):
@@ -254,14 +254,14 @@ def _total(cleared: sp.Poly, jets: PhiJets, k: int, axis: int, alpha: sp.Symbol,
     gap = sp.expand(cleared.as_expr() - phi ** (k - 1) * (phi * jets.total(a, axis) - slope * a))
     symbols = list(jets.keys())
     conditions = sp.Poly(gap, *symbols).coeffs()
-    for law in _solve(conditions, [alpha, beta, *weights], alpha):
+    for law in solved_laws(conditions, [alpha, beta, *weights], alpha):
         operator = _collect(jets, [(jets.keys()[s], w.xreplace(law)) for w, s in zip(weights, below)])
         if _evolves(operator):
             return law[alpha], law[beta], operator
     return None
 
 
-def _solve(conditions: list[sp.Expr], unknowns: list[sp.Symbol], alpha: sp.Symbol) -> list[dict[sp.Symbol, sp.Expr]]:
+def solved_laws(conditions: list[sp.Expr], unknowns: list[sp.Symbol], alpha: sp.Symbol) -> list[dict[sp.Symbol, sp.Expr]]:
     """Solutions with a real nonzero ``alpha``; an unknown left free is 0 (a free ``beta`` only moves
     the frame; a free weight of ``A`` is the factor of ``phi`` that the integration leaves)."""
     beta = unknowns[1]

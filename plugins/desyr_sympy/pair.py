@@ -30,7 +30,7 @@ import sympy as sp
 
 from desyr_sympy import linear_families
 from desyr_sympy.forms import jet_symbols, residuals, slice_data, terms
-from desyr_sympy.linearise import Key, PhiJets, Substitution, _solve, _substituted
+from desyr_sympy.linearise import Key, PhiJets, Substitution, solved_laws, substituted
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -88,12 +88,12 @@ def pairs(problem: Problem) -> list[tuple[Substitution, list[sp.Expr]]]:
     x, t = problem.symbols[x_axis], problem.symbols[t_axis]
     jets = PhiJets()
     alpha, beta = sp.Symbol("alpha"), sp.Symbol("beta")
-    numerator = sp.fraction(sp.together(_substituted(problem, "gradient", x_axis, jets, alpha, beta)))[0]
+    numerator = sp.fraction(sp.together(substituted(problem, "gradient", x_axis, jets, alpha, beta)))[0]
     basis = sp.symbols("phi0 phi1 phi2")
     reduced = numerator.xreplace({s: _combine(_reduce(key, x_axis), basis) for s, key in jets.keys().items()})
     conditions = sp.Poly(sp.expand(reduced), *basis).coeffs()
     out = []
-    for law in _solve(conditions, [alpha, beta, _A, _B, _C0, _C1, _C2], alpha):
+    for law in solved_laws(conditions, [alpha, beta, _A, _B, _C0, _C1, _C2], alpha):
         if any(v.has(sp.I) for v in law.values()):
             continue
         operator: dict[Key, sp.Expr] = {_key(t_axis, 1): sp.Integer(1), _key(x_axis, 2): -law[_A]}
