@@ -9,8 +9,10 @@ TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 
 
-def sine_config(tmp_path, runs=4, name="sine.toml", generations=30):
-    text = SINE_RUN.replace("runs = 2", f"runs = {runs}").replace("generations = 30", f"generations = {generations}")
+def sine_config(tmp_path, runs=4, name="sine.toml", generations=30, waves=True):
+    """``waves=False``: every seed searched at once (a test that counts the stored searches)."""
+    text = SINE_RUN.replace("runs = 2", f"runs = {runs}" + ("" if waves else "\nseed_waves = false"))
+    text = text.replace("generations = 30", f"generations = {generations}")
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path

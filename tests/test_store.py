@@ -29,7 +29,7 @@ def test_store_with_another_key_is_not_reused(tmp_path):
 @pytest.mark.slow
 def test_killed_run_resumes_without_redoing_finished_units(tmp_path):
     registry = load_registry()
-    cfg = sine_config(tmp_path, runs=5, generations=80)
+    cfg = sine_config(tmp_path, runs=5, generations=80, waves=False)
     killed = tmp_path / "killed"
     cmd = [sys.executable, "-m", "desyr", "run", str(cfg), "--out", str(killed), "--executor", "serial", "--quiet"]
     proc = subprocess.Popen(cmd, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

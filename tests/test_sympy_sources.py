@@ -241,11 +241,13 @@ def exact_instance(problem, candidate: dict[str, sp.Expr]) -> dict[str, sp.Expr]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_proposals_hold_an_exact_candidate(name):
+    # only the expected solver's proposals are checked: another reduction's candidate can hold a form
+    # whose exact check takes SymPy minutes, and it is not what this test is about
     problem, result = load(name), proposals(name)
-    found = [(origin, candidate) for origin, candidate in zip(result.origins, result.candidates)
-             if exact_instance(problem, candidate) is not None]
-    assert found, f"no exact candidate among {result.candidates}; attempts {result.attempts}"
-    assert SOURCES[name] in {origin for origin, _ in found}
+    own = [candidate for origin, candidate in zip(result.origins, result.candidates) if origin == SOURCES[name]]
+    assert own, f"{SOURCES[name]} proposed nothing; attempts {result.attempts}"
+    assert any(exact_instance(problem, candidate) is not None for candidate in own), \
+        f"no exact candidate among {own}; attempts {result.attempts}"
 
 
 @pytest.mark.parametrize("name", ["damped_oscillator", "linear_pair", "beam"])
