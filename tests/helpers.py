@@ -110,3 +110,18 @@ def _poly_only():
 
 #: u'' = -16 sin(4x) on [0, 1] with a polynomial-only library: not recoverable until sin is added
 POLY_ONLY = _poly_only()
+
+
+def line_problem(equation: str, initial: str | None, reference: str, domain: str = "x = [-2, 2]\nt = [0, 1]",
+                 time: bool = True):
+    """One field ``u`` with ``equation``, the reference on the boundary and ``initial`` at t = 0 (none:
+    no data at a fixed time): the shape the stage-0 reduction tests write their problems in."""
+    from desyr.plugin import problem_from_toml
+
+    initial_block = f'[[constraints]]\non = "initial"\nvalue = "{initial}"\n' if initial else ""
+    clock = 'time = "t"' if time else ""
+    text = (f'name = "made"\n{clock}\n[domain]\n{domain}\n'
+            f'[[equations]]\nlhs = "{equation}"\n'
+            f'[[constraints]]\non = "boundary"\nvalue = "reference"\n{initial_block}'
+            f'[reference]\nu = "{reference}"\n')
+    return problem_from_toml(text, "made")

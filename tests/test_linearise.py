@@ -9,23 +9,15 @@ from desyr_sympy import propose
 from desyr_sympy.forms import coordinates, residuals
 from desyr_sympy.linear_families import families, from_data, solve
 from desyr_sympy.linearise import applies, substitutions
+from helpers import line_problem
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
-from desyr.plugin import problem_from_toml
 
 x, t, y = sp.symbols("x t y", real=True)
 
 
-def problem(equation: str, initial: str | None, reference: str, domain: str = 'x = [-2, 2]\nt = [0, 1]',
-            time: bool = True):
-    initial_block = f'[[constraints]]\non = "initial"\nvalue = "{initial}"\n' if initial else ""
-    clock = 'time = "t"' if time else ""
-    text = (f'name = "made"\n{clock}\n[domain]\n{domain}\n'
-            f'[[equations]]\nlhs = "{equation}"\n'
-            f'[[constraints]]\non = "boundary"\nvalue = "reference"\n{initial_block}'
-            f'[reference]\nu = "{reference}"\n')
-    return problem_from_toml(text, "made")
+problem = line_problem
 
 
 #: u = -(2/3)*phi_x/phi, phi_t + phi_x = phi_xx/3, phi = 1 + exp(2*x - 2*t/3): a front carried along

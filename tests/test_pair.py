@@ -9,19 +9,12 @@ import sympy as sp
 from desyr_sympy import pair
 from desyr_sympy.forms import coordinates, residuals
 from desyr_sympy.propose import propose
+from helpers import line_problem
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
-from desyr.plugin import problem_from_toml
 
-
-def problem(equation: str, initial: str | None, reference: str):
-    initial_block = f'[[constraints]]\non = "initial"\nvalue = "{initial}"\n' if initial else ""
-    text = (f'name = "made"\ntime = "t"\n[domain]\nx = [-2, 2]\nt = [0, 1]\n'
-            f'[[equations]]\nlhs = "{equation}"\n'
-            f'[[constraints]]\non = "boundary"\nvalue = "reference"\n{initial_block}'
-            f'[reference]\nu = "{reference}"\n')
-    return problem_from_toml(text, "made")
+problem = line_problem
 
 
 #: Newell-Whitehead: alpha = sqrt(2), phi = 1 + 2*exp(3*t/2)*cosh(x/sqrt(2)), two fronts that merge
