@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from desyr.symbolic.eigenvalues import EigenvalueFunction
+
 #: the margin of a compact part of the open domain (any positive number)
 DELTA = sp.Symbol("delta", positive=True)
 Region = Mapping[sp.Symbol, tuple[sp.Expr, sp.Expr]]
@@ -81,6 +83,19 @@ def upper(expr: sp.Expr, region: Region, lowers: Lowers) -> list[Mono] | None:
         return [Mono()]
     if isinstance(expr, sp.Abs):
         return upper(expr.args[0], region, lowers)
+    if isinstance(expr, EigenvalueFunction):
+        return _linear_in_index(expr, lowers)
+    return None
+
+
+def _linear_in_index(call: EigenvalueFunction, lowers: Lowers) -> list[Mono] | None:
+    """A named eigenvalue ``s_k`` with ``c1*k <= s_k <= c2*k`` for every k >= 1: the k-th positive zero of
+    ``J_nu`` or ``J_nu'`` (McMahon's expansion, ``(k + nu/2 - 1/4)*pi + O(1/k)``, Watson 15.53, with the
+    zeros positive and increasing) and the k-th Robin root (in ``((k - 1)*pi, (k + 1/2)*pi)`` for large k,
+    :mod:`desyr.symbolic.robin`), all of them positive."""
+    k = call.index
+    if k in lowers and lowers[k] >= 1:
+        return [Mono(powers={k: sp.Integer(1)})]
     return None
 
 
@@ -145,9 +160,24 @@ def lower(expr: sp.Expr, region: Region, lowers: Lowers) -> Mono | None:
         return Mono(rate=w * sign)          # sinh|cosh(w) >= c*exp(|w|) once |w| >= w0 > 0
     if isinstance(expr, sp.cosh):
         return Mono()                       # cosh >= 1
+    if isinstance(expr, EigenvalueFunction):
+        found = _linear_in_index(expr, lowers)
+        return found[0] if found else None
     if isinstance(expr, sp.Add):
-        return _lower_polynomial(expr, lowers)
+        found = _lower_polynomial(expr, lowers)
+        if found is None and (all(a.is_nonnegative for a in expr.args) or all(a.is_nonpositive for a in expr.args)):
+            return _lower_of_one_signed(expr, region, lowers)
+        return found
     return None
+
+
+def _lower_of_one_signed(expr: sp.Add, region: Region, lowers: Lowers) -> Mono | None:
+    """A sum of terms of one sign is at least each of them: the largest of their lower bounds (by power)."""
+    found = [m for m in (lower(a, region, lowers) for a in expr.args) if m is not None and m.rate == 0
+             and not m.mixed]
+    if not found:
+        return None
+    return max(found, key=lambda m: sum(m.powers.values()))
 
 
 def _lower_polynomial(expr: sp.Expr, lowers: Lowers) -> Mono | None:
@@ -200,12 +230,47 @@ def extreme(z: sp.Expr, region: Region, lowers: Lowers, top: bool) -> sp.Expr | 
     value = z
     for v in variables:
         a = z.coeff(v)
-        sign = sign_for_all(a, lowers) if a.free_symbols - {DELTA} else (1 if a.is_positive else -1 if a.is_negative else None)
+        sign = _sign(a, lowers)
         if sign is None:
             return None
         lo, hi = region[v]
         value = value.xreplace({v: hi if (sign > 0) == top else lo})
     return sp.expand(value)
+
+
+def _sign(a: sp.Expr, lowers: Lowers) -> int | None:
+    """The sign of a coefficient for every index: by the polynomial test, or by SymPy's assumptions (a
+    named eigenvalue is positive)."""
+    if a.is_positive:
+        return 1
+    if a.is_negative:
+        return -1
+    return sign_for_all(a, lowers) if not _named(a) else None
+
+
+def _named(expr: sp.Expr) -> list[EigenvalueFunction]:
+    return [f for f in expr.atoms(sp.Function) if isinstance(f, EigenvalueFunction)]
+
+
+def _proxied(rate: sp.Expr) -> sp.Expr | None:
+    """``rate`` with each named eigenvalue ``s_k`` written ``k``: ``c1*k <= s_k <= c2*k`` keeps the degree
+    and the sign of each monomial, so the leading behaviour, provided the leading monomials of each index
+    agree in sign (else None)."""
+    calls = _named(rate)
+    if not calls:
+        return rate
+    written = sp.expand(rate.xreplace({c: c.index for c in calls}))
+    for k in {c.index for c in calls}:
+        if not isinstance(k, sp.Symbol):
+            return None
+        parts = [t for t in sp.Add.make_args(sp.expand(rate)) if t.has(k) or any(c.index == k and t.has(c) for c in calls)]
+        degrees = [sp.degree(t.xreplace({c: c.index for c in calls}), k) for t in parts]
+        top = max(degrees, default=0)
+        signs = {bool(sp.LC(t.xreplace({c: c.index for c in calls}), k).is_negative)
+                 for t, d in zip(parts, degrees) if d == top}
+        if len(signs) > 1:
+            return None
+    return written
 
 
 def summable(monos: Sequence[Mono], lowers: Lowers) -> bool:
@@ -215,7 +280,10 @@ def summable(monos: Sequence[Mono], lowers: Lowers) -> bool:
 
 def _summable(m: Mono, lowers: Lowers) -> bool:
     decay: dict[sp.Symbol, int] = {}
-    rate = sp.expand(m.rate)
+    proxied = _proxied(sp.expand(m.rate))
+    if proxied is None:
+        return False
+    rate = sp.expand(proxied)
     parts: dict[sp.Symbol, sp.Expr] = {k: sp.Integer(0) for k in lowers}
     for term in sp.Add.make_args(rate):
         owners = [k for k in lowers if term.has(k)]

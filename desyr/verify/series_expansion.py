@@ -28,6 +28,7 @@ from desyr.verify.quadrature import matches
 from desyr.verify.series_coverage import everything, uncovered
 from desyr.verify.series_identity import Range, Undecided, index_values, integer_zeros, zero_for_all
 from desyr.verify.series_modes import NotAnExpansion, Piece, Progression
+from desyr.verify.series_roots import numeric
 from desyr.verify.series_sturm import Family
 from desyr.verify.series_targets import Target
 from desyr.verify.unforeseen import fractions
@@ -300,16 +301,16 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
                   for i, p in enumerate(classes)]
         rest = {s: lo + (hi - lo) * fractions(key, f"{where} rest {s}", count)[n]
                 for s, (lo, hi) in check.rest.items()}
-        shapes = [b.at(v) for b, v in zip(combo, values)]                        # type: ignore[attr-defined]
+        shapes = [numeric(b.at(v)) for b, v in zip(combo, values)]               # type: ignore[attr-defined]
         claimed = sp.Integer(0)
         if claim is not None:
             at = {k: (v - p.offset) // p.step for k, v, p in zip(ks, values, classes) if p.step}
-            claimed = claim[0].xreplace(at).xreplace(rest)
+            claimed = numeric(claim[0].xreplace(at).xreplace(rest))
             for f, s in zip(families, shapes):
-                norm = sp.integrate(s**2 * f.weight, (f.variable, f.lo, f.hi))
+                norm = numeric(sp.integrate(s**2 * f.weight, (f.variable, f.lo, f.hi)))
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm
         integrand = (check.rho * sp.Mul(*shapes) * sp.Mul(*[f.weight for f in families])).xreplace(rest)
-        if not matches(box, integrand, xs, numbers, sp.nsimplify(claimed) if claimed.is_Float else claimed):
+        if not matches(box, integrand, xs, numbers, claimed):
             raise Unproved(f"the data's expansion coefficient is not confirmed by a quadrature ({where})")

@@ -13,7 +13,10 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
+from desyr.symbolic.special import MPMATH
+from desyr.verify.series_roots import named, never_zero_at_roots, numeric, parts_to_vanish
 from desyr.verify.unforeseen import fractions
 
 #: the largest index above the first one at which an identity is witnessed (quadratures stay cheap there)
@@ -50,11 +53,45 @@ def points(key: bytes, label: str, ranges: Mapping[sp.Symbol, Range],
 def zero_for_all(expr: sp.Expr, ranges: Mapping[sp.Symbol, Range], indices: Mapping[sp.Symbol, int],
                  key: bytes, label: str) -> bool:
     """Whether ``expr`` is 0 for every integer index from its lower limit and every point of ``ranges``:
-    SymPy's reduction (bounded in time) and the witnesses at drawn points."""
-    from desyr.verify.proof import is_zero
+    SymPy's reduction (bounded in time; at the roots of a named eigenvalue function's equation,
+    :mod:`desyr.verify.series_roots`) and the witnesses at drawn points, the indices put in exactly."""
+    from desyr.verify.proof import SECONDS_PER_RESIDUAL, _reduces_to_zero
+    if expr == 0:
+        return True
     if expr.free_symbols - set(ranges) - set(indices):
         return False
-    return is_zero(expr, points(key, label, ranges, indices))
+    parts = parts_to_vanish(expr)
+    if parts is None:
+        return False
+    try:
+        with time_limit(2 * SECONDS_PER_RESIDUAL):
+            if not all(_reduces_to_zero(p) for p in parts):
+                return False
+    except OutOfTime:
+        return False
+    return witnessed(expr, points(key, label, ranges, indices), indices)
+
+
+def witnessed(expr: sp.Expr, at: Sequence[witness.Point], indices: Mapping[sp.Symbol, int]) -> bool:
+    """The witnesses of ``expr`` at ``at``, each index put in as the exact integer it is there."""
+    if not named(expr):
+        return witness.vanishes(expr, at)
+    judged = False
+    for point in at:
+        whole = {s: sp.Integer(int(point[s])) for s in indices if s in point}
+        value = numeric(expr.xreplace(whole))
+        free = sorted(value.free_symbols, key=sp.default_sort_key)
+        if any(s not in point for s in free):
+            return False
+        g = sp.lambdify(free, value, modules=[MPMATH, "mpmath"])
+        args = [point[s] for s in free]
+        low, high = witness._value(g, args, witness.LOW), witness._value(g, args, witness.HIGH)
+        if low is None or high is None:
+            continue                      # a removable singularity of the formula at this point
+        if not high <= max(witness.SHRINK * low, witness.FLOOR):
+            return False
+        judged = True
+    return judged
 
 
 def free_of(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> bool:
@@ -72,11 +109,13 @@ def integer_zeros(expr: sp.Expr, index: sp.Symbol) -> set[int]:
     out: set[int] = set()
     for factor in sp.Mul.make_args(expr):
         base = factor.base if isinstance(factor, sp.Pow) and factor.exp.is_number else factor
-        if not base.has(index):
+        if not base.has(index) or base.is_positive or base.is_negative:
             continue
         if isinstance(base, sp.exp) or (isinstance(base, sp.Pow) and base.base.is_number and base.base.is_positive):
             continue
         if isinstance(base, sp.cosh) and base.args[0].is_real:
+            continue
+        if never_zero_at_roots(base, index):
             continue
         inner = base.args[0] if isinstance(base, sp.sinh) else base
         if not inner.is_polynomial(index) or inner.free_symbols - {index}:

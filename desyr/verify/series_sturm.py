@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr.model.problem import Problem
+from desyr.symbolic.eigenvalues import robinroot
 from desyr.verify.series_targets import Target, linear_coefficients
 
 #: the canonical index of a family's eigenfunctions (an integer >= 0)
@@ -53,6 +54,8 @@ class Branch:
     frequency: sp.Expr
     shape: sp.Expr
     index_of: sp.Expr | None
+    #: a Robin branch: the frequency is robinroot(J, a, b, c)/length, these (a, b, c, length)
+    robin: tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None = None
 
     def at(self, index: sp.Expr) -> sp.Expr:
         return self.shape.xreplace({J: index})
@@ -73,7 +76,10 @@ class Family:
         return sp.exp(self.beta * self.variable)
 
     def index(self, branch: Branch, frequency: sp.Expr) -> sp.Expr | None:
-        """The canonical index of the eigenfunction of ``branch`` with ``frequency`` (None: single)."""
+        """The canonical index of the eigenfunction of ``branch`` with ``frequency`` (None: single, or not
+        one of the branch's frequencies)."""
+        if branch.robin is not None:
+            return _robin_index(frequency, *branch.robin)
         return None if branch.index_of is None else sp.expand(branch.index_of.xreplace({_S: frequency}))
 
     def describe(self) -> str:
@@ -92,6 +98,7 @@ def family(problem: Problem, variable: str, conditions: list[Target]) -> Family:
     lo, hi = _ends(problem, variable)
     beta = _drift(problem, variable)
     rows, periodic = _rows(problem, variable, v, lo, conditions)
+    rows.sort(key=lambda r: r[0] != "lo")          # the condition at lo first: its row names the eigenfunction
     if periodic and beta != 0:
         raise NoFamily(f"periodic conditions in {variable} with a first-derivative term are not self-adjoint")
     length = hi - lo
@@ -217,10 +224,47 @@ def _positive(trig: sp.Matrix, v: sp.Symbol, lo: sp.Expr, length: sp.Expr, beta:
     elif a == 0 and _no_positive_root(b):
         s, index = sp.pi * (J - sp.Rational(1, 2)) / length, _S * length / sp.pi + sp.Rational(1, 2)
     else:
-        raise NoFamily("the conditions' eigenvalues are the roots of a mixed equation (Robin ends: robinroot), "
-                       "not handled by this proof")
+        return [_robin_branch(a, b, trig, v, lo, length, damp)]
     shape = _null_shape(trig.xreplace({_S: s}), [sp.cos(s * (v - lo)), sp.sin(s * (v - lo))])
     return [Branch(_label(shape), 1, False, s, damp * shape, index)]
+
+
+def _robin_branch(a: sp.Expr, b: sp.Expr, trig: sp.Matrix, v: sp.Symbol, lo: sp.Expr, length: sp.Expr,
+                  damp: sp.Expr) -> Branch:
+    """``D = (a0 + a2*s**2)*sin(s*L) + c1*s*cos(s*L)``: with ``sigma = s*L``, the positive roots are
+    ``robinroot(j, a0, -a2/L**2, c1/L)`` (j = 1, 2, ...), the k-th root by the function's definition; the
+    eigenfunction is the one the condition at ``lo`` leaves (its row never vanishes for s > 0)."""
+    pa, pb = sp.Poly(a, _S), sp.Poly(b, _S)
+    if pa.degree() > 2 or pa.coeff_monomial(_S) != 0 or pb.degree() != 1 or pb.coeff_monomial(1) != 0:
+        raise NoFamily("the conditions' determinant is not (a - b*s**2)*sin(s) + c*s*cos(s)")
+    constants = (pa.coeff_monomial(1), -pa.coeff_monomial(_S**2) / length**2, pb.coeff_monomial(_S) / length)
+    if any(not (k.is_number and k.is_real) for k in constants):
+        raise NoFamily("the Robin constants are not real numbers")
+    s = robinroot(J, *constants) / length
+    first_row = trig.row(0)
+    c_cos, c_sin = first_row[0], first_row[1]           # c0' and c1*s at lo, in the frequency _S
+    c_sin = sp.cancel(c_sin / _S)
+    if c_cos == 0:
+        shape = sp.cos(s * (v - lo))
+    elif c_sin == 0:
+        shape = sp.sin(s * (v - lo))
+    else:
+        shape = sp.sin(s * (v - lo)) - (c_sin * s / c_cos) * sp.cos(s * (v - lo))
+    return Branch("robin", 1, False, s, damp * shape, None, (*constants, length))
+
+
+def _robin_index(frequency: sp.Expr, a: sp.Expr, b: sp.Expr, c: sp.Expr, length: sp.Expr) -> sp.Expr | None:
+    """``k`` where ``frequency*length`` is ``robinroot(k, a', b', c')`` with ``(a', b', c')`` a multiple of
+    ``(a, b, c)`` (the same roots)."""
+    scaled = sp.simplify(frequency * length)
+    if not isinstance(scaled, robinroot):
+        return None
+    mine = sp.Matrix([[a, b, c], list(scaled.args[1:])])
+    if any(sp.simplify(m) != 0 for m in (mine[0, 0] * mine[1, 1] - mine[0, 1] * mine[1, 0],
+                                        mine[0, 0] * mine[1, 2] - mine[0, 2] * mine[1, 0],
+                                        mine[0, 1] * mine[1, 2] - mine[0, 2] * mine[1, 1])):
+        return None
+    return scaled.index
 
 
 def _null_shape(m: sp.Matrix, basis: list[sp.Expr]) -> sp.Expr:
