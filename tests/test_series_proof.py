@@ -3,9 +3,9 @@ each part said, and none of the red team's wrong series is (issue 46, acceptance
 from __future__ import annotations
 
 import pytest
+from series_cases import TEXTBOOK, WRONG, problem
 
 from desyr.verify.series_proof import prove_series
-from series_cases import TEXTBOOK, WRONG, problem
 
 pytestmark = pytest.mark.slow
 

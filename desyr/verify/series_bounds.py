@@ -119,8 +119,9 @@ def _upper_power(expr: sp.Pow, region: Region, lowers: Lowers) -> list[Mono] | N
         found = lower(base, region, lowers)
         return None if found is None else [found.scaled(e)]
     if e.is_Rational and e.is_positive:
+        # (a_1 + ... + a_N)**e <= N**max(e - 1, 0) * (a_1**e + ... + a_N**e) for a_i >= 0
         part = upper(base, region, lowers)
-        return None if part is None or len(part) != 1 else [part[0].scaled(e)]
+        return None if part is None else [m.scaled(e) for m in part]
     return None
 
 
@@ -161,13 +162,13 @@ def lower(expr: sp.Expr, region: Region, lowers: Lowers) -> Mono | None:
     if isinstance(expr, sp.cosh):
         return Mono()                       # cosh >= 1
     if isinstance(expr, EigenvalueFunction):
-        found = _linear_in_index(expr, lowers)
-        return found[0] if found else None
+        linear = _linear_in_index(expr, lowers)
+        return linear[0] if linear else None
     if isinstance(expr, sp.Add):
-        found = _lower_polynomial(expr, lowers)
-        if found is None and (all(a.is_nonnegative for a in expr.args) or all(a.is_nonpositive for a in expr.args)):
+        polynomial = _lower_polynomial(expr, lowers)
+        if polynomial is None and (all(a.is_nonnegative for a in expr.args) or all(a.is_nonpositive for a in expr.args)):
             return _lower_of_one_signed(expr, region, lowers)
-        return found
+        return polynomial
     return None
 
 

@@ -178,7 +178,6 @@ def _identity(check: Check, combo: Sequence[object], classes: list[Progression],
               key: bytes, numbers: Mapping[float, sp.Expr]) -> None:
     """``claim * norms = <rho, eigenfunctions>`` on one index class (0 where ``claim`` is None), for every
     index in it: generically, at every special index on its own, and by quadrature at a few."""
-    families = check.expansion.families
     ks: list[sp.Expr] = []
     js: list[sp.Expr] = []
     symbols: list[sp.Symbol | None] = []

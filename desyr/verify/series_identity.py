@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import sympy as sp
 
+from desyr.symbolic.special import MPMATH
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
-from desyr.symbolic.special import MPMATH
 from desyr.verify.series_roots import named, never_zero_at_roots, numeric, parts_to_vanish
 from desyr.verify.unforeseen import fractions
 

@@ -87,7 +87,7 @@ def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
     steps.append(("terms meet the homogeneous conditions at both ends of " +
                   ", ".join(sorted({str(v) for p in found for v in p.variables})), True))
     expansions = _expansions(found)
-    classes, active = 0, set()
+    classes, active = 0, set[str]()
     for target in all_targets:
         count = _meet(problem, name, target, answer.finite, expansions, ranges, key)
         if count:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljzero, besseljpzero, robinroot
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
 
 DIGITS = 80
 
