@@ -28,6 +28,7 @@ from desyr.model.problem import Problem
 from desyr.verify.series_bounds import DELTA, Mono, Region, summable, upper
 from desyr.verify.series_identity import Range
 from desyr.verify.series_modes import Piece
+from desyr.verify.series_roots import at_the_roots
 from desyr.verify.series_sturm import J
 from desyr.verify.series_targets import Target, linear_coefficients
 
@@ -98,7 +99,7 @@ def _converges(pieces: Sequence[Piece], orders: Sequence[tuple[sp.Symbol, ...]],
             if piece.angular is not None:
                 bound = _round_bound(piece, wrt, space, region, lowers)
             else:
-                bound = upper(sp.diff(piece.term, *wrt) if wrt else piece.term, region, lowers)
+                bound = upper(at_the_roots(sp.diff(piece.term, *wrt) if wrt else piece.term), region, lowers)
             if bound is None or not summable(bound, lowers):
                 return False
     return True
