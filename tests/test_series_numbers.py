@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import mpmath
 import numpy as np
 import pytest
 import sympy as sp
