@@ -71,7 +71,7 @@ def senses(problem: Problem, name: str, pieces: Sequence[Piece], targets: Sequen
             if not _converges(pieces, orders, inside, problem):
                 equation = "in the sense of distributions (its derivatives' series do not converge absolutely)"
             continue
-        near = _region(ranges, shrink=set(ranges) - set(target.fixed))
+        near = _near(ranges, target)
         if _converges(pieces, orders, near, problem):
             conditions.append((target.name, "pointwise"))
         elif target.name in active:
@@ -79,6 +79,17 @@ def senses(problem: Problem, name: str, pieces: Sequence[Piece], targets: Sequen
         else:
             conditions.append((target.name, "for every partial sum (its series does not converge up to the set)"))
     return Senses(closed, equation, tuple(conditions))
+
+
+def _near(ranges: Mapping[sp.Symbol, Range], target: Target) -> Region:
+    """A neighbourhood of the target's set: its fixed variable from the set halfway into the domain, the
+    others shrunk by ``delta`` (the set's relative interior)."""
+    out = dict(_region(ranges, shrink=set(ranges) - set(target.fixed)))
+    for v, value in target.fixed.items():
+        if v in ranges and value.is_number:
+            lo, hi = ranges[v]
+            out[v] = (value - (value - lo) / 2, value + (hi - value) / 2)
+    return out
 
 
 def _region(ranges: Mapping[sp.Symbol, Range], shrink: set[sp.Symbol]) -> Region:
