@@ -6,7 +6,8 @@ import pytest
 import sympy as sp
 from desyr_sympy import vanishing
 from desyr_sympy.forms import coordinates
-from desyr_sympy.propose import REDUCTIONS, SOLVERS
+from desyr_sympy.methods import METHODS
+from desyr_sympy.propose import REDUCTIONS
 
 from desyr.config.loading import problem_from_toml
 
@@ -96,7 +97,7 @@ def test_no_solution_of_the_linear_part_that_meets_the_data_no_candidate():
 
 
 def test_registered_as_a_reduction():
-    assert "vanishing" in REDUCTIONS and any(s.name == "vanishing" for s in SOLVERS)
+    assert "vanishing" in REDUCTIONS and any(m.name == "vanishing" for m in METHODS)
 
 
 @pytest.mark.slow

@@ -1,14 +1,19 @@
-"""Registers the SymPy exact searcher: ``dsolve``, integration, characteristics, separation of
-variables and travelling waves, run before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
+"""Registers the SymPy exact searcher: the exact methods of :data:`desyr_sympy.methods.METHODS`, run
+before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
 from __future__ import annotations
 
 from typing import Any
 
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
+from desyr_sympy.methods import METHODS
 
-SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
-                "energy", "waves", "fronts", "phase", "similarity", "parabolic", "linear_part",
-                "vanishing", "undetermined", "linearise", "pair", "separation", "radial")
+#: the names a config may write in ``[solvers.options.sympy] solvers``, in the order they are tried
+SOLVER_NAMES = tuple(m.name for m in METHODS)
+
+
+def _reductions_help() -> str:
+    reducing = ", ".join(m.name for m in METHODS if m.reduction)
+    return f"also run the methods that reduce an equation first ({reducing}); false: the plain SymPy calls only"
 
 
 class SympySearcher(ExactSearcher):
@@ -16,12 +21,9 @@ class SympySearcher(ExactSearcher):
 
     name = "sympy"
     options = {
-        "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
+        "solvers": Option(None, "SymPy methods to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
-        "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
-                             "waves, a rotating phase, similarity variables, additive and multiplicative separation, radial solutions; linear parabolic equations to the heat "
-                             "equation; linear equations with a source by undetermined coefficients; a flow's linear part, its pressure completed; a nonlinear problem's linear part where its nonlinear terms vanish; travelling fronts by the tanh method; Cole-Hopf-type substitutions to linear equations; cubic reaction-diffusion equations through an overdetermined linear pair); false: the plain SymPy calls only",
-                             kind=bool),
+        "reductions": Option(True, _reductions_help(), kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),
     }
