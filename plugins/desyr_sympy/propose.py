@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from desyr_sympy.bounded import Outcome, one_line
-from desyr_sympy.candidates import Pool, free_constants, usable
-from desyr_sympy.forms import coordinates
 from desyr_sympy.method import ExactMethod
 from desyr_sympy.methods import METHODS
 from desyr_sympy.running import cores, preload, run_methods
+from desyr_sympy.shared.candidates import Pool, free_constants, usable
+from desyr_sympy.shared.forms import coordinates
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem

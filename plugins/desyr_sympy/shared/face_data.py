@@ -1,4 +1,4 @@
-"""The data of a linear problem as undetermined coefficients see them (:mod:`desyr_sympy.undetermined`):
+"""The data of a linear problem as undetermined coefficients see them (:mod:`desyr_sympy.shared.coefficients`):
 values written as formulas for the whole domain, whether their functions close under differentiation,
 and a candidate's residual on each face, which the data's match solves for the candidate's constants."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr.plugin import Face
-from desyr_sympy.forms import exact_number, outside_vocabulary, rational
+from desyr_sympy.shared.forms import exact_number, outside_vocabulary, rational
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Constraint, Problem

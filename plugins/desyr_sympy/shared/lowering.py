@@ -10,7 +10,7 @@ The separated ODEs of a nonlinear equation are often exact: ``exp(f)*(f'' + f'**
 - an equation of **order 0** (no derivative left) is solved for ``f`` algebraically, one of first
   order ``f' = h(f)`` by the quadrature ``integral(1/h) = x + C``.
 
-An autonomous equation of second order left goes to the energy integral (:mod:`desyr_sympy.energy`),
+An autonomous equation of second order left goes to the energy integral (:mod:`desyr_sympy.shared.energy`),
 what is left then to ``dsolve``.  Every constant of integration is a fresh
 ``C<n>`` symbol, free for Stage B.
 """
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import sympy as sp
 
-from desyr_sympy import energy, quadrature
-from desyr_sympy.ansatz import as_ode, order
-from desyr_sympy.odes import explicit
+from desyr_sympy.shared import energy, quadrature
+from desyr_sympy.shared.ansatz import as_ode, order
+from desyr_sympy.shared.odes import explicit
 
 #: solutions of one ODE kept, at most (a quadratic in f gives two; more are rarely new)
 MAX_SOLUTIONS = 4

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr_sympy.forms import jet_symbols, residuals
+from desyr_sympy.shared.forms import jet_symbols, residuals
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem

@@ -1,4 +1,5 @@
-"""Order reduction of autonomous ODEs through the energy integral ``f'^2 = q(f)``.
+"""The energy integral ``f'^2 = q(f)`` of an autonomous ODE, and the dilations that make an ODE autonomous
+(the ``energy`` method, :mod:`desyr_sympy.methods.energy`, and the reductions that end in one ODE).
 
 ``dsolve`` stops at ``u'' = sin(u)`` (an implicit answer with an unevaluated integral) and at
 most nonlinear autonomous equations.  For ``f'' = F(f)``, multiplying by ``f'`` and integrating
@@ -6,7 +7,7 @@ once gives ``q = 2*G(f) + E`` with ``G' = F``; an equation linear in ``f''`` who
 squared gives a linear first-order ODE for ``q(f)`` (``f'' = q'/2``).  The level ``E`` comes from a
 value and a slope at one point, else from a saddle equilibrium (a double root of ``q``: the orbit a
 kink or a soliton follows), else 0, else it stays free for Stage B.  The quadrature of
-``1/sqrt(q)`` (:mod:`desyr_sympy.quadrature`) is inverted for ``f`` on the branch the data pick
+``1/sqrt(q)`` (:mod:`desyr_sympy.shared.quadrature`) is inverted for ``f`` on the branch the data pick
 (``4*atan(exp(x + C1))`` for ``u'' = sin(u)``, ``tanh(x + C1)`` for ``u'' = 2*u**3 - 2*u``); a
 trigonometric ``q`` through the half angle and the Weierstrass substitution.  An ODE that keeps its
 form under a dilation ``x -> l*x, u -> l**k*u`` (Emden-Fowler, Lane-Emden) is made autonomous by
@@ -24,12 +25,11 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr_sympy import quadrature
-from desyr_sympy.ansatz import nonlinear, order, profile, substitute, term_weights, total
-from desyr_sympy.forms import point_conditions
+from desyr_sympy.shared import quadrature
+from desyr_sympy.shared.ansatz import order, profile, term_weights, total
 
 if TYPE_CHECKING:  # pragma: no cover
-    from desyr.plugin import Problem
+    pass
 
 #: equilibria tried, at most (a polynomial of high degree has many; the first few are the simple ones)
 MAX_EQUILIBRIA = 3
@@ -224,15 +224,6 @@ def _trigonometric(q: sp.Expr, u: sp.Symbol, xi: sp.Symbol) -> list[sp.Expr]:
 
 
 # ------------------------------------------------------------------ the solver on an ODE problem
-def _second_order(form: sp.Expr | None, fs: Sequence[sp.Symbol]) -> bool:
-    """True when ``form`` is linear in ``f''`` with ``f'`` only squared: what :func:`squared_slope` takes."""
-    if form is None:
-        return False
-    a = sp.diff(form, fs[2])
-    rest = sp.expand(form - a * fs[2])
-    return a != 0 and not a.free_symbols & set(fs[1:]) and rest.xreplace({fs[1]: -fs[1]}) == rest
-
-
 def dilation(expr: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol) -> sp.Expr | None:
     """``k`` such that ``expr`` is homogeneous under ``x -> l*x, f -> l**k*f`` (Emden-Fowler,
     Lane-Emden, Euler's equidimensional equations), or None."""
@@ -301,13 +292,6 @@ def ode_reductions(reduced: sp.Expr, fs: Sequence[sp.Symbol], x: sp.Symbol
     return [] if ode is None else [(ode, ws, s, back, to_profile)]
 
 
-def _reductions(problem: Problem) -> list[tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr, sp.Expr]]:
-    fs = profile("F")
-    (x,) = problem.symbols
-    (reduced,) = substitute(problem, {problem.fields[0]: fs[0]}, x, [fs])
-    return ode_reductions(reduced, fs, x)
-
-
 def similarity_ode(expr: sp.Expr, s: sp.Symbol) -> sp.Expr | None:
     """``expr = s**p * ode``: the ODE, or None when the powers of ``s`` differ."""
     powers, parts = set(), []
@@ -320,7 +304,7 @@ def similarity_ode(expr: sp.Expr, s: sp.Symbol) -> sp.Expr | None:
     return sp.Add(*parts) if len(powers) == 1 else None
 
 
-def _back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Expr:
+def mapped_back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Expr:
     """``u = x**k w(log x)``, simplified for ``x > 0`` (where the dilation holds; the powers
     combine into one that is finite at ``x = 0``, as Lane-Emden's ``1/sqrt(1 + x**2/3)``)."""
     p = sp.Dummy("x", positive=True)
@@ -331,32 +315,3 @@ def _back(back: sp.Expr, profile: sp.Expr, s: sp.Symbol, x: sp.Symbol) -> sp.Exp
             sp.together(e.args[0]), force=True)))).xreplace({p: x})
     expr = sp.powsimp(sp.powdenest(sp.factor(sp.powdenest(expr, force=True)), force=True), force=True)
     return expr.xreplace({p: x})
-
-
-def applies(problem: Problem) -> str:
-    if problem.dim != 1 or len(problem.fields) != 1 or len(problem.equations) != 1:
-        return "not a single equation in one variable"
-    if not nonlinear(problem):
-        return "linear: dsolve's"
-    if not any(_second_order(autonomous_form(ode, fs), fs) for ode, fs, *_ in _reductions(problem)):
-        return "not autonomous (nor made so by a dilation) of the form a(u) u'' = F(u, u'^2)"
-    return ""
-
-
-def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
-    (x,) = problem.symbols
-    conditions = point_conditions(problem) or []
-    out: list[dict[str, sp.Expr]] = []
-    for ode, fs, s, back, to_profile in _reductions(problem):
-        at = {c.at: c.value for c in conditions if c.order == 0}
-        slopes = {c.at: c.value for c in conditions if c.order == 1}
-        mapped = {p: to_profile.subs({sp.Symbol("V"): at[p], x: p}) for p in at}
-        inside = [p for p in at if to_profile.subs({sp.Symbol("V"): 1, x: p}).is_finite]
-        values = [mapped[p] for p in inside]
-        # a value and a slope at one point fix the level (E from the data); only where s is x itself
-        data = [(at[p], slopes[p]) for p in inside if p in slopes] if s == x else []
-        for e in profiles(ode, fs, s, data, values):
-            out.append({problem.fields[0]: e if s == x else _back(back, e, s, x)})
-    if not out:
-        raise NotImplementedError("no quadrature of the energy integral")
-    return out

@@ -16,7 +16,7 @@ that what is left is ``phi**k*A[phi]`` with ``A`` linear, or ``phi**(k-1)*(phi*D
 which is ``phi**(k+1)*D_v(A/phi)``: a total derivative (Burgers gives ``D_x((phi_t - nu*phi_xx)/phi)``),
 integrated once to ``A[phi] = 0`` (the function of integration is a factor of ``phi`` that the
 substitution does not see).  ``A`` must have constant coefficients.  Its solutions
-(:mod:`desyr_sympy.linear_families`) are mapped back through the substitution.
+(:mod:`desyr_sympy.shared.linear_families`) are mapped back through the substitution.
 """
 from __future__ import annotations
 
@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr_sympy.ansatz import nonlinear
-from desyr_sympy.forms import jet_symbols, residuals
+from desyr_sympy.shared.forms import jet_symbols, residuals
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -115,21 +114,6 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
 
 def _hyperbolic_as_exp(expr: sp.Expr) -> sp.Expr:
     return sp.expand(expr.rewrite(sp.exp)) if expr.has(sp.sinh, sp.cosh, sp.tanh) else expr
-
-
-def applies(problem: Problem) -> str:
-    if problem.dim != 2 or len(problem.fields) != 1 or len(problem.equations) != 1:
-        return "not one field in two variables"
-    if not nonlinear(problem):
-        return "linear: nothing to linearise"
-    residual = residuals(problem)[0]
-    if max(len(j.wrt) for j in problem.jets()) > MAX_ORDER:
-        return f"derivatives beyond order {MAX_ORDER}"
-    if residual.free_symbols & set(problem.symbols):
-        return "coefficients depend on the variables"
-    if not all(is_polynomial(part, jet_symbols(problem)) for part in sp.fraction(sp.together(residual))):
-        return "not rational in the field and its derivatives"
-    return "" if substitutions(problem) else "no substitution of the Cole-Hopf family makes it linear"
 
 
 def is_polynomial(expr: sp.Expr, symbols: object) -> bool:

@@ -1,6 +1,6 @@
 """Angular modes on a disk or an annulus: ``u = T(t)*R(r)*cos(n*theta)`` (and ``sin``) about its centre.
 
-The radial solver (:mod:`desyr_sympy.polar`) needs data that are the same on every circle; data that
+The radial solver (:mod:`desyr_sympy.methods.polar`) needs data that are the same on every circle; data that
 vary along the circle (``-2*y`` on the rim of a Couette flow) are sums of Fourier modes, and an
 equation invariant under rotations keeps each mode apart.  The orders ``n`` come from the data: each
 pointwise constraint's value is sampled on the shape's circles at :data:`ANGLES` angles, and the
@@ -19,12 +19,21 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr.plugin import Disk
-from desyr_sympy.ansatz import as_ode, profile, substitute
-from desyr_sympy.bessel import real_basis
-from desyr_sympy.candidates import solver_constants
-from desyr_sympy.forms import constants_of
-from desyr_sympy.odes import explicit
-from desyr_sympy.polar import _radii, _regular, _round, _spatial, linear_on_round, polar_frame, time_factors
+from desyr_sympy.method import ExactMethod, Solutions
+from desyr_sympy.shared.ansatz import as_ode, profile, substitute
+from desyr_sympy.shared.bessel import real_basis
+from desyr_sympy.shared.candidates import solver_constants
+from desyr_sympy.shared.forms import constants_of
+from desyr_sympy.shared.odes import explicit
+from desyr_sympy.shared.round import (
+    linear_on_round,
+    plane_variables,
+    polar_frame,
+    radii,
+    regular_at_centre,
+    round_shape,
+    time_factors,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -34,13 +43,9 @@ ANGLES = 16
 MAX_ORDER = 4
 
 
-def applies(problem: Problem) -> str:
-    return linear_on_round(problem) or ("" if orders(problem) else "the data hold no angular mode")
-
-
 def orders(problem: Problem) -> list[int]:
     """The orders ``n >= 1`` of the Fourier modes in the data on the shape's circles."""
-    shape, spatial = _round(problem), _spatial(problem)
+    shape, spatial = round_shape(problem), plane_variables(problem)
     if shape is None or spatial is None:
         return []
     x, y = spatial
@@ -52,7 +57,7 @@ def orders(problem: Problem) -> list[int]:
         if constraint.kind != "pointwise":
             continue
         value = sp.lambdify((x, y), constraint.value.xreplace(others), "math")
-        for rho in {r for r in _radii(shape) if r > 0}:
+        for rho in {r for r in radii(shape) if r > 0}:
             found |= _modes(value, x0, y0, rho)
     return sorted(found)
 
@@ -72,27 +77,37 @@ def _modes(value: object, x0: float, y0: float, rho: float) -> set[int]:
     return out
 
 
-def modes(problem: Problem) -> list[dict[str, sp.Expr]]:
-    """The angular modes of the equation for the data's orders, one candidate per time factor."""
-    shape, (x, y, x0, y0, r, X), rho = polar_frame(problem)
-    field = problem.fields[0]
-    out = []
-    counter = iter(range(1, 10_000))
-    for factor in time_factors(problem):
-        total = sp.Integer(0)
-        for n in orders(problem):
-            power = sp.expand((x - x0 + sp.I * (y - y0))**n)
-            for angle in (sp.re(power), sp.im(power)):
-                for radial in _radial(problem, factor, angle / rho**n, rho, (x, y, x0, y0, X, r)):
-                    mode = _regular(radial, r) if isinstance(shape, Disk) else radial
-                    # each mode's own integration constants
-                    mode = mode.xreplace({c: sp.Symbol(f"C{next(counter)}") for c in solver_constants(mode)})
-                    total += factor * (mode.xreplace({r: rho}) * angle / rho**n)
-        if total != 0:
-            out.append({field: total})
-    if not out:
-        raise NotImplementedError("no angular mode")
-    return out
+class AngularModes(ExactMethod):
+    """Not a method of the searcher's list: the linear-part reductions (``linear_part``, ``vanishing``) ask it
+    for one field's modes beside ``separable`` and ``polar``."""
+
+    name = "angular"
+    summary = "one linear equation on a disk or an annulus: modes `R(r)*cos(n*theta)`, `sin(n*theta)` of the data's orders"
+
+    def applies(self, problem: Problem) -> str:
+        return linear_on_round(problem) or ("" if orders(problem) else "the data hold no angular mode")
+
+    def solve(self, problem: Problem) -> Solutions:
+        """The angular modes of the equation for the data's orders, one candidate per time factor."""
+        shape, (x, y, x0, y0, r, X), rho = polar_frame(problem)
+        field = problem.fields[0]
+        out = []
+        counter = iter(range(1, 10_000))
+        for factor in time_factors(problem):
+            total = sp.Integer(0)
+            for n in orders(problem):
+                power = sp.expand((x - x0 + sp.I * (y - y0))**n)
+                for angle in (sp.re(power), sp.im(power)):
+                    for radial in _radial(problem, factor, angle / rho**n, rho, (x, y, x0, y0, X, r)):
+                        mode = regular_at_centre(radial, r) if isinstance(shape, Disk) else radial
+                        # each mode's own integration constants
+                        mode = mode.xreplace({c: sp.Symbol(f"C{next(counter)}") for c in solver_constants(mode)})
+                        total += factor * (mode.xreplace({r: rho}) * angle / rho**n)
+            if total != 0:
+                out.append({field: total})
+        if not out:
+            raise NotImplementedError("no angular mode")
+        return out
 
 
 def _radial(problem: Problem, factor: sp.Expr, angle: sp.Expr, rho: sp.Expr,

@@ -1,6 +1,6 @@
 """Solutions of the linear equation a linearising substitution gives, mapped back to the field.
 
-``A[phi] = 0`` (:mod:`desyr_sympy.linearise`) has constant coefficients.  Where it is an evolution
+``A[phi] = 0`` (:mod:`desyr_sympy.shared.linearise`) has constant coefficients.  Where it is an evolution
 equation ``p*phi_w = L[phi]`` (first order in ``w``, ``L`` in the other variable ``v`` alone) and the
 field is given on a line of fixed ``w``, that value is carried back through the substitution
 (``phi = exp(integral(u/alpha))`` for a gradient) and each of its terms evolved exactly: an
@@ -10,7 +10,7 @@ that a power of ``L`` annihilates (a polynomial under a heat operator) gets the 
 that splits them into eigenfunctions (``4*cosh(x/2)**2 = exp(x) + 2 + exp(-x)``), products of sines and cosines as sums.  Where
 the field's values on faces are formulas (an elliptic equation's boundary data; ``log``, ``power`` and
 ``exp`` substitutions, which carry a value back without an integration), ``phi`` is sought by
-undetermined coefficients on the carried-back data's functions (:mod:`desyr_sympy.undetermined`):
+undetermined coefficients on the carried-back data's functions (:mod:`desyr_sympy.shared.coefficients`):
 ``u = -log(3 + exp(x)*cos(y))`` on the boundary of a square for ``u_xx + u_yy = u_x**2 + u_y**2`` gives
 ``phi = 3 + exp(x)*cos(y)``, harmonic, matched exactly; the combinations the data do not fix are free
 constants for Stage B.  Without such
@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from desyr_sympy import face_data, undetermined
-from desyr_sympy.forms import rational, slice_data, terms
-from desyr_sympy.linearise import Key, Substitution, substitutions
+from desyr_sympy.shared import coefficients, face_data
+from desyr_sympy.shared.forms import rational, slice_data, terms
+from desyr_sympy.shared.linearise import Key, Substitution
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -47,25 +47,6 @@ _LARGEST = 80
 _FACTOR = 1.2
 #: starting values of the free constants (distinct, away from 0 and +-1)
 _STARTS = (0.5, 0.7, 1.3, 0.35, 0.85)
-
-
-def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
-    field, variables = problem.fields[0], list(problem.symbols)
-    out = []
-    for substitution in substitutions(problem):
-        phis = from_data(problem, substitution) or from_faces(problem, substitution) or families(problem, substitution)
-        for phi in phis:
-            u = _simplest(substitution.field(phi, variables))
-            if finite(u, problem):
-                out.append({field: u})
-    if not out:
-        raise NotImplementedError("no solution of the linearised equation maps to a finite field")
-    return out
-
-
-def _simplest(expr: sp.Expr) -> sp.Expr:
-    tidy = sp.factor_terms(sp.cancel(expr)) if not expr.has(sp.log) else expr
-    return tidy if sp.count_ops(tidy) <= sp.count_ops(expr) else expr
 
 
 def evolution(substitution: Substitution) -> tuple[int, sp.Expr, dict[int, sp.Expr]] | None:
@@ -130,7 +111,7 @@ def from_faces(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
                         for key, c in substitution.operator.items()])
 
     try:
-        _, homogeneous = undetermined.solutions(apply, sp.Integer(0), variables, max(map(sum, substitution.operator)),
+        _, homogeneous = coefficients.solutions(apply, sp.Integer(0), variables, max(map(sum, substitution.operator)),
                                                 list(carried.values()))
     except NotImplementedError:
         return []
@@ -138,10 +119,10 @@ def from_faces(problem: Problem, substitution: Substitution) -> list[sp.Expr]:
         return []
     constants = list(sp.symbols(f"C1:{len(homogeneous) + 1}"))
     general = sp.Add(*[k * h for k, h in zip(constants, homogeneous)])
-    matched = undetermined.match(face_data.on_faces(problem, lambda con: general - carried[con]), constants, variables)
+    matched = coefficients.match(face_data.on_faces(problem, lambda con: general - carried[con]), constants, variables)
     if matched is not None:
         general = general.xreplace(matched)
-    return [general] if len(general.free_symbols & set(constants)) <= undetermined.MAX_FREE else []
+    return [general] if len(general.free_symbols & set(constants)) <= coefficients.MAX_FREE else []
 
 
 def _evolve(h: sp.Expr, step: Callable[[sp.Expr], sp.Expr], tau: sp.Expr, v: sp.Symbol) -> sp.Expr | None:

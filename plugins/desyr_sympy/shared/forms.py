@@ -175,6 +175,18 @@ def slice_data(problem: Problem) -> Iterator[Data]:
                 yield Data(c.operator, rational(c.value).subs(symbols[name], where), symbols[name], where)
 
 
+def initial_data(problem: Problem) -> list[Data]:
+    """The field's own values on slices of fixed time that vary in space."""
+    if problem.time is None:
+        return []
+    jet = problem.vocabulary.parse_jet(problem.fields[0])
+    assert jet is not None      # a field's own name is always a jet
+    field_symbol = problem.jet_symbol(jet)
+    t = problem.vocabulary.var_symbols[problem.time]
+    return [d for d in slice_data(problem)
+            if d.variable == t and d.operator == field_symbol and d.value.free_symbols - {t}]
+
+
 @dataclass
 class PointCondition:
     """A condition at a point of a 1-D problem: ``jet(at) = value``."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
-from desyr_sympy.forms import outside_vocabulary
+from desyr_sympy.shared.forms import outside_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem

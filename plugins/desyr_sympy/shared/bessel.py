@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import sympy as sp
 
-from desyr_sympy.candidates import solver_constants
+from desyr_sympy.shared.candidates import solver_constants
 
 
 def _imaginary_argument(call: sp.Basic) -> sp.Expr | None:
