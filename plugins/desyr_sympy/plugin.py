@@ -11,6 +11,7 @@ from typing import Any
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
 from desyr_sympy.method import ExactMethod
 from desyr_sympy.methods import METHODS
+from desyr_sympy.propose import propose
 
 #: the names a config may write in ``[solvers.options.sympy] solvers``, in the order they are tried
 SOLVER_NAMES = tuple(m.name for m in METHODS)
@@ -44,8 +45,6 @@ class SympySearcher(ExactSearcher):
     doc_tables = {"methods": methods_table(METHODS)}
 
     def propose(self, problem: Problem, time_limit: float) -> Proposals:
-        from desyr_sympy.propose import propose
-
         found = propose(problem, time_limit=time_limit, solvers=self.settings["solvers"],
                         reductions=self.settings["reductions"],
                         workers=self.settings["workers"])
