@@ -37,6 +37,7 @@ def test_cold_ends_are_judged_in_l2_at_t_0_and_proved():
     (f"Sum({ROD}, (n, 1, oo)) + sin(3*pi*x)*exp(-9*pi**2*t)/100", "not_exact"),     # the numbers see it
     (f"Sum({ROD}, (n, 1, oo)) + sin(1001*pi*x)*exp(-1002001*pi**2*t)/10**12", "verified"),   # only the proof does
     (f"Sum({ROD}, (n, 1, 50))", "not_exact"),                                         # a truncated sum: finite
+    ("Sum(2*sin(n*pi*x)*exp(-n**2*pi**2*t)/(pi*n), (n, 1, oo))", "not_exact"),       # converges in L2, to 1 - x
 ])
 def test_wrong_series_are_never_proved(text, expected):
     answer = verdict("rod", text)

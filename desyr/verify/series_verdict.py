@@ -5,7 +5,9 @@ on a target's points (docs/series.md), the residual must be within the tolerance
 pointwise.  Where none does (data that disagree with the boundary: terms ~ 1/n at t = 0), the sum
 converges there only in L2: the residual's root mean square over the set's points must be within the
 tolerance plus three times that of the next block of terms (from N/2 to N), which Parseval's
-identity makes the size of the tail.  A series that passes is Verified; Proved also needs
+identity makes the size of the tail.  The L2 test also asks the blocks to shrink (from N/4 to N/2, then to N): a
+series that converges to something else is seen once its error exceeds about three of its last blocks;
+a smaller error is left to the proof.  A series that passes is Verified; Proved also needs
 :func:`desyr.verify.series_proof.prove_series` and a printed formula that is the proved one.
 """
 from __future__ import annotations
@@ -27,7 +29,9 @@ from desyr.verify.series_proof import prove_series
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
 TRUNCATION = 1e-10
 #: the most terms per index of a sum (a double sum: this many per index, squared)
-CAP = {1: 4000, 2: 200, 3: 40}
+CAP = {1: 4000, 2: 60, 3: 12}
+#: the most of a target's fresh points a multiple sum is evaluated at (its cost is points times terms)
+POINTS = {2: 400, 3: 100}
 #: the fewest terms a truncation falls back to where more overflow in doubles
 MIN_CAP = 50
 #: how many times the last block of terms the L2 residual may be
@@ -90,7 +94,9 @@ def _depth(expr: sp.Expr) -> int:
 def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float) -> Judged:
     from desyr.symbolic.series import evaluate_series
     residual = _combined(residual)
-    cap = CAP.get(_depth(residual), 20)
+    depth = _depth(residual)
+    cap = CAP.get(depth, 20)
+    X = X[: POINTS.get(depth, len(X))]
     full = evaluate_series(residual, problem.symbols, X, TRUNCATION, cap)
     values = np.asarray(full.values, dtype=float)
     while not np.all(np.isfinite(values)) and cap > MIN_CAP:
@@ -101,9 +107,12 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
     if full.bound is not None and not full.capped:
         worst = float(np.max(np.abs(values))) if values.size else 0.0
         return Judged(name, "pointwise", worst, tolerance + full.bound, full.terms, full.bound)
-    half = evaluate_series(residual, problem.symbols, X, 0.0, max(1, full.terms // 2))
-    block = _rms(values - np.asarray(half.values, dtype=float))
-    return Judged(name, "L2", _rms(values), tolerance + BLOCKS * block, full.terms, block)
+    half, quarter = (np.asarray(evaluate_series(residual, problem.symbols, X, 0.0, max(1, full.terms // d)).values,
+                                dtype=float) for d in (2, 4))
+    block, before = _rms(values - half), _rms(half - quarter)
+    # the tail must shrink (a series whose blocks do not is no expansion), and the residual be its size
+    allowed = tolerance + BLOCKS * block if block <= before + tolerance else 0.0
+    return Judged(name, "L2", _rms(values), allowed, full.terms, block)
 
 
 def _rms(values: np.ndarray) -> float:
