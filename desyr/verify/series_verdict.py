@@ -23,7 +23,10 @@ import sympy as sp
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.symbolic.expressions import expression_text
+from desyr.symbolic.series import merge_sums
+from desyr.symbolic.simplify import bounded_simplify
 from desyr.verify.series_form import has_infinite_sum
+from desyr.verify.series_identity import points
 from desyr.verify.series_proof import prove_series
 
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
@@ -78,13 +81,31 @@ def cross_check(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifica
     return out
 
 
-def _combined(expr: sp.Expr) -> sp.Expr:
-    """``expr`` multiplied out with each sum held as one symbol, so that a sum that cancels (``2*S - 2*S``, where
-    the equation's terms of the finite part and of the sums met) is not evaluated at all."""
+def _combined(expr: sp.Expr, problem: Problem) -> sp.Expr:
+    """``expr`` multiplied out with each sum held as one symbol (a sum that cancels, ``2*S - 2*S``, is gone),
+    then the sums over the same ranges merged (``Sum(u_t) - Sum(u_xx)``), and a merged sum whose term is 0
+    (SymPy's simplification within a second, witnessed at a few indices and points) dropped: its value is 0,
+    and thousands of its terms need not be evaluated."""
     held = {s: sp.Dummy("sum") for s in expr.atoms(sp.Sum)}
     if not held:
         return expr
-    return sp.expand(expr.xreplace(held)).xreplace({d: s for s, d in held.items()})
+    expr = merge_sums(sp.expand(expr.xreplace(held)).xreplace({d: s for s, d in held.items()}))
+    return expr.xreplace({s: sp.Integer(0) for s in expr.atoms(sp.Sum) if _zero_term(s, problem)})
+
+
+def _zero_term(total: sp.Sum, problem: Problem) -> bool:
+    from desyr.verify.series_identity import witnessed
+    term = total.function
+    while isinstance(term, sp.Sum):
+        term = term.function
+    simpler = bounded_simplify(term, max_nodes=400, seconds=1.0)
+    if simpler is None or simpler != 0:
+        return False
+    indices = {limit[0]: int(limit[1]) for s in [total, *total.atoms(sp.Sum)] for limit in s.limits}
+    ranges = {v: (sp.Rational(lo).limit_denominator(10**6), sp.Rational(hi).limit_denominator(10**6))
+              for v, (lo, hi) in zip(problem.symbols, problem.bounds)}
+    at = points(b"cross-check", "zero term", {v: r for v, r in ranges.items() if term.has(v)}, indices)
+    return witnessed(term, at, indices)
 
 
 def _depth(expr: sp.Expr) -> int:
@@ -93,7 +114,7 @@ def _depth(expr: sp.Expr) -> int:
 
 def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float) -> Judged:
     from desyr.symbolic.series import evaluate_series
-    residual = _combined(residual)
+    residual = _combined(residual, problem)
     depth = _depth(residual)
     cap = CAP.get(depth, 20)
     X = X[: POINTS.get(depth, len(X))]
