@@ -25,6 +25,7 @@ from desyr.model.problem import Problem
 from desyr.symbolic.expressions import expression_text
 from desyr.symbolic.series import merge_sums
 from desyr.symbolic.simplify import bounded_simplify
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.series_form import has_infinite_sum
 from desyr.verify.series_identity import points
 from desyr.verify.series_proof import prove_series
@@ -37,6 +38,8 @@ CAP = {1: 4000, 2: 60, 3: 12}
 POINTS = {2: 400, 3: 100}
 #: the fewest terms a truncation falls back to where more overflow in doubles
 MIN_CAP = 50
+#: the bound on the cross-check (past it the truncated series is not shown to meet its targets: Not exact)
+SECONDS = 40.0
 #: how many times the last block of terms the L2 residual may be
 BLOCKS = 3.0
 
@@ -147,7 +150,12 @@ def _rms(values: np.ndarray) -> float:
 def outcome(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
             points: VerificationPoints, tolerance: float) -> tuple[str, str, dict[str, Any], dict[str, Any] | None]:
     """``(verdict, reason, residuals, exact_part)`` of a series answer."""
-    judged = cross_check(problem, numeric, points, tolerance)
+    try:
+        with time_limit(SECONDS):
+            judged = cross_check(problem, numeric, points, tolerance)
+    except OutOfTime:
+        return "not_exact", f"the truncated series could not be evaluated on the fresh points within {SECONDS:g} s", \
+            _residuals([]), None
     residuals = _residuals(judged)
     failed = [j for j in judged if not j.ok]
     if failed:
