@@ -36,6 +36,14 @@ def series_index(name: str, lower: int = 1) -> sp.Symbol:
     return sp.Symbol(name, integer=True)
 
 
+def rebuilt(node: sp.Basic, args: Sequence[sp.Basic]) -> sp.Basic:
+    """``node``'s class on ``args`` without evaluation; a sum and its limits (which take no ``evaluate``)
+    plainly: their limits are integers and ``oo``, nothing to fold."""
+    if isinstance(node, (sp.Sum, sp.Tuple)):
+        return node.func(*args)
+    return node.func(*args, evaluate=False)
+
+
 def has_series(expr: sp.Basic) -> bool:
     """Whether ``expr`` holds a sum (cheap where it holds none)."""
     return isinstance(expr, sp.Basic) and expr.has(sp.Sum)
@@ -136,6 +144,22 @@ def stable_term(term: sp.Expr) -> sp.Expr:
                 else 1 + sp.exp(-2 * size))
         mapping[node] = sp.exp(size) * rest / 2
     return sp.powsimp(term.xreplace(mapping), combine="exp")
+
+
+def head(expr: sp.Expr, terms: int = 3) -> sp.Expr:
+    """``expr`` with every sum written out as its first ``terms`` terms (per index): a finite formula
+    whose singularities in the variables are those of the terms (what a check of the formula's
+    regularity reads)."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+
+    def written(node: sp.Sum) -> sp.Expr:
+        out = head(node.function, terms)
+        for index, lower, upper in node.limits:
+            top = int(lower) + terms - 1 if upper is sp.oo else min(int(upper), int(lower) + terms - 1)
+            out = sp.Add(*[out.xreplace({index: sp.Integer(i)}) for i in range(int(lower), top + 1)])
+        return out
+    return expr.replace(lambda e: isinstance(e, sp.Sum), written)
 
 
 def truncate(expr: sp.Expr, terms: int) -> sp.Expr:

@@ -47,6 +47,7 @@ from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import prove
 from desyr.verify.regularity import resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
+from desyr.verify.truncated import UNPROVED, is_series, truncation_reason, written_out
 
 SCHEMA = "desyr.verdict/1"
 #: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
@@ -127,8 +128,9 @@ def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
-    smooth = rough_reason(problem, exprs)
-    if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
+    series = is_series(exprs)
+    smooth = rough_reason(problem, written_out(exprs) if series else exprs)
+    if smooth is None and not series:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
         exprs = resolve_abs(problem, exprs)
     v = verify(problem, exprs, points)
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
@@ -166,7 +168,14 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     checked = check(problem, numeric, points)
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
-    if verdict == "verified":
+    if is_series(numeric):
+        unsound, cut = truncation_reason(problem, numeric, points, tolerance)
+        reason = f"{reason} ({cut})"
+        if verdict == "verified" and unsound is not None:
+            verdict, reason = "not_exact", f"{reason}; but {unsound}"
+        elif verdict == "verified":
+            reason = f"{reason}; {UNPROVED}"
+    elif verdict == "verified":
         exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
         loose = _numeric_verdict(checked, proof_tolerance)[0] != "verified"
         if exact_part["proved"] and loose:
