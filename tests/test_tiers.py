@@ -23,6 +23,9 @@ HEAVY = {
     "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
         "named eigenvalues at 30 digits, term by term (the slow cases)",
     "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",
+    "test_series_export.py::test_the_c_export_compiles_and_agrees": "compiles C with gcc",
+    "test_series_export.py::test_the_fortran_export_compiles_and_agrees": "compiles Fortran with gfortran",
+    "test_series_export.py::test_the_torch_and_jax_exports_run_and_agree": "imports torch or jax",
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
     "test_inverse_config.py::test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable":

@@ -275,19 +275,24 @@ def sum_bound(total: sp.Sum, box: Box) -> TailBound | None:
                      tuple(p.totals[0] for p in parts), _named(box))
 
 
-def bound_on_part(total: sp.Sum, box: Box) -> TailBound | None:
-    """:func:`sum_bound` on ``box``, else on the largest part of it that raises one variable's lower end
-    by 0.1 %, 1 % or 10 % of its range (``t >= t0 > 0``: the part where a heat series' terms decay)."""
-    found = sum_bound(total, box)
+def bound_on_part(total: sp.Sum, box: Box, raised_only: bool = False) -> TailBound | None:
+    """:func:`sum_bound` on ``box`` (unless ``raised_only``), else on the largest part of it that raises
+    one variable's lower end by 0.1 %, 1 % or 10 % of its range (``t >= t0 > 0``: the part where a heat
+    series' terms decay)."""
+    found = None if raised_only else sum_bound(total, box)
     if found is not None:
         return found
-    for share in (1e-3, 1e-2, 1e-1):
-        for symbol, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])):
-            if hi > lo:
-                found = sum_bound(total, {**box, symbol: (lo + share * (hi - lo), hi)})
-                if found is not None:
-                    return found
+    for share in (1e-3, 1e-2, 1e-1):       # the largest part first; of its kind, the one bounded best
+        parts = [sum_bound(total, {**box, symbol: (lo + share * (hi - lo), hi)})
+                 for symbol, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])) if hi > lo]
+        bounded = [p for p in parts if p is not None]
+        if bounded:
+            return min(bounded, key=lambda p: p.after(PART_TERMS))
     return None
+
+
+#: the terms at which the parts of a box are compared (:func:`bound_on_part`)
+PART_TERMS = 100
 
 
 # ---------------------------------------------------------------------------------------------- values
