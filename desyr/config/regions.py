@@ -25,7 +25,7 @@ from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
 from desyr.model.sets import PROBE, face_share, predicate_share, predicate_touches
 from desyr.model.shapes import ShapeError
-from desyr.model.written import NumberClash, as_written, note, shape_numbers
+from desyr.model.written import NumberClash, as_written, exact_number, note, shape_numbers
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 #: the keys of ``[domain]`` that describe a shape rather than name a variable
@@ -112,6 +112,12 @@ def writing(problem: Problem) -> Iterator[dict[float, sp.Expr]]:
         yield numbers
     finally:
         _WRITTEN.reset(token)
+
+
+def written(problem: Problem, value: float) -> sp.Expr:
+    """The exact number the config wrote for ``value``, counting the sets read so far (:func:`writing`)."""
+    numbers = _WRITTEN.get()
+    return exact_number(value, problem.numbers if numbers is None else numbers)
 
 
 def noted(problem: Problem, value: float, exact: sp.Expr, where: str) -> None:

@@ -81,14 +81,10 @@ def _sets(problem: Problem, con: Constraint, bounds: Bounds) -> list[tuple[dict[
     for face in con.faces if con.kind != "integral" else []:
         if not isinstance(face, Face):
             return [({}, bounds)]
-        shifts = [{}] if con.kind != "periodic" else [{}, dict(zip(problem.variable_names, con.shift))]
+        shifts = [{}] if con.kind != "periodic" else [{}, dict(zip(problem.variable_names, con.moved(problem.numbers)))]
         for shift in shifts:
-            values = {}
-            for name, value in face.fixed:
-                exact = exact_number(value + shift.get(name, 0.0), problem.numbers)
-                if exact is None:
-                    return [({}, bounds)]
-                values[symbols[name]] = exact
+            values = {symbols[name]: exact_number(value, problem.numbers) + shift.get(name, 0)
+                      for name, value in face.fixed}
             out.append((values, {s: b for s, b in bounds.items() if s not in values}))
     return out or [({}, bounds)]
 

@@ -205,8 +205,8 @@ def _jets_reason(problem: Problem, exprs: Mapping[str, sp.Expr], con: Constraint
     moves: list[dict[sp.Symbol, sp.Expr]] = [{}]
     if con.kind == "periodic":
         symbols = problem.vocabulary.var_symbols
-        moves.append({symbols[v]: symbols[v] + exact_number(d, problem.numbers)
-                      for v, d in zip(problem.variable_names, con.shift) if d})
+        moves.append({symbols[v]: symbols[v] + d for v, d in zip(problem.variable_names, con.moved(problem.numbers))
+                      if d != 0})
     for jet in sorted(jets_in(con.operator, problem.vocabulary), key=str):
         jet_expr = problem.apply(problem.jet_symbol(jet), exprs)
         for move in moves:
