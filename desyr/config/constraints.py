@@ -158,7 +158,8 @@ def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, whe
     except EmptySet:
         text = problem.geometry.text if problem.geometry else "the box"
         raise ConfigError(f"{where}: integral constraints need a domain with a quadrature rule; {text} has none "
-                          f"(a primitive shape, a box, or A - B with B inside A)") from None
+                          f"(a primitive shape, a box, A - B with B inside A, or A & B and A | B with one inside the "
+                          f"other; inside decided on the numbers as written)") from None
     return Constraint(label, operator, value, (), 1, kind="integral", measure=float(G[0].sum()),
                       conditions=tuple(conditions))
 
