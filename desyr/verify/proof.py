@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 from desyr.model.geometry import Part
@@ -29,7 +30,9 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.integrals import integral_difference
+from desyr.verify.ranged import on_range
 from desyr.verify.realness import real_on_domain
+from desyr.verify.spans import spans
 from desyr.verify.unforeseen import proof_key
 from desyr.verify.unforeseen import rng as witness_rng
 
@@ -77,12 +80,29 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
                              tuple(steps))
             values = _set_values(problem, face)
             name = f"constraint {con.label} on {face.describe()}"
-            steps.append((name, values is not None
-                          and reduces(problem, residual.xreplace(values), witness.on_set(problem, face, rng))))
+            steps.append((name, values is not None and _on_set(problem, residual, face, values, rng)))
             if not steps[-1][1]:
                 why = "its set is not at an exact value" if values is None else "did not reduce to 0"
                 return Proof(False, f"{name}: {why}", tuple(steps))
     return Proof(True, f"every residual reduces to 0 ({len(steps)} checked)", tuple(steps))
+
+
+def _on_set(problem: Problem, residual: sp.Expr, where: Face | Part, values: Mapping[sp.Symbol, sp.Expr],
+            rng: np.random.Generator) -> bool:
+    """Whether a constraint's residual reduces to 0 on its set: on the whole face or curve the set lies on
+    (an analytic residual that vanishes on an arc vanishes on the circle), else on each exact piece of the
+    set (:mod:`desyr.verify.spans`), where an ``abs`` of a quantity of one sign there is that quantity."""
+    if reduces(problem, residual.xreplace(dict(values)), witness.on_set(problem, where, rng)):
+        return True
+    pieces = spans(problem, where)
+    if pieces is None:
+        return False
+    for piece in pieces:
+        there = residual.xreplace(piece.values)
+        points = witness.in_box(piece.bounds, rng)
+        if not any(reduces(problem, form, points) for form in on_range(there, piece.bounds)):
+            return False
+    return True
 
 
 def reduces(problem: Problem, expr: sp.Expr, points: Sequence[witness.Point]) -> bool:
