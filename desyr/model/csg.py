@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -211,14 +211,16 @@ def piece_share(piece: Piece) -> float:
     return piece.share
 
 
-def nonempty_pieces(shape: Shape) -> list[Piece]:
-    """The pieces of ``shape``'s boundary that hold points; a piece too small to sample reliably (a
+def nonempty_pieces(shape: Shape, numbers: tuple[tuple[float, Any], ...] = ()) -> list[Piece]:
+    """The pieces of ``shape``'s boundary that hold points, each patch carrying the exact ``numbers`` the
+    config wrote (faces that are one are decided on them); a piece too small to sample reliably (a
     sliver of a face) is refused with a :class:`ShapeError`, never dropped unseen."""
     if not isinstance(shape, Combined):
-        return [Piece(p) for p in shape.patches()]
+        return [Piece(replace(p, numbers=numbers)) for p in shape.patches()]
     out = []
     for k, prim in enumerate(shape.primitives()):
         for patch in prim.patches():
+            patch = replace(patch, numbers=numbers)
             if patch.dim == 2:
                 out += _plane_pieces(shape, k, patch)
             else:
