@@ -178,8 +178,10 @@ def _face_parts(faces: list[Face | Part], problem: Problem) -> list[Face | Part]
     if name not in geometry.space:
         return []
     axis = geometry.space.index(name)
+    at = written(problem, value)             # the face is the one at the number written, exactly
     return [Part(geometry.piece_name(p), p) for p in geometry.pieces() if p.patch.kind == "face"
-            and int(p.patch.data[0]) == axis and abs(p.patch.data[1] - value) <= 1e-12 * (1 + abs(value))]
+            and int(p.patch.data[0]) == axis and abs(p.patch.data[1] - value) <= 1e-9 * (1 + abs(value))
+            and sp.expand(p.patch.exact_data()[1] - at) == 0]
 
 
 def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face | Part]:

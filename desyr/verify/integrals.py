@@ -78,7 +78,8 @@ def _quadrature_agrees(problem: Problem, shape: Shape, integrand: sp.Expr, symbo
     (time, parameters) drawn from ``key``: exact rationals inside the range that a term cannot be tuned
     to vanish at, as they change with the formula."""
     others = sorted(integrand.free_symbols - set(symbols), key=str)
-    ranges = {problem.vocabulary.var_symbols[v.name]: (v.lo, v.hi) for v in problem.variables}
+    ranges = {problem.vocabulary.var_symbols[v.name]: (exact_number(v.lo, problem.numbers),
+                                                       exact_number(v.hi, problem.numbers)) for v in problem.variables}
     if any(s not in ranges for s in others):
         return False
     draws = {s: fractions(key, f"integral {s}", CHECKS) for s in others}
@@ -93,8 +94,8 @@ def _quadrature_agrees(problem: Problem, shape: Shape, integrand: sp.Expr, symbo
     return True
 
 
-def _inside(span: tuple[float, float], fraction: sp.Rational) -> sp.Expr:
-    lo, hi = sp.Rational(span[0]), sp.Rational(span[1])     # the floats' own values: exact, inside the range
+def _inside(span: tuple[sp.Expr, sp.Expr], fraction: sp.Rational) -> sp.Expr:
+    lo, hi = span                        # the range's ends as written: inside it, whatever their floats
     return lo + (hi - lo) * fraction
 
 
