@@ -27,7 +27,9 @@ def on_range(expr: sp.Expr, bounds: Mapping[sp.Symbol, tuple[sp.Expr, sp.Expr]])
     sign there resolved (as written, then after ``simplify``, which shows ``sqrt(1 - cos(s)**2)`` as
     ``abs(sin(s))``); none where nothing was resolved."""
     out = []
-    simpler = bounded_simplify(expr, seconds=SECONDS) if not _signed(expr) else None
+    # simplify only where it may show an abs: a root (of a square), or an abs already there
+    rooted = any(not p.exp.is_integer for p in expr.atoms(sp.Pow))
+    simpler = bounded_simplify(expr, seconds=SECONDS) if rooted and not _signed(expr) else None
     for form in (expr, simpler):
         if form is None or not _signed(form):
             continue
