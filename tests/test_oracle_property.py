@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from desyr.errors import ConfigError
 from desyr.verify.verdict import decide
 from tests.oracle import look, toml
-from tests.oracle_grammar import CATEGORIES, THIN, candidates
 from tests.oracle_exact import GROUPS
 from tests.oracle_exact import NAMES as EXACT
+from tests.oracle_grammar import CATEGORIES, THIN, candidates
 from tests.oracle_invariant import broken
 from tests.oracle_problems import problems
 

@@ -106,8 +106,10 @@ def _on_set(problem: Problem, residual: sp.Expr, series: sp.Expr | None, where: 
         return False
     for piece in pieces:
         inside = witness.in_box(piece.bounds, rng)
-        if not any(reduces(problem, ranged, inside) for form in forms
-                   for ranged in on_range(at_zero(form.xreplace(piece.values)), piece.bounds)):
+        there = [at_zero(form.xreplace(piece.values)) for form in forms]
+        # the residual itself, not only its form with abs() resolved, must vanish at the piece's points
+        if not any(reduces(problem, ranged, inside) and witness.vanishes(form, inside)
+                   for form in there for ranged in on_range(form, piece.bounds)):
             return False
     return True
 
