@@ -27,10 +27,9 @@ from typing import Any
 import sympy as sp
 
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape
+from desyr.model.signs import all_of, at_most, cross, le, lt, max_of, min_of, sign
 from desyr.model.written import Numbers, exact_number
 
-#: digits to which a number that is not 0 (a polynomial in pi) is evaluated for its sign
-DIGITS = 60
 Point = tuple[sp.Expr, ...]
 #: a convex inequality g <= 0: ("plane", normal, b) is normal.x <= b; ("ball", centre, r2, axes) is
 #: sum over axes of (x_i - c_i)**2 <= r2; ("ellipse", centre, semi-axes) is sum ((x_i - c_i)/a_i)**2 <= 1
@@ -67,7 +66,7 @@ def inside(inner: Shape, outer: Shape, numbers: Numbers | None = None) -> bool |
     convex = _convex(outer, numbers)
     if convex is None:
         return _in_polygon_shape(inner, polygon_vertices(outer, numbers), numbers) if isinstance(outer, Polygon) else None
-    return _all_of([_within(inner, g, numbers) for g in convex])
+    return all_of([_within(inner, g, numbers) for g in convex])
 
 
 def _in_polygon_shape(inner: Shape, polygon: Sequence[Point], numbers: Numbers | None) -> bool | None:
@@ -78,7 +77,7 @@ def _in_polygon_shape(inner: Shape, polygon: Sequence[Point], numbers: Numbers |
         c, r = _numbers(inner.c, numbers), exact_number(inner.r, numbers)
         if _in_polygon(c, polygon) is not True:
             return _in_polygon(c, polygon)
-        return _le(r**2, min_of([_segment_distance2(c, polygon[k - 1], polygon[k]) for k in range(len(polygon))]))
+        return le(r**2, min_of([_segment_distance2(c, polygon[k - 1], polygon[k]) for k in range(len(polygon))]))
     vertices = _vertices(inner, numbers) if inner.dim == 2 else None
     if vertices is None:
         return None
@@ -112,8 +111,8 @@ def _meets_open(a: Point, b: Point, planes: Sequence[Convex]) -> bool | None:
             continue
         (high if s > 0 else low).append(-start / rate)
     lo, hi = max_of(low) if low else None, min_of(high) if high else None
-    checks = [_lt(lo, hi) if low and high else True, _lt(lo, sp.Integer(1)) if low else True,
-              _lt(sp.Integer(0), hi) if high else True]
+    checks = [lt(lo, hi) if low and high else True, lt(lo, sp.Integer(1)) if low else True,
+              lt(sp.Integer(0), hi) if high else True]
     return None if None in checks else all(checks)
 
 
@@ -185,17 +184,12 @@ def _polygon_planes(vertices: Sequence[Point]) -> list[Convex] | None:
     return out
 
 
-def cross(a: Point, b: Point, c: Point) -> sp.Expr:
-    """Twice the signed area of the triangle a, b, c (positive: a left turn)."""
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-
 # ------------------------------------------------------------------ the inner shape against one inequality
 def _within(inner: Shape, g: Convex, numbers: Numbers | None) -> bool | None:
     """Whether the largest value of ``g`` over ``inner`` is at most 0 (False: above 0)."""
     vertices = _vertices(inner, numbers)
     if vertices is not None:
-        return _all_of([_holds(g, v) for v in vertices])
+        return all_of([_holds(g, v) for v in vertices])
     kind = g[0]
     if isinstance(inner, Annulus):
         inner = Disk(inner.c.tolist(), inner.r1)        # the same convex hull: the same largest values
@@ -214,15 +208,15 @@ def _within(inner: Shape, g: Convex, numbers: Numbers | None) -> bool | None:
             _, n, b = g
             return at_most(_dot(n, c), sp.Integer(1), (n[0] * ab[0]) ** 2 + (n[1] * ab[1]) ** 2, b)
         if kind == "ball" and all(sign(c[i] - g[1][i]) == 0 for i in (0, 1)):
-            return _le(max_of([ab[0] ** 2, ab[1] ** 2]), g[2])
+            return le(max_of([ab[0] ** 2, ab[1] ** 2]), g[2])
         if kind == "ellipse" and all(sign(c[i] - g[1][i]) == 0 for i in (0, 1)):
-            return _le(max_of([(ab[0] / g[2][0]) ** 2, (ab[1] / g[2][1]) ** 2]), sp.Integer(1))
+            return le(max_of([(ab[0] / g[2][0]) ** 2, (ab[1] / g[2][1]) ** 2]), sp.Integer(1))
         return None
     if isinstance(inner, Cylinder):
         c, r, zs = _numbers(inner.c, numbers), exact_number(inner.r, numbers), _numbers(inner.z, numbers)
         if kind == "plane":
             _, n, b = g
-            return _all_of([at_most(n[0] * c[0] + n[1] * c[1] + n[2] * z, r, n[0] ** 2 + n[1] ** 2, b) for z in zs])
+            return all_of([at_most(n[0] * c[0] + n[1] * c[1] + n[2] * z, r, n[0] ** 2 + n[1] ** 2, b) for z in zs])
         if kind == "ball":
             _, d, r2, axes = g
             height = max_of([(z - d[2]) ** 2 for z in zs]) if 2 in axes else sp.Integer(0)
@@ -258,11 +252,11 @@ def _misses_hole(inner: Shape, centre: Point, radius: sp.Expr, numbers: Numbers 
         holds = _in_polygon(centre, vertices)
         if holds is not False:
             return None if holds is None else False
-        return _le(radius**2, min_of([_segment_distance2(centre, vertices[k - 1], vertices[k])
+        return le(radius**2, min_of([_segment_distance2(centre, vertices[k - 1], vertices[k])
                                       for k in range(len(vertices))]))
     if isinstance(inner, (Disk, Ball)) and len(centre) == inner.dim:
         c, r = _numbers(inner.c, numbers), exact_number(inner.r, numbers)
-        return _le((r + radius) ** 2, _distance2(c, centre, tuple(range(len(c)))))
+        return le((r + radius) ** 2, _distance2(c, centre, tuple(range(len(c)))))
     return None
 
 
@@ -282,11 +276,11 @@ def _vertices(shape: Shape, numbers: Numbers | None) -> list[Point] | None:
 def _holds(g: Convex, p: Point) -> bool | None:
     kind = g[0]
     if kind == "plane":
-        return _le(_dot(g[1], p), g[2])
+        return le(_dot(g[1], p), g[2])
     if kind == "ball":
-        return _le(_distance2(p, g[1], g[3]), g[2])
+        return le(_distance2(p, g[1], g[3]), g[2])
     _, c, ab = g
-    return _le(sum((((p[i] - c[i]) / ab[i]) ** 2 for i in range(len(ab))), sp.Integer(0)), sp.Integer(1))
+    return le(sum((((p[i] - c[i]) / ab[i]) ** 2 for i in range(len(ab))), sp.Integer(0)), sp.Integer(1))
 
 
 def _in_polygon(p: Point, vertices: Sequence[Point]) -> bool | None:
@@ -317,7 +311,7 @@ def _segment_distance2(p: Point, a: Point, b: Point) -> sp.Expr:
     """The squared distance from ``p`` to the segment a-b."""
     e = (b[0] - a[0], b[1] - a[1])
     t = ((p[0] - a[0]) * e[0] + (p[1] - a[1]) * e[1]) / (e[0] ** 2 + e[1] ** 2)
-    t = sp.Integer(0) if _le(t, sp.Integer(0)) else sp.Integer(1) if _le(sp.Integer(1), t) else t
+    t = sp.Integer(0) if le(t, sp.Integer(0)) else sp.Integer(1) if le(sp.Integer(1), t) else t
     return (p[0] - a[0] - t * e[0]) ** 2 + (p[1] - a[1] - t * e[1]) ** 2
 
 
@@ -331,74 +325,6 @@ def _dot(a: Point, b: Point) -> sp.Expr:
 
 def _numbers(values: Any, numbers: Numbers | None) -> Point:
     return tuple(exact_number(float(v), numbers) for v in values)
-
-
-# ------------------------------------------------------------------ exact signs
-def at_most(base: sp.Expr, scale: sp.Expr, square: sp.Expr, bound: sp.Expr) -> bool | None:
-    """Whether ``base + scale*sqrt(square) <= bound`` (``scale`` and ``square`` at least 0), decided on the
-    squares where the root is irrational: a disk tangent to a slanted edge is decided exactly."""
-    gap = sign(bound - base)            # must be at least scale*sqrt(square), which is at least 0
-    if gap is None:
-        return None
-    if gap < 0:
-        return False
-    return _le(scale**2 * square, (bound - base) ** 2)
-
-
-def sign(x: sp.Expr) -> int | None:
-    """The sign of an exact real number: -1, 0 or 1, or None where it cannot be decided (a number that is
-    not 0 by expansion and too close to 0 for :data:`DIGITS` digits)."""
-    x = sp.expand(x)
-    if x.is_Rational:
-        return 1 if x.p > 0 else -1 if x.p < 0 else 0
-    if x == 0:
-        return 0
-    try:
-        value = x.evalf(DIGITS, strict=True)
-    except Exception:  # noqa: BLE001 - SymPy's precision ran out, or not a number: undecided
-        return None
-    if not value.is_Float or abs(value) < sp.Float(10) ** (10 - DIGITS):
-        return None
-    return 1 if value > 0 else -1
-
-
-def _le(a: sp.Expr | None, b: sp.Expr | None) -> bool | None:
-    if a is None or b is None:
-        return None
-    s = sign(b - a)
-    return None if s is None else s >= 0
-
-
-def _lt(a: sp.Expr | None, b: sp.Expr | None) -> bool | None:
-    if a is None or b is None:
-        return None
-    s = sign(b - a)
-    return None if s is None else s > 0
-
-
-def max_of(values: Sequence[sp.Expr | None]) -> sp.Expr | None:
-    """The largest of exact numbers (None: two could not be compared)."""
-    best = values[0]
-    for v in values[1:]:
-        if best is None or v is None:
-            return None
-        s = sign(v - best)
-        if s is None:
-            return None
-        best = v if s > 0 else best
-    return best
-
-
-def min_of(values: Sequence[sp.Expr | None]) -> sp.Expr | None:
-    worst = max_of([None if v is None else -v for v in values])
-    return None if worst is None else -worst
-
-
-def _all_of(answers: Sequence[bool | None]) -> bool | None:
-    """True when every answer is True, False when one is False, else None."""
-    if False in answers:
-        return False
-    return True if all(a is True for a in answers) else None
 
 
 # ------------------------------------------------------------------ a polygon's triangles, exactly

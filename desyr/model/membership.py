@@ -20,9 +20,9 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from desyr.model.containment import cross, sign
 from desyr.model.patches import Patch
 from desyr.model.shapes import Shape
+from desyr.model.signs import cross, sign
 
 TWO_PI = 2 * np.pi
 #: cuts closer than this share of a patch's parameter range are one cut (a tangency's double root)

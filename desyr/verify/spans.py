@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from desyr.model.containment import sign
 from desyr.model.geometry import Part
 from desyr.model.patches import Q, R, S
 from desyr.model.problem import Face, Problem
+from desyr.model.signs import sign
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.regions import domain_bounds
 
