@@ -17,6 +17,10 @@ from desyr.symbolic.special import real_number
 from desyr.symbolic.syntax import short as short
 
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
+#: the largest index at which a sum's term is written out (a finite sum's upper limit, a series' first terms)
+INDEX_REACH = 1003
+#: bits of the exact number a power of a sum's index may reach there
+MAX_INDEX_POWER_BITS = 5_000_000
 
 
 class ExpressionError(DesyrError, ValueError):
@@ -50,6 +54,7 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
                  if _asked(base, "is_negative") else "has a base not shown to be positive, where {} varies")
         raise ExpressionError(f"{_at(written, text)} {where.format(short(exponent, 30))}: "
                               f"a number raised to a varying power must be positive")
+    _check_index_power(base, exponent, text, written)
     if exponent.is_Number:
         if not exponent.is_finite or abs(float(exponent)) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {short(exponent)} in {short(text)} is too large "
@@ -61,6 +66,28 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
                 raise ExpressionError(f"power {short(base)}**{short(exponent)} in {short(text)} is too large "
                                       f"(exact results of at most {MAX_BITS} bits)")
     return sp.Pow(base, exponent)
+
+
+def _check_index_power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> None:
+    """A power whose exponent holds a sum's index (the only integer symbols the parser makes): the exponent
+    a polynomial of degree at most 2 in the indices and the base free of them, so that the term at an
+    index (a sum written out, its first terms) is a number of bounded size: ``2**(2**n)`` or ``n**(n**3)``
+    at n = 1000 would not be."""
+    indices = [s for s in exponent.free_symbols if s.is_integer]
+    if not indices:
+        return
+    polynomial = exponent.is_polynomial(*indices) and sp.Poly(exponent, *indices).total_degree() <= 2
+    if not polynomial or base.free_symbols & set(indices):
+        raise ExpressionError(f"{_at(written, text)}: a power whose exponent holds a sum's index needs a base "
+                              f"free of the index and an exponent of degree at most 2 in it (x**n, (-1)**n, "
+                              f"exp(-n**2*t))")
+    if base.is_Rational and abs(base) not in (0, 1) and not exponent.free_symbols - set(indices):
+        # an index is at most 1000 + a few where a sum is written out: the exact number stays bounded
+        reach = sum(abs(float(c)) * INDEX_REACH ** sum(m) for m, c in sp.Poly(exponent, *indices).terms())
+        size = max(abs(int(base.p)), int(base.q))
+        if reach * math.log2(size) > MAX_INDEX_POWER_BITS:
+            raise ExpressionError(f"{_at(written, text)} grows too fast with the index: at an index of "
+                                  f"{INDEX_REACH} it is an exact number of about {reach * math.log2(size):.3g} bits")
 
 
 def _integer_power(base: sp.Expr, exponent: sp.Expr) -> bool:

@@ -220,6 +220,10 @@ def build_factorial(node: ast.Call, vocab: Names, text: str, notes: list[Conditi
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function 'factorial' takes exactly one positional argument in {short(text)}")
     argument = build(node.args[0], vocab, notes)
+    indices = list(ranges_of(vocab))
+    if argument.free_symbols and not (argument.is_polynomial(*indices) and sp.Poly(argument, *indices).total_degree() <= 1):
+        raise ExpressionError(f"factorial's argument in {short(text)} must be an integer or of degree 1 in a sum's "
+                              f"index (n, 2*n + 1), got {short(argument, 30)}")
     return sp.factorial(integer_argument(argument, vocab, "factorial's argument", 0, MAX_FACTORIAL, text))
 
 
