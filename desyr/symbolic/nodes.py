@@ -17,10 +17,6 @@ from desyr.symbolic.special import real_number
 from desyr.symbolic.syntax import short as short
 
 MAX_EXPONENT = 1000        # |numeric exponent| of a power
-#: the largest index at which a sum's term is written out (a finite sum's upper limit, a series' first terms)
-INDEX_REACH = 1003
-#: bits of the exact number a power of a sum's index may reach there
-MAX_INDEX_POWER_BITS = 5_000_000
 
 
 class ExpressionError(DesyrError, ValueError):
@@ -81,13 +77,6 @@ def _check_index_power(base: sp.Expr, exponent: sp.Expr, text: str, written: str
         raise ExpressionError(f"{_at(written, text)}: a power whose exponent holds a sum's index needs a base "
                               f"free of the index and an exponent of degree at most 2 in it (x**n, (-1)**n, "
                               f"exp(-n**2*t))")
-    if base.is_Rational and abs(base) not in (0, 1) and not exponent.free_symbols - set(indices):
-        # an index is at most 1000 + a few where a sum is written out: the exact number stays bounded
-        reach = sum(abs(float(c)) * INDEX_REACH ** sum(m) for m, c in sp.Poly(exponent, *indices).terms())
-        size = max(abs(int(base.p)), int(base.q))
-        if reach * math.log2(size) > MAX_INDEX_POWER_BITS:
-            raise ExpressionError(f"{_at(written, text)} grows too fast with the index: at an index of "
-                                  f"{INDEX_REACH} it is an exact number of about {reach * math.log2(size):.3g} bits")
 
 
 def _integer_power(base: sp.Expr, exponent: sp.Expr) -> bool:
