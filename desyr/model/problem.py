@@ -249,12 +249,15 @@ class Problem:
         applied = self.apply(con.operator, solution)
         value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
-            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
-                     for v, d in zip(self.variable_names, con.shift) if d}
-            return applied - applied.xreplace(moved) - value
+            return applied - applied.xreplace(self.shift_map(con)) - value
         if con.kind == "integral":
             return applied - value / sp.Float(con.measure)
         return applied - value
+
+    def shift_map(self, con: Constraint) -> dict[sp.Basic, sp.Expr]:
+        """A periodic constraint's move from a point of its set to its partner: each variable plus its shift."""
+        return {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
+                for v, d in zip(self.variable_names, con.shift) if d}
 
     def outside(self, X: np.ndarray) -> np.ndarray:
         """Which points of ``X`` (n, d) lie outside the domain's shape (none, on a box)."""

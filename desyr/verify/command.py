@@ -202,7 +202,8 @@ def _print(answer: dict[str, Any]) -> None:
     if form.get("proved"):
         for f, e in {**form["expressions"], **form.get("unknowns", {})}.items():
             print(f"  exact form: {f} = {e}")
-    print(f"  R_eq={res['R_eq']} R_con={res['R_con']} rel_l2={res['rel_l2']} "
-          f"(tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "
-          f"seed {answer['seed']}; {answer['seconds']:.2f} s)")
+    print(f"  relative residual={res.get('relative')} (problem's scale {res.get('scale')}) R_eq={res['R_eq']} "
+          f"R_con={res['R_con']} rel_l2={res['rel_l2']}")
+    print(f"  tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "
+          f"seed {answer['seed']}; {answer['seconds']:.2f} s")
     print(f"  problem: {answer['source']}, config sha256 {answer['config_sha256']}")

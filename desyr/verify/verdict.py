@@ -24,7 +24,7 @@ import math
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,8 @@ VERDICTS = ("proved", "verified", "not_exact")
 
 @dataclass(frozen=True)
 class Checked:
-    """One expression set's numbers on the verifier's points."""
+    """One expression set's numbers on the verifier's points: the absolute residuals, and each residual
+    over its scale (``relative``, what the tolerance judges; ``roundoff``, over its terms' whole size)."""
 
     R_eq: float
     R_con: float | None
@@ -64,6 +65,11 @@ class Checked:
     R_con_per_constraint: list[float]
     rel_l2: float | None
     smooth: str | None             # None, or why it is not smooth enough
+    relative: float = 0.0
+    relative_per_equation: list[float] = field(default_factory=list)
+    relative_per_constraint: list[float] = field(default_factory=list)
+    roundoff: float = 0.0
+    scale: float = 1.0
 
 
 def config_sha256(text: str) -> str:
@@ -111,9 +117,9 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
     # a field may name an unknown (exp(-nu*t)): it stands for the value given beside it, so every stage
     # (the numbers, the proof, the data test) sees one function of the variables
     values = {problem.unknown_symbol(n): out[n] for n in problem.unknown_names}
-    for field in problem.fields:
-        if values and out[field].free_symbols & set(values):
-            out[field] = out[field].xreplace(values)
+    for name in problem.fields:
+        if values and out[name].free_symbols & set(values):
+            out[name] = out[name].xreplace(values)
     return out
 
 
@@ -133,7 +139,9 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
     v = verify(problem, exprs, points)
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
-                   _rel_l2(problem, exprs, points.interior), smooth)
+                   _rel_l2(problem, exprs, points.interior), smooth, _finite(v.relative),
+                   [_finite(r) for r in v.relative_per_equation], [_finite(r) for r in v.relative_per_constraint],
+                   _finite(v.roundoff), _finite(v.scale))
 
 
 def decide(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,19 +174,9 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     checked = check(problem, numeric, points)
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
-    if verdict == "verified":
+    if verdict in ("verified", "roundoff"):
         exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
-        loose = _numeric_verdict(checked, proof_tolerance)[0] != "verified"
-        if exact_part["proved"] and loose:
-            reason = (f"{reason}; not proved: the exact form is proved ({exact_part['reason']}), but the printed "
-                      f"formula's residuals are above the default tolerance {METHOD.exact_tolerance:g}")
-        elif exact_part["proved"] and exact_part.get("printed") is None:
-            verdict, reason = "proved", exact_part["reason"]
-        elif exact_part["proved"]:
-            # the exact form is proved; the formula printed beside it is not shown to be it
-            reason = f"{reason}; the exact form is proved ({exact_part['reason']}), but {exact_part['printed']}"
-        else:
-            reason = f"{reason}; not proved: {exact_part['reason']}"
+        verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
     data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
     if data is not None and not data["consistent"] and verdict != "not_exact":
         # the physics holds for these coefficients, but the measurements say they are not the problem's
@@ -202,6 +200,22 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }
+
+
+def _with_proof(verdict: str, reason: str, exact_part: Mapping[str, Any], strict: str) -> tuple[str, str]:
+    """The verdict once the proof has been tried: ``strict`` is the printed formula's numeric verdict at the
+    default tolerance (a config may loosen its own; Proved never uses a looser one). A formula above the
+    tolerance only by round-off (``roundoff``) is Proved or Not exact, never Verified."""
+    fallback = "verified" if verdict == "verified" else "not_exact"
+    if exact_part["proved"] and strict == "not_exact":
+        return fallback, (f"{reason}; not proved: the exact form is proved ({exact_part['reason']}), but the printed "
+                          f"formula's residuals are above the default tolerance {METHOD.exact_tolerance:g}")
+    if exact_part["proved"] and exact_part.get("printed") is None:
+        return "proved", str(exact_part["reason"])
+    if exact_part["proved"]:
+        # the exact form is proved; the formula printed beside it is not shown to be it
+        return fallback, f"{reason}; the exact form is proved ({exact_part['reason']}), but {exact_part['printed']}"
+    return fallback, f"{reason}; not proved: {exact_part['reason']}"
 
 
 def tolerance_note(tolerance: float) -> str:
@@ -315,15 +329,27 @@ def _digest(obs: Any) -> str:
     return hashlib.sha256(np.ascontiguousarray(obs.X).tobytes() + np.ascontiguousarray(obs.values).tobytes()).hexdigest()
 
 
+#: a residual at most this fraction of its data and its terms' whole size is round-off a float evaluation
+#: can leave: above the tolerance of the problem's scale, such a formula still goes to the proof
+ROUNDOFF = 1e-11
+
+
 def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
+    """``verified``, ``not_exact``, or ``roundoff`` (above the tolerance, but only by what a float
+    evaluation of its large terms can leave: a proof may still decide it), with the reason."""
     if c.smooth:
         return "not_exact", c.smooth
-    worst = max(c.R_eq, c.R_con if c.R_con is not None else 0.0)
+    worst = c.relative
     if not math.isfinite(worst):
         return "not_exact", "not finite on the domain"
-    if worst > tolerance:
-        return "not_exact", f"max(R_eq, R_con) = {worst:.3g} on fresh points, above the tolerance {tolerance:g}"
-    return "verified", f"max(R_eq, R_con) = {worst:.3g} on fresh points, within the tolerance {tolerance:g}"
+    said = f"the largest relative residual is {worst:.3g} on fresh points"
+    if worst <= tolerance:
+        return "verified", f"{said}, within the tolerance {tolerance:g} of the problem's scale"
+    above = f"{said}, above the tolerance {tolerance:g} of the problem's scale"
+    if c.roundoff <= ROUNDOFF:
+        return "roundoff", (f"{above} (it is {c.roundoff:.2g} of its terms' size: round-off of terms far larger "
+                            "than the problem's scale, which only a proof can tell from an error)")
+    return "not_exact", above
 
 
 def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
@@ -340,7 +366,7 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
     if checked is not None:
         out["residuals"] = _plain(checked)
         verdict, why = _numeric_verdict(checked, tolerance)
-        if verdict != "verified":
+        if verdict == "not_exact":
             return {**out, "proved": False, "reason": f"the exact form fails: {why}"}
         gap = max([_difference(problem, numeric, form, points.interior)]
                   + [abs(float(numeric[n]) - float(form[n])) / max(abs(float(form[n])), 1e-300)

@@ -1,0 +1,76 @@
+"""The verification's residuals, each with its scale: R_eq and R_con, and every residual relative to
+the problem's own size (:mod:`desyr.symbolic.scales`; ``docs/verify.md``, "The tolerance's scale").
+
+The run's in-process verification and the separate verifier both measure a candidate here, so the two
+decide "exact" by the same rule.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from desyr.model.problem import Constraint, Problem
+from desyr.symbolic.physics import Verification
+from desyr.symbolic.scales import Scaled, aggregate, measure, relative, split_terms
+
+
+def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
+                          constraint_points: Sequence[np.ndarray],
+                          reductions: Sequence[np.ndarray | None] = ()) -> Verification:
+    """R_eq, R_con, and each residual over its scale, on these points."""
+    blocks = [_equation(problem, k, solution, interior) for k in range(len(problem.equations))]
+    blocks += [_constraint(problem, con, l, solution, constraint_points[l],
+                           reductions[l] if l < len(reductions) else None)
+               for l, con in enumerate(problem.constraints)]
+    numbers = measure(blocks, problem.symbols, interior)
+    rel = relative(numbers)
+    coupled = len(problem.fields) > 1
+    absolute = {kind: [_plain(m.absolute) for m in numbers if m.kind == kind] for kind in ("equation", "constraint")}
+    return Verification(
+        R_eq=aggregate(numbers, "equation", coupled) or 0.0, R_con=aggregate(numbers, "constraint", coupled),
+        R_eq_per_equation=absolute["equation"], R_con_per_constraint=absolute["constraint"],
+        relative_per_equation=rel.equations, relative_per_constraint=rel.constraints,
+        roundoff_per_equation=rel.roundoff_equations, roundoff_per_constraint=rel.roundoff_constraints,
+        scale=rel.scale)
+
+
+def _dependent(problem: Problem, expr: sp.Expr) -> set[sp.Symbol]:
+    """What a candidate gives in ``expr``: the fields' jets and the unknowns."""
+    unknowns = {problem.unknown_symbol(n) for n in problem.unknown_names}
+    return {s for s in expr.free_symbols if problem.vocabulary.jet_of(s) is not None or s in unknowns}
+
+
+def _equation(problem: Problem, k: int, solution: Mapping[str, sp.Expr], interior: np.ndarray) -> Scaled:
+    residual = problem.equations[k].residual
+    terms = split_terms(residual, _dependent(problem, residual))
+    return Scaled("equation", k, problem.apply(residual, solution), terms.data, terms.coefficients,
+                  tuple(problem.apply(f, solution) for f in terms.factors), interior)
+
+
+def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], points: np.ndarray,
+                reduction: np.ndarray | None) -> Scaled:
+    residual = problem.constraint_residual(con, solution)
+    if con.kind != "periodic":
+        written = con.operator - (con.value / sp.Float(con.measure) if con.kind == "integral" else con.value)
+        terms = split_terms(written, _dependent(problem, written))
+        factors = tuple(problem.apply(f, solution) for f in terms.factors)
+        spread = 0 if con.kind == "integral" else len(factors)
+        return Scaled("constraint", l, residual, terms.data, terms.coefficients, factors, points, reduction, spread)
+    # op(p) - op(p + shift) - value: the operator's terms at the point and at its partner, each a term
+    moved = problem.shift_map(con)
+    op = split_terms(con.operator, _dependent(problem, con.operator))
+    value = split_terms(-con.value, _dependent(problem, con.value))
+    factors = tuple(problem.apply(f, solution) for f in op.factors)
+    return Scaled("constraint", l, residual, op.data - op.data.xreplace(moved) + value.data,
+                  (*op.coefficients, *(-c.xreplace(moved) for c in op.coefficients), *value.coefficients),
+                  (*factors, *(f.xreplace(moved) for f in factors),
+                   *(problem.resolved(f, solution) for f in value.factors)), points, None, len(factors))
+
+
+def _plain(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return float("inf")
