@@ -41,7 +41,8 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
         return result
     exact = result.exact_form.expressions if result.exact_form else None
     try:
-        answer = request_verdict(make_request(problem, result.expression, exact, result.seed), meanwhile=meanwhile)
+        # no seed: the verifier draws its points from fresh entropy, and its answer records the seed
+        answer = request_verdict(make_request(problem, result.expression, exact), meanwhile=meanwhile)
     except VerifierError as exc:
         result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
                                                  run_residuals)

@@ -51,6 +51,10 @@ from desyr.verify.request import REQUEST_SCHEMA
 SCHEMA = "desyr.verdict/1"
 #: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
 STREAMS = (201, 202)
+#: the fewest points the verifier draws, whatever the config asks: interior, and per constraint (a config
+#: may raise them with [points] verify and a constraint's points, never lower them)
+INTERIOR_FLOOR = 2000
+CONSTRAINT_FLOOR = 200
 VERDICTS = ("proved", "verified", "not_exact")
 
 
@@ -124,12 +128,27 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
 
 
 def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
-    """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`."""
+    """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`, at
+    least :data:`INTERIOR_FLOOR` and :data:`CONSTRAINT_FLOOR` of them."""
     rng = np.random.default_rng([seed, STREAMS[0]])
-    interior = interior_points(problem, problem.points["verify"], rng, latin_hypercube)
+    interior = interior_points(problem, max(problem.points["verify"], INTERIOR_FLOOR), rng, latin_hypercube)
     rng = np.random.default_rng([seed, STREAMS[1]])
-    constraints, reductions = all_constraint_points(problem, rng, latin_hypercube)
+    constraints, reductions = all_constraint_points(problem, rng, latin_hypercube, CONSTRAINT_FLOOR)
     return VerificationPoints(interior, tuple(constraints), reductions)
+
+
+def drawn_seed(request: Mapping[str, Any]) -> tuple[int, str]:
+    """The seed of the verifier's points and where it came from: the request's (a replay, ``desyr verify
+    --seed``), else fresh from the operating system's entropy, which neither the config nor the candidate
+    can know."""
+    seed = request.get("seed")
+    if seed is None:
+        import secrets
+
+        return secrets.randbits(32), "entropy"
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
+    return seed, "request"
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
@@ -159,9 +178,7 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     config = request.get("config")
     if not isinstance(config, Mapping):
         raise ConfigError("the request has no config")
-    seed = request.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
+    seed, seed_from = drawn_seed(request)
     problem = read_problem(config)
     tolerance = read_section(problem, "selection")["exact_tolerance"]   # no component can change it
     # a config may loosen its own tolerance (Verified means within it); Proved holds to the default at least
@@ -175,7 +192,7 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
     if verdict in ("verified", "roundoff"):
-        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
+        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed)
         verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
     data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
     if data is not None and not data["consistent"] and verdict != "not_exact":
@@ -189,13 +206,17 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
         verdict, reason = "not_exact", f"{reason}; but {undecided}"
     return {
         "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
-        "exact_tolerance": tolerance, "tolerance_warning": tolerance_warning, "seed": seed, "streams": list(STREAMS),
+        "exact_tolerance": tolerance, "tolerance_warning": tolerance_warning, "seed": seed, "seed_from": seed_from,
+        "streams": list(STREAMS),
         "config_sha256": config_sha256(str(config["text"])), "source": problem.source,
         "expressions": {f: expression_text(numeric[f]) for f in problem.fields},
         "unknowns": {n: expression_text(numeric[n]) for n in problem.unknown_names},
         "observations": data,
         "points": {"interior": int(points.interior.shape[0]),
-                   "constraints": [int(c.shape[0]) for c in points.constraints]},
+                   "constraints": [int(c.shape[0]) for c in points.constraints],
+                   "asked": {"interior": int(problem.points["verify"]),
+                             "constraints": [int(c.n_points) for c in problem.constraints]},
+                   "floor": {"interior": INTERIOR_FLOOR, "constraint": CONSTRAINT_FLOOR}},
         "residuals": _plain(checked), "exact_form": exact_part,
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
@@ -353,7 +374,7 @@ def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
 
 
 def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
-                points: VerificationPoints, tolerance: float) -> dict[str, Any]:
+                points: VerificationPoints, tolerance: float, seed: int | None = None) -> dict[str, Any]:
     """Try to prove the exact form (or the numeric expression itself when it has no float)."""
     has_floats = any(e.atoms(sp.Float) for e in numeric.values())
     form = exact if exact is not None else (None if has_floats else numeric)
@@ -375,7 +396,7 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
         if not gap <= AGREEMENT:
             return {**out, "proved": False,
                     "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
-    proof = prove(problem, resolve_abs(problem, form))
+    proof = prove(problem, resolve_abs(problem, form), seed)
     printed = None
     if proof.proved and form is not numeric:
         printed = printed_difference(problem, numeric, form, points.interior)
