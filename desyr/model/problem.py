@@ -243,10 +243,12 @@ class Problem:
         values = {self.unknown_symbol(n): sp.sympify(solution[n]) for n in self.unknown_names if n in solution}
         return expr.xreplace(values) if values else expr
 
-    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr],
+                            applied: sp.Expr | None = None) -> sp.Expr:
         """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
-        integrand, whose quadrature sum is the residual)."""
-        applied = self.apply(con.operator, solution)
+        integrand, whose quadrature sum is the residual); ``applied``: the operator with ``solution`` put
+        in, where the caller has it already."""
+        applied = self.apply(con.operator, solution) if applied is None else applied
         value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
             return applied - applied.xreplace(self.shift_map(con)) - value

@@ -6,7 +6,7 @@ decide "exact" by the same rule.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -20,8 +20,9 @@ def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], int
                           constraint_points: Sequence[np.ndarray],
                           reductions: Sequence[np.ndarray | None] = ()) -> Verification:
     """R_eq, R_con, and each residual over its scale, on these points."""
-    blocks = [_equation(problem, k, solution, interior) for k in range(len(problem.equations))]
-    blocks += [_constraint(problem, con, l, solution, constraint_points[l],
+    apply = _applier(problem, solution)
+    blocks = [_equation(problem, k, apply, interior) for k in range(len(problem.equations))]
+    blocks += [_constraint(problem, con, l, solution, apply, constraint_points[l],
                            reductions[l] if l < len(reductions) else None)
                for l, con in enumerate(problem.constraints)]
     numbers = measure(blocks, problem.symbols, interior)
@@ -42,27 +43,44 @@ def _dependent(problem: Problem, expr: sp.Expr) -> set[sp.Symbol]:
     return {s for s in expr.free_symbols if problem.vocabulary.jet_of(s) is not None or s in unknowns}
 
 
-def _equation(problem: Problem, k: int, solution: Mapping[str, sp.Expr], interior: np.ndarray) -> Scaled:
+Apply = Callable[[sp.Expr], sp.Expr]
+
+
+def _applier(problem: Problem, solution: Mapping[str, sp.Expr]) -> Apply:
+    """:meth:`Problem.apply` with each jet's derivative taken once (a 14th derivative takes SymPy seconds,
+    and a residual and its terms need the same ones)."""
+    taken: dict[sp.Basic, sp.Expr] = {}
+
+    def apply(expr: sp.Expr) -> sp.Expr:
+        for s in expr.free_symbols:
+            if s not in taken and problem.vocabulary.jet_of(s) is not None:
+                taken[s] = problem.apply(s, solution)
+        jets = {s: taken[s] for s in expr.free_symbols if s in taken}
+        return problem.resolved(expr.xreplace(jets) if jets else expr, solution)
+    return apply
+
+
+def _equation(problem: Problem, k: int, apply: Apply, interior: np.ndarray) -> Scaled:
     residual = problem.equations[k].residual
     terms = split_terms(residual, _dependent(problem, residual))
-    return Scaled("equation", k, problem.apply(residual, solution), terms.data, terms.coefficients,
-                  tuple(problem.apply(f, solution) for f in terms.factors), interior)
+    return Scaled("equation", k, apply(residual), terms.data, terms.coefficients,
+                  tuple(apply(f) for f in terms.factors), interior)
 
 
-def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], points: np.ndarray,
-                reduction: np.ndarray | None) -> Scaled:
-    residual = problem.constraint_residual(con, solution)
+def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], apply: Apply,
+                points: np.ndarray, reduction: np.ndarray | None) -> Scaled:
+    residual = problem.constraint_residual(con, solution, apply(con.operator))
     if con.kind != "periodic":
         written = con.operator - (con.value / sp.Float(con.measure) if con.kind == "integral" else con.value)
         terms = split_terms(written, _dependent(problem, written))
-        factors = tuple(problem.apply(f, solution) for f in terms.factors)
+        factors = tuple(apply(f) for f in terms.factors)
         spread = 0 if con.kind == "integral" else len(factors)
         return Scaled("constraint", l, residual, terms.data, terms.coefficients, factors, points, reduction, spread)
     # op(p) - op(p + shift) - value: the operator's terms at the point and at its partner, each a term
     moved = problem.shift_map(con)
     op = split_terms(con.operator, _dependent(problem, con.operator))
     value = split_terms(-con.value, _dependent(problem, con.value))
-    factors = tuple(problem.apply(f, solution) for f in op.factors)
+    factors = tuple(apply(f) for f in op.factors)
     return Scaled("constraint", l, residual, op.data - op.data.xreplace(moved) + value.data,
                   (*op.coefficients, *(-c.xreplace(moved) for c in op.coefficients), *value.coefficients),
                   (*factors, *(f.xreplace(moved) for f in factors),

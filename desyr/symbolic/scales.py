@@ -44,8 +44,6 @@ FLOOR = sys.float_info.min
 DISTRIBUTE = 64
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
-#: the most points of one residual evaluated again with mpmath (the rest stay not finite)
-MP_POINTS = 1000
 
 
 @dataclass(frozen=True)
@@ -246,13 +244,10 @@ def _values(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray)
         return out
     precise = _mpmath_function(list(variables), exprs)
     mixed = [np.array([mpmath.mpf(float(x)) for x in v], dtype=object) for v in out]
-    for row in bad[:MP_POINTS]:
+    for row in bad:         # every one: a formula that fails doubles on most points is checked on all of them
         values = _precise_row(precise, X[row], len(exprs))
         for j, value in enumerate(values):
             mixed[j][row] = value
-    for row in bad[MP_POINTS:]:
-        for j in range(len(mixed)):
-            mixed[j][row] = mpmath.mpf("nan")
     return mixed
 
 

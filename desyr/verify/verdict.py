@@ -38,14 +38,16 @@ from desyr.model.constants import METHOD
 from desyr.model.nesting import DataError, config_json_loads
 from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
 from desyr.model.problem import Problem
-from desyr.model.residuals import sensitivity, verify
+from desyr.model.residuals import Verification, sensitivity, verify
 from desyr.model.unknowns import Misfit, Unknown
 from desyr.model.written import exact_number
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.time_limit import OutOfTime
+from desyr.verify.budget import BOUND, Budget
 from desyr.verify.printed import AGREEMENT, printed_difference
-from desyr.verify.proof import prove
-from desyr.verify.regularity import resolve_abs, rough_reason
+from desyr.verify.proof import Proof, prove
+from desyr.verify.regularity import REASON, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 
 SCHEMA = "desyr.verdict/1"
@@ -151,11 +153,24 @@ def drawn_seed(request: Mapping[str, Any]) -> tuple[int, str]:
     return seed, "request"
 
 
-def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
-    smooth = rough_reason(problem, exprs)
-    if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        exprs = resolve_abs(problem, exprs)
-    v = verify(problem, exprs, points)
+def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, budget: Budget | None = None,
+          part: str = "residuals") -> Checked:
+    """The numbers of ``exprs`` on the fresh points, each step within its share of ``budget``'s time."""
+    budget = budget or Budget()
+
+    def smoothness() -> tuple[str | None, Mapping[str, sp.Expr]]:
+        why = rough_reason(problem, exprs)
+        # abs() of one-signed quantities are those quantities: their derivatives carry no delta
+        return why, (resolve_abs(problem, exprs) if why is None else exprs)
+
+    smooth, exprs = budget.within("smoothness", smoothness,
+                                  lambda late: (f"{REASON}: its smoothness and branch conditions were {late}", exprs))
+    def numbers() -> Verification | str:
+        return verify(problem, exprs, points)
+
+    v = budget.within(part, numbers, lambda late: late)
+    if isinstance(v, str):
+        return _unevaluated(f"its residuals on the fresh points were {v}")
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
                    _rel_l2(problem, exprs, points.interior), smooth, _finite(v.relative),
@@ -163,15 +178,24 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
                    _finite(v.roundoff), _finite(v.scale))
 
 
-def decide(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict for one request (a plain mapping, as read from JSON); raises ConfigError on bad input."""
+def _unevaluated(why: str) -> Checked:
+    return Checked(math.inf, None, [], [], None, why, math.inf, [], [], math.inf, 1.0)
+
+
+def decide(request: Mapping[str, Any], bound: float = BOUND) -> dict[str, Any]:
+    """The verdict for one request (a plain mapping, as read from JSON) within ``bound`` seconds; raises
+    ConfigError on bad input, or when even reading the problem does not end within the bound."""
+    budget = Budget(bound)
     # overflow in a residual is an answer (not finite), not a warning line
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _decide(request)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings(), budget.whole():
+            warnings.simplefilter("ignore")
+            return _decide(request, budget)
+    except OutOfTime:
+        raise ConfigError(f"no verdict within the verifier's time bound of {bound:g} s") from None
 
 
-def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
+def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     clock = time.perf_counter()
     if not isinstance(request, Mapping) or request.get("schema") != REQUEST_SCHEMA:
         raise ConfigError(f"not a verification request of schema {REQUEST_SCHEMA}")
@@ -188,19 +212,21 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
     points = fresh_points(problem, seed)
-    checked = check(problem, numeric, points)
+    checked = check(problem, numeric, points, budget)
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
     if verdict in ("verified", "roundoff"):
-        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed)
+        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
         verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
-    data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
+    chosen = exact if exact is not None and verdict == "proved" else numeric
+    data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
         # the physics holds for these coefficients, but the measurements say they are not the problem's
         verdict, reason = "not_exact", f"{reason}; but {data['reason']}"
     if tolerance_warning and verdict == "verified":
         reason = f"{reason}; {tolerance_warning}"
-    undecided = _undecided(problem, numeric, points) if problem.unknowns else ""
+    undecided = budget.within("data", lambda: _undecided(problem, numeric, points),
+                              lambda late: f"whether the data decide the unknowns was {late}") if problem.unknowns else ""
     if undecided and verdict != "not_exact":
         # the physics holds, but nothing decides the values given: they are one choice among many
         verdict, reason = "not_exact", f"{reason}; but {undecided}"
@@ -373,8 +399,13 @@ def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
     return "not_exact", above
 
 
+def _data_late(late: str) -> dict[str, Any]:
+    return {"consistent": False, "reason": f"the test of the observations was {late}", "warning": ""}
+
+
 def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
-                points: VerificationPoints, tolerance: float, seed: int | None = None) -> dict[str, Any]:
+                points: VerificationPoints, tolerance: float, seed: int | None = None,
+                budget: Budget | None = None) -> dict[str, Any]:
     """Try to prove the exact form (or the numeric expression itself when it has no float)."""
     has_floats = any(e.atoms(sp.Float) for e in numeric.values())
     form = exact if exact is not None else (None if has_floats else numeric)
@@ -383,7 +414,8 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
                 "and no exact form was given)", "expressions": None}
     out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
                            "unknowns": {n: expression_text(form[n]) for n in problem.unknown_names}}
-    checked = check(problem, form, points) if form is not numeric else None
+    budget = budget or Budget()
+    checked = check(problem, form, points, budget, "exact residuals") if form is not numeric else None
     if checked is not None:
         out["residuals"] = _plain(checked)
         verdict, why = _numeric_verdict(checked, tolerance)
@@ -396,10 +428,12 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
         if not gap <= AGREEMENT:
             return {**out, "proved": False,
                     "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
-    proof = prove(problem, resolve_abs(problem, form), seed)
+    proof = budget.within("proof", lambda: prove(problem, resolve_abs(problem, form), seed),
+                          lambda late: Proof(False, f"the proof was {late}"))
     printed = None
     if proof.proved and form is not numeric:
-        printed = printed_difference(problem, numeric, form, points.interior)
+        printed = budget.within("printed", lambda: printed_difference(problem, numeric, form, points.interior),
+                                lambda late: f"the printed formula's comparison with the exact form was {late}")
     return {**out, "proved": proof.proved, "reason": proof.reason, "printed": printed,
             "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}
 
