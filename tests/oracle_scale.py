@@ -5,6 +5,7 @@ Plain data, as :mod:`tests.oracle_problems`; each problem is drawn only in its o
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
@@ -71,24 +72,50 @@ def scale_problems() -> list[Problem]:
     return out
 
 
+def old_point(seed: int = 0) -> float:
+    """The one interior point a config's ``verify = 1`` gave before the verifier owned its points: a
+    fixed function of the seed (stream 201, a Latin hypercube of one point), in numpy alone."""
+    rng = np.random.default_rng([seed, 201])
+    stratum = rng.permutation(1)[0]
+    return float((stratum + rng.random((1, 1))[0, 0]) / 1)
+
+
+def attacks(p: Problem) -> list[str]:
+    """Formulas aimed at ``p``: issue 44's false verdicts and their kin (each wrong unless said)."""
+    s = p.name.rsplit("_", 1)[-1]
+    size = SCALES[int(s)] if s.isdigit() and int(s) < len(SCALES) else "1"
+    # x*(1 - x)*(x - a) is 0 on the boundary and its second derivative 2 + 2*a - 6*x is 0 at x0 alone
+    a = repr(3 * old_point() - 1)
+    if p.name == "one_point_2d":
+        return ["exp(x)*sin(y) + x*(1 - x)*y*(1 - y)", f"exp(x)*sin(y) + 1000*x*(1 - x)*(x - {a})*y*(1 - y)"]
+    return {
+        "written": ["3", "0", f"3*{size}", f"sin(pi*x) + {size}*x*(1 - x)"],
+        "sized": ["0", f"{size}*sin(pi*x)", f"3*{size}", f"{size}*exp(-9*t)*sin(pi*x)"],
+        "large": ["10**10*sin(x)**2*(1 + 10**-12)", "10**10*sin(x)**2 + x*(1 - x)", "10**10*sin(x)**2 + 1"],
+        "periodic": ["cos(2*pi*x) + x/1000 + 10**10", "cos(2*pi*x) + 0.001*x + 1e10", "cos(2*pi*x) + x**2/1000 + 10**12",
+                     "cos(2*pi*x) + 10**10"],                                   # the last is a solution
+        "one": [f"sin(pi*x) + 1000*x*(1 - x)*(x - {a})", f"sin(pi*x) + x*(1 - x)*(x - {a})"],
+        "overflow": [f"({p.truth['u']})*(1 + 10**-12)", f"({p.truth['u']})*(1 + 10**-6)", f"{p.truth['u']} + 1",
+                     "exp(799 - 1000*x)", "exp(999*x)"],
+        "order": [f"{p.truth['u']} + 10**12", f"{p.truth['u']} + x**5/10**6", f"({p.truth['u']})*(1 + 10**-9*x)"],
+    }[p.name.split("_", 1)[0]]
+
+
 @st.composite
 def scale_candidates(draw, p: Problem) -> dict[str, str]:
-    """A formula for ``p``: its solution, the solution a little off (relative to its size), a wrong constant,
-    the solution plus a huge part the equation does not see, or a term aimed at one point."""
+    """A formula for ``p``: an attack aimed at it (most often), its solution, the solution a little off
+    (relative to its size), a wrong constant, the solution plus a huge part the equation does not see."""
     truth = p.truth["u"]
-    choice = draw(st.sampled_from(["truth", "relative", "constant", "null", "aimed"]))
+    choice = draw(st.sampled_from(["attack", "attack", "attack", "truth", "relative", "constant", "null"]))
+    if choice == "attack":
+        return {"u": draw(st.sampled_from(attacks(p)))}
     if choice == "truth":
         return {"u": truth}
     if choice == "relative":
         d = draw(st.sampled_from(["10**-13", "10**-9", "10**-6", "10**-3"]))
         return {"u": draw(st.sampled_from([f"({truth})*(1 + {d})", f"({truth})*(1 + {d}*x)", f"{truth} + {d}*x*(1 - x)"]))}
     if choice == "constant":
-        size = draw(st.sampled_from(["0", "3", "-1", *(f"3*{s}" for s in SCALES)]))
-        return {"u": size}
-    if choice == "null":
-        big = draw(st.sampled_from(["10**6", "10**12", "10**20"]))
-        off = draw(st.sampled_from(["0", "x/1000", "x**2/10**6"]))
-        return {"u": f"{truth} + {off} + {big}"}
-    a = draw(st.sampled_from(["0.7979681", "1/3", "0.5", "0.123456789"]))
-    c = draw(st.sampled_from(["1000", "1", "10**-6"]))
-    return {"u": f"{truth} + {c}*(x - {a})*x*(1 - x)"}
+        return {"u": draw(st.sampled_from(["0", "3", "-1", *(f"3*{s}" for s in SCALES)]))}
+    big = draw(st.sampled_from(["10**6", "10**12", "10**20"]))
+    off = draw(st.sampled_from(["0", "x/1000", "x**2/10**6"]))
+    return {"u": f"{truth} + {off} + {big}"}

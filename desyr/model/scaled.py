@@ -70,21 +70,42 @@ def _equation(problem: Problem, k: int, apply: Apply, interior: np.ndarray) -> S
 def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], apply: Apply,
                 points: np.ndarray, reduction: np.ndarray | None) -> Scaled:
     residual = problem.constraint_residual(con, solution, apply(con.operator))
+    data, coefficients, factors, spread = _constraint_terms(problem, con)
+    moved = problem.shift_map(con) if con.kind == "periodic" else {}
+    applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
+    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread)
+
+
+def _constraint_terms(problem: Problem, con: Constraint
+                      ) -> tuple[sp.Expr, tuple[sp.Expr, ...], tuple[tuple[sp.Expr, bool], ...], int]:
+    """A constraint's data, its terms' coefficients and factors (each with whether it is taken at the
+    periodic partner), and how many factors are also measured over the interior."""
     if con.kind != "periodic":
         written = con.operator - (con.value / sp.Float(con.measure) if con.kind == "integral" else con.value)
         terms = split_terms(written, _dependent(problem, written))
-        factors = tuple(apply(f) for f in terms.factors)
-        spread = 0 if con.kind == "integral" else len(factors)
-        return Scaled("constraint", l, residual, terms.data, terms.coefficients, factors, points, reduction, spread)
+        return (terms.data, terms.coefficients, tuple((f, False) for f in terms.factors),
+                0 if con.kind == "integral" else len(terms.factors))
     # op(p) - op(p + shift) - value: the operator's terms at the point and at its partner, each a term
     moved = problem.shift_map(con)
     op = split_terms(con.operator, _dependent(problem, con.operator))
     value = split_terms(-con.value, _dependent(problem, con.value))
-    factors = tuple(apply(f) for f in op.factors)
-    return Scaled("constraint", l, residual, op.data - op.data.xreplace(moved) + value.data,
-                  (*op.coefficients, *(-c.xreplace(moved) for c in op.coefficients), *value.coefficients),
-                  (*factors, *(f.xreplace(moved) for f in factors),
-                   *(problem.resolved(f, solution) for f in value.factors)), points, None, len(factors))
+    return (op.data - op.data.xreplace(moved) + value.data,
+            (*op.coefficients, *(-c.xreplace(moved) for c in op.coefficients), *value.coefficients),
+            (*((f, False) for f in op.factors), *((f, True) for f in op.factors),
+             *((f, False) for f in value.factors)), len(op.factors))
+
+
+def problem_scale(problem: Problem, interior: np.ndarray, constraint_points: Sequence[np.ndarray],
+                  reductions: Sequence[np.ndarray | None] = ()) -> float:
+    """The problem's scale Q on these points, no candidate needed: the largest RMS of one residual's data
+    (1 when the problem holds none)."""
+    datas = [split_terms(eq.residual, _dependent(problem, eq.residual)).data for eq in problem.equations]
+    blocks = [Scaled("equation", k, d, d, (), (), interior) for k, d in enumerate(datas)]
+    for l, con in enumerate(problem.constraints):
+        d = _constraint_terms(problem, con)[0]
+        blocks.append(Scaled("constraint", l, d, d, (), (), constraint_points[l],
+                             reductions[l] if l < len(reductions) else None))
+    return relative(measure(blocks, problem.symbols, interior)).scale
 
 
 def _plain(value: object) -> float:

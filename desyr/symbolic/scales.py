@@ -44,6 +44,8 @@ FLOOR = sys.float_info.min
 DISTRIBUTE = 64
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
+#: mpmath gives up on a residual when its first this many such points are not finite in mpmath either
+PROBE = 16
 
 
 @dataclass(frozen=True)
@@ -244,10 +246,12 @@ def _values(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray)
         return out
     precise = _mpmath_function(list(variables), exprs)
     mixed = [np.array([mpmath.mpf(float(x)) for x in v], dtype=object) for v in out]
-    for row in bad:         # every one: a formula that fails doubles on most points is checked on all of them
+    for k, row in enumerate(bad):   # every one: a formula that fails doubles on most points is checked on all
         values = _precise_row(precise, X[row], len(exprs))
         for j, value in enumerate(values):
             mixed[j][row] = value
+        if k + 1 == PROBE and not any(all(mpmath.isfinite(v[r]) for v in mixed) for r in bad[:PROBE]):
+            break           # not an overflow: undefined (nan) there in any precision; the rest stay not finite
     return mixed
 
 
