@@ -59,6 +59,7 @@ def test_the_seed_is_fresh_recorded_and_replayed():
     assert again["seed_from"] == "request" and again["residuals"] == first["residuals"]
 
 
+@pytest.mark.slow
 def test_desyr_verify_prints_the_seed_that_replays_it(tmp_path, capsys):
     path = tmp_path / "p.toml"
     path.write_text(ONE_POINT)
@@ -75,3 +76,16 @@ def test_a_seed_out_of_range_is_one_line(seed):
     from desyr.errors import ConfigError
     with pytest.raises(ConfigError, match="seed must be"):
         decide(make_request(make_problem(ONE_POINT), {"u": "x"}) | {"seed": seed})
+
+
+@pytest.mark.slow
+def test_a_runs_verdict_is_replayed_from_its_result(tmp_path, capsys):
+    from desyr.api import refine
+    from desyr.testing import SINE_POISSON_1D
+    out = tmp_path / "o"
+    refine(make_problem(SINE_POISSON_1D + "\n[refine.options]\nstarts = 1\n"), ["sin(3.1*x)"], out=out, plots=False)
+    answer = json.loads((out / "result.json").read_text())["verification"]["answer"]
+    assert answer["seed_from"] == "entropy" and answer["points"]["interior"] >= INTERIOR_FLOOR
+    assert main(["verify", str(out), "--seed", str(answer["seed"]), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["residuals"] == answer["residuals"] and again["verdict"] == answer["verdict"]
