@@ -36,7 +36,7 @@ from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.model.constants import METHOD
 from desyr.model.nesting import DataError, config_json_loads
-from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
+from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import Verification, sensitivity, verify
 from desyr.model.unknowns import Misfit, Unknown
@@ -49,14 +49,9 @@ from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
+from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
 
 SCHEMA = "desyr.verdict/1"
-#: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
-STREAMS = (201, 202)
-#: the fewest points the verifier draws, whatever the config asks: interior, and per constraint (a config
-#: may raise them with [points] verify and a constraint's points, never lower them)
-INTERIOR_FLOOR = 2000
-CONSTRAINT_FLOOR = 200
 VERDICTS = ("proved", "verified", "not_exact")
 
 
@@ -127,30 +122,6 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
         if values and out[name].free_symbols & set(values):
             out[name] = out[name].xreplace(values)
     return out
-
-
-def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
-    """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`, at
-    least :data:`INTERIOR_FLOOR` and :data:`CONSTRAINT_FLOOR` of them."""
-    rng = np.random.default_rng([seed, STREAMS[0]])
-    interior = interior_points(problem, max(problem.points["verify"], INTERIOR_FLOOR), rng, latin_hypercube)
-    rng = np.random.default_rng([seed, STREAMS[1]])
-    constraints, reductions = all_constraint_points(problem, rng, latin_hypercube, CONSTRAINT_FLOOR)
-    return VerificationPoints(interior, tuple(constraints), reductions)
-
-
-def drawn_seed(request: Mapping[str, Any]) -> tuple[int, str]:
-    """The seed of the verifier's points and where it came from: the request's (a replay, ``desyr verify
-    --seed``), else fresh from the operating system's entropy, which neither the config nor the candidate
-    can know."""
-    seed = request.get("seed")
-    if seed is None:
-        import secrets
-
-        return secrets.randbits(32), "entropy"
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
-    return seed, "request"
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, budget: Budget | None = None,
