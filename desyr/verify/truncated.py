@@ -46,3 +46,16 @@ def truncation_reason(problem: Problem, exprs: Mapping[str, sp.Expr], points: Ve
             why = (f"{field}'s series has no proved tail bound within the tolerance {tolerance:g} on the fresh "
                    f"points ({values.report.describe()}): its residuals are not a sound check")
     return why, "; ".join(notes)
+
+
+def series_verdict(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
+                   verdict: str, reason: str) -> tuple[str, str]:
+    """The verdict of a series from its numbers: Verified only where they are sound; a series above the
+    tolerance by round-off only is not exact (only a proof could tell)."""
+    unsound, cut = truncation_reason(problem, exprs, points, tolerance)
+    reason = f"{reason} ({cut})"
+    if verdict != "verified":
+        return "not_exact", reason
+    if unsound is not None:
+        return "not_exact", f"{reason}; but {unsound}"
+    return "verified", f"{reason}; {UNPROVED}"
