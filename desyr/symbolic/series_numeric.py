@@ -8,6 +8,7 @@ report says that no bound was reached.  Every call records what it did in :class
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,8 @@ import sympy as sp
 TOLERANCE = 1e-12
 #: the most terms kept of each sum (per index)
 CAP = 2000
+#: ... of a double or triple sum, per index (their terms multiply)
+NESTED_CAP = {2: 200, 3: 40}
 #: index-by-point values computed at once
 BLOCK = 1_000_000
 
@@ -101,7 +104,11 @@ class SumEvaluator:
         self.count = None if upper is sp.oo else int(upper) - int(lower) + 1
         term = sp.Sum(total.function, *inner) if inner else total.function
         self.used = [a for a in args if a in total.free_symbols]
-        self.term: Callable[..., Any] = lambdify([index, *args], [stable_term(term)])
+        if inner:               # the inner sums at every outer index at once, with the nested sum's cap
+            self.cap = min(cap, NESTED_CAP.get(len(total.limits), 20))
+            self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap)
+        else:
+            self.term = lambdify([index, *args], [stable_term(term)])
         self._terms: dict[tuple[float, ...], tuple[int, float | None]] = {}
         self.last: SumReport | None = None
 
@@ -123,11 +130,12 @@ class SumEvaluator:
     def _choose(self, arrays: Sequence[np.ndarray], tolerance: float) -> tuple[int, float | None]:
         if self.count is not None:
             return self.count, 0.0
-        box = {a: (float(np.min(v)), float(np.max(v))) for a, v in zip(self.args, arrays)
+        box = {a: _outward(float(np.min(v)), float(np.max(v))) for a, v in zip(self.args, arrays)
                if a in self.used and v.size}
         if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in box.values()):
             return self.cap, None
-        key = tuple(np.round([x for lo_hi in box.values() for x in lo_hi], 12)) + (tolerance,)
+        tolerance = 10.0 ** (math.floor(2 * math.log10(tolerance)) / 2) if tolerance > 0 else tolerance
+        key = tuple(x for lo_hi in box.values() for x in lo_hi) + (tolerance,)
         if key not in self._terms:
             from desyr.symbolic.series import sum_bound
             bound = sum_bound(self.total, box)
@@ -147,3 +155,14 @@ class SumEvaluator:
                 values = np.broadcast_to(values, (len(ns),) + shape)
                 total = total + values.sum(axis=0)
         return total
+
+
+def _outward(lo: float, hi: float) -> tuple[float, float]:
+    """``[lo, hi]`` widened outward to 4 significant digits: a bound over the wider box holds on the
+    narrower one, and a refit whose constants move a little reuses it."""
+    def grid(value: float, up: bool) -> float:
+        if value == 0 or not math.isfinite(value):
+            return value
+        step = 10.0 ** (math.floor(math.log10(abs(value))) - 3)
+        return (math.ceil(value / step) if up else math.floor(value / step)) * step
+    return grid(lo, False), grid(hi, True)

@@ -41,8 +41,8 @@ from desyr.verify.series_targets import NotLinear, Target, targets
 from desyr.verify.unforeseen import proof_key
 from desyr.verify.unforeseen import rng as witness_rng
 
-#: the bound on a whole series proof (it leaves the series unproved, never hangs the verifier); with the
-#: cross-check's (desyr.verify.series_verdict.SECONDS) within the verifier's whole bound
+#: the bound on a whole series proof (it leaves the series unproved, never hangs the verifier); in the
+#: verifier the proof's share of its time bound (desyr.verify.budget) holds it first
 SECONDS = 40.0
 
 

@@ -25,10 +25,10 @@ from desyr.model.problem import Problem
 from desyr.symbolic.expressions import expression_text
 from desyr.symbolic.series import merge_sums
 from desyr.symbolic.simplify import bounded_simplify
-from desyr.symbolic.time_limit import OutOfTime, time_limit
+from desyr.verify.budget import Budget
 from desyr.verify.series_form import has_infinite_sum
 from desyr.verify.series_identity import points
-from desyr.verify.series_proof import prove_series
+from desyr.verify.series_proof import SeriesProof, prove_series
 
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
 TRUNCATION = 1e-10
@@ -38,8 +38,6 @@ CAP = {1: 4000, 2: 60, 3: 12}
 POINTS = {2: 400, 3: 100}
 #: the fewest terms a truncation falls back to where more overflow in doubles
 MIN_CAP = 50
-#: the bound on the cross-check (past it the truncated series is not shown to meet its targets: Not exact)
-SECONDS = 40.0
 #: how many times the last block of terms the L2 residual may be
 BLOCKS = 3.0
 
@@ -147,16 +145,31 @@ def _rms(values: np.ndarray) -> float:
     return value if math.isfinite(value) else math.inf
 
 
-def outcome(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
-            points: VerificationPoints, tolerance: float) -> tuple[str, str, dict[str, Any], dict[str, Any] | None]:
-    """``(verdict, reason, residuals, exact_part)`` of a series answer."""
-    try:
-        with time_limit(SECONDS):
-            judged = cross_check(problem, numeric, points, tolerance)
-    except OutOfTime:
-        return "not_exact", f"the truncated series could not be evaluated on the fresh points within {SECONDS:g} s", \
-            _residuals([]), None
-    residuals = _residuals(judged)
+Decision = tuple[str, str, dict[str, Any], dict[str, Any] | None]
+
+
+def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
+             points: VerificationPoints, tolerance: float, budget: Budget) -> Decision:
+    """``(verdict, reason, residuals, exact_part)`` of a series answer, each part within its share of
+    ``budget``: the smoothness of its first terms, the truncated sums on the points, the proof."""
+    from desyr.model.scaled import problem_scale
+    from desyr.verify.regularity import REASON, rough_reason
+    from desyr.verify.truncated import written_out
+    rough = budget.within("smoothness", lambda: rough_reason(problem, written_out(numeric)),
+                          lambda late: f"{REASON}: its smoothness and branch conditions were {late}")
+    if rough:
+        return "not_exact", rough, _residuals([], 1.0), None
+    scale = problem_scale(problem, points.interior, points.constraints, points.reductions)
+    def numbers() -> list[Judged] | str:
+        return cross_check(problem, numeric, points, tolerance * scale)
+
+    def late(why: str) -> list[Judged] | str:
+        return why
+
+    judged = budget.within("residuals", numbers, late)
+    if isinstance(judged, str):
+        return "not_exact", f"the truncated series on the fresh points was {judged}", _residuals([], scale), None
+    residuals = _residuals(judged, scale)
     failed = [j for j in judged if not j.ok]
     if failed:
         return "not_exact", f"the truncated series does not meet {failed[0].describe()}", residuals, None
@@ -167,20 +180,22 @@ def outcome(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str
     if form is None:
         return "verified", f"{numbers}; not proved: constants not identified (float constants, no exact form)", \
             residuals, {"proved": False, "reason": "constants not identified", "expressions": None}
-    proof = prove_series(problem, form)
+    proof = budget.within("proof", lambda: prove_series(problem, form),
+                          lambda late: SeriesProof(False, f"the series proof was {late}"))
     part: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
                             "proved": proof.proved, "reason": proof.reason, "parts": dict(proof.parts),
                             "steps": [{"residual": n, "zero": ok} for n, ok in proof.steps], "printed": None}
     if not proof.proved:
         return "verified", f"{numbers}; not proved: {proof.reason}", residuals, part
-    if form is not numeric and any(sp.srepr(numeric[f]) != sp.srepr(form[f]) for f in problem.fields):
-        part["printed"] = "the printed series is not the proved exact form"
+    if any(sp.srepr(numeric[f]) != sp.srepr(form[f]) for f in problem.fields):
+        part["printed"] = "the printed series is not the proved exact form (a series' floats are not matched to it)"
         return "verified", f"{numbers}; the exact form is proved ({proof.reason}), but {part['printed']}", residuals, part
     return "proved", f"{proof.reason}; {numbers}", residuals, part
 
 
-def _residuals(judged: list[Judged]) -> dict[str, Any]:
-    """The residuals in the verdict's shape (R_eq, R_con and the per-target lists), from the cross-check."""
+def _residuals(judged: list[Judged], scale: float) -> dict[str, Any]:
+    """The residuals in the verdict's shape (absolute and relative to the problem's scale), from the
+    cross-check."""
     equations = [j.residual for j in judged if j.name.startswith("equation")]
     constraints = [j.residual for j in judged if not j.name.startswith("equation")]
 
@@ -189,5 +204,8 @@ def _residuals(judged: list[Judged]) -> dict[str, Any]:
     return {"R_eq": plain(max(equations, default=0.0)), "R_con": plain(max(constraints, default=0.0)) if constraints
             else None, "R_eq_per_equation": [plain(v) for v in equations],
             "R_con_per_constraint": [plain(v) for v in constraints], "rel_l2": None, "smooth": None,
+            "relative": plain(max([*equations, *constraints], default=0.0) / scale),
+            "relative_per_equation": [plain(v / scale) for v in equations],
+            "relative_per_constraint": [plain(v / scale) for v in constraints], "roundoff": 0.0, "scale": scale,
             "series": [{"target": j.name, "norm": j.norm, "residual": plain(j.residual), "allowed": plain(j.allowed),
                         "terms": j.terms, "bound": None if j.bound is None else plain(j.bound)} for j in judged]}
