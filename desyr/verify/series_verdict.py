@@ -160,13 +160,13 @@ def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[st
     if rough:
         return "not_exact", rough, _residuals([], 1.0), None
     scale = problem_scale(problem, points.interior, points.constraints, points.reductions)
-    def numbers() -> list[Judged] | str:
+    def evaluated() -> list[Judged] | str:
         return cross_check(problem, numeric, points, tolerance * scale)
 
     def late(why: str) -> list[Judged] | str:
         return why
 
-    judged = budget.within("residuals", numbers, late)
+    judged = budget.within("residuals", evaluated, late)
     if isinstance(judged, str):
         return "not_exact", f"the truncated series on the fresh points was {judged}", _residuals([], scale), None
     residuals = _residuals(judged, scale)
