@@ -85,7 +85,7 @@ def cross_check(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifica
 def _combined(expr: sp.Expr, problem: Problem) -> sp.Expr:
     """``expr`` multiplied out with each sum held as one symbol (a sum that cancels, ``2*S - 2*S``, is gone),
     then the sums over the same ranges merged (``Sum(u_t) - Sum(u_xx)``), and a merged sum whose term is 0
-    (SymPy's simplification within a second, witnessed at a few indices and points) dropped: its value is 0,
+    (SymPy's simplification within 4 s, witnessed at a few indices and points) dropped: its value is 0,
     and thousands of its terms need not be evaluated."""
     held = {s: sp.Dummy("sum") for s in expr.atoms(sp.Sum)}
     if not held:
@@ -99,7 +99,7 @@ def _zero_term(total: sp.Sum, problem: Problem) -> bool:
     term = total.function
     while isinstance(term, sp.Sum):
         term = term.function
-    simpler = bounded_simplify(term, max_nodes=400, seconds=1.0)
+    simpler = bounded_simplify(term, max_nodes=1500, seconds=4.0)
     if simpler is None or simpler != 0:
         return False
     indices = {limit[0]: int(limit[1]) for s in [total, *total.atoms(sp.Sum)] for limit in s.limits}
@@ -153,10 +153,7 @@ def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[st
     """``(verdict, reason, residuals, exact_part)`` of a series answer, each part within its share of
     ``budget``: the smoothness of its first terms, the truncated sums on the points, the proof."""
     from desyr.model.scaled import problem_scale
-    from desyr.verify.regularity import REASON, rough_reason
-    from desyr.verify.truncated import written_out
-    rough = budget.within("smoothness", lambda: rough_reason(problem, written_out(numeric)),
-                          lambda late: f"{REASON}: its smoothness and branch conditions were {late}")
+    rough = _rough(problem, numeric, budget, terms=False)
     if rough:
         return "not_exact", rough, _residuals([], 1.0), None
     scale = problem_scale(problem, points.interior, points.constraints, points.reductions)
@@ -186,11 +183,39 @@ def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[st
                             "proved": proof.proved, "reason": proof.reason, "parts": dict(proof.parts),
                             "steps": [{"residual": n, "zero": ok} for n, ok in proof.steps], "printed": None}
     if not proof.proved:
+        rough = _rough(problem, numeric, budget, terms=True)       # terms no proof vouches for
+        if rough:
+            return "not_exact", f"{rough}; and {proof.reason}", residuals, part
         return "verified", f"{numbers}; not proved: {proof.reason}", residuals, part
     if any(sp.srepr(numeric[f]) != sp.srepr(form[f]) for f in problem.fields):
         part["printed"] = "the printed series is not the proved exact form (a series' floats are not matched to it)"
         return "verified", f"{numbers}; the exact form is proved ({proof.reason}), but {part['printed']}", residuals, part
     return "proved", f"{proof.reason}; {numbers}", residuals, part
+
+
+def _rough(problem: Problem, exprs: Mapping[str, sp.Expr], budget: Budget, terms: bool) -> str | None:
+    """Why the series is not smooth enough (the rules of docs/verify.md), or None: its finite part, or, with
+    ``terms``, its first terms written out as well; a named eigenvalue of a written-out term is its value
+    (an interval encloses a number, not the function). A proved series' terms need no such check: each is
+    a product of eigenfunctions, analytic inside the domain."""
+    from desyr.verify.regularity import REASON, rough_reason
+    from desyr.verify.series_form import NotASeries, split_answer
+    from desyr.verify.series_roots import numeric
+    from desyr.verify.truncated import written_out
+
+    def read() -> dict[str, sp.Expr]:
+        if terms:
+            return {f: numeric(e) for f, e in written_out(exprs).items()}
+        out = {}
+        for f, e in exprs.items():
+            try:
+                out[f] = split_answer(e, set(problem.variable_names)).finite
+            except NotASeries:
+                out[f] = numeric(written_out({f: e})[f])
+        return out
+
+    return budget.within("smoothness", lambda: rough_reason(problem, read()),
+                         lambda late: f"{REASON}: its smoothness and branch conditions were {late}")
 
 
 def _residuals(judged: list[Judged], scale: float) -> dict[str, Any]:
