@@ -191,3 +191,29 @@ def test_the_line_says_who_how_long_and_what_instead():
     line = StoppedCall("searcher", "s", 11.94, 9.6, "it is left out of the pool", "its search").line()
     assert line == ("searcher 's' was stopped after 11.9 s (its search; its share of the budget: 9.6 s): "
                     "it is left out of the pool")
+
+
+def test_a_stopped_exact_searcher_proposes_nothing_and_the_others_go_on(short_grace):
+    from desyr.plugin import ExactSearcher, Proposals
+    from desyr.stages.exact_search import propose_candidates
+
+    class SleepyExact(ExactSearcher):
+        name = "sleepy_exact"
+
+        def propose(self, problem, time_limit):
+            time.sleep(30)
+
+    class Sine(ExactSearcher):
+        name = "sine_exact"
+
+        def propose(self, problem, time_limit):
+            return Proposals(({"u": problem.parse("sin(pi*x)")},), ("table",))
+
+    problem = make_problem()
+    start = time.perf_counter()
+    with noting_stops() as noted:
+        solved = propose_candidates([SleepyExact(), Sine()], problem, 10.0, time.time() + 0.3)
+    assert time.perf_counter() - start < 3
+    assert [c.searcher for c in solved.pool] == ["sine_exact:table"]
+    assert [(s.role, s.name) for s in noted] == [("searcher", "sleepy_exact")]
+    assert any(r.searcher == "sleepy_exact" and r.outcome == "stopped" for r in solved.records)

@@ -162,7 +162,7 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
     s.parts.extend(solvers)
     # the refiner's heavy imports overlap the solver children's work instead of following it
     with imports_ahead(getattr(s.refiner, "imports_ahead", ())):
-        solved = propose_candidates(solvers, s.ctx.problem, time_limit)
+        solved = propose_candidates(solvers, s.ctx.problem, time_limit, request.wall, s.ctx.progress)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
     if not solved.pool:

@@ -43,7 +43,7 @@ from desyr.extension.discovery import (
 )
 from desyr.extension.discovery import entry_points as discovered_entry_points
 from desyr.extension.hookspecs import ROLES
-from desyr.extension.options import specs_of
+from desyr.extension.options import options_dict
 
 if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
     from desyr.extension.roles import Component
@@ -74,9 +74,7 @@ class ComponentInfo:
         return f"{self.plugin}:{self.name}"
 
     def as_dict(self) -> dict[str, Any]:
-        options = {name: {"default": _json_default(spec.default), "type": spec.type_text(),
-                          "range": spec.range_text() or None, "doc": spec.doc}
-                   for name, spec in specs_of(self.cls.options).items()}
+        options = options_dict(self.cls.options)
         dist, version = self.distribution or (None, None)
         return {"role": self.role, "name": self.name, "origin": self.origin, "distribution": dist,
                 "version": version, "entry_point": self.plugin, "qualified_name": self.qualified_name,
@@ -403,6 +401,3 @@ def check_contract(cls: Any, role: str) -> None:
 def _is_default(cls: type[Component]) -> bool:
     return bool(getattr(cls, "default", False)) or getattr(cls, "default_position", None) is not None
 
-
-def _json_default(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, list, dict, type(None))) else repr(value)

@@ -24,7 +24,7 @@ import sympy as sp
 
 from desyr.errors import ComponentError, DesyrError, PluginError
 from desyr.extension.hookspecs import ROLES
-from desyr.extension.options import Option, OptionError, specs_of, validate
+from desyr.extension.options import Option, OptionError, checked_specs, validate
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -367,9 +367,6 @@ def check_contract(cls: Any, role: str) -> None:
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
         raise PluginError(f"{role} '{name}' ({cls.__name__}) does not implement {missing}")
     try:
-        specs = specs_of(cls.options)
-        for option, spec in specs.items():
-            if spec.kind is not object and spec.default is not None:
-                spec.check(option, spec.default)
+        checked_specs(cls.options)
     except (DesyrError, TypeError, AttributeError) as exc:
         raise PluginError(f"{role} '{name}' declares invalid options: {exc}") from None
