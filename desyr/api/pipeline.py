@@ -41,7 +41,7 @@ from desyr.stages.refit import check_finite, parse_candidate, refine_pool, scree
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
-from desyr.stages.stops import Stopped, note_stop, noting_stops
+from desyr.stages.stops import Stopped, noting_stops
 from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
 from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
@@ -269,9 +269,7 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     try:
         taught = teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
-    except Stopped as exc:
-        assert exc.record is not None
-        note_stop(s.ctx.progress, exc.record)
+    except Stopped as exc:              # named already: without its values no search runs
         return _untaught(s, exc.record), None
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
@@ -289,10 +287,10 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
 
-def _untaught(s: _Started, stop: StoppedCall) -> Result:
+def _untaught(s: _Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
-    stages = _Stages([], Selection(None, []), None, None, None, {"teacher": stop.seconds}, {"teacher": stop.name})
-    return _finish("run", s, stages)
+    seconds, name = (stop.seconds, stop.name) if stop is not None else (0.0, "")
+    return _finish("run", s, _Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
 
 
 def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,

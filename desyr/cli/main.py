@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stdout
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
@@ -271,6 +270,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if args.executor is not None:
         registry.info("executor", args.executor)      # an unknown name is an error even where no unit runs
+    from desyr.cli.summary import print_summary, results_apart
+
     progress = Progress(verbose=not args.quiet)
     with results_apart():       # what the components print goes to stderr: stdout is the result's lines
         if args.command == "refine":
@@ -285,21 +286,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
                          retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
                          plots=not args.no_plots, budget=args.budget, budget_from=args.started)
-    from desyr.cli.summary import print_summary
-
     print_summary(result, args.out)
     return EXIT_NOTHING_SELECTED if result.expression is None else 0
-
-
-@contextmanager
-def results_apart() -> Iterator[None]:
-    """Standard output onto standard error inside the block, for Python's ``print`` and for file
-    descriptor 1 (a C library's writes, and the worker processes started meanwhile): a component's
-    output never lands among the result's lines, which are all that ``run`` and ``refine`` print there."""
-    from desyr.extension.discovery import descriptor_1_to_2
-
-    with descriptor_1_to_2(), redirect_stdout(sys.stderr):
-        yield
 
 
 def _problem(config: str, registry: Registry, start_spares: Callable[[], None]) -> Problem:

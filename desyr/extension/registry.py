@@ -65,9 +65,7 @@ class ComponentInfo:
     cls: type[Component]
     plugin: str = ""            # entry-point (or registration) name of the contributing plugin
     shadowed_by: str | None = None
-    #: the distribution (name, version) that declares the plugin's entry point; None for a module loaded
-    #: with ``-p`` or ``DESYR_PLUGINS``, or registered in process (``origin`` says which)
-    distribution: tuple[str, str] | None = None
+    distribution: tuple[str, str] | None = None    # (name, version) declaring it; None: -p, DESYR_PLUGINS, in process
 
     @property
     def qualified_name(self) -> str:

@@ -43,8 +43,9 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
         return result
     exact = result.exact_form.expressions if result.exact_form else None
     try:
-        answer = request_verdict(make_request(problem, result.expression, exact, result.seed),
-                                 TIMEOUT if seconds is None else min(seconds, TIMEOUT), meanwhile)
+        limit = {} if seconds is None else {"timeout": min(seconds, TIMEOUT)}
+        answer = request_verdict(make_request(problem, result.expression, exact, result.seed), meanwhile=meanwhile,
+                                 **limit)
     except VerifierError as exc:
         within = "" if seconds is None else " (its time was what the run's budget left)"
         result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}{within}", None,
