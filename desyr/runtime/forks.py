@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from multiprocessing.context import BaseContext
+from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 
 #: modules whose threads make a forked child unsafe (not imported here: only looked up)
 FORK_UNSAFE = ("jax", "jaxlib", "juliacall", "julia", "tensorflow")
@@ -23,11 +23,12 @@ def fork_is_safe() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and not any(m in sys.modules for m in FORK_UNSAFE)
 
 
-def child_context() -> BaseContext:
+def child_context() -> ForkContext | ForkServerContext | SpawnContext:
     """The multiprocessing context for a child of this process: ``fork`` where it is safe (the child
     starts in milliseconds with everything imported), else a fresh interpreter (``forkserver`` on
     Linux, ``spawn`` elsewhere; the child's function and arguments travel pickled)."""
     if fork_is_safe():
         return multiprocessing.get_context("fork")
-    fresh = "forkserver" if sys.platform.startswith("linux") else "spawn"
-    return multiprocessing.get_context(fresh)
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
