@@ -28,13 +28,14 @@ def child_env():
 
 
 def comparable(result):
-    """A result.json minus what may differ between executors and resumes: timings and execution."""
+    """A result.json minus what may differ between executors and resumes: timings, execution and the
+    executor's origin."""
     def strip(o):
         if isinstance(o, dict):
             return {k: strip(v) for k, v in o.items()
                     if k not in ("timings", "execution", "time") and "second" not in k}
         if isinstance(o, list):
-            return [strip(v) for v in o]
+            return [strip(v) for v in o if not (isinstance(v, dict) and v.get("role") == "executor")]
         return o
     if isinstance(result, (str, Path)):
         result = json.loads(Path(result).read_text(encoding="utf-8"))
