@@ -349,9 +349,9 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
         selection = run_gates(groups.pool, s.gates, replace(screening, deadline=wall))
         # Stage B again, for the chosen group alone on the full set; under a budget only while a third of
-        # Stage B's time is left (else the group keeps its screening refit), and a refit started is
-        # finished: it is the result
-        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=None)) \
+        # Stage B's time is left (else the group keeps its screening refit), and a refit started may run
+        # to the wall (not Stage B's deadline): it is the result
+        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=wall)) \
             if ctx.seconds_left() >= stage_b_time / 3 else RefitPassOutcome(0, {}, 0.0)
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
