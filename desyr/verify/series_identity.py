@@ -94,10 +94,6 @@ def witnessed(expr: sp.Expr, at: Sequence[witness.Point], indices: Mapping[sp.Sy
     return judged
 
 
-def free_of(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> bool:
-    return not (expr.free_symbols & set(symbols))
-
-
 class Undecided(Exception):
     """Where an expression vanishes in an index is not decided (one line)."""
 

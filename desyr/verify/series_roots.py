@@ -10,8 +10,6 @@ function of a concrete index is its value at 80 digits.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import sympy as sp
 
 from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
@@ -145,7 +143,3 @@ def bessel_at_a_zero(expr: sp.Expr) -> bool:
     if isinstance(zero, besseljzero):
         return bool(nu == m + 1 or (nu == m - 1 and m >= 1))
     return bool(nu == m)
-
-
-def all_named(exprs: Iterable[sp.Expr]) -> bool:
-    return any(named(e) for e in exprs)
