@@ -64,11 +64,13 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
+    from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
     from desyr.symbolic.physics import Scores
+    from desyr.symbolic.series import series_index
     from desyr.symbolic.simplify import simplify_expression
     from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
 
@@ -107,6 +109,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.stages.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
+    "desyr.symbolic.series": ("series_index",),
+    "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -149,6 +153,8 @@ __all__ = [
     "Operator", "BINARY_OPERATORS", "UNARY_OPERATORS", "operator", "library_names",
     # special functions: their SymPy classes and a Bessel function's order
     "SPECIAL_CLASSES", "BESSEL_CLASSES", "bessel_order",
+    # series: the index symbol every producer shares, the named eigenvalue functions
+    "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",

@@ -43,6 +43,7 @@ from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.series import not_finite
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
@@ -78,7 +79,7 @@ def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext
     start = {**starting_values(problem.unknowns, ctx.unknown_estimates), **exprs}   # where the refit starts
     for f, e in exprs.items():
         e = problem.resolved(e, start)
-        if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        if not_finite(e):
             return f"{f} = {e} is not finite"
         try:
             values = evaluate(e, problem.symbols, X)
