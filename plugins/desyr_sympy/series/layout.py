@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr.plugin import Annulus, Disk, Face, Part
-from desyr_sympy.forms import exact_number, jet_symbols, rational, residuals, split_linear
+from desyr_sympy.shared.forms import exact_number, jet_symbols, rational, residuals, split_linear
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Constraint, Problem

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-try:
-    from desyr.plugin import besseljpzero, besseljzero, robinroot, series_index
-except (ImportError, AttributeError):   # TEMPORARY until h-series-answer lands: same contract, local
-    from desyr_sympy.series._interim import besseljpzero, besseljzero, robinroot, series_index
+from desyr.plugin import besseljpzero, besseljzero, robinroot, series_index
 
 __all__ = ["besseljpzero", "besseljzero", "robinroot", "series_index", "computing_index"]
 

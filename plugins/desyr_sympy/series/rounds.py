@@ -26,7 +26,7 @@ from desyr_sympy.series.eigen import bessel
 from desyr_sympy.series.layout import Declined, End, Layout, Round
 from desyr_sympy.series.modal import Motion, duhamel, first_underdamped, regime, responses
 from desyr_sympy.series.project import expand
-from desyr_sympy.undetermined import solutions
+from desyr_sympy.shared.coefficients import solutions
 
 Modes = dict[tuple[int, str], sp.Expr]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from desyr_sympy.series.layout import Axis, Declined, End, Layout
-from desyr_sympy.undetermined import solutions
+from desyr_sympy.shared.coefficients import solutions
 
 
 def end_operator(end: End, w: sp.Expr, x: sp.Symbol, at: sp.Expr, sign: int) -> sp.Expr:
