@@ -34,6 +34,7 @@ HEAVY = {
     "test_coupled.py::test_joint_refit_from_perturbed_kovasznay_constants": "a Kovasznay group refit and its verdict",
     "test_coupled.py::test_without_tying_the_same_refit_has_one_rate_per_field": "a Kovasznay group refit and its verdict",
     "test_dask.py": "a real LocalCluster with two worker processes",
+    "test_series_proof.py": "series proofs: SymPy's expansion integrals and their quadratures",
     "test_executors.py::test_killed_worker_is_retried_and_a_repeat_killer_is_recorded": "runs in a process pool, one killed",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",

@@ -1,0 +1,100 @@
+"""Termwise differentiation: where the series, and the series of each derivative taken, converge uniformly.
+
+Weierstrass' M-test: if ``sup |d^a term_k|`` over a region is at most ``M_k`` with ``sum M_k < oo``, the
+series of ``d^a`` converges absolutely and uniformly there, so the sum is differentiable term by term.
+The majorant is built from the term's formula, factor by factor (:mod:`desyr.verify.series_bounds`),
+as a sum of monomials ``C * prod_i k_i**p_i * exp(R(k))``: ``|sin|, |cos|, |J_nu| <= 1``, ``exp(z)`` at the
+supremum of its affine exponent over the region, ``sinh``/``cosh`` by exponentials, a denominator by a
+proved lower bound (a polynomial in the index positive on the whole range, ``sinh(a*k) >= c*exp(a*k)``).
+A monomial is summable when the exponent decays in every index (``-n**2*pi**2*delta``) or, where it does
+not, the powers sum below -1 (a mixed ``1/(m**2 + n**2)`` is split by the weighted AM-GM inequality).
+
+The regions: every compact part of the open domain (each range shrunk by ``delta > 0``), the closed
+domain, and near each constraint's set (its fixed variable over its whole range, the others shrunk).
+The series itself must converge absolutely on the compact parts, or nothing is proved.  The equation
+holds classically where the series of its derivatives converge there, else in the sense of
+distributions (each partial sum meets it, with the source's partial expansion); a condition holds
+pointwise on its set where its derivatives' series converge up to it, else in the L2 sense of the
+expansion theorem (the partial sums meet it with the data's partial expansion).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy as sp
+
+from desyr.model.problem import Problem
+from desyr.verify.series_bounds import DELTA, Region, summable, upper
+from desyr.verify.series_identity import Range
+from desyr.verify.series_modes import Piece
+from desyr.verify.series_targets import Target, linear_coefficients
+
+
+class Diverges(Exception):
+    """The series does not converge absolutely on the compact parts of the domain (one line)."""
+
+
+@dataclass(frozen=True)
+class Senses:
+    closed: bool                                   # uniform on the closed domain (continuous up to the boundary)
+    equation: str                                  # "classically" or "in the sense of distributions"
+    conditions: tuple[tuple[str, str], ...]        # (target, "pointwise" / "in L2 ..." / ...)
+
+    @property
+    def text(self) -> str:
+        where = "the closed domain" if self.closed else "every compact part of the open domain"
+        said = [f"the series converges absolutely and uniformly on {where}",
+                f"the equation holds {self.equation} in the open domain"]
+        weak = [f"{name} {sense}" for name, sense in self.conditions if sense != "pointwise"]
+        said.append("every condition holds pointwise on its set" if not weak
+                    else "the other conditions hold pointwise; " + "; ".join(weak))
+        return "; ".join(said)
+
+
+def senses(problem: Problem, name: str, pieces: Sequence[Piece], targets: Sequence[Target],
+           ranges: Mapping[sp.Symbol, Range], active: set[str]) -> Senses:
+    """How far termwise differentiation goes, for each target (``active``: the targets where the series'
+    coefficients are the data's, rather than 0)."""
+    inside = _region(ranges, shrink=set(ranges))
+    if not _converges(pieces, [()], inside, problem):
+        raise Diverges("the series does not converge absolutely on compact parts of the open domain "
+                       "(no summable majorant of its terms)")
+    closed = _converges(pieces, [()], _region(ranges, shrink=set()), problem)
+    equation = "classically"
+    conditions = []
+    for target in targets:
+        orders = _derivatives(problem, target)
+        if target.face is None:
+            if not _converges(pieces, orders, inside, problem):
+                equation = "in the sense of distributions (its derivatives' series do not converge absolutely)"
+            continue
+        near = _region(ranges, shrink=set(ranges) - set(target.fixed))
+        if _converges(pieces, orders, near, problem):
+            conditions.append((target.name, "pointwise"))
+        elif target.name in active:
+            conditions.append((target.name, "in the L2 sense of the expansion theorem"))
+        else:
+            conditions.append((target.name, "for every partial sum (its series does not converge up to the set)"))
+    return Senses(closed, equation, tuple(conditions))
+
+
+def _region(ranges: Mapping[sp.Symbol, Range], shrink: set[sp.Symbol]) -> Region:
+    return {s: ((lo + DELTA, hi - DELTA) if s in shrink else (lo, hi)) for s, (lo, hi) in ranges.items()}
+
+
+def _derivatives(problem: Problem, target: Target) -> list[tuple[sp.Symbol, ...]]:
+    coefficients = linear_coefficients(problem, target.operator) or {}
+    return [tuple(problem.vocabulary.var_symbols[v] for v in jet.wrt) for jet in coefficients]
+
+
+def _converges(pieces: Sequence[Piece], orders: Sequence[tuple[sp.Symbol, ...]], region: Region,
+               problem: Problem) -> bool:
+    for piece in pieces:
+        lowers = {i.symbol: i.lower for i in piece.indices}
+        for wrt in orders:
+            derivative = sp.diff(piece.term, *wrt) if wrt else piece.term
+            bound = upper(derivative, region, lowers)
+            if bound is None or not summable(bound, lowers):
+                return False
+    return True

@@ -1,0 +1,76 @@
+"""The series proof's test problems (tests/fixtures/series) and their textbook series, as text, beside
+the red team's wrong series (issue 46, acceptance 3)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from desyr.config.reading import problem_from_toml
+from desyr.model.problem import Problem
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "series"
+
+
+def problem(name: str) -> Problem:
+    path = FIXTURES / f"{name}.toml"
+    return problem_from_toml(path.read_text(encoding="utf-8"), source=str(path), tidy=False)
+
+
+#: name -> (fixture, the textbook series): each is Proved
+TEXTBOOK = {
+    "rod": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
+    "rod_odd_terms": ("rod", "Sum(8/(pi**3*(2*k + 1)**3)*sin((2*k + 1)*pi*x)*exp(-(2*k + 1)**2*pi**2*t), (k, 0, oo))"),
+    "laplace_square": ("laplace_square",
+                       "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*sinh(n*pi*y)/sinh(n*pi), (n, 1, oo))"),
+    "string": ("string", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*cos(n*pi*t), (n, 1, oo))"),
+    "torsion": ("torsion", "Sum(Sum(8*(1 - (-1)**m)*(1 - (-1)**n)/(pi**4*m*n*(m**2 + n**2))*sin(m*pi*x)*sin(n*pi*y), "
+                           "(m, 1, oo)), (n, 1, oo))"),
+    "neumann_rod": ("neumann_rod", "1/2 + Sum(2*((-1)**n - 1)/(pi**2*n**2)*cos(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
+    "cold_ends": ("cold_ends", "Sum(2*(1 - (-1)**n)/(pi*n)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
+    "ring": ("periodic_ring", "pi**2/3 + Sum(4/n**2*cos(n*x)*exp(-n**2*t), (n, 1, oo))"),
+    "robin_rod": ("robin_rod", "Sum(4*sin(robinroot(n, 1, 0, 1))/(robinroot(n, 1, 0, 1)**2 + sin(robinroot(n, 1, 0, 1))**2)"
+                               "*sin(robinroot(n, 1, 0, 1)*x)*exp(-robinroot(n, 1, 0, 1)**2*t), (n, 1, oo))"),
+    "rod_skewed": ("rod_skewed", "Sum(-4*(2*(-1)**n + 1)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
+}
+
+ROD = "4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t)"
+NEUMANN = "2*((-1)**n - 1)/(pi**2*n**2)*cos(n*pi*x)*exp(-n**2*pi**2*t)"
+
+#: name -> (fixture, a wrong series, what the reason must name): none is Proved
+WRONG = {
+    # a coefficient off in one term: a term outside the sum, exactly on an eigenfunction
+    "one_term_off": ("rod", f"Sum({ROD}, (n, 1, oo)) + sin(3*pi*x)*exp(-9*pi**2*t)/100", "expansion coefficients"),
+    # ... and far out, where no drawn index looks
+    "far_term_off": ("rod", f"Sum({ROD}, (n, 1, oo)) + sin(1001*pi*x)*exp(-1002001*pi**2*t)/10**6",
+                     "expansion coefficients"),
+    "flipped_sign": ("rod", "Sum(4*(1 + (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
+                     "expansion coefficients"),
+    "law_factor": ("rod", "Sum(4*(1 - (-1)**n)*(1 + (-1)**n/1000)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), "
+                          "(n, 1, oo))", "expansion coefficients"),
+    "missing_zero_mode": ("neumann_rod", f"Sum({NEUMANN}, (n, 1, oo))", "cos j = 0"),
+    "zero_mode_doubled": ("neumann_rod", f"1 + Sum({NEUMANN}, (n, 1, oo))", "cos j = 0"),
+    "wrong_eigenvalue": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi*t), (n, 1, oo))",
+                         "the equation"),
+    "wrong_spatial_eigenvalue": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x/2)*exp(-n**2*pi**2*t/4), "
+                                        "(n, 1, oo))", "not a product of eigenfunctions"),
+    "average_only": ("neumann_rod", f"1/2 + Sum(2*{NEUMANN}, (n, 1, oo))", "expansion coefficients"),
+    "odd_only_where_even_needed": ("rod_skewed", "Sum(4/(pi**3*(2*k + 1)**3)*sin((2*k + 1)*pi*x)"
+                                                 "*exp(-(2*k + 1)**2*pi**2*t), (k, 0, oo))", "sin j = 2*k + 0"),
+    "index_shift": ("rod", "Sum(4*(1 + (-1)**n)/(pi**3*(n + 1)**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
+                    "expansion coefficients"),
+    "pde_but_not_conditions": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*cos(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
+                               "not a product of eigenfunctions"),
+    "conditionally_convergent": ("string_uniform", "Sum(2*(1 - (-1)**n)/(pi*n)*sin(n*pi*x)*cos(n*pi*t), (n, 1, oo))",
+                                 "does not converge absolutely"),
+    "finite_formula_as_sum": ("rod", "Sum(sin(pi*x)*exp(-pi**2*t)/2**n, (n, 1, oo))", "not a product of eigenfunctions"),
+    "undefined_term": ("rod", f"Sum({ROD}*(n - 1002)/(n - 1003), (n, 1, oo))", "undefined at n = 1003"),
+    "two_sums_over_one_mode": ("rod", f"Sum({ROD}, (n, 1, oo)) + Sum(sin((2*k + 1)*pi*x)*exp(-(2*k + 1)**2*pi**2*t)"
+                                      "/(2*k + 1)**4, (k, 0, oo))", "same eigenfunctions"),
+    "robin_coefficient": ("robin_rod", "Sum(4*sin(robinroot(n, 1, 0, 1))/(robinroot(n, 1, 0, 1)**2 + "
+                                       "2*sin(robinroot(n, 1, 0, 1))**2)*sin(robinroot(n, 1, 0, 1)*x)"
+                                       "*exp(-robinroot(n, 1, 0, 1)**2*t), (n, 1, oo))", "expansion coefficients"),
+    "robin_other_roots": ("robin_rod", "Sum(4*sin(robinroot(n, 1, 0, 2))/(robinroot(n, 1, 0, 2)**2 + "
+                                       "sin(robinroot(n, 1, 0, 2))**2)*sin(robinroot(n, 1, 0, 2)*x)"
+                                       "*exp(-robinroot(n, 1, 0, 2)**2*t), (n, 1, oo))", "not a product of eigenfunctions"),
+    "torsion_coefficient": ("torsion", "Sum(Sum(16*(1 - (-1)**m)*(1 - (-1)**n)/(pi**4*m*n*(m**2 + n**2))*sin(m*pi*x)"
+                                       "*sin(n*pi*y), (m, 1, oo)), (n, 1, oo))", "expansion coefficients"),
+}
