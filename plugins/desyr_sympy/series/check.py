@@ -30,7 +30,7 @@ def verify_expansion(data: sp.Expr, expansion: Expansion, at: dict[sp.Symbol, sp
         return
     families = expansion.families
     for indices in _samples(expansion):
-        exact = complex(sp.N(expansion.at(indices).xreplace(at or {}), 20))
+        exact = complex(sp.N(numeric_roots(expansion.at(indices).xreplace(at or {})), 20))
         numeric, size = _quadrature(data, families, indices)
         if abs(exact - numeric) > TOLERANCE * max(size, abs(numeric), 1e-12):
             raise Declined(f"a closed-form coefficient disagrees with its quadrature at index {indices} "
@@ -59,7 +59,7 @@ def _quadrature(data: sp.Expr, families: Sequence[Family], indices: Sequence[int
         integrand *= function * fam.weight
         norm *= fam_norm
     integrand = numeric_roots(integrand).evalf(30)
-    norm_value = complex(sp.N(norm, 20))
+    norm_value = complex(sp.N(numeric_roots(norm), 20))
     variables = [f.variable for f in families]
     bounds = [(float(f.lo), float(f.hi)) for f in families]
     if integrand.free_symbols - set(variables):

@@ -56,12 +56,15 @@ def interval(axis: Axis, name: str) -> list[Family]:
     assert axis.low is not None and axis.high is not None
     kind = (_kind(axis.low), _kind(axis.high))
     n = computing_index(name, 1)
-    closed = {("D", "D"): (n * sp.pi, sp.sin), ("N", "N"): (n * sp.pi, sp.cos),
-              ("D", "N"): ((n - sp.Rational(1, 2)) * sp.pi, sp.sin),
-              ("N", "D"): ((n - sp.Rational(1, 2)) * sp.pi, sp.cos)}
+    # a quarter-wave family from 0, (n + 1/2)*pi: the square root of its eigenvalue is then plainly positive
+    half = computing_index(name, 0)
+    closed = {("D", "D"): (n, n * sp.pi, sp.sin), ("N", "N"): (n, n * sp.pi, sp.cos),
+              ("D", "N"): (half, (half + sp.Rational(1, 2)) * sp.pi, sp.sin),
+              ("N", "D"): (half, (half + sp.Rational(1, 2)) * sp.pi, sp.cos)}
     if kind in closed:
-        s, trig = closed[kind]
-        families = [Family(x, n, 1, (s / length)**2, trig(s * xi / length), length / 2, lo, hi)]
+        index, s, trig = closed[kind]
+        lower = 0 if index is half else 1
+        families = [Family(x, index, lower, (s / length)**2, trig(s * xi / length), length / 2, lo, hi)]
         if kind == ("N", "N"):
             families.insert(0, Family(x, None, 0, sp.Integer(0), sp.Integer(1), length, lo, hi))
         return families
@@ -93,6 +96,7 @@ def _robin(low: End, high: End, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr, n: sp.Sy
     function = b0 * mu * sp.cos(mu * xi) + a0 * sp.sin(mu * xi)
     sym = sp.Dummy("s", positive=True)
     norm = _norm(b0 * sym / length * sp.cos(sym * xi / length) + a0 * sp.sin(sym * xi / length), x, lo, hi)
+    norm = _at_root(norm, sym, a, b, c)
     families = [Family(x, n, 1, mu**2, function, norm.subs(sym, s), lo, hi, named=True)]
     if sp.simplify(a + c) == 0:                         # a zero eigenvalue: X = beta0 + alpha0*xi
         zero = b0 + a0 * xi
@@ -100,6 +104,23 @@ def _robin(low: End, high: End, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr, n: sp.Sy
     elif _negative_root(a, b, c):
         raise Declined("the Robin ends allow a negative eigenvalue, whose root has no named function yet")
     return families
+
+
+def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr:
+    """``expr`` with ``sin(s)**2``, ``cos(s)**2`` and ``sin(s)*cos(s)`` (and the double angles) written through the
+    root's relation ``(a - b*s**2)*sin(s) = -c*s*cos(s)``: a rational function of ``s`` (its denominator
+    plainly nonzero for the usual signs) where no odd power of ``sin(s)`` or ``cos(s)`` is left."""
+    sine, cosine = sp.Dummy("sine"), sp.Dummy("cosine")
+    flat = sp.expand(sp.expand_trig(expr).xreplace({sp.sin(s): sine, sp.cos(s): cosine}))
+    q = (a - b * s**2)**2 + c**2 * s**2
+    values = {sine**2: c**2 * s**2 / q, cosine**2: (a - b * s**2)**2 / q, sine * cosine: -c * s * (a - b * s**2) / q}
+    out = sp.Integer(0)
+    for term in sp.Add.make_args(flat):
+        rest, trig = term.as_independent(sine, cosine, as_Add=False)
+        if trig not in values and trig != 1:
+            return expr
+        out += rest * values.get(trig, sp.Integer(1))
+    return sp.factor(sp.cancel(out))
 
 
 def _norm(function: sp.Expr, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:

@@ -61,8 +61,8 @@ def root(square: sp.Expr) -> sp.Expr:
     """``sqrt(square)`` without a root where the square is one (``2*pi*n``), else of the expanded form
     (``sqrt(4*pi**2*n**2 - 1)``, not a product of two roots)."""
     factored = sp.sqrt(sp.factor(square))
-    return factored if not factored.has(sp.Pow) or all(
-        not (p.exp.is_Rational and not p.exp.is_integer) for p in factored.atoms(sp.Pow)) else sp.sqrt(sp.expand(square))
+    roots = [p for p in factored.atoms(sp.Pow) if p.exp.is_Rational and not p.exp.is_integer]
+    return factored if len(roots) <= 1 else sp.sqrt(sp.expand(square))
 
 
 def regime(motion: Motion, rate: sp.Expr) -> str:

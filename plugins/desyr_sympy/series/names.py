@@ -22,8 +22,14 @@ def computing_index(name: str, lower: int) -> sp.Symbol:
 NAMED = (besseljzero, besseljpzero, robinroot)
 
 
+_VALUES: dict[sp.Expr, sp.Float] = {}
+
+
 def numeric_roots(expr: sp.Expr, digits: int = 30) -> sp.Expr:
     """``expr`` with each named root of numeric arguments replaced by its value (``evalf`` of an expression
-    with free symbols leaves a function's arguments alone)."""
+    with free symbols leaves a function's arguments alone), each value computed once per process."""
     calls = [c for c in expr.atoms(*NAMED) if c.is_number]
-    return expr.xreplace({c: c.evalf(digits) for c in calls}) if calls else expr
+    for call in calls:
+        if call not in _VALUES:
+            _VALUES[call] = call.evalf(digits)
+    return expr.xreplace({c: _VALUES[c] for c in calls}) if calls else expr

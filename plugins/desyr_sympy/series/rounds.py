@@ -172,8 +172,10 @@ def _evolution(layout: Layout, names: list[str]) -> sp.Expr:
     total = w
     for mode in sorted({key for modes in parts for key in modes}):
         for family in bessel(mode[0], shape.outer, rim, r, names[0]):
-            total += _mode_series(motion, family, [p.get(mode, sp.Integer(0)) for p in parts], d, names,
-                                  angle(shape, *mode))
+            # the angular factor outside the sum: a condition that mixes the index and the variables (the
+            # division by the radius) cannot be checked when the sum is read back
+            total += angle(shape, *mode) * _mode_series(motion, family, [p.get(mode, sp.Integer(0)) for p in parts],
+                                                        d, names)
     return total.subs(r, rho)
 
 
@@ -197,8 +199,7 @@ def _lifting(layout: Layout, shape: Round) -> sp.Expr:
     return sp.expand(steady + flux + (harmonic(shape, {"outer": End(end.alpha, end.beta, rest)}) if rest != 0 else 0))
 
 
-def _mode_series(motion: Motion, family: object, data: list[sp.Expr], d: sp.Expr, names: list[str],
-                 angular_factor: sp.Expr) -> sp.Expr:
+def _mode_series(motion: Motion, family: object, data: list[sp.Expr], d: sp.Expr, names: list[str]) -> sp.Expr:
     from desyr_sympy.series.eigen import Family
 
     assert isinstance(family, Family)
@@ -222,5 +223,5 @@ def _mode_series(motion: Motion, family: object, data: list[sp.Expr], d: sp.Expr
         if special:
             raise Declined("a source resonant with a Fourier-Bessel mode")
         factor = a * response.free + b * motion.mass * response.impulse + forced
-        terms[key] = (angular_factor * family.function.subs(subs) * factor).subs(tau, motion.time - motion.start)
+        terms[key] = (family.function.subs(subs) * factor).subs(tau, motion.time - motion.start)
     return assemble.write(combo, starts, terms, names)

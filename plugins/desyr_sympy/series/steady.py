@@ -59,7 +59,10 @@ def tidy(expr: sp.Expr) -> sp.Expr:
     exponentials)."""
     if expr.is_polynomial(*expr.free_symbols):
         return sp.simplify(expr)
-    return sp.factor_terms(sp.expand(expr))
+    options = [sp.factor_terms(sp.expand(expr))]
+    if expr.has(sp.sinh, sp.cosh):      # constants like sinh(1), cosh(1) cancel once written as exponentials
+        options.append(sp.factor_terms(sp.simplify(sp.expand(expr.rewrite(sp.exp)))))
+    return min(options, key=sp.count_ops)
 
 
 def _homogeneous(d: sp.Expr, reaction: sp.Expr, xi: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
