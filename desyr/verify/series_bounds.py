@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.verify.series_roots import bessel_at_a_zero
 
 #: the margin of a compact part of the open domain (any positive number)
 DELTA = sp.Symbol("delta", positive=True)
@@ -164,6 +165,9 @@ def lower(expr: sp.Expr, region: Region, lowers: Lowers) -> Mono | None:
     if isinstance(expr, EigenvalueFunction):
         linear = _linear_in_index(expr, lowers)
         return linear[0] if linear else None
+    if bessel_at_a_zero(expr):
+        linear = _linear_in_index(expr.args[1], lowers)          # |J_nu(s_k)| >= c*s_k**(-1/2), s_k >= c*k
+        return linear[0].scaled(sp.Rational(-1, 2)) if linear else None
     if isinstance(expr, sp.Add):
         polynomial = _lower_polynomial(expr, lowers)
         if polynomial is None and (all(a.is_nonnegative for a in expr.args) or all(a.is_nonpositive for a in expr.args)):
@@ -181,9 +185,32 @@ def _lower_of_one_signed(expr: sp.Add, region: Region, lowers: Lowers) -> Mono |
     return max(found, key=lambda m: sum(m.powers.values()))
 
 
+def _lower_in_named(expr: sp.Expr, lowers: Lowers) -> Mono | None:
+    """A polynomial ``p(s)`` in one named eigenvalue ``s = s_k`` (increasing in k) with a positive leading
+    coefficient and no real root at or above ``s`` at the first index: ``p(s) >= c*s**deg >= c'*k**deg``."""
+    calls = {f for f in expr.atoms(sp.Function) if isinstance(f, EigenvalueFunction)}
+    if len(calls) != 1:
+        return None
+    call = calls.pop()
+    k = call.index
+    if k not in lowers or lowers[k] < 1:
+        return None
+    s = sp.Dummy("s", positive=True)
+    p = expr.xreplace({call: s})
+    if p.free_symbols - {s} or not p.is_polynomial(s):
+        return None
+    poly = sp.Poly(p, s)
+    first = sp.N(call.xreplace({k: lowers[k]}), 30)
+    if not poly.LC().is_positive or any(r >= first for r in poly.real_roots()):
+        return None
+    return Mono(powers={k: sp.Integer(poly.degree())})
+
+
 def _lower_polynomial(expr: sp.Expr, lowers: Lowers) -> Mono | None:
     """A polynomial in the indices that keeps one sign on the whole range: ``p(k) >= c*k**deg`` (one index),
     or, in several, one with positive coefficients (a mixed factor of the majorant)."""
+    if any(isinstance(f, EigenvalueFunction) for f in expr.atoms(sp.Function)):
+        return _lower_in_named(expr, lowers)
     indices = [k for k in lowers if expr.has(k)]
     if not indices or not expr.is_polynomial(*indices) or expr.free_symbols - set(indices) - {DELTA}:
         return None

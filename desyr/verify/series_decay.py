@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr.model.problem import Problem
-from desyr.verify.series_bounds import DELTA, Region, summable, upper
+from desyr.verify.series_bounds import DELTA, Mono, Region, summable, upper
 from desyr.verify.series_identity import Range
 from desyr.verify.series_modes import Piece
+from desyr.verify.series_sturm import J
 from desyr.verify.series_targets import Target, linear_coefficients
 
 
@@ -90,11 +91,27 @@ def _derivatives(problem: Problem, target: Target) -> list[tuple[sp.Symbol, ...]
 
 def _converges(pieces: Sequence[Piece], orders: Sequence[tuple[sp.Symbol, ...]], region: Region,
                problem: Problem) -> bool:
+    space = {problem.vocabulary.var_symbols[v] for v in problem.geometry.space} if problem.geometry else set()
     for piece in pieces:
         lowers = {i.symbol: i.lower for i in piece.indices}
         for wrt in orders:
-            derivative = sp.diff(piece.term, *wrt) if wrt else piece.term
-            bound = upper(derivative, region, lowers)
+            if piece.angular is not None:
+                bound = _round_bound(piece, wrt, space, region, lowers)
+            else:
+                bound = upper(sp.diff(piece.term, *wrt) if wrt else piece.term, region, lowers)
             if bound is None or not summable(bound, lowers):
                 return False
     return True
+
+
+def _round_bound(piece: Piece, wrt: tuple[sp.Symbol, ...], space: set[sp.Symbol], region: Region,
+                 lowers: Mapping[sp.Symbol, int]) -> list[Mono] | None:
+    """A disk's term ``C(k, t) * X(r) * Theta``: each derivative in x or y of ``J_m(s*r)*cos(m*theta)`` (or sin) is
+    at most ``s`` to its order (Jacobi-Anger: ``J_m(s*r)*exp(i*m*theta)`` is a mean of plane waves
+    ``exp(i*s*(x*cos(phi) + y*sin(phi)))``), so the majorant is that of ``d_t C * scale * s**order``."""
+    mode = piece.modes[0]
+    spatial = sum(1 for v in wrt if v in space)
+    others = [v for v in wrt if v not in space]
+    frequency = mode.branch.frequency.xreplace({J: mode.index})
+    coefficient = sp.diff(piece.coefficient, *others) if others else piece.coefficient
+    return upper(coefficient * mode.scale * frequency**spatial, region, lowers)

@@ -231,6 +231,17 @@ def _integrals(check: Check, combo: Sequence[object], js: Sequence[sp.Expr]) -> 
     return inner, norms
 
 
+def _integral(integrand: sp.Expr, f: Family) -> sp.Expr:
+    try:
+        with time_limit(SECONDS_PER_INTEGRAL):
+            value = sp.integrate(integrand, (f.variable, f.lo, f.hi))
+    except OutOfTime:
+        raise Unproved("an eigenfunction's norm was not computed in time") from None
+    if value.has(sp.Integral):
+        raise Unproved("SymPy did not compute an eigenfunction's norm")
+    return value
+
+
 def _relations(expr: sp.Expr) -> list[sp.Basic]:
     return [r for pw in expr.atoms(sp.Piecewise) for _, c in pw.args for r in c.atoms(sp.Rel)]
 
@@ -300,13 +311,14 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
                   for i, p in enumerate(classes)]
         rest = {s: lo + (hi - lo) * fractions(key, f"{where} rest {s}", count)[n]
                 for s, (lo, hi) in check.rest.items()}
-        shapes = [numeric(b.at(v)) for b, v in zip(combo, values)]               # type: ignore[attr-defined]
+        exact = [b.at(v) for b, v in zip(combo, values)]                         # type: ignore[attr-defined]
+        shapes = [numeric(s) for s in exact]
         claimed = sp.Integer(0)
         if claim is not None:
             at = {k: (v - p.offset) // p.step for k, v, p in zip(ks, values, classes) if p.step}
             claimed = numeric(claim[0].xreplace(at).xreplace(rest))
-            for f, s in zip(families, shapes):
-                norm = numeric(sp.integrate(s**2 * f.weight, (f.variable, f.lo, f.hi)))
+            for f, s, e in zip(families, shapes, exact):
+                norm = numeric(_integral(e**2 * f.weight, f))
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm

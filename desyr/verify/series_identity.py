@@ -16,7 +16,7 @@ import sympy as sp
 from desyr.symbolic.special import MPMATH
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
-from desyr.verify.series_roots import named, never_zero_at_roots, numeric, parts_to_vanish
+from desyr.verify.series_roots import bessel_at_a_zero, named, never_zero_at_roots, numeric, parts_to_vanish
 from desyr.verify.unforeseen import fractions
 
 #: the largest index above the first one at which an identity is witnessed (quadratures stay cheap there)
@@ -115,7 +115,7 @@ def integer_zeros(expr: sp.Expr, index: sp.Symbol) -> set[int]:
             continue
         if isinstance(base, sp.cosh) and base.args[0].is_real:
             continue
-        if never_zero_at_roots(base, index):
+        if never_zero_at_roots(base, index) or bessel_at_a_zero(base):
             continue
         inner = base.args[0] if isinstance(base, sp.sinh) else base
         if not inner.is_polynomial(index) or inner.free_symbols - {index}:

@@ -47,6 +47,8 @@ class Piece:
     indices: tuple[Index, ...]
     modes: tuple[Mode, ...]
     coefficient: sp.Expr        # term / product of the factors: free of the expansion directions
+    #: on a disk: the angular mode (m, "cos" or "sin") the term is made of
+    angular: tuple[int, str] | None = None
 
     @property
     def variables(self) -> tuple[sp.Symbol, ...]:

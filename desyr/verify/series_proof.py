@@ -29,8 +29,11 @@ from desyr.model.problem import Problem
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.series_decay import Diverges, Senses, senses
+from desyr.verify.series_disk import THEOREM, round_domain
+from desyr.verify.series_disk import meet as disk_meet
+from desyr.verify.series_disk import pieces as disk_pieces
 from desyr.verify.series_expansion import Check, Expansion, Unproved, check_coefficients, image_coefficient
-from desyr.verify.series_form import NotASeries, Series, split_answer
+from desyr.verify.series_form import Answer, NotASeries, Series, split_answer
 from desyr.verify.series_identity import Range, Undecided, integer_zeros, zero_for_all
 from desyr.verify.series_modes import NotAnExpansion, Piece, pieces
 from desyr.verify.series_sturm import Family, NoFamily, family
@@ -72,10 +75,32 @@ def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
     key = proof_key(problem, exprs)
     ranges = _ranges(problem)
     all_targets = targets(problem)
-    families, ends = _directions(problem, all_targets)
-    steps: list[tuple[str, bool]] = []
-
     lowers = {i.symbol: i.lower for s in answer.series for i in s.indices}
+    steps: list[tuple[str, bool]] = []
+    if problem.geometry is not None:
+        found, classes, active, used = _round(problem, name, answer, all_targets, ranges, key)
+    else:
+        found, classes, active, used = _box(problem, name, answer, all_targets, ranges, lowers, key)
+    steps.append(("terms meet the homogeneous conditions", True))
+    steps += [(t.name, True) for t in all_targets]
+    decay = senses(problem, name, found, all_targets, ranges, active)
+    parts = {
+        "terms": "each term meets the equation and the homogeneous conditions for every index",
+        "coefficients": f"the coefficients are the data's expansion coefficients ({classes} index classes, "
+                        "special indices and drawn quadratures included)",
+        "family": used,
+        "differentiation": decay.text,
+    }
+    return SeriesProof(True, _reason(decay, len(steps)), tuple(steps), parts)
+
+
+Outcome = tuple[list[Piece], int, set[str], str]
+
+
+def _box(problem: Problem, name: str, answer: Answer, all_targets: list[Target], ranges: Mapping[sp.Symbol, Range],
+         lowers: Mapping[sp.Symbol, int], key: bytes) -> Outcome:
+    """Intervals, rectangles and boxes: a family along each direction with conditions at both ends."""
+    families, ends = _directions(problem, all_targets)
 
     def meets(term: sp.Expr, v: sp.Symbol) -> bool:
         return all(_vanishes(problem, name, t, term, ranges, lowers, key) for t in ends[v])
@@ -84,25 +109,44 @@ def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
     for s in answer.series:
         _defined(s)
         found += pieces(s, families, ranges, meets, key)
-    steps.append(("terms meet the homogeneous conditions at both ends of " +
-                  ", ".join(sorted({str(v) for p in found for v in p.variables})), True))
     expansions = _expansions(found)
     classes, active = 0, set[str]()
     for target in all_targets:
         count = _meet(problem, name, target, answer.finite, expansions, ranges, key)
         if count:
             classes, active = classes + count, active | {target.name}
-        steps.append((target.name, True))
     used = {f.variable: f for e in expansions for f in e.families}
-    decay = senses(problem, name, found, all_targets, ranges, active)
-    parts = {
-        "terms": "each term meets the equation and the homogeneous conditions for every index",
-        "coefficients": f"the coefficients are the data's expansion coefficients ({classes} index classes, "
-                        "special indices and drawn quadratures included)",
-        "family": "; ".join(f"{f.describe()}, {f.conditions}: {f.theorem}" for f in used.values()),
-        "differentiation": decay.text,
-    }
-    return SeriesProof(True, _reason(decay, len(steps)), tuple(steps), parts)
+    return found, classes, active, "; ".join(f"{f.describe()}, {f.conditions}: {f.theorem}" for f in used.values())
+
+
+def _round(problem: Problem, name: str, answer: Answer, all_targets: list[Target], ranges: Mapping[sp.Symbol, Range],
+           key: bytes) -> Outcome:
+    """A disk: each angular mode's Fourier-Bessel (or Dini) family."""
+    rnd = round_domain(problem, all_targets)
+    found: list[Piece] = []
+    for s in answer.series:
+        _defined(s)
+        found += disk_pieces(s, rnd, key)
+    classes, active = 0, set[str]()
+    for target in all_targets:
+        count = disk_meet(problem, name, target, answer.finite, found, rnd, ranges, key)
+        if count < 0:
+            _finite_meets(problem, name, target, answer.finite, key)
+        else:
+            classes, active = classes + count, active | {target.name}
+    modes = sorted({p.angular for p in found if p.angular})
+    said = ", ".join(f"{kind}({m}*theta)" for m, kind in modes)
+    return found, classes, active, (f"the disk of radius {rnd.radius}, rim {'slope' if rnd.slope else 'value'}, "
+                                    f"angular modes {said}: {THEOREM}")
+
+
+def _finite_meets(problem: Problem, name: str, target: Target, finite: sp.Expr, key: bytes) -> None:
+    from desyr.verify.proof import reduces
+    rho = target.value - target.image(problem, name, finite)
+    rng = witness_rng(key, f"series {target.name}")
+    points = witness.interior(problem, rng) if target.face is None else witness.on_set(problem, target.face, rng)
+    if not reduces(problem, rho, points):
+        raise Unproved(f"{target.name}: the finite part does not meet it, and no term of the series is nonzero there")
 
 
 def _reason(decay: Senses, checked: int) -> str:
@@ -199,9 +243,5 @@ def _meet(problem: Problem, name: str, target: Target, finite: sp.Expr, expansio
         raise Unproved(f"{target.name}: two expansions are nonzero there")
     if active:
         return check_coefficients(active[0], key, problem.numbers)
-    from desyr.verify.proof import reduces
-    rng = witness_rng(key, f"series {target.name}")
-    points = witness.interior(problem, rng) if target.face is None else witness.on_set(problem, target.face, rng)
-    if not reduces(problem, rho, points):
-        raise Unproved(f"{target.name}: the finite part does not meet it, and no term of the series is nonzero there")
+    _finite_meets(problem, name, target, finite, key)
     return 0

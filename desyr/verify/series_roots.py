@@ -64,15 +64,28 @@ def _robin(expr: sp.Expr, s: sp.Symbol, call: robinroot) -> list[sp.Expr] | None
 
 
 def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Expr] | None:
-    nu = call.args[0]
-    zero = call.defining_equation(s)
+    """Every ``J_nu(s)`` (integer ``nu``) written in ``J_m(s)`` and ``J_(m+1)(s)`` by the recurrence
+    ``J_(nu-1) + J_(nu+1) = 2*nu*J_nu/s``, then the root's equation put in: ``J_m(s) = 0`` at
+    ``besseljzero(m, k)``; ``J_(m+1)(s) = m*J_m(s)/s`` at ``besseljpzero(m, k)`` (``J_m' = m*J_m/s - J_(m+1)``)."""
+    m = int(call.args[0])
+    calls = [b for b in expr.atoms(sp.besselj) if b.args[1] == s]
+    if any(not b.args[0].is_Integer for b in calls):
+        return None
+    orders = [int(b.args[0]) for b in calls] + [m, m + 1]
+    known: dict[int, tuple[sp.Expr, sp.Expr]] = {m: (sp.Integer(1), sp.Integer(0)), m + 1: (sp.Integer(0), sp.Integer(1))}
+    for nu in range(m + 1, max(orders)):
+        (a1, b1), (a0, b0) = known[nu], known[nu - 1]
+        known[nu + 1] = (2 * nu * a1 / s - a0, 2 * nu * b1 / s - b0)
+    for nu in range(m, min(orders), -1):
+        (a1, b1), (a2, b2) = known[nu], known[nu + 1]
+        known[nu - 1] = (2 * nu * a1 / s - a2, 2 * nu * b1 / s - b2)
+    jm, jm1 = sp.besselj(m, s), sp.besselj(m + 1, s)
     if isinstance(call, besseljzero):
-        written = expr.xreplace({sp.besselj(nu, s): sp.Integer(0)})
-    else:                     # J_nu'(s) = 0: J_(nu+1)(s) = J_(nu-1)(s) (recurrence), nu/s*J_nu = J_(nu-1)
-        written = expr.xreplace({sp.besselj(nu + 1, s): sp.besselj(nu - 1, s)}) if nu != 0 else \
-            expr.xreplace({sp.besselj(1, s): sp.Integer(0)})
-    del zero
-    return [written]
+        at_root = {nu: b * jm1 for nu, (a, b) in known.items()}
+    else:
+        at_root = {nu: (a + b * m / s) * jm for nu, (a, b) in known.items()}
+    written = expr.xreplace({b: at_root[int(b.args[0])] for b in calls})
+    return [sp.numer(sp.together(sp.expand(written)))]
 
 
 def _odd_even(expr: sp.Expr, one: sp.Expr, square: sp.Expr) -> list[sp.Expr] | None:
@@ -106,6 +119,21 @@ def never_zero_at_roots(factor: sp.Expr, index: sp.Symbol) -> bool:
         if not abs(value) > sp.Float("1e-40"):
             return False
     return True
+
+
+def bessel_at_a_zero(expr: sp.Expr) -> bool:
+    """Whether ``expr`` is ``J_nu(s)`` at a zero ``s`` of ``J_m`` (``nu = m +- 1``) or of ``J_m'`` (``nu = m``), which
+    is never 0: ``J_m`` and ``J_(m+1)`` have no common positive zero (Watson 15.22; ``J_(m-1)`` by the recurrence
+    ``J_(m-1) + J_(m+1) = 2*m*J_m/z``), and a common positive zero of ``J_m`` and ``J_m'`` would make ``J_m``
+    vanish identically (Bessel's equation is regular there).  Its size is about ``sqrt(2/(pi*s))``
+    (the Hankel asymptotics at McMahon's zeros, Watson 7.21 and 15.53)."""
+    if not isinstance(expr, sp.besselj) or not isinstance(expr.args[1], (besseljzero, besseljpzero)):
+        return False
+    nu, zero = expr.args[0], expr.args[1]
+    m = zero.args[0]
+    if isinstance(zero, besseljzero):
+        return bool(nu == m + 1 or (nu == m - 1 and m >= 1))
+    return bool(nu == m)
 
 
 def all_named(exprs: Iterable[sp.Expr]) -> bool:

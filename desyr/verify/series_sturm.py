@@ -70,10 +70,12 @@ class Family:
     branches: tuple[Branch, ...]
     conditions: str
     theorem: str
+    #: the weight of the inner product when it is not exp(beta*v) (a radius: r)
+    measure: sp.Expr | None = None
 
     @property
     def weight(self) -> sp.Expr:
-        return sp.exp(self.beta * self.variable)
+        return self.measure if self.measure is not None else sp.exp(self.beta * self.variable)
 
     def index(self, branch: Branch, frequency: sp.Expr) -> sp.Expr | None:
         """The canonical index of the eigenfunction of ``branch`` with ``frequency`` (None: single, or not

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from desyr.model.geometry import Part
 from desyr.model.problem import Face, Problem
 from desyr.symbolic.expressions import Jet
 
@@ -27,7 +28,7 @@ class Target:
     value: sp.Expr                          # the data (forcing, boundary or initial values), exact
     fixed: Mapping[sp.Symbol, sp.Expr]      # the set's fixed variables at exact values ({} : the domain)
     shift: Mapping[sp.Symbol, sp.Expr]      # a periodic pair: the operator here minus there ({} : none)
-    face: Face | None                       # the constraint's set (None: the equation)
+    face: Face | Part | None                # the constraint's set (None: the equation)
 
     @property
     def periodic(self) -> bool:
@@ -57,10 +58,11 @@ def linear_coefficients(problem: Problem, expr: sp.Expr) -> dict[Jet, sp.Expr] |
 
 def targets(problem: Problem) -> list[Target]:
     """The equation and each constraint on each of its faces, as exact targets."""
-    from desyr.verify.proof import _exact, _face_values
+    from desyr.model.shapes import Disk
+    from desyr.verify.proof import _exact, _set_values
 
-    if problem.geometry is not None:
-        raise NotLinear("a series is proved on a box domain (intervals, rectangles, boxes)")
+    if problem.geometry is not None and not isinstance(problem.geometry.shape, Disk):
+        raise NotLinear("a series is proved on a box (an interval, a rectangle, a box) or a disk")
     if len(problem.fields) != 1 or len(problem.equations) != 1 or problem.unknowns or problem.parameters:
         raise NotLinear("a series is proved for one equation in one field, without unknowns or parameters")
     eq = problem.equations[0]
@@ -74,9 +76,7 @@ def targets(problem: Problem) -> list[Target]:
             shift = {problem.vocabulary.var_symbols[v]: exact_number(d)
                      for v, d in zip(problem.variable_names, con.shift) if d}
         for face in con.faces:
-            if not isinstance(face, Face):
-                raise NotLinear(f"constraint {con.label} is on a shape's boundary")
-            values = _face_values(problem, face)
+            values = _set_values(problem, face)
             if values is None:
                 raise NotLinear(f"constraint {con.label}: its set {face.describe()} is not at an exact value")
             out.append(Target(f"constraint {con.label} on {face.describe()}", _exact(con.operator), _exact(con.value),

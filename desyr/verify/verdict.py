@@ -47,6 +47,8 @@ from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import prove
 from desyr.verify.regularity import resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
+from desyr.verify.series_verdict import is_series
+from desyr.verify.series_verdict import outcome as series_outcome
 
 SCHEMA = "desyr.verdict/1"
 #: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
@@ -163,10 +165,15 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
     points = fresh_points(problem, seed)
-    checked = check(problem, numeric, points)
-    verdict, reason = _numeric_verdict(checked, tolerance)
-    exact_part = None
-    if verdict == "verified":
+    # a series: its truncated sums on the points and its four-part proof (docs/verify.md, "... for a series")
+    checked: Checked | None = None
+    if is_series(numeric, exact):
+        verdict, reason, residuals, exact_part = series_outcome(problem, numeric, exact, points, tolerance)
+    else:
+        checked = check(problem, numeric, points)
+        verdict, reason = _numeric_verdict(checked, tolerance)
+        residuals, exact_part = _plain(checked), None
+    if verdict == "verified" and checked is not None:
         exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
         loose = _numeric_verdict(checked, proof_tolerance)[0] != "verified"
         if exact_part["proved"] and loose:
@@ -198,7 +205,7 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
         "observations": data,
         "points": {"interior": int(points.interior.shape[0]),
                    "constraints": [int(c.shape[0]) for c in points.constraints]},
-        "residuals": _plain(checked), "exact_form": exact_part,
+        "residuals": residuals, "exact_form": exact_part,
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }
