@@ -44,7 +44,11 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
 def _answer(problem: Problem, layout: Layout) -> sp.Expr:
     from desyr_sympy.series import box, rounds
     from desyr_sympy.series.assemble import index_names
+    from desyr_sympy.series.finite import particular_answer
 
+    finite = particular_answer(problem, layout)
+    if finite is not None:
+        return finite
     taken = [*problem.variable_names, *problem.fields]
     if layout.round is not None:
         return rounds.solve(layout, index_names(taken, 1))

@@ -63,9 +63,11 @@ def write(families: Sequence[Family], starts: Sequence[int], terms: dict[Key, sp
         for i in free:
             index = series_index(names[i], starts[i])
             term = term.xreplace({families[i].index: index})
+        sign = -1 if free and term.could_extract_minus_sign() else 1     # - Sum(12*...), not Sum(-12*...)
+        term = sign * term
         for i in reversed(free):
             term = sp.Sum(term, (series_index(names[i], starts[i]), starts[i], sp.oo))
-        total += term
+        total += sign * term
     return total
 
 

@@ -91,8 +91,6 @@ def _modes(layout: Layout, motion: Motion, combo: tuple[Family, ...], first: sp.
 
 
 def elliptic(layout: Layout, names: list[str]) -> sp.Expr:
-    if layout.reaction > 0:
-        raise Declined("a Helmholtz equation (u_xx + u_yy + c*u with c > 0): resonant modes are not handled")
     particular, axes = _particular(layout, names)
     layout = replace(layout, axes=tuple(axes))
     total = particular

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr.plugin import Annulus, Disk, Face, Part
+from desyr.plugin import SPECIAL_CLASSES, Annulus, Disk, Face, Part
 from desyr_sympy.shared.forms import exact_number, jet_symbols, rational, residuals, split_linear
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,7 +126,22 @@ def read(problem: Problem) -> Layout:
         layout = replace(layout, round=Round(x, y, cx, cy, inner, outer, d, None, None), axes=())
     layout = _constraints(problem, layout)
     _complete(layout)
+    if not layout.evolution and layout.reaction > 0:
+        raise Declined("a Helmholtz equation (a positive reaction term): its modes can resonate; not handled")
+    if layout.round is not None and layout.reaction != 0:
+        raise Declined("a reaction term on a round domain (modified Bessel functions): not handled")
+    special = [e for e in _data(layout) if e.has(*SPECIAL_CLASSES)]
+    if special:
+        raise Declined("data or a source through special functions (erf, Bessel...): their coefficient integrals "
+                       "have no closed form here; the coefficient-law path will take these")
     return layout
+
+
+def _data(layout: Layout) -> list[sp.Expr]:
+    ends = [e for a in layout.axes for e in (a.low, a.high) if e is not None]
+    if layout.round is not None:
+        ends += [e for e in (layout.round.inner_end, layout.round.outer_end) if e is not None]
+    return [layout.source, *(e.value for e in ends), *(v for v in (layout.initial, layout.velocity) if v is not None)]
 
 
 def _equation(problem: Problem, time: sp.Symbol | None, spatial: list[sp.Symbol]) -> Layout:
@@ -219,6 +234,9 @@ def _place(problem: Problem, layout: Layout, con: Constraint, where: Face | Part
         raise Declined(f"a condition at {where.describe()} (an edge or a point), not on a face")
     name, at = where.fixed[0]
     v, position = names[name], _exact(problem, at)
+    if v in con.value.free_symbols:
+        raise Declined("data written as a formula for the whole domain (reference data): the finite-formula "
+                       "methods' problem")
     value = rational(con.value).subs(v, position)
     if v == layout.time:
         if position != layout.start:

@@ -33,8 +33,6 @@ Modes = dict[tuple[int, str], sp.Expr]
 
 def solve(layout: Layout, names: list[str]) -> sp.Expr:
     assert layout.round is not None
-    if layout.reaction != 0:
-        raise Declined("a reaction term on a round domain (modified Bessel functions) is not handled")
     if layout.evolution:
         return _evolution(layout, names)
     return _particular(layout) + harmonic(layout.round, _rims_less(layout.round, _particular(layout)))
