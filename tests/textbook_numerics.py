@@ -32,10 +32,8 @@ def _zeros(kind: str) -> Callable[[Array, Array], Array]:
 
 def _robin(k: Array, a: float, b: float, c: float) -> Array:
     k = np.asarray(k, dtype=int)
-    top = int(np.max(k))
-    table = np.array([float(robinroot(i, sp.nsimplify(a), sp.nsimplify(b), sp.nsimplify(c)).evalf(20))
-                      for i in range(1, top + 1)])
-    return table[k - 1]
+    table = robinroot.numpy_values(tuple(sp.nsimplify(v) for v in (a, b, c)), int(np.max(k)))
+    return np.asarray(table)[k - 1]
 
 
 _MODULES = [{"besseljzero": _zeros("j"), "besseljpzero": _zeros("jp"), "robinroot": _robin}, "scipy", "numpy"]
@@ -141,27 +139,24 @@ def evolve(matrix: Array, forcing: Array, state: Array, t: float) -> Array:
     return (expm(big * t) @ np.append(state, 1.0))[:size]
 
 
-def disk_radial(radius: float, order: int, n: int, neumann: bool) -> tuple[Array, Array]:
+def disk_radial(radius: float, order: int, n: int, neumann: bool) -> tuple[Array, Array, Array]:
     """The radial operator ``u_rr + u_r/r - m**2*u/r**2`` of one angular mode on the points r > 0 of a
-    Chebyshev grid of [-R, R] (n odd: no point at the centre), folded with the mode's parity; the rim's
-    condition (u = 0, or u_r = 0) eliminated.  Returns the operator on the unknown values and their radii."""
+    Chebyshev grid of [-R, R] (n odd: no point at the centre), folded with the mode's parity, the rim's
+    condition (u = 0, or u_r = 0) eliminated.  Returns the operator on the unknowns (the points inside),
+    the radii of every point (the rim first) and the map from the unknowns to every point's value."""
     d, x = cheb(n)
     r = radius * x
     d = d / radius
     d2 = d @ d
-    half = (n + 1) // 2                          # r[0] = R ... r[half - 1] > 0
+    half = (n + 1) // 2                          # r[0] = R > ... > r[half - 1] > 0
     sign = (-1) ** order
     fold = lambda m: m[:half, :half] + sign * m[:half, n:half - 1:-1]      # noqa: E731
     d1f, d2f = fold(d), fold(d2)
     rr = r[:half]
     op = d2f + np.diag(1 / rr) @ d1f - order**2 * np.diag(1 / rr**2)
-    if not neumann:
-        return op[1:, 1:], rr[1:]
-    # u_r(R) = 0: u(R) = -(d1f[0, 1:] @ u[1:]) / d1f[0, 0]
-    elim = -d1f[0, 1:] / d1f[0, 0]
-    full = op[:, 1:] + np.outer(op[:, 0], elim)
-    every = np.vstack([elim, np.eye(half - 1)])
-    return full[1:], rr[1:], every  # type: ignore[return-value]
+    rim = -d1f[0, 1:] / d1f[0, 0] if neumann else np.zeros(half - 1)
+    every = np.vstack([rim, np.eye(half - 1)])
+    return (op @ every)[1:], rr, every
 
 
 def tensor_points(axes: Sequence[Interval]) -> Array:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy.series.layout import Declined, Layout, read
+from desyr_sympy.shared.forms import outside_vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -38,6 +39,10 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         answer = _answer(problem, layout)
     except Declined as exc:
         raise NotImplementedError(str(exc)) from None
+    outside = outside_vocabulary(answer)
+    if outside:
+        raise NotImplementedError(f"a coefficient in functions the expression language lacks ({', '.join(sorted(outside))}); "
+                                  "the coefficient-law path will take these")
     return [{layout.field: answer}]
 
 

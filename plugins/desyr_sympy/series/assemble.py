@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 import sympy as sp
 
 from desyr_sympy.series.eigen import Family
-from desyr_sympy.series.project import Expansion, Key, raise_start
 from desyr_sympy.series.names import series_index
+from desyr_sympy.series.project import Expansion, Key, raise_start
 
 #: names the indices take, in order, where the problem does not use them
 INDEX_NAMES = ("n", "m", "k", "j", "l", "p", "q")

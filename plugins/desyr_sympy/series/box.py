@@ -66,12 +66,12 @@ def _modes(layout: Layout, motion: Motion, combo: tuple[Family, ...], first: sp.
         raise Declined("over-damped modes of a wave in several variables")
     starts = assemble.align(data, starts)
     generic: dict[tuple[int | None, ...], sp.Expr] = {}
-    key = (None,) * len(combo)
-    if indexed and data[2].parts.get(key, 0) != 0:
+    whole: tuple[int | None, ...] = (None,) * len(combo)
+    if indexed and data[2].parts.get(whole, 0) != 0:
         # the source's resonances push the sum's start past them
         only = indexed[0].index if len(indexed) == 1 else None
         free = responses(motion, rate, tau)
-        _, special = duhamel(motion, free.impulse, tau, data[2].parts[key], only, indexed[0].lower)
+        _, special = duhamel(motion, free.impulse, tau, data[2].parts[whole], only, indexed[0].lower)
         if special:
             i = combo.index(indexed[0])
             starts[i] = max(starts[i], max(special) + 1)
@@ -130,7 +130,7 @@ def _particular(layout: Layout, names: list[str]) -> tuple[sp.Expr, list[Axis]]:
     held = source.free_symbols & set(layout.spatial)
     if source.free_symbols - set(layout.spatial):
         raise Declined("a source with symbols other than the variables")
-    for i, axis in enumerate(axes):
+    for axis in axes:
         if held - {axis.symbol} or axis.periodic:
             continue
         assert axis.low is not None and axis.high is not None

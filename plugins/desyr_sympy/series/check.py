@@ -43,7 +43,7 @@ def _samples(expansion: Expansion) -> list[tuple[int, ...]]:
         if fam.index is None:
             choices.append([0])
             continue
-        fixed = {k[len(choices)] for k in expansion.parts if k[len(choices)] is not None}
+        fixed = {k for key in expansion.parts if (k := key[len(choices)]) is not None}
         choices.append(sorted({fam.lower, *(start + o for o in _OFFSETS), *fixed}))
     combos = list(itertools.product(*choices))
     if len(combos) > 6:      # in several variables, the corners of the sampled index box and its middle

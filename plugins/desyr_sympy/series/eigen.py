@@ -40,7 +40,8 @@ class Family:
         """The eigenvalue, the function and the norm at index ``k``."""
         if self.index is None:
             return self.value, self.function, self.norm
-        return tuple(e.subs(self.index, k) for e in (self.value, self.function, self.norm))  # type: ignore[return-value]
+        value, function, norm = (e.subs(self.index, k) for e in (self.value, self.function, self.norm))
+        return value, function, norm
 
 
 def interval(axis: Axis, name: str) -> list[Family]:

@@ -36,7 +36,7 @@ class End:
 
     @property
     def homogeneous(self) -> bool:
-        return self.value == 0
+        return bool(self.value == 0)
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Round:
 
     @property
     def disk(self) -> bool:
-        return self.inner == 0
+        return bool(self.inner == 0)
 
 
 @dataclass(frozen=True)
@@ -253,7 +253,7 @@ def _place(problem: Problem, layout: Layout, con: Constraint, where: Face | Part
     end = _end(problem, con.operator, value, {v: -1 if side == "low" else 1}, layout)
     if getattr(axis, side) is not None or axis.periodic:
         raise Declined(f"two conditions on {where.describe()}")
-    axes[i] = replace(axis, **{side: end})
+    axes[i] = replace(axis, low=end) if side == "low" else replace(axis, high=end)
     return replace(layout, axes=tuple(axes))
 
 

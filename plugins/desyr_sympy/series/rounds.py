@@ -57,7 +57,7 @@ def angular(data: sp.Expr, shape: Round, r: sp.Symbol) -> Modes:
         power = 0 if held == 1 else 1 if held == z else (
             int(held.exp) if isinstance(held, sp.Pow) and held.base == z and held.exp.is_Integer else None)
         if power is None:
-            raise Declined(f"data with infinitely many angular modes (not polynomial in x and y on each circle)")
+            raise Declined("data with infinitely many angular modes (not polynomial in x and y on each circle)")
         laurent[power] = laurent.get(power, sp.Integer(0)) + coefficient
     modes: Modes = {}
     for m in range(max((abs(k) for k in laurent), default=0) + 1):

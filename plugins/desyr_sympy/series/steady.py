@@ -95,13 +95,18 @@ def lifting(axis: Axis, time: sp.Symbol | None) -> sp.Expr:
     raise Declined(f"no polynomial lifting meets the data at the ends of {axis.symbol}")
 
 
+def _held(axis: Axis) -> set[sp.Basic]:
+    """The symbols of the data at the axis's two ends."""
+    return set().union(*(e.value.free_symbols for e in (axis.low, axis.high) if e is not None))
+
+
 def box_lifting(layout: Layout) -> tuple[sp.Expr, bool]:
     """The finite part ``w`` of an evolution problem on a box, and whether it is the steady state (then the
     remainder has no source)."""
     moving = [a for a in layout.axes if a.low is not None and a.high is not None
               and not (a.low.homogeneous and a.high.homogeneous)]
     t = layout.time
-    steady_data = all(t not in (a.low.value.free_symbols | a.high.value.free_symbols) for a in moving)
+    steady_data = all(t not in _held(a) for a in moving)
     if len(layout.axes) == 1 and (t is None or t not in layout.source.free_symbols) and steady_data:
         axis = layout.axes[0]
         assert axis.low is not None and axis.high is not None
