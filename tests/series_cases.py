@@ -36,9 +36,6 @@ DINI_0 = ("2*besselj(0, sqrt(x**2 + y**2)*besseljpzero(0, n))*exp(-t*besseljpzer
           "*besseljpzero(0, n)**2)")
 DINI_1 = ("2*x*besselj(1, sqrt(x**2 + y**2)*besseljpzero(1, n))*exp(-t*besseljpzero(1, n)**2)/((-1 + besseljpzero(1, n)**2)"
           "*sqrt(x**2 + y**2)*besselj(1, besseljpzero(1, n)))")
-DINI_2 = ("2*(x**2 - y**2)*besselj(2, sqrt(x**2 + y**2)*besseljpzero(2, n))*exp(-t*besseljpzero(2, n)**2)/((-4 + "
-          "besseljpzero(2, n)**2)*(x**2 + y**2)*besselj(2, besseljpzero(2, n)))")
-
 #: name -> (fixture, the textbook series): each is Proved
 TEXTBOOK = {
     "rod": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
@@ -55,7 +52,17 @@ TEXTBOOK = {
                                "*sin(robinroot(n, 1, 0, 1)*x)*exp(-robinroot(n, 1, 0, 1)**2*t), (n, 1, oo))"),
     "rod_skewed": ("rod_skewed", "Sum(-4*(2*(-1)**n + 1)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
     "disk_heat": ("disk_heat", f"Sum(8*{DISK}, (n, 1, oo))"),
-    "disk_neumann": ("disk_neumann", f"1/4 + Sum({DINI_0}, (n, 1, oo)) + Sum({DINI_1}, (n, 1, oo)) + Sum({DINI_2}, (n, 1, oo))"),
+}
+
+#: the same problems as the series solver writes them (plugins/desyr_sympy, issue 46 item 2): its forms
+#: must pass the proof too (the contract, section 5)
+SOLVER_FORMS = {
+    "robin_rod": ("robin_rod", 'Sum(2*(1 + robinroot(n, 1, 0, 1)**2)*(sin(robinroot(n, 1, 0, 1))/robinroot(n, 1, 0, 1)**2 - cos(robinroot(n, 1, 0, 1))/robinroot(n, 1, 0, 1))*exp(-t*robinroot(n, 1, 0, 1)**2)*sin(x*robinroot(n, 1, 0, 1))/(2 + robinroot(n, 1, 0, 1)**2), (n, 1, oo))'),
+    "torsion_single_series": ("torsion", 'x*(1 - x) + Sum((4*(-1 + (-1)**n)*sinh(pi*y*n)/(pi**3*n**3*sinh(pi*n)) + 4*(-1 + (-1)**n)*sinh(pi*n*(1 - y))/(pi**3*n**3*sinh(pi*n)))*sin(pi*x*n), (n, 1, oo))'),
+    "disk_neumann_angular_outside": ("disk_neumann", '1/4 + x*Sum(2*besselj(1, sqrt(x**2 + y**2)*besseljpzero(1, n))*exp(-t*besseljpzero(1, n)**2)/((-1 + besseljpzero(1, n)**2)*besselj(1, besseljpzero(1, n))), (n, 1, oo))/sqrt(x**2 + y**2) + (x**2 - y**2)*Sum(2*besselj(2, sqrt(x**2 + y**2)*besseljpzero(2, n))*exp(-t*besseljpzero(2, n)**2)/((-4 + besseljpzero(2, n)**2)*besselj(2, besseljpzero(2, n))), (n, 1, oo))/(x**2 + y**2) + Sum(2*besselj(0, sqrt(x**2 + y**2)*besseljpzero(0, n))*exp(-t*besseljpzero(0, n)**2)/(besselj(0, besseljpzero(0, n))*besseljpzero(0, n)**2), (n, 1, oo))'),
+    "cube_heat": ("cube_heat", 'Sum(64*(1 + (-1)**(k + m) + (-1)**(k + n) + (-1)**(m + n) - (-1)**k - (-1)**m - (-1)**n - (-1)**(k + m + n))*exp(t*(-pi**2*k**2 - pi**2*m**2 - pi**2*n**2))*sin(pi*x*n)*sin(pi*y*m)*sin(pi*z*k)/(pi**9*k**3*m**3*n**3), (k, 1, oo), (m, 1, oo), (n, 1, oo))'),
+    "heat_source": ("heat_source", 'Sum((-2*(-1)**n*exp(-t)/(pi*n*(1 + pi*n)*(-1 + pi*n)) + 2*(-1)**n*exp(-t*pi**2*n**2)/(pi*n*(1 + pi*n)*(-1 + pi*n)))*sin(pi*x*n), (n, 1, oo))'),
+    "damped_string": ("damped_string", 'Sum(4*(1 - (-1)**n)*(sin(t*sqrt(-1/4 + pi**2*n**2))/(2*sqrt(-1/4 + pi**2*n**2)) + cos(t*sqrt(-1/4 + pi**2*n**2)))*exp(-t/2)*sin(pi*x*n)/(pi**3*n**3), (n, 1, oo))'),
 }
 
 ROD = "4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t)"

@@ -3,7 +3,7 @@ each part said, and none of the red team's wrong series is (issue 46, acceptance
 from __future__ import annotations
 
 import pytest
-from series_cases import TEXTBOOK, WRONG, answer, problem
+from series_cases import SOLVER_FORMS, TEXTBOOK, WRONG, answer, problem
 
 from desyr.verify.series_proof import prove_series
 
@@ -22,6 +22,12 @@ def test_a_textbook_series_is_proved(name):
     assert found.proved, found.reason
     assert set(found.parts) == {"terms", "coefficients", "family", "differentiation"}
     assert any(name in found.parts["family"] for name in ("Sturm-Liouville", "trigonometric system", "Fourier-Bessel"))
+
+
+@pytest.mark.parametrize("name", sorted(SOLVER_FORMS))
+def test_the_solvers_forms_are_proved(name):
+    found = proof(*SOLVER_FORMS[name])
+    assert found.proved, found.reason
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

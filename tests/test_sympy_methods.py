@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import desyr_sympy.methods as methods_package
+import pytest
 from desyr_sympy import METHODS, ExactMethod
 from desyr_sympy.plugin import SOLVER_NAMES, SympySearcher
 from desyr_sympy.propose import REDUCTIONS
@@ -141,6 +142,7 @@ solvers = ["constant"]
 '''
 
 
+@pytest.mark.slow
 def test_a_method_written_here_is_one_file_plus_one_list_entry(tmp_path):
     """A copy of the package gets ``methods/constant.py`` (the docs' example) and one entry in ``METHODS``
     (and its import), nothing else: the

@@ -20,8 +20,13 @@ ROOT = TESTS.parent
 
 #: module (every test in it) or module::test (every parametrization) -> why it is slow
 HEAVY = {
+    "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
+        "named eigenvalues at 30 digits, term by term (the slow cases)",
+    "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
+    "test_sympy_methods.py::test_a_method_written_here_is_one_file_plus_one_list_entry":
+        "a Python process that loads a copy of the sympy package and runs its searcher",
     "test_inverse_config.py::test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable":
         "a desyr refine through the CLI",
     "test_geometry_trust.py::test_a_rectangle_written_as_a_polygon_trains": "a real DeepXDE training",
@@ -35,6 +40,7 @@ HEAVY = {
     "test_coupled.py::test_without_tying_the_same_refit_has_one_rate_per_field": "a Kovasznay group refit and its verdict",
     "test_dask.py": "a real LocalCluster with two worker processes",
     "test_series_proof.py": "series proofs: SymPy's expansion integrals and their quadratures",
+    "test_series_verdict.py": "whole series verdicts: truncated sums on fresh points and the proof",
     "test_executors.py::test_killed_worker_is_retried_and_a_repeat_killer_is_recorded": "runs in a process pool, one killed",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",

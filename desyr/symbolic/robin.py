@@ -173,6 +173,11 @@ def _constants_mp(constants: Sequence[sp.Expr]) -> tuple[mpmath.mpf, ...]:
 
 def root(constants: Sequence[sp.Expr], k: int, prec: int) -> mpmath.mpf:
     """The k-th positive root at ``prec`` bits."""
+    return _root(tuple(sp.sympify(x) for x in constants), int(k), int(prec))
+
+
+@functools.lru_cache(maxsize=4096)
+def _root(constants: tuple[sp.Expr, ...], k: int, prec: int) -> mpmath.mpf:
     if k < 1:
         raise ValueError(f"robinroot: the index must be a positive integer, got {k}")
     bracket = layout(tuple(sp.sympify(x) for x in constants))
@@ -183,7 +188,10 @@ def root(constants: Sequence[sp.Expr], k: int, prec: int) -> mpmath.mpf:
 
         def f(s: mpmath.mpf) -> mpmath.mpf:
             return (a - b * s * s) * mpmath.sin(s) + c * s * mpmath.cos(s)
-        value = mpmath.findroot(f, (lo, hi), solver="illinois", tol=mpmath.mpf(2) ** (-2 * prec), maxsteps=400)
+        # the bracket holds one simple root: the solver's own test of |f| (which scales with s**2) is left out,
+        # and the answer is checked to lie in the bracket
+        value = mpmath.findroot(f, (lo, hi), solver="illinois", tol=mpmath.mpf(2) ** (-2 * prec), maxsteps=400,
+                                verify=False)
         if not lo <= value <= hi:
             raise ArithmeticError(f"robinroot: the solver left the bracket of root {k}")
         return value

@@ -28,6 +28,7 @@ from desyr.model.problem import Problem
 from desyr.verify.series_bounds import DELTA, Mono, Region, summable, upper
 from desyr.verify.series_identity import Range
 from desyr.verify.series_modes import Piece
+from desyr.verify.series_roots import at_the_roots
 from desyr.verify.series_sturm import J
 from desyr.verify.series_targets import Target, linear_coefficients
 
@@ -70,7 +71,7 @@ def senses(problem: Problem, name: str, pieces: Sequence[Piece], targets: Sequen
             if not _converges(pieces, orders, inside, problem):
                 equation = "in the sense of distributions (its derivatives' series do not converge absolutely)"
             continue
-        near = _region(ranges, shrink=set(ranges) - set(target.fixed))
+        near = _near(ranges, target)
         if _converges(pieces, orders, near, problem):
             conditions.append((target.name, "pointwise"))
         elif target.name in active:
@@ -78,6 +79,17 @@ def senses(problem: Problem, name: str, pieces: Sequence[Piece], targets: Sequen
         else:
             conditions.append((target.name, "for every partial sum (its series does not converge up to the set)"))
     return Senses(closed, equation, tuple(conditions))
+
+
+def _near(ranges: Mapping[sp.Symbol, Range], target: Target) -> Region:
+    """A neighbourhood of the target's set: its fixed variable from the set halfway into the domain, the
+    others shrunk by ``delta`` (the set's relative interior)."""
+    out = dict(_region(ranges, shrink=set(ranges) - set(target.fixed)))
+    for v, value in target.fixed.items():
+        if v in ranges and value.is_number:
+            lo, hi = ranges[v]
+            out[v] = (value - (value - lo) / 2, value + (hi - value) / 2)
+    return out
 
 
 def _region(ranges: Mapping[sp.Symbol, Range], shrink: set[sp.Symbol]) -> Region:
@@ -98,7 +110,7 @@ def _converges(pieces: Sequence[Piece], orders: Sequence[tuple[sp.Symbol, ...]],
             if piece.angular is not None:
                 bound = _round_bound(piece, wrt, space, region, lowers)
             else:
-                bound = upper(sp.diff(piece.term, *wrt) if wrt else piece.term, region, lowers)
+                bound = upper(at_the_roots(sp.diff(piece.term, *wrt) if wrt else piece.term), region, lowers)
             if bound is None or not summable(bound, lowers):
                 return False
     return True

@@ -28,24 +28,24 @@ Range = tuple[sp.Expr, sp.Expr]
 
 
 def index_values(key: bytes, label: str, lower: int, spread: int = SPREAD) -> list[int]:
-    """The first two values of an index from ``lower`` and :data:`DRAWS` drawn in ``[lower, lower + spread]``."""
+    """The first two values of an index from ``lower``, then :data:`DRAWS` drawn in ``[lower, lower + spread]``."""
     drawn = [lower + int(f * (spread + 1)) for f in fractions(key, f"index {label}", DRAWS)]
-    return sorted({lower, lower + 1, *drawn})
+    return [lower, lower + 1, *drawn]
 
 
 def points(key: bytes, label: str, ranges: Mapping[sp.Symbol, Range],
-           indices: Mapping[sp.Symbol, int], count: int = 3, spread: int = SPREAD) -> list[witness.Point]:
-    """``count`` points: each variable of ``ranges`` at a drawn fraction of its range, each index at a
-    drawn integer of its range (the first point at the indices' lower limits)."""
+           indices: Mapping[sp.Symbol, int], count: int = 2 + DRAWS, spread: int = SPREAD) -> list[witness.Point]:
+    """``count`` points: each variable of ``ranges`` at a drawn fraction of its range, each index at its
+    first two values and then at drawn ones (:func:`index_values`)."""
     out: list[witness.Point] = []
     draws = {s: fractions(key, f"{label} {s}", count) for s in ranges}
+    values = {s: index_values(key, f"{label} {s}", lower, spread) for s, lower in indices.items()}
     for k in range(count):
         point: dict[sp.Symbol, float] = {}
         for s, (lo, hi) in ranges.items():
             point[s] = float(lo + (hi - lo) * draws[s][k])
-        for s, lower in indices.items():
-            values = index_values(key, f"{label} {s}", lower, spread)
-            point[s] = float(values[k % len(values)] if k else lower)
+        for s, v in values.items():
+            point[s] = float(v[k % len(v)])
         out.append(point)
     return out
 

@@ -62,6 +62,8 @@ def prove_series(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
         return SeriesProof(False, f"the series is not proved within the time bound ({SECONDS:g} s)")
     except (NotASeries, NotLinear, NoFamily, NotAnExpansion, Unproved, Diverges) as exc:
         return SeriesProof(False, f"the series is not proved: {exc}")
+    except Exception as exc:  # noqa: BLE001 - SymPy can fail on unusual trees: not proved, never a crash
+        return SeriesProof(False, f"the series is not proved: the proof failed ({type(exc).__name__})")
 
 
 def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:

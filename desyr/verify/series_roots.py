@@ -102,6 +102,17 @@ def _odd_even(expr: sp.Expr, one: sp.Expr, square: sp.Expr) -> list[sp.Expr] | N
     return [sp.numer(sp.together(even)), sp.numer(sp.together(odd))]
 
 
+def at_the_roots(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with each ``cos(s)`` of a Robin root ``s = robinroot(k, a, b, c)`` (``c != 0``) written
+    ``-(a - b*s**2)/(c*s)*sin(s)``, its value there: a majorant then sees the cancellation at the roots."""
+    swap = {}
+    for call in named(expr):
+        if isinstance(call, robinroot) and call.args[3] != 0:
+            _, a, b, c = call.args
+            swap[sp.cos(call)] = -(a - b * call**2) / (c * call) * sp.sin(call)
+    return expr.xreplace(swap) if swap else expr
+
+
 def never_zero_at_roots(factor: sp.Expr, index: sp.Symbol) -> bool:
     """Whether ``factor``, a polynomial in one named function of ``index``, is nonzero at every root: its
     own roots are not zeros of the function's defining equation."""
