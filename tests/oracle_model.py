@@ -56,6 +56,9 @@ class Problem:
     unknowns: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     observations: dict[str, Any] | None = None  # {"u": truth text, "points": n, "noise": s}
     names: tuple[str, ...] = ()                 # names worth colliding with (time, parameters...)
+    #: the domain for integrals as signed pieces: (sign, ("box", lo, hi) | ("disk", cx, cy, r) |
+    #: ("polygon", *vertices)), numbers as exact text; () for a box or ``disk``
+    regions: tuple[tuple[int, tuple[Any, ...]], ...] = ()
 
     @property
     def variables(self) -> list[str]:

@@ -23,6 +23,14 @@ HEAVY = {
     "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
         "named eigenvalues at 30 digits, term by term (the slow cases)",
     "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",
+    "test_series_export.py::test_the_c_export_compiles_and_agrees": "compiles C with gcc",
+    **{f"test_series_pipeline.py::{name}": "a refine of a series and its verifier process" for name in (
+        "test_an_exact_series_goes_through_refine_to_every_output",
+        "test_a_series_with_float_constants_is_refit_and_identified",
+        "test_a_wrong_series_is_not_exact",
+    )},
+    "test_series_export.py::test_the_fortran_export_compiles_and_agrees": "compiles Fortran with gfortran",
+    "test_series_export.py::test_the_torch_and_jax_exports_run_and_agree": "imports torch or jax",
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
     "test_sympy_methods.py::test_a_method_written_here_is_one_file_plus_one_list_entry":

@@ -40,7 +40,7 @@ from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import identify
 from desyr.stages.run_components import component, gate_sequence, searcher_names
-from desyr.stages.run_residuals import verify_selection
+from desyr.stages.run_residuals import series_truncation, verify_selection
 from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
@@ -172,6 +172,8 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, s, stages, outcome, components, timings)
     result.exact_form = exact
+    if chosen is not None and chosen.expressions:
+        result.series = series_truncation(s.pristine, chosen.expressions, points)
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
     start = time.perf_counter()
     attach_verdict(result, s.pristine, None if meanwhile is None else lambda: meanwhile(result))

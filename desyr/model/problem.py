@@ -81,9 +81,16 @@ class Constraint:
     measure: float = 1.0
     #: what the operator and value as written need of their arguments (log(u): u > 0), for the verifier
     conditions: tuple[Condition, ...] = ()
+    #: ``shift`` as the exact numbers the config wrote (``x = [0.1, 0.3]``: 1/5, not the float 0.19999999999999998)
+    exact_shift: tuple[sp.Expr, ...] = ()
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "faces", "shift", "conditions")
+        _as_tuples(self, "faces", "shift", "conditions", "exact_shift")
+
+    def moved(self, numbers: Mapping[float, sp.Expr] | None = None) -> tuple[sp.Expr, ...]:
+        """The periodic shift, exactly: as the config wrote it (a constraint built without it reads each
+        float as written, :func:`desyr.model.written.exact_number`)."""
+        return self.exact_shift or tuple(exact_number(d, numbers) for d in self.shift)
 
     @property
     def residual(self) -> sp.Expr:
@@ -249,8 +256,8 @@ class Problem:
         applied = self.apply(con.operator, solution)
         value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
-            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
-                     for v, d in zip(self.variable_names, con.shift) if d}
+            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + d
+                     for v, d in zip(self.variable_names, con.moved(self.numbers)) if d != 0}
             return applied - applied.xreplace(moved) - value
         if con.kind == "integral":
             return applied - value / sp.Float(con.measure)

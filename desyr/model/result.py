@@ -215,6 +215,25 @@ class SolverCall:
 
 
 @dataclass
+class SeriesField:
+    """How one field's series was cut for the result's numbers (``docs/series.md``)."""
+
+    terms: int                      # terms kept (per index) on the verification points
+    tail_bound: float | None        # the proved bound of what they leave out there (None: no bound holds)
+    capped: bool                    # the cap was reached before the bound met the tolerance
+    bound_holds: str | None = None  # the part of the domain where a tail bound is proved (None: nowhere found)
+    sums: int = 1                   # how many sums the field has
+
+
+@dataclass
+class SeriesRecord:
+    """The truncation of each field that is a series (absent for finite formulas)."""
+
+    fields: dict[str, SeriesField]
+    note: str = ""
+
+
+@dataclass
 class Result:
     """What ``desyr run`` / ``desyr refine`` found, typed; ``result.json`` is its JSON form."""
 
@@ -244,6 +263,7 @@ class Result:
     solvers: list[SolverCall] = field(default_factory=list)        # stage 0's solver calls (docs/solvers.md)
     verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
     config: ConfigRecord | None = None                              # the problem as the verifier read it
+    series: SeriesRecord | None = None                              # how series answers were truncated
     schema: str = SCHEMA
 
     @property

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desyr.report.markdown import float_text, inverse_lines, shown, undecided, verdict_parts, visible
+from desyr.report.markdown import float_text, inverse_lines, series_lines, shown, undecided, verdict_parts, visible
 
 if TYPE_CHECKING:      # model.result shows itself in notebooks through this module: no import at run time
     from desyr.model.result import Result
@@ -136,6 +136,7 @@ def _selected(r: Result, formulas: Sequence[str]) -> str:
                          if f not in hidden))
         match = ("" if form.symbolic_match is None else
                  f"<p>Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}</p>")
+        match += "".join(f"<p>{text(line)}</p>" for line in series_lines(r))
         out.append(f"<h2>Exact form</h2>{lines}{match}")
     return "".join(out)
 

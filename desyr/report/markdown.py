@@ -190,7 +190,24 @@ def _exact_section(r: Result) -> list[str]:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
+    lines += [line for text in series_lines(r) for line in ("", text)]
     return lines + [""]
+
+
+def series_lines(r: Result) -> list[str]:
+    """One line per field that is a series: the terms its numbers kept and the proved tail bound."""
+    if r.series is None:
+        return []
+    out = []
+    for f, cut in r.series.fields.items():
+        reached = (f"a proved tail bound of {cut.tail_bound:.2g} there" if cut.tail_bound is not None
+                   else "no tail bound is proved on those points")
+        cap = " (the cap)" if cut.capped else ""
+        holds = (f"a tail bound holds on {cut.bound_holds}" if cut.bound_holds
+                 else "no tail bound is proved on any part of the domain tried")
+        out.append(f"Series: {f} keeps {cut.terms} terms{cap} on the verification points, with {reached}; {holds} "
+                   f"(docs/series.md).")
+    return out
 
 
 def _search_section(r: Result) -> list[str]:

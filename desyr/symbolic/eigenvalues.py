@@ -108,8 +108,10 @@ class besseljzero(EigenvalueFunction):  # noqa: N801 - the name the expression l
 
     @classmethod
     def numpy_values(cls, constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
-        from scipy.special import jn_zeros
-        return np.asarray(jn_zeros(_order(constants[0]), count), dtype=float)
+        from scipy.special import jn_zeros, jv, jvp
+        nu = _order(constants[0])
+        zeros = np.asarray(jn_zeros(nu, count), dtype=float)
+        return np.asarray(zeros - jv(nu, zeros) / jvp(nu, zeros, 1))    # one Newton step: to the last bit
 
     def _latex(self, printer: Any) -> str:
         return f"j_{{{printer._print(self.args[0])},{printer._print(self.args[1])}}}"
@@ -131,8 +133,10 @@ class besseljpzero(EigenvalueFunction):  # noqa: N801 - the name the expression 
 
     @classmethod
     def numpy_values(cls, constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
-        from scipy.special import jnp_zeros
-        return np.asarray(jnp_zeros(_order(constants[0]), count), dtype=float)
+        from scipy.special import jnp_zeros, jvp
+        nu = _order(constants[0])
+        zeros = np.asarray(jnp_zeros(nu, count), dtype=float)
+        return np.asarray(zeros - jvp(nu, zeros, 1) / jvp(nu, zeros, 2))
 
     def _latex(self, printer: Any) -> str:
         return f"j'_{{{printer._print(self.args[0])},{printer._print(self.args[1])}}}"

@@ -36,6 +36,14 @@ def series_index(name: str, lower: int = 1) -> sp.Symbol:
     return sp.Symbol(name, integer=True)
 
 
+def rebuilt(node: sp.Basic, args: Sequence[sp.Basic]) -> sp.Basic:
+    """``node``'s class on ``args`` without evaluation; a sum and its limits (which take no ``evaluate``)
+    plainly: their limits are integers and ``oo``, nothing to fold."""
+    if isinstance(node, (sp.Sum, sp.Tuple)):
+        return node.func(*args)
+    return node.func(*args, evaluate=False)
+
+
 def has_series(expr: sp.Basic) -> bool:
     """Whether ``expr`` holds a sum (cheap where it holds none)."""
     return isinstance(expr, sp.Basic) and expr.has(sp.Sum)
@@ -136,6 +144,22 @@ def stable_term(term: sp.Expr) -> sp.Expr:
                 else 1 + sp.exp(-2 * size))
         mapping[node] = sp.exp(size) * rest / 2
     return sp.powsimp(term.xreplace(mapping), combine="exp")
+
+
+def head(expr: sp.Expr, terms: int = 3) -> sp.Expr:
+    """``expr`` with every sum written out as its first ``terms`` terms (per index): a finite formula
+    whose singularities in the variables are those of the terms (what a check of the formula's
+    regularity reads)."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+
+    def written(node: sp.Sum) -> sp.Expr:
+        out = head(node.function, terms)
+        for index, lower, upper in node.limits:
+            top = int(lower) + terms - 1 if upper is sp.oo else min(int(upper), int(lower) + terms - 1)
+            out = sp.Add(*[out.xreplace({index: sp.Integer(i)}) for i in range(int(lower), top + 1)])
+        return out
+    return expr.replace(lambda e: isinstance(e, sp.Sum), written)
 
 
 def truncate(expr: sp.Expr, terms: int) -> sp.Expr:
@@ -251,19 +275,24 @@ def sum_bound(total: sp.Sum, box: Box) -> TailBound | None:
                      tuple(p.totals[0] for p in parts), _named(box))
 
 
-def bound_on_part(total: sp.Sum, box: Box) -> TailBound | None:
-    """:func:`sum_bound` on ``box``, else on the largest part of it that raises one variable's lower end
-    by 0.1 %, 1 % or 10 % of its range (``t >= t0 > 0``: the part where a heat series' terms decay)."""
-    found = sum_bound(total, box)
+def bound_on_part(total: sp.Sum, box: Box, raised_only: bool = False) -> TailBound | None:
+    """:func:`sum_bound` on ``box`` (unless ``raised_only``), else on the largest part of it that raises
+    one variable's lower end by 0.1 %, 1 % or 10 % of its range (``t >= t0 > 0``: the part where a heat
+    series' terms decay)."""
+    found = None if raised_only else sum_bound(total, box)
     if found is not None:
         return found
-    for share in (1e-3, 1e-2, 1e-1):
-        for symbol, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])):
-            if hi > lo:
-                found = sum_bound(total, {**box, symbol: (lo + share * (hi - lo), hi)})
-                if found is not None:
-                    return found
+    for share in (1e-3, 1e-2, 1e-1):       # the largest part first; of its kind, the one bounded best
+        parts = [sum_bound(total, {**box, symbol: (lo + share * (hi - lo), hi)})
+                 for symbol, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])) if hi > lo]
+        bounded = [p for p in parts if p is not None]
+        if bounded:
+            return min(bounded, key=lambda p: p.after(PART_TERMS))
     return None
+
+
+#: the terms at which the parts of a box are compared (:func:`bound_on_part`)
+PART_TERMS = 100
 
 
 # ---------------------------------------------------------------------------------------------- values

@@ -8,6 +8,7 @@ report says that no bound was reached.  Every call records what it did in :class
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,11 +124,12 @@ class SumEvaluator:
     def _choose(self, arrays: Sequence[np.ndarray], tolerance: float) -> tuple[int, float | None]:
         if self.count is not None:
             return self.count, 0.0
-        box = {a: (float(np.min(v)), float(np.max(v))) for a, v in zip(self.args, arrays)
+        box = {a: _outward(float(np.min(v)), float(np.max(v))) for a, v in zip(self.args, arrays)
                if a in self.used and v.size}
         if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in box.values()):
             return self.cap, None
-        key = tuple(np.round([x for lo_hi in box.values() for x in lo_hi], 12)) + (tolerance,)
+        tolerance = 10.0 ** (math.floor(2 * math.log10(tolerance)) / 2) if tolerance > 0 else tolerance
+        key = tuple(x for lo_hi in box.values() for x in lo_hi) + (tolerance,)
         if key not in self._terms:
             from desyr.symbolic.series import sum_bound
             bound = sum_bound(self.total, box)
@@ -147,3 +149,14 @@ class SumEvaluator:
                 values = np.broadcast_to(values, (len(ns),) + shape)
                 total = total + values.sum(axis=0)
         return total
+
+
+def _outward(lo: float, hi: float) -> tuple[float, float]:
+    """``[lo, hi]`` widened outward to 4 significant digits: a bound over the wider box holds on the
+    narrower one, and a refit whose constants move a little reuses it."""
+    def grid(value: float, up: bool) -> float:
+        if value == 0 or not math.isfinite(value):
+            return value
+        step = 10.0 ** (math.floor(math.log10(abs(value))) - 3)
+        return (math.ceil(value / step) if up else math.floor(value / step)) * step
+    return grid(lo, False), grid(hi, True)

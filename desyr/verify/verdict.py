@@ -45,7 +45,7 @@ from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import prove
-from desyr.verify.regularity import resolve_abs, rough_reason
+from desyr.verify.regularity import numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.series_verdict import is_series
 from desyr.verify.series_verdict import outcome as series_outcome
@@ -129,9 +129,10 @@ def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
 
 
 def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
-    smooth = rough_reason(problem, exprs)
-    if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        exprs = resolve_abs(problem, exprs)
+    series = is_series(exprs)
+    smooth = rough_reason(problem, written_out(exprs) if series else exprs)
+    if smooth is None and not series:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
+        exprs = numeric_fields(problem, exprs)
     v = verify(problem, exprs, points)
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
