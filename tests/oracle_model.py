@@ -59,6 +59,8 @@ class Problem:
     #: the domain for integrals as signed pieces: (sign, ("box", lo, hi) | ("disk", cx, cy, r) |
     #: ("polygon", *vertices)), numbers as exact text; () for a box or ``disk``
     regions: tuple[tuple[int, tuple[Any, ...]], ...] = ()
+    kind: str = ""                              # the one category that draws it ("" for the general ones)
+    points: dict[str, int] | None = None        # [points] as the config asks (None: verify 300, constraint 100)
 
     @property
     def variables(self) -> list[str]:
@@ -126,5 +128,6 @@ def toml(p: Problem, verify_points: int = 300) -> str:
     if p.observations:
         out.append("[observations]")
         out += [f"{k} = {q(v)}" for k, v in p.observations.items()]
-    out += ["[points]", f"verify = {verify_points}", "constraint = 100"]
+    asked = p.points if p.points is not None else {"verify": verify_points, "constraint": 100}
+    out += ["[points]", *(f"{k} = {v}" for k, v in asked.items())]
     return "\n".join(out) + "\n"

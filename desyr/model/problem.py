@@ -250,18 +250,23 @@ class Problem:
         values = {self.unknown_symbol(n): sp.sympify(solution[n]) for n in self.unknown_names if n in solution}
         return expr.xreplace(values) if values else expr
 
-    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr],
+                            applied: sp.Expr | None = None) -> sp.Expr:
         """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
-        integrand, whose quadrature sum is the residual)."""
-        applied = self.apply(con.operator, solution)
+        integrand, whose quadrature sum is the residual); ``applied``: the operator with ``solution`` put
+        in, where the caller has it already."""
+        applied = self.apply(con.operator, solution) if applied is None else applied
         value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
-            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + d
-                     for v, d in zip(self.variable_names, con.moved(self.numbers)) if d != 0}
-            return applied - applied.xreplace(moved) - value
+            return applied - applied.xreplace(self.shift_map(con)) - value
         if con.kind == "integral":
             return applied - value / sp.Float(con.measure)
         return applied - value
+
+    def shift_map(self, con: Constraint) -> dict[sp.Basic, sp.Expr]:
+        """A periodic constraint's move from a point of its set to its partner: each variable plus its shift."""
+        return {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + d
+                for v, d in zip(self.variable_names, con.moved(self.numbers)) if d != 0}
 
     def outside(self, X: np.ndarray) -> np.ndarray:
         """Which points of ``X`` (n, d) lie outside the domain's shape (none, on a box)."""

@@ -49,14 +49,15 @@ class Proof:
     steps: tuple[tuple[str, bool], ...] = field(default_factory=tuple)   # (residual, reduced to 0)
 
 
-def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
-    """Try to reduce every residual of ``exprs`` (exact constants only) to 0."""
+def prove(problem: Problem, exprs: Mapping[str, sp.Expr], seed: int | None = None) -> Proof:
+    """Try to reduce every residual of ``exprs`` (exact constants only) to 0; ``seed``, the verification's,
+    joins the hash that draws the numeric witnesses' points."""
     floats = sorted({str(f) for e in exprs.values() for f in e.atoms(sp.Float)})
     if floats:
         return Proof(False, f"constants not identified ({len(floats)} float constant(s), e.g. {floats[0][:24]})")
     steps: list[tuple[str, bool]] = []
     clock = time.perf_counter()
-    key = proof_key(problem, exprs)
+    key = proof_key(problem, exprs, seed)
     rng = witness_rng(key, "witness")   # points of the sets no formula can be aimed at (desyr.verify.unforeseen)
     inside = witness.interior(problem, rng)
     rooted = analytic_fields(exprs)
