@@ -246,3 +246,18 @@ def test_the_series_goes_through_the_searcher_and_the_other_methods_keep_their_a
     found = propose(diffusion, time_limit=30.0)
     assert found.origins[0] == "separable"              # the finite solvers' candidates come first
     assert not any(c["u"].has(sp.Sum) for c in found.candidates)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["heat_rod", "square_torsion"])
+def test_a_run_proves_the_issues_problems_as_series_at_stage_0(registry, tmp_path, name):
+    """The whole pipeline (stage 0, Stage B, the separate verifier) on two of the issue's problems: Proved
+    as a series by the series method, before any teacher (the other two take the same path; the bench's
+    table has all four)."""
+    from desyr.api import run
+
+    problem = load_problem(f"textbook:{name}", registry)
+    result = run(problem, registry=registry, out=tmp_path / name, plots=False, budget=120)
+    assert result.verdict == "proved", result.reason if hasattr(result, "reason") else result
+    assert result.attempts[0].step == "exact_solvers" and result.teacher is None
+    assert "sympy:series" in result.attempts[0].searchers

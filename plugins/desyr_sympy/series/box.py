@@ -21,7 +21,7 @@ from desyr_sympy.series import assemble
 from desyr_sympy.series.check import verify_expansion
 from desyr_sympy.series.eigen import Family, interval
 from desyr_sympy.series.layout import Axis, Declined, End, Layout
-from desyr_sympy.series.modal import Motion, duhamel, first_underdamped, regime, responses, two_point
+from desyr_sympy.series.modal import Motion, duhamel, first_underdamped, regime, responses, root, two_point
 from desyr_sympy.series.project import Expansion, expand
 from desyr_sympy.series.steady import box_lifting, end_operator, interval_steady
 
@@ -115,11 +115,30 @@ def _faces(layout: Layout, axis: Axis, others: list[Axis], combo: tuple[Family, 
     terms = {}
     for key in assemble.keys(data):
         subs = assemble.fixed(combo, key)
-        rising, falling = two_point(rate.subs(subs), axis.diffusivity, axis.symbol, axis.lo, axis.hi,
-                                    axis.low, axis.high)
+        mode_rate = rate.subs(subs)
         low, high = (d.parts.get(key, sp.Integer(0)).subs(subs) for d in data)
-        terms[key] = assemble.product(combo).subs(subs) * (high * rising + low * falling)
+        across = _symmetric(axis, mode_rate, low, high)
+        if across is None:
+            rising, falling = two_point(mode_rate, axis.diffusivity, axis.symbol, axis.lo, axis.hi, axis.low, axis.high)
+            across = sp.factor_terms(high * rising + low * falling)
+        terms[key] = assemble.product(combo).subs(subs) * across
     return assemble.write(combo, starts, terms, names)
+
+
+def _symmetric(axis: Axis, rate: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr | None:
+    """Data on both Dirichlet faces of an axis, carried across in its even and odd parts about the middle
+    ``m``: ``(G_hi + G_lo)/2*cosh(k*(y - m))/cosh(k*L/2) + (G_hi - G_lo)/2*sinh(k*(y - m))/sinh(k*L/2)`` (the
+    textbook's form, one quotient per part: no sum of two large sinh over a third); None elsewhere."""
+    assert axis.low is not None and axis.high is not None
+    if low == 0 or high == 0 or rate == 0 or axis.low.beta != 0 or axis.high.beta != 0:
+        return None
+    k = root(rate / axis.diffusivity)
+    middle, half = (axis.lo + axis.hi) / 2, axis.length / 2
+    even, odd = sp.factor_terms((high / axis.high.alpha + low / axis.low.alpha) / 2), \
+        sp.factor_terms((high / axis.high.alpha - low / axis.low.alpha) / 2)
+    y = axis.symbol - middle
+    return (even * sp.cosh(k * y) / sp.cosh(k * half) if even != 0 else 0) + \
+        (odd * sp.sinh(k * y) / sp.sinh(k * half) if odd != 0 else 0)
 
 
 def _particular(layout: Layout, names: list[str]) -> tuple[sp.Expr, list[Axis]]:
