@@ -42,16 +42,17 @@ def evolution(layout: Layout, names: list[str]) -> sp.Expr:
         raise Declined("a source with symbols other than the variables")
     total = w
     families = [interval(a, name) for a, name in zip(layout.axes, names)]
+    siblings = [f for axis in families for f in axis]
     for combo in itertools.product(*families):
-        total += _modes(layout, motion, combo, first, velocity, source, names)
+        total += _modes(layout, motion, combo, first, velocity, source, names, siblings)
     return total
 
 
 def _modes(layout: Layout, motion: Motion, combo: tuple[Family, ...], first: sp.Expr, velocity: sp.Expr,
-           source: sp.Expr, names: list[str]) -> sp.Expr:
+           source: sp.Expr, names: list[str], siblings: list[Family]) -> sp.Expr:
     t = motion.time
     tau = sp.Dummy("tau", nonnegative=True)
-    data = [expand(first, combo), expand(velocity, combo), expand(source, combo)]
+    data = [expand(first, combo, siblings), expand(velocity, combo, siblings), expand(source, combo, siblings)]
     middle = (t - motion.start) / 2 + motion.start if motion.start != 0 else sp.Rational(1, 3)
     for raw, expansion in zip((first, velocity, source), data):
         verify_expansion(raw, expansion, {t: middle})
@@ -100,14 +101,16 @@ def elliptic(layout: Layout, names: list[str]) -> sp.Expr:
             continue
         others = [a for j, a in enumerate(layout.axes) if j != i]
         own = [n for j, n in enumerate(names) if j != i]
-        for combo in itertools.product(*[interval(a, n) for a, n in zip(others, own)]):
-            total += _faces(layout, axis, others, combo, own)
+        families = [interval(a, n) for a, n in zip(others, own)]
+        for combo in itertools.product(*families):
+            total += _faces(layout, axis, others, combo, own, [f for fs in families for f in fs])
     return total
 
 
-def _faces(layout: Layout, axis: Axis, others: list[Axis], combo: tuple[Family, ...], names: list[str]) -> sp.Expr:
+def _faces(layout: Layout, axis: Axis, others: list[Axis], combo: tuple[Family, ...], names: list[str],
+           siblings: list[Family]) -> sp.Expr:
     assert axis.low is not None and axis.high is not None
-    data = [expand(axis.low.value, combo), expand(axis.high.value, combo)]
+    data = [expand(axis.low.value, combo, siblings), expand(axis.high.value, combo, siblings)]
     for raw, expansion in zip((axis.low.value, axis.high.value), data):
         verify_expansion(raw, expansion)
     rate = assemble.rate(combo, [a.diffusivity for a in others], layout.reaction)
@@ -177,7 +180,7 @@ def _source_series(layout: Layout, names: list[str]) -> sp.Expr:
     total = sp.Integer(0)
     families = [interval(a, n) for a, n in zip(layout.axes, names)]
     for combo in itertools.product(*families):
-        expansion: Expansion = expand(layout.source, combo)
+        expansion: Expansion = expand(layout.source, combo, [f for fs in families for f in fs])
         verify_expansion(layout.source, expansion)
         rate = assemble.rate(combo, [a.diffusivity for a in layout.axes], layout.reaction)
         terms = {}

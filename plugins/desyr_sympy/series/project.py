@@ -61,11 +61,15 @@ class Expansion:
         return total
 
 
-def expand(data: sp.Expr, families: Sequence[Family]) -> Expansion:
-    """The expansion of ``data`` (in the families' variables, other symbols kept) over their product."""
+def expand(data: sp.Expr, families: Sequence[Family], siblings: Sequence[Family] = ()) -> Expansion:
+    """The expansion of ``data`` (in the families' variables, other symbols kept) over their product;
+    ``siblings``: every family of the same variables, whose eigenfunctions in the data project to 0 here."""
     families = tuple(families)
     out = Expansion(families, [f.lower for f in families])
     data = sp.expand(data) if data.has(sp.Piecewise) else data
+    if data == 0:
+        return out
+    data = _eigenfunctions(out, data, siblings)
     if data == 0:
         return out
     single = _factors(data, families) if len(families) > 1 and not isinstance(data, sp.Add) else None
@@ -86,6 +90,52 @@ def expand(data: sp.Expr, families: Sequence[Family]) -> Expansion:
         _add_product(out, [coefficient(g, fam) for g, fam in zip(factors, families)])
     out.parts = {key: simple for key, value in out.parts.items() if (simple := _closed(value)) != 0}
     return out
+
+
+def _eigenfunctions(out: Expansion, data: sp.Expr, siblings: Sequence[Family]) -> sp.Expr:
+    """The data's terms that are eigenfunctions (``sin(2*x)/3``) put into ``out`` by orthogonality alone (or
+    dropped, where a factor is another family's eigenfunction); the rest of the data, to integrate."""
+    if not data.has(sp.sin, sp.cos) or any(f.named for f in out.families):
+        return data
+    rest = []
+    for term in sp.Add.make_args(sp.expand(data)):
+        factors = _factors(term, out.families)
+        key = None if factors is None else _match(factors, out.families, siblings)
+        if key is None:
+            rest.append(term)
+        elif not isinstance(key, str):
+            shapes = [g.as_independent(f.variable, as_Add=False) for g, f in zip(factors or (), out.families)]
+            out.add(tuple(key), sp.Mul(*[c for c, _ in shapes]))
+    return sp.Add(*rest)
+
+
+def _match(factors: Sequence[sp.Expr], families: Sequence[Family], siblings: Sequence[Family]
+           ) -> list[int | None] | str | None:
+    """The key of the eigenfunction the factors make up, "other" where one is another family's, else None."""
+    key: list[int | None] = []
+    for g, fam in zip(factors, families):
+        _, shape = g.as_independent(fam.variable, as_Add=False)
+        index = _index_of(shape, fam)
+        if index is False:
+            if any(_index_of(shape, other) is not False for other in siblings
+                   if other.variable == fam.variable and other is not fam):
+                return "other"
+            return None
+        key.append(index)
+    return key
+
+
+def _index_of(shape: sp.Expr, family: Family) -> int | None | bool:
+    """The index at which ``family``'s eigenfunction is ``shape`` (None for a single mode), else False."""
+    if family.index is None:
+        return None if sp.expand(shape - family.function) == 0 else False
+    if type(shape) is not type(family.function) or not isinstance(shape, (sp.sin, sp.cos)):
+        return False
+    solved = sp.solve(family.function.args[0] - shape.args[0], family.index)
+    if len(solved) != 1 or not solved[0].is_Integer or int(solved[0]) < family.lower:
+        return False
+    k = int(solved[0])
+    return k if sp.expand(family.function.subs(family.index, k) - shape) == 0 else False
 
 
 @dataclass
