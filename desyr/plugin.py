@@ -70,7 +70,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
     from desyr.symbolic.physics import Scores
-    from desyr.symbolic.series import series_index
+    from desyr.symbolic.series import TailBound, evaluate_series, series_index, tail_bound, truncate
     from desyr.symbolic.simplify import simplify_expression
     from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
 
@@ -109,7 +109,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.stages.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
-    "desyr.symbolic.series": ("series_index",),
+    "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound", "evaluate_series"),
     "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -155,6 +155,7 @@ __all__ = [
     "SPECIAL_CLASSES", "BESSEL_CLASSES", "bessel_order",
     # series: the index symbol every producer shares, the named eigenvalue functions
     "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot",
+    "truncate", "tail_bound", "TailBound", "evaluate_series",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",

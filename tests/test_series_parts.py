@@ -109,3 +109,15 @@ def test_majorants_decay_on_compact_parts_and_say_when_they_do_not():
     both = {m: 1, n: 1}
     assert summable(upper(torsion, closed, both), both)                       # 1/(m n (m**2 + n**2))
     assert not summable(upper(sp.diff(torsion, x, 2), inside, both), both)    # m/(n (m**2 + n**2))
+
+
+def test_a_boxs_modes_decay_by_their_frequency_sqrt_of_a_sum_of_squares():
+    x, z = sp.symbols("x z", real=True)
+    m, n = series_index("m", 1), series_index("n", 1)
+    both = {m: 1, n: 1}
+    frequency = sp.pi * sp.sqrt(n**2 + m**2 / 4)
+    term = sp.sin(n * sp.pi * x) * sp.sinh(frequency * z) / (sp.sinh(frequency) * m * n)
+    inside = {x: (DELTA, 1 - DELTA), z: (DELTA, 1 - DELTA)}
+    # exp(-pi*delta*sqrt(n**2 + m**2/4)) <= exp(-pi*delta*(n + m/2)/sqrt(2)): decays in each index
+    assert summable(upper(sp.diff(term, z, 2), inside, both), both)
+    assert not summable(upper(term, {x: (0, 1), z: (0, 1)}, both), both)      # 1/(m*n) on the face z = 1

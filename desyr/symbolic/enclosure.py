@@ -56,14 +56,15 @@ def number(value: sp.Expr) -> iv.mpf:
     raise Unenclosed(f"{value} is not a number")
 
 
-def _excludes_zero(value: iv.mpf) -> bool:
+def excludes_zero(value: iv.mpf) -> bool:
+    """Whether the interval holds no 0."""
     return bool(value.a > 0 or value.b < 0)
 
 
 def _power(base: iv.mpf, exponent: sp.Expr) -> iv.mpf:
     if exponent.is_Integer:
         k = int(exponent)
-        if k < 0 and not _excludes_zero(base):
+        if k < 0 and not excludes_zero(base):
             raise Unenclosed("a negative power of an interval holding 0")
         out = iv.mpf(1)
         for _ in range(abs(k)):

@@ -12,13 +12,13 @@ from desyr.symbolic.eigenvalues import EigenvalueFunction
 from desyr.symbolic.enclosure import magnitude, supremum
 
 if TYPE_CHECKING:
-    from desyr.symbolic.majorant import Majorant, _Reader
+    from desyr.symbolic.majorant import Majorant, Reader
 
 #: relative margin added to each bounded coefficient (the products below are rounded to doubles)
 _MARGIN = 1e-12
 
 
-def exponent_bound(reader: _Reader, factors: list[sp.Expr]) -> Majorant:
+def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
     """A majorant of the product of the exponential ``factors``."""
     from desyr.symbolic.majorant import Majorant, NoMajorant
     exponent, scale = sp.Integer(0), 1.0
@@ -47,7 +47,7 @@ def exponent_bound(reader: _Reader, factors: list[sp.Expr]) -> Majorant:
     return Majorant(scale * (1 + _MARGIN), 0.0, alpha, beta, gamma, reader.start)
 
 
-def _reciprocal_sinh(reader: _Reader, size: sp.Expr) -> float:
+def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
     """``2/(1 - exp(-2*b))`` with ``b`` the least of ``|B|`` from the start on (``|B| >= b(n)``, ``b``
     nondecreasing and positive at the start)."""
     from desyr.symbolic.majorant import NoMajorant
@@ -59,7 +59,7 @@ def _reciprocal_sinh(reader: _Reader, size: sp.Expr) -> float:
     return 2 / (1 - math.exp(-2 * least)) * (1 + _MARGIN)
 
 
-def _power(reader: _Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, float]:
+def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, float]:
     """``|base|**power <= exp(term)``: ``power`` of one sign from the start on, ``|base|`` enclosed."""
     from desyr.symbolic.majorant import NoMajorant
     top = magnitude(base, reader.intervals)
@@ -73,7 +73,7 @@ def _power(reader: _Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, flo
     return power * sp.Float(math.log(least) - abs(math.log(least)) * _MARGIN), 1.0
 
 
-def quadratic_top(reader: _Reader, exponent: sp.Expr) -> tuple[float, float, float]:
+def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, float]:
     """``(alpha, beta, gamma)`` with ``exponent <= alpha*n**2 + beta*n + gamma`` over the box and for
     every index from the start on."""
     from desyr.symbolic.majorant import NoMajorant
@@ -111,7 +111,7 @@ def quadratic_top(reader: _Reader, exponent: sp.Expr) -> tuple[float, float, flo
     return alpha, beta, gamma
 
 
-def _separated(reader: _Reader, exponent: sp.Expr) -> sp.Expr:
+def _separated(reader: Reader, exponent: sp.Expr) -> sp.Expr:
     """The exponent's supremum over the box as a polynomial in the index (and the eigenvalues) with
     number coefficients: each term ``g(n)*h(x)``, the ``h`` of equal ``g`` added (so that ``n*pi*|y| -
     n*pi`` is ``n*pi*(|y| - 1)``, whose top is 0), becomes ``g(n)*sup(h)`` where ``g >= 0``, else

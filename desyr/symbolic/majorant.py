@@ -95,14 +95,16 @@ def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[floa
     for start in STARTS:
         try:
             with interval_precision():
-                return _Reader(index, intervals, start).bound(term)
+                return Reader(index, intervals, start).bound(term)
         except (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError,
                 sp.PolynomialError, OverflowError):
             continue
     return None
 
 
-class _Reader:
+class Reader:
+    """Reads one term's majorant for one index over the box's intervals, from the index ``start`` on."""
+
     def __init__(self, index: sp.Symbol, intervals: Intervals, start: int) -> None:
         self.n, self.intervals, self.start = index, intervals, start
         self.w = sp.Dummy("w", positive=True)
@@ -261,6 +263,6 @@ def _ratio_interval(bounds: Linear, start: int) -> object:
     return iv.mpf([low, high])
 
 
-def _exponent_bound(reader: _Reader, factors: list[sp.Expr]) -> Majorant:
+def _exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
     from desyr.symbolic.exponent import exponent_bound
     return exponent_bound(reader, factors)

@@ -50,6 +50,7 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
                  if _asked(base, "is_negative") else "has a base not shown to be positive, where {} varies")
         raise ExpressionError(f"{_at(written, text)} {where.format(short(exponent, 30))}: "
                               f"a number raised to a varying power must be positive")
+    _check_index_power(base, exponent, text, written)
     if exponent.is_Number:
         if not exponent.is_finite or abs(float(exponent)) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {short(exponent)} in {short(text)} is too large "
@@ -61,6 +62,21 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
                 raise ExpressionError(f"power {short(base)}**{short(exponent)} in {short(text)} is too large "
                                       f"(exact results of at most {MAX_BITS} bits)")
     return sp.Pow(base, exponent)
+
+
+def _check_index_power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> None:
+    """A power whose exponent holds a sum's index (the only integer symbols the parser makes): the exponent
+    a polynomial of degree at most 2 in the indices and the base free of them, so that the term at an
+    index (a sum written out, its first terms) is a number of bounded size: ``2**(2**n)`` or ``n**(n**3)``
+    at n = 1000 would not be."""
+    indices = [s for s in exponent.free_symbols if s.is_integer]
+    if not indices:
+        return
+    polynomial = exponent.is_polynomial(*indices) and sp.Poly(exponent, *indices).total_degree() <= 2
+    if not polynomial or base.free_symbols & set(indices):
+        raise ExpressionError(f"{_at(written, text)}: a power whose exponent holds a sum's index needs a base "
+                              f"free of the index and an exponent of degree at most 2 in it (x**n, (-1)**n, "
+                              f"exp(-n**2*t))")
 
 
 def _integer_power(base: sp.Expr, exponent: sp.Expr) -> bool:

@@ -21,16 +21,17 @@ returned is checked to lie in its bracket.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 import sympy as sp
 from mpmath import iv
+
+from desyr.symbolic.enclosure import excludes_zero, interval_precision, number
 
 PREC = 120                 # bits of the interval layout
 PIECES = 20000             # pieces the isolation may examine
@@ -57,16 +58,6 @@ class Layout:
         return m * mpmath.pi, (m + 1) * mpmath.pi
 
 
-@contextlib.contextmanager
-def _interval_precision(bits: int) -> Iterator[None]:
-    before = iv.prec
-    iv.prec = bits
-    try:
-        yield
-    finally:
-        iv.prec = before
-
-
 def _exact(constants: Sequence[sp.Expr]) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     a, b, c = (sp.sympify(x) for x in constants)
     for x in (a, b, c):
@@ -77,25 +68,12 @@ def _exact(constants: Sequence[sp.Expr]) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     return a, b, c
 
 
-def _interval(x: sp.Expr) -> iv.mpf:
-    """An interval that holds the exact number ``x``."""
-    if x.is_Rational:
-        return iv.mpf(int(x.p)) / iv.mpf(int(x.q))
-    mid = mpmath.mpf(str(sp.N(x, 60)))
-    spread = abs(mid) * mpmath.mpf(2) ** -170 + mpmath.mpf(2) ** -400
-    return iv.mpf([mid - spread, mid + spread])
-
-
-def _excludes_zero(value: iv.mpf) -> bool:
-    return bool(value.a > 0 or value.b < 0)
-
-
 @functools.lru_cache(maxsize=64)
 def layout(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> Layout:
     """The brackets of the roots for exact ``(a, b, c)`` (:class:`ValueError` where they cannot be laid out)."""
     a, b, c = _exact(constants)
-    with _interval_precision(PREC), mpmath.workprec(PREC):
-        A, B, C = (_interval(x) for x in (a, b, c))
+    with interval_precision(PREC), mpmath.workprec(PREC):
+        A, B, C = (number(x) for x in (a, b, c))
         if not b.is_zero:
             kind, square = "tan", max((2 * abs(A / B)).b, (6 * abs(C / B)).b)
             start_at = float(mpmath.sqrt(square)) * 1.01 / math.pi + 0.5
@@ -118,15 +96,15 @@ def _clear_of_zero(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> mpmath.mpf:
     ``sum_j (-1)**j*(a/(2j+1)! + b/(2j-1)! + c/(2j)!)*s**(2j)`` and its alternating remainder."""
     coefficients = [(-1) ** j * (a / sp.factorial(2 * j + 1) + (b / sp.factorial(2 * j - 1) if j else 0)
                                  + c / sp.factorial(2 * j)) for j in range(TAYLOR + 1)]
-    lowest = next((j for j, q in enumerate(coefficients) if not _interval(q).a <= 0 <= _interval(q).b), None)
+    lowest = next((j for j, q in enumerate(coefficients) if not number(q).a <= 0 <= number(q).b), None)
     if lowest is None or any(sp.simplify(q).is_zero is not True for q in coefficients[:lowest]):
         raise ValueError(f"robinroot{(a, b, c)}: the roots near 0 cannot be told apart")
-    remainder = (abs(_interval(a)) / math.factorial(2 * TAYLOR + 3) + abs(_interval(b)) / math.factorial(2 * TAYLOR + 1)
-                 + abs(_interval(c)) / math.factorial(2 * TAYLOR + 2))
-    head = abs(_interval(coefficients[lowest]))
+    remainder = (abs(number(a)) / math.factorial(2 * TAYLOR + 3) + abs(number(b)) / math.factorial(2 * TAYLOR + 1)
+                 + abs(number(c)) / math.factorial(2 * TAYLOR + 2))
+    head = abs(number(coefficients[lowest]))
     delta = mpmath.mpf(1)
     for _ in range(80):
-        rest = sum((abs(_interval(q)) * iv.mpf(delta) ** (2 * (j - lowest))
+        rest = sum((abs(number(q)) * iv.mpf(delta) ** (2 * (j - lowest))
                     for j, q in enumerate(coefficients) if j > lowest), iv.mpf(0))
         rest += remainder * iv.mpf(delta) ** (2 * TAYLOR + 2 - 2 * lowest)
         if head.a > rest.b:
@@ -153,10 +131,10 @@ def _isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf,
             return sorted(found)
         lo, hi = pieces.pop()
         whole = iv.mpf([lo, hi])
-        if _excludes_zero(_f(A, B, C, whole)):
+        if excludes_zero(_f(A, B, C, whole)):
             continue
         ends = _f(A, B, C, iv.mpf(lo)), _f(A, B, C, iv.mpf(hi))
-        if _excludes_zero(_df(A, B, C, whole)) and all(_excludes_zero(e) for e in ends):
+        if excludes_zero(_df(A, B, C, whole)) and all(excludes_zero(e) for e in ends):
             if (ends[0].b < 0) != (ends[1].b < 0):
                 found.append((lo, hi))
             continue

@@ -146,7 +146,7 @@ def stable_term(term: sp.Expr) -> sp.Expr:
     return sp.powsimp(term.xreplace(mapping), combine="exp")
 
 
-def head(expr: sp.Expr, terms: int = 3) -> sp.Expr:
+def head(expr: sp.Expr, terms: int = 3) -> sp.Expr:   # the parser bounds the terms written out up to lower + 3
     """``expr`` with every sum written out as its first ``terms`` terms (per index): a finite formula
     whose singularities in the variables are those of the terms (what a check of the formula's
     regularity reads)."""

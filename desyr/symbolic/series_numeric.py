@@ -20,6 +20,8 @@ import sympy as sp
 TOLERANCE = 1e-12
 #: the most terms kept of each sum (per index)
 CAP = 2000
+#: ... of a double or triple sum, per index (their terms multiply)
+NESTED_CAP = {2: 200, 3: 40}
 #: index-by-point values computed at once
 BLOCK = 1_000_000
 
@@ -102,7 +104,11 @@ class SumEvaluator:
         self.count = None if upper is sp.oo else int(upper) - int(lower) + 1
         term = sp.Sum(total.function, *inner) if inner else total.function
         self.used = [a for a in args if a in total.free_symbols]
-        self.term: Callable[..., Any] = lambdify([index, *args], [stable_term(term)])
+        if inner:               # the inner sums at every outer index at once, with the nested sum's cap
+            self.cap = min(cap, NESTED_CAP.get(len(total.limits), 20))
+            self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap)
+        else:
+            self.term = lambdify([index, *args], [stable_term(term)])
         self._terms: dict[tuple[float, ...], tuple[int, float | None]] = {}
         self.last: SumReport | None = None
 

@@ -13,6 +13,7 @@ The rules (``docs/series.md``):
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Protocol
@@ -32,6 +33,10 @@ MAX_FINITE_TERMS = 100
 MAX_LIMIT = 1000
 #: the largest number whose factorial is computed exactly (171! is beyond a double)
 MAX_FACTORIAL = 170
+#: the first terms of a series written out (for its regularity): the index reaches lower + HEAD
+HEAD = 3
+#: bits of an exact number a power of an index may reach where a term is written out
+MAX_POWER_BITS = 100_000
 #: the first indices at which a term's condition on its index is checked
 CHECKED_INDICES = 8
 _INDEX_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,15}")
@@ -99,9 +104,35 @@ def build_sum(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | 
         own = _pass_conditions(own, index, lower, {**ranges, **inner}, written, text)
     if notes is not None:
         notes.extend(own)
+    reach = {index: _reach(lower, upper, text) for index, lower, upper in limits}
+    _bounded_powers(term, {**{i: MAX_LIMIT + HEAD for i in ranges}, **reach}, written, text)
     for index, lower, upper in limits:           # innermost first, as SymPy orders them
         term = _summed(term, index, lower, upper, written, text)
     return term
+
+
+def _reach(lower: int, upper: ast.AST, text: str) -> int:
+    """The largest index magnitude at which the term is written out as a number: a finite sum's terms,
+    an infinite one's first :data:`HEAD` (its regularity is read from them)."""
+    top = lower + HEAD if isinstance(upper, ast.Name) and upper.id == "oo" else _limit(upper, text)
+    return max(abs(lower), abs(top))
+
+
+def _bounded_powers(term: sp.Expr, reach: Mapping[sp.Symbol, int], written: str, text: str) -> None:
+    """Each power of a number with an index in its exponent stays an exact number of at most
+    :data:`MAX_POWER_BITS` bits where the term is written out (``2**(n**2)`` from n = 1, not from 1000)."""
+    for power in term.atoms(sp.Pow):
+        base, exponent = power.base, power.exp
+        if not (base.is_Rational and abs(base) not in (0, 1)) or not exponent.free_symbols <= set(reach) \
+                or not exponent.free_symbols:
+            continue
+        gens = sorted(exponent.free_symbols, key=str)
+        top = sum(abs(float(c)) * math.prod(reach[g] ** k for g, k in zip(gens, m))
+                  for m, c in sp.Poly(exponent, *gens).terms())
+        bits = top * math.log2(max(abs(int(base.p)), int(base.q)))
+        if bits > MAX_POWER_BITS:
+            raise ExpressionError(f"{short(written, 40)} in {short(text)} grows too fast with its index: its "
+                                  f"term holds an exact number of about {bits:.3g} bits at an index of {max(reach.values())}")
 
 
 def _summed(term: sp.Expr, index: sp.Symbol, lower: int, upper: ast.AST, written: str, text: str) -> sp.Expr:
@@ -220,6 +251,10 @@ def build_factorial(node: ast.Call, vocab: Names, text: str, notes: list[Conditi
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function 'factorial' takes exactly one positional argument in {short(text)}")
     argument = build(node.args[0], vocab, notes)
+    indices = list(ranges_of(vocab))
+    if argument.free_symbols and not (argument.is_polynomial(*indices) and sp.Poly(argument, *indices).total_degree() <= 1):
+        raise ExpressionError(f"factorial's argument in {short(text)} must be an integer or of degree 1 in a sum's "
+                              f"index (n, 2*n + 1), got {short(argument, 30)}")
     return sp.factorial(integer_argument(argument, vocab, "factorial's argument", 0, MAX_FACTORIAL, text))
 
 

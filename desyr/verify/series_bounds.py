@@ -156,7 +156,7 @@ def lower(expr: sp.Expr, region: Region, lowers: Lowers) -> Mono | None:
         return None if rate is None else Mono(rate=rate)
     if isinstance(expr, (sp.sinh, sp.cosh)) and not (expr.args[0].free_symbols & set(region)):
         w = expr.args[0]
-        sign = sign_for_all(w, lowers)
+        sign = sign_for_all(w, lowers) if w.is_polynomial(*lowers) else _root_sign(w, lowers)
         if sign == 0 or sign is None:
             return Mono() if isinstance(expr, sp.cosh) else None
         return Mono(rate=w * sign)          # sinh|cosh(w) >= c*exp(|w|) once |w| >= w0 > 0
@@ -248,6 +248,38 @@ def sign_for_all(a: sp.Expr, lowers: Lowers) -> int | None:
     return None
 
 
+def _root_sign(w: sp.Expr, lowers: Lowers) -> int | None:
+    """The sign of ``c*sqrt(P)`` (``P`` a polynomial in the indices at least a positive constant on the range,
+    ``c`` a constant), which is then at least ``|c|*sqrt(P_min) > 0`` in size: the frequencies of a box's modes."""
+    c, root = w.as_independent(*lowers, as_Add=False)
+    if not (isinstance(root, sp.Pow) and root.exp == sp.Rational(1, 2) and root.base.is_polynomial(*lowers)):
+        return None
+    if sign_for_all(root.base, lowers) != 1 or not (c.is_positive or c.is_negative):
+        return None
+    return 1 if c.is_positive else -1
+
+
+def _separated(term: sp.Expr, lowers: Lowers) -> sp.Expr | None:
+    """An exponent's term ``-c*sqrt(q_1*k_1**2 + ... + q_d*k_d**2 + q_0)`` (``c > 0``) bounded above by
+    ``-c*(sqrt(q_1)*k_1 + ... + sqrt(q_d)*k_d)/sqrt(d)`` (``sqrt(sum x_i**2) >= sum x_i/sqrt(d)``): one index
+    per term (None where the term is not of that form)."""
+    c, root = term.as_independent(*lowers, as_Add=False)
+    if not (c.is_negative and isinstance(root, sp.Pow) and root.exp == sp.Rational(1, 2)):
+        return None
+    indices = [k for k in lowers if root.base.has(k)]
+    poly = sp.Poly(root.base, *indices) if root.base.is_polynomial(*indices) else None
+    if poly is None or any(not v.is_nonnegative for v in poly.coeffs()):
+        return None
+    pieces = []
+    for monomial, q in poly.terms():
+        if sum(monomial) == 0:
+            continue
+        if sorted(monomial) != [0] * (len(monomial) - 1) + [2]:
+            return None
+        pieces.append(sp.sqrt(q) * indices[monomial.index(2)])
+    return c * sp.Add(*pieces) / sp.sqrt(len(pieces))
+
+
 def extreme(z: sp.Expr, region: Region, lowers: Lowers, top: bool) -> sp.Expr | None:
     """The supremum (``top``) or infimum of ``z``, affine in the region's variables, over the region, as
     an expression in the indices (each variable at the end its coefficient's sign picks for every index)."""
@@ -273,7 +305,9 @@ def _sign(a: sp.Expr, lowers: Lowers) -> int | None:
         return 1
     if a.is_negative:
         return -1
-    return sign_for_all(a, lowers) if not _named(a) else None
+    if _named(a):
+        return None
+    return sign_for_all(a, lowers) if a.is_polynomial(*lowers) else _root_sign(a, lowers)
 
 
 def _named(expr: sp.Expr) -> list[EigenvalueFunction]:
@@ -313,12 +347,16 @@ def _summable(m: Mono, lowers: Lowers) -> bool:
         return False
     rate = sp.expand(proxied)
     parts: dict[sp.Symbol, sp.Expr] = {k: sp.Integer(0) for k in lowers}
-    for term in sp.Add.make_args(rate):
-        owners = [k for k in lowers if term.has(k)]
-        if len(owners) > 1:
+    for whole in sp.Add.make_args(rate):
+        separated = _separated(whole, lowers) if len([k for k in lowers if whole.has(k)]) > 1 else whole
+        if separated is None:
             return False
-        if owners:
-            parts[owners[0]] += term
+        for term in sp.Add.make_args(sp.expand(separated)):
+            owners = [k for k in lowers if term.has(k)]
+            if len(owners) > 1:
+                return False
+            if owners:
+                parts[owners[0]] += term
     for k, part in parts.items():
         if part == 0:
             decay[k] = 0

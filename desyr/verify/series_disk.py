@@ -89,8 +89,8 @@ def round_domain(problem: Problem, all_targets: list[Target]) -> Round:
 
 
 def _laplacian(problem: Problem, x: sp.Symbol, y: sp.Symbol) -> sp.Expr:
-    from desyr.verify.proof import _exact
-    coefficients = linear_coefficients(problem, _exact(problem.equations[0].lhs)) or {}
+    from desyr.verify.proof import config_exact
+    coefficients = linear_coefficients(problem, config_exact(problem.equations[0].lhs)) or {}
     spatial = {j.wrt: c for j, c in coefficients.items() if set(j.wrt) & {str(x), str(y)}}
     a = spatial.get((str(x), str(x)))
     if a is None or a.free_symbols or spatial.get((str(y), str(y))) != a or len(spatial) != 2:

@@ -29,7 +29,7 @@ from desyr.verify.series_coverage import everything, uncovered
 from desyr.verify.series_identity import Range, Undecided, index_values, integer_zeros, zero_for_all
 from desyr.verify.series_modes import NotAnExpansion, Piece, Progression
 from desyr.verify.series_roots import numeric
-from desyr.verify.series_sturm import Family
+from desyr.verify.series_sturm import Branch, Family, J
 from desyr.verify.series_targets import Target
 from desyr.verify.unforeseen import fractions
 
@@ -282,6 +282,20 @@ def _generic(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), pick)
 
 
+#: the most oscillation, frequency times length, of an eigenfunction the quadrature is asked to resolve
+OSCILLATION = 30 * sp.pi
+
+
+def _spread(spread: int, f: Family, branch: Branch, p: Progression) -> int:
+    """How far above its first index a class is checked by quadrature: at most ``spread``, and no further than
+    the eigenfunctions' oscillation over the interval stays within :data:`OSCILLATION` (a ring of length
+    ``2*pi`` oscillates twice as fast per index as a rod of length 1)."""
+    first = sp.N(abs(branch.frequency.xreplace({J: max(branch.first, 1)})) * (f.hi - f.lo), 15)
+    if not first.is_number or first <= 0:
+        return spread
+    return int(max(2, min(spread, sp.floor(sp.N(OSCILLATION, 15) / first / max(p.step, 1)))))
+
+
 def _pick(key: bytes, label: str, start: int, spread: int, n: int) -> int:
     values = index_values(key, label, start, spread)
     return values[n % len(values)]
@@ -307,8 +321,9 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
     box = Box([float(f.lo) for f in families], [float(f.hi) for f in families])
     xs = [f.variable for f in families]
     for n in range(count):
-        values = [sp.Integer(p.offset) if p.step == 0 else sp.Integer(p.at(_pick(key, f"{where} {i}", p.start, spread, n)))
-                  for i, p in enumerate(classes)]
+        values = [sp.Integer(p.offset) if p.step == 0
+                  else sp.Integer(p.at(_pick(key, f"{where} {i}", p.start, _spread(spread, f, b, p), n)))   # type: ignore[arg-type]
+                  for i, (p, f, b) in enumerate(zip(classes, families, combo))]
         rest = {s: lo + (hi - lo) * fractions(key, f"{where} rest {s}", count)[n]
                 for s, (lo, hi) in check.rest.items()}
         exact = [b.at(v) for b, v in zip(combo, values)]                         # type: ignore[attr-defined]

@@ -55,7 +55,7 @@ def zero_for_all(expr: sp.Expr, ranges: Mapping[sp.Symbol, Range], indices: Mapp
     """Whether ``expr`` is 0 for every integer index from its lower limit and every point of ``ranges``:
     SymPy's reduction (bounded in time; at the roots of a named eigenvalue function's equation,
     :mod:`desyr.verify.series_roots`) and the witnesses at drawn points, the indices put in exactly."""
-    from desyr.verify.proof import SECONDS_PER_RESIDUAL, _reduces_to_zero
+    from desyr.verify.proof import SECONDS_PER_RESIDUAL, reduces_to_zero
     if expr == 0:
         return True
     if expr.free_symbols - set(ranges) - set(indices):
@@ -65,7 +65,7 @@ def zero_for_all(expr: sp.Expr, ranges: Mapping[sp.Symbol, Range], indices: Mapp
         return False
     try:
         with time_limit(2 * SECONDS_PER_RESIDUAL):
-            if not all(_reduces_to_zero(p) for p in parts):
+            if not all(reduces_to_zero(p) for p in parts):
                 return False
     except OutOfTime:
         return False
@@ -85,7 +85,7 @@ def witnessed(expr: sp.Expr, at: Sequence[witness.Point], indices: Mapping[sp.Sy
             return False
         g = sp.lambdify(free, value, modules=[MPMATH, "mpmath"])
         args = [point[s] for s in free]
-        low, high = witness._value(g, args, witness.LOW), witness._value(g, args, witness.HIGH)
+        low, high = witness.magnitude(g, args, witness.LOW), witness.magnitude(g, args, witness.HIGH)
         if low is None or high is None:
             continue                      # a removable singularity of the formula at this point
         if not high <= max(witness.SHRINK * low, witness.FLOOR):

@@ -124,8 +124,8 @@ def _ends(problem: Problem, variable: str) -> tuple[sp.Expr, sp.Expr]:
 
 
 def _drift(problem: Problem, variable: str) -> sp.Expr:
-    from desyr.verify.proof import _exact
-    coefficients = linear_coefficients(problem, _exact(problem.equations[0].lhs))
+    from desyr.verify.proof import config_exact
+    coefficients = linear_coefficients(problem, config_exact(problem.equations[0].lhs))
     if coefficients is None:
         raise NoFamily("the equation is not linear in the field")
     second = first = sp.Integer(0)

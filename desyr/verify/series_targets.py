@@ -59,14 +59,14 @@ def linear_coefficients(problem: Problem, expr: sp.Expr) -> dict[Jet, sp.Expr] |
 def targets(problem: Problem) -> list[Target]:
     """The equation and each constraint on each of its faces, as exact targets."""
     from desyr.model.shapes import Disk
-    from desyr.verify.proof import _exact, _set_values
+    from desyr.verify.proof import config_exact, set_values
 
     if problem.geometry is not None and not isinstance(problem.geometry.shape, Disk):
         raise NotLinear("a series is proved on a box (an interval, a rectangle, a box) or a disk")
     if len(problem.fields) != 1 or len(problem.equations) != 1 or problem.unknowns or problem.parameters:
         raise NotLinear("a series is proved for one equation in one field, without unknowns or parameters")
     eq = problem.equations[0]
-    out = [Target("the equation", _exact(eq.lhs), _exact(eq.forcing), {}, {}, None)]
+    out = [Target("the equation", config_exact(eq.lhs), config_exact(eq.forcing), {}, {}, None)]
     for con in problem.constraints:
         if con.kind == "integral":
             raise NotLinear(f"constraint {con.label} is an integral constraint")
@@ -76,10 +76,10 @@ def targets(problem: Problem) -> list[Target]:
             shift = {problem.vocabulary.var_symbols[v]: exact_number(d)
                      for v, d in zip(problem.variable_names, con.shift) if d}
         for face in con.faces:
-            values = _set_values(problem, face)
+            values = set_values(problem, face)
             if values is None:
                 raise NotLinear(f"constraint {con.label}: its set {face.describe()} is not at an exact value")
-            out.append(Target(f"constraint {con.label} on {face.describe()}", _exact(con.operator), _exact(con.value),
+            out.append(Target(f"constraint {con.label} on {face.describe()}", config_exact(con.operator), config_exact(con.value),
                               values, shift, face))
     for target in out:
         if linear_coefficients(problem, target.operator) is None:

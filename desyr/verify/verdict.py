@@ -50,8 +50,8 @@ from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
-from desyr.verify.series_verdict import is_series
-from desyr.verify.series_verdict import outcome as series_outcome
+from desyr.verify.series_verdict import decision as series_decision
+from desyr.verify.truncated import is_series, written_out
 
 SCHEMA = "desyr.verdict/1"
 VERDICTS = ("proved", "verified", "not_exact")
@@ -132,9 +132,10 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
     budget = budget or Budget()
 
     def smoothness() -> tuple[str | None, Mapping[str, sp.Expr]]:
-        why = rough_reason(problem, exprs)
+        series = is_series(exprs)        # a series' regularity is read from its first terms written out
+        why = rough_reason(problem, written_out(exprs) if series else exprs)
         # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        return why, (numeric_fields(problem, exprs) if why is None else exprs)
+        return why, (numeric_fields(problem, exprs) if why is None and not series else exprs)
 
     smooth, exprs = budget.within("smoothness", smoothness,
                                   lambda late: (f"{REASON}: its smoothness and branch conditions were {late}", exprs))
@@ -185,17 +186,16 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
     points = fresh_points(problem, seed)
-    # a series: its truncated sums on the points and its four-part proof (docs/verify.md, "... for a series")
-    if is_series(numeric, exact):
-        verdict, reason, residuals, exact_part = series_outcome(problem, numeric, exact, points, tolerance)
+    if is_series(numeric) or (exact is not None and is_series(exact)):
+        # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
+        verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
     else:
         checked = check(problem, numeric, points, budget)
         verdict, reason = _numeric_verdict(checked, tolerance)
-        exact_part = None
+        residuals, exact_part = _plain(checked), None
         if verdict in ("verified", "roundoff"):
             exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
             verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
-        residuals = _plain(checked)
     chosen = exact if exact is not None and verdict == "proved" else numeric
     data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
