@@ -78,17 +78,10 @@ def _prove(problem):
     return prove(problem, problem.reference)
 
 
-#: references the series proof cannot prove yet, and why (the test fails once it can: update the list)
-NOT_YET = {"box_laplace": "the proof finds no summable majorant for sinh(kappa*z)/sinh(kappa) with "
-                          "kappa = pi*sqrt(n**2 + m**2/4) (a double series in three variables)"}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("res", _files(), ids=lambda f: f.name[:-5])
 def test_reference_is_proved(registry, res):
     problem = _load(res, registry)
-    if problem.name in NOT_YET:
-        pytest.xfail(NOT_YET[problem.name])
     outcome = _prove(problem)
     assert outcome.proved, (res.name, outcome.reason)
 
