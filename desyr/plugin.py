@@ -60,6 +60,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.shapes import Annulus, Disk
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
     from desyr.runtime.execution import serial_map, usable_cores
+    from desyr.runtime.forks import child_context
     from desyr.runtime.jobserver import borrowed_tokens, jobserver_path
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
@@ -96,6 +97,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.shapes": ("Annulus", "Disk"),
     "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
     "desyr.runtime.execution": ("serial_map", "usable_cores"),
+    "desyr.runtime.forks": ("child_context",),
     "desyr.runtime.jobserver": ("borrowed_tokens", "jobserver_path"),
     "desyr.stages.pool": ("empirical_front",),
     "desyr.stages.select": ("preference_key",),
@@ -160,7 +162,8 @@ __all__ = [
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",
     # executors and caches: in-process mapping, usable cores, atomic files
-    "serial_map", "usable_cores", "borrowed_tokens", "jobserver_path", "read_json", "write_bytes_atomic", "write_text_atomic",
+    "serial_map", "usable_cores", "borrowed_tokens", "jobserver_path", "child_context", "read_json",
+    "write_bytes_atomic", "write_text_atomic",
     "__version__",
     # errors
     "ComponentError", "ConfigError", "PluginError", "DesyrError",

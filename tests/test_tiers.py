@@ -50,6 +50,13 @@ HEAVY = {
     "test_series_proof.py": "series proofs: SymPy's expansion integrals and their quadratures",
     "test_series_verdict.py": "whole series verdicts: truncated sums on fresh points and the proof",
     "test_executors.py::test_killed_worker_is_retried_and_a_repeat_killer_is_recorded": "runs in a process pool, one killed",
+    "test_executors.py::test_a_unit_not_back_by_the_deadline_is_stopped_with_its_worker":
+        "a process pool whose stuck worker is killed at its deadline",
+    "test_budget_acceptance.py::test_a_sleeping_component_of_any_role_cannot_hold_the_run_past_its_budget": "whole runs through the CLI, each up to its budget (issue 45, acceptance 1)",
+    "test_forks.py::test_stage_0_proposes_the_same_from_a_fresh_interpreter_once_jax_is_loaded":
+        "stage 0 twice, once from a fork server's fresh interpreters",
+    "test_plugin_output.py::test_stdout_holds_the_result_alone_and_the_reports_say_where_each_component_came_from":
+        "a whole run through the CLI",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",
     "test_run.py::test_gplearn_by_changing_only_the_searcher_name": "a whole run with a real gplearn search",

@@ -20,7 +20,7 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.names import check_names
-from desyr.model.outcomes import Errors, GateRecord
+from desyr.model.outcomes import ComponentOrigin, Errors, GateRecord, StoppedCall
 from desyr.model.result_reading import (
     MAX_RESULT_BYTES,
     build_typed,
@@ -175,6 +175,7 @@ class Provenance:
     components: dict[str, str] = field(default_factory=dict)     # role -> component name
     config_sha256: str | None = None
     execution: ExecutionRecord | None = None
+    origins: list[ComponentOrigin] = field(default_factory=list)  # each component's distribution and version
 
 
 @dataclass
@@ -275,6 +276,7 @@ class Result:
     verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
     config: ConfigRecord | None = None                              # the problem as the verifier read it
     series: SeriesRecord | None = None                              # how series answers were truncated
+    stopped: list[StoppedCall] = field(default_factory=list)       # calls stopped at the budget's wall
     schema: str = SCHEMA
 
     @property

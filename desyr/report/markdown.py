@@ -145,8 +145,16 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
     lines += ["## Timings (s)", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {md(k)} | {v:.3f} |" for k, v in r.timings.items()]
     lines += ["", f"DeSyR {md(r.provenance.desyr_version)}, schema {md(r.schema)}; components: "
-              + ", ".join(f"{md(k)} {md(v)}" for k, v in r.provenance.components.items())]
+              + ", ".join(md(label) for label in component_labels(r))]
     return "\n".join(lines) + "\n"
+
+
+def component_labels(r: Result) -> list[str]:
+    """Each component of the run with where it came from (``gate g (desyr-g 0.1.0)``); a result written
+    before the origins were recorded names the components alone."""
+    if r.provenance.origins:
+        return [o.text() for o in r.provenance.origins]
+    return [f"{k} {v}" for k, v in r.provenance.components.items()]
 
 
 def _quantities(r: Result) -> list[str]:
@@ -244,6 +252,8 @@ def _attempts_section(r: Result) -> list[str]:
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    if r.stopped:
+        lines += ["", "Calls stopped at the budget's wall:", ""] + [f"- {md(c.line())}" for c in r.stopped]
     for a in r.attempts:
         if a.failures:
             lines += ["", f"Why attempt {a.index}'s candidates are not the answer:", ""]
