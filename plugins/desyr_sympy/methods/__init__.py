@@ -23,6 +23,7 @@ from desyr_sympy.methods.polar import Polar
 from desyr_sympy.methods.radial import Radial
 from desyr_sympy.methods.separable import Separable
 from desyr_sympy.methods.separation import Separation
+from desyr_sympy.methods.series import Series
 from desyr_sympy.methods.similarity import Similarity
 from desyr_sympy.methods.travelling import Travelling
 from desyr_sympy.methods.undetermined import Undetermined
@@ -50,6 +51,7 @@ METHODS: tuple[ExactMethod, ...] = (
     Pair(),
     Separation(),
     Radial(),
+    Series(),
 )
 
 __all__ = ["METHODS", "ExactMethod"]
