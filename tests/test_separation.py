@@ -12,6 +12,7 @@ from desyr_sympy.methods.separation import Separation
 from desyr_sympy.shared import energy, lowering
 from desyr_sympy.shared.ansatz import profile
 from desyr_sympy.shared.candidates import free_constants, real_start
+from desyr_sympy.shared.centre import radial_frame
 from desyr_sympy.shared.forms import coordinates
 
 from desyr.api import refine
@@ -64,6 +65,22 @@ on = "circle"
 value = "log(16)"
 [reference]
 u = "log(16/(2 - x**2 - y**2)**2)"
+"""
+
+#: issue 47: radial data on a domain that is not a disk, about a centre inside it (the rectangle is not
+#: symmetric about it either): the centre comes from the data
+LIOUVILLE_BOX = """
+name = "liouville_box"
+[domain]
+x = [-1, 2]
+y = [-1, 1]
+[[equations]]
+lhs = "u_xx + u_yy - exp(u)"
+[[constraints]]
+on = "boundary"
+value = "reference"
+[reference]
+u = "log(8/(9 - (x - 1/2)**2 - y**2)**2) + log(9)"
 """
 
 BURGERS = """
@@ -136,7 +153,7 @@ def test_separation_declines_where_it_does_not_apply():
     assert "separates" in Separation().applies(load(BURGERS))
     assert "linear" in Separation().applies(load(ADDITIVE.replace("lhs = \"(1 + u_y**2)*u_xx", "lhs = \"u_xx")
                                                    .replace(" - 2*u_x*u_y*u_xy + (1 + u_x**2)*u_yy", " + u_yy")))
-    assert Radial().applies(load(ADDITIVE)) == "not a disk or an annulus"
+    assert Radial().applies(load(ADDITIVE)).startswith("not a disk or an annulus")
 
 
 def test_the_shifted_dilation_of_liouville_and_its_regular_level():
@@ -149,6 +166,18 @@ def test_the_shifted_dilation_of_liouville_and_its_regular_level():
 def test_radial_declines_angle_dependent_data_and_linear_equations():
     assert Radial().applies(load(LIOUVILLE.replace('value = "log(16)"', 'value = "x"'))) == "the data depend on the angle"
     assert "linear" in Radial().applies(load(LIOUVILLE.replace(" - exp(u)", " - 1")))
+
+
+def test_the_centre_of_radial_data_on_a_box_is_read_off_the_data():
+    frame = radial_frame(load(LIOUVILLE_BOX))
+    assert frame is not None and (frame.x0, frame.y0) == (sp.Rational(1, 2), 0)
+    assert frame.holds_centre and frame.radius == 1          # the nearest edge, y = 1, from (1/2, 0)
+    outside = LIOUVILLE_BOX.replace("x = [-1, 2]", "x = [1, 2]")
+    assert radial_frame(load(outside)).holds_centre is False
+    assert radial_frame(load(ADDITIVE)) is None                                   # log(cos(y)/cos(x))
+    assert radial_frame(load(LIOUVILLE_BOX.replace('value = "reference"', 'value = "3"'))) is None
+    neumann = LIOUVILLE_BOX.replace('on = "boundary"', 'operator = "u_x"\non = "boundary"')
+    assert radial_frame(load(neumann)) is None
 
 
 @pytest.mark.slow
@@ -166,7 +195,7 @@ def registry():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("text", "solver"), [(ADDITIVE, Separation().solve), (PRODUCT, Separation().solve),
-                                              (LIOUVILLE, Radial().solve)])
+                                              (LIOUVILLE, Radial().solve), (LIOUVILLE_BOX, Radial().solve)])
 def test_the_candidates_end_proved(text, solver, registry, tmp_path, monkeypatch):
     problem = problem_from_toml(text, "test")
     texts = [{f: str(e) for f, e in free_constants(c).items()} for c in solver(coordinates(problem))]
