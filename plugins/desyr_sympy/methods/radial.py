@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Radial(ExactMethod):
     name = "radial"
-    summary = "one nonlinear steady equation on a disk or an annulus with radially symmetric data: radial solutions"
+    summary = "one nonlinear steady equation whose data are radially symmetric about a point (a disk's, an annulus's or the data's own): radial solutions"
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -49,8 +49,8 @@ class RadialFrame:
 
 def radial_frame(problem: Problem) -> RadialFrame | None:
     """The frame of a disk or an annulus with radially symmetric data, else of the point every datum
-    of the field is radially symmetric about (a box or any other shape of a steady problem in two
-    variables); None when there is none."""
+    of the field is radially symmetric about (a box or any other shape of a problem in two space
+    variables, and the time where there is one); None when there is none."""
     shape = round_shape(problem)
     if shape is not None:
         spatial = plane_variables(problem)
@@ -58,13 +58,16 @@ def radial_frame(problem: Problem) -> RadialFrame | None:
             return None
         x0, y0 = (exact_number(float(c)) for c in shape.c)
         return RadialFrame(*spatial, x0, y0, isinstance(shape, Disk), exact_number(float(radii(shape)[1])))
-    if problem.dim != 2 or problem.time is not None:
+    t = problem.vocabulary.var_symbols[problem.time] if problem.time else None
+    plane = [i for i, s in enumerate(problem.symbols) if s != t]
+    if len(plane) != 2 or problem.dim != 2 + (t is not None):
         return None
-    x, y = problem.symbols
-    values = _field_data(problem, x, y)
+    x, y = (problem.symbols[i] for i in plane)
+    lo, hi = problem.bounds[plane, 0], problem.bounds[plane, 1]
+    fixed = {} if t is None else {t: sp.Float(float(np.mean(problem.bounds[problem.symbols.index(t)])))}
+    values = _field_data(problem, {x, y} | set(fixed), fixed)
     if not values:
         return None
-    lo, hi = problem.bounds[:, 0], problem.bounds[:, 1]
     centre = _centre(values, x, y, lo, hi)
     if centre is None:
         return None
@@ -73,15 +76,17 @@ def radial_frame(problem: Problem) -> RadialFrame | None:
     centre = np.array([float(x0), float(y0)])
     if not _symmetric(values, x, y, (centre[0], centre[1]), size):
         return None
-    inside = bool(np.all((lo < centre) & (centre < hi))) and not problem.outside(np.array([centre]))[0]
+    point = np.mean(problem.bounds, axis=1)
+    point[plane] = centre
+    inside = bool(np.all((lo < centre) & (centre < hi))) and not problem.outside(point[None, :])[0]
     edge = min(float(x0) - lo[0], hi[0] - float(x0), float(y0) - lo[1], hi[1] - float(y0))
     radius = exact_number(edge) if inside and edge > 0 else exact_number(size / 2)
     return RadialFrame(x, y, x0, y0, inside, radius)
 
 
-def _field_data(problem: Problem, x: sp.Symbol, y: sp.Symbol) -> list[sp.Expr] | None:
-    """The values of every pointwise datum, None where one is not of the field itself; constants are
-    left out (they hold for any centre)."""
+def _field_data(problem: Problem, allowed: set[sp.Symbol], fixed: dict[sp.Symbol, sp.Expr]) -> list[sp.Expr] | None:
+    """The values of every pointwise datum at the time ``fixed`` gives, None where one is not of the
+    field itself or holds other symbols; constants are left out (they hold for any centre)."""
     jets = jet_symbols(problem)
     constants = {s: sp.Float(1.2360679774997898) for s in constants_of(problem)}
     out = []
@@ -92,8 +97,9 @@ def _field_data(problem: Problem, x: sp.Symbol, y: sp.Symbol) -> list[sp.Expr] |
         if jet is None or jet.wrt:
             return None
         value = c.value.xreplace(constants)
-        if value.free_symbols - {x, y}:
+        if value.free_symbols - allowed:
             return None
+        value = value.xreplace(fixed)
         if value.free_symbols:
             out.append(value)
     return out
