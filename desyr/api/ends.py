@@ -230,9 +230,10 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
     problem, pool = s.pristine, stages.pool
     chosen = outcome.selection.selected
     v = outcome.verification
-    residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint)) if v else None
+    residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint),
+                          v.relative) if v else None
     tol = s.spec.method.exact_tolerance
-    exact = bool(v and all(r is not None and r <= tol for r in (v.R_eq, v.R_con if v.R_con is not None else 0.0)))
+    exact = bool(residuals and residuals.worst() <= tol)      # relative to the problem's scale, as the verifier
     has_exprs = chosen is not None and bool(chosen.expressions)
     return Result(
         command=command,

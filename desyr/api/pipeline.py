@@ -191,9 +191,7 @@ def _closer(a: Result, b: Result) -> bool:
     rank = {"proved": 3, "verified": 2, "not_exact": 1}
 
     def worst(r: Result) -> float:
-        res = r.residuals
-        values = [v for v in (res.R_eq, res.R_con) if v is not None] if res is not None else []
-        return max(values) if values and all(math.isfinite(v) for v in values) else math.inf
+        return r.residuals.worst() if r.residuals is not None else math.inf
 
     ra, rb = rank.get(a.verdict, 0), rank.get(b.verdict, 0)
     return ra > rb or (ra == rb and worst(a) < worst(b))

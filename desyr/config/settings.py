@@ -44,7 +44,7 @@ ESCALATION_STEPS = ("enrich_library", "other_searcher", "more_searches", "larger
 SECTIONS: dict[str, dict[str, Option]] = {
     "points": {
         "refine": Option(2000, "interior points of the Stage-B refit", kind=int, low=1, high=MAX_POINTS),
-        "verify": Option(2000, "independent interior points for R_eq and relative L2", kind=int, low=1,
+        "verify": Option(2000, "independent interior points for the run's own check (the verifier draws at least 2000)", kind=int, low=1,
                          high=MAX_POINTS),
         "search": Option(500, "structure-search points X_S (teacher samples)", kind=int, low=1, high=MAX_POINTS),
         "validate": Option(2000, "points of the teacher's physics-validation score S_val", kind=int, low=1,
@@ -82,7 +82,7 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "gates": Option(None, "gate names in order; default: the installed gates' default sequence", kind=list,
                         item=str, nullable=True, low=1),
         "options": Option({}, "a table per gate name: [selection.options.<gate>]", kind=dict),
-        "exact_tolerance": Option(METHOD.exact_tolerance, "verified exact when max(R_eq, R_con) is at most this",
+        "exact_tolerance": Option(METHOD.exact_tolerance, "verified exact when every residual, relative to the problem's scale, is at most this",
                                   kind=float, low=0.0, high=1.0, open_low=True),
     },
     "coupled": {

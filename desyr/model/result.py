@@ -56,6 +56,17 @@ class Residuals:
     R_con: float | None
     R_eq_per_equation: list[float] = field(default_factory=list)
     R_con_per_constraint: list[float] = field(default_factory=list)
+    #: the largest residual over its scale (docs/verify.md, "The tolerance's scale"): what "exact" is
+    #: decided on; None in a result written before DeSyR 0.6
+    relative: float | None = None
+
+    def worst(self) -> float:
+        """The number "exact" is decided on: the largest relative residual (max(R_eq, R_con) in an older
+        result); inf where it is not finite."""
+        values = [self.relative] if self.relative is not None else [self.R_eq, self.R_con]
+        known = [float(v) for v in values if v is not None]
+        worst = max(known) if known else math.inf
+        return worst if math.isfinite(worst) else math.inf
 
 
 @dataclass
@@ -196,7 +207,7 @@ class AttemptRecord:
     change: str
     seconds: float
     exact: bool
-    worst_residual: float | None   # max(R_eq, R_con) on the independent points
+    worst_residual: float | None   # the largest relative residual on the independent points
     expression: dict[str, str] | None
     searchers: str = ""
     failures: list[str] = field(default_factory=list)   # stage 0: why each candidate is not the answer

@@ -148,6 +148,7 @@ def _quantities(r: Result) -> str:
             ("final complexity", number(r.complexity)),
             ("R_eq (verifier's independent interior points)", number(res.R_eq if res else None)),
             ("R_con (verifier's independent constraint points)", number(res.R_con if res else None)),
+            ("largest residual relative to the problem's scale", number(res.relative if res else None)),
             ("relative L2 vs reference", number(err.rel_l2))]
     rows += [(f"absolute L2 (RMS) of {text(f)} (its reference is 0: no relative error)", number(v))
              for f, v in err.absolute.items()]
@@ -165,7 +166,7 @@ def _attempts(r: Result) -> str:
     stop = f"<p>Stopped: {text(r.escalation_stop)}.</p>" if r.escalation_stop else ""
     why = "".join(f"<p>Why attempt {a.index}'s candidates are not the answer:</p><ul>"
                   + "".join(f"<li>{text(line)}</li>" for line in a.failures) + "</ul>" for a in r.attempts if a.failures)
-    return "<h2>Attempts</h2>" + table(["#", "step", "change", "why", "source", "time (s)", "worst residual",
+    return "<h2>Attempts</h2>" + table(["#", "step", "change", "why", "source", "time (s)", "worst relative residual",
                                         "verified exact"], rows, sortable=True) + stop + why
 
 

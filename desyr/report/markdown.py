@@ -157,6 +157,8 @@ def _quantities(r: Result) -> list[str]:
              f"| verdict (separate verifier) | {md(r.verdict)} |",
              f"| R_eq (verifier's independent interior points) | {fmt(res.R_eq if res else None)} |",
              f"| R_con (verifier's independent constraint points) | {fmt(res.R_con if res else None)} |",
+             f"| largest residual relative to the problem's scale (what the tolerance judges) | "
+             f"{fmt(res.relative if res else None)} |",
              f"| relative L2 vs reference | {fmt(err.rel_l2)} |"]
     run = r.verification.run_residuals if r.verification else None
     if run is not None:
@@ -217,7 +219,7 @@ def _attempts_section(r: Result) -> list[str]:
     lines = ["## Attempts", "", "The exact solvers' attempt comes first (docs/solvers.md); escalation "
              "(docs/escalation.md) changes each later attempt from the one before. The run stops at the first "
              "verified-exact attempt and reports it, else the attempt with the smallest residual.", "",
-             "| # | step | change | why | source of the selected candidate | time (s) | worst residual | "
+             "| # | step | change | why | source of the selected candidate | time (s) | worst relative residual | "
              "verified exact |", "|---|---|---|---|---|---|---|---|"]
     for a in r.attempts:
         lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.reason)} | {md(a.searchers)} | "
@@ -264,13 +266,13 @@ def verdict_parts(r: Result, quote: Callable[[Any], str] = md) -> tuple[str, str
                 f"residual to exactly 0 ({reason}); the numeric expression agrees with it on independent points.", note)
     if r.verdict == "verified":
         return ("Verified", f" (not proved): the expression satisfies the governing equation and the constraints "
-                f"to {r.exact_tolerance:g} on independent points, but it was not proved symbolically ({reason}). "
+                f"to {r.exact_tolerance:g} of the problem's scale on independent points, but it was not proved symbolically ({reason}). "
                 f"A formula with unidentified float constants can agree with the solution to round-off on the "
                 f"domain without being it.", note)
     if r.verdict == "unverified":
         return "Unverified", f": {reason}. Run desyr verify on this result.", note
     return ("Not an exact solution", f" ({reason}). This expression approximates the solution but is not exact. "
-            "The gates are relative, so they always pick something; only the verifier's absolute checks say "
+            "The gates are relative, so they always pick something; only the verifier's checks say "
             "whether recovery succeeded. A missing operator in the library is a common cause.", note)
 
 

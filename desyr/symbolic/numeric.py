@@ -18,19 +18,30 @@ def _dirac_delta(*args: Any) -> np.ndarray:
     return np.full(np.shape(np.asarray(args[0], dtype=float)), np.nan)
 
 
+def _hyper(a: Any, b: Any, z: Any) -> np.ndarray:
+    """0F1(; b; z), the form of an even analytic function of a root (:mod:`desyr.verify.removable`); any
+    other hypergeometric function is nan (not evaluated)."""
+    if len(a) == 0 and len(b) == 1:
+        import scipy.special
+
+        return np.asarray(scipy.special.hyp0f1(float(b[0]), z))
+    return np.full(np.shape(np.asarray(z, dtype=float)), np.nan)
+
+
 # numpy has no names for these; Heaviside (a first derivative of a kink) is a function,
 # DiracDelta is not (see _dirac_delta)
 _EXTRA: dict[str, Callable[..., Any]] = {"DiracDelta": _dirac_delta,
           "Heaviside": lambda x, h=0.5: np.heaviside(x, h),
           # as reciprocals of numpy's own: SymPy's rewrite in exp overflows to inf/inf = nan for |x| > 710
-          "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x)}
+          "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x), "coth": lambda x: 1 / np.tanh(x),
+          "hyper": _hyper}
 
 
 #: what SymPy's "numpy" namespace adds to the module's own names (``I``; its ``Heaviside`` is :data:`_EXTRA`'s),
 #: and the module under its own name, for a printer that writes ``numpy.sin``
 _NUMPY = {"I": 1j, "numpy": np}
 #: functions NumPy lacks: evaluated through scipy.special
-_SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi,
+_SPECIAL = (sp.erf, sp.erfc, sp.besselj, sp.bessely, sp.besseli, sp.besselk, sp.airyai, sp.airybi, sp.hyper,
             *DERIVATIVE_CLASSES)
 
 

@@ -41,7 +41,8 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
         return result
     exact = result.exact_form.expressions if result.exact_form else None
     try:
-        answer = request_verdict(make_request(problem, result.expression, exact, result.seed), meanwhile=meanwhile)
+        # no seed: the verifier draws its points from fresh entropy, and its answer records the seed
+        answer = request_verdict(make_request(problem, result.expression, exact), meanwhile=meanwhile)
     except VerifierError as exc:
         result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
                                                  run_residuals)
@@ -81,7 +82,8 @@ def _texts(part: dict[str, Any]) -> dict[str, str]:
 def _residuals(data: dict[str, Any]) -> Residuals:
     return Residuals(_num(data["R_eq"]), None if data.get("R_con") is None else _num(data["R_con"]),
                      [_num(v) for v in data.get("R_eq_per_equation", [])],
-                     [_num(v) for v in data.get("R_con_per_constraint", [])])
+                     [_num(v) for v in data.get("R_con_per_constraint", [])],
+                     None if data.get("relative") is None else _num(data["relative"]))
 
 
 def _num(value: Any) -> float:
@@ -89,10 +91,7 @@ def _num(value: Any) -> float:
 
 
 def worst(r: Residuals | None) -> float | None:
-    if r is None:
-        return None
-    values = [r.R_eq] + ([r.R_con] if r.R_con is not None else [])
-    return max(values)
+    return None if r is None else r.worst()
 
 
 def _disagreement(run: Residuals | None, verifier: Residuals, tolerance: float) -> str | None:
