@@ -14,7 +14,7 @@ from desyr.api import refine
 from desyr.config.loading import load_problem
 from desyr.model.points import make_verification_points
 from desyr.stages.closed_form import identify
-from desyr.symbolic.gauge import GaugeFix, fix_gauge, symmetries
+from desyr.symbolic.gauge import GaugeFix, fix_gauge, free_function_variables, gauge_part, symmetries
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.parameterize import parameterize
 from desyr.testing import make_candidate, make_context, refit_pool
@@ -91,3 +91,56 @@ def test_a_candidate_with_a_free_scale_ends_proved(config: str, candidate: str, 
     assert exact is not None
     assert sp.simplify(exact["u"] - problem.parse(reference)) == 0
     assert "gauge fixed" in (result.candidates[0].cleaning or "")
+
+
+# ---- a field free up to a function (issue 47) ---------------------------------------------------------
+
+@pytest.mark.parametrize("orders, free", [
+    ([("x",), ("y",)], ("t",)),            # an incompressible flow's pressure: p_x, p_y
+    ([("x",), ("y",), ("y",)], ("t",)),
+    ([("x",), ("y",), ("t",)], ()),        # every variable differentiated: up to a constant
+    ([("x",), ()], None),                  # the field itself appears: no gauge
+    ([], None),                            # the equations do not hold it
+])
+def test_the_variables_a_field_is_free_in_come_from_its_jets(orders, free):
+    assert free_function_variables(orders, ["x", "y", "t"]) == free
+
+
+def test_the_gauge_part_is_the_sum_of_the_terms_in_the_free_variables_alone():
+    x_, y_, t_ = sp.symbols("x y t")
+    p = (sp.cos(2 * x_) + sp.cos(2 * y_)) * sp.exp(-2 * t_ / 5) / 4 + (sp.exp(-2 * t_ / 5) - 1) / 2
+    assert sp.simplify(gauge_part(p, [t_]) - (sp.exp(-2 * t_ / 5) - 1) / 2) == 0
+    assert gauge_part(sp.cos(x_) * sp.exp(-t_), [t_]) == 0
+    assert gauge_part(sp.cos(x_) + 3, []) == 3
+
+
+def _taylor_green(p_text: str) -> tuple[dict[str, str], list]:
+    problem = load_problem(str(FIXTURES / "gauge" / "taylor_green_initial_p.toml"))
+    exprs = {**problem.reference, "p": problem.parse(p_text)}
+    form = identify(problem, exprs, make_verification_points(problem, 0))
+    return form.expressions, [d for d in form.rewrites if d.name == "gauge"]
+
+
+def test_a_pressure_free_up_to_a_function_of_time_is_printed_without_it():
+    # the teacher path printed this member (issue 47); the data give p at t = 0 only
+    exprs, decisions = _taylor_green("(cos(2*x) + cos(2*y))*exp(-2*t/5)/4 + (exp(-2*t/5) - 1)/2")
+    assert exprs["p"] == "(cos(2*x) + cos(2*y))*exp(-2*t/5)/4"
+    assert decisions[0].accepted and "free up to a function of t" in decisions[0].reason
+
+
+def test_a_constant_the_data_allow_replaces_a_function_of_time_they_do_not():
+    # p(x, y, 0) fixes f(0) = 1/3; any f(t) with f(0) = 1/3 is as good, the constant is the simplest
+    exprs, _ = _taylor_green("(cos(2*x) + cos(2*y))*exp(-2*t/5)/4 + exp(-t)/3")
+    assert exprs["p"].replace(" ", "") in {"(cos(2*x)+cos(2*y))*exp(-2*t/5)/4", "1/3+(cos(2*x)+cos(2*y))*exp(-2*t/5)/4",
+                                           "(cos(2*x)+cos(2*y))*exp(-2*t/5)/4+1/3"}
+
+
+def test_a_pressure_the_data_fix_keeps_its_function_of_time():
+    # handbook:taylor_green_decay anchors p(0, 0, t): the function of t that stage 0 writes is not free
+    problem = load_problem("handbook:taylor_green_decay")
+    exprs = dict(problem.reference)
+    exprs["p"] = problem.parse("(cos(pi*x)**2 + cos(pi*y)**2 - 1)*exp(-2*pi**2*t/5)/2")
+    form = identify(problem, exprs, make_verification_points(problem, 0))
+    decisions = [d for d in form.rewrites if d.name == "gauge"]
+    assert decisions and not any(d.accepted for d in decisions)
+    assert "the data fix this part" in decisions[0].reason

@@ -200,3 +200,53 @@ def _sample(X: np.ndarray) -> np.ndarray:
         return X
     rows: np.ndarray = X[np.linspace(0, X.shape[0] - 1, MAX_POINTS).astype(int)]
     return rows
+
+
+# ---- a field free up to a function (issue 47): a pressure up to a function of time -------------------
+
+#: a field's expression larger than this (nodes) is left as it is: distributing it costs without bound
+FIELD_GAUGE_MAX_NODES = 400
+
+
+def free_function_variables(orders: Sequence[tuple[str, ...]], variables: Sequence[str]) -> tuple[str, ...] | None:
+    """The variables a field may gain any function of without changing any equation, from the derivatives
+    its jets in the equations take (``orders``, one tuple of variables per jet): an incompressible flow's
+    pressure enters as ``p_x`` and ``p_y`` only, so it is free up to a function of ``t``; ``()`` means
+    up to a constant.  None where a jet is the field itself (no such gauge) or the equations hold none.
+    Every jet differentiates by a variable outside the result, so such a function leaves each jet
+    unchanged (the data may still fix it: the caller's check decides)."""
+    if not orders or any(not wrt for wrt in orders):
+        return None
+    used = {v for wrt in orders for v in wrt}
+    return tuple(v for v in variables if v not in used)
+
+
+def gauge_part(expr: sp.Expr, free: Sequence[sp.Symbol]) -> sp.Expr:
+    """The additive terms of ``expr`` (products distributed) that hold no variable but ``free``: the
+    member of the gauge the expression carries, ``(exp(-2*t/5) - 1)/2`` of a Taylor-Green pressure; 0
+    where the expression is too large to distribute (:data:`FIELD_GAUGE_MAX_NODES`)."""
+    if complexity(expr) > FIELD_GAUGE_MAX_NODES:
+        return sp.Integer(0)
+    allowed = set(free)
+    terms = sp.Add.make_args(sp.expand_mul(expr))
+    return sp.Add(*[term for term in terms if not term.free_symbols - allowed])
+
+
+def gauge_members(expr: sp.Expr, free: Sequence[sp.Symbol], ends: Sequence[tuple[float, float]]) -> list[sp.Expr]:
+    """Simpler members of the expression's gauge class, simplest first: without its gauge part, then with
+    the part's value at each end of the free variables' intervals (``ends``) in its place (data that fix
+    the field at one time allow a constant there), each in the shorter of its distributed and factored
+    forms.  Empty when it carries no gauge part."""
+    part = gauge_part(expr, free)
+    if part == 0:
+        return []
+    distributed = sp.expand_mul(expr)
+    rest = distributed - part
+    out: list[sp.Expr] = []
+    for value in [sp.Integer(0), *(part.xreplace({v: sp.Float(e[k]) for v, e in zip(free, ends)}) for k in range(2))]:
+        if not value.is_number or (value == 0 and out):
+            continue
+        member = min((rest + value, sp.factor_terms(rest + value)), key=complexity)
+        if member not in out and complexity(member) < complexity(distributed):
+            out.append(member)
+    return out
