@@ -63,9 +63,14 @@ class Radial(ExactMethod):
         out: list[sp.Expr] = []
         for reduced, ws, s, back, to_profile in energy.ode_reductions(ode, fs, r):
             values = [to_profile.subs({sp.Symbol("V"): v, r: at}) for at, v in rim]
-            ends = _regular_centre(back, r) if frame.holds_centre and s != r else []
-            for w in energy.profiles(reduced, ws, s, values=values, slopes_at_infinity=ends):
-                out.append(w if s == r else energy.mapped_back(back, w, s, r))
+            # a domain that holds the centre needs the solution regular there; one that does not may
+            # still have it (data of a regular solution seen off its centre), the general family after it
+            for regular in (True,) if frame.holds_centre else (True, False):
+                ends = _regular_centre(back, r) if regular and s != r else []
+                for w in energy.profiles(reduced, ws, s, values=values, slopes_at_infinity=ends):
+                    found = w if s == r else energy.mapped_back(back, w, s, r)
+                    if found not in out:
+                        out.append(found)
         if not out:
             out = lowering.solve(ode, fs, r, lowering.Constants())
         if frame.holds_centre:        # the centre is in the domain: a solution singular there is no candidate
