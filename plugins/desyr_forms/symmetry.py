@@ -108,20 +108,26 @@ def _scaled(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (X - mid) / half, mid, half
 
 
-def _surrogate(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Values and gradient (n x d) at the rows of a least-squares polynomial through the samples."""
-    d = X.shape[1]
-    S, _, half = _scaled(X)
+def _polynomial_basis(Z: np.ndarray) -> tuple[np.ndarray, tuple[Mono, ...], np.ndarray, np.ndarray]:
+    """The monomials of the surrogate degree in the scaled columns of Z (the degree lowered until there
+    are three rows per monomial): the design matrix, the monomials, the scaled columns and their half-widths."""
+    d = Z.shape[1]
+    S, _, half = _scaled(Z)
     degree = SURROGATE_DEGREE.get(d, 4)
     monos = monomials(d, degree)
-    while len(monos) > X.shape[0] // 3 and degree > 2:
+    while len(monos) > Z.shape[0] // 3 and degree > 2:
         degree -= 1
         monos = monomials(d, degree)
-    A = design(S, monos)
+    return design(S, monos), monos, S, half
+
+
+def _surrogate(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Values and gradient (n x d) at the rows of a least-squares polynomial through the samples."""
+    A, monos, S, half = _polynomial_basis(X)
     coef = np.linalg.lstsq(A, y, rcond=None)[0]
     if not np.all(np.isfinite(coef)):
         return None
-    grad = np.column_stack([_derivative(S, monos, i) @ coef / half[i] for i in range(d)])
+    grad = np.column_stack([_derivative(S, monos, i) @ coef / half[i] for i in range(X.shape[1])])
     return A @ coef, grad
 
 
@@ -134,21 +140,18 @@ def _derivative(S: np.ndarray, monos: Sequence[Mono], i: int) -> np.ndarray:
     return out
 
 
-def _flexible_residual(Z: np.ndarray, w: np.ndarray) -> float:
-    """The relative residual of a least-squares polynomial in Z (the yardstick of every reduction)."""
+def _flexible_residual(Z: np.ndarray, w: np.ndarray, factor: np.ndarray | None = None,
+                       u: np.ndarray | None = None) -> float:
+    """The relative residual of a least-squares polynomial in Z (the yardstick of every reduction); with
+    ``factor`` and ``u``, in the field's own values ``u = factor*w``."""
     if not np.all(np.isfinite(Z)) or not np.all(np.isfinite(w)):
         return math.inf
-    d = Z.shape[1]
-    S, _, _ = _scaled(Z)
-    degree = SURROGATE_DEGREE.get(d, 4)
-    monos = monomials(d, degree)
-    while len(monos) > Z.shape[0] // 3 and degree > 2:
-        degree -= 1
-        monos = monomials(d, degree)
-    A = design(S, monos)
-    fit = A @ np.linalg.lstsq(A, w, rcond=None)[0]
+    A = _polynomial_basis(Z)[0]
+    left = A @ np.linalg.lstsq(A, w, rcond=None)[0] - w
+    if factor is not None and u is not None:
+        return float(np.sqrt(np.mean((left * factor) ** 2)) / (float(np.std(u)) or 1.0))
     scale = float(np.std(w)) or float(np.sqrt(np.mean(w ** 2))) or 1.0
-    return float(np.sqrt(np.mean((fit - w) ** 2)) / scale)
+    return float(np.sqrt(np.mean(left ** 2)) / scale)
 
 
 def _kept(residual: float, full: float) -> bool:
@@ -281,22 +284,12 @@ def _reduced(base: Reduction, k: np.ndarray, c: np.ndarray, a: float, p: int) ->
         return None
     # the error counted is the field's: F's residual, weighted back by the prefactor
     factor = base.factor * lifted ** -a
-    fit_scale = _rescaled(Zr, w, factor, base.w * base.factor)
+    fit_scale = _flexible_residual(Zr, w, factor, base.w * base.factor)
     e = base.exprs
     piv = sign * (e[p] - _number(c[p]))
     exprs = tuple((e[i] - _number(c[i])) / piv ** _rational(k[i]) for i in others)
     prefactor = base.prefactor * piv ** _rational(-a)
     return Reduction("dilation", Zr, w, factor, exprs, prefactor, max(residual, fit_scale))
-
-
-def _rescaled(Z: np.ndarray, w: np.ndarray, factor: np.ndarray, u: np.ndarray) -> float:
-    """The relative residual, in the field's own values, of the flexible fit of ``w``."""
-    S, _, _ = _scaled(Z)
-    monos = monomials(Z.shape[1], SURROGATE_DEGREE.get(Z.shape[1], 4))
-    A = design(S, monos)
-    fit = A @ np.linalg.lstsq(A, w, rcond=None)[0]
-    scale = float(np.std(u)) or 1.0
-    return float(np.sqrt(np.mean(((fit - w) * factor) ** 2)) / scale)
 
 
 # ---- numbers ----------------------------------------------------------------------------------------

@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from desyr_sympy.method import ExactMethod, Solutions
-from desyr_sympy.shared.ansatz import as_ode, loosen, profile, substitute, term_weights
+from desyr_sympy.shared.ansatz import loosen, profile, substitute, term_weights
 from desyr_sympy.shared.centre import RadialFrame, radial_frame
-from desyr_sympy.shared.energy import integrate_once
-from desyr_sympy.shared.forms import ALLOWED_FUNCTIONS, jet_symbols, residuals
-from desyr_sympy.shared.odes import explicit
+from desyr_sympy.shared.forms import jet_symbols, residuals
+from desyr_sympy.shared.odes import dsolve_profiles
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -56,7 +55,7 @@ class RadialSimilarity(ExactMethod):
             if ode is None:
                 continue
             xi = sp.Symbol("xi", positive=True)
-            for shape in _shapes(ode, xi, problem.fields[0]):
+            for shape in dsolve_profiles(ode, profile("F"), xi, problem.fields[0]):
                 shift = sp.Symbol("t0")
                 rho2 = (frame.x - frame.x0) ** 2 + (frame.y - frame.y0) ** 2
                 for start in (t, t + shift):
@@ -115,25 +114,3 @@ def _reduced(problem: Problem, frame: RadialFrame, t: sp.Symbol, a: sp.Expr, b: 
         groups[power] = groups.get(power, sp.Integer(0)) + coefficient
     nonzero = [g for g in groups.values() if sp.expand(g) != 0]
     return sp.numer(sp.together(nonzero[0])) if len(nonzero) == 1 else None
-
-
-def _shapes(ode: sp.Expr, xi: sp.Symbol, field: str) -> list[sp.Expr]:
-    """Profiles of the reduced ODE: ``dsolve`` after one integration where a total derivative allows it
-    (the heat kernel's ``xi*F'' + (1 + xi**2/2)*F' + xi*F`` is the derivative of ``xi*F' + xi**2*F/2``),
-    the terms of its answer in the config's functions."""
-    fs = profile("F")
-    once = integrate_once(ode, fs, xi)
-    f = sp.Function("profile")(xi)
-    try:
-        general = explicit(sp.dsolve(as_ode(once if once is not None else ode, fs, f, xi), f), {field: f})
-    except (NotImplementedError, ValueError):
-        return []
-    out = []
-    for g in general:
-        kept = [term for term in sp.Add.make_args(sp.expand(g[field]))
-                if all(isinstance(h, ALLOWED_FUNCTIONS) for h in term.atoms(sp.Function))
-                and not term.has(sp.Integral, sp.Order)]
-        shape = sp.Add(*kept)
-        if shape.has(xi) and shape not in out:
-            out.append(shape)
-    return out
