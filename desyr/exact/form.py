@@ -74,8 +74,6 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
     merged, merge_log = apply_rewrites(current, check, before, variables,
                                        (("merge_constant_factors", merge_constant_factors),), rule)
     current, residuals = merged, _last_accepted(merge_log, residuals)
-    current, gauge_log = choose_gauges(problem, current, check, before, rule)
-    merge_log += gauge_log
     bounds = {s: (v.lo, v.hi) for s, v in zip(variables, problem.variables)}
     extra = context_bases(current, bounds) + problem_bases(problem)
     current, constants = identify_constants(current, check, before, rule, extra)
@@ -93,7 +91,9 @@ def choose_gauges(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, 
     """Each field the equations leave free up to a function of some variables (a pressure up to a function
     of time: :func:`~desyr.symbolic.gauge.free_function_variables`) printed as the simplest member of its
     class the data allow: the additive part in those variables alone dropped, else replaced by a constant,
-    each checked by the residuals like an identified constant (data that fix the field keep it)."""
+    each checked by the residuals like an identified constant (data that fix the field keep it).  Run on the
+    selected expression before it is verified (:func:`desyr.stages.closed_form.choose_gauge`), so the printed
+    expression and its exact form are the same member."""
     current = dict(exprs)
     decisions: list[RewriteDecision] = []
     symbols = problem.vocabulary.var_symbols
@@ -104,9 +104,10 @@ def choose_gauges(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, 
         if free is None:
             continue
         ends = [(v.lo, v.hi) for v in problem.variables if v.name in free]
+        others = [(symbols[v.name], v.lo, v.hi) for v in problem.variables if v.name not in free]
         why = f"{name} is free up to {'a function of ' + ', '.join(free) if free else 'a constant'} (the " \
               f"equations hold it only through {', '.join(sorted({name + '_' + ''.join(o) for o in orders}))})"
-        for member in gauge_members(expr, [symbols[v] for v in free], ends):
+        for member in gauge_members(expr, [symbols[v] for v in free], ends, others):
             after = safe_check(check, {**current, name: member})
             ok = rule.accepts(before, after)
             decisions.append(RewriteDecision("gauge", name, expr, member, ok, before, after,

@@ -193,8 +193,7 @@ def _exact_section(r: Result) -> list[str]:
     # a field the problem leaves free up to a function (a pressure up to a function of time): say which member
     gauges = [g for g in form.rewrites if g.name == "gauge" and g.accepted]
     if gauges:
-        lines += [""] + [f"Gauge: {md(g.reason or '')}; printed as its simplest member (before: {code(g.before)})."
-                         for g in gauges]
+        lines += [""] + [f"Gauge: {md(g.reason or '')} (as found: {code(g.before)})." for g in gauges]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
     return lines + [""]
