@@ -198,6 +198,11 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         if result.exact:
             stop = f"attempt {number} is verified exact"
             break
+        if result.stopped:
+            first_stop = result.stopped[0]
+            stop = (f"{first_stop.role} '{first_stop.name}' was stopped at its stop time in attempt {number}; "
+                    "another attempt would wait on it again")
+            break
         left = rule.budget - (time.perf_counter() - start)
         if left < seconds:
             stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the last attempt "

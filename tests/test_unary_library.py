@@ -139,7 +139,7 @@ def test_evidence_reads_lines_through_a_space_time_teacher():
 # ---------------------------------------------------------------- the escalation order
 def _not_exact(*_):
     residuals = Residuals(R_eq=1.0, R_con=1.0)
-    return SimpleNamespace(exact=False, residuals=residuals, expression={"u": "x"}, candidates=[],
+    return SimpleNamespace(exact=False, residuals=residuals, expression={"u": "x"}, candidates=[], stopped=[],
                            selected_id=None, provenance=SimpleNamespace(components={"searcher": "operon"})), "handle"
 
 

@@ -21,6 +21,7 @@ from desyr.model.problem import Constraint, Face, Problem, jets_in
 from desyr.model.sets import integral_rule, shape_set_points
 from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, parse_expression
+from desyr.symbolic.series import not_finite
 
 _ALLOWED = {"operator", "on", "value", "points", "label", "at", "periodic", "integral"}
 #: the longest label a config may give (every report repeats it)
@@ -127,7 +128,7 @@ def _value(text: Any, operator: sp.Expr, problem: Problem, where: str, from_refe
 
 
 def _finite(expr: sp.Expr, what: str) -> sp.Expr:
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+    if not_finite(expr):
         raise ConfigError(f"{what} is not finite ({expr})")
     return expr
 

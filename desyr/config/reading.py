@@ -47,6 +47,7 @@ from desyr.model.problem import Equation, Problem, Variable, jets_in
 from desyr.model.written import NumberClash, note, range_end
 from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, Vocabulary
+from desyr.symbolic.series import not_finite
 from desyr.symbolic.simplify import bounded_simplify
 
 #: the longest texts a config may give: every report repeats them (a 7 MB title made a 48 MB page)
@@ -242,7 +243,7 @@ def _tables(data: Mapping[str, Any], key: str, source: str) -> list[Mapping[str,
 
 def _finite_data(expr: sp.Expr, what: str, source: str) -> sp.Expr:
     """Forcing and constraint data must be finite expressions (``1/0`` is zoo, not a value)."""
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+    if not_finite(expr):
         raise ConfigError(f"{source}: {what} is not finite ({expr})")
     return expr
 

@@ -22,6 +22,7 @@ from desyr.model.frozen import thawed
 from desyr.symbolic import operator_names
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.declared import Declared
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
 
@@ -183,10 +184,16 @@ def declared_by_plugins(provider: Callable[[], PluginTables] | None) -> Iterator
 
 def tables_of(registry: Registry) -> PluginTables:
     """What ``registry``'s plugins declare about configs (their declarations are asked once)."""
+    found = plugin_declarations(registry)
+    return PluginTables(found.sections, found.refused())
+
+
+def plugin_declarations(registry: Registry) -> Declared:
+    """Every declaration of ``registry``'s plugins (command-line options, config sections with their
+    plugins), the core's own section names reserved; asked once per registry."""
     from desyr.extension.declared import declared
 
-    found = declared(registry, reserved=(*PROBLEM_KEYS, *SECTIONS, *UNCHECKED, "extends"))
-    return PluginTables(found.sections, found.refused())
+    return declared(registry, reserved=(*PROBLEM_KEYS, *SECTIONS, *UNCHECKED, "extends"))
 
 
 def _answering() -> Callable[[], PluginTables] | None:

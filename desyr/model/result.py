@@ -20,7 +20,7 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.names import check_names
-from desyr.model.outcomes import Errors, GateRecord
+from desyr.model.outcomes import ComponentOrigin, Errors, GateRecord, StoppedCall
 from desyr.model.result_reading import (
     MAX_RESULT_BYTES,
     build_typed,
@@ -175,6 +175,7 @@ class Provenance:
     components: dict[str, str] = field(default_factory=dict)     # role -> component name
     config_sha256: str | None = None
     execution: ExecutionRecord | None = None
+    origins: list[ComponentOrigin] = field(default_factory=list)  # each component's distribution and version
 
 
 @dataclass
@@ -226,6 +227,25 @@ class SolverCall:
 
 
 @dataclass
+class SeriesField:
+    """How one field's series was cut for the result's numbers (``docs/series.md``)."""
+
+    terms: int                      # terms kept (per index) on the verification points
+    tail_bound: float | None        # the proved bound of what they leave out there (None: no bound holds)
+    capped: bool                    # the cap was reached before the bound met the tolerance
+    bound_holds: str | None = None  # the part of the domain where a tail bound is proved (None: nowhere found)
+    sums: int = 1                   # how many sums the field has
+
+
+@dataclass
+class SeriesRecord:
+    """The truncation of each field that is a series (absent for finite formulas)."""
+
+    fields: dict[str, SeriesField]
+    note: str = ""
+
+
+@dataclass
 class Result:
     """What ``desyr run`` / ``desyr refine`` found, typed; ``result.json`` is its JSON form."""
 
@@ -255,6 +275,8 @@ class Result:
     solvers: list[SolverCall] = field(default_factory=list)        # stage 0's solver calls (docs/solvers.md)
     verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
     config: ConfigRecord | None = None                              # the problem as the verifier read it
+    series: SeriesRecord | None = None                              # how series answers were truncated
+    stopped: list[StoppedCall] = field(default_factory=list)       # calls stopped at the budget's wall
     schema: str = SCHEMA
 
     @property

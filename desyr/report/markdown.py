@@ -145,8 +145,16 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
     lines += ["## Timings (s)", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {md(k)} | {v:.3f} |" for k, v in r.timings.items()]
     lines += ["", f"DeSyR {md(r.provenance.desyr_version)}, schema {md(r.schema)}; components: "
-              + ", ".join(f"{md(k)} {md(v)}" for k, v in r.provenance.components.items())]
+              + ", ".join(md(label) for label in component_labels(r))]
     return "\n".join(lines) + "\n"
+
+
+def component_labels(r: Result) -> list[str]:
+    """Each component of the run with where it came from (``gate g (desyr-g 0.1.0)``); a result written
+    before the origins were recorded names the components alone."""
+    if r.provenance.origins:
+        return [o.text() for o in r.provenance.origins]
+    return [f"{k} {v}" for k, v in r.provenance.components.items()]
 
 
 def _quantities(r: Result) -> list[str]:
@@ -196,7 +204,24 @@ def _exact_section(r: Result) -> list[str]:
         lines += [""] + [f"Gauge: {md(g.reason or '')} (as found: {code(g.before)})." for g in gauges]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
+    lines += [line for text in series_lines(r) for line in ("", text)]
     return lines + [""]
+
+
+def series_lines(r: Result) -> list[str]:
+    """One line per field that is a series: the terms its numbers kept and the proved tail bound."""
+    if r.series is None:
+        return []
+    out = []
+    for f, cut in r.series.fields.items():
+        reached = (f"a proved tail bound of {cut.tail_bound:.2g} there" if cut.tail_bound is not None
+                   else "no tail bound is proved on those points")
+        cap = " (the cap)" if cut.capped else ""
+        holds = (f"a tail bound holds on {cut.bound_holds}" if cut.bound_holds
+                 else "no tail bound is proved on any part of the domain tried")
+        out.append(f"Series: {f} keeps {cut.terms} terms{cap} on the verification points, with {reached}; {holds} "
+                   f"(docs/series.md).")
+    return out
 
 
 def _search_section(r: Result) -> list[str]:
@@ -231,6 +256,8 @@ def _attempts_section(r: Result) -> list[str]:
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    if r.stopped:
+        lines += ["", "Calls stopped at the budget's wall:", ""] + [f"- {md(c.line())}" for c in r.stopped]
     for a in r.attempts:
         if a.failures:
             lines += ["", f"Why attempt {a.index}'s candidates are not the answer:", ""]

@@ -12,7 +12,7 @@ from typing import Any
 
 from desyr.model.problem import Problem
 from desyr.model.result import ConfigRecord, Residuals, Result, VerificationRecord
-from desyr.verify.child import VerifierError, request_verdict
+from desyr.verify.child import TIMEOUT, VerifierError, request_verdict
 from desyr.verify.request import config_of, make_request
 from desyr.verify.verdict import config_sha256
 
@@ -25,9 +25,11 @@ def config_record(problem: Problem) -> ConfigRecord:
     return ConfigRecord(config["format"], config["source"], config_sha256(config["text"]), config["text"])
 
 
-def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], None] | None = None) -> Result:
+def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], None] | None = None,
+                   seconds: float | None = None) -> Result:
     """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer.
-    ``meanwhile`` runs while the verifier works, when one is asked."""
+    ``meanwhile`` runs while the verifier works, when one is asked; ``seconds`` bounds the verifier's time
+    (a run's budget; None: the verifier's own limit)."""
     run_residuals = result.residuals if result.verification is None else result.verification.run_residuals
     if not problem.config_text:     # built in Python, not read from a config: nothing to hand the verifier
         result.verification = VerificationRecord("unverified", "the problem carries no config text (load it with "
@@ -42,9 +44,11 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
     exact = result.exact_form.expressions if result.exact_form else None
     try:
         # no seed: the verifier draws its points from fresh entropy, and its answer records the seed
-        answer = request_verdict(make_request(problem, result.expression, exact), meanwhile=meanwhile)
+        limit = {} if seconds is None else {"timeout": min(seconds, TIMEOUT)}
+        answer = request_verdict(make_request(problem, result.expression, exact), meanwhile=meanwhile, **limit)
     except VerifierError as exc:
-        result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
+        within = "" if seconds is None else " (its time was what the run's budget left)"
+        result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}{within}", None,
                                                  run_residuals)
         result.exact = False
         return result

@@ -50,6 +50,7 @@ from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
+from desyr.verify.truncated import is_series, series_verdict, written_out
 
 SCHEMA = "desyr.verdict/1"
 VERDICTS = ("proved", "verified", "not_exact")
@@ -130,9 +131,10 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
     budget = budget or Budget()
 
     def smoothness() -> tuple[str | None, Mapping[str, sp.Expr]]:
-        why = rough_reason(problem, exprs)
+        series = is_series(exprs)        # a series' regularity is read from its first terms written out
+        why = rough_reason(problem, written_out(exprs) if series else exprs)
         # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        return why, (numeric_fields(problem, exprs) if why is None else exprs)
+        return why, (numeric_fields(problem, exprs) if why is None and not series else exprs)
 
     smooth, exprs = budget.within("smoothness", smoothness,
                                   lambda late: (f"{REASON}: its smoothness and branch conditions were {late}", exprs))
@@ -186,7 +188,11 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     checked = check(problem, numeric, points, budget)
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
-    if verdict in ("verified", "roundoff"):
+    if is_series(numeric):              # read and evaluated, not proved (docs/series.md)
+        verdict, reason = budget.within("exact residuals", lambda: series_verdict(problem, numeric, points, tolerance,
+                                                                                  verdict, reason),
+                                        lambda late: ("not_exact", f"{reason}; but its truncation was {late}"))
+    elif verdict in ("verified", "roundoff"):
         exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
         verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
     chosen = exact if exact is not None and verdict == "proved" else numeric
