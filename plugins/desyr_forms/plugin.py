@@ -125,7 +125,8 @@ class FormsSearcher(Searcher):
             finals = self._refined(cands, X, y, rng, s, start)
             found = [(c.shape.sympy(symbols, c.theta), c.rr) for c in finals]
             reduced: list[str] = []
-            if s["symmetries"] and not any(c.rr <= EXACT_FORM for c in finals):
+            out_of_time = s["time_limit"] is not None and time.perf_counter() - start > float(s["time_limit"])
+            if s["symmetries"] and not out_of_time and not any(c.rr <= EXACT_FORM for c in finals):
                 for red in reductions(X, y, symbols, _time_column(task, variables, s["factor_variables"])):
                     got = self._reduced_forms(red, y, unary, rational, rng, s, start)
                     found += got
