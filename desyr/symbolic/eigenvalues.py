@@ -175,11 +175,43 @@ class robinroot(EigenvalueFunction):  # noqa: N801 - the name the expression lan
         return f"\\operatorname{{robinroot}}_{{{printer._print(self.args[0])}}}\\left({rest}\\right)"
 
 
+class dinizero(EigenvalueFunction):  # noqa: N801 - the name the expression language writes
+    """``dinizero(nu, h, k)``: the k-th positive root of ``s*J_nu'(s) + h*J_nu(s)`` (Dini's equation, a Robin
+    condition on a disk's rim), for an exact real ``h`` with ``h + nu > 0``; ``h = 0`` is ``besseljpzero``
+    (the root 0 not counted)."""
+
+    nargs = 3
+    index_position = 2
+
+    @classmethod
+    def eval(cls, nu: sp.Expr, h: sp.Expr, k: sp.Expr) -> sp.Expr | None:
+        if h.is_zero:
+            return besseljpzero(nu, k)
+        return None
+
+    def defining_equation(self, s: sp.Expr) -> sp.Expr:
+        nu, h = self.args[0], self.args[1]
+        return s * (sp.besselj(nu - 1, s) - sp.besselj(nu + 1, s)) / 2 + h * sp.besselj(nu, s)
+
+    def mpmath_value(self, k: int, prec: int) -> mpmath.mpf:
+        from desyr.symbolic.dini import root
+        return root(self.args[0], self.args[1], k, prec)
+
+    @classmethod
+    def numpy_values(cls, constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
+        from desyr.symbolic.dini import roots_float
+        return roots_float(constants[0], constants[1], count)
+
+    def _latex(self, printer: Any) -> str:
+        nu, h, k = (printer._print(a) for a in self.args)
+        return f"d_{{{nu},{k}}}\\left({h}\\right)"
+
+
 #: the functions by the name the expression language writes, and their argument counts
 EIGENVALUES: dict[str, type[EigenvalueFunction]] = {
-    "besseljzero": besseljzero, "besseljpzero": besseljpzero, "robinroot": robinroot,
+    "besseljzero": besseljzero, "besseljpzero": besseljpzero, "robinroot": robinroot, "dinizero": dinizero,
 }
-ARITY = {"besseljzero": 2, "besseljpzero": 2, "robinroot": 4}
+ARITY = {"besseljzero": 2, "besseljpzero": 2, "robinroot": 4, "dinizero": 3}
 
 
 def numpy_function(node: EigenvalueFunction) -> Callable[[Any], np.ndarray]:

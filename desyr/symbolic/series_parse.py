@@ -260,7 +260,7 @@ def build_factorial(node: ast.Call, vocab: Names, text: str, notes: list[Conditi
 
 def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | None,
                      build: Build) -> sp.Expr:
-    """``besseljzero(nu, k)``, ``besseljpzero(nu, k)``, ``robinroot(k, a, b, c)``."""
+    """``besseljzero(nu, k)``, ``besseljpzero(nu, k)``, ``robinroot(k, a, b, c)``, ``dinizero(nu, h, k)``."""
     name = node.func.id if isinstance(node.func, ast.Name) else "?"
     cls = EIGENVALUES[name]
     if node.keywords or len(node.args) != len(_ARGUMENTS[name]):
@@ -271,6 +271,8 @@ def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condit
     args[position] = integer_argument(args[position], vocab, f"{name}'s index", 1, MAX_INDEX, text)
     if name == "robinroot":
         _robin_constants(args[1:], text)
+    elif name == "dinizero":
+        _dini_constants(args[0], args[1], vocab, text)
     else:
         if not args[0].is_number:
             raise ExpressionError(f"{name}'s order in {short(text)} must be a constant integer, got {short(args[0], 30)}")
@@ -282,7 +284,19 @@ def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condit
 
 
 _ARGUMENTS = {"besseljzero": ("order", "index"), "besseljpzero": ("order", "index"),
-              "robinroot": ("index", "a", "b", "c")}
+              "robinroot": ("index", "a", "b", "c"), "dinizero": ("order", "h", "index")}
+
+
+def _dini_constants(order: sp.Expr, h: sp.Expr, vocab: Names, text: str) -> None:
+    if not order.is_number:
+        raise ExpressionError(f"dinizero's order in {short(text)} must be a constant integer, got {short(order, 30)}")
+    integer_argument(order, vocab, "dinizero's order", 0, MAX_EIGEN_ORDER, text)
+    if not h.is_number or h.has(sp.Float) or h.is_real is not True:
+        raise ExpressionError(f"dinizero's constant h in {short(text)} must be an exact real number (such as 1, "
+                              f"1/2 or pi; not 0.5), got {short(h, 30)}")
+    if not ((h + order).is_positive or h.is_zero):
+        raise ExpressionError(f"dinizero({order}, {short(h, 20)}, k) in {short(text)} needs h + nu > 0 (else a root "
+                              "is not real, or 0 is one)")
 
 
 def _robin_constants(constants: list[sp.Expr], text: str) -> None:

@@ -139,7 +139,7 @@ def _round(problem: Problem, name: str, answer: Answer, all_targets: list[Target
             classes, active = classes + count, active | {target.name}
     modes = sorted({p.angular for p in found if p.angular})
     said = ", ".join(f"{kind}({m}*theta)" for m, kind in modes)
-    return found, classes, active, (f"the disk of radius {rnd.radius}, rim {'slope' if rnd.slope else 'value'}, "
+    return found, classes, active, (f"the disk of radius {rnd.radius}, rim {rnd.rim_kind}, "
                                     f"angular modes {said}: {THEOREM}")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero, robinroot
 
 DIGITS = 80
 
@@ -40,7 +40,7 @@ def parts_to_vanish(expr: sp.Expr) -> list[sp.Expr] | None:
     expr = sp.expand_trig(expr.xreplace({call: s}))
     if isinstance(call, robinroot):
         return _robin(expr, s, call)
-    if isinstance(call, (besseljzero, besseljpzero)):
+    if isinstance(call, (besseljzero, besseljpzero, dinizero)):
         return _bessel(expr, s, call)
     return None
 
@@ -64,7 +64,8 @@ def _robin(expr: sp.Expr, s: sp.Symbol, call: robinroot) -> list[sp.Expr] | None
 def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Expr] | None:
     """Every ``J_nu(s)`` (integer ``nu``) written in ``J_m(s)`` and ``J_(m+1)(s)`` by the recurrence
     ``J_(nu-1) + J_(nu+1) = 2*nu*J_nu/s``, then the root's equation put in: ``J_m(s) = 0`` at
-    ``besseljzero(m, k)``; ``J_(m+1)(s) = m*J_m(s)/s`` at ``besseljpzero(m, k)`` (``J_m' = m*J_m/s - J_(m+1)``)."""
+    ``besseljzero(m, k)``; ``J_(m+1)(s) = m*J_m(s)/s`` at ``besseljpzero(m, k)`` (``J_m' = m*J_m/s - J_(m+1)``), and
+    ``(m + h)*J_m(s)/s`` at ``dinizero(m, h, k)`` (``s*J_m' + h*J_m = 0``)."""
     m = int(call.args[0])
     calls = [b for b in expr.atoms(sp.besselj) if b.args[1] == s]
     if any(not b.args[0].is_Integer for b in calls):
@@ -80,8 +81,9 @@ def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Ex
     jm, jm1 = sp.besselj(m, s), sp.besselj(m + 1, s)
     if isinstance(call, besseljzero):
         at_root = {nu: b * jm1 for nu, (a, b) in known.items()}
-    else:
-        at_root = {nu: (a + b * m / s) * jm for nu, (a, b) in known.items()}
+    else:           # J_(m+1)(s) = (m + h)*J_m(s)/s: h = 0 at besseljpzero
+        h = call.args[1] if isinstance(call, dinizero) else sp.Integer(0)
+        at_root = {nu: (a + b * (m + h) / s) * jm for nu, (a, b) in known.items()}
     written = expr.xreplace({b: at_root[int(b.args[0])] for b in calls})
     return [sp.numer(sp.together(sp.expand(written)))]
 
@@ -136,10 +138,10 @@ def bessel_at_a_zero(expr: sp.Expr) -> bool:
     ``J_(m-1) + J_(m+1) = 2*m*J_m/z``), and a common positive zero of ``J_m`` and ``J_m'`` would make ``J_m``
     vanish identically (Bessel's equation is regular there).  Its size is about ``sqrt(2/(pi*s))``
     (the Hankel asymptotics at McMahon's zeros, Watson 7.21 and 15.53)."""
-    if not isinstance(expr, sp.besselj) or not isinstance(expr.args[1], (besseljzero, besseljpzero)):
+    if not isinstance(expr, sp.besselj) or not isinstance(expr.args[1], (besseljzero, besseljpzero, dinizero)):
         return False
     nu, zero = expr.args[0], expr.args[1]
     m = zero.args[0]
     if isinstance(zero, besseljzero):
         return bool(nu == m + 1 or (nu == m - 1 and m >= 1))
-    return bool(nu == m)
+    return bool(nu == m)        # at a root of s*J_m' + h*J_m, J_m = 0 would make J_m' = 0 too

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr_sympy.series.layout import Axis, Declined, End
-from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, robinroot
+from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, dinizero, robinroot
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class Family:
     weight: sp.Expr = sp.Integer(1)
     #: the eigenvalues are named roots (no closed form): coefficients are not matched to finite formulas
     named: bool = False
-    #: a Fourier-Bessel family: its order, its root (in the index) and whether the rim is Dirichlet
-    bessel: tuple[int, sp.Expr, bool] | None = None
+    #: a Fourier-Bessel family: its order, its root (in the index) and the rim's h (None: Dirichlet; 0: Neumann)
+    bessel: tuple[int, sp.Expr, sp.Expr | None] | None = None
 
     def at(self, k: int) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
         """The eigenvalue, the function and the norm at index ``k``."""
@@ -143,19 +143,22 @@ def _negative_root(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> bool:
 def bessel(order: int, radius: sp.Expr, end: End, r: sp.Symbol, name: str) -> list[Family]:
     """The radial eigenfamilies of ``-(r R')'/r + order**2/r**2 R = lambda R`` on ``[0, radius]``, regular at
     the centre, with the rim's end made homogeneous: Dirichlet ``J_m(j_{m,k} r/a)``, Neumann
-    ``J_m(j'_{m,k} r/a)`` (and the constant for ``m = 0``); weight ``r``."""
+    ``J_m(j'_{m,k} r/a)`` (and the constant for ``m = 0``), Robin ``alpha*u + beta*u_r = 0``
+    ``J_m(d_{m,k} r/a)`` with ``d = dinizero(m, alpha*a/beta, k)`` (Dini's series); weight ``r``."""
     k = computing_index(name, 1)
     kind = _kind(end)
-    if kind == "R":
-        raise Declined("a Robin condition on a disk's rim (its eigenvalues have no named function yet)")
-    root = besseljzero(order, k) if kind == "D" else besseljpzero(order, k)
+    h = None if kind == "D" else sp.Integer(0) if kind == "N" else sp.nsimplify(end.alpha * radius / end.beta)
+    if h is not None and h != 0 and not (h + order).is_positive:
+        raise Declined(f"a Robin rim with h + m <= 0 (h = {h}, mode {order}): an eigenvalue <= 0 (r**m or I_m), "
+                       "not handled")
+    root = besseljzero(order, k) if h is None else besseljpzero(order, k) if h == 0 else dinizero(order, h, k)
     function = sp.besselj(order, root * r / radius)
-    if kind == "D":
+    if h is None:
         norm = radius**2 / 2 * sp.besselj(order + 1, root)**2
-    else:
-        norm = radius**2 / 2 * (1 - sp.Integer(order)**2 / root**2) * sp.besselj(order, root)**2
+    else:       # at a root of s*J_m'(s) + h*J_m(s): R**2/2*(J_m'**2 + (1 - m**2/s**2)*J_m**2), J_m' = -h*J_m/s
+        norm = radius**2 / 2 * (1 + (h**2 - sp.Integer(order)**2) / root**2) * sp.besselj(order, root)**2
     families = [Family(r, k, 1, (root / radius)**2, function, norm, sp.Integer(0), radius, weight=r, named=True,
-                       bessel=(order, root, kind == "D"))]
+                       bessel=(order, root, h))]
     if kind == "N" and order == 0:
         families.insert(0, Family(r, None, 0, sp.Integer(0), sp.Integer(1), radius**2 / 2, sp.Integer(0), radius,
                                   weight=r))
