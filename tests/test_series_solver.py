@@ -225,8 +225,8 @@ value = "{initial}"
 @pytest.mark.parametrize("shape, rims, initial, reason", [
     ("annulus(center=(0, 0), inner=1, outer=2)", '[[constraints]]\non = "boundary"\nvalue = 0', "1",
      "cross products"),
-    ("disk(center=(0, 0), radius=1)", '[[constraints]]\noperator = "u_n + u"\non = "circle"\nvalue = 0', "1",
-     "Robin condition on a disk"),
+    ("disk(center=(0, 0), radius=1)", '[[constraints]]\noperator = "u_n - u"\non = "circle"\nvalue = 0', "1",
+     "h \\+ m <= 0"),
     ("disk(center=(0, 0), radius=1)", '[[constraints]]\non = "circle"\nvalue = 0', "exp(x)",
      "infinitely many angular modes"),
 ])

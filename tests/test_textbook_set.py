@@ -227,10 +227,10 @@ def _plate(points, n=20):
     return np.array(out)
 
 
-def _disk(points, radius, order, neumann, profile, velocity=None, wave=False, n=41):
+def _disk(points, radius, order, neumann, profile, velocity=None, wave=False, n=41, robin=0.0):
     """One angular mode ``profile(r)*cos(order*theta)`` on a disk: heat (or wave, from ``velocity``) by
     radial collocation and the exact exponential."""
-    op, rr, every = tn.disk_radial(radius, order, n, neumann)
+    op, rr, every = tn.disk_radial(radius, order, n, neumann, robin)
     unknown = rr[1:]
     out = []
     for x, y, t in points:
@@ -337,6 +337,7 @@ def _numeric(problem) -> tuple[np.ndarray, np.ndarray]:
     disks = {"disk_cooling": dict(radius=2.0, order=0, neumann=False, profile=lambda r: 4 - r**2),
              "insulated_disk": dict(radius=1.0, order=0, neumann=True, profile=lambda r: r**2),
              "disk_angular_heat": dict(radius=1.0, order=1, neumann=False, profile=lambda r: r * (1 - r**2)),
+             "disk_convection": dict(radius=2.0, order=0, neumann=True, robin=0.5, profile=lambda r: 1 + 0 * r),
              "drum": dict(radius=1.0, order=0, neumann=False, profile=lambda r: 0 * r,
                           velocity=lambda r: 1 - r**2, wave=True)}
     points = _grid_points(problem, t=0.1 if name != "drum" else 0.6)
