@@ -51,7 +51,20 @@ def _dini(nu: Array, h: Array, k: Array) -> Array:
     return np.array([brentq(g, grid[i], grid[i + 1], xtol=1e-15) for i in changes])[k - 1]
 
 
-_MODULES = [{"besseljzero": _zeros("j"), "besseljpzero": _zeros("jp"), "robinroot": _robin, "dinizero": _dini},
+def _growing(k: Array, a: float, b: float, c: float) -> Array:
+    """The k-th positive root of ``(a + b*z**2)*sinh(z) + c*z*cosh(z)``, found afresh (sign changes of
+    ``(a + b*z**2)*tanh(z) + c*z`` on a fine grid, then Brent's method)."""
+    def g(z: float) -> float:
+        return float((a + b * z * z) * np.tanh(z) + c * z)
+    grid = np.linspace(1e-6, 60.0, 60001)
+    values = (a + b * grid**2) * np.tanh(grid) + c * grid
+    changes = np.nonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0)[0]
+    i = changes[int(np.max(k)) - 1]
+    return np.asarray(brentq(g, grid[i], grid[i + 1], xtol=1e-15))
+
+
+_MODULES = [{"besseljzero": _zeros("j"), "besseljpzero": _zeros("jp"), "robinroot": _robin, "dinizero": _dini,
+             "robinsinhroot": _growing},
             "scipy", "numpy"]
 
 

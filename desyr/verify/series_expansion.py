@@ -352,6 +352,6 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm
-        integrand = (check.rho * sp.Mul(*shapes) * sp.Mul(*[f.weight for f in families])).xreplace(rest)
+        integrand = (numeric(check.rho) * sp.Mul(*shapes) * sp.Mul(*[f.weight for f in families])).xreplace(rest)
         if not matches(box, integrand, xs, numbers, claimed):
             raise Unproved(f"the data's expansion coefficient is not confirmed by a quadrature ({where})")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero, robinroot
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero, robinroot, robinsinhroot
 
 DIGITS = 80
 
@@ -30,6 +30,9 @@ def numeric(expr: sp.Expr) -> sp.Expr:
 def parts_to_vanish(expr: sp.Expr) -> list[sp.Expr] | None:
     """Expressions free of the named functions whose identical vanishing makes ``expr`` vanish at every
     root (``[expr]`` when it holds none; None where a root's equation cannot be put in)."""
+    growing = [a for a in named(expr) if isinstance(a, robinsinhroot)]
+    if growing:
+        return _without_growing(expr, growing[0])
     calls = [a for a in named(expr) if not a.index.is_Integer]
     if not calls:
         return [expr]
@@ -59,6 +62,47 @@ def _robin(expr: sp.Expr, s: sp.Symbol, call: robinroot) -> list[sp.Expr] | None
         return None
     # the identity's numerator (its denominator is a finite value at the root: the terms are defined there)
     return _odd_even(sp.expand(sp.numer(sp.together(written))), one, square)
+
+
+def _without_growing(expr: sp.Expr, call: robinsinhroot) -> list[sp.Expr] | None:
+    """``robinsinhroot(k, a, b, c)``, a root ``z`` of ``(a + b*z**2)*sinh(z) + c*z*cosh(z)`` (``c != 0``):
+    ``cosh(z) = -A*sinh(z)``, ``A = (a + b*z**2)/(c*z)``, so ``sinh(z)**2 = 1/(A**2 - 1)`` (``cosh**2 - sinh**2 = 1``);
+    the identity is ``E0 + E1*sinh(z)`` and holds when both vanish, in ``z`` and the rest (the other named
+    functions then put in the same way)."""
+    if not call.index.is_Integer or call.args[3] == 0:
+        return None
+    _, a, b, c = call.args
+    z = sp.Dummy("z", positive=True)
+    written = sp.expand(expr.xreplace({call: z}), trig=True)
+    ratio = (a + b * z**2) / (c * z)
+    sine = sp.sinh(z)
+    written = written.replace(
+        lambda e: isinstance(e, sp.exp) and e.args[0].has(z),
+        lambda e: _exp_at(e, z)).xreplace({sp.cosh(z): -ratio * sine})
+    if written.has(sp.cosh(z)):
+        return None
+    parts = _odd_even(sp.expand(sp.numer(sp.together(written))), sine, 1 / (ratio**2 - 1))
+    if parts is None:
+        return None
+    out: list[sp.Expr] = []
+    for part in parts:
+        more = parts_to_vanish(part)
+        if more is None:
+            return None
+        out += more
+    return out
+
+
+def _exp_at(e: sp.Expr, z: sp.Symbol) -> sp.Expr:
+    """``exp(w)`` with each multiple ``m*z`` of ``z`` in ``w`` (``m`` an integer) as ``(cosh(z) + sinh(z))**m``."""
+    rest, multiple = sp.Integer(0), sp.Integer(0)
+    for term in sp.Add.make_args(sp.expand(e.args[0])):
+        m = term / z
+        if m.is_Integer:
+            multiple += m
+        else:
+            rest += term
+    return sp.exp(rest) * (sp.cosh(z) + sp.sinh(z)) ** multiple
 
 
 def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Expr] | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr_sympy.series.layout import Axis, Declined, End
-from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, dinizero, robinroot
+from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, dinizero, robinroot, robinsinhroot
 
 
 @dataclass(frozen=True)
@@ -102,19 +102,46 @@ def _robin(low: End, high: End, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr, n: sp.Sy
     if sp.simplify(a + c) == 0:                         # a zero eigenvalue: X = beta0 + alpha0*xi
         zero = b0 + a0 * xi
         families.insert(0, Family(x, None, 0, sp.Integer(0), zero, _norm(zero, x, lo, hi), lo, hi))
-    elif _negative_root(a, b, c):
-        raise Declined("the Robin ends allow a negative eigenvalue, whose root has no named function yet")
+    families[:0] = _growing(a0, b0, (a, b, c), x, lo, hi)
     return families
 
 
-def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr:
+def _growing(a0: sp.Expr, b0: sp.Expr, constants: tuple[sp.Expr, sp.Expr, sp.Expr], x: sp.Symbol, lo: sp.Expr,
+             hi: sp.Expr) -> list[Family]:
+    """The negative eigenvalues ``-(z/L)**2`` of the Robin ends, ``z = robinsinhroot(k, a, b, c)`` (at most two),
+    each one eigenpair: ``X = beta0*(z/L)*cosh(z*xi/L) + alpha0*sinh(z*xi/L)``, an exponentially growing mode
+    of the heat equation."""
+    try:
+        found = robinsinhroot.count(constants)
+    except (ValueError, ArithmeticError) as exc:
+        raise Declined(f"the Robin ends' negative eigenvalues cannot be laid out: {exc}") from None
+    length, xi = hi - lo, x - lo
+    out = []
+    z = sp.Dummy("z", positive=True)
+    norm = _norm(b0 * z / length * sp.cosh(z * xi / length) + a0 * sp.sinh(z * xi / length), x, lo, hi)
+    norm = _at_root(norm, z, *constants, hyperbolic=True)
+    for k in range(1, found + 1):
+        root = robinsinhroot(k, *constants)
+        mu = root / length
+        function = b0 * mu * sp.cosh(mu * xi) + a0 * sp.sinh(mu * xi)
+        out.append(Family(x, None, 0, -mu**2, function, norm.xreplace({z: root}), lo, hi, named=True))
+    return out
+
+
+def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr, hyperbolic: bool = False) -> sp.Expr:
     """``expr`` with ``sin(s)**2``, ``cos(s)**2`` and ``sin(s)*cos(s)`` (and the double angles) written through the
     root's relation ``(a - b*s**2)*sin(s) = -c*s*cos(s)``: a rational function of ``s`` (its denominator
-    plainly nonzero for the usual signs) where no odd power of ``sin(s)`` or ``cos(s)`` is left."""
+    plainly nonzero for the usual signs) where no odd power of ``sin(s)`` or ``cos(s)`` is left.  ``hyperbolic``:
+    the same for ``sinh``, ``cosh`` at a root of ``(a + b*s**2)*sinh(s) + c*s*cosh(s)`` (``cosh**2 - sinh**2 = 1``)."""
     sine, cosine = sp.Dummy("sine"), sp.Dummy("cosine")
-    flat = sp.expand(sp.expand_trig(expr).xreplace({sp.sin(s): sine, sp.cos(s): cosine}))
-    q = (a - b * s**2)**2 + c**2 * s**2
-    values = {sine**2: c**2 * s**2 / q, cosine**2: (a - b * s**2)**2 / q, sine * cosine: -c * s * (a - b * s**2) / q}
+    odd, even = (sp.sinh(s), sp.cosh(s)) if hyperbolic else (sp.sin(s), sp.cos(s))
+    flat = sp.expand(sp.expand(expr, trig=True).xreplace({odd: sine, even: cosine}))
+    if hyperbolic:
+        q = (a + b * s**2)**2 - c**2 * s**2
+        values = {sine**2: c**2 * s**2 / q, cosine**2: (a + b * s**2)**2 / q, sine * cosine: -c * s * (a + b * s**2) / q}
+    else:
+        q = (a - b * s**2)**2 + c**2 * s**2
+        values = {sine**2: c**2 * s**2 / q, cosine**2: (a - b * s**2)**2 / q, sine * cosine: -c * s * (a - b * s**2) / q}
     out = sp.Integer(0)
     for term in sp.Add.make_args(flat):
         rest, trig = term.as_independent(sine, cosine, as_Add=False)
@@ -127,17 +154,6 @@ def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr) ->
 def _norm(function: sp.Expr, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
     value = sp.integrate(sp.expand(function**2), (x, lo, hi))
     return sp.factor_terms(sp.expand(sp.trigsimp(value) if value.has(sp.sin, sp.cos) else value))
-
-
-def _negative_root(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> bool:
-    """Whether ``(a + b*z**2)*sinh(z) + c*z*cosh(z) = 0`` has a positive root ``z`` (``X'' = z**2/L**2 X``: a
-    negative eigenvalue).  Near 0 the left side is ``(a + c)*z``, far out it has the sign of ``b`` (of ``a + c``
-    when ``b = 0``, of ``c`` when ``a = b = 0`` does not apply); a sign change between gives a root, and a
-    numeric scan settles the cases where both ends agree."""
-    def value(z: float) -> float:
-        return float((a + b * z**2) * sp.sinh(z) + c * z * sp.cosh(z))
-    values = [value(0.01 * 1.3**k) for k in range(60)]
-    return any(p * q < 0 for p, q in zip(values, values[1:]))
 
 
 def bessel(order: int, radius: sp.Expr, end: End, r: sp.Symbol, name: str) -> list[Family]:
