@@ -35,7 +35,7 @@ from desyr.model.result import (
 )
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
-from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.execution import Memo, Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import identify
@@ -98,6 +98,7 @@ class RunRequest:
     retrain: bool = False
     execution: Execution = Execution()
     command: str = "run"
+    memo: Memo | None = None                # units computed earlier in this run (escalation's attempts share it)
 
 
 def _start(request: RunRequest) -> _Started:
@@ -119,7 +120,7 @@ def _start(request: RunRequest) -> _Started:
         store = RunStore(request.out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
     progress = request.progress or Progress()
-    units = Units(executor, store, progress=progress)
+    units = Units(executor, store, progress=progress, memo=request.memo if request.memo is not None else Memo())
     # Components get the problem without the reference: it is for post hoc errors only. The problem
     # is frozen, so the one they get and the one the result is verified against cannot drift apart.
     seen = replace(problem, reference=None)

@@ -5,7 +5,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,11 +13,9 @@ from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _s
 from desyr.api.shares import SCREEN_SHARE, SEARCH_SHARE, TEACHER_SHARE, VERDICT_SECONDS, stage_a_deadline, until
 from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
-from desyr.errors import ConfigError
 from desyr.escalation import attempt_record, candidate_failures
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
-from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
@@ -25,15 +23,24 @@ from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.ahead import imports_ahead
 from desyr.runtime.atomic import out_lock
+from desyr.runtime.execution import Memo
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
-from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
+from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
-from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.stages.teach import (
+    make_teacher,
+    reused_teacher,
+    smaller_teacher,
+    teach,
+    teacher_key,
+    teacher_predict,
+    with_teacher,
+)
 from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
@@ -94,10 +101,12 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
                                              "different config, so none is stored); the run starts afresh")
 
         wall = started + rule.budget        # stage 0 included
+        memo = Memo()                       # what one attempt computed, the next need not compute again
+        teachers: dict[str, TeacherOutcome] = {}    # each teacher trained, by its settings: reused as it is
 
         def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(replace(request, spec=variant, out=None))
-            result, model = _attempt(s, *_run_components(registry, variant), wall)
+            s = _start(replace(request, spec=variant, out=None, memo=memo))
+            result, model = _attempt(s, *_run_components(registry, variant), wall, teachers)
             return result, (s, model)
 
         # the exact attempt spent part of the budget
@@ -236,23 +245,33 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
-             ) -> tuple[Result, TeacherModel | None]:
+def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None,
+             teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
     with s.units.executor:
-        return _run(s, found, teacher, wall)
+        return _run(s, found, teacher, wall, teachers)
 
 
-def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
-         ) -> tuple[Result, TeacherModel]:
-    """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
+def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None,
+         teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel]:
+    """The method in stage order, for one field and for several (``wall``: when a budget runs out;
+    ``teachers``: the teachers earlier attempts trained, reused where the settings are the same)."""
     problem = s.pristine
     stage_a_end = stage_a_deadline(wall)
+    teachers, rounds = {} if teachers is None else teachers, search_rounds(found, problem)
+    key = teacher_key(s.ctx, teacher)
+    # anytime: the quick searchers first try a smaller teacher, which the configured one continues from
+    early = _early_round(s, teacher, rounds[0], found[0].name, (stage_a_end, wall), teachers) \
+        if len(rounds) > 1 and key not in teachers else None
+    if early is not None and (early[0].verdict in SOLVED or past(wall)):
+        return early[0], early[1]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
-    taught = teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
+        teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    teachers.setdefault(key, taught)
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
-    earlier: dict[str, float] = {}
-    for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
+    earlier: dict[str, float] = {} if early is None else early[2]
+    for searchers_now in rounds:       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
         result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
                                earlier)
@@ -265,6 +284,26 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
 
+def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: str,
+                 ends: tuple[float | None, float | None], teachers: dict[str, TeacherOutcome]
+                 ) -> tuple[Result, TeacherModel, dict[str, float]] | None:
+    """The quick searchers' round on the teacher's smaller budget (None where the teacher has none): a
+    verified answer ends the attempt at about a quarter of the teacher's cost; otherwise the configured
+    teacher goes on from that network. Its result, teacher model and the seconds it took."""
+    smaller = smaller_teacher(s.registry, s.spec, teacher)
+    if smaller is None:
+        return None
+    start, key = time.perf_counter(), teacher_key(s.ctx, smaller)
+    taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
+        teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
+    teachers.setdefault(key, taught)
+    result = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {})
+    if result.verdict not in SOLVED:
+        s.ctx.progress.message(f"anytime: the quick searchers found no verified answer on the smaller teacher "
+                               f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
+    return result, taught.model, {"smaller_teacher": taught.seconds, "early_round": time.perf_counter() - start}
+
+
 def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
                   searchers_now: list[Searcher], first: str, ends: tuple[float | None, float | None],
                   earlier: dict[str, float]) -> Result:
@@ -272,7 +311,9 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
     stage_a_end, wall = ends
     # quick searchers' searches cost less than the refit a second wave adds: they run as one wave
-    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searchers_now))
+    # a quick searcher whose seeds the round before searched comes from the memo: the waves count the rest
+    searching = [f for f in searchers_now if not (f.quick and "quick_searchers" in earlier)]
+    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searching))
              if s.spec.search.seed_waves and not all(f.quick for f in searchers_now) else [s.spec.search])
     names = [f.name for f in searchers_now]
     searched = None
@@ -330,49 +371,6 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
     stages = _Stages(pool, selection, taught, search, coupled, timings,
                      {"teacher": taught.info.plugin, "searcher": label})
     return _finish("run", s, stages)
-
-
-def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
-           registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
-           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
-           execution: Execution | None = None, plots: bool = True) -> Result:
-    """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
-    registry = registry or load_registry()
-    spec = read_spec(problem, registry)          # the config, checked and read once
-    teacher = make_teacher(registry, spec) if use_teacher else None
-    request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
-                         execution or _python_default(registry, spec), "refine")
-    with out_lock(out):
-        s = _start(request)
-        if spec.problem.config_text:
-            start_verifier()
-        with s.units.executor:
-            result, model = _refine(s, list(candidates), teacher)
-        return _write(s, result, model, out, plots)
-
-
-def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
-            ) -> tuple[Result, TeacherModel | None]:
-    problem = s.pristine
-    pool = []
-    for i, text in enumerate(candidates):
-        exprs = parse_candidate(problem, text)
-        reason = check_finite(problem, exprs, s.ctx)
-        if reason:
-            raise ConfigError(f"candidate {i}: {reason}")
-        pool.append(Candidate(f"c{i}", exprs))
-    if not pool:
-        raise ConfigError("no candidate given (use --candidate EXPR)")
-    ctx, timings, taught = s.ctx, {}, None
-    if teacher is not None:
-        taught = teach(s.registry, ctx, teacher)
-        ctx, timings = with_teacher(ctx, taught), {"teacher": taught.seconds}
-    refit = refine_pool(pool, s.refiner, ctx)
-    selection = run_gates(pool, s.gates, ctx)
-    timings.update(refine=refit.seconds, select=selection.seconds)
-    components = {"teacher": taught.info.plugin} if taught else {}
-    stages = _Stages(pool, selection, taught, None, None, timings, components)
-    return _finish("refine", s, stages), taught.model if taught else None
 
 
 def _python_default(registry: Registry, spec: RunSpec) -> Execution:

@@ -189,7 +189,8 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                 named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
-    records = units.run("search", named, search_unit, check_search_record)
+    records = units.run("search", named, search_unit, check_search_record, memo_key=search_memo_key,
+                        fits=within_limit)
     _overruns(named, records, cap)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _)), record in zip(named, records):
@@ -203,6 +204,32 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
     return SearchOutcome(fronts, info, time.perf_counter() - start)
+
+
+def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem]) -> str:
+    """A search's key in the run's memo: its unit name (field, seed, the teacher's values) and the
+    settings the name leaves out (the searcher's, the library, the size, the budget), so the quick
+    searchers' seeds are not searched again in the round with every searcher, and a search with
+    another library or budget never reuses a front."""
+    searcher, task, _ = item
+    budget = sorted((k, v) for k, v in task.budget.items() if k != "time_limit")     # within_limit's part
+    return digest(name, searcher.name, sorted(searcher.settings.items()), task.binary, task.unary, task.max_size,
+                  budget, task.variables, task.time, task.centres)
+
+
+#: a search that took less than this part of its clock limit was not cut short by it
+UNCUT_SHARE = 0.5
+
+
+def within_limit(item: tuple[Searcher, SearchTask, Problem], record: dict[str, Any]) -> bool:
+    """Whether a remembered search answers this one: it ran well within both clock limits (the one it
+    had and this task's), so neither cut it short and its front is what this search would find."""
+    _, task, _ = item
+    limit = task.budget.get("time_limit")
+    took = record.get("seconds")
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or not limit > 0:
+        return True
+    return isinstance(took, (int, float)) and took < UNCUT_SHARE * float(limit)
 
 
 def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:

@@ -95,13 +95,24 @@ class DeepXDETeacher(Teacher):
         return s
 
     def larger_budget(self) -> dict[str, Any] | None:
-        """Twice the steps and the points, set or derived (escalation's larger_teacher step)."""
-        return {"budget_scale": 2 * self.settings["budget_scale"]}
+        """Twice the steps and the points, set or derived (escalation's larger_teacher step), starting from
+        the smaller teacher's network; None once twice the budget is past the option's range."""
+        larger = 2 * self.settings["budget_scale"]
+        return {"budget_scale": larger} if larger <= self.options["budget_scale"].high else None
+
+    def smaller_budget(self) -> dict[str, Any] | None:
+        """Half the steps and the points: the network the configured teacher then continues from (its
+        warm start), so the quick searchers can try a teacher at about a quarter of the cost first."""
+        return {"budget_scale": self.settings["budget_scale"] / 2}
 
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
         settings = resolve(self.settings, len(problem.variables), len(problem.fields))
-        return prepare_teacher(settings, problem, context)
+        # a teacher starts from the network of the one at half its budget where that is cached: the anytime
+        # order's smaller teacher, or the attempt before escalation's larger_teacher step
+        smaller = resolve({**self.settings, "budget_scale": self.settings["budget_scale"] / 2},
+                          len(problem.variables), len(problem.fields))
+        return prepare_teacher(settings, problem, context, smaller)
 
 
 @hookimpl
