@@ -9,13 +9,18 @@ import time
 
 import pytest
 import sympy as sp
-from desyr_sympy import linear_families, propose, undetermined
-from desyr_sympy.forms import coordinates
-from desyr_sympy.linearise import applies, substitutions
+from desyr_sympy import propose
+from desyr_sympy.methods.linearise import Linearise
+from desyr_sympy.methods.undetermined import Undetermined
+from desyr_sympy.shared import linear_families
+from desyr_sympy.shared.forms import coordinates
+from desyr_sympy.shared.linearise import substitutions
 
 from desyr.plugin import problem_from_toml
 from desyr.verify.request import make_request
 from desyr.verify.verdict import decide
+
+applies = Linearise().applies
 
 
 def problem(lhs: str, value: str, rhs: str = "0", domain: str = "x = [0, 1]\ny = [0, 1]"):
@@ -50,7 +55,7 @@ REDUCIBLE = [
 def test_the_reducible_elliptic_equations_are_solved_exactly_and_proved(lhs, value):
     made = coordinates(problem(lhs, value))
     assert applies(made) == ""
-    (candidate,) = linear_families.solve(made)
+    (candidate,) = Linearise().solve(made)
     assert same(made, candidate["u"], value) and not candidate["u"].atoms(sp.Float)
     assert proved(made, candidate)
 
@@ -87,8 +92,8 @@ def test_data_the_harmonic_functions_do_not_meet_leave_free_constants_for_stage_
 ])
 def test_plain_linear_problems_with_data_as_a_formula(lhs, value, rhs, answer):
     made = coordinates(problem(lhs, value, rhs))
-    assert undetermined.applies(made) == ""
-    (candidate,) = undetermined.solve(made)
+    assert Undetermined().applies(made) == ""
+    (candidate,) = Undetermined().solve(made)
     assert same(made, candidate["u"], answer) and proved(made, candidate)
 
 
@@ -117,5 +122,5 @@ def test_undetermined_declines_source_free_data_given_face_by_face():
     text = ('name = "faces"\n[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n'
             '[[constraints]]\non = "x = 0"\nvalue = "sin(pi*y)"\n[[constraints]]\non = "x = 1"\nvalue = 0\n'
             '[[constraints]]\non = "y = 0"\nvalue = 0\n[[constraints]]\non = "y = 1"\nvalue = 0\n')
-    assert "no source term and no data written as a formula" in undetermined.applies(
+    assert "no source term and no data written as a formula" in Undetermined().applies(
         coordinates(problem_from_toml(text, "faces")))

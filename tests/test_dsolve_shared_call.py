@@ -10,7 +10,7 @@ def test_dsolve_and_dsolve_ics_of_one_ode_share_one_child(monkeypatch):
     equation, a third of a stage-0 run's CPU); now one call, and each keeps its own record."""
     import importlib
 
-    module = importlib.import_module("desyr_sympy.propose")      # the package's ``propose`` is the function
+    module = importlib.import_module("desyr_sympy.running")
     asked = []
 
     def here(calls, time_limit, **kw):
@@ -19,7 +19,7 @@ def test_dsolve_and_dsolve_ics_of_one_ode_share_one_child(monkeypatch):
 
     monkeypatch.setattr(module, "run_bounded", here)
     result = propose(load("logistic"), solvers=["dsolve_ics", "dsolve"])
-    assert asked == ["dsolve_both"]
+    assert asked == ["solve_both"]      # Dsolve.solve_both, answering dsolve_ics too
     assert [(a.solver, a.outcome) for a in result.attempts] == [("dsolve_ics", "candidates: 1"),
                                                                   ("dsolve", "candidates: 1")]
     assert result.origins == ["dsolve_ics", "dsolve"] and result.candidates[0] != result.candidates[1]

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-from desyr_sympy import fronts, propose
-from desyr_sympy.forms import coordinates, jet_symbols, residuals
+from desyr_sympy import propose
+from desyr_sympy.methods.fronts import Fronts
+from desyr_sympy.shared.forms import coordinates, jet_symbols, residuals
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
@@ -75,7 +76,7 @@ def residual_of(text: str, candidate: dict[str, sp.Expr]) -> list[sp.Expr]:
 
 @pytest.mark.parametrize("text", [ODE, BURGERS_FISHER])
 def test_every_candidate_solves_the_equation_for_all_its_constants(text):
-    found = fronts.fronts(problem(text))
+    found = Fronts().solve(problem(text))
     assert found
     for candidate in found:
         assert residual_of(text, candidate) == [0], candidate
@@ -84,19 +85,19 @@ def test_every_candidate_solves_the_equation_for_all_its_constants(text):
 
 def test_the_ode_front_is_the_logistic_profile():
     p = problem(ODE)
-    found = fronts.fronts(p)
+    found = Fronts().solve(p)
     (x,), shift = p.symbols, sp.Symbol("C1")
     assert any(sp.simplify(c["u"] - 1 / (1 + sp.exp(shift - x))) == 0 for c in found), found
 
 
 def test_a_mirror_image_is_not_proposed_twice():
-    found = fronts.fronts(problem(BURGERS_FISHER))   # 1/(1 + exp(xi)) and 1 - 1/(1 + exp(-xi)): one front
+    found = Fronts().solve(problem(BURGERS_FISHER))   # 1/(1 + exp(xi)) and 1 - 1/(1 + exp(-xi)): one front
     assert len(found) == 1
 
 
 @pytest.mark.slow
 def test_an_oblique_front_keeps_its_direction_free_and_real():
-    found = fronts.fronts(problem(FISHER_PLANE))
+    found = Fronts().solve(problem(FISHER_PLANE))
     assert found
     for candidate in found:
         assert residual_of(FISHER_PLANE, candidate) == [0]
@@ -114,15 +115,15 @@ def test_an_oblique_front_keeps_its_direction_free_and_real():
 ])
 def test_it_declines_what_it_cannot_help(lhs, why):
     text = f'name = "n"\ntime = "t"\n[domain]\nx = [-1, 1]\nt = [0, 1]\n[[equations]]\nlhs = "{lhs}"\n'
-    assert why in fronts.applies(problem(text))
+    assert why in Fronts().applies(problem(text))
 
 
 def test_it_declines_a_first_order_ode_and_data_no_front_takes():
     logistic = 'name = "l"\ntime = "t"\n[domain]\nt = [0, 4]\n[[equations]]\nlhs = "u_t - u*(1 - u)"\n'
-    assert "first-order" in fronts.applies(problem(logistic))
+    assert "first-order" in Fronts().applies(problem(logistic))
     sine = BURGERS_FISHER.replace('value = "1/(1 + exp(x/2))"', 'value = "sin(pi*x)"')
-    assert "no front takes" in fronts.applies(problem(sine))
-    assert fronts.applies(problem(BURGERS_FISHER)) == ""
+    assert "no front takes" in Fronts().applies(problem(sine))
+    assert Fronts().applies(problem(BURGERS_FISHER)) == ""
 
 
 def test_it_is_a_reduction_the_off_switch_leaves_out():

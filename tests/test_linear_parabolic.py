@@ -10,22 +10,22 @@ from pathlib import Path
 import pytest
 import sympy as sp
 from desyr_sympy import propose
-from desyr_sympy.forms import coordinates
-from desyr_sympy.linear_parabolic import (
+from desyr_sympy.methods.parabolic import (
     Parabolic,
-    applies,
+    ParabolicForm,
     euler_coefficients,
     gauge,
     heat_terms,
     parabolic,
     rates,
-    solve,
 )
+from desyr_sympy.shared.forms import coordinates
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
 from desyr.plugin import problem_from_toml
 
+applies, solve = Parabolic().applies, Parabolic().solve
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "linear_parabolic"
 CALL = Path(__file__).resolve().parents[1] / "plugins" / "desyr_paper" / "special" / "08_black_scholes_call.toml"
 
@@ -40,9 +40,9 @@ def load(name: str, equation: str | None = None, domain: str | None = None):
 
 
 @functools.cache
-def form(name: str) -> Parabolic:
+def form(name: str) -> ParabolicForm:
     found = parabolic(coordinates(load(name)))
-    assert isinstance(found, Parabolic), found
+    assert isinstance(found, ParabolicForm), found
     return found
 
 

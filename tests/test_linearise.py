@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 from desyr_sympy import propose
-from desyr_sympy.forms import coordinates, residuals
-from desyr_sympy.linear_families import families, from_data, solve
-from desyr_sympy.linearise import applies, substitutions
+from desyr_sympy.methods.linearise import Linearise
+from desyr_sympy.shared.forms import coordinates, residuals
+from desyr_sympy.shared.linear_families import families, from_data
+from desyr_sympy.shared.linearise import substitutions
 from helpers import line_problem
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
+
+applies, solve = Linearise().applies, Linearise().solve
 
 x, t, y = sp.symbols("x t y", real=True)
 

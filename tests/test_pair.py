@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-from desyr_sympy import pair
-from desyr_sympy.forms import coordinates, residuals
+from desyr_sympy.methods import pair
 from desyr_sympy.propose import propose
+from desyr_sympy.shared.forms import coordinates, residuals
 from helpers import line_problem
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
+
+PAIR = pair.Pair()
 
 problem = line_problem
 
@@ -54,12 +56,12 @@ def test_allen_cahn_gives_the_handbook_pair():
 
 @pytest.mark.parametrize("made", [NEWELL_WHITEHEAD, NAGUMO])
 def test_data_at_the_start_give_the_exact_candidate(made):
-    found = pair.solve(coordinates(made))
+    found = PAIR.solve(coordinates(made))
     assert len(found) == 1 and exact(made, found[0])
 
 
 def test_without_data_the_modes_have_free_constants():
-    found = pair.solve(coordinates(BISTABLE))
+    found = PAIR.solve(coordinates(BISTABLE))
     assert len(found) == 2          # two laws (x -> -x), every coefficient of phi free
     (law, modes), _ = pair.pairs(coordinates(BISTABLE))
     (phi,) = pair._families(modes)
@@ -74,15 +76,15 @@ def test_without_data_the_modes_have_free_constants():
     ("u_t - u_xxxx - u + u**3", "beyond u_t, u_x, u_xx"),
 ])
 def test_it_declines_where_it_does_not_apply(equation, why):
-    assert why in pair.applies(coordinates(problem(equation, None, "0")))
+    assert why in PAIR.applies(coordinates(problem(equation, None, "0")))
 
 
 def test_no_real_pair_gives_no_candidate():
     # u_t = u_xx + u**3: the balance of phi_x**3/phi**3 needs alpha**2 = -2
     made = coordinates(problem("u_t - u_xx - u**3", None, "0"))
-    assert pair.applies(made) == "" and pair.pairs(made) == []
+    assert PAIR.applies(made) == "" and pair.pairs(made) == []
     with pytest.raises(NotImplementedError):
-        pair.solve(made)
+        PAIR.solve(made)
 
 
 def test_propose_names_it_and_the_off_switch_leaves_it_out():

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-from desyr_sympy import energy, lowering, radial, separation
-from desyr_sympy.ansatz import profile
-from desyr_sympy.candidates import free_constants, real_start
-from desyr_sympy.forms import coordinates
+from desyr_sympy.methods.radial import Radial
+from desyr_sympy.methods.separation import Separation
+from desyr_sympy.shared import energy, lowering
+from desyr_sympy.shared.ansatz import profile
+from desyr_sympy.shared.candidates import free_constants, real_start
+from desyr_sympy.shared.forms import coordinates
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
@@ -99,13 +101,13 @@ def solves(problem, expr: sp.Expr) -> bool:
 @pytest.mark.parametrize("text", [pytest.param(ADDITIVE, marks=pytest.mark.slow), PRODUCT])
 def test_a_separable_equation_gives_a_family_that_solves_it(text):
     problem = load(text)
-    assert separation.applies(problem) == ""
-    found = separation.separate(problem)
+    assert Separation().applies(problem) == ""
+    found = Separation().solve(problem)
     assert found and all(solves(problem, c["u"]) for c in found)
 
 
 def test_the_separation_constant_and_the_integration_constants_stay_free():
-    candidate = separation.separate(load(PRODUCT))[0]["u"]
+    candidate = Separation().solve(load(PRODUCT))[0]["u"]
     # as floats Stage B refits: the separation constant and two of integration at least
     assert not candidate.free_symbols - set(load(PRODUCT).symbols)
     assert len({abs(f) for f in candidate.atoms(sp.Float)}) >= 3
@@ -131,10 +133,10 @@ def test_the_starting_constants_make_a_logarithm_real_on_the_domain():
 
 
 def test_separation_declines_where_it_does_not_apply():
-    assert "separates" in separation.applies(load(BURGERS))
-    assert "linear" in separation.applies(load(ADDITIVE.replace("lhs = \"(1 + u_y**2)*u_xx", "lhs = \"u_xx")
+    assert "separates" in Separation().applies(load(BURGERS))
+    assert "linear" in Separation().applies(load(ADDITIVE.replace("lhs = \"(1 + u_y**2)*u_xx", "lhs = \"u_xx")
                                                    .replace(" - 2*u_x*u_y*u_xy + (1 + u_x**2)*u_yy", " + u_yy")))
-    assert radial.applies(load(ADDITIVE)) == "not a disk or an annulus"
+    assert Radial().applies(load(ADDITIVE)) == "not a disk or an annulus"
 
 
 def test_the_shifted_dilation_of_liouville_and_its_regular_level():
@@ -145,15 +147,15 @@ def test_the_shifted_dilation_of_liouville_and_its_regular_level():
 
 
 def test_radial_declines_angle_dependent_data_and_linear_equations():
-    assert radial.applies(load(LIOUVILLE.replace('value = "log(16)"', 'value = "x"'))) == "the data depend on the angle"
-    assert "linear" in radial.applies(load(LIOUVILLE.replace(" - exp(u)", " - 1")))
+    assert Radial().applies(load(LIOUVILLE.replace('value = "log(16)"', 'value = "x"'))) == "the data depend on the angle"
+    assert "linear" in Radial().applies(load(LIOUVILLE.replace(" - exp(u)", " - 1")))
 
 
 @pytest.mark.slow
 def test_radial_gives_a_family_regular_at_the_centre_that_solves_liouville():
     problem = load(LIOUVILLE)
-    assert radial.applies(problem) == ""
-    found = radial.solve(problem)
+    assert Radial().applies(problem) == ""
+    found = Radial().solve(problem)
     assert found and all(solves(problem, c["u"]) for c in found)
 
 
@@ -163,8 +165,8 @@ def registry():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("text", "solver"), [(ADDITIVE, separation.separate), (PRODUCT, separation.separate),
-                                              (LIOUVILLE, radial.solve)])
+@pytest.mark.parametrize(("text", "solver"), [(ADDITIVE, Separation().solve), (PRODUCT, Separation().solve),
+                                              (LIOUVILLE, Radial().solve)])
 def test_the_candidates_end_proved(text, solver, registry, tmp_path, monkeypatch):
     problem = problem_from_toml(text, "test")
     texts = [{f: str(e) for f, e in free_constants(c).items()} for c in solver(coordinates(problem))]

@@ -20,8 +20,8 @@ import pytest
 import sympy as sp
 from desyr_sympy import propose
 from desyr_sympy.bounded import call_bounded, run_bounded
-from desyr_sympy.forms import exact_number, rational
-from desyr_sympy.odes import explicit
+from desyr_sympy.shared.forms import exact_number, rational
+from desyr_sympy.shared.odes import explicit
 from scipy.optimize import least_squares
 
 from desyr.plugin import expression_text, parameterize, problem_from_toml

@@ -22,6 +22,8 @@ ROOT = TESTS.parent
 HEAVY = {
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
+    "test_sympy_methods.py::test_a_method_written_here_is_one_file_plus_one_list_entry":
+        "a Python process that loads a copy of the sympy package and runs its searcher",
     "test_inverse_config.py::test_two_unknowns_seen_only_as_a_product_are_reported_not_identifiable":
         "a desyr refine through the CLI",
     "test_geometry_trust.py::test_a_rectangle_written_as_a_polygon_trains": "a real DeepXDE training",

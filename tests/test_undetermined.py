@@ -10,15 +10,19 @@ import time
 import pytest
 import sympy as sp
 from desyr_sympy import propose
-from desyr_sympy.forms import coordinates
+from desyr_sympy.methods.undetermined import Undetermined
 from desyr_sympy.plugin import SOLVER_NAMES
-from desyr_sympy.undetermined import MAX_BASIS, applies, solve, stand_ins, trial_basis
+from desyr_sympy.shared.coefficients import MAX_BASIS, stand_ins, trial_basis
+from desyr_sympy.shared.forms import coordinates
 
 from desyr.api import refine
 from desyr.extension.registry import load_registry
 from desyr.plugin import problem_from_toml
 from desyr.verify.request import make_request
 from desyr.verify.verdict import decide
+
+applies, solve = Undetermined().applies, Undetermined().solve
+
 
 #: the issue's example: the source names sin, the answer is its product of sines, zero on the square
 SINES = """

@@ -7,7 +7,10 @@ A doc marks each generated table with a pair of comments::
     <!-- /options -->
 
 ``section NAME`` renders :data:`desyr.config.settings.SECTIONS` ``[NAME]``; ``ROLE NAME``
-(e.g. ``refiner scipy``) renders an installed component's options.  Run
+(e.g. ``refiner scipy``) renders an installed component's options.  A block
+``<!-- table: ROLE NAME KEY -->`` ... ``<!-- /table -->`` renders a table the component offers
+itself (:attr:`desyr.extension.roles.Component.doc_tables` ``[KEY]``, e.g. an exact searcher's list of
+exact methods).  Run
 ``python -m desyr.cli.docgen`` to rewrite the tables; ``tests/test_docs.py`` fails when
 a doc is out of date.
 
@@ -30,6 +33,7 @@ from desyr.extension.registry import Registry, load_registry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _BLOCK = re.compile(r"(<!-- options: (\w+) ([\w:]+) -->\n)(.*?)(<!-- /options -->)", re.S)
+_TABLE = re.compile(r"(<!-- table: (\w+) ([\w:]+) (\w+) -->\n)(.*?)(<!-- /table -->)", re.S)
 
 
 def table(kind: str, name: str, registry: Registry) -> str:
@@ -38,9 +42,16 @@ def table(kind: str, name: str, registry: Registry) -> str:
     return markdown_table(registry.get(kind, name).options)
 
 
+def component_table(role: str, name: str, key: str, registry: Registry) -> str:
+    """The table ``key`` that an installed component offers (its ``doc_tables``)."""
+    return str(registry.get(role, name).doc_tables[key])
+
+
 def render(text: str, registry: Registry) -> str:
     """``text`` with every marked block replaced by its generated table."""
-    return _BLOCK.sub(lambda m: f"{m.group(1)}{table(m.group(2), m.group(3), registry)}\n{m.group(5)}", text)
+    text = _BLOCK.sub(lambda m: f"{m.group(1)}{table(m.group(2), m.group(3), registry)}\n{m.group(5)}", text)
+    return _TABLE.sub(lambda m: f"{m.group(1)}{component_table(m.group(2), m.group(3), m.group(4), registry)}\n"
+                                f"{m.group(6)}", text)
 
 
 def stale_docs(docs: Path = DOCS, registry: Registry | None = None) -> list[Path]:

@@ -67,6 +67,9 @@ class Component(abc.ABC):
     #: options whose configured value becomes a field of the run's MethodConstants (option -> field), so
     #: that the core's cleaning and coupled shortlists use the same number as this component
     method_fields: ClassVar[Mapping[str, str]] = {}
+    #: markdown tables the component offers to the docs, by key: a doc's block ``<!-- table: ROLE NAME KEY -->``
+    #: ... ``<!-- /table -->`` is rendered from it by ``python -m desyr.cli.docgen`` (e.g. an exact searcher's methods)
+    doc_tables: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, **options: Any) -> None:
         self.settings = self.validate_options(options)

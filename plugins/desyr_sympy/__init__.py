@@ -1,4 +1,4 @@
-"""Exact solvers on SymPy that propose candidates before any teacher is trained (issue 22).
+"""Exact methods on SymPy that propose candidates before any teacher is trained (issue 22).
 
     from desyr.plugin import problem_from_toml
     from desyr_sympy import propose
@@ -9,7 +9,11 @@
 
 Candidates carry their free constants as floats, so Stage B's parameterization makes
 each of them a refit parameter; they earn no shortcut past the gates and the verifier.
+Each method is an :class:`ExactMethod` in its own module of :mod:`desyr_sympy.methods`,
+tried in the order of :data:`METHODS`.
 """
-from desyr_sympy.propose import SOLVERS, Attempt, Proposals, Solver, propose
+from desyr_sympy.method import ExactMethod
+from desyr_sympy.methods import METHODS
+from desyr_sympy.propose import Attempt, Proposals, propose
 
-__all__ = ["propose", "Proposals", "Attempt", "Solver", "SOLVERS"]
+__all__ = ["propose", "Proposals", "Attempt", "ExactMethod", "METHODS"]

@@ -1,14 +1,34 @@
-"""Registers the SymPy exact searcher: ``dsolve``, integration, characteristics, separation of
-variables and travelling waves, run before any teacher is trained (``[solvers]`` in the config, docs/solvers.md)."""
+"""Registers the SymPy exact searcher: the exact methods of :data:`desyr_sympy.methods.METHODS`, run
+before any teacher is trained (``[solvers]`` in the config, docs/solvers.md).
+
+Every name table here (the option's choices, the help text, the docs' table of methods) is built from
+that one list, so a new method needs no edit in this file."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttempt, hookimpl
+from desyr_sympy.method import ExactMethod
+from desyr_sympy.methods import METHODS
+from desyr_sympy.propose import propose
 
-SOLVER_NAMES = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling",
-                "energy", "waves", "fronts", "phase", "similarity", "parabolic", "linear_part",
-                "vanishing", "undetermined", "linearise", "pair", "separation", "radial")
+#: the names a config may write in ``[solvers.options.sympy] solvers``, in the order they are tried
+SOLVER_NAMES = tuple(m.name for m in METHODS)
+
+
+def methods_table(methods: Sequence[ExactMethod]) -> str:
+    """The docs' table of the methods, in the order they are tried (docs/solvers.md)."""
+    rows = ["| method | kind | what it solves, and how |", "|---|---|---|"]
+    for m in methods:
+        kind = "reduction" if m.reduction else "settles" if m.settles else "plain"
+        rows.append(f"| `{m.name}` | {kind} | {m.summary} |")
+    return "\n".join(rows)
+
+
+def _reductions_help(methods: Sequence[ExactMethod]) -> str:
+    reducing = ", ".join(m.name for m in methods if m.reduction)
+    return f"also run the methods that reduce an equation first ({reducing}); false: the plain SymPy calls only"
 
 
 class SympySearcher(ExactSearcher):
@@ -16,19 +36,15 @@ class SympySearcher(ExactSearcher):
 
     name = "sympy"
     options = {
-        "solvers": Option(None, "SymPy solvers to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
+        "solvers": Option(None, "SymPy methods to try, in order; None: all of " + ", ".join(SOLVER_NAMES),
                           kind=list, item=str, choices=SOLVER_NAMES, nullable=True, low=1),
-        "reductions": Option(True, "also reduce nonlinear ODEs and PDEs to ODEs (energy integral, travelling "
-                             "waves, a rotating phase, similarity variables, additive and multiplicative separation, radial solutions; linear parabolic equations to the heat "
-                             "equation; linear equations with a source by undetermined coefficients; a flow's linear part, its pressure completed; a nonlinear problem's linear part where its nonlinear terms vanish; travelling fronts by the tanh method; Cole-Hopf-type substitutions to linear equations; cubic reaction-diffusion equations through an overdetermined linear pair); false: the plain SymPy calls only",
-                             kind=bool),
+        "reductions": Option(True, _reductions_help(METHODS), kind=bool),
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),
     }
+    doc_tables = {"methods": methods_table(METHODS)}
 
     def propose(self, problem: Problem, time_limit: float) -> Proposals:
-        from desyr_sympy.propose import propose
-
         found = propose(problem, time_limit=time_limit, solvers=self.settings["solvers"],
                         reductions=self.settings["reductions"],
                         workers=self.settings["workers"])
