@@ -27,6 +27,10 @@ DEFAULT = [ROOT / "bench" / "attempt_cost" / n for n in ("cubic_square.toml", "g
           [ROOT / "bench" / "peers" / "ssde" / "jin1_poisson2d.toml"]
 
 
+#: the bundled searchers that run first, alone, on one field (their round is the quick one)
+QUICK = {"dictionary", "forms"}
+
+
 def without_solvers(source: Path, folder: Path) -> Path:
     """A copy of ``source`` whose exact solvers are off."""
     text = source.read_text(encoding="utf-8")
@@ -49,15 +53,26 @@ def run_one(root: Path, config: Path, out: Path, budget: float | None) -> dict:
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, check=False, env=env, cwd=root)
     wall = time.perf_counter() - start
-    result_path = out / "result.json"
-    if not result_path.is_file():
+    if not (out / "result.json").is_file():
         return {"wall": wall, "error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return {"wall": wall, **facts_of(out / "result.json")}
+
+
+def facts_of(result_path: Path) -> dict:
+    """The stages' seconds of a run's ``result.json``: the teachers (the anytime order's smaller one
+    too), the quick searchers' rounds (their searches, refits and verdicts), the round with every
+    searcher (its searches, then its refits), the teacher's S_val and the verdict."""
     r = json.loads(result_path.read_text(encoding="utf-8"))
     t = r.get("timings", {})
     facts = (r.get("teacher") or {}).get("facts", {})
     attempts = [a for a in r.get("attempts") or [] if a.get("step") != "exact_solvers"]
-    return {"wall": wall, "teacher": t.get("teacher"), "quick": t.get("quick_searchers", 0.0),
-            "search": t.get("search"), "refine": t.get("refine"), "S_val": facts.get("S_val_selected"),
+    quick = t.get("quick_searchers", 0.0) + t.get("early_round", 0.0)
+    label = str((r.get("search") or {}).get("searcher", ""))
+    searched = not set(label.split("+")) <= QUICK     # else the last round was the quick searchers' own
+    return {"teacher": t.get("teacher", 0.0) + t.get("smaller_teacher", 0.0),
+            "quick": quick if searched else quick + t.get("search", 0.0) + t.get("refine", 0.0),
+            "search": t.get("search") if searched else 0.0, "refine": t.get("refine") if searched else 0.0,
+            "total": t.get("total"), "S_val": facts.get("S_val_selected"),
             "verdict": r.get("verification", {}).get("verdict") if r.get("verification") else None,
             "exact": r.get("exact"), "expression": r.get("expression"),
             "attempts": [round(a["seconds"], 1) for a in attempts]}
@@ -73,7 +88,12 @@ def main() -> int:
     parser.add_argument("--root", type=Path, action="append", default=[], help="another checkout, run the same way")
     parser.add_argument("--out", type=Path, default=Path("attempt-cost"))
     parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument("--read", action="store_true", help="only tabulate the runs already in --out")
     options = parser.parse_args()
+    if options.read:
+        return tabulate([(path.parent.name, path.parent.parent.name, {"wall": facts.get("total"), **facts})
+                         for path in sorted(options.out.glob("*/*/result.json")) for facts in [facts_of(path)]],
+                        sorted({p.parent.parent.name for p in options.out.glob("*/*/result.json")}))
     roots = [("this", ROOT)] + [(f"root{i}", r.resolve()) for i, r in enumerate(options.root, 1)]
     configs = [without_solvers(f.resolve(), options.out.resolve() / "problems") for f in options.files]
     rows = []
@@ -82,6 +102,10 @@ def main() -> int:
             row = run_one(root, config, options.out.resolve() / label / config.stem, options.budget)
             rows.append((config.stem, label, row))
             print(json.dumps({"problem": config.stem, "side": label, **row}, default=str), flush=True)
+    return tabulate(rows, [label for label, _ in roots])
+
+
+def tabulate(rows: list, sides: list[str]) -> int:
     print("\n| problem | side | wall s | teacher s | quick searches s | searches s | refits s | S_val | verdict "
           "| attempts (s) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -91,9 +115,10 @@ def main() -> int:
               f"{_f(row.get('search'))} | {_f(row.get('refine'))} | "
               f"{row['S_val']:.2g} | {row.get('verdict')} | {attempts} |" if isinstance(row.get("S_val"), float) else
               f"| {name} | {label} | {_f(row['wall'])} | error: {row.get('error')} |||||||")
-    for label, _ in roots:
-        walls = [row["wall"] for _, side, row in rows if side == label]
-        print(f"\n{label}: median wall {statistics.median(walls):.1f} s over {len(walls)} problem(s)")
+    for label in sides:
+        walls = [row["wall"] for _, side, row in rows if side == label and isinstance(row.get("wall"), float)]
+        if walls:
+            print(f"\n{label}: median wall {statistics.median(walls):.1f} s over {len(walls)} problem(s)")
     return 0
 
 

@@ -15,10 +15,14 @@ the default order spends the first attempts on what can change the outcome (``do
 4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: ``budget_scale``
    doubled, so twice the steps and points, set or derived from the problem).
 
-Every attempt is a whole run on the changed config (the teacher comes from its cache
-when its settings did not change), and records what changed and why.  The run stops at the first
-verified-exact attempt; otherwise it returns the attempt with the smallest verification residual.
-An attempt starts only while the time left is at least the previous attempt's duration.
+When the policy's steps are spent and time is left, new seeds, a larger teacher and another searcher
+follow in turn (:data:`BEYOND`), each saying so in its reason.
+
+Every attempt is a whole run on the changed config (an unchanged teacher is the earlier attempt's, and
+the run's memo answers the searches and refits already computed), and records what changed and why.
+The run stops at the first verified-exact attempt; otherwise it returns the attempt with the smallest
+verification residual.  An attempt starts only while the time left is at least what it should cost
+(:func:`next_cost`: the last attempt's, less a teacher it reuses).
 """
 from __future__ import annotations
 

@@ -10,8 +10,7 @@ Read top to bottom, ``run`` is the method in stage order.
 from __future__ import annotations
 
 from desyr.api.ends import Execution, write_result
-from desyr.api.pipeline import run
-from desyr.api.refining import refine
+from desyr.api.pipeline import refine, run
 from desyr.config.builder import sympy_problem
 from desyr.config.loading import load_problem
 from desyr.config.shorthands import Constraint, Dirichlet, Initial, Neumann, PointValue

@@ -5,7 +5,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,9 +13,11 @@ from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _s
 from desyr.api.shares import SCREEN_SHARE, SEARCH_SHARE, TEACHER_SHARE, VERDICT_SECONDS, stage_a_deadline, until
 from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
+from desyr.errors import ConfigError
 from desyr.escalation import attempt_record, candidate_failures
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
+from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
 from desyr.model.problem import Problem
@@ -28,7 +30,7 @@ from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
-from desyr.stages.refit import refine_pool, screen_finite
+from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
@@ -301,7 +303,8 @@ def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: st
     if result.verdict not in SOLVED:
         s.ctx.progress.message(f"anytime: the quick searchers found no verified answer on the smaller teacher "
                                f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
-    return result, taught.model, {"smaller_teacher": taught.seconds, "early_round": time.perf_counter() - start}
+    return result, taught.model, {"smaller_teacher": taught.seconds,
+                                  "early_round": time.perf_counter() - start - taught.seconds}
 
 
 def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
@@ -371,6 +374,49 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
     stages = _Stages(pool, selection, taught, search, coupled, timings,
                      {"teacher": taught.info.plugin, "searcher": label})
     return _finish("run", s, stages)
+
+
+def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
+           registry: Registry | None = None, use_teacher: bool = False, out: str | Path | None = None,
+           progress: Progress | None = None, retrain: bool = False, cache_dir: str | Path = ".desyr-cache",
+           execution: Execution | None = None, plots: bool = True) -> Result:
+    """Stages B and C on user-given candidates; optionally with the configured teacher for eps_T."""
+    registry = registry or load_registry()
+    spec = read_spec(problem, registry)          # the config, checked and read once
+    teacher = make_teacher(registry, spec) if use_teacher else None
+    request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
+                         execution or _python_default(registry, spec), "refine")
+    with out_lock(out):
+        s = _start(request)
+        if spec.problem.config_text:
+            start_verifier()
+        with s.units.executor:
+            result, model = _refine(s, list(candidates), teacher)
+        return _write(s, result, model, out, plots)
+
+
+def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+            ) -> tuple[Result, TeacherModel | None]:
+    problem = s.pristine
+    pool = []
+    for i, text in enumerate(candidates):
+        exprs = parse_candidate(problem, text)
+        reason = check_finite(problem, exprs, s.ctx)
+        if reason:
+            raise ConfigError(f"candidate {i}: {reason}")
+        pool.append(Candidate(f"c{i}", exprs))
+    if not pool:
+        raise ConfigError("no candidate given (use --candidate EXPR)")
+    ctx, timings, taught = s.ctx, {}, None
+    if teacher is not None:
+        taught = teach(s.registry, ctx, teacher)
+        ctx, timings = with_teacher(ctx, taught), {"teacher": taught.seconds}
+    refit = refine_pool(pool, s.refiner, ctx)
+    selection = run_gates(pool, s.gates, ctx)
+    timings.update(refine=refit.seconds, select=selection.seconds)
+    components = {"teacher": taught.info.plugin} if taught else {}
+    stages = _Stages(pool, selection, taught, None, None, timings, components)
+    return _finish("refine", s, stages), taught.model if taught else None
 
 
 def _python_default(registry: Registry, spec: RunSpec) -> Execution:
