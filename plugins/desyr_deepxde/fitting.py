@@ -291,7 +291,9 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
     adam = 0 if warm is not None else adam
-    patience = Patience(settings["patience"], settings["plateau_gain"], every, settings["stop_below"])
+    # a warm start continues only to improve on the network it starts from: at least tenfold, else a plateau
+    stop_below = settings["stop_below"] if warm is None else min(settings["stop_below"], warm.S_val / 10)
+    patience = Patience(settings["patience"], settings["plateau_gain"], every, stop_below)
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
     if weights is None and warm is not None:
@@ -313,7 +315,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
         if balancer is not None:
             weights = list(balancer.weights)
         # an Adam phase that already reached stop_below needs no L-BFGS
-        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= settings["stop_below"]:
+        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= stop_below:
             dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)
