@@ -178,6 +178,10 @@ def test_a_larger_teacher_starts_from_the_smaller_ones_network(sine_run):
     again = DeepXDETeacher(**{**options, "budget_scale": 2.0}).prepare(problem, RunContext(problem, points,
                                                                                            cache_dir=cache))
     assert again.info()["cached"] is True and again.info()["cache_key"] == info["cache_key"]
+    # the next larger one finds it, though its key names the network it started from
+    largest = DeepXDETeacher(**{**options, "budget_scale": 4.0}).prepare(
+        problem, RunContext(problem, points, cache_dir=cache))
+    assert largest.info()["warm_start"]["from_cache_key"] == info["cache_key"]
 
 
 def test_a_fit_short_of_the_search_level_says_which_part_holds_it_up():

@@ -19,6 +19,8 @@ ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", 
 INITIALIZERS = ("Glorot normal", "Glorot uniform", "He normal", "He uniform", "zeros")
 #: "auto" starts with "fnn" and escalates to "msffn" when S_val stalls (docs/teachers.md)
 ARCHITECTURES = ("auto", "fnn", "msffn")
+#: how many halvings of the budget a teacher looks down for a cached network to start from
+WARM_LEVELS = 3
 _LAAF = re.compile(r"^LAAF-\d+(\.\d+)? (" + "|".join(ACTIVATIONS) + r")$")
 
 
@@ -108,10 +110,12 @@ class DeepXDETeacher(Teacher):
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
         settings = resolve(self.settings, len(problem.variables), len(problem.fields))
-        # a teacher starts from the network of the one at half its budget where that is cached: the anytime
-        # order's smaller teacher, or the attempt before escalation's larger_teacher step
-        smaller = resolve({**self.settings, "budget_scale": self.settings["budget_scale"] / 2},
-                          len(problem.variables), len(problem.fields))
+        # a teacher starts from the network of the one at half its budget where that is cached (else a
+        # quarter, an eighth): the anytime order's smaller teacher, or the attempt before escalation's
+        # larger_teacher step
+        scale = self.settings["budget_scale"]
+        smaller = [resolve({**self.settings, "budget_scale": scale / 2 ** k}, len(problem.variables),
+                           len(problem.fields)) for k in range(1, WARM_LEVELS + 1)]
         return prepare_teacher(settings, problem, context, smaller)
 
 

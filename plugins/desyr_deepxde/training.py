@@ -23,7 +23,7 @@ from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.fitting import Settings, build_net, network_variables, train_networks
 from desyr_deepxde.shapes import deepxde_geometry
-from desyr_deepxde.warm import WarmStart, find_warm_start
+from desyr_deepxde.warm import KeyAt, WarmStart, cached_below, find_warm_start
 
 
 # ------------------------------------------------------------------ the model
@@ -105,9 +105,10 @@ def resolve_device(setting: str) -> str:
 
 
 def prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
-                    smaller: Settings | None = None) -> DeepXDETeacherModel:
-    """The trained (or cached) teacher; ``smaller``: the settings of the teacher at half the budget,
-    whose cached network a larger teacher starts from (:mod:`desyr_deepxde.warm`)."""
+                    smaller: Sequence[Settings] = ()) -> DeepXDETeacherModel:
+    """The trained (or cached) teacher; ``smaller``: the settings of the teachers at half, a quarter, ...
+    of the budget, whose cached network (the first in the cache) a larger teacher starts from
+    (:mod:`desyr_deepxde.warm`)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(settings["threads"])
     try:
@@ -117,7 +118,7 @@ def prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
 
 
 def _prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
-                     smaller: Settings | None) -> DeepXDETeacherModel:
+                     smaller: Sequence[Settings]) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
     if device == "cpu":
         # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
@@ -136,7 +137,7 @@ def _learned(settings: Settings) -> dict[str, Any]:
 
 
 def _prepare_on(settings: Settings, problem: Problem, context: RunContext, device: str,
-                smaller: Settings | None) -> DeepXDETeacherModel:
+                smaller: Sequence[Settings]) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
     geom, net_vars = _geometry(problem, seed)
     perm = [problem.variable_names.index(v) for v in net_vars]
@@ -153,15 +154,18 @@ def _prepare_on(settings: Settings, problem: Problem, context: RunContext, devic
     folder = Path(context.cache_dir) / "deepxde"
     progress = context.progress
     warm = None
-    if smaller is not None and not problem.unknowns:
+    def key_at(budget: Settings) -> KeyAt:
+        return lambda more: cache_key(problem, _learned(budget), seed, validation=validation, extra={**extra, **more})
+
+    below = None if problem.unknowns else cached_below([key_at(budget) for budget in smaller], folder)
+    if below is not None:
         def fits(meta: dict[str, Any], state: dict[str, torch.Tensor]) -> bool:
             net = build_net(problem, settings, len(net_vars), str(meta.get("architecture", "fnn")),
                             meta.get("activation"))
             return not net.load_state_dict(state, strict=False).missing_keys
 
         with _precision(settings["float64"]):
-            warm = find_warm_start(folder, cache_key(problem, _learned(smaller), seed, validation=validation,
-                                                     extra=extra), device, fits)
+            warm = find_warm_start(folder, below, device, fits)
         if warm is not None:      # a warm-started network is not the one these settings train from scratch
             extra["warm_from"] = warm.key[:32]
     key = cache_key(problem, settings, seed, validation=validation, extra=extra)

@@ -10,7 +10,7 @@ An inverse problem (its unknowns train with the network) starts fresh.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,25 @@ class WarmStart:
 
     def facts(self) -> dict[str, Any]:
         return {"from_cache_key": self.key, "S_val": self.S_val}
+
+
+#: a key maker: the cache key of one budget's settings, with these entries added to the key's extra facts
+KeyAt = Callable[[dict[str, Any]], str]
+
+
+def cached_below(keys: Sequence[KeyAt], folder: Path) -> str | None:
+    """The cache key of the teacher at the first of the smaller budgets (half, a quarter, ...) as it is in
+    the cache, or None. A teacher's key names the one it started from, if it did (``warm_from``), so the
+    key at each budget is found from the budgets below it first."""
+    if not keys:
+        return None
+    below = cached_below(keys[1:], folder)
+    variants = ([{"warm_from": below[:32]}] if below is not None else []) + [{}]
+    for more in variants:
+        key = keys[0](more)
+        if entry_paths(folder, key)[1].is_file():
+            return key
+    return None
 
 
 def find_warm_start(cache_dir: Path, key: str, device: str,
