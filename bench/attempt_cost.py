@@ -67,7 +67,7 @@ def facts_of(result_path: Path) -> dict:
     facts = (r.get("teacher") or {}).get("facts", {})
     attempts = [a for a in r.get("attempts") or [] if a.get("step") != "exact_solvers"]
     quick = t.get("quick_searchers", 0.0) + t.get("early_round", 0.0)
-    label = str((r.get("search") or {}).get("searcher", ""))
+    label = str((r.get("search") or {}).get("plugin", ""))
     searched = not set(label.split("+")) <= QUICK     # else the last round was the quick searchers' own
     return {"teacher": t.get("teacher", 0.0) + t.get("smaller_teacher", 0.0),
             "quick": quick if searched else quick + t.get("search", 0.0) + t.get("refine", 0.0),
