@@ -25,8 +25,11 @@ from desyr.verify.command import result_request
 
 
 def _worst(res: dict | None) -> float | None:
+    """The residual "exact" is decided on: the largest relative one (max(R_eq, R_con) in an older result)."""
     if not res:
         return None
+    if res.get("relative") is not None:
+        return float(res["relative"])
     values = [float(v) for v in (res.get("R_eq"), res.get("R_con")) if v is not None]
     return max(values) if values else None
 

@@ -248,6 +248,12 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         if result.exact:
             stop = f"attempt {number} is verified exact"
             break
+        stopped = getattr(result, "stopped", None)
+        if stopped:
+            first_stop = stopped[0]
+            stop = (f"{first_stop.role} '{first_stop.name}' was stopped at its stop time in attempt {number}; "
+                    "another attempt would wait on it again")
+            break
         left = rule.budget - (clock() - start)
         used += variant.search.runs
         if used + variant.search.runs > 1000:     # a seed block holds 1000 searches
@@ -305,9 +311,5 @@ def _source(result: Result) -> str:
 
 
 def _worst(result: Result) -> float:
-    res = result.residuals
-    values = [v for v in ((res.R_eq, res.R_con) if res else ()) if v is not None]
-    try:
-        return max(float(v) for v in values) if values else math.inf
-    except (TypeError, ValueError):
-        return math.inf
+    """The largest relative residual of the attempt's verification (inf without one)."""
+    return result.residuals.worst() if result.residuals else math.inf

@@ -60,15 +60,18 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.shapes import Annulus, Disk
     from desyr.runtime.atomic import read_json, write_bytes_atomic, write_text_atomic
     from desyr.runtime.execution import serial_map, usable_cores
+    from desyr.runtime.forks import child_context
     from desyr.runtime.jobserver import borrowed_tokens, jobserver_path
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
+    from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
     from desyr.symbolic.physics import Scores
+    from desyr.symbolic.series import TailBound, evaluate_series, series_index, tail_bound, truncate
     from desyr.symbolic.simplify import simplify_expression
     from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
 
@@ -94,6 +97,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.shapes": ("Annulus", "Disk"),
     "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
     "desyr.runtime.execution": ("serial_map", "usable_cores"),
+    "desyr.runtime.forks": ("child_context",),
     "desyr.runtime.jobserver": ("borrowed_tokens", "jobserver_path"),
     "desyr.stages.pool": ("empirical_front",),
     "desyr.stages.select": ("preference_key",),
@@ -107,6 +111,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.stages.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
+    "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound", "evaluate_series"),
+    "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -149,11 +155,15 @@ __all__ = [
     "Operator", "BINARY_OPERATORS", "UNARY_OPERATORS", "operator", "library_names",
     # special functions: their SymPy classes and a Bessel function's order
     "SPECIAL_CLASSES", "BESSEL_CLASSES", "bessel_order",
+    # series: the index symbol every producer shares, the named eigenvalue functions
+    "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot",
+    "truncate", "tail_bound", "TailBound", "evaluate_series",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",
     # executors and caches: in-process mapping, usable cores, atomic files
-    "serial_map", "usable_cores", "borrowed_tokens", "jobserver_path", "read_json", "write_bytes_atomic", "write_text_atomic",
+    "serial_map", "usable_cores", "borrowed_tokens", "jobserver_path", "child_context", "read_json",
+    "write_bytes_atomic", "write_text_atomic",
     "__version__",
     # errors
     "ComponentError", "ConfigError", "PluginError", "DesyrError",

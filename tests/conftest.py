@@ -62,6 +62,19 @@ def real_verifier(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _no_fork_unsafe_library():
+    """The suite forks (stage 0's solver children, the verifier's tests), and a fork after JAX "will
+    likely lead to a deadlock" (issue 45): a test loads such a library only in a child process
+    (helpers.in_a_fresh_process)."""
+    yield
+    from desyr.runtime.forks import FORK_UNSAFE
+
+    loaded = [name for name in FORK_UNSAFE if name in sys.modules]
+    assert not loaded, (f"this test loaded {', '.join(loaded)} into the test process; load it in a child "
+                        "(helpers.in_a_fresh_process): the suite forks, and a fork after it can deadlock")
+
+
+@pytest.fixture(autouse=True)
 def _allow_callable_teacher(monkeypatch):
     """Most tests use the callable teacher as a stand-in; the opt-in is tested on its own."""
     monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")

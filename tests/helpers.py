@@ -125,3 +125,14 @@ def line_problem(equation: str, initial: str | None, reference: str, domain: str
             f'[[constraints]]\non = "boundary"\nvalue = "reference"\n{initial_block}'
             f'[reference]\nu = "{reference}"\n')
     return problem_from_toml(text, "made")
+
+
+def in_a_fresh_process(fn, *args):
+    """``fn(*args)`` in a spawned interpreter, its answer back: for a library the test process must not
+    load (JAX runs threads of its own, and the suite forks; tests/conftest.py checks). ``fn`` is a
+    module-level function of a test module."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()

@@ -201,7 +201,38 @@ class Candidate:
         return sp.lambdify(self.args, expr, modules="mpmath")
 
     def at(self, fn: Callable[..., Any], pt: Point, normal: Point | None = None) -> Any:
+        z = self._value(fn, pt, normal)
+        return self._limit(fn, pt, normal) if bad(z) else z
+
+    def _value(self, fn: Callable[..., Any], pt: Point, normal: Point | None) -> Any:
         return value(fn, [pt[v] for v in self.p.variables] + [(normal or {}).get(v, mp.nan) for v in self.p.spatial])
+
+    def _limit(self, fn: Callable[..., Any], pt: Point, normal: Point | None) -> Any:
+        """Where a formula is 0/0 (``sin(sqrt(x))/sqrt(x)`` at 0), its limit from inside the domain: the values
+        at 1e-30 and 1e-36 away, along the first direction that stays inside, must agree to 1e-20."""
+        inside = _inside(self.p)
+        for d in _directions(self.p, normal):
+            near = [{**pt, **{v: pt[v] + h * d.get(v, 0) for v in d}} for h in (mp.mpf("1e-30"), mp.mpf("1e-36"))]
+            if not all(inside(q) and _in_ranges(self.p, q) for q in near):
+                continue
+            a, b = (self._value(fn, q, normal) for q in near)
+            if bad(a) or bad(b) or abs(a - b) > mp.mpf("1e-20") * (1 + abs(a)):
+                return mp.nan
+            return b
+        return mp.nan
+
+
+def _directions(p: Problem, normal: Point | None) -> list[Point]:
+    """Directions to approach a point from: into the domain along its normal, else along each variable."""
+    out = [{v: -normal[v] for v in normal}] if normal and all(not mp.isnan(c) for c in normal.values()) else []
+    diagonal = {v: mp.mpf(1) / (k + 2) for k, v in enumerate(p.spatial)}
+    for v in p.ranges:
+        out += [{v: mp.mpf(1)}, {v: mp.mpf(-1)}]
+    return out + [diagonal, {v: -c for v, c in diagonal.items()}]
+
+
+def _in_ranges(p: Problem, pt: Point) -> bool:
+    return all(_num(lo) <= pt[v] <= _num(hi) for v, (lo, hi) in {**p.ranges, **p.parameters}.items())
 
 
 def _digits(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -349,7 +380,9 @@ def _integral(p: Problem, cand: Candidate, c: Con, label: str, rng: random.Rando
     def at(**xy: Any) -> Any:
         return cand.at(fn, {**pt, **xy})
     with mp.workdps(30):
-        if p.disk is not None:
+        if p.regions:
+            total = sum(sign * _region_integral(region, at, p.spatial) for sign, region in p.regions)
+        elif p.disk is not None:
             cx, cy, r = map(_num, p.disk)
             x, y = p.spatial
             total = mp.quad(lambda rho, th: rho * at(**{x: cx + rho * mp.cos(th), y: cy + rho * mp.sin(th)}),
@@ -360,3 +393,35 @@ def _integral(p: Problem, cand: Candidate, c: Con, label: str, rng: random.Rando
     seen.note(label, total - cand.at(target, pt), pt, "con")
 
 
+
+
+def _region_integral(region: tuple[Any, ...], at: Callable[..., Any], names: list[str]) -> Any:
+    """The integral of ``at`` over one signed piece of the domain: a box, a disk (polar), or a convex
+    polygon (a fan of triangles, each the unit square collapsed onto it)."""
+    kind, *data = region
+    x, y = names
+    if kind == "box":
+        (ax, ay), (bx, by) = [[_num(v) for v in corner] for corner in data]
+        return mp.quad(lambda u, v: at(**{x: u, y: v}), [ax, bx], [ay, by])
+    if kind == "disk":
+        cx, cy, r = [_exact_text(v) for v in data]
+        return mp.quad(lambda rho, th: rho * at(**{x: cx + rho * mp.cos(th), y: cy + rho * mp.sin(th)}),
+                       [0, r], [0, 2 * mp.pi])
+    vertices = [[_exact_text(v) for v in corner] for corner in data]
+    total = mp.mpf(0)
+    a = vertices[0]
+    for b, c in zip(vertices[1:], vertices[2:]):
+        area2 = abs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+        def on(s: Any, t: Any, b: Any = b, c: Any = c) -> Any:
+            px = a[0] + s * (b[0] - a[0]) + (1 - s) * t * (c[0] - a[0])
+            py = a[1] + s * (b[1] - a[1]) + (1 - s) * t * (c[1] - a[1])
+            return at(**{x: px, y: py}) * (1 - s)
+        total += area2 * mp.quad(on, [0, 1], [0, 1])
+    return total
+
+
+def _exact_text(text: Any) -> Any:
+    """A number written as text (``1 - 1/10**9``) at the working precision, through SymPy's exact reading."""
+    value = sp.sympify(str(text))
+    return mp.mpf(sp.N(value, mp.mp.dps + 10)) if value.is_number else value

@@ -10,9 +10,13 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from tests.oracle import Problem, read
+from tests.oracle_exact import CATEGORIES as EXACT_CATEGORIES
+from tests.oracle_exact import terms
+from tests.oracle_scale import KINDS, scale_candidates
 
 FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "asin", "acos", "atan", "abs")
-CATEGORIES = ("truth", "function", "spike", "kink", "branch", "collision", "complex", "unknown", "shape")
+CATEGORIES = ("truth", "function", "spike", "kink", "branch", "collision", "complex", "unknown", "shape",
+              *EXACT_CATEGORIES, *KINDS)
 #: problems with a thin or tiny boundary feature, drawn in the category "shape" only
 THIN = ("pinhole", "slit")
 SIZES = ("1", "1/10**3", "1/10**9", "1/10**12")
@@ -70,6 +74,10 @@ def candidates(draw, p: Problem, category: str) -> tuple[dict[str, str], dict[st
     if category == "unknown":
         for u in p.unknowns:
             form[u] = draw(st.sampled_from(["1/5", "1/2", f"{base[u]} + 1/10**9", f"{base[u]} + 1/10**3"]))
+    elif category in EXACT_CATEGORIES:
+        form["u"] = draw(terms(p, category))
+    elif category in KINDS:
+        form = draw(scale_candidates(p))
     elif category == "shape":
         f = draw(st.sampled_from(p.fields))
         form[f] = draw(st.sampled_from(["0", "1/10**9", "x/10**12", "1/10**3*x*y"]))

@@ -1,5 +1,6 @@
 """The oracle's invariant (issue 35): Proved means residuals below 1e-25 and real values everywhere the
-oracle looks (tests/oracle.py), Verified below 100 times the exact tolerance; the printed formula
+oracle looks (tests/oracle.py), Verified below 100 times the exact tolerance, both relative to the
+problem's scale (issue 44: the largest RMS of its data, in the oracle's own reading); the printed formula
 agrees with the proved exact form; an inverse problem's values fit its data.
 """
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 import mpmath as mp
 
+from tests.oracle import set_points as _set_points
 from tests.oracle import (  # noqa: F401
     DIGITS,
     Candidate,
@@ -73,15 +75,43 @@ PROVED_BELOW = mp.mpf("1e-25")
 
 
 @_digits
+def data_scale(p: Problem, seed: int, n: int = 24) -> Any:
+    """The problem's scale in the oracle's own reading: the largest RMS of one equation's right-hand side
+    on interior points, or of one constraint's value on its sets (1 when the problem holds no data: then
+    every multiple of a solution is one). Verified promises each residual within the tolerance of at most
+    twice this (docs/verify.md, "The tolerance's scale")."""
+    rng, syms = random.Random(seed + 13), symbols(p)
+    names = list(p.variables)
+    best = mp.mpf(0)
+
+    def rms(text: str, pts: list[Point]) -> Any:
+        fn = _mpmath(read(p, text), names, syms)
+        values = [value(fn, [pt[v] for v in names]) for pt in pts]
+        return mp.sqrt(mp.fsum(abs(z) ** 2 for z in values) / len(values)) if values else mp.mpf(0)
+
+    inner = interior(p, rng, n)
+    for _, rhs in p.equations:
+        best = max(best, rms(rhs, inner))
+    for c in p.constraints:
+        if c.periodic or not c.value:
+            continue
+        pts = [_draw(p, rng)] if c.integral else [pt for pt, _ in _set_points(p, c, rng, n)]
+        best = max(best, rms(c.value, pts))
+    return best if best > 0 and mp.isfinite(best) else mp.mpf(1)
+
+
+@_digits
 def broken(p: Problem, verdict: str, printed: dict[str, str], exact: dict[str, str] | None, seed: int,
            tolerance: float = 1e-8) -> str:
     """Why a verdict breaks the invariant ("" when it holds).
 
+    Both bounds are relative to the problem's scale (:func:`data_scale`).
     Proved: the proved form's residuals below 1e-25 everywhere the oracle looks, probes included, every
     value real, no kink the equations differentiate across, the printed formula within 1e-9 of it
     everywhere (floats aside), and within the stated noise of the field that made the observations.
     Verified: the printed formula's residuals below 100 times the tolerance on the oracle's sampled points
     (a sampled verdict is held to sampled points, not to the probes) and real values there."""
+    scale = data_scale(p, seed)
     if verdict == "proved":
         form = exact or printed
         seen = look(p, form, seed)
@@ -89,7 +119,7 @@ def broken(p: Problem, verdict: str, printed: dict[str, str], exact: dict[str, s
             return f"Proved, but not real: {seen.complex_at}"
         if seen.rough:
             return f"Proved, but {seen.rough}"
-        if not seen.worst() < PROVED_BELOW:
+        if not seen.worst() < PROVED_BELOW * scale:
             return f"Proved, but a residual is {mp.nstr(seen.worst(), 3)} ({seen.where})"
         if exact:
             gap = agreement(p, printed, exact, seed)
@@ -103,6 +133,6 @@ def broken(p: Problem, verdict: str, printed: dict[str, str], exact: dict[str, s
         seen = look(p, printed, seed)
         if seen.complex_at:
             return f"Verified, but not real: {seen.complex_at}"
-        if not seen.worst(probes=False) < 100 * tolerance:
+        if not seen.worst(probes=False) < 100 * tolerance * scale:
             return f"Verified, but a residual is {mp.nstr(seen.worst(False), 3)} ({seen.where})"
     return ""

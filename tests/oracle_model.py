@@ -56,6 +56,11 @@ class Problem:
     unknowns: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     observations: dict[str, Any] | None = None  # {"u": truth text, "points": n, "noise": s}
     names: tuple[str, ...] = ()                 # names worth colliding with (time, parameters...)
+    #: the domain for integrals as signed pieces: (sign, ("box", lo, hi) | ("disk", cx, cy, r) |
+    #: ("polygon", *vertices)), numbers as exact text; () for a box or ``disk``
+    regions: tuple[tuple[int, tuple[Any, ...]], ...] = ()
+    kind: str = ""                              # the one category that draws it ("" for the general ones)
+    points: dict[str, int] | None = None        # [points] as the config asks (None: verify 300, constraint 100)
 
     @property
     def variables(self) -> list[str]:
@@ -123,5 +128,6 @@ def toml(p: Problem, verify_points: int = 300) -> str:
     if p.observations:
         out.append("[observations]")
         out += [f"{k} = {q(v)}" for k, v in p.observations.items()]
-    out += ["[points]", f"verify = {verify_points}", "constraint = 100"]
+    asked = p.points if p.points is not None else {"verify": verify_points, "constraint": 100}
+    out += ["[points]", *(f"{k} = {v}" for k, v in asked.items())]
     return "\n".join(out) + "\n"

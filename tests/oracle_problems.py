@@ -8,6 +8,8 @@ from __future__ import annotations
 import mpmath as mp
 
 from tests.oracle import Con, Part, Problem
+from tests.oracle_exact import problems as exact_problems
+from tests.oracle_scale import scale_problems
 
 
 def _circle(cx, cy, r, outward=1):
@@ -124,4 +126,4 @@ def problems() -> dict[str, Problem]:
                        **{k.replace("face", "slit"): v for k, v in
                           _square(("-0.5", "-1e-8"), ("0.5", "1e-8"), sign=-1).items()}}),
     ]
-    return {p.name: p for p in out}
+    return {p.name: p for p in [*out, *exact_problems(), *scale_problems()]}

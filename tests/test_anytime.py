@@ -98,9 +98,10 @@ def test_an_unsolved_stage_0_attempt_is_kept_when_it_is_nearer_than_the_teachers
     from types import SimpleNamespace
 
     from desyr.api.pipeline import _closer
+    from desyr.model.result import Residuals
 
-    def result(verdict, r_eq, r_con):
-        return SimpleNamespace(verdict=verdict, residuals=SimpleNamespace(R_eq=r_eq, R_con=r_con))
+    def result(verdict, r_eq, r_con):       # a result of before 0.6, with no relative residual: its absolute ones
+        return SimpleNamespace(verdict=verdict, residuals=Residuals(R_eq=r_eq, R_con=r_con))
 
     assert _closer(result("not_exact", 3e-7, 1e-9), result("not_exact", 2e-4, 1e-9))
     assert not _closer(result("not_exact", 2e-4, None), result("not_exact", 3e-7, None))

@@ -159,3 +159,33 @@ def test_a_fingerprint_sees_in_place_changes_and_ignores_nan_and_caches():
     held.values[1] = 2.0
     held.names.append("y")
     assert changed_paths(before, fingerprint({"h": held})) == ["h.values", "h.names", "h.names[1]"]
+
+
+def test_the_searchers_task_holds_every_unary_operator_it_declares():
+    """A run hands a searcher whatever its library holds (the problem's text, the teacher's evidence, the
+    broad base): a searcher that declares an operator and breaks on it fails its conformance (issue 45)."""
+    import sympy as sp
+
+    from desyr.plugin import ParetoMember, Searcher, SearchResult, teacher_fit_mse
+
+    class BreaksOnLog(Searcher):
+        name = "breaks_on_log"
+        supported_binary = frozenset({"+", "-", "*", "/"})
+        supported_unary = frozenset({"sin", "exp", "log"})
+
+        def search(self, task):
+            if "log" in task.unary:
+                raise ValueError("log is not wired up")
+            x = sp.Symbol("x")
+            return SearchResult([ParetoMember(sp.sin(3.1 * x), 4, teacher_fit_mse(sp.sin(3.1 * x), [x], task.X,
+                                                                                   task.y))])
+
+    with pytest.raises(ContractViolation, match="log is not wired up"):
+        _check(BreaksOnLog, "check_searcher_front_is_usable")()
+
+
+    class WithoutLog(BreaksOnLog):      # what it does not declare, it is never handed
+        name = "without_log"
+        supported_unary = frozenset({"sin", "exp"})
+
+    _check(WithoutLog, "check_searcher_front_is_usable")()

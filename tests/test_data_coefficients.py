@@ -111,9 +111,9 @@ def test_the_linearised_problem_proposes_through_stage_0():
 ])
 def test_linearise_declines_what_it_cannot_linearise(lhs, value, why):
     made = coordinates(problem(lhs, value))
-    began = time.perf_counter()
+    began = time.process_time()
     assert why in applies(made)
-    assert time.perf_counter() - began < 1.0
+    assert time.process_time() - began < 1.0
 
 
 def test_undetermined_declines_source_free_data_given_face_by_face():

@@ -87,3 +87,39 @@ def test_same_result_on_serial_and_processes(registry, tmp_path):
         assert result.provenance.execution.units_computed == len(result.search.runs) + len(result.candidates)
     assert results["serial"] == results["processes"]
     assert results["serial"]["expression"] == {"u": "sin(3.141592653589793*x)"}
+
+
+def stuck_in_c(x):
+    """Unit 1 runs in C code without returning to Python (no signal, no lifeline thread reaches it)."""
+    if x == 1:
+        sum(range(10**14))
+    return x
+
+
+@pytest.mark.slow
+def test_a_unit_not_back_by_the_deadline_is_stopped_with_its_worker(registry):
+    """Under a budget (issue 45) the processes executor stops waiting at the deadline and kills the workers,
+    a unit stuck in C code included; the units that finished keep their answers, and the executor runs
+    the next map on fresh workers."""
+    import time
+
+    executor = make_executor(registry, name="processes", workers=2)
+    try:
+        assert executor.map(square, [1, 2]) == [1, 4]       # the workers start (and import) before the clock
+        start = time.perf_counter()
+        out = executor.map_until(stuck_in_c, [0, 1, 2], time.time() + 1.5)
+        assert time.perf_counter() - start < 5
+        assert out[0] == 0 and out[2] == 2
+        assert isinstance(out[1], UnitFailure) and out[1].stopped and not out[1].lost
+        assert executor.map(square, [1, 2, 3]) == [1, 4, 9]
+    finally:
+        executor.close()
+
+
+def test_an_executor_that_cannot_stop_a_unit_waits_for_it(registry):
+    """The default ``map_until`` is ``map``: an in-process executor has no worker to stop (its units stop
+    themselves where a signal reaches them)."""
+    import time
+
+    serial = make_executor(registry, name="serial")
+    assert serial.map_until(square, [2, 3], time.time() - 1) == [4, 9]

@@ -20,7 +20,9 @@ def desyr_cli_options():
     return [CommandOption("--greeting", "a word for the tally plugin", metavar="WORD", environment="TALLY_GREETING"),
             CommandOption("--tally-secret", "where the tally goes", metavar="KEY", executor_option="secret",
                           command_line_only=("execution.options.secret",), instead="set TALLY_SECRET"),
-            CommandOption("--tally-loud", "a switch", commands=("run",), environment="TALLY_LOUD")]
+            CommandOption("--tally-loud", "a switch", commands=("run",), environment="TALLY_LOUD"),
+            CommandOption("--tally-depth", "how deep", metavar="N", kind=int, low=1, high=9,
+                          environment="TALLY_DEPTH")]
 
 @hookimpl
 def desyr_config_sections():
@@ -31,7 +33,7 @@ def desyr_config_sections():
 @pytest.fixture
 def tally(desyr_cli, monkeypatch):
     desyr_cli.write("tally_plugin.py", TALLY)
-    for name in ("TALLY_GREETING", "TALLY_LOUD"):
+    for name in ("TALLY_GREETING", "TALLY_LOUD", "TALLY_DEPTH"):
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
     yield desyr_cli
@@ -145,3 +147,69 @@ def test_bench_runs_get_a_plugins_option_that_a_set_variable_stands_for(monkeypa
     assert "--allow-callable" not in forwarded_options(registry)
     monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")
     assert "--allow-callable" in forwarded_options(registry)     # the consent travels with each run
+
+
+# ------------------------------------------------------------ what an outside author missed (issue 45, item 2)
+def test_desyr_plugins_lists_a_plugins_sections_and_flags(tally):
+    listing = tally.run("-p", "tally_plugin", "plugins", "--json")
+    assert listing.ret == 0, listing.stderr
+    data = listing.json()
+    assert data["sections"]["tally"] == {"plugin": "tally_plugin", "options": {
+        "count": {"default": 1, "type": "int", "range": "[1, inf)", "doc": "how many"}}}
+    flags = {f["flag"]: f for f in data["flags"]}
+    assert flags["--tally-depth"]["plugin"] == "tally_plugin" and flags["--tally-depth"]["type"] == "int"
+    assert flags["--tally-depth"]["range"] == "[1, 9]" and flags["--tally-loud"]["type"] == "switch"
+    assert flags["--tally-secret"]["command_line_only"] == ["execution.options.secret"]
+    assert "--scheduler" in flags            # the built-in plugins' own are listed as well
+    text = tally.run("-p", "tally_plugin", "plugins").stdout
+    assert "section   [tally]  plugin tally_plugin: count (int, default 1)" in text
+    assert "flag      --tally-depth N (int, [1, 9])  plugin tally_plugin, on run, refine, bench, study" in text
+
+
+def test_a_plugins_component_names_its_distribution_or_that_it_has_none(tally):
+    data = tally.run("-p", "tally_plugin", "plugins", "--json").json()
+    operon = next(c for c in data["components"] if c["name"] == "operon")
+    assert operon["distribution"] == "desyr" and operon["version"]
+
+
+@pytest.mark.parametrize(("value", "why"), [("abc", "argument --tally-depth: takes int, got 'abc'"),
+                                            ("0", "argument --tally-depth: 0 is outside [1, 9]"),
+                                            ("2.5", "argument --tally-depth: takes int, got '2.5'")])
+def test_a_typed_option_is_checked_before_any_work(tally, value, why):
+    result = tally.run("-p", "tally_plugin", "run", _config(tally, ""), "--tally-depth", value, "--out", "o")
+    assert result.ret == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"desyr: error: {why}"), result.stderr
+    assert "TALLY_DEPTH" not in os.environ and not (tally.path / "o").exists()
+
+
+def test_a_typed_option_reaches_the_plugin_as_given(tally):
+    result = tally.run("-p", "tally_plugin", "run", "nosuch:x", "--tally-depth", "7")
+    assert result.ret == 2 and os.environ["TALLY_DEPTH"] == "7"
+
+
+def test_a_declaration_that_cannot_be_typed_is_left_out():
+    from desyr.plugin import CommandOption
+
+    with pytest.raises(ConfigError, match="is a switch"):
+        CommandOption("--x", "a switch with a range", low=1, kind=int).check()
+    with pytest.raises(ConfigError, match="kind must be str, int or float"):
+        CommandOption("--x", "a list", metavar="L", kind=list).check()
+    with pytest.raises(ConfigError, match="outside"):
+        CommandOption("--x", "a choice out of range", metavar="N", kind=int, high=3, choices=(1, 5)).check()
+
+
+def test_a_section_default_outside_its_own_range_is_the_plugins_error_in_one_line(desyr_cli):
+    desyr_cli.write("badtally_plugin.py", "from desyr.plugin import Option, hookimpl\n\n@hookimpl\n"
+                    "def desyr_config_sections():\n    return {'tally': {'count': Option(0, 'how many', kind=int, low=1)},"
+                    "\n            'fine': {'n': Option(2, 'n', kind=int)}}\n")
+    try:
+        result = desyr_cli.run("-p", "badtally_plugin", "plugins", "--json")
+    finally:
+        sys.modules.pop("badtally_plugin", None)
+    data = result.json()
+    assert "fine" in data["sections"] and "tally" not in data["sections"]
+    assert data["failures"]["badtally_plugin"] == ("config section [tally] left out: OptionError: option 'count': "
+                                                   "0 is outside [1, inf)")
+    warned = [line for line in result.stderr.splitlines() if "badtally_plugin" in line]
+    assert warned == ["desyr: warning: plugin 'badtally_plugin': config section [tally] left out: OptionError: "
+                      "option 'count': 0 is outside [1, inf)"]

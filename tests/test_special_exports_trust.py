@@ -40,7 +40,8 @@ def test_fortran_writes_a_real_argument_for_a_constant():
     assert "bessel_jn(0, 2.0" in text and "bessel_yn(1, 3.0" in text and "erf(1.0" in text
 
 
-@pytest.mark.skipif(shutil.which("gfortran") is None, reason="gfortran not installed: Fortran export not compiled")
+@pytest.mark.skipif(shutil.which("gfortran") is None,
+                    reason="gfortran not installed (./dev test installs it where apt-get can): Fortran export not compiled")
 def test_a_drum_mode_over_its_rim_value_compiles_with_gfortran(tmp_path):
     r = sp.sqrt(x**2 + y**2)
     u = sp.besselj(0, 2 * r) / sp.besselj(0, 2) + sp.erf(1) * sp.bessely(1, 3)

@@ -20,6 +20,17 @@ ROOT = TESTS.parent
 
 #: module (every test in it) or module::test (every parametrization) -> why it is slow
 HEAVY = {
+    "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
+        "named eigenvalues at 30 digits, term by term (the slow cases)",
+    "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",
+    "test_series_export.py::test_the_c_export_compiles_and_agrees": "compiles C with gcc",
+    **{f"test_series_pipeline.py::{name}": "a refine of a series and its verifier process" for name in (
+        "test_an_exact_series_goes_through_refine_to_every_output",
+        "test_a_series_with_float_constants_is_refit_and_identified",
+        "test_a_wrong_series_is_not_exact",
+    )},
+    "test_series_export.py::test_the_fortran_export_compiles_and_agrees": "compiles Fortran with gfortran",
+    "test_series_export.py::test_the_torch_and_jax_exports_run_and_agree": "imports torch or jax",
     "test_teacher_unknowns.py::test_the_unknown_trains_with_the_network_towards_the_data": "a real DeepXDE training",
     "test_inverse_docs.py::test_the_worked_example_prints_what_the_page_shows": "two whole runs through the CLI",
     "test_sympy_methods.py::test_a_method_written_here_is_one_file_plus_one_list_entry":
@@ -37,6 +48,13 @@ HEAVY = {
     "test_coupled.py::test_without_tying_the_same_refit_has_one_rate_per_field": "a Kovasznay group refit and its verdict",
     "test_dask.py": "a real LocalCluster with two worker processes",
     "test_executors.py::test_killed_worker_is_retried_and_a_repeat_killer_is_recorded": "runs in a process pool, one killed",
+    "test_executors.py::test_a_unit_not_back_by_the_deadline_is_stopped_with_its_worker":
+        "a process pool whose stuck worker is killed at its deadline",
+    "test_budget_acceptance.py::test_a_sleeping_component_of_any_role_cannot_hold_the_run_past_its_budget": "whole runs through the CLI, each up to its budget (issue 45, acceptance 1)",
+    "test_forks.py::test_stage_0_proposes_the_same_from_a_fresh_interpreter_once_jax_is_loaded":
+        "stage 0 twice, once from a fork server's fresh interpreters",
+    "test_plugin_output.py::test_stdout_holds_the_result_alone_and_the_reports_say_where_each_component_came_from":
+        "a whole run through the CLI",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",
     "test_memo.py::test_once_a_shorter_refit_meets_the_physics_no_longer_candidate_is_refit": "seven real refits",

@@ -10,7 +10,7 @@ from desyr.config.spec import read_spec
 from desyr.errors import ConfigError
 from desyr.escalation import escalate, policy
 from desyr.extension.registry import load_registry
-from desyr.model.result import AttemptRecord
+from desyr.model.result import AttemptRecord, Residuals
 from desyr.runtime.progress import Progress
 from desyr.testing import make_problem
 from desyr.unary.choice import start_library, text_functions
@@ -138,8 +138,8 @@ def test_evidence_reads_lines_through_a_space_time_teacher():
 
 # ---------------------------------------------------------------- the escalation order
 def _not_exact(*_):
-    residuals = SimpleNamespace(R_eq=1.0, R_con=1.0)
-    return SimpleNamespace(exact=False, residuals=residuals, expression={"u": "x"}, candidates=[],
+    residuals = Residuals(R_eq=1.0, R_con=1.0)
+    return SimpleNamespace(exact=False, residuals=residuals, expression={"u": "x"}, candidates=[], stopped=[],
                            selected_id=None, provenance=SimpleNamespace(components={"searcher": "operon"})), "handle"
 
 

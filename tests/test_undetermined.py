@@ -178,9 +178,9 @@ def test_a_source_no_basis_function_answers_is_declined():
 ])
 def test_it_does_not_apply_without_a_source_or_to_a_nonlinear_equation(lhs, rhs, why):
     problem = coordinates(load(SINES, lhs=lhs, rhs=rhs))
-    began = time.perf_counter()
+    began = time.process_time()
     assert why in applies(problem)
-    assert time.perf_counter() - began < 0.5
+    assert time.process_time() - began < 0.5
 
 
 @pytest.mark.slow

@@ -3,9 +3,10 @@
 assemble the typed result (:func:`_finish`); :func:`write_result` writes it atomically."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +14,17 @@ import numpy as np
 import sympy as sp
 
 from desyr._version import __version__
+from desyr.api.shares import LEAST_VERDICT, verdict_seconds
 from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
+from desyr.extension.hookspecs import ROLES
 from desyr.extension.registry import Registry
-from desyr.extension.roles import Gate, Refiner, TeacherModel
+from desyr.extension.roles import Component, Gate, Refiner, TeacherModel
 from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate
 from desyr.model.context import CoupledInfo, RunContext, SearchInfo
 from desyr.model.frozen import thawed
-from desyr.model.outcomes import Outcome, Selection, TeacherOutcome
+from desyr.model.outcomes import ComponentOrigin, Outcome, Selection, TeacherOutcome
 from desyr.model.points import make_point_sets, make_verification_points
 from desyr.model.problem import Problem
 from desyr.model.result import (
@@ -40,7 +43,7 @@ from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import identify
 from desyr.stages.run_components import component, gate_sequence, searcher_names
-from desyr.stages.run_residuals import verify_selection
+from desyr.stages.run_residuals import series_truncation, verify_selection
 from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
@@ -59,6 +62,8 @@ class _Started:
     units: Units
     seed: int
     spec: RunSpec              # the run's typed settings
+    #: the components made for the run (the pipeline adds its teacher and searchers), for their origins
+    parts: list[Component] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class RunRequest:
     retrain: bool = False
     execution: Execution = Execution()
     command: str = "run"
+    wall: float | None = None               # time.time() by which the run returns (--budget); None: no wall
     memo: Memo | None = None                # units computed earlier in this run (escalation's attempts share it)
 
 
@@ -126,10 +132,11 @@ def _start(request: RunRequest) -> _Started:
     seen = replace(problem, reference=None)
     ctx = RunContext(seen, make_point_sets(problem, int(seed)), seed=int(seed),
                      method=spec.method, cache_dir=Path(request.cache_dir), retrain=request.retrain,
-                     progress=progress, units=units)
+                     progress=progress, units=units, wall=request.wall)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, problem, registry, refiner, gates, clock, units, int(seed), spec)
+    return _Started(ctx, problem, registry, refiner, gates, clock, units, int(seed), spec,
+                    [refiner, *gates, executor])
 
 
 def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: Refiner) -> dict[str, Any]:
@@ -173,9 +180,12 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, s, stages, outcome, components, timings)
     result.exact_form = exact
+    if chosen is not None and chosen.expressions:
+        result.series = series_truncation(s.pristine, chosen.expressions, points)
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
     start = time.perf_counter()
-    attach_verdict(result, s.pristine, None if meanwhile is None else lambda: meanwhile(result))
+    attach_verdict(result, s.pristine, None if meanwhile is None else lambda: meanwhile(result),
+                   verdict_seconds(s.ctx.wall))
     result.timings["verifier"] = round(time.perf_counter() - start, 4)
     result.timings["total"] = round(time.perf_counter() - s.clock, 4)
     return result
@@ -216,6 +226,9 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
 
     if not have_matplotlib():
         return DrawnFigures((), NO_MATPLOTLIB)
+    seconds = verdict_seconds(s.ctx.wall)       # under a budget, what its promise leaves after the verdict
+    if seconds is not None and seconds <= LEAST_VERDICT:
+        return DrawnFigures((), "the run's budget left no time for figures")
     predict = None
     if model is not None and result.teacher is not None:
         plugin = result.teacher.plugin
@@ -223,7 +236,8 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
         def predict(X: np.ndarray) -> np.ndarray:
             return teacher_predict(model, plugin, X)
     Path(out).mkdir(parents=True, exist_ok=True)
-    return DrawnFigures(tuple(draw(plan_run_figures(result, s.pristine, out, teacher_predict=predict))))
+    drawn = draw(plan_run_figures(result, s.pristine, out, teacher_predict=predict), seconds)
+    return DrawnFigures(tuple(drawn), None if drawn or seconds is None else "the run's budget left no time for figures")
 
 
 def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, components: dict[str, str],
@@ -231,9 +245,10 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
     problem, pool = s.pristine, stages.pool
     chosen = outcome.selection.selected
     v = outcome.verification
-    residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint)) if v else None
+    residuals = Residuals(v.R_eq, v.R_con, list(v.R_eq_per_equation), list(v.R_con_per_constraint),
+                          v.relative) if v else None
     tol = s.spec.method.exact_tolerance
-    exact = bool(v and all(r is not None and r <= tol for r in (v.R_eq, v.R_con if v.R_con is not None else 0.0)))
+    exact = bool(residuals and residuals.worst() <= tol)      # relative to the problem's scale, as the verifier
     has_exprs = chosen is not None and bool(chosen.expressions)
     return Result(
         command=command,
@@ -253,8 +268,25 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
         candidates=[candidate_record(c, outcome.selection.removed.get(c.id)) for c in pool],
         teacher=stages.teacher.info if stages.teacher else None, search=stages.search, coupled=stages.coupled,
         timings={k: round(t, 4) for k, t in timings.items()},
-        provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record())),
+        provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record()),
+                              component_origins(s.registry, s.parts, components)),
         schema=SCHEMA)
+
+
+def component_origins(registry: Registry, parts: list[Component], components: Mapping[str, str]
+                      ) -> list[ComponentOrigin]:
+    """Where each component the result names came from (``desyr plugins``' origin, its distribution and
+    version), and the executor's; the core's own (the in-process executor) is left out."""
+    named = {role: set(re.split(r"[+,]", names)) for role, names in components.items()}
+    out: list[ComponentOrigin] = []
+    for part in parts:
+        info = registry.origin(part)
+        listed = part.role == "executor" or part.name in named.get("gates" if part.role == "gate" else part.role, ())
+        if info is None or not listed or any((o.role, o.name) == (part.role, part.name) for o in out):
+            continue
+        dist, version = info.distribution or (None, None)
+        out.append(ComponentOrigin(part.role, part.name, info.origin, dist, version))
+    return sorted(out, key=lambda o: ROLES.index(o.role) if o.role in ROLES else len(ROLES))
 
 
 def write_result(result: Result, out: str | Path, figures: DrawnFigures | None = None) -> Path:

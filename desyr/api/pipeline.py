@@ -10,7 +10,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
-from desyr.api.shares import SCREEN_SHARE, SEARCH_SHARE, TEACHER_SHARE, VERDICT_SECONDS, stage_a_deadline, until
+from desyr.api.shares import (
+    SCREEN_SHARE,
+    SEARCH_SHARE,
+    STAGE0_SHARE,
+    TEACHER_SHARE,
+    VERDICT_SECONDS,
+    stage_a_deadline,
+    until,
+)
 from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
@@ -19,7 +27,7 @@ from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
-from desyr.model.outcomes import RefitPassOutcome, TeacherOutcome
+from desyr.model.outcomes import RefitPassOutcome, Selection, StoppedCall, TeacherOutcome
 from desyr.model.problem import Problem
 from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
@@ -34,6 +42,7 @@ from desyr.stages.refit import check_finite, parse_candidate, refine_pool, scree
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
+from desyr.stages.stops import Stopped, noting_stops
 from desyr.stages.teach import (
     make_teacher,
     reused_teacher,
@@ -55,7 +64,7 @@ SOLVED = ("proved", "verified")
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
         out: str | Path | None = None, progress: Progress | None = None, retrain: bool = False,
         cache_dir: str | Path = ".desyr-cache", execution: Execution | None = None, plots: bool = True,
-        budget: float | None = None) -> Result:
+        budget: float | None = None, budget_from: float | None = None) -> Result:
     """The whole pipeline on one problem; returns (and optionally writes) the typed result.
 
     From Python it starts one process of its own, the separate verifier (docs/security.md); units
@@ -64,7 +73,10 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     :func:`desyr.report.drawer.start_drawer`).
 
     With a ``budget`` (seconds; or ``[escalation] budget``) a result that is not verified exact
-    is tried again under the escalation policy (:mod:`desyr.escalation`) until one is."""
+    is tried again under the escalation policy (:mod:`desyr.escalation`) until one is, and the run
+    returns within the budget plus the verdict's seconds: a component still working at its stop time is
+    stopped (:mod:`desyr.stages.stops`; ``result.stopped`` names it). ``budget_from``: when the budget's
+    clock started (``time.time()``; default: this call; the command line passes its own start)."""
     from desyr.escalation import escalate, policy
 
     registry = registry or load_registry()
@@ -75,10 +87,12 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     # Components are chosen (and their options checked) before the output folder is touched.
     solvers = exact_searchers(registry, spec.solvers)
     found, teacher = _run_components(registry, spec)
+    started = time.time() if budget_from is None else budget_from
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
-                         execution or _python_default(registry, spec))
-    with out_lock(out):
-        clock, started = time.perf_counter(), time.time()
+                         execution or _python_default(registry, spec),
+                         wall=None if rule is None else started + rule.budget)         # stage 0 included
+    with out_lock(out), noting_stops() as stops:
+        clock = time.perf_counter()
         if spec.problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
@@ -102,13 +116,15 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
                                              "different config, so none is stored); the run starts afresh")
 
-        wall = started + rule.budget        # stage 0 included
+        wall = request.wall
         memo = Memo()                       # what one attempt computed, the next need not compute again
         teachers: dict[str, TeacherOutcome] = {}    # each teacher trained, by its settings: reused as it is
 
         def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
             s = _start(replace(request, spec=variant, out=None, memo=memo))
+            before = len(stops)
             result, model = _attempt(s, *_run_components(registry, variant), wall, teachers)
+            result.stopped = stops[before:]        # escalation stops after an attempt with a stopped call
             return result, (s, model)
 
         # the exact attempt spent part of the budget
@@ -116,7 +132,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt,
                                                    first=2 if exact is not None else 1, evidence=_evidence,
                                                    why_first=why_library)
-        result.attempts, result.escalation_stop = attempts, stop
+        result.attempts, result.escalation_stop, result.stopped = attempts, stop, list(stops)
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
         return _write(s, _with_exact(result, exact, None), model, out, plots)
 
@@ -154,17 +170,19 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
     clock = time.perf_counter()
     here = Execution(executor=request.registry.in_process_executor())
     s = _start(replace(request, out=None, execution=here))
+    s.parts.extend(solvers)
     # the refiner's heavy imports overlap the solver children's work instead of following it
     with imports_ahead(getattr(s.refiner, "imports_ahead", ())):
-        solved = propose_candidates(solvers, s.ctx.problem, time_limit)
+        solved = propose_candidates(solvers, s.ctx.problem, time_limit, request.wall, s.ctx.progress)
     s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
                            f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
     if not solved.pool:
         return _Exact(None, s, solved, time.perf_counter() - clock)
     pool = list(solved.pool)
+    ctx = until(s.ctx, request.wall, STAGE0_SHARE)            # under a budget: the rest is the teacher's path
     with s.units.executor:
-        refit = refine_pool(pool, s.refiner, s.ctx)          # Stage B: every constant refit from the physics
-        selection = run_gates(pool, s.gates, s.ctx)          # Stage C (no teacher: its gate is inactive)
+        refit = refine_pool(pool, s.refiner, ctx)            # Stage B: every constant refit from the physics
+        selection = run_gates(pool, s.gates, ctx)            # Stage C (no teacher: its gate is inactive)
     timings = {"solve": solved.seconds, "refine": refit.seconds, "select": selection.seconds}
     stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
     # drawn aside, and moved in only if this result is the run's: an unsolved stage 0 leaves no figure
@@ -202,9 +220,7 @@ def _closer(a: Result, b: Result) -> bool:
     rank = {"proved": 3, "verified": 2, "not_exact": 1}
 
     def worst(r: Result) -> float:
-        res = r.residuals
-        values = [v for v in (res.R_eq, res.R_con) if v is not None] if res is not None else []
-        return max(values) if values and all(math.isfinite(v) for v in values) else math.inf
+        return r.residuals.worst() if r.residuals is not None else math.inf
 
     ra, rb = rank.get(a.verdict, 0), rank.get(b.verdict, 0)
     return ra > rb or (ra == rb and worst(a) < worst(b))
@@ -249,12 +265,13 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
 
 def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None,
              teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
+    s.parts.extend([teacher, *found])
     with s.units.executor:
         return _run(s, found, teacher, wall, teachers)
 
 
 def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None,
-         teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel]:
+         teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out;
     ``teachers``: the teachers earlier attempts trained, reused where the settings are the same)."""
     problem = s.pristine
@@ -264,11 +281,14 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     # anytime: the quick searchers first try a smaller teacher, which the configured one continues from
     early = _early_round(s, teacher, rounds[0], found[0].name, (stage_a_end, wall), teachers) \
         if len(rounds) > 1 and key not in teachers else None
-    if early is not None and (early[0].verdict in SOLVED or past(wall)):
+    if early is not None and (early[0].verdict in SOLVED or past(wall) or early[1] is None):
         return early[0], early[1]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
-    taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
-        teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    try:
+        taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+    except Stopped as exc:              # named already: without its values no search runs
+        return _untaught(s, exc.record), None
     teachers.setdefault(key, taught)
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
@@ -288,7 +308,7 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
 
 def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: str,
                  ends: tuple[float | None, float | None], teachers: dict[str, TeacherOutcome]
-                 ) -> tuple[Result, TeacherModel, dict[str, float]] | None:
+                 ) -> tuple[Result, TeacherModel | None, dict[str, float]] | None:
     """The quick searchers' round on the teacher's smaller budget (None where the teacher has none): a
     verified answer ends the attempt at about a quarter of the teacher's cost; otherwise the configured
     teacher goes on from that network. Its result, teacher model and the seconds it took."""
@@ -296,8 +316,11 @@ def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: st
     if smaller is None:
         return None
     start, key = time.perf_counter(), teacher_key(s.ctx, smaller)
-    taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
-        teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
+    try:
+        taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
+    except Stopped as exc:              # named already: the attempt ends as for the configured teacher
+        return _untaught(s, exc.record), None, {}
     teachers.setdefault(key, taught)
     result = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {})
     if result.verdict not in SOLVED:
@@ -305,6 +328,11 @@ def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: st
                                f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
     return result, taught.model, {"smaller_teacher": taught.seconds,
                                   "early_round": time.perf_counter() - start - taught.seconds}
+
+def _untaught(s: _Started, stop: StoppedCall | None) -> Result:
+    """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
+    seconds, name = (stop.seconds, stop.name) if stop is not None else (0.0, "")
+    return _finish("run", s, _Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
 
 
 def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
@@ -331,7 +359,7 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
         rest = waves[i + 1:]
         skipped = [seed for w in rest for seed in search_seeds(ctx.seed, w.runs, w.seed_offset)]
         result = _select(s, taught, ctx, pooled, replace(search, skipped_seeds=skipped), "+".join(names),
-                         {"teacher": taught.seconds, "search": searched.seconds, **earlier})
+                         {"teacher": taught.seconds, "search": searched.seconds, **earlier}, wall)
         done = not rest or result.verdict in SOLVED or past(wall)
         if rest:
             ctx.progress.message(wave_line(result.verdict, result.verdict in SOLVED, done, search.seeds, skipped,
@@ -343,8 +371,9 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
 
 def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
             pooled: Mapping[str, list[PooledCandidate]], search: SearchInfo, label: str,
-            timings: dict[str, float]) -> Result:
-    """Stages B and C on the pooled candidates, for one field and for several, then the verdict."""
+            timings: dict[str, float], wall: float | None = None) -> Result:
+    """Stages B and C on the pooled candidates, for one field and for several, then the verdict (the
+    gates have until the ``wall``: Stage B's deadline is before it)."""
     problem = s.pristine
     coupled = None
     if len(problem.fields) == 1:
@@ -352,7 +381,7 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         # Stage B: physics-only refit of every finite candidate, then its checked cleaning
         refit = refine_pool(screen_finite(pool, ctx), s.refiner, ctx)
         # Stage C: the gates
-        selection = run_gates(pool, s.gates, ctx)
+        selection = run_gates(pool, s.gates, replace(ctx, deadline=wall))
         timings.update(refine=refit.seconds, select=selection.seconds)
     else:
         # Stage A, end, coupled: shared-factor augmentation, shortlists, the best groups (under a budget
@@ -362,11 +391,11 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         groups = coupled_groups(pooled, label, s.spec.coupled, ctx, screening)
         # Stage B on the screening subset (the refiner's cheap variant), then Stage C picks one group
         screened = refine_pool(groups.pool, screening_refiner(s.refiner, s.spec.coupled), screening, scope="screen")
-        selection = run_gates(groups.pool, s.gates, screening)
+        selection = run_gates(groups.pool, s.gates, replace(screening, deadline=wall))
         # Stage B again, for the chosen group alone on the full set; under a budget only while a third of
-        # Stage B's time is left (else the group keeps its screening refit), and a refit started is
-        # finished: it is the result
-        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=None)) \
+        # Stage B's time is left (else the group keeps its screening refit), and a refit started may run
+        # to the wall (not Stage B's deadline): it is the result
+        winner = refit_winner(selection, s.refiner, replace(ctx, deadline=wall)) \
             if ctx.seconds_left() >= stage_b_time / 3 else RefitPassOutcome(0, {}, 0.0)
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
@@ -409,6 +438,7 @@ def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Tea
         raise ConfigError("no candidate given (use --candidate EXPR)")
     ctx, timings, taught = s.ctx, {}, None
     if teacher is not None:
+        s.parts.append(teacher)
         taught = teach(s.registry, ctx, teacher)
         ctx, timings = with_teacher(ctx, taught), {"teacher": taught.seconds}
     refit = refine_pool(pool, s.refiner, ctx)

@@ -171,8 +171,12 @@ def glued_expressions(argv: list[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import time
+
+    started = time.time()        # a run's --budget counts from here: the command's start-up is in it
     try:
         args = parse_with_plugins(_parser, glued_expressions(list(sys.argv[1:] if argv is None else argv)))
+        args.started = started
         return _dispatch(args)
     except DesyrError as exc:     # ExpressionError is one too; importing it here would load SymPy
         print(f"desyr: error: {_one_line(exc)}{_traceback(exc)}", file=sys.stderr)
@@ -266,21 +270,22 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if args.executor is not None:
         registry.info("executor", args.executor)      # an unknown name is an error even where no unit runs
+    from desyr.cli.summary import print_summary, results_apart
+
     progress = Progress(verbose=not args.quiet)
-    if args.command == "refine":
-        from desyr.api import refine
+    with results_apart():       # what the components print goes to stderr: stdout is the result's lines
+        if args.command == "refine":
+            from desyr.api import refine
 
-        result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
-                        out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir,
-                        execution=execution_of(args), plots=not args.no_plots)
-    else:
-        from desyr.api import run
+            result = refine(problem, args.candidate, seed=args.seed, registry=registry, use_teacher=args.teacher,
+                            out=args.out, progress=progress, retrain=args.retrain, cache_dir=args.cache_dir,
+                            execution=execution_of(args), plots=not args.no_plots)
+        else:
+            from desyr.api import run
 
-        result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
-                     retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
-                     plots=not args.no_plots, budget=args.budget)
-    from desyr.cli.summary import print_summary
-
+            result = run(problem, seed=args.seed, registry=registry, out=args.out, progress=progress,
+                         retrain=args.retrain, cache_dir=args.cache_dir, execution=execution_of(args),
+                         plots=not args.no_plots, budget=args.budget, budget_from=args.started)
     print_summary(result, args.out)
     return EXIT_NOTHING_SELECTED if result.expression is None else 0
 

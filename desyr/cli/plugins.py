@@ -8,9 +8,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from desyr.extension.options import options_dict
 
 if TYPE_CHECKING:
+    from desyr.extension.declared import Declared
     from desyr.extension.options import CommandOption
     from desyr.extension.registry import Registry
 
@@ -83,13 +86,28 @@ def add_plugin_options(commands: Mapping[str, argparse.ArgumentParser],
         for name in option.commands:
             if name not in commands:
                 continue
-            kind = {"metavar": option.metavar} if option.metavar else {"action": "store_true"}
+            kind: dict[str, Any] = ({"metavar": option.metavar, "type": _typed(option)} if option.metavar else
+                                    {"action": "store_true"})
             try:
                 commands[name].add_argument(option.flag, dest=option.dest, default=None,
-                                            help=f"{option.help} [plugin {plugin}]", **kind)  # type: ignore[arg-type]
+                                            help=f"{option.help} [plugin {plugin}]", **kind)
             except argparse.ArgumentError as exc:
                 print(f"desyr: warning: plugin '{plugin}': option {option.flag} of '{name}' left out: {exc}",
                       file=sys.stderr)
+
+
+def _typed(option: CommandOption) -> Callable[[str], object]:
+    """argparse's ``type`` for a plugin's option: its declared type and range, checked as the command
+    line is parsed (one line, exit 2), before any plugin does any work with it."""
+    from desyr.extension.options import OptionError
+
+    def convert(text: str) -> object:
+        try:
+            return option.value(text)
+        except OptionError as exc:        # argparse names the flag itself: "argument --x: takes int, got 'a'"
+            message = str(exc).removeprefix(f"{option.flag}: ").removeprefix(f"{option.flag} ")
+            raise argparse.ArgumentTypeError(message) from None
+    return convert
 
 
 def apply_plugin_options(args: argparse.Namespace) -> None:
@@ -130,6 +148,7 @@ def plugins_for_children(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _warn_about_plugins(registry: Registry) -> None:
+    _declarations(registry)      # a broken declaration (a section default outside its own range) is a failure
     for name, error in registry.failures.items():
         what = "" if registry.pm.has_plugin(name) else " failed to load"
         print(f"desyr: warning: plugin '{name}'{what}: {error}", file=sys.stderr)
@@ -140,19 +159,46 @@ def _warn_about_plugins(registry: Registry) -> None:
 
 def list_plugins(registry: Registry, as_json: bool) -> int:
     rows = [info.as_dict() for info in registry.listing()]
+    found = _declarations(registry)
+    sections: dict[str, dict[str, Any]] = {name: {"plugin": found.owners[name], "options": options_dict(specs)}
+                                           for name, specs in found.sections.items()}
+    flags = [_flag_dict(plugin, option) for plugin, option in found.options]
     if as_json:
         print(json.dumps({"components": [r for r in rows if not r["shadowed_by"]],
                           "shadowed": [r for r in rows if r["shadowed_by"]],
-                          "failures": dict(registry.failures)}, indent=2))
+                          "sections": sections, "flags": flags, "failures": dict(registry.failures)}, indent=2))
         return 0
     width = max((len(r["name"]) for r in rows), default=4)
     for r in rows:
         note = f"  (shadowed by {r['shadowed_by']}; select as {r['qualified_name']})" if r["shadowed_by"] else ""
         default = " [default]" if r["default"] else ""
         print(f"{r['role']:<9} {r['name']:<{width}}  {r['origin']} ({r['entry_point']}){default}{note}")
+    for name, section in sections.items():
+        keys = ", ".join(f"{k} ({o['type']}, default {o['default']!r})" for k, o in section["options"].items())
+        print(f"section   [{name}]  plugin {section['plugin']}: {keys or 'no keys'}")
+    for flag in flags:
+        value = f" {flag['metavar']} ({flag['type']}{', ' + flag['range'] if flag['range'] else ''})" \
+            if flag["metavar"] else " (a switch)"
+        print(f"flag      {flag['flag']}{value}  plugin {flag['plugin']}, on {', '.join(flag['commands'])}: "
+              f"{flag['help']}")
     for name, error in registry.failures.items():
         print(f"failed    {name}: {error}")
     return 0
+
+
+def _declarations(registry: Registry) -> Declared:
+    from desyr.config.settings import plugin_declarations
+
+    return plugin_declarations(registry)
+
+
+def _flag_dict(plugin: str, option: CommandOption) -> dict[str, Any]:
+    """A plugin's command-line option as ``desyr plugins --json`` lists it."""
+    spec = option.spec
+    return {"flag": option.flag, "plugin": plugin, "help": option.help, "metavar": option.metavar,
+            "type": spec.type_text() if option.metavar else "switch", "range": spec.range_text() or None,
+            "commands": list(option.commands), "environment": option.environment,
+            "executor_option": option.executor_option, "command_line_only": list(option.command_line_only)}
 
 
 def list_problems(registry: Registry) -> int:

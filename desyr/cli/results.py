@@ -5,6 +5,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from sympy import Sum
+
 from desyr.api import write_result
 from desyr.config.loading import load_problem
 from desyr.errors import ConfigError
@@ -77,7 +79,7 @@ def export_command(registry: Registry, args: argparse.Namespace) -> int:
                                                                       "the printed formula"))
     if unknowns:        # the formula holds with these coefficients: say so beside it
         text += _comment(args.to, "unknown coefficients: " + ", ".join(f"{n} = {v}" for n, v in unknowns.items()))
-    text += export(exprs, result.problem.variables, args.to)
+    text += export(exprs, result.problem.variables, args.to, domain=_domain(result) if _is_series(exprs) else None)
     if args.output:
         target = Path(args.output)
         if target.is_symlink() or (target.exists() and not target.is_file()):
@@ -90,6 +92,19 @@ def export_command(registry: Registry, args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def _is_series(exprs: dict[str, Any]) -> bool:
+    return any(getattr(e, "has", lambda *_: False)(Sum) for e in exprs.values())
+
+
+def _domain(result: Any) -> dict[str, tuple[float, float]] | None:
+    """Each variable's range, from the config the result carries (a series' tail bound holds over it)."""
+    if result.config is None:
+        return None
+    problem = read_problem({"format": result.config.format, "text": result.config.text,
+                            "source": result.config.source})
+    return {v.name: (float(v.lo), float(v.hi)) for v in problem.variables}
 
 
 #: how each export format starts a comment line

@@ -1,7 +1,10 @@
-"""The lines ``desyr run`` and ``desyr refine`` print for a finished result."""
+"""The lines ``desyr run`` and ``desyr refine`` print for a finished result: the only lines on their
+standard output (:func:`results_apart` sends everything else to standard error)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,3 +50,14 @@ def print_summary(result: Result, out: str | None) -> None:
             print("warning: not an exact solution; see report.md")
     if out:
         print(f"wrote {out}/result.json, {out}/report.md and {out}/report.html")
+
+
+@contextmanager
+def results_apart() -> Iterator[None]:
+    """Standard output onto standard error inside the block, for Python's ``print`` and for file
+    descriptor 1 (a C library's writes, and the worker processes started meanwhile): a component's
+    output never lands among the result's lines, which are all that ``run`` and ``refine`` print there."""
+    from desyr.extension.discovery import descriptor_1_to_2
+
+    with descriptor_1_to_2(), redirect_stdout(sys.stderr):
+        yield

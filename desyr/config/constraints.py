@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from desyr.config.regions import has_normal, normal_vocabulary, point_sets, read_sets, with_normal
+from desyr.config.regions import has_normal, normal_vocabulary, point_sets, read_sets, with_normal, written
 from desyr.config.settings import MAX_POINTS
 from desyr.errors import ConfigError
 from desyr.model.geometry import EmptySet, Part
@@ -21,6 +21,7 @@ from desyr.model.problem import Constraint, Face, Problem, jets_in
 from desyr.model.sets import integral_rule, shape_set_points
 from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, parse_expression
+from desyr.symbolic.series import not_finite
 
 _ALLOWED = {"operator", "on", "value", "points", "label", "at", "periodic", "integral"}
 #: the longest label a config may give (every report repeats it)
@@ -127,7 +128,7 @@ def _value(text: Any, operator: sp.Expr, problem: Problem, where: str, from_refe
 
 
 def _finite(expr: sp.Expr, what: str) -> sp.Expr:
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+    if not_finite(expr):
         raise ConfigError(f"{what} is not finite ({expr})")
     return expr
 
@@ -158,7 +159,8 @@ def _integral(operator: sp.Expr, table: Mapping[str, Any], problem: Problem, whe
     except EmptySet:
         text = problem.geometry.text if problem.geometry else "the box"
         raise ConfigError(f"{where}: integral constraints need a domain with a quadrature rule; {text} has none "
-                          f"(a primitive shape, a box, or A - B with B inside A)") from None
+                          f"(a primitive shape, a box, A - B with B inside A, or A & B and A | B with one inside the "
+                          f"other; inside decided on the numbers as written)") from None
     return Constraint(label, operator, value, (), 1, kind="integral", measure=float(G[0].sum()),
                       conditions=tuple(conditions))
 
@@ -172,48 +174,58 @@ def _periodic(operator: sp.Expr, table: Mapping[str, Any], sets: list[Face | Par
     partner = read_sets(table["periodic"], problem, f"{where}.periodic")
     if len(sets) != 1 or len(partner) != 1:
         raise ConfigError(f"{where}: a periodic constraint pairs one set with one set (on and periodic)")
-    shift = _shift(sets[0], partner[0], problem, where)
-    return Constraint(label, operator, sp.Integer(0), tuple(sets), n, kind="periodic", shift=shift, conditions=conditions)
+    exact = _shift(sets[0], partner[0], problem, where)
+    return Constraint(label, operator, sp.Integer(0), tuple(sets), n, kind="periodic",
+                      shift=tuple(float(s) for s in exact), exact_shift=exact, conditions=conditions)
 
 
-def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tuple[float, ...]:
-    """The translation that carries set ``a`` onto set ``b``, or a one-line error."""
+def _shift(a: Face | Part, b: Face | Part, problem: Problem, where: str) -> tuple[sp.Expr, ...]:
+    """The translation that carries set ``a`` onto set ``b``, as the exact numbers the config wrote (the
+    float ``0.3 - 0.1`` is not 1/5, and a period read off it made the wrong period Proved), or a one-line
+    error."""
     names = problem.variable_names
-    shift = np.zeros(problem.dim)
+    shift: list[sp.Expr] = [sp.Integer(0)] * problem.dim
     if isinstance(a, Face) and isinstance(b, Face):
         if [n for n, _ in a.fixed] != [n for n, _ in b.fixed] or len(a.fixed) != 1:
             raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
                               f"extents (a pair fixes the same one variable at two values)")
-        shift[names.index(a.fixed[0][0])] = b.fixed[0][1] - a.fixed[0][1]
+        shift[names.index(a.fixed[0][0])] = written(problem, b.fixed[0][1]) - written(problem, a.fixed[0][1])
     elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "face":
-        (axis_a, at_a), (axis_b, at_b) = (p.piece.patch.data[0:2] for p in (a, b))
+        (axis_a, at_a), (axis_b, at_b) = (p.piece.patch.exact_data()[0:2] for p in (a, b))
         if axis_a != axis_b:
             raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
                               f"extents (a pair of faces fixes the same variable)")
         assert problem.geometry is not None
-        shift[names.index(problem.geometry.space[int(axis_a)])] = at_b - at_a
+        shift[names.index(problem.geometry.space[int(a.piece.patch.data[0])])] = at_b - at_a
     elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "cap":
         assert problem.geometry is not None
-        if a.piece.patch.data[0:3] != b.piece.patch.data[0:3]:
+        ea, eb = a.piece.patch.exact_data(), b.piece.patch.exact_data()
+        if ea[0:3] != eb[0:3]:
             raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
                               f"extents (caps of different cylinders)")
-        shift[names.index(problem.geometry.space[2])] = b.piece.patch.data[3] - a.piece.patch.data[3]
+        shift[names.index(problem.geometry.space[2])] = eb[3] - ea[3]
     elif isinstance(a, Part) and isinstance(b, Part) and a.piece.patch.kind == b.piece.patch.kind == "segment":
-        p0, p1 = np.array(a.piece.patch.data[0:2]), np.array(a.piece.patch.data[2:4])
-        q0, q1 = np.array(b.piece.patch.data[0:2]), np.array(b.piece.patch.data[2:4])
-        move = q1 - p0 if np.allclose(q1 - q0, p0 - p1) else q0 - p0
-        if not (np.allclose(p0 + move, q0) and np.allclose(p1 + move, q1)) and \
-                not (np.allclose(p0 + move, q1) and np.allclose(p1 + move, q0)):
-            raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
-                              f"extents (no translation carries one onto the other)")
         assert problem.geometry is not None
         for j, v in enumerate(problem.geometry.space):
-            shift[names.index(v)] = move[j]
+            shift[names.index(v)] = _segment_move(a, b, where)[j]
     else:
         raise ConfigError(f"{where}: a periodic pair is two faces of a box (a box domain, or a box in a shape), "
                           f"the two caps of a cylinder, or two parallel edges of a polygon of the same length")
-    _check_pair(a, b, shift, problem, where)
-    return tuple(float(s) for s in shift)
+    _check_pair(a, b, np.array([float(s) for s in shift]), problem, where)
+    return tuple(shift)
+
+
+def _segment_move(a: Part, b: Part, where: str) -> tuple[sp.Expr, sp.Expr]:
+    """The translation carrying edge ``a`` onto edge ``b`` (either way round), decided on the exact
+    vertices: parallel edges of the same length, one a translate of the other."""
+    ea, eb = a.piece.patch.exact_data(), b.piece.patch.exact_data()
+    p0, p1, q0, q1 = ea[0:2], ea[2:4], eb[0:2], eb[2:4]
+    for start, end in ((q0, q1), (q1, q0)):
+        move = (start[0] - p0[0], start[1] - p0[1])
+        if all(sp.expand(p1[k] + move[k] - end[k]) == 0 for k in (0, 1)):
+            return move
+    raise ConfigError(f"{where}: the periodic pair {a.describe()!r} and {b.describe()!r} have different "
+                      f"extents (no translation carries one onto the other)")
 
 
 def _check_pair(a: Face | Part, b: Face | Part, shift: np.ndarray, problem: Problem, where: str) -> None:

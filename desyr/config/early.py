@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from desyr.errors import ConfigError
-from desyr.symbolic.operator_names import CONSTANTS, FUNCTIONS, TWO_ARGUMENTS
+from desyr.symbolic.operator_names import CONSTANTS, FUNCTIONS, SERIES, TWO_ARGUMENTS
 from desyr.symbolic.syntax import SyntaxProblem, describe, read_tree, short, syntax_hint
 
 #: shape names by the number of their spatial variables (a box's is its corners' length)
@@ -157,30 +157,48 @@ _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 def _first_bad_name(node: ast.AST, names: _Names, normal: bool, text: str) -> str | None:
     """The reader's first error among the names and constructs, depth first and left to right as it
     builds: an unknown name or function, a field called as a function, a construct the language
-    lacks.  A call with the wrong number of arguments stops the walk: the reader words that."""
-    stack = [node]
+    lacks.  A call with the wrong number of arguments stops the walk: the reader words that.  Inside
+    ``Sum(term, (n, 1, oo))`` the index is a name of the term; the ranges are the reader's to check."""
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset())]
     while stack:
-        node = stack.pop()
+        node, bound = stack.pop()
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
             continue
         if isinstance(node, ast.Name):
-            if not names.known(node.id, normal):
+            if node.id not in bound and not names.known(node.id, normal):
                 return names.unknown_name(node.id)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, _OPERATORS):
-            stack.extend((node.right, node.left))
+            stack.extend(((node.right, bound), (node.left, bound)))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            stack.append(node.operand)
+            stack.append((node.operand, bound))
         elif isinstance(node, ast.Call):
             message = _bad_call(node, names, text)
             if message is not None:
                 return message
-            arity = 2 if isinstance(node.func, ast.Name) and node.func.id in TWO_ARGUMENTS else 1
+            name = node.func.id if isinstance(node.func, ast.Name) else ""
+            if name == "Sum":
+                indices = _indices(node)
+                if indices is None:
+                    return None
+                stack.append((node.args[0], bound | indices))
+                continue
+            arity = SERIES.get(name, 2 if name in TWO_ARGUMENTS else 1)
             if node.keywords or len(node.args) != arity:
                 return None
-            stack.extend(reversed(node.args))
+            stack.extend((a, bound) for a in reversed(node.args))
         else:
             return f"{describe(node)} is not allowed in {short(text)}{syntax_hint(text)}"
     return None
+
+
+def _indices(node: ast.Call) -> frozenset[str] | None:
+    """The index names of ``Sum(term, (n, 1, oo), ...)``, or None where the ranges are not as the
+    reader wants them (it words the error)."""
+    ranges = node.args[1:]
+    if node.keywords or not ranges or not all(isinstance(r, ast.Tuple) and r.elts and isinstance(r.elts[0], ast.Name)
+                                              for r in ranges):
+        return None
+    return frozenset(r.elts[0].id for r in ranges if isinstance(r, ast.Tuple) and isinstance(r.elts[0], ast.Name))
 
 
 def _bad_call(node: ast.Call, names: _Names, text: str) -> str | None:
@@ -190,7 +208,7 @@ def _bad_call(node: ast.Call, names: _Names, text: str) -> str | None:
     if name in names.fields:
         return (f"{name}(...) is not an expression here: write the field as {name} (its derivatives "
                 f"{name}_x, ...); a condition's place goes in on, e.g. on = \"x = 0\"")
-    if name not in FUNCTIONS and name not in TWO_ARGUMENTS:
-        allowed = sorted([*FUNCTIONS, *TWO_ARGUMENTS])
+    if name not in FUNCTIONS and name not in TWO_ARGUMENTS and name not in SERIES:
+        allowed = sorted([*FUNCTIONS, *TWO_ARGUMENTS, *SERIES])
         return f"function '{name}' is not allowed in {short(text)} (allowed: {', '.join(allowed)})"
     return None

@@ -27,6 +27,7 @@ import sympy as sp
 
 from desyr.config import outline
 from desyr.config.constraints import MAX_LABEL, read_constraints
+from desyr.config.defined import check_data_defined
 from desyr.config.inverse import (
     check_parameters_not_differentiated,
     check_unknowns_used,
@@ -46,6 +47,7 @@ from desyr.model.problem import Equation, Problem, Variable, jets_in
 from desyr.model.written import NumberClash, note, range_end
 from desyr.symbolic.conditions import Condition
 from desyr.symbolic.expressions import ExpressionError, Vocabulary
+from desyr.symbolic.series import not_finite
 from desyr.symbolic.simplify import bounded_simplify
 
 #: the longest texts a config may give: every report repeats them (a 7 MB title made a 48 MB page)
@@ -137,6 +139,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         constraints = tuple(c for i, table in enumerate(_tables(data, "constraints", source))
                             for c in read_constraints(i, table, problem, source, _from_reference))
     problem = replace(problem, constraints=constraints, numbers=numbers)
+    check_data_defined(problem)
     check_parameters_not_differentiated(problem)
     problem = replace(problem, observations=read_observations(data, problem))
     check_unknowns_used(problem)
@@ -240,7 +243,7 @@ def _tables(data: Mapping[str, Any], key: str, source: str) -> list[Mapping[str,
 
 def _finite_data(expr: sp.Expr, what: str, source: str) -> sp.Expr:
     """Forcing and constraint data must be finite expressions (``1/0`` is zoo, not a value)."""
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+    if not_finite(expr):
         raise ConfigError(f"{source}: {what} is not finite ({expr})")
     return expr
 

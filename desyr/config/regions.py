@@ -25,7 +25,7 @@ from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
 from desyr.model.sets import PROBE, face_share, predicate_share, predicate_touches
 from desyr.model.shapes import ShapeError
-from desyr.model.written import NumberClash, as_written, note, shape_numbers
+from desyr.model.written import NumberClash, as_written, exact_number, note, shape_numbers
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression
 
 #: the keys of ``[domain]`` that describe a shape rather than name a variable
@@ -114,6 +114,12 @@ def writing(problem: Problem) -> Iterator[dict[float, sp.Expr]]:
         _WRITTEN.reset(token)
 
 
+def written(problem: Problem, value: float) -> sp.Expr:
+    """The exact number the config wrote for ``value``, counting the sets read so far (:func:`writing`)."""
+    numbers = _WRITTEN.get()
+    return exact_number(value, problem.numbers if numbers is None else numbers)
+
+
 def noted(problem: Problem, value: float, exact: sp.Expr, where: str) -> None:
     """Record how the config wrote ``value`` (:mod:`desyr.model.written`), or refuse a second writing
     (outside :func:`writing`, the writing is checked and not kept)."""
@@ -172,8 +178,10 @@ def _face_parts(faces: list[Face | Part], problem: Problem) -> list[Face | Part]
     if name not in geometry.space:
         return []
     axis = geometry.space.index(name)
+    at = written(problem, value)             # the face is the one at the number written, exactly
     return [Part(geometry.piece_name(p), p) for p in geometry.pieces() if p.patch.kind == "face"
-            and int(p.patch.data[0]) == axis and abs(p.patch.data[1] - value) <= 1e-12 * (1 + abs(value))]
+            and int(p.patch.data[0]) == axis and abs(p.patch.data[1] - value) <= 1e-9 * (1 + abs(value))
+            and sp.expand(p.patch.exact_data()[1] - at) == 0]
 
 
 def _parts(name: str, predicate: str, problem: Problem, where: str) -> list[Face | Part]:

@@ -22,6 +22,7 @@ from desyr.model.frozen import thawed
 from desyr.symbolic import operator_names
 
 if TYPE_CHECKING:  # pragma: no cover
+    from desyr.extension.declared import Declared
     from desyr.extension.registry import Registry
     from desyr.model.problem import Problem
 
@@ -44,7 +45,7 @@ ESCALATION_STEPS = ("enrich_library", "other_searcher", "more_searches", "larger
 SECTIONS: dict[str, dict[str, Option]] = {
     "points": {
         "refine": Option(2000, "interior points of the Stage-B refit", kind=int, low=1, high=MAX_POINTS),
-        "verify": Option(2000, "independent interior points for R_eq and relative L2", kind=int, low=1,
+        "verify": Option(2000, "independent interior points for the run's own check (the verifier draws at least 2000)", kind=int, low=1,
                          high=MAX_POINTS),
         "search": Option(500, "structure-search points X_S (teacher samples)", kind=int, low=1, high=MAX_POINTS),
         "validate": Option(2000, "points of the teacher's physics-validation score S_val", kind=int, low=1,
@@ -82,7 +83,7 @@ SECTIONS: dict[str, dict[str, Option]] = {
         "gates": Option(None, "gate names in order; default: the installed gates' default sequence", kind=list,
                         item=str, nullable=True, low=1),
         "options": Option({}, "a table per gate name: [selection.options.<gate>]", kind=dict),
-        "exact_tolerance": Option(METHOD.exact_tolerance, "verified exact when max(R_eq, R_con) is at most this",
+        "exact_tolerance": Option(METHOD.exact_tolerance, "verified exact when every residual, relative to the problem's scale, is at most this",
                                   kind=float, low=0.0, high=1.0, open_low=True),
     },
     "coupled": {
@@ -183,10 +184,16 @@ def declared_by_plugins(provider: Callable[[], PluginTables] | None) -> Iterator
 
 def tables_of(registry: Registry) -> PluginTables:
     """What ``registry``'s plugins declare about configs (their declarations are asked once)."""
+    found = plugin_declarations(registry)
+    return PluginTables(found.sections, found.refused())
+
+
+def plugin_declarations(registry: Registry) -> Declared:
+    """Every declaration of ``registry``'s plugins (command-line options, config sections with their
+    plugins), the core's own section names reserved; asked once per registry."""
     from desyr.extension.declared import declared
 
-    found = declared(registry, reserved=(*PROBLEM_KEYS, *SECTIONS, *UNCHECKED, "extends"))
-    return PluginTables(found.sections, found.refused())
+    return declared(registry, reserved=(*PROBLEM_KEYS, *SECTIONS, *UNCHECKED, "extends"))
 
 
 def _answering() -> Callable[[], PluginTables] | None:

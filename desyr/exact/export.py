@@ -19,6 +19,8 @@ from typing import Any
 
 import sympy as sp
 
+from desyr.exact import series_code
+from desyr.exact.series_export import SumCode, domain_box, is_series, notes, prepare
 from desyr.exact.special_export import C, Fortran, has_special, printer, reciprocal_hyperbolic
 from desyr.symbolic.expressions import check_name
 
@@ -32,12 +34,22 @@ _C_CONSTANTS = {"M_E": sp.E, "M_LOG2E": 1 / sp.log(2), "M_LOG10E": 1 / sp.log(10
                 "M_SQRT2": sp.sqrt(2), "M_SQRT1_2": 1 / sp.sqrt(2)}
 
 
-def export(exprs: Mapping[str, sp.Expr], variables: Sequence[str], fmt: str) -> str:
-    """Source text of the solution in format ``fmt`` (one of :data:`FORMATS`)."""
+def export(exprs: Mapping[str, sp.Expr], variables: Sequence[str], fmt: str,
+           domain: Mapping[str, tuple[float, float]] | None = None) -> str:
+    """Source text of the solution in format ``fmt`` (one of :data:`FORMATS`).  A series is written as a
+    truncated sum (``latex`` and ``sympy``: exactly), with comments stating the terms kept and the proved
+    tail bound over ``domain`` (each variable's range), where one holds (``docs/series.md``)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     symbols = _symbols(exprs, variables)
-    return _WRITERS[fmt](dict(exprs), symbols)
+    if not is_series(exprs):
+        return _WRITERS[fmt](dict(exprs), symbols)
+    if fmt in ("latex", "sympy"):
+        mark = "%" if fmt == "latex" else "#"
+        return f"{mark} the series is written exactly (not truncated)\n" + _WRITERS[fmt](dict(exprs), symbols)
+    plain, codes = prepare(exprs, domain_box(exprs, variables, domain))
+    mark = {"c": "//", "fortran": "!"}.get(fmt, "#")
+    return "".join(f"{mark} {line}\n" for line in notes(codes)) + _WRITERS[fmt](plain, symbols, codes=codes)
 
 
 def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend: str = "numpy") -> Callable[[Any], Any]:
@@ -48,6 +60,8 @@ def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend:
     if backend not in PYTHON_BACKENDS:
         raise ValueError(f"to_callable backend must be one of {', '.join(PYTHON_BACKENDS)}, got {backend!r}")
     symbols = _symbols(exprs, variables)
+    if is_series(exprs):
+        return _series_callable(exprs, symbols, backend)
     fold = _fold_numbers if backend == "torch" else _identity
     modules = ["scipy", "numpy"] if backend == "numpy" else backend
     functions = [sp.lambdify(symbols, fold(reciprocal_hyperbolic(e)), modules=modules, printer=printer(backend))
@@ -59,6 +73,24 @@ def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend:
         zero = zeros(X)          # a constant field still gives one value per row
         columns = [X[:, j] for j in range(len(symbols))]
         return stack([zero + f(*columns) for f in functions])
+    return solution
+
+
+def _series_callable(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend: str) -> Callable[[Any], Any]:
+    """A series through DeSyR's own evaluation (each sum cut where its proved tail bound over the
+    points is within round-off, :func:`desyr.symbolic.series.evaluate_series`), in NumPy; torch and
+    jax get its values as their arrays (no gradient flows through a series)."""
+    import numpy
+
+    from desyr.symbolic.numeric import broadcast, lambdify
+    function = lambdify(list(symbols), list(exprs.values()))
+    to_array, _, _ = _array_library(backend)
+
+    def solution(X: Any) -> Any:
+        points = numpy.asarray(X, dtype=numpy.float64)
+        with numpy.errstate(all="ignore"):
+            values = function(*[points[:, j] for j in range(len(symbols))])
+        return to_array(numpy.column_stack([broadcast(v, points.shape[0]) for v in values]))
     return solution
 
 
@@ -144,8 +176,9 @@ def _sympy(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _python(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend: str) -> str:
-    special = any(has_special(e) for e in exprs.values())
+def _python(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend: str,
+            codes: Sequence[SumCode] = ()) -> str:
+    special = any(has_special(e) for e in [*exprs.values(), *(c.term for c in codes)])
     if backend == "torch":
         fold = _fold_numbers
         head = ["import torch", "", "", "def solution(X):",
@@ -167,22 +200,32 @@ def _python(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend:
     lines = [_header(exprs, symbols, "#")] + head
     lines.insert(len(lines) - 2, f'    """Fields {list(exprs)} at the rows of X (n, {len(symbols)}); columns {[s.name for s in symbols]}."""')
     lines += [f"    {s.name} = desyr_X[:, {j}]" for j, s in enumerate(symbols)]
+    for sum_code in codes:
+        lines += series_code.python_sum(sum_code, backend, lambda e: str(code.doprint(fold(reciprocal_hyperbolic(e)))))
+    if codes:
+        first = next(i for i, line in enumerate(lines) if line.startswith("def solution"))
+        lines[first:first] = series_code.python_tables(codes, backend) + ["", ""]
     values = [f"desyr_zero + ({code.doprint(fold(reciprocal_hyperbolic(e)))})" for e in exprs.values()]
     lines.append("    return " + stack.format(", ".join(values)))
     lines.append(f"\n\nFIELDS = {tuple(exprs)!r}\nVARIABLES = {tuple(s.name for s in symbols)!r}")
     return "\n".join(lines) + "\n"
 
 
-def _c(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
+def _c(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], codes: Sequence[SumCode] = ()) -> str:
     params = ", ".join(f"double {s.name}" for s in symbols)
     lines = [_header(exprs, symbols, "/*").rstrip() + " */", "#include <math.h>", ""]
-    if any(sp.sympify(e).has(sp.besselj, sp.bessely) for e in exprs.values()):
+    if any(sp.sympify(e).has(sp.besselj, sp.bessely) for e in [*exprs.values(), *(c.term for c in codes)]):
         lines.insert(1, "#define _XOPEN_SOURCE 700   /* jn, yn: POSIX, beside C99's math.h */")
     for name, value in _C_CONSTANTS.items():
         lines.append(f"#ifndef {name}\n#define {name} {sp.N(value, 21)}\n#endif")
     lines.append("")
+    writer = C({"allow_unknown_functions": True})
+    lines += series_code.c_tables(codes)
+    for sum_code in codes:
+        lines += series_code.c_sum(sum_code, symbols, writer)
     for f, e in exprs.items():
-        lines.append(f"double desyr_{f}({params}) {{\n    return {C().doprint(reciprocal_hyperbolic(e))};\n}}\n")
+        e = _called(e, codes, symbols)
+        lines.append(f"double desyr_{f}({params}) {{\n    return {writer.doprint(reciprocal_hyperbolic(e))};\n}}\n")
     d, m = len(symbols), len(exprs)
     call = ", ".join(f"row[{j}]" for j in range(d))
     lines.append("/* X: n rows of d values (row-major); out: n rows of one value per field */")
@@ -194,19 +237,27 @@ def _c(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fortran(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
+def _fortran(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], codes: Sequence[SumCode] = ()) -> str:
     names = ", ".join(s.name for s in symbols)
     decls, bodies = {}, []
+    settings = {"standard": 95, "source_format": "free", "human": False, "allow_unknown_functions": True}
+    summed = []
+    for sum_code in codes:
+        sum_lines, sum_consts = series_code.fortran_sum(sum_code, symbols, Fortran(settings))
+        decls.update(sum_consts)
+        summed += sum_lines
     for f, e in exprs.items():
         # the function's own name holds its value: any other result name (r) could be a variable's
-        writer = Fortran({"standard": 95, "source_format": "free", "human": False})
-        consts, _, code = writer.doprint(reciprocal_hyperbolic(e), assign_to=f"desyr_{f}")
+        writer = Fortran(settings)
+        consts, _, code = writer.doprint(reciprocal_hyperbolic(_called(e, codes, symbols)), assign_to=f"desyr_{f}")
         decls.update({str(c): v for c, v in consts})
         bodies.append((f, code))
     lines = [_header(exprs, symbols, "!").rstrip(), "module desyr_solution_mod",
              "  use iso_c_binding, only: c_double, c_long", "  implicit none"]
     lines += [f"  real(c_double), parameter :: {c} = {v}" for c, v in sorted(decls.items())]
+    lines += series_code.fortran_tables(codes)
     lines.append("contains")
+    lines += summed
     for f, code in bodies:
         lines += [f'  function desyr_{f}({names}) bind(C, name="desyr_{f}")',
                   f"    real(c_double), value :: {names}", f"    real(c_double) :: desyr_{f}",
@@ -222,18 +273,27 @@ def _fortran(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _julia(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol]) -> str:
+def _julia(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], codes: Sequence[SumCode] = ()) -> str:
     names = ", ".join(s.name for s in symbols)
     lines = [_header(exprs, symbols, "#").rstrip()]
-    if any(has_special(e) for e in exprs.values()):
-        lines.append("using SpecialFunctions   # erf, erfc, besselj, bessely, besseli, besselk, airyai, airybi")
-    lines += [f"{f}({names}) = {sp.julia_code(sp.sympify(e))}" for f, e in exprs.items()]
+    if any(has_special(e) for e in [*exprs.values(), *(c.term for c in codes)]):
+        lines.append("using SpecialFunctions   # erf, erfc, besselj, bessely, besseli, besselk, airyai, airybi, gamma")
+    for sum_code in codes:
+        lines += series_code.julia_sum(sum_code, symbols)
+    lines += [f"{f}({names}) = {sp.julia_code(_called(sp.sympify(e), codes, symbols), allow_unknown_functions=True)}"
+              for f, e in exprs.items()]
     call = ", ".join(f"X[i, {j + 1}]" for j in range(len(symbols)))
     lines += ["", "function solution(X::AbstractMatrix)", "    n = size(X, 1)",
               f"    out = Array{{Float64}}(undef, n, {len(exprs)})", "    for i in 1:n"]
     lines += [f"        out[i, {k + 1}] = {f}({call})" for k, f in enumerate(exprs)]
     lines += ["    end", "    return out", "end"]
     return "\n".join(lines) + "\n"
+
+
+def _called(expr: sp.Expr, codes: Sequence[SumCode], symbols: Sequence[sp.Symbol]) -> sp.Expr:
+    """``expr`` with each sum's symbol a call of the function that adds its terms (C, Fortran, Julia)."""
+    calls = {sp.Symbol(c.name, real=True): sp.Function(c.name)(*symbols) for c in codes}
+    return expr.xreplace(calls) if calls else expr
 
 
 def _identity(expr: sp.Expr) -> sp.Expr:

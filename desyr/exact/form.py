@@ -13,6 +13,7 @@ from desyr.exact.identify import context_bases, identify_constants, problem_base
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, RewriteDecision, safe_check
 from desyr.exact.solved_constants import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
+from desyr.symbolic.series import has_series
 
 if TYPE_CHECKING:
     from desyr.model.problem import Problem
@@ -70,6 +71,8 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
     if before is None:
         return _result(current, [], [], None, None, rule, clock, "the input could not be evaluated")
     residuals = before
+    if any(has_series(e) for e in current.values()):
+        return _series_form(problem, current, check, before, rule, clock)
     merged, merge_log = apply_rewrites(current, check, before, variables,
                                        (("merge_constant_factors", merge_constant_factors),), rule)
     current, residuals = merged, _last_accepted(merge_log, residuals)
@@ -83,6 +86,18 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
     current, log = apply_rewrites(current, check, before, variables, rewrites, rule)
     residuals = _last_accepted(log, residuals)
     return _result(current, constants, merge_log + log, before, residuals, rule, clock, None)
+
+
+def _series_form(problem: Problem, exprs: dict[str, sp.Expr], check: Check, before: ResidualPair, rule: Acceptance,
+                 clock: float) -> ExactForm:
+    """A series: its float constants identified (checked as any), nothing rewritten: the canonical rewrites
+    and the equations' solving are for finite formulas, and a sum is never cut or expanded."""
+    if not any(e.atoms(sp.Float) for e in exprs.values()):
+        return _result(exprs, [], [], before, before, rule, clock, "an exact series: nothing to identify")
+    bounds = {s: (v.lo, v.hi) for s, v in zip(problem.symbols, problem.variables)}
+    current, constants = identify_constants(exprs, check, before, rule,
+                                            context_bases(exprs, bounds) + problem_bases(problem))
+    return _result(current, constants, [], before, _last_accepted(constants, before), rule, clock, None)
 
 
 def _last_accepted(decisions: Sequence[ConstantDecision | RewriteDecision], fallback: ResidualPair) -> ResidualPair:

@@ -10,7 +10,9 @@ in general, so the test is two-sided and documented in ``docs/exact.md``:
    vanish to within ``10**-(DIGITS - 10)`` times the size of the two sides, so an
    expression that only matches to round-off is *not* a symbolic match.
 
-Floats on either side are first read as the decimals they print as (exact rationals).
+Floats on either side are first read as the decimals they print as (exact rationals).  Series are
+compared term by term, else at points where their proved tail bounds are far below the digits used
+(:mod:`desyr.exact.series_match`).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from desyr.symbolic.series import has_series
 from desyr.symbolic.simplify import bounded_simplify
 
 SIMPLIFY_MAX_NODES = 80
@@ -71,6 +74,10 @@ def _simplest_rational(value: float) -> sp.Rational:
 def _field_match(expr: sp.Expr, ref: sp.Expr, symbols: Sequence[sp.Symbol],
                  bounds: Sequence[tuple[float, float]] | None, seed: int) -> bool:
     expr, ref = _decimal(expr), _decimal(ref)
+    if has_series(expr) or has_series(ref):
+        from desyr.exact.series_match import series_match
+        spans = list(bounds) if bounds is not None else [(0.0, 1.0)] * len(symbols)
+        return series_match(expr, ref, symbols, spans, seed)
     diff = expr - ref
     if diff == 0 or sp.expand(diff) == 0:
         return True

@@ -73,7 +73,12 @@ def _integer_order(node: sp.Expr, target: str) -> int:
 
 
 class SciPy(SciPyPrinter):  # type: ignore[misc]  # SymPy's printers are untyped (Any)
-    """NumPy with ``scipy.special`` for the special functions (SymPy's SciPy printer has them all)."""
+    """NumPy with ``scipy.special`` for the special functions (SymPy's SciPy printer has them all).
+    pi is NumPy's: SymPy's SciPy printer writes ``scipy.constants.pi``, a module the exported code
+    (which imports scipy.special only for special functions) did not import."""
+
+    def _print_Pi(self, e: sp.Expr) -> str:
+        return "numpy.pi"
 
 
 class _TorchNames:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from desyr.extension.discovery import plugin_output
-from desyr.extension.options import CommandOption, Option, specs_of
+from desyr.extension.options import CommandOption, Option, checked_specs
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.extension.registry import Registry
@@ -97,10 +97,16 @@ def config_sections(registry: Registry, reserved: Collection[str]) -> tuple[dict
             if not isinstance(answer, Mapping):
                 raise TypeError(f"desyr_config_sections must return a mapping of section name to options, "
                                 f"got {type(answer).__name__}")
-            checked = {_section_name(name): specs_of(table) for name, table in answer.items()}
+            named = {_section_name(name): table for name, table in answer.items()}
         except Exception as exc:
             _note(registry, plugin, f"desyr_config_sections left out: {type(exc).__name__}: {exc}")
             continue
+        checked: dict[str, dict[str, Option]] = {}
+        for name, table in named.items():
+            try:         # its defaults too: a default outside its own declared type or range is the plugin's error
+                checked[name] = checked_specs(table)
+            except Exception as exc:
+                _note(registry, plugin, f"config section [{name}] left out: {type(exc).__name__}: {exc}")
         for name, specs in checked.items():
             if name in reserved or name in sections:
                 who = "the core" if name in reserved else f"plugin '{owners[name]}'"

@@ -70,8 +70,14 @@ def entry_points() -> list[md.EntryPoint]:
 
 
 def origin_of(ep: md.EntryPoint) -> str:
+    dist = distribution_of(ep)
+    return f"{dist[0]} {dist[1]}" if dist is not None else "unknown"
+
+
+def distribution_of(ep: md.EntryPoint) -> tuple[str, str] | None:
+    """The name and version of the distribution that declares the entry point (its metadata), if any."""
     dist = getattr(ep, "dist", None)
-    return f"{dist.name} {dist.version}" if dist is not None else "unknown"
+    return (dist.name, dist.version) if dist is not None else None
 
 
 def import_named(module: str, source: str) -> ModuleType:
@@ -129,7 +135,7 @@ def plugin_output(plugin: str) -> Iterator[None]:
     caught and reported with a warning naming the plugin, a C library's writes to file descriptor 1
     go straight to descriptor 2."""
     caught = io.StringIO()
-    with _descriptor_1_to_2(), redirect_stdout(caught):
+    with descriptor_1_to_2(), redirect_stdout(caught):
         yield
     text = caught.getvalue()
     if text:
@@ -140,7 +146,10 @@ def plugin_output(plugin: str) -> Iterator[None]:
 
 
 @contextmanager
-def _descriptor_1_to_2() -> Iterator[None]:
+def descriptor_1_to_2() -> Iterator[None]:
+    """File descriptor 1 onto descriptor 2 inside the block: what this process writes to its standard
+    output, a C library included, and what the processes it starts meanwhile write there (they inherit
+    the descriptor) goes to standard error."""
     try:
         sys.stdout.flush()
         saved = os.dup(1)

@@ -41,6 +41,8 @@ def desyr_register_teachers() -> list[type[Teacher]]:
     ``options`` mapping of accepted options with defaults, and implements
     ``prepare(problem, context) -> TeacherModel``; ``TeacherModel.predict(X)``
     returns an (n, n_fields) array.  A teacher must never read reference values.
+    Under ``--budget``, ``context.deadline`` is when ``prepare`` returns its best model so far; a
+    teacher still working at its stop time is stopped (docs/escalation.md, *The budget is a wall*).
     """
 
 
@@ -57,6 +59,8 @@ def desyr_register_searchers() -> list[type[Searcher]]:
     teacher-fit MSE, plus JSON-safe ``info``.  The core checks every member and
     drops (with a warning naming the searcher) those that are not sympy
     expressions, not finite, or use symbols that are not the problem's variables.
+    Under ``--budget``, ``task.deadline`` (``task.seconds_left()``) is when the search returns its
+    best front so far; a search still running at its stop time is stopped and left out of the pool.
     """
 
 
@@ -67,7 +71,9 @@ def desyr_register_refiners() -> list[type[Refiner]]:
     Return a list of :class:`desyr.extension.roles.Refiner` subclasses.  Each
     implements ``refine(candidate, problem, points) -> RefitOutcome``: the
     candidate's tree stays frozen and only its constants are re-estimated from
-    the governing equation and constraints, never from teacher data.
+    the governing equation and constraints, never from teacher data.  Under
+    ``--budget`` each refit gets the seconds left (``within(seconds)``); a refit still
+    running at its stop time is stopped, and its candidate counts as not refit.
     """
 
 
@@ -80,6 +86,8 @@ def desyr_register_gates() -> list[type[Gate]]:
     it keeps (at least one of a non-empty pool) and, for each removed one, the
     reason.  Gates run in the order of ``[selection] gates`` in the config, or
     in the order of their ``default_position`` when the config names none.
+    Under ``--budget`` the gates share ``context.deadline``; a gate still deciding at
+    their stop time is stopped and removes no candidate.
     """
 
 
@@ -91,7 +99,9 @@ def desyr_register_executors() -> list[type[Executor]]:
     ``map(fn, items) -> list``: ``fn(item)`` for every item, results in input
     order, a :class:`desyr.extension.roles.UnitFailure` in place of a unit that raised or
     whose worker died.  Selected by ``[execution] plugin = NAME`` or
-    ``--executor NAME``; the executor never changes a unit's result.
+    ``--executor NAME``; the executor never changes a unit's result.  Under
+    ``--budget`` the core calls ``map_until(fn, items, deadline)``: an executor that
+    can stop a worker answers a unit not back by then with ``UnitFailure(stopped=True)``.
     """
 
 

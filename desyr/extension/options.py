@@ -132,7 +132,8 @@ class CommandOption:
     process and its children (a switch sets ``"1"``; ``desyr bench`` hands a set variable on to its
     runs as the flag). ``command_line_only`` lists config places (``"execution.options.scheduler"``)
     that may not set it: a config is data and may not make desyr trust code; ``instead`` says where
-    else it may be set."""
+    else it may be set. ``kind`` (``str``, ``int``, ``float``) with ``low``/``high`` or ``choices``
+    types a value: ``--depth abc`` is one line and exit 2 as the command line is read, before any work."""
 
     flag: str
     help: str
@@ -142,6 +143,12 @@ class CommandOption:
     environment: str | None = None
     command_line_only: tuple[str, ...] = ()
     instead: str = ""
+    #: the value's type (``str``, ``int`` or ``float``) and, as an :class:`Option`'s, its range or choices:
+    #: a value that does not fit is a one-line usage error before any work (a switch takes none of them)
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[Any, ...] | None = None
 
     @property
     def dest(self) -> str:
@@ -157,6 +164,29 @@ class CommandOption:
             if not isinstance(place, str) or len(place.split(".")) < 2 or not all(place.split(".")):
                 raise ConfigError(f"{self.flag}: command_line_only place {place!r} must be SECTION.KEY or "
                                   "SECTION.TABLE.KEY")
+        if self.kind not in (str, int, float):
+            raise ConfigError(f"{self.flag}: kind must be str, int or float, got {self.kind!r}")
+        typed = self.kind is not str or self.low is not None or self.high is not None or self.choices is not None
+        if self.metavar is None and typed:
+            raise ConfigError(f"{self.flag} is a switch (no metavar): it takes no kind, range or choices")
+        for value in self.choices or ():
+            self.spec.check(self.flag, value)
+
+    @property
+    def spec(self) -> Option:
+        """The value's type and range as an :class:`Option` (the docs and ``desyr plugins`` print it)."""
+        return Option(None, self.help, kind=self.kind, low=self.low, high=self.high, choices=self.choices)
+
+    def value(self, text: str) -> Any:
+        """The command line's ``text`` as the declared type, checked; :class:`OptionError` (one line) if not."""
+        try:
+            value = self.kind(text)
+        except ValueError:
+            raise OptionError(f"{self.flag} takes {self.spec.type_text()}, got {_short(text)}") from None
+        try:
+            return self.spec.check(self.flag, value)
+        except OptionError as exc:
+            raise OptionError(str(exc).replace(f"option '{self.flag}'", self.flag, 1)) from None
 
 
 def infer(default: Any, doc: str = "") -> Option:
@@ -172,6 +202,16 @@ def infer(default: Any, doc: str = "") -> Option:
 
 def specs_of(declared: Mapping[str, Any]) -> dict[str, Option]:
     return {name: infer(value) for name, value in declared.items()}
+
+
+def checked_specs(declared: Mapping[str, Any]) -> dict[str, Option]:
+    """``specs_of``, each default held to its own spec: a default outside its declared type or range is
+    its declarer's error (:class:`OptionError`, one line naming the option)."""
+    specs = specs_of(declared)
+    for name, spec in specs.items():
+        if spec.kind is not object and spec.default is not None:
+            spec.check(name, spec.default)
+    return specs
 
 
 def validate(specs: Mapping[str, Any], given: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -214,6 +254,17 @@ def _fresh(value: Any) -> Any:
         return copy.deepcopy(value)
     except Exception:
         return value
+
+
+def options_dict(specs: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Declared options as ``desyr plugins --json`` lists them: default, type, range and doc of each."""
+    return {name: {"default": _json_default(spec.default), "type": spec.type_text(),
+                   "range": spec.range_text() or None, "doc": spec.doc}
+            for name, spec in specs_of(specs).items()}
+
+
+def _json_default(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, list, dict, type(None))) else repr(value)
 
 
 def markdown_table(specs: Mapping[str, Any]) -> str:

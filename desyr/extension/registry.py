@@ -32,6 +32,7 @@ from desyr.extension.discovery import (
     FROM_ENV,
     FROM_OPTION,
     GROUP,
+    distribution_of,
     import_named,
     may_implement,
     origin_of,
@@ -42,7 +43,7 @@ from desyr.extension.discovery import (
 )
 from desyr.extension.discovery import entry_points as discovered_entry_points
 from desyr.extension.hookspecs import ROLES
-from desyr.extension.options import specs_of
+from desyr.extension.options import options_dict
 
 if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
     from desyr.extension.roles import Component
@@ -64,18 +65,18 @@ class ComponentInfo:
     cls: type[Component]
     plugin: str = ""            # entry-point (or registration) name of the contributing plugin
     shadowed_by: str | None = None
+    distribution: tuple[str, str] | None = None    # (name, version) declaring it; None: -p, DESYR_PLUGINS, in process
 
     @property
     def qualified_name(self) -> str:
         return f"{self.plugin}:{self.name}"
 
     def as_dict(self) -> dict[str, Any]:
-        options = {name: {"default": _json_default(spec.default), "type": spec.type_text(),
-                          "range": spec.range_text() or None, "doc": spec.doc}
-                   for name, spec in specs_of(self.cls.options).items()}
-        return {"role": self.role, "name": self.name, "origin": self.origin, "entry_point": self.plugin,
-                "qualified_name": self.qualified_name, "default": _is_default(self.cls),
-                "shadowed_by": self.shadowed_by, "options": options}
+        options = options_dict(self.cls.options)
+        dist, version = self.distribution or (None, None)
+        return {"role": self.role, "name": self.name, "origin": self.origin, "distribution": dist,
+                "version": version, "entry_point": self.plugin, "qualified_name": self.qualified_name,
+                "default": _is_default(self.cls), "shadowed_by": self.shadowed_by, "options": options}
 
 
 class Registry:
@@ -94,6 +95,7 @@ class Registry:
         self._shadowed: list[ComponentInfo] = []
         self._failures: dict[str, str] = {}       # plugin name -> error
         self._origins: dict[str, str] = {}
+        self._distributions: dict[str, tuple[str, str]] = {}     # plugin name -> its distribution's name, version
         self._rank: dict[str, int] = {}           # plugin name -> precedence (lower first)
         self._pending = list(pending)
         self._on_complete = on_complete
@@ -125,9 +127,11 @@ class Registry:
                 self._on_complete(self)
         return self
 
-    def _add(self, name: str, origin: str) -> None:
+    def _add(self, name: str, origin: str, distribution: tuple[str, str] | None = None) -> None:
         self._origins[name] = origin
         self._rank[name] = len(self._rank)
+        if distribution is not None:
+            self._distributions[name] = distribution
 
     def _load_pending(self, hook: str | None) -> None:
         """Import the pending entry points that may implement ``hook`` (all of them for None)."""
@@ -201,6 +205,12 @@ class Registry:
                 if not any(seen.role == info.role and seen.name == info.name for seen in lost):
                     lost.append(info)
         return lost
+
+    def origin(self, component: object) -> ComponentInfo | None:
+        """The registered component ``component`` is made from, found by its class (a shadowed component
+        chosen as ``PLUGIN:NAME`` is itself, not the winner of its name); None for the core's own."""
+        cls = type(component)
+        return next((info for info in self.listing() if info.cls is cls), None)
 
     def listing(self) -> list[ComponentInfo]:
         rows = [info for role in ROLES for _, info in sorted(self.components.get(role, {}).items())]
@@ -315,7 +325,7 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (), 
             found.append(ep)
     registry = Registry(new_plugin_manager(), found, on_complete)
     for ep in found:
-        registry._add(ep.name, origin_of(ep))
+        registry._add(ep.name, origin_of(ep), distribution_of(ep))
     for module, source in asked.modules:
         if module in blocked or any(module in (ep.name, ep.module) for ep in found):
             continue      # as pytest: a plugin already there (or blocked) is not loaded twice
@@ -358,13 +368,13 @@ def _collect_components(registry: Registry) -> None:
                     registry._reject(impl.plugin_name, role, cls, exc)
                     continue
                 info = ComponentInfo(role, cls.name, registry._origins.get(impl.plugin_name, "unknown"), cls,
-                                     impl.plugin_name)
+                                     impl.plugin_name, distribution=registry._distributions.get(impl.plugin_name))
                 winner = table.get(cls.name)
                 if winner is None:
                     table[cls.name] = info
                 else:
                     registry._shadowed.append(ComponentInfo(role, cls.name, info.origin, cls, info.plugin,
-                                                            shadowed_by=winner.plugin))
+                                                            shadowed_by=winner.plugin, distribution=info.distribution))
 
 
 def _warn_about_lost_defaults(registry: Registry) -> None:
@@ -389,6 +399,3 @@ def check_contract(cls: Any, role: str) -> None:
 def _is_default(cls: type[Component]) -> bool:
     return bool(getattr(cls, "default", False)) or getattr(cls, "default_position", None) is not None
 
-
-def _json_default(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, list, dict, type(None))) else repr(value)

@@ -24,7 +24,7 @@ import sympy as sp
 
 from desyr.errors import ComponentError, DesyrError, PluginError
 from desyr.extension.hookspecs import ROLES
-from desyr.extension.options import Option, OptionError, specs_of, validate
+from desyr.extension.options import Option, OptionError, checked_specs, validate
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -291,11 +291,13 @@ class Gate(Component):
 class UnitFailure:
     """The answer of :meth:`Executor.map` for a unit that did not finish: one failed unit must not
     lose the others. ``error`` is the unit's own exception when there is one (re-raise it to keep
-    its message); ``lost`` says the worker died (killed, out of memory) rather than the unit raising."""
+    its message); ``lost`` says the worker died (killed, out of memory) rather than the unit raising;
+    ``stopped`` that :meth:`Executor.map_until` stopped waiting on it at its deadline."""
 
     message: str
     error: BaseException | None = None
     lost: bool = False
+    stopped: bool = False
 
 
 class Executor(Component):
@@ -335,6 +337,16 @@ class Executor(Component):
         A unit that raises, or whose worker dies (retried once first where the executor can),
         is answered by a :class:`UnitFailure` in its place; the other units still complete."""
 
+    def map_until(self, fn: Callable[[Any], Any], items: Sequence[Any], deadline: float) -> list[Any]:
+        """:meth:`map`, under a run's budget: a unit not back by ``deadline`` (``time.time()``) is answered
+        by ``UnitFailure(..., stopped=True)`` and abandoned where it runs (an executor that can stops
+        its worker). Each unit stops itself at its own stop time where a signal reaches it (a worker
+        process's main thread), so this is the backstop for a unit that cannot be interrupted.
+
+        The default waits for every unit (:meth:`map`): an executor that runs units in this process
+        has no worker to stop, and one that cannot stop a worker should override this to stop waiting."""
+        return self.map(fn, items)
+
     def close(self) -> None:
         """Release workers or cluster connections; called once at the end of a run or bench."""
 
@@ -363,9 +375,6 @@ def check_contract(cls: Any, role: str) -> None:
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
         raise PluginError(f"{role} '{name}' ({cls.__name__}) does not implement {missing}")
     try:
-        specs = specs_of(cls.options)
-        for option, spec in specs.items():
-            if spec.kind is not object and spec.default is not None:
-                spec.check(option, spec.default)
+        checked_specs(cls.options)
     except (DesyrError, TypeError, AttributeError) as exc:
         raise PluginError(f"{role} '{name}' declares invalid options: {exc}") from None

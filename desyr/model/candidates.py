@@ -8,6 +8,7 @@ from typing import Any
 import sympy as sp
 
 from desyr.symbolic.expressions import complexity
+from desyr.symbolic.series import rebuilt
 
 #: field metadata: set by Stage B (refit, measurement and checked cleaning), so stored with a refit unit
 STAGE_B = {"stage_b": True}
@@ -78,7 +79,7 @@ def topology(expr: sp.Expr) -> sp.Expr:
         if isinstance(node, sp.Float):
             return c
         args = [swap(a) for a in node.args]
-        return node.func(*args, evaluate=False) if args != list(node.args) else node
+        return rebuilt(node, args) if args != list(node.args) else node
 
     return swap(expr)
 

@@ -24,7 +24,7 @@ class MethodConstants:
     physics_absolute: float = 1e-10
     clean_term_tolerance: float = 1e-8        # additive terms below this are proposed for removal
     snap_integer_tolerance: float = 1e-12     # constants this close to an integer are snapped
-    exact_tolerance: float = 1e-8             # verified exact: max(R_eq, R_con) at most this
+    exact_tolerance: float = 1e-8             # verified exact: every residual relative to the problem's scale at most this
     # a coupled shortlist keeps the candidates with eps_T,f <= 3 eps_T,f,min + 1e-8 (the teacher gate's numbers)
     rate_cluster_tolerance: float = 0.35      # coupled: relative spread of one rate cluster
     rate_match_tolerance: float = 1e-9        # coupled: a rate shared by two fields

@@ -119,6 +119,9 @@ class RunContext:
     deadline: float | None = None
     #: the teacher's estimates of the problem's unknown coefficients (``[unknowns]``), where it trained them
     unknown_estimates: Mapping[str, float] = field(default_factory=dict)
+    #: ``time.time()`` by which the whole run returns (``--budget``; None: no wall). A call that runs past
+    #: its ``deadline`` is stopped, at the latest a moment after the wall (docs/escalation.md)
+    wall: float | None = None
 
     def seconds_left(self) -> float:
         """Seconds to ``deadline`` (infinite without one; never negative)."""

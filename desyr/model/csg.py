@@ -16,14 +16,16 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from desyr.model.containment import disjoint, inside
 from desyr.model.membership import Curve, curve_pieces, point_sides
 from desyr.model.patches import Patch
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ShapeError
+from desyr.model.written import Numbers
 
 #: Monte Carlo points that estimate a 3-D piece's share of its patch and find the pieces of a 3-D CSG
 #: boundary (one under about 1e-5 of its patch can go unseen there: in the plane the pieces are exact)
@@ -114,13 +116,61 @@ class Combined(Shape):
         return self.a.primitives() + self.b.primitives()
 
     def quadrature(self, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
-        # A - B with B inside A integrates as (rule of A) - (rule of B); other results have no rule here
-        if self.op != "difference" or not _inside(self.b, self.a):
+        return quadrature_rule(self, order, rng)
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A shape as signed primitives for integration (``A - B``: A's, then B's with -1), and why not all
+    the containments this rests on were decided exactly ("" when they were: the proof may use it)."""
+
+    parts: tuple[tuple[int, Shape], ...]
+    why: str = ""
+
+
+def signed_parts(shape: Shape, numbers: Numbers | None = None) -> Signed | None:
+    """``shape`` as signed primitives, or None (no rule). ``A - B`` is A minus B where B lies inside A;
+    ``A & B`` is the one inside the other, ``A | B`` the one holding the other, or both where they do not
+    overlap. Each containment is decided exactly (:mod:`desyr.model.containment`); a difference it cannot
+    decide falls back on samples, good for numbers but not for a proof (``why`` says so)."""
+    if not isinstance(shape, Combined):
+        return Signed(((1, shape),))
+    a, b = signed_parts(shape.a, numbers), signed_parts(shape.b, numbers)
+    if a is None or b is None:
+        return None
+    if shape.op == "difference":
+        nested = inside(shape.b, shape.a, numbers)
+        if nested is False or (nested is None and not _inside(shape.b, shape.a)):
             return None
-        ra, rb = self.a.quadrature(order, rng), self.b.quadrature(order, rng)
-        if ra is None or rb is None:
-            return None
-        return np.vstack([ra[0], rb[0]]), np.concatenate([ra[1], -rb[1]])
+        why = "" if nested else (f"{shape.b.text[:80]} could not be shown exactly to lie inside {shape.a.text[:80]}"
+                                 " (a sampled check found it inside)")
+        return Signed(a.parts + tuple((-k, p) for k, p in b.parts), _joined(a.why, b.why, why))
+    if inside(shape.b, shape.a, numbers) is True:
+        return b if shape.op == "intersection" else a
+    if inside(shape.a, shape.b, numbers) is True:
+        return a if shape.op == "intersection" else b
+    if shape.op == "union" and disjoint(shape.a, shape.b, numbers) is True:
+        return Signed(a.parts + b.parts, _joined(a.why, b.why))
+    return None
+
+
+def _joined(*reasons: str) -> str:
+    return "; ".join(r for r in reasons if r)
+
+
+def quadrature_rule(shape: Shape, order: int, rng: np.random.Generator,
+                    numbers: Numbers | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Nodes and weights over ``shape``: the signed rules of :func:`signed_parts` (None: no rule)."""
+    if not isinstance(shape, Combined):
+        return shape.quadrature(order, rng)
+    signed = signed_parts(shape, numbers)
+    if signed is None:
+        return None
+    rules = [(k, p.quadrature(order, rng)) for k, p in signed.parts]
+    if any(r is None for _, r in rules):
+        return None
+    return (np.vstack([r[0] for _, r in rules if r is not None]),
+            np.concatenate([k * r[1] for k, r in rules if r is not None]))
 
 
 def pieces_of(shape: Shape) -> list[Piece]:
@@ -129,8 +179,9 @@ def pieces_of(shape: Shape) -> list[Piece]:
 
 
 def _inside(inner: Shape, outer: Shape) -> bool:
-    """Whether ``inner`` lies in ``outer`` (its boundary and its interior, on dense samples: a disk that
-    covers the hole of an annulus has its boundary in the annulus, not its interior)."""
+    """Whether ``inner`` lies in ``outer`` on dense samples (its boundary and its interior: a disk that covers
+    the hole of an annulus has its boundary in the annulus, not its interior): only where the exact
+    decision (:func:`desyr.model.containment.inside`) is not made, and never for a proof."""
     rng = np.random.default_rng(0)
     for piece in pieces_of(inner):
         P = piece.sample(rng, 4096)
@@ -160,14 +211,16 @@ def piece_share(piece: Piece) -> float:
     return piece.share
 
 
-def nonempty_pieces(shape: Shape) -> list[Piece]:
-    """The pieces of ``shape``'s boundary that hold points; a piece too small to sample reliably (a
+def nonempty_pieces(shape: Shape, numbers: tuple[tuple[float, Any], ...] = ()) -> list[Piece]:
+    """The pieces of ``shape``'s boundary that hold points, each patch carrying the exact ``numbers`` the
+    config wrote (faces that are one are decided on them); a piece too small to sample reliably (a
     sliver of a face) is refused with a :class:`ShapeError`, never dropped unseen."""
     if not isinstance(shape, Combined):
-        return [Piece(p) for p in shape.patches()]
+        return [Piece(replace(p, numbers=numbers)) for p in shape.patches()]
     out = []
     for k, prim in enumerate(shape.primitives()):
         for patch in prim.patches():
+            patch = replace(patch, numbers=numbers)
             if patch.dim == 2:
                 out += _plane_pieces(shape, k, patch)
             else:

@@ -8,7 +8,7 @@ the problem has it, is an interval beside the shape.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -46,10 +46,7 @@ class Geometry:
 
     @cached_property
     def _pieces(self) -> tuple[Piece, ...]:
-        pieces = nonempty_pieces(self.shape)
-        if not self.numbers:
-            return tuple(pieces)
-        return tuple(replace(p, patch=replace(p.patch, numbers=self.numbers)) for p in pieces)
+        return tuple(nonempty_pieces(self.shape, self.numbers))
 
     def pieces(self) -> list[Piece]:
         """The pieces of the boundary that hold points (raises :class:`ShapeError` for a sliver)."""

@@ -15,11 +15,14 @@ piece of any length gets points. In 3-D the pieces are classified at sample poin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
+import sympy as sp
 
 from desyr.model.patches import Patch
 from desyr.model.shapes import Shape
+from desyr.model.signs import cross, sign
 
 TWO_PI = 2 * np.pi
 #: cuts closer than this share of a patch's parameter range are one cut (a tangency's double root)
@@ -53,12 +56,49 @@ def surface(patch: Patch) -> tuple[str, np.ndarray, float]:
 
 
 def same_surface(a: Patch, b: Patch) -> int:
-    """+1 if ``b`` lies on ``a``'s surface with the same normal, -1 with the opposite one, 0 if not on it."""
+    """+1 if ``b`` lies on ``a``'s surface with the same normal, -1 with the opposite one, 0 if not on it:
+    decided on the numbers the config wrote (``a.numbers``), after a loose float test rules most pairs out.
+    Two faces 1e-13 apart are two faces (a slit between them), not one."""
     (ka, va, sa), (kb, vb, sb) = surface(a), surface(b)
     if ka != kb or va.shape != vb.shape:
         return 0
     scale = max(1.0, float(np.max(np.abs(va))), float(np.max(np.abs(vb))))
-    return int(sa * sb) if np.allclose(va, vb, rtol=0, atol=1e-12 * scale) else 0
+    if not np.allclose(va, vb, rtol=0, atol=1e-9 * scale):
+        return 0
+    return int(sa * sb) if _exactly_same(a, b, ka) else 0
+
+
+def _exactly_same(a: Patch, b: Patch, kind: str) -> bool:
+    """Whether the two patches' surfaces (of one kind) are one, on their exact numbers."""
+    b = replace(b, numbers=a.numbers)
+    if kind == "line":
+        p, q = _line_points(a)
+        return all(sign(cross(p, q, r)) == 0 for r in _line_points(b))
+    (_, ea), (_, eb) = _surface_numbers(a), _surface_numbers(b)
+    return len(ea) == len(eb) and all(sign(x - y) == 0 for x, y in zip(ea, eb))
+
+
+def _line_points(patch: Patch) -> tuple[tuple[sp.Expr, sp.Expr], tuple[sp.Expr, sp.Expr]]:
+    """Two points of a 2-D face's or an edge's line, exactly."""
+    e = patch.exact_data()
+    if patch.kind == "segment":
+        return (e[0], e[1]), (e[2], e[3])
+    axis, at = int(patch.data[0]), e[1]
+    return ((at, sp.Integer(0)), (at, sp.Integer(1))) if axis == 0 else ((sp.Integer(0), at), (sp.Integer(1), at))
+
+
+def _surface_numbers(patch: Patch) -> tuple[str, tuple[sp.Expr, ...]]:
+    """A plane's axis and place, a conic's centre and semi-axes, a sphere's or a cylinder's centre and
+    radius, as exact numbers."""
+    e, kind = patch.exact_data(), patch.kind
+    if kind in ("face", "cap"):
+        axis, at = (int(patch.data[0]), e[1]) if kind == "face" else (2, e[3])
+        return "plane", (sp.Integer(axis), at)
+    if kind == "arc":
+        return "conic", (e[0], e[1], e[2], e[2])
+    if kind in ("ellipse", "sphere"):
+        return kind, e[0:4]
+    return "cylinder", e[0:3]
 
 
 # ------------------------------------------------------------------------- the CSG tree
@@ -198,22 +238,22 @@ def curve_pieces(whole: Shape, k: int, patch: Patch) -> tuple[list[tuple[float, 
         for other in prim.patches():
             if other.kind not in CURVES and not (other.kind == "face" and other.dim == 2):
                 continue
-            sign = same_surface(patch, other)
-            if sign and not curve.conic:
+            side = same_surface(patch, other)
+            if side and not curve.conic:
                 span = curve.extent(other)
                 cuts += list(span)
-                coincident.append((j, sign, span))
-            elif sign:
-                coincident.append((j, sign, None))
+                coincident.append((j, side, span))
+            elif side:
+                coincident.append((j, side, None))
             else:
                 cuts += list(curve.cuts(other))
     edges = _clustered(np.clip(np.array(cuts), t0, t1), (t1 - t0) * CLUSTER)
     mid = (edges[:-1] + edges[1:]) / 2
     P = curve.point(mid)
     on: dict[int, np.ndarray] = {}
-    for j, sign, extent in coincident:
+    for j, side, extent in coincident:
         hit = np.ones(len(mid), bool) if extent is None else (mid > extent[0]) & (mid < extent[1])
-        on[j] = np.where(hit, sign, on.get(j, np.zeros(len(mid))))
+        on[j] = np.where(hit, side, on.get(j, np.zeros(len(mid))))
     behind, ahead, shared = sides(whole, k, P, on)
     keep = ~shared
     return _runs(edges, keep & behind & ~ahead), _runs(edges, keep & ahead & ~behind)
@@ -252,9 +292,9 @@ def point_sides(whole: Shape, k: int, patch: Patch, P: np.ndarray) -> tuple[np.n
         if j == k:
             continue
         for other in prim.patches():
-            sign = same_surface(patch, other)
-            if sign:
+            side = same_surface(patch, other)
+            if side:
                 near = np.abs(prim.level(P)) <= tol
-                on[j] = np.where(near, sign, on.get(j, np.zeros(len(P))))
+                on[j] = np.where(near, side, on.get(j, np.zeros(len(P))))
     behind, ahead, shared = sides(whole, k, P, on)
     return ~shared & behind & ~ahead, ~shared & ahead & ~behind

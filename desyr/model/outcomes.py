@@ -69,6 +69,43 @@ class Selection:
 
 
 @dataclass
+class StoppedCall:
+    """A component call the run stopped at the budget's wall (``--budget``; docs/escalation.md): which
+    component of which role, how long it ran, the seconds it was given, and what the run did instead."""
+
+    role: str
+    name: str
+    seconds: float
+    share: float
+    instead: str
+    what: str = "its call"
+
+    def line(self) -> str:
+        """The one line the run prints and the reports show."""
+        return (f"{self.role} '{self.name}' was stopped after {self.seconds:.1f} s ({self.what}; its share of "
+                f"the budget: {self.share:.1f} s): {self.instead}")
+
+
+@dataclass
+class ComponentOrigin:
+    """Where one component of a run came from: the origin ``desyr plugins`` shows, and the distribution
+    and version that declare it (None for a module loaded with ``-p`` or ``DESYR_PLUGINS``, or registered
+    in process: it has no distribution)."""
+
+    role: str
+    name: str
+    origin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    def text(self) -> str:
+        """``gate max_complexity (desyr-myplugin 0.1.0)``; without a distribution, where it came from."""
+        where = (f"{self.distribution} {self.version}" if self.distribution else
+                 f"{self.origin.strip('()')}, no distribution")
+        return f"{self.role} {self.name} ({where})"
+
+
+@dataclass
 class Errors:
     """Post hoc errors against the reference (None without one); never used by any stage."""
 

@@ -97,16 +97,17 @@ def make_verification_points(problem: Problem, seed: int) -> VerificationPoints:
     return VerificationPoints(_read_only(interior), tuple(constraints), reductions)
 
 
-def all_constraint_points(problem: Problem, rng: np.random.Generator, sampler: UnitSampler | None = None
-                          ) -> tuple[list[np.ndarray], tuple[np.ndarray | None, ...]]:
-    """Each constraint's points (and an integral constraint's quadrature weights), from one generator."""
+def all_constraint_points(problem: Problem, rng: np.random.Generator, sampler: UnitSampler | None = None,
+                          floor: int = 0) -> tuple[list[np.ndarray], tuple[np.ndarray | None, ...]]:
+    """Each constraint's points (and an integral constraint's quadrature weights), from one generator; at
+    least ``floor`` per constraint (a set that is a point still gets its one point)."""
     points: list[np.ndarray] = []
     reductions: list[np.ndarray | None] = []
     for c in problem.constraints:
         if c.kind == "integral":
             X, G = integral_rule(problem, rng)
         else:
-            X = constraint_points(problem, c.faces, c.n_points, rng, sampler or scipy_latin_hypercube)
+            X = constraint_points(problem, c.faces, max(c.n_points, floor), rng, sampler or scipy_latin_hypercube)
             G = None
         points.append(_read_only(X))
         reductions.append(None if G is None else _read_only(G))

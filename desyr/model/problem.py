@@ -81,9 +81,16 @@ class Constraint:
     measure: float = 1.0
     #: what the operator and value as written need of their arguments (log(u): u > 0), for the verifier
     conditions: tuple[Condition, ...] = ()
+    #: ``shift`` as the exact numbers the config wrote (``x = [0.1, 0.3]``: 1/5, not the float 0.19999999999999998)
+    exact_shift: tuple[sp.Expr, ...] = ()
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "faces", "shift", "conditions")
+        _as_tuples(self, "faces", "shift", "conditions", "exact_shift")
+
+    def moved(self, numbers: Mapping[float, sp.Expr] | None = None) -> tuple[sp.Expr, ...]:
+        """The periodic shift, exactly: as the config wrote it (a constraint built without it reads each
+        float as written, :func:`desyr.model.written.exact_number`)."""
+        return self.exact_shift or tuple(exact_number(d, numbers) for d in self.shift)
 
     @property
     def residual(self) -> sp.Expr:
@@ -243,18 +250,23 @@ class Problem:
         values = {self.unknown_symbol(n): sp.sympify(solution[n]) for n in self.unknown_names if n in solution}
         return expr.xreplace(values) if values else expr
 
-    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr]) -> sp.Expr:
+    def constraint_residual(self, con: Constraint, solution: Mapping[str, sp.Expr],
+                            applied: sp.Expr | None = None) -> sp.Expr:
         """The residual of ``solution`` at one point of ``con``'s sets (an integral constraint: the
-        integrand, whose quadrature sum is the residual)."""
-        applied = self.apply(con.operator, solution)
+        integrand, whose quadrature sum is the residual); ``applied``: the operator with ``solution`` put
+        in, where the caller has it already."""
+        applied = self.apply(con.operator, solution) if applied is None else applied
         value = self.resolved(con.value, solution)          # a value may use an unknown: A*sin(pi*x)
         if con.kind == "periodic":
-            moved = {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + exact_number(d)
-                     for v, d in zip(self.variable_names, con.shift) if d}
-            return applied - applied.xreplace(moved) - value
+            return applied - applied.xreplace(self.shift_map(con)) - value
         if con.kind == "integral":
             return applied - value / sp.Float(con.measure)
         return applied - value
+
+    def shift_map(self, con: Constraint) -> dict[sp.Basic, sp.Expr]:
+        """A periodic constraint's move from a point of its set to its partner: each variable plus its shift."""
+        return {self.vocabulary.var_symbols[v]: self.vocabulary.var_symbols[v] + d
+                for v, d in zip(self.variable_names, con.moved(self.numbers)) if d != 0}
 
     def outside(self, X: np.ndarray) -> np.ndarray:
         """Which points of ``X`` (n, d) lie outside the domain's shape (none, on a box)."""

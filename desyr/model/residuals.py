@@ -17,6 +17,7 @@ from desyr.errors import ComponentError
 from desyr.model.constants import METHOD
 from desyr.model.points import PointSets, VerificationPoints
 from desyr.model.problem import Problem
+from desyr.model.scaled import measured_verification
 from desyr.symbolic.identifiability import Sensitivity, sensitivity_at
 from desyr.symbolic.parameterize import Parameterization, parameterize
 from desyr.symbolic.physics import (
@@ -26,7 +27,6 @@ from desyr.symbolic.physics import (
     Scores,
     Verification,
     scores,
-    verification,
 )
 
 __all__ = ["OBSERVATION_WEIGHT", "Params", "ResidualSystem", "Scores", "Verification", "for_refinement",
@@ -106,10 +106,10 @@ def physics_scores(residuals: Residuals, constraint_weight: float = METHOD.const
 
 
 def verify(problem: Problem, solution: Mapping[str, sp.Expr], points: PointSets | VerificationPoints) -> Verification:
-    """R_eq on independent interior points, R_con on the constraint sets (eq. verification)."""
+    """R_eq on independent interior points, R_con on the constraint sets (eq. verification), and each
+    residual relative to its scale (:mod:`desyr.model.scaled`), which decides "exact"."""
     interior = points.interior if isinstance(points, VerificationPoints) else points.verify
-    return verification(ResidualSystem(problem, solution, [], interior, list(points.constraints), jacobian=False,
-                                       reductions=points.reductions))
+    return measured_verification(problem, solution, interior, list(points.constraints), points.reductions)
 
 
 def _floated(expr: sp.Expr) -> sp.Expr:

@@ -20,7 +20,7 @@ import sympy as sp
 from desyr.errors import ConfigError
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.names import check_names
-from desyr.model.outcomes import Errors, GateRecord
+from desyr.model.outcomes import ComponentOrigin, Errors, GateRecord, StoppedCall
 from desyr.model.result_reading import (
     MAX_RESULT_BYTES,
     build_typed,
@@ -56,6 +56,17 @@ class Residuals:
     R_con: float | None
     R_eq_per_equation: list[float] = field(default_factory=list)
     R_con_per_constraint: list[float] = field(default_factory=list)
+    #: the largest residual over its scale (docs/verify.md, "The tolerance's scale"): what "exact" is
+    #: decided on; None in a result written before DeSyR 0.6
+    relative: float | None = None
+
+    def worst(self) -> float:
+        """The number "exact" is decided on: the largest relative residual (max(R_eq, R_con) in an older
+        result); inf where it is not finite."""
+        values = [self.relative] if self.relative is not None else [self.R_eq, self.R_con]
+        known = [float(v) for v in values if v is not None]
+        worst = max(known) if known else math.inf
+        return worst if math.isfinite(worst) else math.inf
 
 
 @dataclass
@@ -164,6 +175,7 @@ class Provenance:
     components: dict[str, str] = field(default_factory=dict)     # role -> component name
     config_sha256: str | None = None
     execution: ExecutionRecord | None = None
+    origins: list[ComponentOrigin] = field(default_factory=list)  # each component's distribution and version
 
 
 @dataclass
@@ -196,7 +208,7 @@ class AttemptRecord:
     change: str
     seconds: float
     exact: bool
-    worst_residual: float | None   # max(R_eq, R_con) on the independent points
+    worst_residual: float | None   # the largest relative residual on the independent points
     expression: dict[str, str] | None
     searchers: str = ""
     failures: list[str] = field(default_factory=list)   # stage 0: why each candidate is not the answer
@@ -212,6 +224,25 @@ class SolverCall:
     seconds: float
     outcome: str            # "candidates: n", "no solution", "timeout", "not applicable", "skipped", "error: ..."
     detail: str = ""
+
+
+@dataclass
+class SeriesField:
+    """How one field's series was cut for the result's numbers (``docs/series.md``)."""
+
+    terms: int                      # terms kept (per index) on the verification points
+    tail_bound: float | None        # the proved bound of what they leave out there (None: no bound holds)
+    capped: bool                    # the cap was reached before the bound met the tolerance
+    bound_holds: str | None = None  # the part of the domain where a tail bound is proved (None: nowhere found)
+    sums: int = 1                   # how many sums the field has
+
+
+@dataclass
+class SeriesRecord:
+    """The truncation of each field that is a series (absent for finite formulas)."""
+
+    fields: dict[str, SeriesField]
+    note: str = ""
 
 
 @dataclass
@@ -244,6 +275,8 @@ class Result:
     solvers: list[SolverCall] = field(default_factory=list)        # stage 0's solver calls (docs/solvers.md)
     verification: VerificationRecord | None = None                  # the verifier's verdict (schema 3)
     config: ConfigRecord | None = None                              # the problem as the verifier read it
+    series: SeriesRecord | None = None                              # how series answers were truncated
+    stopped: list[StoppedCall] = field(default_factory=list)       # calls stopped at the budget's wall
     schema: str = SCHEMA
 
     @property

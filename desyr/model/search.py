@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,13 @@ class SearchTask:
     #: spatial variable -> coordinate (a cylinder's in the plane across its axis)
     time: str | None = None
     centres: Sequence[Mapping[str, float]] = ()
+    #: ``time.time()`` by which the search returns its best front so far (``--budget``); None: no wall.
+    #: A search that runs on past it is stopped and left out of the pool (docs/plugins.md)
+    deadline: float | None = None
+
+    def seconds_left(self) -> float:
+        """Seconds to ``deadline`` (infinite without one; never negative)."""
+        return math.inf if self.deadline is None else max(self.deadline - time.time(), 0.0)
 
 
 @dataclass

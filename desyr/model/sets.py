@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from desyr.model.csg import quadrature_rule
 from desyr.model.geometry import EmptySet, Part, part_share, rejection
 from desyr.model.shapes import Box
 
@@ -210,7 +211,7 @@ def integral_rule(problem: Problem, rng: np.random.Generator) -> tuple[np.ndarra
         idx = [names.index(v) for v in space]
         shape = Box(problem.bounds[idx, 0], problem.bounds[idx, 1])
     order = ORDER.get(len(space), 8) + int(rng.integers(0, 4))     # two draws rarely share a rule
-    rule = shape.quadrature(order, rng)
+    rule = quadrature_rule(shape, order, rng, problem.numbers)
     if rule is None:
         raise EmptySet(f"the shape {shape.text} has no quadrature rule")
     nodes, weights = rule

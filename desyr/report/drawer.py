@@ -49,14 +49,17 @@ def start_drawer() -> None:
 atexit.register(lambda: stop_spare(_spare))
 
 
-def draw(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
-    """The plans drawn by the spare when one is running, else here; the same records either way."""
+def draw(plans: Sequence[FigurePlan], seconds: float | None = None) -> list[FigureRecord]:
+    """The plans drawn by the spare when one is running, else here; the same records either way.
+    ``seconds``: at most this long for the spare (a run's budget), and no figure rather than a second
+    try here when it runs out."""
     global _spare
     process, _spare = _spare, None
     if process is None or process.poll() is not None or not plans:
         return draw_plans(plans)
     try:
-        out, _ = process.communicate(pickle.dumps(list(plans)), timeout=TIMEOUT)
+        out, _ = process.communicate(pickle.dumps(list(plans)), timeout=TIMEOUT if seconds is None else
+                                     min(seconds, TIMEOUT))
         records = pickle.loads(out)
         if process.returncode == 0 and isinstance(records, list) and all(
                 isinstance(r, FigureRecord) for r in records):
@@ -64,7 +67,7 @@ def draw(plans: Sequence[FigurePlan]) -> list[FigureRecord]:
     except (OSError, ValueError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
         process.kill()
         process.communicate()
-    return draw_plans(plans)
+    return draw_plans(plans) if seconds is None else []
 
 
 def serve() -> NoReturn:

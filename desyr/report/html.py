@@ -18,7 +18,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desyr.report.markdown import float_text, inverse_lines, shown, undecided, verdict_parts, visible
+from desyr.report.markdown import (
+    component_labels,
+    float_text,
+    inverse_lines,
+    series_lines,
+    shown,
+    undecided,
+    verdict_parts,
+    visible,
+)
 
 if TYPE_CHECKING:      # model.result shows itself in notebooks through this module: no import at run time
     from desyr.model.result import Result
@@ -105,7 +114,7 @@ def render_html(r: Result, drawn: DrawnFigures | None = None, folder: Path | Non
     parts = [f"<h1>{title}</h1>", _selected(r, formulas), _quantities(r), _attempts(r), _gates(r),
              _candidates(r), _figures(figures, drawn.skipped if drawn else None), _timings(r),
              f"<p>DeSyR {text(r.provenance.desyr_version)}, schema {text(r.schema)}; components: "
-             + ", ".join(f"{text(k)} {text(v)}" for k, v in r.provenance.components.items()) + "</p>"]
+             + ", ".join(text(label) for label in component_labels(r)) + "</p>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -136,6 +145,7 @@ def _selected(r: Result, formulas: Sequence[str]) -> str:
                          if f not in hidden))
         match = ("" if form.symbolic_match is None else
                  f"<p>Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}</p>")
+        match += "".join(f"<p>{text(line)}</p>" for line in series_lines(r))
         out.append(f"<h2>Exact form</h2>{lines}{match}")
     return "".join(out)
 
@@ -148,6 +158,7 @@ def _quantities(r: Result) -> str:
             ("final complexity", number(r.complexity)),
             ("R_eq (verifier's independent interior points)", number(res.R_eq if res else None)),
             ("R_con (verifier's independent constraint points)", number(res.R_con if res else None)),
+            ("largest residual relative to the problem's scale", number(res.relative if res else None)),
             ("relative L2 vs reference", number(err.rel_l2))]
     rows += [(f"absolute L2 (RMS) of {text(f)} (its reference is 0: no relative error)", number(v))
              for f, v in err.absolute.items()]
@@ -163,9 +174,12 @@ def _attempts(r: Result) -> str:
     rows = [(str(a.index), text(a.step), text(a.change), text(a.reason), text(a.searchers), f"{a.seconds:.1f}",
              number(a.worst_residual), "yes" if a.exact else "no") for a in r.attempts]
     stop = f"<p>Stopped: {text(r.escalation_stop)}.</p>" if r.escalation_stop else ""
+    if r.stopped:
+        stop += ("<p>Calls stopped at the budget's wall:</p><ul>"
+                 + "".join(f"<li>{text(c.line())}</li>" for c in r.stopped) + "</ul>")
     why = "".join(f"<p>Why attempt {a.index}'s candidates are not the answer:</p><ul>"
                   + "".join(f"<li>{text(line)}</li>" for line in a.failures) + "</ul>" for a in r.attempts if a.failures)
-    return "<h2>Attempts</h2>" + table(["#", "step", "change", "why", "source", "time (s)", "worst residual",
+    return "<h2>Attempts</h2>" + table(["#", "step", "change", "why", "source", "time (s)", "worst relative residual",
                                         "verified exact"], rows, sortable=True) + stop + why
 
 

@@ -145,8 +145,16 @@ def render_report(r: Result, figures: list[str] | None = None) -> str:
     lines += ["## Timings (s)", "", "| stage | seconds |", "|---|---|"]
     lines += [f"| {md(k)} | {v:.3f} |" for k, v in r.timings.items()]
     lines += ["", f"DeSyR {md(r.provenance.desyr_version)}, schema {md(r.schema)}; components: "
-              + ", ".join(f"{md(k)} {md(v)}" for k, v in r.provenance.components.items())]
+              + ", ".join(md(label) for label in component_labels(r))]
     return "\n".join(lines) + "\n"
+
+
+def component_labels(r: Result) -> list[str]:
+    """Each component of the run with where it came from (``gate g (desyr-g 0.1.0)``); a result written
+    before the origins were recorded names the components alone."""
+    if r.provenance.origins:
+        return [o.text() for o in r.provenance.origins]
+    return [f"{k} {v}" for k, v in r.provenance.components.items()]
 
 
 def _quantities(r: Result) -> list[str]:
@@ -157,6 +165,8 @@ def _quantities(r: Result) -> list[str]:
              f"| verdict (separate verifier) | {md(r.verdict)} |",
              f"| R_eq (verifier's independent interior points) | {fmt(res.R_eq if res else None)} |",
              f"| R_con (verifier's independent constraint points) | {fmt(res.R_con if res else None)} |",
+             f"| largest residual relative to the problem's scale (what the tolerance judges) | "
+             f"{fmt(res.relative if res else None)} |",
              f"| relative L2 vs reference | {fmt(err.rel_l2)} |"]
     run = r.verification.run_residuals if r.verification else None
     if run is not None:
@@ -190,7 +200,24 @@ def _exact_section(r: Result) -> list[str]:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
+    lines += [line for text in series_lines(r) for line in ("", text)]
     return lines + [""]
+
+
+def series_lines(r: Result) -> list[str]:
+    """One line per field that is a series: the terms its numbers kept and the proved tail bound."""
+    if r.series is None:
+        return []
+    out = []
+    for f, cut in r.series.fields.items():
+        reached = (f"a proved tail bound of {cut.tail_bound:.2g} there" if cut.tail_bound is not None
+                   else "no tail bound is proved on those points")
+        cap = " (the cap)" if cut.capped else ""
+        holds = (f"a tail bound holds on {cut.bound_holds}" if cut.bound_holds
+                 else "no tail bound is proved on any part of the domain tried")
+        out.append(f"Series: {f} keeps {cut.terms} terms{cap} on the verification points, with {reached}; {holds} "
+                   f"(docs/series.md).")
+    return out
 
 
 def _search_section(r: Result) -> list[str]:
@@ -217,7 +244,7 @@ def _attempts_section(r: Result) -> list[str]:
     lines = ["## Attempts", "", "The exact solvers' attempt comes first (docs/solvers.md); escalation "
              "(docs/escalation.md) changes each later attempt from the one before. The run stops at the first "
              "verified-exact attempt and reports it, else the attempt with the smallest residual.", "",
-             "| # | step | change | why | source of the selected candidate | time (s) | worst residual | "
+             "| # | step | change | why | source of the selected candidate | time (s) | worst relative residual | "
              "verified exact |", "|---|---|---|---|---|---|---|---|"]
     for a in r.attempts:
         lines.append(f"| {a.index} | {md(a.step)} | {md(a.change)} | {md(a.reason)} | {md(a.searchers)} | "
@@ -225,6 +252,8 @@ def _attempts_section(r: Result) -> list[str]:
                      f"{fmt(a.worst_residual)} | {'yes' if a.exact else 'no'} |")
     if r.escalation_stop:
         lines += ["", f"Stopped: {md(r.escalation_stop)}."]
+    if r.stopped:
+        lines += ["", "Calls stopped at the budget's wall:", ""] + [f"- {md(c.line())}" for c in r.stopped]
     for a in r.attempts:
         if a.failures:
             lines += ["", f"Why attempt {a.index}'s candidates are not the answer:", ""]
@@ -264,13 +293,13 @@ def verdict_parts(r: Result, quote: Callable[[Any], str] = md) -> tuple[str, str
                 f"residual to exactly 0 ({reason}); the numeric expression agrees with it on independent points.", note)
     if r.verdict == "verified":
         return ("Verified", f" (not proved): the expression satisfies the governing equation and the constraints "
-                f"to {r.exact_tolerance:g} on independent points, but it was not proved symbolically ({reason}). "
+                f"to {r.exact_tolerance:g} of the problem's scale on independent points, but it was not proved symbolically ({reason}). "
                 f"A formula with unidentified float constants can agree with the solution to round-off on the "
                 f"domain without being it.", note)
     if r.verdict == "unverified":
         return "Unverified", f": {reason}. Run desyr verify on this result.", note
     return ("Not an exact solution", f" ({reason}). This expression approximates the solution but is not exact. "
-            "The gates are relative, so they always pick something; only the verifier's absolute checks say "
+            "The gates are relative, so they always pick something; only the verifier's checks say "
             "whether recovery succeeded. A missing operator in the library is a common cause.", note)
 
 

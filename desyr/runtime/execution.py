@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -104,7 +105,14 @@ def stored_call(call: StoredCall) -> dict[str, Any]:
     from desyr.runtime.store import write_record
 
     start = time.perf_counter()
-    record = call.fn(call.item)
+    try:
+        record = call.fn(call.item)
+    finally:       # what the unit printed, before its worker may be stopped (docs/plugins.md, plugin output)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
     if call.path is not None and call.key is not None:
         write_record(Path(call.path), call.key, record, time.perf_counter() - start)
     return record
@@ -136,17 +144,21 @@ class KeyedCall:
 
 
 def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any],
-                names: Sequence[str] | None = None) -> list[dict[str, Any] | UnitFailure]:
+                names: Sequence[str] | None = None, until: float | None = None) -> list[dict[str, Any] | UnitFailure]:
     """``executor.map`` held to its contract: one record (a dict) or :class:`UnitFailure` per item, in
     order, each the record of its own unit (the units carry a key, fresh for every map). A map that
     raises, or answers with fewer, more, other or misplaced things, would lose units or swap their
-    answers silently: it ends the run with one line naming the executor (``names``: the units' names)."""
+    answers silently: it ends the run with one line naming the executor (``names``: the units' names).
+    ``until``: a run's backstop (``time.time()``), by which a unit not back is stopped
+    (:meth:`Executor.map_until`)."""
     from desyr.stages.guard import contained
 
     batch = uuid.uuid4().hex[:12]
     keys = [f"{batch}/{i}" for i in range(len(items))]
+    keyed = list(zip(keys, items))
     with contained("executor", executor.name):
-        results = executor.map(KeyedCall(fn), list(zip(keys, items)))
+        results = (executor.map(KeyedCall(fn), keyed) if until is None else
+                   executor.map_until(KeyedCall(fn), keyed, until))
     if not isinstance(results, (list, tuple)) or len(results) != len(items):
         got = f"{len(results)} result(s)" if isinstance(results, (list, tuple)) else type(results).__name__
         raise PluginError(f"executor '{executor.name}' broke its contract: map returned {got} for "
@@ -213,13 +225,15 @@ class Units:
     memo: Memo = field(default_factory=Memo)    # this run's computed units (escalation's attempts share it)
 
     def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]],
-            check: RecordCheck | None = None, memo_key: MemoKey | None = None,
+            check: RecordCheck | None = None, until: float | None = None, memo_key: MemoKey | None = None,
             fits: Callable[[Any, dict[str, Any]], bool] = lambda item, record: True
             ) -> list[dict[str, Any] | UnitFailure]:
         """One record (or failure) per ``(name, item)``, in input order. A stored record is reused only
-        if ``check(item, record)`` accepts it; a malformed one is a cache miss, computed again. With
-        ``memo_key``, a unit this run already computed is answered from the memo where ``fits(item,
-        record)`` holds, and a computed record is remembered where it holds for its own item."""
+        if ``check(item, record)`` accepts it; a malformed one is a cache miss, computed again. ``until``:
+        under a budget, when the executor stops waiting on a unit (each unit stops itself before, where
+        it can; one unit runs here, where only its own stop holds). With ``memo_key``, a unit this run
+        already computed is answered from the memo where ``fits(item, record)`` holds, and a computed
+        record is remembered where it holds for its own item (a failure, a stopped unit included, never)."""
         answers: list[dict[str, Any] | UnitFailure | None] = [None] * len(named)
         todo: list[int] = []
         keys = [None if memo_key is None else memo_key(name, item) for name, item in named]
@@ -237,7 +251,7 @@ class Units:
         calls = [self._call(kind, named[i][0], named[i][1], fn) for i in todo]
         # one unit (a coupled winner's refit, a one-search run) is not worth a worker round trip
         results = (serial_map(stored_call, calls) if len(calls) <= 1 else
-                   checked_map(self.executor, stored_call, calls, [f"{kind}/{named[i][0]}" for i in todo]))
+                   checked_map(self.executor, stored_call, calls, [f"{kind}/{named[i][0]}" for i in todo], until))
         for i, result in zip(todo, results):
             answers[i] = result
             self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1

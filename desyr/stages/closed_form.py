@@ -23,8 +23,9 @@ def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
              ) -> ExactFormRecord:
     """The checked exact form of ``exprs`` and, with a reference, whether it matches symbolically."""
     def check(candidate: Mapping[str, sp.Expr]) -> tuple[float, float]:
+        # relative to the problem's scale, as "exact" is decided: a change is judged at any scale alike
         v = verify(problem, candidate, points)
-        return v.R_eq, v.R_con if v.R_con is not None else 0.0
+        return max(v.relative_per_equation, default=0.0), max(v.relative_per_constraint, default=0.0)
 
     form = exact_form(problem, dict(exprs), check)
     data = form.to_dict()

@@ -18,12 +18,15 @@ from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ExactSearcher
 from desyr.model.candidates import Candidate
+from desyr.model.context import Reporter, StderrLines
 from desyr.model.frozen import thawed
+from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.completion import complete_fields
 from desyr.stages.guard import contained
+from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
@@ -54,16 +57,29 @@ def exact_searchers(registry: Registry, settings: SolversSettings) -> list[Exact
     return [s for s in made if isinstance(s, ExactSearcher)]
 
 
-def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_limit: float) -> SolveOutcome:
-    """Every exact searcher's proposals as candidates ``x0, x1, ...`` (searcher ``NAME:SOLVER``)."""
+def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_limit: float,
+                       wall: float | None = None, progress: Reporter | None = None) -> SolveOutcome:
+    """Every exact searcher's proposals as candidates ``x0, x1, ...`` (searcher ``NAME:SOLVER``). Under
+    a budget's ``wall`` an exact searcher still proposing at the wall's stop time is stopped (named on
+    ``progress``) and proposes nothing: its solver calls are bounded by ``time_limit`` already."""
     start = time.perf_counter()
     pool: list[Candidate] = []
     records: list[SolverCall] = []
     for searcher in searchers:
-        with contained("searcher", searcher.name), unchanged("searcher", searcher.name, {"problem": problem}):
-            found = searcher.propose(problem, time_limit)
-            if not isinstance(found, Proposals):
-                raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
+        began, share = time.perf_counter(), 0.0 if wall is None else max(wall - time.time(), 0.0)
+        try:
+            with stopped_at(None if wall is None else stop_time(wall, share, wall)), \
+                    contained("searcher", searcher.name), \
+                    unchanged("searcher", searcher.name, {"problem": problem}):
+                found = searcher.propose(problem, time_limit)
+                if not isinstance(found, Proposals):
+                    raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
+        except Stopped:
+            note_stop(progress or StderrLines(), StoppedCall("searcher", searcher.name, time.perf_counter() - began,
+                                                             share, "it proposes nothing", "propose()"))
+            records.append(SolverCall(searcher.name, "propose", time.perf_counter() - began, "stopped",
+                                      "stopped at the budget's wall"))
+            continue
         records += [_record(searcher.name, a) for a in found.attempts]
         for exprs, origin in zip(found.candidates, found.origins or ("",) * len(found.candidates)):
             given, why = _completed(problem, exprs)

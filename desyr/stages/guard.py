@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+from desyr.symbolic.time_limit import Expired
 
 
 @contextmanager
@@ -29,7 +30,7 @@ def contained(role: str, name: str) -> Iterator[None]:
         raise
     except DesyrError as exc:
         raise PluginError(f"{role} '{name}': {exc}") from exc
-    except (KeyboardInterrupt, MemoryError):
+    except (KeyboardInterrupt, MemoryError, Expired):    # Expired: the run's wall stops the call (stops.py)
         raise
     except BaseException as exc:  # a plugin's bug or its sys.exit(): one line; DESYR_TRACEBACK=1 shows where
         raise PluginError(f"{role} '{name}' failed: {type(exc).__name__}: {_strip(str(exc), role, name)}") from exc

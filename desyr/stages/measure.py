@@ -22,6 +22,7 @@ from desyr.symbolic.expressions import complexity
 from desyr.symbolic.gauge import fix_gauge
 from desyr.symbolic.limits import limit_tree
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.series import has_series
 from desyr.symbolic.simplify import cleaning_proposal
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
@@ -139,7 +140,9 @@ def clean(candidate: Candidate, ctx: RunContext, refit: ReducedRefit | None = No
             _adopt(candidate, proposal, eps, eps_fields, scores)
         else:
             candidate.cleaning_note = "cleaning proposal rejected by the acceptance check"
-    if refit is not None:
+    # the reductions below refit trees they rewrite with limits and symmetries of the constants: a series
+    # keeps its constants (its refit was Stage B's), so that no rewrite cuts or breaks a sum
+    if refit is not None and not any(has_series(e) for e in candidate.expressions.values()):
         reduce_degenerate(candidate, ctx, refit, base)
         take_limits(candidate, ctx, refit, base)
         fix_symmetries(candidate, ctx, refit, base)

@@ -5,7 +5,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from desyr.model.candidates import (
 )
 from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
-from desyr.model.outcomes import RefitPassOutcome
+from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.model.unknowns import starting_values
@@ -39,10 +39,13 @@ from desyr.stages.refit_contract import (
     family_points,
     in_family,
 )
+from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.series import not_finite
+from desyr.symbolic.time_limit import Expired
 
 
 def parse_candidate(problem: Problem, text: str | Mapping[str, str]) -> dict[str, sp.Expr]:
@@ -78,7 +81,7 @@ def check_finite(problem: Problem, exprs: Mapping[str, sp.Expr], ctx: RunContext
     start = {**starting_values(problem.unknowns, ctx.unknown_estimates), **exprs}   # where the refit starts
     for f, e in exprs.items():
         e = problem.resolved(e, start)
-        if e.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        if not_finite(e):
             return f"{f} = {e} is not finite"
         try:
             values = evaluate(e, problem.symbols, X)
@@ -120,14 +123,22 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     setting = digest(refiner.name, sorted(refiner.settings.items()))
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
-    records = _in_turns(named, units, ctx) if scope == "refit" and not ctx.problem.unknowns else \
-        _refit_all(named, units, ctx)
+    at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
+    run = _Refits(units, ctx, None if at is None else at + BACKSTOP, start)
+    records = run.in_turns(named) if scope == "refit" and not ctx.problem.unknowns else run.all(named)
     for i, (cand, record) in enumerate(zip(order, records), 1):
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
     broken_refits(refiner, records)
     seconds = time.perf_counter() - start
-    if share is not None:
+    stopped = [float(r["stopped"]) for r in records if r.get("stopped")]
+    if stopped:
+        one = len(stopped) == 1
+        note_stop(ctx.progress, StoppedCall(
+            "refiner", refiner.name, max(stopped), share or 0.0,
+            f"{'that candidate counts' if one else 'those candidates count'} as not refit (timeout)",
+            "its refit" if len(records) == 1 else f"{len(stopped)} of its {len(records)} refits"))
+    elif share is not None:
         overran(refiner, "refiner", refiner.name, seconds, share, "Stage B's refits")
     counts: dict[str, int] = {}
     for c in pool:
@@ -138,12 +149,6 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     return RefitPassOutcome(len(order), counts, seconds)
 
 
-def _refit_all(named: list[tuple[str, Any]], units: Units, ctx: RunContext) -> list[dict[str, Any]]:
-    return [_failed_record(r.message) if isinstance(r, UnitFailure) else r
-            for r in units.run("refit", named, refit_unit, check_refit_record, memo_key=_memo_key(ctx),
-                               fits=_finished)]
-
-
 #: the refits of the first turn; each later turn doubles (a fixed schedule, not the executor's workers, so
 #: which candidates are refit is the same on every executor)
 FIRST_TURN = 2
@@ -151,18 +156,34 @@ FIRST_TURN = 2
 SHORTER_EXACT = "not refit: a shorter candidate's refit already meets the physics to the exact tolerance"
 
 
-def _in_turns(named: list[tuple[str, Any]], units: Units, ctx: RunContext) -> list[dict[str, Any]]:
-    """The refits shortest first, in turns of 2, 2, 4, 8, ... candidates; once a refit meets the physics to
-    the exact tolerance, no longer candidate is refit (it cannot be simpler, and the longest trees were the
-    slowest refits: two of them took 63 s of SSDE's Poisson 2-D attempt, after the answer was refit)."""
-    records: list[dict[str, Any]] = []
-    turn = FIRST_TURN
-    while len(records) < len(named):
-        if any(_meets_physics(r, ctx.method.exact_tolerance) for r in records):
-            return records + [_failed_record(SHORTER_EXACT)] * (len(named) - len(records))
-        records += _refit_all(named[len(records):len(records) + turn], units, ctx)
-        turn = turn if len(records) <= FIRST_TURN else 2 * turn
-    return records
+@dataclass(frozen=True)
+class _Refits:
+    """How one pool's refit units run: the run's units, its context, when the executor stops waiting
+    (under a budget) and when the pool's refits began."""
+
+    units: Units
+    ctx: RunContext
+    until: float | None
+    start: float
+
+    def all(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        answers = self.units.run("refit", named, refit_unit, check_refit_record, self.until,
+                                 memo_key=_memo_key(self.ctx), fits=_finished)
+        return [_unit_answer(r, time.perf_counter() - self.start) for r in answers]
+
+    def in_turns(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """The refits shortest first, in turns of 2, 2, 4, 8, ... candidates; once a refit meets the
+        physics to the exact tolerance, no longer candidate is refit (it cannot be simpler, and the longest
+        trees were the slowest refits: two of them took 63 s of SSDE's Poisson 2-D attempt, after the
+        answer was refit)."""
+        records: list[dict[str, Any]] = []
+        turn = FIRST_TURN
+        while len(records) < len(named):
+            if any(_meets_physics(r, self.ctx.method.exact_tolerance) for r in records):
+                return records + [_failed_record(SHORTER_EXACT)] * (len(named) - len(records))
+            records += self.all(named[len(records):len(records) + turn])
+            turn = turn if len(records) <= FIRST_TURN else 2 * turn
+        return records
 
 
 def _meets_physics(record: dict[str, Any], tolerance: float) -> bool:
@@ -200,17 +221,29 @@ def _unit_context(ctx: RunContext) -> RunContext:
 
 
 def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
-    """One candidate's refit, measurement and checked cleaning as a JSON-safe record."""
+    """One candidate's refit, measurement and checked cleaning as a JSON-safe record. Under a deadline
+    the refiner gets the time left (``Refiner.within``), and a refit still running at its stop time is
+    stopped where a signal reaches it: the candidate then counts as not refit (timeout)."""
     refiner, cand, ctx = item
+    at = None
     if ctx.deadline is not None:
         if time.time() >= ctx.deadline:
             # shortest first: under a budget the simplest candidates are the ones refit (--budget)
             return _failed_record(OUT_OF_TIME)
-        refiner = refiner.within(ctx.seconds_left())
-    cand = copy.copy(cand)
+        left = ctx.seconds_left()
+        refiner, at = refiner.within(left), stop_time(ctx.deadline, left, ctx.wall)
+    start = time.perf_counter()
+    try:
+        with stopped_at(at):
+            return _refit_record(refiner, copy.copy(cand), ctx)
+    except Stopped:
+        return _stopped_record(time.perf_counter() - start)
+
+
+def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[str, Any]:
     try:
         outcome, refined = contracted_refit(refiner, cand, ctx.problem, ctx.points)
-    except (KeyboardInterrupt, MemoryError):
+    except (KeyboardInterrupt, MemoryError, Expired):
         raise
     except UnreadableRefit as exc:  # a complex-valued tree's refit: this candidate fails, not the refiner
         return _failed_record(str(exc))
@@ -236,7 +269,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
                                                    ctx) or None
             measure(cand, ctx)
             clean(cand, ctx)        # what the named values left at round-off (a 4e-28*sin term) goes
-    except (KeyboardInterrupt, MemoryError):
+    except (KeyboardInterrupt, MemoryError, Expired):
         raise
     except Tampered as exc:      # a reduced tree's refit changed the problem or the points
         return {**_failed_record(str(exc)), BROKE: TAMPERED}
@@ -325,9 +358,25 @@ def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext, simplify:
 OUT_OF_TIME = "not refit: the run's budget was spent before its turn"
 
 
-def _failed_record(reason: str) -> dict[str, Any]:
-    return {"refit": {"expressions": {}, "status": "failed", "converged": False, "reason": reason},
+#: the reason of a candidate whose refit was stopped at its stop time
+STOPPED = "not refit: the refit ran past Stage B's deadline and was stopped (--budget)"
+
+
+def _failed_record(reason: str, status: str = "failed") -> dict[str, Any]:
+    return {"refit": {"expressions": {}, "status": status, "converged": False, "reason": reason},
             "expressions": None}
+
+
+def _stopped_record(seconds: float) -> dict[str, Any]:
+    return {**_failed_record(STOPPED, "timeout"), "stopped": round(seconds, 3)}
+
+
+def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float) -> dict[str, Any]:
+    """A refit unit's record; a unit that failed counts as failed, one the executor stopped waiting on
+    as stopped."""
+    if isinstance(answer, UnitFailure):
+        return _stopped_record(waited) if answer.stopped else _failed_record(answer.message)
+    return answer
 
 
 def _texts(exprs: Mapping[str, sp.Expr] | None) -> dict[str, str] | None:
@@ -342,6 +391,8 @@ def check_refit_record(item: tuple[Refiner, Candidate, RunContext], record: dict
     candidate's fields and reads back; otherwise the refit runs again."""
     _, cand, ctx = item
     check_depth(record)
+    if record.get("stopped"):
+        raise ValueError("the refit was stopped at its stop time (--budget): it runs again")
     names = set(cand.search_expressions)
     r = stored_field(record, "refit", dict)
     if set(r) - _OUTCOME_FIELDS:

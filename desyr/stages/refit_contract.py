@@ -18,6 +18,7 @@ from desyr.model.problem import Problem
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.family import outside_family
+from desyr.symbolic.series import not_finite
 
 
 def contracted_refit(refiner: Refiner, cand: Candidate, problem: Problem, points: Any
@@ -56,7 +57,7 @@ def checked_refit(answer: object, name: str, cand: Candidate, problem: Problem, 
     candidate's frozen tree with other constants (:func:`in_family`) at those points."""
     outcome = checked_outcome(answer, name)
     for f, e in (outcome.expressions or {}).items():
-        if isinstance(e, sp.Basic) and e.has(*_NOT_FINITE) and not cand.search_expressions.get(f, e).has(*_NOT_FINITE):
+        if isinstance(e, sp.Basic) and not_finite(e) and not not_finite(cand.search_expressions.get(f, e)):
             raise ValueError(f"refined {f} = {e} is not finite")
     refined = _checked_expressions(outcome, cand, problem)
     if X is not None:
@@ -87,7 +88,6 @@ def _start(value: object) -> float:
     return float(value) if isinstance(value, sp.Expr) and value.is_number and value.is_real else 1.0
 
 
-_NOT_FINITE = (sp.zoo, sp.oo, -sp.oo, sp.nan)
 
 
 def checked_outcome(outcome: object, name: str) -> RefitOutcome:

@@ -18,6 +18,7 @@ from desyr.model.outcomes import Errors, Outcome, Selection
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import verify
+from desyr.model.result import SeriesField, SeriesRecord
 from desyr.symbolic.numeric import evaluate
 
 
@@ -95,3 +96,23 @@ def verify_selection(selection: Selection, pristine: Problem, points: Verificati
         errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, points.interior)
     return Outcome(selection, verification, errors, time.perf_counter() - start)
 
+
+
+def series_truncation(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> SeriesRecord | None:
+    """How each field that is a series is cut on the verification points (terms kept, the proved tail
+    bound reached), and where on the domain a tail bound holds; None for finite formulas."""
+    from desyr.symbolic.series import bound_on_part, evaluate_series, has_series, outer_sums
+    fields: dict[str, SeriesField] = {}
+    box = {s: (float(v.lo), float(v.hi)) for s, v in zip(problem.symbols, problem.variables)}
+    for f in problem.fields:
+        expr = problem.resolved(exprs[f], exprs)
+        if not has_series(expr):
+            continue
+        values = evaluate_series(expr, problem.symbols, points.interior)
+        sums = outer_sums(expr)
+        parts = [bound_on_part(s, box) for s in sums]
+        holds = None if any(p is None for p in parts) else "; ".join(sorted({p.where() for p in parts if p}))
+        fields[f] = SeriesField(values.terms, values.bound, values.capped, holds, len(sums))
+    if not fields:
+        return None
+    return SeriesRecord(fields, "the run's residuals and errors use these truncated sums")

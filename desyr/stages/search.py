@@ -16,11 +16,13 @@ from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.frozen import thawed
+from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained, overran, warn_at_component
+from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
 from desyr.symbolic.expressions import expression_text
 
 
@@ -163,7 +165,9 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                   first: str | None = None) -> SearchOutcome:
     """K seeded searches per field and searcher on that field's teacher output (each search one unit,
     run by the executor or read back from the run store). ``first``: the configured first searcher
-    (default: the first of ``searchers``), whose units keep unprefixed names."""
+    (default: the first of ``searchers``), whose units keep unprefixed names. Under a deadline each
+    search has its share (:class:`SearchLimit`), and a search still running at its stop time is stopped
+    and left out of the pool (:mod:`desyr.stages.stops`)."""
     problem, start = ctx.problem, time.perf_counter()
     assert ctx.teacher_values is not None, "the teacher runs before the search"
     seeds = search_seeds(ctx.seed, settings.runs, settings.seed_offset)
@@ -171,6 +175,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     info = SearchInfo(label, seeds, list(settings.binary), list(settings.unary or ()), int(settings.max_size))
     units = ctx.units or serial_units()
     cap = _seconds_per_search(ctx, len(problem.fields) * len(searchers) * len(seeds), units.executor.workers)
+    limit = None if cap is None else SearchLimit(cap, ctx.wall)
     named = []
     for j, field in enumerate(problem.fields):
         values = ctx.teacher_values[:, j]
@@ -185,15 +190,20 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                                   binary=list(settings.binary), unary=list(settings.unary or ()),
                                   max_size=int(settings.max_size), seed=seed,
                                   budget=_time_capped(searcher, thawed(settings.budget), cap), field_name=field,
-                                  time=problem.time, centres=round_centres(problem))
-                named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem)))
+                                  time=problem.time, centres=round_centres(problem), deadline=ctx.deadline)
+                named.append((f"{prefix}{field}-{seed}-{data[:16]}", (searcher, task, problem, limit)))
     ctx.progress.message(f"stage A: {len(named)} {label} search(es) "
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
-    records = units.run("search", named, search_unit, check_search_record, memo_key=search_memo_key,
+    began = time.perf_counter()
+    records = units.run("search", named, search_unit, check_search_record,
+                        None if limit is None else limit.backstop(ctx.deadline), memo_key=search_memo_key,
                         fits=within_limit)
     _overruns(named, records, cap)
+    _stops(named, records, cap, time.perf_counter() - began, ctx)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
-    for (_, (searcher, task, _)), record in zip(named, records):
+    for (_, (searcher, task, _, _)), record in zip(named, records):
+        if isinstance(record, UnitFailure) and record.stopped:
+            record = _stopped_record(task, time.perf_counter() - began)
         if isinstance(record, UnitFailure):
             raise record.error if isinstance(record.error, DesyrError) else ConfigError(
                 f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
@@ -206,12 +216,31 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     return SearchOutcome(fronts, info, time.perf_counter() - start)
 
 
-def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem]) -> str:
+@dataclass(frozen=True)
+class SearchLimit:
+    """A search's part of the budget: its seconds from when it starts (searches queue for the workers),
+    and the run's wall."""
+
+    seconds: float
+    wall: float | None
+
+    def stop(self, deadline: float) -> float | None:
+        """When a search whose deadline is ``deadline`` is stopped."""
+        return stop_time(deadline, self.seconds, self.wall)
+
+    def backstop(self, deadline: float | None) -> float | None:
+        """When the run stops waiting on any search of a stage ending at ``deadline``, a moment after the
+        last search's own stop."""
+        at = None if deadline is None else self.stop(deadline)
+        return None if at is None else at + BACKSTOP
+
+
+def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) -> str:
     """A search's key in the run's memo: its unit name (field, seed, the teacher's values) and the
     settings the name leaves out (the searcher's, the library, the size, the budget), so the quick
     searchers' seeds are not searched again in the round with every searcher, and a search with
     another library or budget never reuses a front."""
-    searcher, task, _ = item
+    searcher, task, _, _ = item
     budget = sorted((k, v) for k, v in task.budget.items() if k != "time_limit")     # within_limit's part
     return digest(name, searcher.name, sorted(searcher.settings.items()), task.binary, task.unary, task.max_size,
                   budget, task.variables, task.time, task.centres)
@@ -221,15 +250,20 @@ def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem]) -> st
 UNCUT_SHARE = 0.5
 
 
-def within_limit(item: tuple[Searcher, SearchTask, Problem], record: dict[str, Any]) -> bool:
-    """Whether a remembered search answers this one: it ran well within both clock limits (the one it
-    had and this task's), so neither cut it short and its front is what this search would find."""
-    _, task, _ = item
-    limit = task.budget.get("time_limit")
+def within_limit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None], record: dict[str, Any]) -> bool:
+    """Whether a remembered search answers this one: it was not stopped, and it took less than half of
+    every limit it had and this task has (a clock limit in its budget, its share of the budget, the time
+    left to the stage's deadline), so none cut it short and its front is what this search would find.
+    (Asked when a search is remembered too: then the time left is what its own search left over.)"""
+    _, task, _, limit = item
     took = record.get("seconds")
-    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or not limit > 0:
-        return True
-    return isinstance(took, (int, float)) and took < UNCUT_SHARE * float(limit)
+    if record.get("stopped") or not isinstance(took, (int, float)) or isinstance(took, bool):
+        return False
+    limits = [task.budget.get("time_limit"), None if limit is None else limit.seconds,
+              None if task.deadline is None else task.seconds_left()]
+    return all(took < UNCUT_SHARE * float(v) for v in limits
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) and \
+        not (task.deadline is not None and task.seconds_left() <= 0)
 
 
 def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:
@@ -238,16 +272,43 @@ def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:
 
 
 def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None) -> None:
-    """Under a deadline, each searcher whose slowest search overran its share, named in a warning."""
+    """Under a deadline, each searcher whose slowest search overran its share, named in a warning (a
+    stopped search is named by :func:`_stops` instead)."""
     if cap is None:
         return
     slowest: dict[str, tuple[float, Searcher]] = {}
-    for (_, (searcher, _, _)), record in zip(named, records):
-        took = record.get("seconds") if isinstance(record, dict) else None
+    for (_, (searcher, _, _, _)), record in zip(named, records):
+        took = record.get("seconds") if isinstance(record, dict) and not record.get("stopped") else None
         if isinstance(took, (int, float)) and took > slowest.get(searcher.name, (-1.0, searcher))[0]:
             slowest[searcher.name] = (float(took), searcher)
     for name, (took, searcher) in slowest.items():
         overran(searcher, "searcher", name, took, cap, "a search")
+
+
+def _stops(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None, waited: float,
+           ctx: RunContext) -> None:
+    """One line per searcher whose searches were stopped (each left out of the pool)."""
+    stopped: dict[str, list[tuple[float, float]]] = {}     # searcher -> (seconds, share) of each stopped search
+    total: dict[str, int] = {}
+    for (_, (searcher, _, _, _)), record in zip(named, records):
+        total[searcher.name] = total.get(searcher.name, 0) + 1
+        if isinstance(record, UnitFailure) and record.stopped:
+            stopped.setdefault(searcher.name, []).append((waited, cap or 0.0))
+        elif isinstance(record, dict) and record.get("stopped"):
+            stopped.setdefault(searcher.name, []).append((float(record["seconds"]), float(record["share"])))
+    for name, calls in stopped.items():
+        seconds, share = max(calls)
+        what = f"the longest of {len(calls)} of its {total[name]} searches" if total[name] > 1 else "its search"
+        note_stop(ctx.progress, StoppedCall("searcher", name, seconds, share,
+                                            f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what))
+
+
+def _stopped_record(task: SearchTask, seconds: float, share: float = 0.0) -> dict[str, Any]:
+    """The record of a search stopped at its stop time after ``seconds`` of its ``share``: no front (it is
+    left out of the pool)."""
+    return {"field": task.field_name, "seed": task.seed, "seconds": round(seconds, 3), "front": [], "dropped": [],
+            "info": {"stopped": "at its stop time (--budget)"}, "warnings": [], "stopped": True,
+            "share": round(share, 3)}
 
 
 def _seconds_per_search(ctx: RunContext, searches: int, workers: int) -> float | None:
@@ -270,14 +331,25 @@ def _time_capped(searcher: Searcher, budget: dict[str, Any], cap: float | None) 
     return {**budget, "time_limit": min([cap, *own])}
 
 
-def search_unit(item: tuple[Searcher, SearchTask, Problem]) -> dict[str, Any]:
-    """One seeded search as a JSON-safe record (the unit an executor runs; warnings are the caller's)."""
-    searcher, task, problem = item
+def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) -> dict[str, Any]:
+    """One seeded search as a JSON-safe record (the unit an executor runs; warnings are the caller's).
+    Under a budget the search's deadline is its share from now (within the stage's), and a search still
+    running at its stop time is stopped where a signal reaches it: its record then has no front."""
+    searcher, task, problem, limit = item
     t0 = time.perf_counter()
+    at = None
+    if limit is not None and task.deadline is not None:
+        deadline = min(task.deadline, time.time() + limit.seconds)
+        task, at = replace(task, deadline=deadline), limit.stop(deadline)
+    share = task.seconds_left()
     # warnings are recorded and re-issued by the caller: a worker process has no one to show them to
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        front, info, dropped = run_search(searcher, task, problem)
+        try:
+            with stopped_at(at):
+                front, info, dropped = run_search(searcher, task, problem)
+        except Stopped:
+            return _stopped_record(task, time.perf_counter() - t0, share)
     return {"field": task.field_name, "seed": task.seed, "seconds": round(time.perf_counter() - t0, 3),
             "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
                       for m in front], "dropped": dropped, "info": info,
@@ -288,10 +360,13 @@ _WARNINGS: dict[str, type[Warning]] = {c.__name__: c for c in (RuntimeWarning, U
                                                                FutureWarning)}
 
 
-def check_search_record(item: tuple[Searcher, SearchTask, Problem], record: dict[str, Any]) -> None:
+def check_search_record(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None],
+                        record: dict[str, Any]) -> None:
     """A stored search record is reused only if it has the shape :func:`search_unit` writes, is this
     search's (field, seed), and its front reads back; otherwise the search runs again."""
-    _, task, problem = item
+    _, task, problem, _ = item
+    if record.get("stopped"):
+        raise ValueError("the search was stopped at its stop time (--budget): it runs again")
     check_depth(record)
     if stored_field(record, "field", str) != task.field_name or stored_field(record, "seed", int) != task.seed:
         raise ValueError(f"it is the search of {record['field']!r} seed {record['seed']}")

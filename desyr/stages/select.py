@@ -8,8 +8,9 @@ from desyr.errors import PluginError
 from desyr.extension.roles import Gate, GateDecision
 from desyr.model.candidates import Candidate, candidate_view, changed_fields
 from desyr.model.context import RunContext
-from desyr.model.outcomes import GateRecord, Selection
-from desyr.stages.guard import contained
+from desyr.model.outcomes import GateRecord, Selection, StoppedCall
+from desyr.stages.guard import contained, overran
+from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
 
@@ -23,8 +24,11 @@ def preference_key(c: Candidate) -> tuple[int, float, float | None, float]:
 def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:
     """Stage C: every gate in turn over the candidates with a refined expression; the selection
     with the gates' records, who removed each candidate and why (beside the candidates, never
-    written onto them), and the seconds."""
+    written onto them), and the seconds. Under a deadline the gates share one stop time: a gate still
+    deciding then is stopped and removes no candidate, and none starts after it."""
     start = time.perf_counter()
+    deadline = getattr(ctx, "deadline", None)         # (tests hand the gates stand-in contexts)
+    at = None if deadline is None else stop_time(deadline, ctx.seconds_left(), ctx.wall)
     survivors = [c for c in pool if c.expressions]
     verdicts: dict[str, tuple[str, str]] = {}
     for c in pool:
@@ -34,7 +38,7 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
                                              f"{c.refit.reason if c.refit else '-'})")
     records = []
     for gate in gates:
-        decision = apply_gate(gate, survivors, ctx)
+        decision = _bounded_gate(gate, survivors, ctx, at)
         kept_ids = {c.id for c in decision.kept}
         unexplained = [c.id for c in survivors if c.id not in kept_ids and c.id not in decision.removed]
         removed = {**decision.removed, **{i: "removed without a reason" for i in unexplained}}
@@ -47,6 +51,27 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
         fallback = f"{len(survivors)} candidates survived the gates; chose by complexity, eps_T, Phi, seed"
         survivors = sorted(survivors, key=preference_key)[:1]
     return Selection(survivors[0] if survivors else None, records, fallback, time.perf_counter() - start, verdicts)
+
+
+def _bounded_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext, at: float | None) -> GateDecision:
+    """:func:`apply_gate` until the gates' stop time ``at``: a gate stopped there, or not started because
+    it had passed, keeps every candidate (with a note); one that overran its share is named."""
+    if at is None:
+        return apply_gate(gate, survivors, ctx)
+    if time.time() >= at:
+        return GateDecision(list(survivors), active=False, note="not run: the gates' stop time had passed (--budget)")
+    share, start = ctx.seconds_left(), time.perf_counter()
+    try:
+        with stopped_at(at):
+            decision = apply_gate(gate, survivors, ctx)
+    except Stopped:
+        took = time.perf_counter() - start
+        note_stop(ctx.progress, StoppedCall("gate", gate.name, took, share,
+                                            "it removes no candidate, and no gate starts after it", "apply()"))
+        return GateDecision(list(survivors), active=False, note=f"stopped after {took:.1f} s (--budget): "
+                            "removed no candidate")
+    overran(gate, "gate", gate.name, time.perf_counter() - start, share, "apply()")
+    return decision
 
 
 def apply_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext) -> GateDecision:

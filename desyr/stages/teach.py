@@ -12,11 +12,12 @@ from desyr.errors import ConfigError
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
-from desyr.model.outcomes import TeacherOutcome
+from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.runtime.store import digest
 from desyr.stages.guard import contained, overran
 from desyr.stages.run_components import component
+from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,13 +33,22 @@ def make_teacher(registry: Registry, spec: RunSpec) -> Teacher:
 
 def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutcome:
     """Prepare the teacher (:func:`make_teacher`); its values on the search points (the caller derives
-    the context that carries them to the later stages)."""
+    the context that carries them to the later stages). Under a deadline, a teacher still working at its
+    stop time is stopped, named in one line, and :class:`~desyr.stages.stops.Stopped` raised."""
     start = time.perf_counter()
     share = None if ctx.deadline is None else ctx.seconds_left()
     ctx.progress.message(f"teacher: {teacher.name}")
-    with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
-        model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
-        raw = model.predict(ctx.points.search)
+    try:
+        with stopped_at(None if share is None else stop_time(ctx.deadline, share, ctx.wall)), \
+                contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
+            model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
+            raw = model.predict(ctx.points.search)
+    except Stopped:
+        stop = StoppedCall("teacher", teacher.name, time.perf_counter() - start, share or 0.0,
+                           "without its values no search runs: the attempt selects no candidate",
+                           "prepare() and predict()")
+        note_stop(ctx.progress, stop)
+        raise Stopped(stop) from None
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     seconds = time.perf_counter() - start
     if share is not None:

@@ -33,6 +33,7 @@ from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
 from desyr.model.residuals import sensitivity
+from desyr.model.scaled import problem_scale
 from desyr.model.unknowns import starting_values
 from desyr.stages.measure import measure_phi, misfit_allows
 from desyr.symbolic.simplify import simplify_expression
@@ -237,7 +238,10 @@ def _choose(name: str, value: float, error: float, exprs: dict[str, sp.Expr], re
     variance = _noise_variance(problem, exprs)
     # the rise is measured from the same kind of fit: the physics held, this unknown still free
     baseline = _rss(problem, _held(exprs, physics, ctx))
-    limit = max(10 * measure_phi(ctx, exprs).phi, ctx.method.exact_tolerance)
+    # the tolerance relative to the problem's scale, as "exact" is (docs/verify.md, "The tolerance's scale")
+    points = ctx.points
+    scale = problem_scale(problem, points.refine, points.constraints, points.reductions)
+    limit = max(10 * measure_phi(ctx, exprs).phi, ctx.method.exact_tolerance * scale)
 
     def scored(form: Form, start: dict[str, sp.Expr]) -> _Scored | None:
         status, fitted = joint({**start, name: form.value})

@@ -88,6 +88,8 @@ def of_power(base: sp.Expr, exponent: sp.Expr, written: str) -> Condition | None
     non-integer one ``base >= 0``, any other ``base > 0`` (a real power of a negative number is not real)."""
     if exponent.is_Integer:
         return _made(base, "nonzero", written) if exponent < 0 else None
+    if exponent.is_integer:              # a sum's index: (-1)**n, x**n
+        return None if exponent.is_nonnegative else _made(base, "nonzero", written)
     if exponent.is_number and exponent.is_positive:
         return _made(base, "nonnegative", written)
     return _made(base, "positive", written)

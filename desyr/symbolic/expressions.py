@@ -24,6 +24,9 @@ from desyr.symbolic.nodes import MAX_EXPONENT as MAX_EXPONENT
 from desyr.symbolic.nodes import ExpressionError as ExpressionError
 from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
 from desyr.symbolic.nodes import short as _short
+from desyr.symbolic.operator_names import RESERVED, SERIES
+from desyr.symbolic.series import not_finite
+from desyr.symbolic.series_parse import Names, build_eigenvalue, build_factorial, build_sum
 from desyr.symbolic.special import BESSEL, UNARY, bessel_order
 from desyr.symbolic.syntax import MAX_TEXT as MAX_TEXT
 from desyr.symbolic.syntax import SyntaxProblem, describe, read_tree, syntax_hint
@@ -53,10 +56,7 @@ MAX_CALL_DEPTH = 12        # nested function calls: symbolic work on them grows 
 
 #: Names that an expression vocabulary may not define: they already mean something
 #: in expressions, or in the numpy code that expressions are compiled to.
-RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(TWO_ARGUMENTS) | frozenset(CONSTANTS) | frozenset(keyword.kwlist) | frozenset({
-    "I", "oo", "zoo", "nan", "inf", "numpy", "np", "math", "mpmath", "sympy", "builtins",
-    "DiracDelta", "Heaviside", "square", "cube", "neg", "inv", "pow",
-})
+RESERVED_NAMES = RESERVED
 
 
 def check_name(name: object, what: str = "name") -> str:
@@ -240,7 +240,7 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
         expr = _build(body, vocabulary, text, conditions)
     except (RecursionError, MemoryError, OverflowError):
         raise ExpressionError(f"expression {_short(text)} is too large to build") from None
-    if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+    if not_finite(expr):
         raise ExpressionError(f"expression {_short(text)} is undefined or infinite (it simplifies to {expr}); "
                               f"check for division by zero or log(0)")
     imaginary = non_real(expr)
@@ -266,12 +266,12 @@ def _check_size(root: ast.AST, text: str) -> None:
         stack.extend((child, depth + 1, calls) for child in ast.iter_child_nodes(node))
 
 
-def _build(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] | None = None) -> sp.Expr:
+def _build(node: ast.AST, vocab: Names, text: str, notes: list[Condition] | None = None) -> sp.Expr:
     """The SymPy expression of ``node``, each node checked as it is built (:func:`desyr.symbolic.nodes.checked_number`)."""
     return checked_number(_build_node(node, vocab, text, notes), _segment(text, node), text)
 
 
-def _build_node(node: ast.AST, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
+def _build_node(node: ast.AST, vocab: Names, text: str, notes: list[Condition] | None) -> sp.Expr:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return number(node.value, text)
     if isinstance(node, ast.Name):
@@ -304,7 +304,7 @@ def _note(notes: list[Condition], condition: Condition | None, text: str) -> Non
         notes.append(checked_condition(condition, text))
 
 
-def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
+def _build_call(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | None) -> sp.Expr:
     if not isinstance(node.func, ast.Name):
         raise ExpressionError(f"call of {describe(node.func)} is not allowed in {_short(text)}")
     name = node.func.id
@@ -313,8 +313,11 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condit
                               f"{name}_x, ...); a condition's place goes in on, e.g. on = \"x = 0\"")
     if name in TWO_ARGUMENTS:
         return _build_bessel(node, vocab, text, notes)
+    if name in SERIES:
+        return _SERIES_BUILDERS.get(name, build_eigenvalue)(node, vocab, text, notes,
+                                                           lambda n, v, c: _build(n, v, text, c))
     if name not in FUNCTIONS:
-        allowed = sorted([*FUNCTIONS, *TWO_ARGUMENTS])
+        allowed = sorted([*FUNCTIONS, *TWO_ARGUMENTS, *SERIES])
         raise ExpressionError(f"function '{name}' is not allowed in {_short(text)} (allowed: {', '.join(allowed)})")
     if node.keywords or len(node.args) != 1:
         raise ExpressionError(f"function '{name}' takes exactly one positional argument in {_short(text)}")
@@ -325,7 +328,7 @@ def _build_call(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condit
     return checked_exact(built, text)
 
 
-def _build_bessel(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Condition] | None) -> sp.Expr:
+def _build_bessel(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | None) -> sp.Expr:
     """``besselj(order, argument)`` and its kin: the order a constant integer or half-integer."""
     name = node.func.id if isinstance(node.func, ast.Name) else "?"
     if node.keywords or len(node.args) != 2:
@@ -341,6 +344,9 @@ def _build_bessel(node: ast.Call, vocab: Vocabulary, text: str, notes: list[Cond
     if notes is not None:
         _note(notes, of_bessel(name, order, argument, _segment(text, node)), text)
     return checked_exact(built, text)
+
+
+_SERIES_BUILDERS = {"Sum": build_sum, "factorial": build_factorial}
 
 
 def complexity(expr: sp.Expr) -> int:

@@ -44,11 +44,13 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
     """``base**exponent``, refusing exponents that would make sympy compute huge exact numbers, and a
     number that is not positive raised to a power that varies: ``(-1)**u`` is not real where ``u`` is
     not an integer, ``0**u`` undefined where ``u <= 0``, yet ``abs((-1)**u)`` folds to 1."""
-    if base.is_number and not exponent.is_number and _asked(base, "is_positive") is not True:
+    if base.is_number and not exponent.is_number and _asked(base, "is_positive") is not True \
+            and not _integer_power(base, exponent):
         where = ("is undefined where {} <= 0" if _asked(base, "is_zero") else "is not real where {} is not an integer"
                  if _asked(base, "is_negative") else "has a base not shown to be positive, where {} varies")
         raise ExpressionError(f"{_at(written, text)} {where.format(short(exponent, 30))}: "
                               f"a number raised to a varying power must be positive")
+    _check_index_power(base, exponent, text, written)
     if exponent.is_Number:
         if not exponent.is_finite or abs(float(exponent)) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {short(exponent)} in {short(text)} is too large "
@@ -62,11 +64,34 @@ def power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> sp.Expr:
     return sp.Pow(base, exponent)
 
 
+def _check_index_power(base: sp.Expr, exponent: sp.Expr, text: str, written: str) -> None:
+    """A power whose exponent holds a sum's index (the only integer symbols the parser makes): the exponent
+    a polynomial of degree at most 2 in the indices and the base free of them, so that the term at an
+    index (a sum written out, its first terms) is a number of bounded size: ``2**(2**n)`` or ``n**(n**3)``
+    at n = 1000 would not be."""
+    indices = [s for s in exponent.free_symbols if s.is_integer]
+    if not indices:
+        return
+    polynomial = exponent.is_polynomial(*indices) and sp.Poly(exponent, *indices).total_degree() <= 2
+    if not polynomial or base.free_symbols & set(indices):
+        raise ExpressionError(f"{_at(written, text)}: a power whose exponent holds a sum's index needs a base "
+                              f"free of the index and an exponent of degree at most 2 in it (x**n, (-1)**n, "
+                              f"exp(-n**2*t))")
+
+
+def _integer_power(base: sp.Expr, exponent: sp.Expr) -> bool:
+    """A number raised to an integer that varies (a sum's index): ``(-1)**n`` is real for every integer
+    ``n``; ``0**n`` needs ``n >= 0``."""
+    if exponent.is_integer is not True:
+        return False
+    return exponent.is_nonnegative is True if _asked(base, "is_zero") else _asked(base, "is_real") is True
+
+
 def checked_number(expr: sp.Expr, written: str, text: str) -> sp.Expr:
     """Refuse a node that is a number and is undefined, infinite or not real, before SymPy can fold it
     away (``0*log(-1)`` is 0, ``asin(2) - asin(2)`` is 0, ``acos(2)**0`` is 1): a value is real
     wherever it is written, not only in the finished expression."""
-    if not expr.is_number:
+    if not expr.is_number or expr.has(sp.Sum):       # a series of numbers: its terms were checked
         return expr
     if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise ExpressionError(f"{_at(written, text)} is undefined or infinite (it is {short(expr, 40)}); "

@@ -8,6 +8,8 @@ equal to :mod:`desyr.symbolic.expressions`' tables.
 """
 from __future__ import annotations
 
+import keyword
+
 #: binary operators, in the order the docs list them
 BINARY = ("+", "-", "*", "/", "^")
 #: unary operators, in the order the docs list them
@@ -21,3 +23,11 @@ FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", 
 TWO_ARGUMENTS = ("besselj", "bessely", "besseli", "besselk")
 #: its named constants
 CONSTANTS = ("pi", "E")
+#: the series language's constructs and their argument counts: ``Sum(term, (n, 1, oo))``, ``factorial``
+#: of an integer, and the named eigenvalue functions (desyr.symbolic.eigenvalues)
+SERIES = {"Sum": 2, "factorial": 1, "besseljzero": 2, "besseljpzero": 2, "robinroot": 4}
+#: names an expression vocabulary may not define: they already mean something in expressions, or in the
+#: numpy code that expressions are compiled to (a test holds the tables equal to the parser's)
+RESERVED = frozenset(FUNCTIONS) | frozenset(TWO_ARGUMENTS) | frozenset(CONSTANTS) | frozenset(SERIES) | frozenset(
+    keyword.kwlist) | frozenset({"I", "oo", "zoo", "nan", "inf", "numpy", "np", "math", "mpmath", "sympy", "builtins",
+                                "DiracDelta", "Heaviside", "square", "cube", "neg", "inv", "pow"})

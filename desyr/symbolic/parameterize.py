@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from desyr.symbolic.series import rebuilt
+
 ZERO_TOL = 1e-10
 ONE_TOL = 1e-10
 TIE_TOL = 1e-9
@@ -97,4 +99,4 @@ def _replace(expr: sp.Expr, mapping: dict[sp.Float, sp.Symbol]) -> sp.Expr:
     if isinstance(expr, sp.Pow):
         return sp.Pow(_replace(expr.base, mapping), expr.exp, evaluate=False)
     args = [_replace(a, mapping) for a in expr.args]
-    return expr.func(*args, evaluate=False) if args != list(expr.args) else expr
+    return rebuilt(expr, args) if args != list(expr.args) else expr

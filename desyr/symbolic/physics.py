@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
@@ -155,20 +155,22 @@ class Verification:
     R_con: float | None            # None when the problem has no constraint
     R_eq_per_equation: list[float]
     R_con_per_constraint: list[float]
+    #: each residual over its scale (:mod:`desyr.symbolic.scales`): what "exact" is decided on
+    relative_per_equation: list[float] = field(default_factory=list)
+    relative_per_constraint: list[float] = field(default_factory=list)
+    #: each residual over its data plus its terms' whole size: at round-off, only a proof can decide
+    roundoff_per_equation: list[float] = field(default_factory=list)
+    roundoff_per_constraint: list[float] = field(default_factory=list)
+    #: the problem's scale Q: the largest RMS of one residual's data (1 without data)
+    scale: float = 1.0
 
+    @property
+    def relative(self) -> float:
+        """The largest relative residual (0 without residuals)."""
+        return max([*self.relative_per_equation, *self.relative_per_constraint], default=0.0)
 
-def verification(residuals: Residuals) -> Verification:
-    """R_eq and R_con of the equation and constraint blocks (eq. verification).
+    @property
+    def roundoff(self) -> float:
+        """The largest residual over its data plus its terms' whole size."""
+        return max([*self.roundoff_per_equation, *self.roundoff_per_constraint], default=0.0)
 
-    For a scalar problem R_con weights each constraint set by its share of points, i.e.
-    it is the RMS over all constraint points; coupled problems take the RMS of the
-    per-component values, as the paper's coupled verification does.
-    """
-    eq = [v for b, v in residuals.raw() if b.kind == "equation"]
-    con = [v for b, v in residuals.raw() if b.kind == "constraint"]
-    return Verification(
-        R_eq=_aggregate(eq, residuals.coupled) or 0.0,
-        R_con=_aggregate(con, residuals.coupled),
-        R_eq_per_equation=[rms(v) for v in eq],
-        R_con_per_constraint=[rms(v) for v in con],
-    )

@@ -53,8 +53,9 @@ def simplify_expression(expr: sp.Expr) -> sp.Expr:
 
 
 def drop_small_terms(expr: sp.Expr, tol: float) -> sp.Expr:
-    """Remove additive terms, at any depth, whose numerical leading coefficient is below ``tol``."""
-    if not expr.args:
+    """Remove additive terms, at any depth, whose numerical leading coefficient is below ``tol``; never
+    inside a sum's term (a small coefficient there may multiply a term that grows with the index)."""
+    if not expr.args or isinstance(expr, sp.Sum):
         return expr
     args = [drop_small_terms(a, tol) for a in expr.args]
     if isinstance(expr, sp.Add):
@@ -75,9 +76,11 @@ def snap_integers(expr: sp.Expr, tol: float) -> sp.Expr:
     refit drove to an integer is structure, not a coefficient.
     """
     mapping = {}
+    # inside a sum a float near 0 may multiply a term that grows with the index: it is not snapped to 0
+    summed = {f for s in expr.atoms(sp.Sum) for f in s.atoms(sp.Float)}
     for f in expr.atoms(sp.Float):
         nearest = round(float(f))
-        if abs(float(f) - nearest) <= tol * max(1.0, abs(nearest)):
+        if abs(float(f) - nearest) <= tol * max(1.0, abs(nearest)) and not (nearest == 0 and f in summed):
             mapping[f] = sp.Integer(nearest)
     return expr.xreplace(mapping) if mapping else expr
 

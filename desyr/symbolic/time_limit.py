@@ -37,11 +37,16 @@ REPEAT = 0.05
 MAX_SECONDS = 1e6
 
 
-class OutOfTime(BaseException):
+class Expired(BaseException):
+    """A limit's signal, whichever limit it ends: what code that must let every limit through lets pass
+    (a guard that turns a component's errors into one line, while the run's wall stops the component)."""
+
+
+class OutOfTime(Expired):
     """Not an Exception: SymPy catches ``Exception`` in places, and the limit must not be swallowed there."""
 
 
-class _EnclosingOutOfTime(BaseException):
+class _EnclosingOutOfTime(Expired):
     """An enclosing limit's deadline passed inside an inner block: it leaves the inner block's code
     (which catches only its own :class:`OutOfTime`) and becomes OutOfTime where its limit ends."""
 

@@ -23,6 +23,7 @@ from desyr.stages.refit_contract import checked_refit, family_points
 from desyr.stages.search import checked_search_answer
 from desyr.stages.select import apply_gate
 from desyr.stages.teach import checked_model, checked_teacher_values
+from desyr.symbolic.operators import UNARY_OPERATORS
 from desyr.testing.helpers import make_candidate, make_context, make_task, run_executor
 from desyr.testing.observe import (
     ContractViolation,
@@ -34,9 +35,11 @@ from desyr.testing.observe import (
     violation,
 )
 
-#: the small vocabulary a searcher is checked with (intersected with what it declares)
+#: the vocabulary a searcher is checked with (intersected with what it declares): every unary operator,
+#: since a run hands a searcher any the problem's text names, the teacher's values show or the broad base
+#: adds (desyr.unary.choice), so a searcher that declares one and breaks on it fails here, not in a run
 CHECK_BINARY = ("+", "-", "*", "/")
-CHECK_UNARY = ("sin", "cos", "exp")
+CHECK_UNARY = tuple(UNARY_OPERATORS)
 #: candidates a refiner and a gate are checked on (the testing problem's solution is sin(pi*x))
 CHECK_CANDIDATES = ("0.9*sin(3.1*x)", "sin(pi*x)", "0.5*x*(1.0 - x)")
 #: the items an executor maps; the item that makes :func:`conformance_unit` raise

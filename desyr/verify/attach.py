@@ -12,7 +12,7 @@ from typing import Any
 
 from desyr.model.problem import Problem
 from desyr.model.result import ConfigRecord, Residuals, Result, VerificationRecord
-from desyr.verify.child import VerifierError, request_verdict
+from desyr.verify.child import TIMEOUT, VerifierError, request_verdict
 from desyr.verify.request import config_of, make_request
 from desyr.verify.verdict import config_sha256
 
@@ -25,9 +25,11 @@ def config_record(problem: Problem) -> ConfigRecord:
     return ConfigRecord(config["format"], config["source"], config_sha256(config["text"]), config["text"])
 
 
-def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], None] | None = None) -> Result:
+def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], None] | None = None,
+                   seconds: float | None = None) -> Result:
     """Ask the verifier about ``result``'s printed expressions (and exact form) on ``problem``; record its answer.
-    ``meanwhile`` runs while the verifier works, when one is asked."""
+    ``meanwhile`` runs while the verifier works, when one is asked; ``seconds`` bounds the verifier's time
+    (a run's budget; None: the verifier's own limit)."""
     run_residuals = result.residuals if result.verification is None else result.verification.run_residuals
     if not problem.config_text:     # built in Python, not read from a config: nothing to hand the verifier
         result.verification = VerificationRecord("unverified", "the problem carries no config text (load it with "
@@ -41,9 +43,12 @@ def attach_verdict(result: Result, problem: Problem, meanwhile: Callable[[], Non
         return result
     exact = result.exact_form.expressions if result.exact_form else None
     try:
-        answer = request_verdict(make_request(problem, result.expression, exact, result.seed), meanwhile=meanwhile)
+        # no seed: the verifier draws its points from fresh entropy, and its answer records the seed
+        limit = {} if seconds is None else {"timeout": min(seconds, TIMEOUT)}
+        answer = request_verdict(make_request(problem, result.expression, exact), meanwhile=meanwhile, **limit)
     except VerifierError as exc:
-        result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}", None,
+        within = "" if seconds is None else " (its time was what the run's budget left)"
+        result.verification = VerificationRecord("unverified", f"the verifier gave no verdict: {exc}{within}", None,
                                                  run_residuals)
         result.exact = False
         return result
@@ -81,7 +86,8 @@ def _texts(part: dict[str, Any]) -> dict[str, str]:
 def _residuals(data: dict[str, Any]) -> Residuals:
     return Residuals(_num(data["R_eq"]), None if data.get("R_con") is None else _num(data["R_con"]),
                      [_num(v) for v in data.get("R_eq_per_equation", [])],
-                     [_num(v) for v in data.get("R_con_per_constraint", [])])
+                     [_num(v) for v in data.get("R_con_per_constraint", [])],
+                     None if data.get("relative") is None else _num(data["relative"]))
 
 
 def _num(value: Any) -> float:
@@ -89,10 +95,7 @@ def _num(value: Any) -> float:
 
 
 def worst(r: Residuals | None) -> float | None:
-    if r is None:
-        return None
-    values = [r.R_eq] + ([r.R_con] if r.R_con is not None else [])
-    return max(values)
+    return None if r is None else r.worst()
 
 
 def _disagreement(run: Residuals | None, verifier: Residuals, tolerance: float) -> str | None:

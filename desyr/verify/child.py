@@ -18,12 +18,15 @@ from typing import Any
 
 from desyr.errors import DesyrError
 from desyr.runtime.spare import ahead, stop_spare
+from desyr.verify.budget import BOUND
 
 #: the only variables the child inherits: BLAS pinned to one thread, and the OpenBLAS core
 #: settings some machines need for correct results
 PASSED = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "TMPDIR")
 PINNED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
-TIMEOUT = 300.0
+#: how long the run (and ``desyr verify``) waits: the verifier's own bound, and its start (a cold process
+#: imports SymPy and NumPy) under load
+TIMEOUT = BOUND + 30.0
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
          "from desyr.verify.__main__ import serve; serve()")
 

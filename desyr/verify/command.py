@@ -33,7 +33,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--exact-form", default=None, metavar="EXPR", help="an exact form of the candidate to prove (it must agree with --candidate numerically)")
     s.add_argument("--problem", default=None, metavar="SPEC",
                    help="verify a result against this problem instead of the config the result carries")
-    s.add_argument("--seed", type=int, default=None, help="seed of the verifier's points (default: the result's, or 0)")
+    s.add_argument("--seed", type=int, default=None,
+                   help="replay the verifier's points of an earlier verdict (its seed; default: fresh points from the "
+                        "operating system's entropy, the seed printed)")
     s.add_argument("--json", action="store_true", help="print the verifier's JSON answer")
     s.add_argument("--require", choices=("proved", "verified"), default=None,
                    help="exit with status 1 unless the verdict is at least this")
@@ -53,7 +55,7 @@ def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
         problem = _problem(args.target, registry)
         request = _request(config_of(problem), split_candidate(problem, args.candidate),
                            split_candidate(problem, args.exact_form) if args.exact_form else None,
-                           0 if args.seed is None else args.seed)
+                           args.seed)
     else:
         request = result_request(Path(args.target), registry, args.problem, args.seed)
     answer = request_verdict(request)
@@ -88,8 +90,7 @@ def result_request(path: Path, registry: Plugins, problem_spec: str | None, seed
         if not isinstance(source, str):
             raise ConfigError(f"{path}: the result carries no config; name the problem with --problem")
         config = config_of(_problem(source, registry))
-    chosen = data.get("seed", 0) if seed is None else seed
-    return _request(config, exprs, exact, chosen)
+    return _request(config, exprs, exact, seed)     # the run's seed is not the verifier's: fresh unless replayed
 
 
 def _compare_with_source(path: Path, config: dict[str, Any], registry: Plugins) -> None:
@@ -190,6 +191,15 @@ def _problem(spec: str, registry: Plugins) -> Problem:
     return load_problem(spec, registry)     # the plugins are loaded only for a spec, or a file that extends one
 
 
+def _points_said(points: dict[str, Any]) -> str:
+    """How many fresh points, and the config's ask where the verifier's floor raised it."""
+    said = f"{points['interior']} fresh interior points"
+    asked, floor = points.get("asked") or {}, points.get("floor") or {}
+    if isinstance(asked.get("interior"), int) and asked["interior"] < points["interior"]:
+        said += f" (the config asks for {asked['interior']}; the verifier draws at least {floor.get('interior')})"
+    return said
+
+
 def _print(answer: dict[str, Any]) -> None:
     words = {"proved": "Proved", "verified": "Verified (not proved)", "not_exact": "Not exact"}
     res = answer["residuals"]
@@ -202,7 +212,9 @@ def _print(answer: dict[str, Any]) -> None:
     if form.get("proved"):
         for f, e in {**form["expressions"], **form.get("unknowns", {})}.items():
             print(f"  exact form: {f} = {e}")
-    print(f"  R_eq={res['R_eq']} R_con={res['R_con']} rel_l2={res['rel_l2']} "
-          f"(tolerance {answer['exact_tolerance']:g}; {answer['points']['interior']} fresh interior points, "
-          f"seed {answer['seed']}; {answer['seconds']:.2f} s)")
+    print(f"  relative residual={res.get('relative')} (problem's scale {res.get('scale')}) R_eq={res['R_eq']} "
+          f"R_con={res['R_con']} rel_l2={res['rel_l2']}")
+    print(f"  tolerance {answer['exact_tolerance']:g}; {_points_said(answer['points'])}, seed {answer['seed']} "
+          f"({'replayed' if answer.get('seed_from') == 'request' else 'fresh'}: --seed {answer['seed']} replays them); "
+          f"{answer['seconds']:.2f} s")
     print(f"  problem: {answer['source']}, config sha256 {answer['config_sha256']}")

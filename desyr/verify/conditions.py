@@ -14,9 +14,10 @@ and here, with the candidate's fields and unknowns substituted:
   (:func:`desyr.verify.edges.positive_inside`): Nguyen-8's source ``-1/(4*x**(3/2))`` on [0, 4].
   On a shape the proof is on the closed domain;
 - every condition of a constraint on each of its sets: on a face of the box, with the face's
-  values put in, on the rest of the face (its relative interior, as above); on the boundary part
-  of a shape, and for an integral constraint, on the whole domain (conservative: a condition
-  that holds on the part but not inside fails).
+  values put in, on the rest of the face (its relative interior, as above); on a boundary part
+  of a shape, in the part's parametrisation on the exact range of each of its pieces
+  (:mod:`desyr.verify.spans`: ``sqrt(1 - x**2)`` on an arc of the unit circle needs
+  ``1 - cos(s)**2 >= 0`` there); for an integral constraint, on the whole domain.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from desyr.symbolic.literals import non_real
 from desyr.verify.edges import positive_inside
 from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region
+from desyr.verify.spans import spans
 
 NOT_FINITE = "not finite on the domain"
 
@@ -53,8 +55,7 @@ def condition_reason(problem: Problem, exprs: Mapping[str, sp.Expr], bounds: Bou
             return f"not real: constraint {con.label} takes the value {str(imaginary)[:40]} with this candidate"
         for c in con.conditions:
             q = problem.apply(c.quantity, exprs)
-            for where, rest in _sets(problem, con, bounds):
-                place = ", ".join(f"{s} = {v}" for s, v in where.items()) or "the domain"
+            for where, rest, place in _sets(problem, con, bounds):
                 why = _fails(q.xreplace(where), c.need, rest, _within(problem, where, region), place)
                 if why is not None:
                     return _said(f"constraint {con.label}", c, why)
@@ -73,24 +74,23 @@ def _said(what: str, c: Condition, why: str) -> str:
     return f"{NOT_FINITE}: {c.describe()} in {what}, and with this candidate {why}"
 
 
-def _sets(problem: Problem, con: Constraint, bounds: Bounds) -> list[tuple[dict[sp.Symbol, sp.Expr], Bounds]]:
-    """(values put in, bounds of the rest) for each set a condition is proved on: a face of the box (and
-    its periodic partner), else the whole domain (no values)."""
+def _sets(problem: Problem, con: Constraint, bounds: Bounds) -> list[tuple[dict[sp.Symbol, sp.Expr], Bounds, str]]:
+    """(values put in, bounds of the rest, where) for each set a condition is proved on: a face of the box
+    (and its periodic partner); a boundary part in its parametrisation, on the exact range of each of its
+    pieces (:mod:`desyr.verify.spans`); else (an integral) the whole domain."""
     symbols = problem.vocabulary.var_symbols
-    out: list[tuple[dict[sp.Symbol, sp.Expr], Bounds]] = []
+    out: list[tuple[dict[sp.Symbol, sp.Expr], Bounds, str]] = []
     for face in con.faces if con.kind != "integral" else []:
         if not isinstance(face, Face):
-            return [({}, bounds)]
-        shifts = [{}] if con.kind != "periodic" else [{}, dict(zip(problem.variable_names, con.shift))]
+            out += [(piece.values, piece.bounds, face.describe()) for piece in spans(problem, face) or []]
+            continue
+        shifts = [{}] if con.kind != "periodic" else [{}, dict(zip(problem.variable_names, con.moved(problem.numbers)))]
         for shift in shifts:
-            values = {}
-            for name, value in face.fixed:
-                exact = exact_number(value + shift.get(name, 0.0), problem.numbers)
-                if exact is None:
-                    return [({}, bounds)]
-                values[symbols[name]] = exact
-            out.append((values, {s: b for s, b in bounds.items() if s not in values}))
-    return out or [({}, bounds)]
+            values = {symbols[name]: exact_number(value, problem.numbers) + shift.get(name, 0)
+                      for name, value in face.fixed}
+            place = ", ".join(f"{s} = {v}" for s, v in values.items())
+            out.append((values, {s: b for s, b in bounds.items() if s not in values}, place))
+    return out or [({}, bounds, "the domain")]
 
 
 def _fails(q: sp.Expr, need: str, bounds: Bounds, region: Region | None, place: str = "the domain") -> str | None:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 from desyr.model.geometry import Part
@@ -29,7 +30,10 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.integrals import integral_difference
+from desyr.verify.ranged import on_range
 from desyr.verify.realness import real_on_domain
+from desyr.verify.removable import analytic_fields, at_zero
+from desyr.verify.spans import spans
 from desyr.verify.unforeseen import proof_key
 from desyr.verify.unforeseen import rng as witness_rng
 
@@ -45,16 +49,18 @@ class Proof:
     steps: tuple[tuple[str, bool], ...] = field(default_factory=tuple)   # (residual, reduced to 0)
 
 
-def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
-    """Try to reduce every residual of ``exprs`` (exact constants only) to 0."""
+def prove(problem: Problem, exprs: Mapping[str, sp.Expr], seed: int | None = None) -> Proof:
+    """Try to reduce every residual of ``exprs`` (exact constants only) to 0; ``seed``, the verification's,
+    joins the hash that draws the numeric witnesses' points."""
     floats = sorted({str(f) for e in exprs.values() for f in e.atoms(sp.Float)})
     if floats:
         return Proof(False, f"constants not identified ({len(floats)} float constant(s), e.g. {floats[0][:24]})")
     steps: list[tuple[str, bool]] = []
     clock = time.perf_counter()
-    key = proof_key(problem, exprs)
+    key = proof_key(problem, exprs, seed)
     rng = witness_rng(key, "witness")   # points of the sets no formula can be aimed at (desyr.verify.unforeseen)
     inside = witness.interior(problem, rng)
+    rooted = analytic_fields(exprs)
     for k, eq in enumerate(problem.equations):
         residual = problem.apply(_exact(eq.lhs) - _exact(eq.forcing), exprs)
         steps.append((f"equation {k + 1}", reduces(problem, residual, inside)))
@@ -71,18 +77,42 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> Proof:
                 return Proof(False, f"{name}: {why}", tuple(steps))
             continue
         residual = problem.constraint_residual(exact, exprs)
+        # where a root's argument vanishes on the set, its derivatives are their limits: the series form
+        series = None if rooted is None else at_zero(problem.constraint_residual(exact, rooted))
         for face in con.faces:
             if time.perf_counter() - clock > SECONDS_PER_PROOF:
                 return Proof(False, f"out of time ({SECONDS_PER_PROOF:g} s) before every residual was reduced",
                              tuple(steps))
             values = _set_values(problem, face)
             name = f"constraint {con.label} on {face.describe()}"
-            steps.append((name, values is not None
-                          and reduces(problem, residual.xreplace(values), witness.on_set(problem, face, rng))))
+            steps.append((name, values is not None and _on_set(problem, residual, series, face, values, rng)))
             if not steps[-1][1]:
                 why = "its set is not at an exact value" if values is None else "did not reduce to 0"
                 return Proof(False, f"{name}: {why}", tuple(steps))
     return Proof(True, f"every residual reduces to 0 ({len(steps)} checked)", tuple(steps))
+
+
+def _on_set(problem: Problem, residual: sp.Expr, series: sp.Expr | None, where: Face | Part,
+            values: Mapping[sp.Symbol, sp.Expr], rng: np.random.Generator) -> bool:
+    """Whether a constraint's residual reduces to 0 on its set: on the whole face or curve the set lies on
+    (an analytic residual that vanishes on an arc vanishes on the circle), else on each exact piece of the
+    set (:mod:`desyr.verify.spans`), where an ``abs`` of a quantity of one sign there is that quantity;
+    each as the fields are written, then (``series``) with an even function of a root as its series."""
+    points = witness.on_set(problem, where, rng)
+    forms = [residual] if series is None else [residual, series]
+    if any(reduces(problem, at_zero(form.xreplace(dict(values))), points) for form in forms):
+        return True
+    pieces = spans(problem, where)
+    if pieces is None:
+        return False
+    for piece in pieces:
+        inside = witness.in_box(piece.bounds, rng)
+        there = [at_zero(form.xreplace(piece.values)) for form in forms]
+        # the residual itself, not only its form with abs() resolved, must vanish at the piece's points
+        if not any(reduces(problem, ranged, inside) and witness.vanishes(form, inside)
+                   for form in there for ranged in on_range(form, piece.bounds)):
+            return False
+    return True
 
 
 def reduces(problem: Problem, expr: sp.Expr, points: Sequence[witness.Point]) -> bool:

@@ -24,9 +24,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from desyr.model.csg import Combined
+from desyr.model.containment import exact_triangles
+from desyr.model.csg import Combined, signed_parts
 from desyr.model.patches import exact_number
-from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
+from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape
 from desyr.model.written import Numbers
 from desyr.symbolic.special import MPMATH
 
@@ -174,10 +175,12 @@ def _regions(shape: Shape, dim: int, numbers: Numbers, digits: int = DIGITS) -> 
     def e(value: float) -> mpmath.mpf:
         return mpmath.mpmathify(sp.N(exact_number(value, numbers), digits + 10))
     if isinstance(shape, Combined):
-        if shape.op != "difference":       # the proof integrates only A - B (B inside A) as A minus B
+        # signed primitives (A - B: A's, then B's with -1) where every containment is decided exactly
+        signed = signed_parts(shape, numbers)
+        if signed is None or signed.why:
             raise _NoRule
-        yield from _regions(shape.a, dim, numbers, digits)
-        yield from ((-s, r) for s, r in _regions(shape.b, dim, numbers, digits))
+        for k, part in signed.parts:
+            yield from ((k * s, r) for s, r in _regions(part, dim, numbers, digits))
         return
     if isinstance(shape, Box):
         axes = [("gl", e(a), e(b)) for a, b in zip(shape.lo, shape.hi)]
@@ -195,9 +198,11 @@ def _regions(shape: Shape, dim: int, numbers: Numbers, digits: int = DIGITS) -> 
                   lambda p, z, q: ([c[0] + p * mpmath.sqrt(1 - z**2) * _cos_sin(q)[0],
                                     c[1] + p * mpmath.sqrt(1 - z**2) * _cos_sin(q)[1], c[2] + p * z], p**2))
     elif isinstance(shape, Polygon):
-        vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
-        for tri in ear_clip(vertices):
-            yield 1, _triangle([[e(v) for v in p] for p in tri])
+        triangles = exact_triangles(shape, numbers)
+        if triangles is None:
+            raise _NoRule
+        for tri in triangles:
+            yield 1, _triangle([[mpmath.mpmathify(sp.N(v, digits + 10)) for v in p] for p in tri])
     else:
         raise _NoRule
 

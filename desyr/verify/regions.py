@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
+from desyr.model.containment import exact_triangles
 from desyr.model.csg import Combined
 from desyr.model.patches import exact_number
 from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ear_clip
@@ -80,15 +81,19 @@ def shape_region(shape: Shape, xs: Sequence[sp.Symbol], numbers: Numbers | None 
         return ("all", tuple(("leaf", e(lo) - x) for x, lo in zip(xs, shape.lo))
                 + tuple(("leaf", x - e(hi)) for x, hi in zip(xs, shape.hi)))
     if isinstance(shape, Polygon):
-        vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
-        return ("any", tuple(_triangle(tri, xs, numbers) for tri in ear_clip(vertices)))
+        triangles = exact_triangles(shape, numbers)
+        if triangles is None:        # a turn too close to straight to decide at 60 digits: the floats' ears
+            vertices = shape.V if shape.orientation > 0 else shape.V[::-1]
+            triangles = [tuple(tuple(exact_number(v, numbers) for v in p) for p in tri)  # type: ignore[misc]
+                         for tri in ear_clip(vertices)]
+        return ("any", tuple(_triangle(tri, xs) for tri in triangles))
     raise TypeError(f"no inequalities for {type(shape).__name__}")  # pragma: no cover
 
 
-def _triangle(tri: Any, xs: Sequence[sp.Symbol], numbers: Numbers | None) -> Region:
+def _triangle(tri: Any, xs: Sequence[sp.Symbol]) -> Region:
     leaves = []
     for k in range(3):
-        (px, py), (qx, qy) = [[exact_number(v, numbers) for v in tri[i % 3]] for i in (k, k + 1)]
+        (px, py), (qx, qy) = tri[k], tri[(k + 1) % 3]
         # counter-clockwise: inside is to the left of each edge (cross product >= 0)
         leaves.append(("leaf", -((qx - px) * (xs[1] - py) - (qy - py) * (xs[0] - px))))
     return ("all", tuple(leaves))

@@ -35,6 +35,7 @@ from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region, domain_bounds, domain_region
+from desyr.verify.removable import even_analytic, where_needed
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
 ROUGH = (sp.DiracDelta, sp.Heaviside, sp.sign, sp.Piecewise, sp.Min, sp.Max)
@@ -60,6 +61,11 @@ def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
         smooth_expr, kinked = _resolve_abs(expr, bounds, region)
         if kinked is not None:
             return f"{REASON}: {field} has abs({kinked}), which is not of one sign on the domain"
+        if not smooth_expr.has(sp.Abs, *ROUGH):
+            # the language's other functions are analytic where they are finite (the poles and branch points
+            # are refused above), and so are their derivatives: differentiating (minutes for a 14th
+            # derivative) cannot bring in a kink
+            continue
         for wrt in sorted(wanted, key=len):
             d = sp.diff(smooth_expr, *[problem.vocabulary.var_symbols[v] for v in wrt])
             bad = d.atoms(*ROUGH)
@@ -74,6 +80,14 @@ def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.
     """Each field with its abs() of one-signed quantities removed (the others stay)."""
     bounds, region = _bounds(problem), _region(problem)
     return {f: _resolve_abs(e, bounds, region)[0] for f, e in exprs.items()}
+
+
+def numeric_fields(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """The fields as the numbers evaluate them: abs() of one-signed quantities removed, and an even analytic
+    function of a root whose argument reaches 0 as its series (:mod:`desyr.verify.removable`), so that a
+    derivative there is its limit, not 0/0."""
+    bounds, region = _bounds(problem), _region(problem)
+    return where_needed(resolve_abs(problem, exprs), bounds, region)
 
 
 def _bounds(problem: Problem) -> Bounds:
@@ -117,15 +131,9 @@ def _even_root(node: sp.Basic, expr: sp.Expr) -> bool:
     at the centre of a disk) and ``q >= 0`` is all it needs; ``c`` is checked as any other part."""
     if not (isinstance(node, sp.Pow) and node.exp == sp.Rational(1, 2)):
         return False
-    calls = {call: sp.Dummy() for call in expr.atoms(sp.Function) if _even_analytic(call)
+    calls = {call: sp.Dummy() for call in expr.atoms(sp.Function) if even_analytic(call)
              and call.args[-1].as_independent(node, as_Add=False)[1] == node}
     return bool(calls) and not expr.xreplace(calls).has(node)
-
-
-def _even_analytic(call: sp.Basic) -> bool:
-    if isinstance(call, (sp.cos, sp.cosh, sp.sech)):
-        return True
-    return isinstance(call, (sp.besselj, sp.besseli)) and call.args[0].is_integer and call.args[0].is_even
 
 
 def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:
@@ -205,8 +213,8 @@ def _jets_reason(problem: Problem, exprs: Mapping[str, sp.Expr], con: Constraint
     moves: list[dict[sp.Symbol, sp.Expr]] = [{}]
     if con.kind == "periodic":
         symbols = problem.vocabulary.var_symbols
-        moves.append({symbols[v]: symbols[v] + exact_number(d, problem.numbers)
-                      for v, d in zip(problem.variable_names, con.shift) if d})
+        moves.append({symbols[v]: symbols[v] + d for v, d in zip(problem.variable_names, con.moved(problem.numbers))
+                      if d != 0})
     for jet in sorted(jets_in(con.operator, problem.vocabulary), key=str):
         jet_expr = problem.apply(problem.jet_symbol(jet), exprs)
         for move in moves:

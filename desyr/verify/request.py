@@ -26,10 +26,12 @@ def _source(problem: Problem) -> str:
     return problem.source
 
 
-def make_request(problem: Problem, expressions: Mapping[str, str], exact_expressions: Mapping[str, str] | None,
-                 seed: int) -> dict[str, Any]:
+def make_request(problem: Problem, expressions: Mapping[str, str],
+                 exact_expressions: Mapping[str, str] | None = None, seed: int | None = None) -> dict[str, Any]:
+    """A request; ``seed`` replays the points of an earlier verdict (its ``seed``), and without one the
+    verifier draws them from fresh entropy and records the seed in its answer."""
     return {"schema": REQUEST_SCHEMA, "config": config_of(problem),
             "expressions": {str(k): str(v) for k, v in expressions.items()},
             "exact_expressions": None if exact_expressions is None
             else {str(k): str(v) for k, v in exact_expressions.items()},
-            "seed": int(seed)}
+            "seed": None if seed is None else int(seed)}

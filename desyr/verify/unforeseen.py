@@ -22,9 +22,12 @@ from desyr.model.problem import Problem
 BITS = 64
 
 
-def proof_key(problem: Problem, exprs: Mapping[str, sp.Expr]) -> bytes:
-    """The hash of the config text (or, without one, the problem as SymPy prints it) and the exact form."""
+def proof_key(problem: Problem, exprs: Mapping[str, sp.Expr], seed: int | None = None) -> bytes:
+    """The hash of the config text (or, without one, the problem as SymPy prints it), the exact form, and the
+    verification's seed (fresh entropy unless a replay names it: the verdict records it)."""
     h = hashlib.sha256()
+    if seed is not None:
+        h.update(b"seed=" + str(int(seed)).encode() + b"\0")
     h.update((problem.config_text or repr((problem.name, [str(e.lhs) for e in problem.equations]))).encode())
     for name in sorted(exprs):
         h.update(b"\0" + name.encode() + b"=" + sp.srepr(exprs[name]).encode())

@@ -24,7 +24,7 @@ import math
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,27 +36,30 @@ from desyr.config.settings import read_section
 from desyr.errors import ConfigError
 from desyr.model.constants import METHOD
 from desyr.model.nesting import DataError, config_json_loads
-from desyr.model.points import VerificationPoints, all_constraint_points, interior_points, latin_hypercube
+from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
-from desyr.model.residuals import sensitivity, verify
+from desyr.model.residuals import Verification, sensitivity, verify
 from desyr.model.unknowns import Misfit, Unknown
 from desyr.model.written import exact_number
 from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.time_limit import OutOfTime
+from desyr.verify.budget import BOUND, Budget
 from desyr.verify.printed import AGREEMENT, printed_difference
-from desyr.verify.proof import prove
-from desyr.verify.regularity import resolve_abs, rough_reason
+from desyr.verify.proof import Proof, prove
+from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
+from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
+from desyr.verify.truncated import is_series, series_verdict, written_out
 
 SCHEMA = "desyr.verdict/1"
-#: the verifier's seed streams: not the run's (1-5) nor its in-process verification (101, 102)
-STREAMS = (201, 202)
 VERDICTS = ("proved", "verified", "not_exact")
 
 
 @dataclass(frozen=True)
 class Checked:
-    """One expression set's numbers on the verifier's points."""
+    """One expression set's numbers on the verifier's points: the absolute residuals, and each residual
+    over its scale (``relative``, what the tolerance judges; ``roundoff``, over its terms' whole size)."""
 
     R_eq: float
     R_con: float | None
@@ -64,6 +67,11 @@ class Checked:
     R_con_per_constraint: list[float]
     rel_l2: float | None
     smooth: str | None             # None, or why it is not smooth enough
+    relative: float = 0.0
+    relative_per_equation: list[float] = field(default_factory=list)
+    relative_per_constraint: list[float] = field(default_factory=list)
+    roundoff: float = 0.0
+    scale: float = 1.0
 
 
 def config_sha256(text: str) -> str:
@@ -111,49 +119,63 @@ def parse_fields(problem: Problem, texts: Any, what: str) -> dict[str, sp.Expr]:
     # a field may name an unknown (exp(-nu*t)): it stands for the value given beside it, so every stage
     # (the numbers, the proof, the data test) sees one function of the variables
     values = {problem.unknown_symbol(n): out[n] for n in problem.unknown_names}
-    for field in problem.fields:
-        if values and out[field].free_symbols & set(values):
-            out[field] = out[field].xreplace(values)
+    for name in problem.fields:
+        if values and out[name].free_symbols & set(values):
+            out[name] = out[name].xreplace(values)
     return out
 
 
-def fresh_points(problem: Problem, seed: int) -> VerificationPoints:
-    """The verifier's own sets: Latin hypercube interior and constraint points, streams :data:`STREAMS`."""
-    rng = np.random.default_rng([seed, STREAMS[0]])
-    interior = interior_points(problem, problem.points["verify"], rng, latin_hypercube)
-    rng = np.random.default_rng([seed, STREAMS[1]])
-    constraints, reductions = all_constraint_points(problem, rng, latin_hypercube)
-    return VerificationPoints(interior, tuple(constraints), reductions)
+def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, budget: Budget | None = None,
+          part: str = "residuals") -> Checked:
+    """The numbers of ``exprs`` on the fresh points, each step within its share of ``budget``'s time."""
+    budget = budget or Budget()
 
+    def smoothness() -> tuple[str | None, Mapping[str, sp.Expr]]:
+        series = is_series(exprs)        # a series' regularity is read from its first terms written out
+        why = rough_reason(problem, written_out(exprs) if series else exprs)
+        # abs() of one-signed quantities are those quantities: their derivatives carry no delta
+        return why, (numeric_fields(problem, exprs) if why is None and not series else exprs)
 
-def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> Checked:
-    smooth = rough_reason(problem, exprs)
-    if smooth is None:      # abs() of one-signed quantities are those quantities: their derivatives carry no delta
-        exprs = resolve_abs(problem, exprs)
-    v = verify(problem, exprs, points)
+    smooth, exprs = budget.within("smoothness", smoothness,
+                                  lambda late: (f"{REASON}: its smoothness and branch conditions were {late}", exprs))
+    def numbers() -> Verification | str:
+        return verify(problem, exprs, points)
+
+    v = budget.within(part, numbers, lambda late: late)
+    if isinstance(v, str):
+        return _unevaluated(f"its residuals on the fresh points were {v}")
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
-                   _rel_l2(problem, exprs, points.interior), smooth)
+                   _rel_l2(problem, exprs, points.interior), smooth, _finite(v.relative),
+                   [_finite(r) for r in v.relative_per_equation], [_finite(r) for r in v.relative_per_constraint],
+                   _finite(v.roundoff), _finite(v.scale))
 
 
-def decide(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict for one request (a plain mapping, as read from JSON); raises ConfigError on bad input."""
+def _unevaluated(why: str) -> Checked:
+    return Checked(math.inf, None, [], [], None, why, math.inf, [], [], math.inf, 1.0)
+
+
+def decide(request: Mapping[str, Any], bound: float = BOUND) -> dict[str, Any]:
+    """The verdict for one request (a plain mapping, as read from JSON) within ``bound`` seconds; raises
+    ConfigError on bad input, or when even reading the problem does not end within the bound."""
+    budget = Budget(bound)
     # overflow in a residual is an answer (not finite), not a warning line
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return _decide(request)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings(), budget.whole():
+            warnings.simplefilter("ignore")
+            return _decide(request, budget)
+    except OutOfTime:
+        raise ConfigError(f"no verdict within the verifier's time bound of {bound:g} s") from None
 
 
-def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
+def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     clock = time.perf_counter()
     if not isinstance(request, Mapping) or request.get("schema") != REQUEST_SCHEMA:
         raise ConfigError(f"not a verification request of schema {REQUEST_SCHEMA}")
     config = request.get("config")
     if not isinstance(config, Mapping):
         raise ConfigError("the request has no config")
-    seed = request.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
-        raise ConfigError(f"seed must be an integer in [0, 2**32), got {seed!r:.40}")
+    seed, seed_from = drawn_seed(request)
     problem = read_problem(config)
     tolerance = read_section(problem, "selection")["exact_tolerance"]   # no component can change it
     # a config may loosen its own tolerance (Verified means within it); Proved holds to the default at least
@@ -163,45 +185,61 @@ def _decide(request: Mapping[str, Any]) -> dict[str, Any]:
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
     points = fresh_points(problem, seed)
-    checked = check(problem, numeric, points)
+    checked = check(problem, numeric, points, budget)
     verdict, reason = _numeric_verdict(checked, tolerance)
     exact_part = None
-    if verdict == "verified":
-        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance)
-        loose = _numeric_verdict(checked, proof_tolerance)[0] != "verified"
-        if exact_part["proved"] and loose:
-            reason = (f"{reason}; not proved: the exact form is proved ({exact_part['reason']}), but the printed "
-                      f"formula's residuals are above the default tolerance {METHOD.exact_tolerance:g}")
-        elif exact_part["proved"] and exact_part.get("printed") is None:
-            verdict, reason = "proved", exact_part["reason"]
-        elif exact_part["proved"]:
-            # the exact form is proved; the formula printed beside it is not shown to be it
-            reason = f"{reason}; the exact form is proved ({exact_part['reason']}), but {exact_part['printed']}"
-        else:
-            reason = f"{reason}; not proved: {exact_part['reason']}"
-    data = _observations(problem, exact if exact is not None and verdict == "proved" else numeric)
+    if is_series(numeric):              # read and evaluated, not proved (docs/series.md)
+        verdict, reason = budget.within("exact residuals", lambda: series_verdict(problem, numeric, points, tolerance,
+                                                                                  verdict, reason),
+                                        lambda late: ("not_exact", f"{reason}; but its truncation was {late}"))
+    elif verdict in ("verified", "roundoff"):
+        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
+        verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
+    chosen = exact if exact is not None and verdict == "proved" else numeric
+    data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
         # the physics holds for these coefficients, but the measurements say they are not the problem's
         verdict, reason = "not_exact", f"{reason}; but {data['reason']}"
     if tolerance_warning and verdict == "verified":
         reason = f"{reason}; {tolerance_warning}"
-    undecided = _undecided(problem, numeric, points) if problem.unknowns else ""
+    undecided = budget.within("data", lambda: _undecided(problem, numeric, points),
+                              lambda late: f"whether the data decide the unknowns was {late}") if problem.unknowns else ""
     if undecided and verdict != "not_exact":
         # the physics holds, but nothing decides the values given: they are one choice among many
         verdict, reason = "not_exact", f"{reason}; but {undecided}"
     return {
         "schema": SCHEMA, "verdict": verdict, "exact": verdict in ("proved", "verified"), "reason": reason,
-        "exact_tolerance": tolerance, "tolerance_warning": tolerance_warning, "seed": seed, "streams": list(STREAMS),
+        "exact_tolerance": tolerance, "tolerance_warning": tolerance_warning, "seed": seed, "seed_from": seed_from,
+        "streams": list(STREAMS),
         "config_sha256": config_sha256(str(config["text"])), "source": problem.source,
         "expressions": {f: expression_text(numeric[f]) for f in problem.fields},
         "unknowns": {n: expression_text(numeric[n]) for n in problem.unknown_names},
         "observations": data,
         "points": {"interior": int(points.interior.shape[0]),
-                   "constraints": [int(c.shape[0]) for c in points.constraints]},
+                   "constraints": [int(c.shape[0]) for c in points.constraints],
+                   "asked": {"interior": int(problem.points["verify"]),
+                             "constraints": [int(c.n_points) for c in problem.constraints]},
+                   "floor": {"interior": INTERIOR_FLOOR, "constraint": CONSTRAINT_FLOOR}},
         "residuals": _plain(checked), "exact_form": exact_part,
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }
+
+
+def _with_proof(verdict: str, reason: str, exact_part: Mapping[str, Any], strict: str) -> tuple[str, str]:
+    """The verdict once the proof has been tried: ``strict`` is the printed formula's numeric verdict at the
+    default tolerance (a config may loosen its own; Proved never uses a looser one). A formula above the
+    tolerance only by round-off (``roundoff``) is Proved or Not exact, never Verified."""
+    fallback = "verified" if verdict == "verified" else "not_exact"
+    if exact_part["proved"] and strict == "not_exact":
+        return fallback, (f"{reason}; not proved: the exact form is proved ({exact_part['reason']}), but the printed "
+                          f"formula's residuals are above the default tolerance {METHOD.exact_tolerance:g}")
+    if exact_part["proved"] and exact_part.get("printed") is None:
+        return "proved", str(exact_part["reason"])
+    if exact_part["proved"]:
+        # the exact form is proved; the formula printed beside it is not shown to be it
+        return fallback, f"{reason}; the exact form is proved ({exact_part['reason']}), but {exact_part['printed']}"
+    return fallback, f"{reason}; not proved: {exact_part['reason']}"
 
 
 def tolerance_note(tolerance: float) -> str:
@@ -315,19 +353,36 @@ def _digest(obs: Any) -> str:
     return hashlib.sha256(np.ascontiguousarray(obs.X).tobytes() + np.ascontiguousarray(obs.values).tobytes()).hexdigest()
 
 
+#: a residual at most this fraction of its data and its terms' whole size is round-off a float evaluation
+#: can leave: above the tolerance of the problem's scale, such a formula still goes to the proof
+ROUNDOFF = 1e-11
+
+
 def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
+    """``verified``, ``not_exact``, or ``roundoff`` (above the tolerance, but only by what a float
+    evaluation of its large terms can leave: a proof may still decide it), with the reason."""
     if c.smooth:
         return "not_exact", c.smooth
-    worst = max(c.R_eq, c.R_con if c.R_con is not None else 0.0)
+    worst = c.relative
     if not math.isfinite(worst):
         return "not_exact", "not finite on the domain"
-    if worst > tolerance:
-        return "not_exact", f"max(R_eq, R_con) = {worst:.3g} on fresh points, above the tolerance {tolerance:g}"
-    return "verified", f"max(R_eq, R_con) = {worst:.3g} on fresh points, within the tolerance {tolerance:g}"
+    said = f"the largest relative residual is {worst:.3g} on fresh points"
+    if worst <= tolerance:
+        return "verified", f"{said}, within the tolerance {tolerance:g} of the problem's scale"
+    above = f"{said}, above the tolerance {tolerance:g} of the problem's scale"
+    if c.roundoff <= ROUNDOFF:
+        return "roundoff", (f"{above} (it is {c.roundoff:.2g} of its terms' size: round-off of terms far larger "
+                            "than the problem's scale, which only a proof can tell from an error)")
+    return "not_exact", above
+
+
+def _data_late(late: str) -> dict[str, Any]:
+    return {"consistent": False, "reason": f"the test of the observations was {late}", "warning": ""}
 
 
 def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
-                points: VerificationPoints, tolerance: float) -> dict[str, Any]:
+                points: VerificationPoints, tolerance: float, seed: int | None = None,
+                budget: Budget | None = None) -> dict[str, Any]:
     """Try to prove the exact form (or the numeric expression itself when it has no float)."""
     has_floats = any(e.atoms(sp.Float) for e in numeric.values())
     form = exact if exact is not None else (None if has_floats else numeric)
@@ -336,11 +391,12 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
                 "and no exact form was given)", "expressions": None}
     out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
                            "unknowns": {n: expression_text(form[n]) for n in problem.unknown_names}}
-    checked = check(problem, form, points) if form is not numeric else None
+    budget = budget or Budget()
+    checked = check(problem, form, points, budget, "exact residuals") if form is not numeric else None
     if checked is not None:
         out["residuals"] = _plain(checked)
         verdict, why = _numeric_verdict(checked, tolerance)
-        if verdict != "verified":
+        if verdict == "not_exact":
             return {**out, "proved": False, "reason": f"the exact form fails: {why}"}
         gap = max([_difference(problem, numeric, form, points.interior)]
                   + [abs(float(numeric[n]) - float(form[n])) / max(abs(float(form[n])), 1e-300)
@@ -349,10 +405,12 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
         if not gap <= AGREEMENT:
             return {**out, "proved": False,
                     "reason": f"the exact form differs from the numeric expression (relative {gap:.3g})"}
-    proof = prove(problem, resolve_abs(problem, form))
+    proof = budget.within("proof", lambda: prove(problem, resolve_abs(problem, form), seed),
+                          lambda late: Proof(False, f"the proof was {late}"))
     printed = None
     if proof.proved and form is not numeric:
-        printed = printed_difference(problem, numeric, form, points.interior)
+        printed = budget.within("printed", lambda: printed_difference(problem, numeric, form, points.interior),
+                                lambda late: f"the printed formula's comparison with the exact form was {late}")
     return {**out, "proved": proof.proved, "reason": proof.reason, "printed": printed,
             "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}
 

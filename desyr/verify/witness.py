@@ -88,6 +88,15 @@ def on_set(problem: Problem, where: Face | Part, rng: np.random.Generator) -> li
     return rows
 
 
+def in_box(bounds: Mapping[sp.Symbol, tuple[sp.Expr, sp.Expr]], rng: np.random.Generator) -> list[Point]:
+    """A few points of a box given by exact ranges (a set's span, :mod:`desyr.verify.spans`), inside it."""
+    symbols = sorted(bounds, key=sp.default_sort_key)
+    ends = [(float(lo), float(hi)) for lo, hi in (bounds[s] for s in symbols)]
+    cube = latin_hypercube(rng, POINTS, len(symbols)) if symbols else np.zeros((POINTS, 0))
+    return [{s: lo + 0.02 * (hi - lo) + 0.96 * (hi - lo) * u for s, (lo, hi), u in zip(symbols, ends, row)}
+            for row in cube]
+
+
 def _rows(problem: Problem, X: np.ndarray) -> list[Point]:
     return [{s: float(v) for s, v in zip(problem.symbols, row)} for row in X]
 

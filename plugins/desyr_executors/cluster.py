@@ -9,6 +9,7 @@ dask and distributed are imported only here, when the executor is used.
 """
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -70,6 +71,14 @@ class DaskExecutor(Executor):
         return self._client
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        return self._mapped(fn, items, None)
+
+    def map_until(self, fn: Callable[[Any], Any], items: Sequence[Any], deadline: float) -> list[Any]:
+        """:meth:`map`; the run stops waiting on a unit not back by ``deadline`` (``UnitFailure(stopped=True)``)
+        and cancels it. Dask cannot stop a task that has started: it runs on in its worker to its end."""
+        return self._mapped(fn, items, deadline)
+
+    def _mapped(self, fn: Callable[[Any], Any], items: Sequence[Any], deadline: float | None) -> list[Any]:
         if len(items) <= 1:
             return serial_map(fn, items)
         client = self._connect()
@@ -80,7 +89,11 @@ class DaskExecutor(Executor):
         results: list[Any] = []
         for i, future in enumerate(futures):
             try:
-                results.append(future.result())
+                results.append(future.result(timeout=None if deadline is None else max(deadline - time.time(), 0.0)))
+            except TimeoutError:      # distributed's (and asyncio's) TimeoutError is the builtin one
+                future.cancel()
+                results.append(UnitFailure(f"unit {i} was not back by its deadline; the run stopped waiting on it",
+                                           stopped=True))
             except killed as exc:
                 results.append(UnitFailure(f"worker died while running unit {i}: {exc}", lost=True))
             except Exception as exc:

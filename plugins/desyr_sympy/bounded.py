@@ -2,20 +2,22 @@
 
 SymPy has no cancellation: ``dsolve`` or ``simplify`` can run for minutes on an
 innocent-looking input, and a thread cannot be stopped.  A child process can be
-killed, so every solver call runs in one.  ``fork`` is used where the platform has
-it: the child starts in milliseconds with SymPy already imported and receives the
-problem without pickling; only the answer crosses the pipe.  Independent calls run
+killed, so every solver call runs in one.  ``fork`` is used where it is safe
+(``desyr.plugin.child_context``: not once JAX or another library that breaks in a forked
+child is loaded): the child starts in milliseconds with SymPy already imported and receives
+the problem without pickling; only the answer crosses the pipe.  Independent calls run
 side by side, a few at a time, since most of a solver's time is CPU in one process.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from multiprocessing.context import ForkContext, SpawnContext
+from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 from typing import Any
+
+from desyr.plugin import child_context
 
 #: the longest error text kept in an attempt record (one line for reports)
 MAX_MESSAGE = 300
@@ -37,8 +39,8 @@ def one_line(exc: BaseException) -> str:
     return text[:MAX_MESSAGE]
 
 
-def _context() -> ForkContext | SpawnContext:
-    return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+def _context() -> ForkContext | ForkServerContext | SpawnContext:
+    return child_context()
 
 
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:

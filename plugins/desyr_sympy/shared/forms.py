@@ -58,6 +58,8 @@ class Coordinates:
         return expr.xreplace(self._positive).xreplace(back)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_problem":      # a copy being rebuilt (unpickled in a fresh child) has none yet
+            raise AttributeError(name)
         return getattr(self._problem, name)
 
 

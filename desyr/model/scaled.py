@@ -1,0 +1,115 @@
+"""The verification's residuals, each with its scale: R_eq and R_con, and every residual relative to
+the problem's own size (:mod:`desyr.symbolic.scales`; ``docs/verify.md``, "The tolerance's scale").
+
+The run's in-process verification and the separate verifier both measure a candidate here, so the two
+decide "exact" by the same rule.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from desyr.model.problem import Constraint, Problem
+from desyr.symbolic.physics import Verification
+from desyr.symbolic.scales import Scaled, aggregate, measure, relative, split_terms
+
+
+def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
+                          constraint_points: Sequence[np.ndarray],
+                          reductions: Sequence[np.ndarray | None] = ()) -> Verification:
+    """R_eq, R_con, and each residual over its scale, on these points."""
+    apply = _applier(problem, solution)
+    blocks = [_equation(problem, k, apply, interior) for k in range(len(problem.equations))]
+    blocks += [_constraint(problem, con, l, solution, apply, constraint_points[l],
+                           reductions[l] if l < len(reductions) else None)
+               for l, con in enumerate(problem.constraints)]
+    numbers = measure(blocks, problem.symbols, interior)
+    rel = relative(numbers)
+    coupled = len(problem.fields) > 1
+    absolute = {kind: [_plain(m.absolute) for m in numbers if m.kind == kind] for kind in ("equation", "constraint")}
+    return Verification(
+        R_eq=aggregate(numbers, "equation", coupled) or 0.0, R_con=aggregate(numbers, "constraint", coupled),
+        R_eq_per_equation=absolute["equation"], R_con_per_constraint=absolute["constraint"],
+        relative_per_equation=rel.equations, relative_per_constraint=rel.constraints,
+        roundoff_per_equation=rel.roundoff_equations, roundoff_per_constraint=rel.roundoff_constraints,
+        scale=rel.scale)
+
+
+def _dependent(problem: Problem, expr: sp.Expr) -> set[sp.Symbol]:
+    """What a candidate gives in ``expr``: the fields' jets and the unknowns."""
+    unknowns = {problem.unknown_symbol(n) for n in problem.unknown_names}
+    return {s for s in expr.free_symbols if problem.vocabulary.jet_of(s) is not None or s in unknowns}
+
+
+Apply = Callable[[sp.Expr], sp.Expr]
+
+
+def _applier(problem: Problem, solution: Mapping[str, sp.Expr]) -> Apply:
+    """:meth:`Problem.apply` with each jet's derivative taken once (a 14th derivative takes SymPy seconds,
+    and a residual and its terms need the same ones)."""
+    taken: dict[sp.Basic, sp.Expr] = {}
+
+    def apply(expr: sp.Expr) -> sp.Expr:
+        for s in expr.free_symbols:
+            if s not in taken and problem.vocabulary.jet_of(s) is not None:
+                taken[s] = problem.apply(s, solution)
+        jets = {s: taken[s] for s in expr.free_symbols if s in taken}
+        return problem.resolved(expr.xreplace(jets) if jets else expr, solution)
+    return apply
+
+
+def _equation(problem: Problem, k: int, apply: Apply, interior: np.ndarray) -> Scaled:
+    residual = problem.equations[k].residual
+    terms = split_terms(residual, _dependent(problem, residual))
+    return Scaled("equation", k, apply(residual), terms.data, terms.coefficients,
+                  tuple(apply(f) for f in terms.factors), interior)
+
+
+def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], apply: Apply,
+                points: np.ndarray, reduction: np.ndarray | None) -> Scaled:
+    residual = problem.constraint_residual(con, solution, apply(con.operator))
+    data, coefficients, factors, spread = _constraint_terms(problem, con)
+    moved = problem.shift_map(con) if con.kind == "periodic" else {}
+    applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
+    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread)
+
+
+def _constraint_terms(problem: Problem, con: Constraint
+                      ) -> tuple[sp.Expr, tuple[sp.Expr, ...], tuple[tuple[sp.Expr, bool], ...], int]:
+    """A constraint's data, its terms' coefficients and factors (each with whether it is taken at the
+    periodic partner), and how many factors are also measured over the interior."""
+    if con.kind != "periodic":
+        written = con.operator - (con.value / sp.Float(con.measure) if con.kind == "integral" else con.value)
+        terms = split_terms(written, _dependent(problem, written))
+        return (terms.data, terms.coefficients, tuple((f, False) for f in terms.factors),
+                0 if con.kind == "integral" else len(terms.factors))
+    # op(p) - op(p + shift) - value: the operator's terms at the point and at its partner, each a term
+    moved = problem.shift_map(con)
+    op = split_terms(con.operator, _dependent(problem, con.operator))
+    value = split_terms(-con.value, _dependent(problem, con.value))
+    return (op.data - op.data.xreplace(moved) + value.data,
+            (*op.coefficients, *(-c.xreplace(moved) for c in op.coefficients), *value.coefficients),
+            (*((f, False) for f in op.factors), *((f, True) for f in op.factors),
+             *((f, False) for f in value.factors)), len(op.factors))
+
+
+def problem_scale(problem: Problem, interior: np.ndarray, constraint_points: Sequence[np.ndarray],
+                  reductions: Sequence[np.ndarray | None] = ()) -> float:
+    """The problem's scale Q on these points, no candidate needed: the largest RMS of one residual's data
+    (1 when the problem holds none)."""
+    datas = [split_terms(eq.residual, _dependent(problem, eq.residual)).data for eq in problem.equations]
+    blocks = [Scaled("equation", k, d, d, (), (), interior) for k, d in enumerate(datas)]
+    for l, con in enumerate(problem.constraints):
+        d = _constraint_terms(problem, con)[0]
+        blocks.append(Scaled("constraint", l, d, d, (), (), constraint_points[l],
+                             reductions[l] if l < len(reductions) else None))
+    return relative(measure(blocks, problem.symbols, interior)).scale
+
+
+def _plain(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return float("inf")

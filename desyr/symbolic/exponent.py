@@ -1,0 +1,138 @@
+"""The exponential factors of a series' term gathered into one exponent, bounded above by a quadratic in
+the index (part of :mod:`desyr.symbolic.majorant`, whose docstring states the inequalities used)."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from desyr.symbolic.eigen_bounds import linear
+from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.symbolic.enclosure import magnitude, supremum
+
+if TYPE_CHECKING:
+    from desyr.symbolic.majorant import Majorant, Reader
+
+#: relative margin added to each bounded coefficient (the products below are rounded to doubles)
+_MARGIN = 1e-12
+
+
+def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
+    """A majorant of the product of the exponential ``factors``."""
+    from desyr.symbolic.majorant import Majorant, NoMajorant
+    exponent, scale = sp.Integer(0), 1.0
+    for factor in factors:
+        base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
+        if isinstance(base, sp.exp):
+            exponent += power * base.args[0]
+        elif isinstance(base, (sp.sinh, sp.cosh)):
+            k = int(power)
+            size = reader.absolute(base.args[0])
+            exponent += k * size
+            if k > 0:
+                scale *= 0.5 ** k if isinstance(base, sp.sinh) else 1.0
+            elif isinstance(base, sp.cosh):
+                scale *= 2.0 ** -k
+            else:
+                scale *= _reciprocal_sinh(reader, size) ** -k
+        else:                                   # base**g, the base free of the index
+            term, factor_scale = _power(reader, base, power)
+            if factor_scale == 0:
+                return Majorant(0.0, 0.0, start=reader.start)
+            exponent += term
+        if not math.isfinite(scale):
+            raise NoMajorant("an unbounded factor")
+    alpha, beta, gamma = quadratic_top(reader, exponent)
+    return Majorant(scale * (1 + _MARGIN), 0.0, alpha, beta, gamma, reader.start)
+
+
+def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
+    """``2/(1 - exp(-2*b))`` with ``b`` the least of ``|B|`` from the start on (``|B| >= b(n)``, ``b``
+    nondecreasing and positive at the start)."""
+    from desyr.symbolic.majorant import NoMajorant
+    a2, a1, a0 = (-c for c in quadratic_top(reader, -size))
+    start = reader.start
+    least = a2 * start * start + a1 * start + a0
+    if not (least > 0 and a2 >= 0 and 2 * a2 * start + a1 >= 0):
+        raise NoMajorant("1/sinh of a quantity not shown to grow away from 0")
+    return 2 / (1 - math.exp(-2 * least)) * (1 + _MARGIN)
+
+
+def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, float]:
+    """``|base|**power <= exp(term)``: ``power`` of one sign from the start on, ``|base|`` enclosed."""
+    from desyr.symbolic.majorant import NoMajorant
+    top = magnitude(base, reader.intervals)
+    if reader.sign(power) > 0:
+        if top == 0:
+            return sp.Integer(0), 0.0
+        return power * sp.Float(math.log(top) + abs(math.log(top)) * _MARGIN), 1.0
+    least = -supremum(-sp.Abs(base), reader.intervals)
+    if least <= 0:
+        raise NoMajorant(f"a negative power of {base}, which may vanish")
+    return power * sp.Float(math.log(least) - abs(math.log(least)) * _MARGIN), 1.0
+
+
+def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, float]:
+    """``(alpha, beta, gamma)`` with ``exponent <= alpha*n**2 + beta*n + gamma`` over the box and for
+    every index from the start on."""
+    from desyr.symbolic.majorant import NoMajorant
+    n = reader.n
+    expanded = _separated(reader, exponent)
+    nodes = sorted(expanded.atoms(EigenvalueFunction), key=sp.default_sort_key)
+    names = [sp.Dummy(f"lambda{i}", positive=True) for i in range(len(nodes))]
+    bounds = [linear(node, n) for node in nodes]
+    if any(b.start > reader.start for b in bounds):
+        raise NoMajorant("an eigenvalue's bounds start later")
+    poly = sp.Poly(expanded.xreplace(dict(zip(nodes, names))), n, *names)
+    out = [0.0, 0.0, 0.0]
+    for monomial, coefficient in poly.terms():
+        top = float(coefficient)
+        power, eigen = monomial[0], monomial[1:]
+        if top == 0:
+            continue
+        if sum(eigen) == 0 and power <= 2:
+            out[power] += top
+            continue
+        if sum(eigen) not in (1, 2) or power + sum(eigen) > 2 or max(eigen) != sum(eigen):
+            raise NoMajorant("an exponent beyond a quadratic in the index")
+        b = bounds[eigen.index(max(eigen))]
+        c0, c1 = (b.hi0, b.hi1) if top > 0 else (b.lo0, b.lo1)      # lo(n) > 0 from the start on
+        if sum(eigen) == 1:
+            out[power] += top * c0
+            out[power + 1] += top * c1
+        else:
+            out[0] += top * c0 * c0
+            out[1] += top * 2 * c0 * c1
+            out[2] += top * c1 * c1
+    if not all(math.isfinite(c) for c in out):
+        raise NoMajorant("an unbounded exponent")
+    gamma, beta, alpha = (c + abs(c) * _MARGIN for c in out)
+    return alpha, beta, gamma
+
+
+def _separated(reader: Reader, exponent: sp.Expr) -> sp.Expr:
+    """The exponent's supremum over the box as a polynomial in the index (and the eigenvalues) with
+    number coefficients: each term ``g(n)*h(x)``, the ``h`` of equal ``g`` added (so that ``n*pi*|y| -
+    n*pi`` is ``n*pi*(|y| - 1)``, whose top is 0), becomes ``g(n)*sup(h)`` where ``g >= 0``, else
+    ``g(n)*inf(h)``."""
+    from desyr.symbolic.majorant import NoMajorant
+    groups: dict[sp.Expr, list[sp.Expr]] = {}
+    for term in sp.Add.make_args(exponent):
+        index_part: list[sp.Expr] = []
+        rest: list[sp.Expr] = []
+        for factor in sp.Mul.make_args(term):
+            (index_part if reader.n in factor.free_symbols else rest).append(factor)
+        g, h = sp.Mul(*index_part), sp.Mul(*rest)
+        if h.free_symbols & g.free_symbols or g.free_symbols - {reader.n}:
+            raise NoMajorant(f"the exponent's term {term} does not separate")
+        groups.setdefault(g, []).append(h)
+    out = sp.Integer(0)
+    for g, parts in groups.items():
+        h = sp.factor(sp.Add(*parts))
+        if g == 1:
+            out += sp.Float(supremum(h, reader.intervals))
+            continue
+        top = supremum(h, reader.intervals) if reader.sign(g) > 0 else -supremum(-h, reader.intervals)
+        out += sp.expand(g * sp.Float(top))
+    return sp.expand(out)

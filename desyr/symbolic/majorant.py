@@ -1,0 +1,268 @@
+"""A proved majorant of a series' term, uniform over a box: ``|term(n, x)| <= C * n**(-p) * exp(alpha*n**2
++ beta*n + gamma)`` for every index ``n >= start`` and every point ``x`` of the box, and the tail it bounds.
+
+How a term is read (``docs/series.md``):
+- a factor free of the index is enclosed over the box (interval arithmetic, :mod:`desyr.symbolic.enclosure`);
+- the exponential factors (``exp``, ``sinh``, ``cosh``, their reciprocals, ``r**n``) are gathered into one
+  exponent, using ``|sinh(A)| <= exp(|A|)/2``, ``cosh(A) <= exp(|A|)``, ``1/|sinh(B)| <= 2*exp(-|B|)/(1 -
+  exp(-2*b))`` where ``|B| >= b`` (``b`` nondecreasing in ``n``) and ``1/cosh(B) <= 2*exp(-|B|)``; the
+  exponent, a polynomial of degree at most 2 in the index and the eigenvalues (each between two linear
+  functions of the index, :mod:`desyr.symbolic.eigen_bounds`), is bounded above coefficient by coefficient;
+- the rest is algebraic in the index: ``sin``, ``cos``, ``besselj`` of an index-dependent argument and
+  ``(-1)**n`` lie in ``[-1, 1]``, each eigenvalue is ``n*theta`` with ``theta`` in an interval, a Bessel
+  function at a zero is ``rho/sqrt(lambda)``; with ``n = 1/w**2`` the quotient of polynomials in ``w`` is
+  ``w**(qN - qD)`` times a quotient enclosed over ``w`` in ``[0, 1/sqrt(start)]``, whose denominator must
+  stay away from 0.
+- The tail ``sum_{n >= N} C*n**(-p)*exp(q(n))`` is bounded by a geometric series where the ratio of
+  consecutive majorants is below 1 (``alpha < 0`` or ``beta < 0``), else, with ``q = 0`` and ``p > 1``, by
+  ``C*exp(gamma)*(N**(-p) + N**(1 - p)/(p - 1))`` (the integral test).  Nothing else is bounded.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from desyr.symbolic.eigen_bounds import Linear, Unbounded, at_zero, linear
+from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.symbolic.enclosure import Intervals, Unenclosed, interval_precision, least_magnitude, magnitude, supremum
+
+#: the first indices a majorant may start from (a denominator may vanish near the first index only)
+STARTS = (1, 2, 4, 8, 16, 64)
+
+
+class NoMajorant(Exception):
+    """No majorant of this form could be shown."""
+
+
+@dataclass(frozen=True)
+class Majorant:
+    """``C * n**(-p) * exp(alpha*n**2 + beta*n + gamma)`` bounds the term for ``n >= start``."""
+
+    C: float
+    p: float
+    alpha: float = 0.0
+    beta: float = 0.0
+    gamma: float = 0.0
+    start: int = 1
+
+    def times(self, other: Majorant) -> Majorant:
+        return Majorant(_mul(self.C, other.C), self.p + other.p, self.alpha + other.alpha, self.beta + other.beta,
+                        self.gamma + other.gamma, max(self.start, other.start))
+
+    def plus(self, other: Majorant) -> Majorant:
+        """A majorant of the sum: the smaller power, the larger exponent coefficients (``n, n**2 >= 1``)."""
+        start, p = max(self.start, other.start), min(self.p, other.p)
+        C = sum(m.C * start ** (p - m.p) * math.exp(m.gamma - max(self.gamma, other.gamma)) for m in (self, other))
+        return Majorant(_mul(C, 1 + 1e-12), p, max(self.alpha, other.alpha), max(self.beta, other.beta),
+                        max(self.gamma, other.gamma), start)
+
+    def at(self, n: float) -> float:
+        exponent = self.alpha * n * n + self.beta * n + self.gamma
+        if exponent > 700:
+            return math.inf
+        return float(self.C * float(n) ** (-self.p) * math.exp(exponent))
+
+    def tail(self, first: int) -> float:
+        """A bound of ``sum_{n >= first}`` of the majorant (inf where none holds from ``first``)."""
+        first = max(first, 1)
+        if first < self.start:
+            return math.inf
+        if self.alpha < 0 or (self.alpha == 0 and self.beta < 0):
+            growth = ((first + 1) / first) ** max(-self.p, 0.0)
+            ratio = growth * math.exp(self.alpha * (2 * first + 1) + self.beta)
+            return self.at(first) / (1 - ratio) * (1 + 1e-12) if ratio < 1 else math.inf
+        if self.alpha == 0 and self.beta == 0 and self.p > 1:
+            power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)
+            return float(self.C * math.exp(min(self.gamma, 700.0)) * power * (1 + 1e-12)) if self.gamma <= 700 else math.inf
+        return math.inf
+
+
+def _mul(a: float, b: float) -> float:
+    return a * b * (1 + 1e-15) if a and b else 0.0
+
+
+def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[float, float]]) -> Majorant | None:
+    """A majorant of ``|term|`` over ``box`` (every other free symbol must have its interval there), or None."""
+    from mpmath import iv
+    with interval_precision():
+        intervals = {s: iv.mpf([lo, hi]) for s, (lo, hi) in box.items()}
+    if not term.free_symbols <= {index, *intervals}:
+        return None
+    for start in STARTS:
+        try:
+            with interval_precision():
+                return Reader(index, intervals, start).bound(term)
+        except (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError,
+                sp.PolynomialError, OverflowError):
+            continue
+    return None
+
+
+class Reader:
+    """Reads one term's majorant for one index over the box's intervals, from the index ``start`` on."""
+
+    def __init__(self, index: sp.Symbol, intervals: Intervals, start: int) -> None:
+        self.n, self.intervals, self.start = index, intervals, start
+        self.w = sp.Dummy("w", positive=True)
+
+    def bound(self, expr: sp.Expr) -> Majorant:
+        if self.n not in expr.free_symbols:
+            return Majorant(magnitude(expr, self.intervals), 0.0, start=self.start)
+        if isinstance(expr, sp.Add):
+            parts = [self.bound(a) for a in expr.args]
+            out = parts[0]
+            for part in parts[1:]:
+                out = out.plus(part)
+            return out
+        factors = sp.Mul.make_args(expr)
+        growing = [f for f in factors if self._exponential(f)]
+        rest = [f for f in factors if not self._exponential(f)]
+        out = _exponent_bound(self, growing) if growing else Majorant(1.0, 0.0, start=self.start)
+        if rest:
+            out = out.times(self._algebraic(sp.Mul(*rest)))
+        return out
+
+    def _exponential(self, f: sp.Expr) -> bool:
+        base, power = f.as_base_exp() if isinstance(f, sp.Pow) else (f, sp.Integer(1))
+        if isinstance(base, (sp.exp, sp.sinh, sp.cosh)):
+            return self.n in base.free_symbols and power.is_Integer
+        return isinstance(f, sp.Pow) and self.n in f.exp.free_symbols and self.n not in f.base.free_symbols
+
+    # ------------------------------------------------------------------ the algebraic part
+    def _algebraic(self, expr: sp.Expr) -> Majorant:
+        """``|expr| <= C * n**(-p)``, from the quotient of polynomials in ``w = n**(-1/2)``."""
+        intervals = dict(self.intervals)
+        replaced = self._replace_bounded(expr, intervals)
+        if self.n not in replaced.free_symbols:
+            return Majorant(magnitude(replaced, intervals), 0.0, start=self.start)
+        together = sp.together(replaced.xreplace({self.n: 1 / self.w**2}))
+        top, bottom = sp.fraction(together)
+        q_top, top_rest = self._lowest(top)
+        q_bottom, bottom_rest = self._lowest(bottom)
+        intervals[self.w] = _w_range(self.start)
+        smallest = least_magnitude(bottom_rest, intervals)
+        if smallest <= 0:
+            raise NoMajorant(f"the denominator of {expr} may vanish")
+        return Majorant(_mul(magnitude(top_rest, intervals), 1 / smallest * (1 + 1e-12)),
+                        (q_top - q_bottom) / 2, start=self.start)
+
+    def _lowest(self, polynomial: sp.Expr) -> tuple[int, sp.Expr]:
+        """The lowest power of ``w`` in ``polynomial`` and the polynomial divided by it, its factors kept as
+        they are where they do not vanish at ``w = 0`` (``(2 - w**2)**2`` encloses far tighter than its
+        expansion)."""
+        q, kept = 0, []
+        for factor in sp.Mul.make_args(polynomial):
+            base, power = factor.as_base_exp() if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
+            if self.w not in base.free_symbols:
+                kept.append(factor)
+                continue
+            if not (power.is_Integer and power > 0):
+                raise NoMajorant(f"{factor} is not a polynomial in the index's reciprocal")
+            poly = sp.Poly(sp.expand(base), self.w)
+            terms = [(m[0], c) for m, c in poly.terms() if c != 0]
+            if not terms:
+                raise NoMajorant("a zero polynomial")
+            low = min(m for m, _ in terms)
+            q += low * int(power)
+            kept.append(factor if low == 0 else sp.Add(*[c * self.w ** (m - low) for m, c in terms]) ** power)
+        return q, sp.Mul(*kept)
+
+    def _replace_bounded(self, expr: sp.Expr, intervals: dict[sp.Symbol, object]) -> sp.Expr:
+        """Every index-dependent part that is not a power of the index made an interval symbol: ``sin``,
+        ``cos``, ``besselj`` and ``(-1)**n`` in ``[-1, 1]``, an eigenvalue ``n*theta``, a Bessel function
+        at a zero ``rho/sqrt(lambda)`` (as a factor of the whole product only: its sign alternates)."""
+        from mpmath import iv
+        mapping: dict[sp.Basic, sp.Expr] = {}
+        factors = sp.Mul.make_args(expr)
+        for factor in factors:
+            base = factor.base if isinstance(factor, sp.Pow) and factor.exp.is_Integer else factor
+            if isinstance(base, sp.besselj) and isinstance(base.args[1], EigenvalueFunction) and base not in mapping:
+                try:
+                    lo, hi = at_zero(base, self.n)
+                except Unbounded:
+                    continue
+                rho = sp.Dummy("rho", positive=True)
+                intervals[rho] = iv.mpf([lo, hi])
+                mapping[base] = rho / sp.sqrt(base.args[1])
+        expr = expr.xreplace(mapping) if mapping else expr
+        for node in sorted(expr.atoms(EigenvalueFunction), key=sp.default_sort_key):
+            bounds = linear(node, self.n)
+            if bounds.start > self.start:
+                raise NoMajorant("the eigenvalue's bounds start later")
+            theta = sp.Dummy("theta", positive=True)
+            intervals[theta] = _ratio_interval(bounds, self.start)
+            expr = expr.xreplace({node: self.n * theta})
+        swap: dict[sp.Basic, sp.Expr] = {}
+        for node in sp.preorder_traversal(expr):
+            if self.n not in node.free_symbols or node in swap:
+                continue
+            if isinstance(node, (sp.sin, sp.cos)) or (isinstance(node, sp.besselj) and node.args[0].is_Integer
+                                                      and node.args[0] >= 0) or (
+                    isinstance(node, sp.Pow) and node.base == -1 and node.exp.is_integer):
+                sigma = sp.Dummy("sigma", real=True)
+                intervals[sigma] = iv.mpf([-1, 1])
+                swap[node] = sigma
+        return expr.xreplace(swap) if swap else expr
+
+    # ------------------------------------------------------------------ the exponent
+    def absolute(self, expr: sp.Expr) -> sp.Expr:
+        """``|expr|`` written without ``Abs`` around the index-dependent factors, whose sign is shown."""
+        out = sp.Integer(1)
+        for factor in sp.Mul.make_args(sp.factor_terms(expr)):
+            if self.n not in factor.free_symbols:
+                out *= sp.Abs(factor)
+                continue
+            sign = self.sign(factor)
+            out *= factor if sign > 0 else -factor
+        return out
+
+    def sign(self, expr: sp.Expr) -> int:
+        """+1 or -1: the sign of an index-only ``expr`` for every index from the start."""
+        if expr.free_symbols - {self.n}:
+            raise NoMajorant(f"the sign of {expr} varies over the box")
+        if isinstance(expr, sp.Mul):
+            return int(np.prod([self.sign(f) for f in expr.args]))
+        if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
+            return self.sign(expr.base) ** int(expr.exp) if int(expr.exp) % 2 else (self.sign(expr.base) and 1)
+        if expr.is_number:
+            if expr.is_zero or expr.is_extended_real is not True:
+                raise NoMajorant(f"the sign of {expr} is not shown")
+            return 1 if expr.is_positive else -1
+        replaced = dict(self.intervals)
+        inner = self._replace_bounded(expr, replaced)
+        together = sp.together(inner.xreplace({self.n: 1 / self.w**2}))
+        top, bottom = sp.fraction(together)
+        replaced[self.w] = _w_range(self.start)
+        signs = []
+        for part in (top, bottom):
+            rest = self._lowest(part)[1]
+            if least_magnitude(rest, replaced) <= 0:
+                raise NoMajorant(f"the sign of {expr} is not shown")
+            signs.append(1 if supremum(rest, replaced) > 0 else -1)
+        return signs[0] * signs[1]
+
+
+def _w_range(start: int) -> object:
+    """``w = n**(-1/2)`` for ``n >= start``: ``[0, 1/sqrt(start)]``."""
+    from mpmath import iv
+    with interval_precision():
+        return iv.mpf([0, 1]) / iv.sqrt(iv.mpf(start))
+
+
+def _ratio_interval(bounds: Linear, start: int) -> object:
+    """``[inf, sup]`` of ``lambda_n/n`` for ``n >= start`` from ``lo0 + lo1*n <= lambda_n <= hi0 + hi1*n``."""
+    from mpmath import iv
+    low = bounds.lo1 + (min(bounds.lo0, 0.0) / start)
+    high = bounds.hi1 + (max(bounds.hi0, 0.0) / start)
+    if low <= 0:
+        raise NoMajorant("an eigenvalue's lower bound is not positive")
+    return iv.mpf([low, high])
+
+
+def _exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
+    from desyr.symbolic.exponent import exponent_bound
+    return exponent_bound(reader, factors)

@@ -1,0 +1,150 @@
+"""Numbers of a series: proved tail bounds (checked against the actual remainders), the eigenvalue
+bounds they rest on, vectorised evaluation with the truncation reported, truncate()."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from desyr.symbolic.eigen_bounds import at_zero, linear
+from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, robinroot
+from desyr.symbolic.expressions import Vocabulary, parse_expression
+from desyr.symbolic.numeric import evaluate, lambdify
+from desyr.symbolic.robin import layout, roots_float
+from desyr.symbolic.series import bound_on_part, evaluate_series, series_index, sum_bound, tail_bound, truncate
+
+ROD = "Sum(8/(pi**3*(2*k - 1)**3)*sin((2*k - 1)*pi*x)*exp(-(2*k - 1)**2*pi**2*t), (k, 1, oo))"
+SERIES = {   # name: (variables, text, box)
+    "rod": (["x", "t"], ROD, {"x": (0, 1), "t": (0, 1)}),
+    "laplace": (["x", "y"], "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*sinh(n*pi*y)/sinh(n*pi), (n, 1, oo))",
+                {"x": (0, 1), "y": (0, 1)}),
+    "disk": (["r", "t"], "Sum(8*besselj(0, besseljzero(0, k)*r)*exp(-besseljzero(0, k)**2*t)/(besseljzero(0, k)**3"
+                         "*besselj(1, besseljzero(0, k))), (k, 1, oo))", {"r": (0, 1), "t": (0, 1)}),
+    "robin": (["x", "t"], "Sum(sin(robinroot(k, 1, 0, 1)*x)*exp(-robinroot(k, 1, 0, 1)**2*t)/robinroot(k, 1, 0, 1)**2,"
+                          " (k, 1, oo))", {"x": (0, 1), "t": (0, 1)}),
+    "neumann disk": (["r", "t"], "Sum(besselj(0, besseljpzero(0, k)*r)*exp(-besseljpzero(0, k)**2*t)/(besseljpzero(0, k)"
+                                 "**2*besselj(0, besseljpzero(0, k))), (k, 1, oo))", {"r": (0, 1), "t": (0, 1)}),
+    "double": (["x", "y", "t"], "Sum(Sum(sin(n*pi*x)*sin(m*pi*y)*exp(-(n**2 + m**2)*pi**2*t)/(n*m)**3, (m, 1, oo)),"
+                                " (n, 1, oo))", {"x": (0, 1), "y": (0, 1), "t": (0, 1)}),
+    "cosh": (["x", "y"], "Sum(cos(n*pi*x)*cosh(n*pi*y)/(n**2*cosh(n*pi)), (n, 1, oo))", {"x": (0, 1), "y": (0, 1)}),
+}
+
+
+def _read(name: str) -> tuple[list[sp.Symbol], sp.Sum, dict[sp.Symbol, tuple[float, float]]]:
+    variables, text, box = SERIES[name]
+    vocab = Vocabulary(variables, ["u"])
+    symbols = [vocab.var_symbols[v] for v in variables]
+    return symbols, parse_expression(text, vocab), {vocab.var_symbols[k]: v for k, v in box.items()}
+
+
+FAST = ("rod", "laplace", "double")
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_the_tail_bound_holds_over_the_box_and_the_values_are_right(name: str) -> None:
+    _check_bound_and_values(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(SERIES) - set(FAST)))
+def test_the_tail_bound_holds_with_named_eigenvalues(name: str) -> None:
+    _check_bound_and_values(name)
+
+
+def _check_bound_and_values(name: str) -> None:
+    symbols, series, box = _read(name)
+    bound = sum_bound(series, box)
+    assert bound is not None
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.uniform(lo, hi, 60) for lo, hi in box.values()])
+    X[:5, -1] = box[symbols[-1]][0]                     # the box's edge (t = 0, y = 0) too
+    cap = 300 if len(series.limits) == 1 else 60
+    long = evaluate_series(series, symbols, X, tolerance=1e-15, cap=cap).values      # within after(cap) of the sum
+    for terms in (2, 8):
+        short = evaluate_series(truncate(series, terms), symbols, X).values
+        assert np.max(np.abs(long - short)) <= bound.after(terms) + bound.after(cap) + 1e-12
+    if len(series.limits) == 1:      # two points against SymPy's evaluation, term by term at 30 digits
+        index = series.limits[0][0]
+        for row in X[:2]:
+            at = series.function.xreplace({s: sp.Float(v, 40) for s, v in zip(symbols, row)})
+            exact = sum(sp.N(at.xreplace({index: k}), 30) for k in range(1, 21))
+            assert abs(float(exact) - evaluate_series(series, symbols, row[None, :]).values[0]) < 1e-9 + bound.after(20)
+
+
+def test_the_rod_at_t_0_is_its_initial_data_and_its_bound_is_a_cubes_tail() -> None:
+    symbols, series, box = _read("rod")
+    x = np.linspace(0, 1, 41)
+    result = evaluate_series(series, symbols, np.column_stack([x, np.zeros_like(x)]))
+    assert np.max(np.abs(result.values - x * (1 - x))) < 1e-8
+    assert result.capped and result.terms == 2000 and result.bound is not None and result.bound < 1e-7
+    later = evaluate_series(series, symbols, np.column_stack([x, np.full_like(x, 0.1)]))
+    assert not later.capped and later.terms < 10 and later.bound is not None and later.bound < 1e-12
+
+
+def test_coefficients_like_one_over_n_have_no_bound_at_t_0_but_one_where_t_is_positive() -> None:
+    vocab = Vocabulary(["x", "t"], ["u"])
+    x, t = vocab.var_symbols["x"], vocab.var_symbols["t"]
+    cold = parse_expression("Sum(2*(1 - (-1)**n)/(pi*n)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))", vocab)
+    assert sum_bound(cold, {x: (0, 1), t: (0, 1)}) is None
+    part = bound_on_part(cold, {x: (0, 1), t: (0, 1)})
+    assert part is not None and "0.001 <= t" in part.where() and part.after(200) < 1e-10
+    values = evaluate_series(cold, [x, t], np.array([[0.5, 0.0], [0.5, 0.2]]))
+    assert values.capped and values.bound is None and "no tail bound" in values.report.describe()
+
+
+def test_a_growing_or_unknown_term_has_no_bound() -> None:
+    n, x = series_index("n"), sp.Symbol("x", real=True)
+    assert tail_bound(sp.exp(n * x) / n**2, n, 1, {x: (0, 1)}) is None
+    assert tail_bound(sp.sin(n * x) / n, n, 1, {x: (0, 1)}) is None
+    assert tail_bound(sp.gamma(n * x) / n**3, n, 1, {x: (1, 2)}) is None
+    assert tail_bound(sp.sin(n * x) / n**2, n, 1, {}) is None          # x has no range
+
+
+def test_the_eigenvalue_bounds_hold_for_the_first_hundreds_of_values() -> None:
+    k = series_index("k")
+    for node in (besseljzero(0, k), besseljzero(2, k), besseljpzero(0, k), besseljpzero(3, k), robinroot(k, 1, 0, 1),
+                 robinroot(k, 2, 3, -1)):
+        bounds = linear(node, k)
+        values = type(node).numpy_values(node.constants, 400)
+        ks = np.arange(1, 401)[bounds.start - 1:]
+        assert np.all(bounds.lo0 + bounds.lo1 * ks <= values[ks - 1]) and np.all(values[ks - 1] <= bounds.hi0 + bounds.hi1 * ks)
+    for call in (sp.besselj(1, besseljzero(0, k)), sp.besselj(3, besseljzero(2, k)), sp.besselj(0, besseljpzero(0, k)),
+                 sp.besselj(2, besseljpzero(2, k))):
+        low, high = at_zero(call, k)
+        zero = call.args[1]
+        for i in (1, 2, 5, 40, 300):
+            at = call.xreplace({k: i}).evalf(30) * sp.sqrt(zero.xreplace({k: i}).evalf(30))
+            assert low <= abs(float(at)) <= high
+
+
+@pytest.mark.slow
+def test_robin_roots_are_each_alone_in_their_brackets() -> None:
+    for constants in ((1, 0, 1), (0, 1, 1), (-5, 1, 1), (sp.pi, 1, -sp.pi), (10, sp.Rational(1, 100), 3)):
+        exact = tuple(sp.sympify(c) for c in constants)
+        roots = roots_float(exact, 60)
+        a, b, c = (float(v) for v in exact)
+        s = np.linspace(1e-6, roots[-1] + 1e-3, 400_000)
+        f = (a - b * s * s) * np.sin(s) + c * s * np.cos(s)
+        crossings = s[:-1][np.sign(f[:-1]) != np.sign(f[1:])]
+        crossings = crossings[crossings > 1e-3]               # a + c = 0 makes s = 0 a (not counted) root
+        assert len(crossings) == 60 and np.max(np.abs(crossings - roots)) < 1e-3
+        shape = layout(exact)
+        assert all(lo < hi for lo, hi in shape.low)
+    assert abs(float(robinroot(1, 1, 0, 1).evalf(40)) - 2.028757838110434) < 1e-14
+
+
+def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_cancel() -> None:
+    symbols, series, _ = _read("rod")
+    x, t = symbols
+    X = np.random.default_rng(0).random((2000, 2))
+    X[:, 1] *= 1e-6                                     # so close to t = 0 that the cap is reached
+    start = time.perf_counter()
+    result = evaluate_series(series, symbols, X)
+    assert result.terms == 2000 and time.perf_counter() - start < 5.0
+    residual = sp.diff(series, t) - sp.diff(series, x, 2)
+    assert np.max(np.abs(evaluate(residual, symbols, X))) < 1e-9
+    function = lambdify(symbols, [residual])
+    function(*X.T)
+    assert "terms" in function.report.describe()
