@@ -101,7 +101,7 @@ def _not_exact(teacher_seconds: float = 0.0):
     from types import SimpleNamespace
 
     def attempt(variant):
-        residuals = SimpleNamespace(R_eq=1.0, R_con=1.0)
+        residuals = SimpleNamespace(R_eq=1.0, R_con=1.0, worst=lambda: 1.0)
         result = SimpleNamespace(exact=False, residuals=residuals, expression={"u": "x"}, candidates=[],
                                  selected_id=None, provenance=SimpleNamespace(components={"searcher": "operon"}),
                                  timings={"teacher": teacher_seconds}, teacher=None)

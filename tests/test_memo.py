@@ -55,20 +55,30 @@ class _Searcher:
 def _task(**budget):
     from types import SimpleNamespace
     return SimpleNamespace(binary=["+"], unary=["sin"], max_size=10, budget=budget, variables=["x"], time=None,
-                           centres=())
+                           centres=(), deadline=None)
 
 
 def test_a_search_is_remembered_only_where_no_clock_limit_cut_it_short():
     searcher = _Searcher()
     # the clock limit is not part of the key: a search that ran well within both limits answers both
-    assert search_memo_key("u-0", (searcher, _task(time_limit=5.0), None)) == \
-        search_memo_key("u-0", (searcher, _task(time_limit=50.0), None))
-    assert search_memo_key("u-0", (searcher, _task(), None)) != search_memo_key("u-1", (searcher, _task(), None))
-    assert search_memo_key("u-0", (searcher, _task(iterations=5), None)) != \
-        search_memo_key("u-0", (searcher, _task(), None))
-    assert within_limit((searcher, _task(), None), {"seconds": 100.0})
-    assert within_limit((searcher, _task(time_limit=10.0), None), {"seconds": 2.0})
-    assert not within_limit((searcher, _task(time_limit=3.0), None), {"seconds": 2.0})
+    assert search_memo_key("u-0", (searcher, _task(time_limit=5.0), None, None)) == \
+        search_memo_key("u-0", (searcher, _task(time_limit=50.0), None, None))
+    assert search_memo_key("u-0", (searcher, _task(), None, None)) != search_memo_key("u-1", (searcher, _task(), None, None))
+    assert search_memo_key("u-0", (searcher, _task(iterations=5), None, None)) != \
+        search_memo_key("u-0", (searcher, _task(), None, None))
+    assert within_limit((searcher, _task(), None, None), {"seconds": 100.0})
+    assert within_limit((searcher, _task(time_limit=10.0), None, None), {"seconds": 2.0})
+    assert not within_limit((searcher, _task(time_limit=3.0), None, None), {"seconds": 2.0})
+    assert not within_limit((searcher, _task(), None, None), {"seconds": 0.1, "stopped": True})
+    # under a budget: less than half of its share of it, and of the time the stage has left
+    from desyr.stages.search import SearchLimit
+    assert within_limit((searcher, _task(), None, SearchLimit(10.0, None)), {"seconds": 2.0})
+    assert not within_limit((searcher, _task(), None, SearchLimit(3.0, None)), {"seconds": 2.0})
+    import time
+    soon = _task()
+    soon.deadline = time.time() + 1.0
+    soon.seconds_left = lambda: max(soon.deadline - time.time(), 0.0)
+    assert not within_limit((searcher, soon, None, None), {"seconds": 2.0})
 
 
 def test_a_refit_the_deadline_cut_short_or_skipped_is_not_remembered():
