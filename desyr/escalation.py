@@ -264,6 +264,11 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
             stop = "every step of the policy was tried"
             break
         cost = next_cost(seconds, result, nxt.step)
+        if left < cost and nxt.step == "larger_teacher" and left >= next_cost(seconds, result, "more_searches"):
+            # a larger teacher would not fit, new seeds on this teacher do: the time left is not wasted
+            nxt = Change("more_searches", _new_seeds(variant), f"a larger teacher would not fit the {left:.0f} s left "
+                         f"(about {cost:.0f} s): {REASONS['more_searches']}", variant)
+            cost = next_cost(seconds, result, nxt.step)
         if left < cost:
             stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the next "
                     f"attempt would take ({cost:.0f} s: the last took {seconds:.0f} s"

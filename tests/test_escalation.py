@@ -157,3 +157,31 @@ def test_a_budget_too_small_for_the_next_attempt_stops_with_its_cost():
                                    _not_exact(teacher_seconds=8.0), clock=lambda: next(ticks))
     assert len(records) == 1 and "less than the next attempt would take (2 s: the last took 10 s, its teacher " \
         "reused)" in stop
+
+
+def test_where_a_larger_teacher_would_not_fit_new_seeds_on_the_same_teacher_do():
+    from types import SimpleNamespace
+
+    from desyr.escalation import Policy, escalate
+    from desyr.extension.registry import load_registry
+
+    registry = load_registry()
+    text = ('name = "line"\n[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx"\n[[constraints]]\non = "boundary"\n'
+            'value = "reference"\n[reference]\nu = "x"\n[search]\nplugins = ["operon", "dictionary", "forms"]\n'
+            + NO_SOLVERS)
+    spec = read_spec(make_problem(text), registry)
+    # each attempt takes 10 s, 8 of them a teacher that trained for 8 s: a larger one would take 10 s more
+    # than the 5 s left after the first two, new seeds (the teacher reused) 2 s
+    ticks = iter([0.0] + [t for k in range(1, 20) for t in (10.0 * (k - 1), 10.0 * k, 10.0 * k)])
+    attempt = _not_exact(teacher_seconds=8.0)
+
+    def with_facts(variant):
+        result, handle = attempt(variant)
+        result.teacher = SimpleNamespace(facts={"train_seconds": 8.0})
+        return result, handle
+
+    _, _, records, stop = escalate(spec, Policy(25.0, ("more_searches", "larger_teacher")), registry,
+                                   Progress(verbose=False), with_facts, clock=lambda: next(ticks))
+    assert [r.step for r in records] == ["first", "more_searches", "more_searches"]
+    assert records[2].reason.startswith("a larger teacher would not fit the 5 s left (about 10 s)")
+    assert "less than the next attempt would take" in stop
