@@ -19,10 +19,10 @@ from desyr.model.frozen import thawed
 from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
-from desyr.runtime.execution import serial_units
+from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained, overran, warn_at_component
-from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import BACKSTOP, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.symbolic.expressions import expression_text
 
 
@@ -201,7 +201,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     _stops(named, records, cap, time.perf_counter() - began, ctx)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _, _)), record in zip(named, records):
-        if isinstance(record, UnitFailure) and record.stopped:
+        if isinstance(record, UnitFailure) and (record.stopped or isinstance(record, Unanswered)):
             record = _stopped_record(task, time.perf_counter() - began)
         if isinstance(record, UnitFailure):
             raise record.error if isinstance(record.error, DesyrError) else ConfigError(
@@ -255,20 +255,31 @@ def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: 
 
 def _stops(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None, waited: float,
            ctx: RunContext) -> None:
-    """One line per searcher whose searches were stopped (each left out of the pool)."""
-    stopped: dict[str, list[tuple[float, float]]] = {}     # searcher -> (seconds, share) of each stopped search
+    """One line per searcher whose searches were stopped (each left out of the pool), and one per searcher
+    with searches the run had no time left for (not blamed: their turn came after the deadline)."""
+    stopped: dict[str, list[tuple[float, float, float]]] = {}    # searcher -> (seconds, share, late) of each
+    unstarted: dict[str, int] = {}
     total: dict[str, int] = {}
+    by_name: dict[str, Searcher] = {}
     for (_, (searcher, _, _, _)), record in zip(named, records):
         total[searcher.name] = total.get(searcher.name, 0) + 1
-        if isinstance(record, UnitFailure) and record.stopped:
-            stopped.setdefault(searcher.name, []).append((waited, cap or 0.0))
+        by_name[searcher.name] = searcher
+        if isinstance(record, Unanswered) or isinstance(record, dict) and record.get("no_time"):
+            unstarted[searcher.name] = unstarted.get(searcher.name, 0) + 1
+        elif isinstance(record, UnitFailure) and record.stopped:
+            stopped.setdefault(searcher.name, []).append((waited, cap or 0.0, 0.0))
         elif isinstance(record, dict) and record.get("stopped"):
-            stopped.setdefault(searcher.name, []).append((float(record["seconds"]), float(record["share"])))
+            stopped.setdefault(searcher.name, []).append((float(record["seconds"]), float(record["share"]),
+                                                          float(record.get("late", 0.0))))
     for name, calls in stopped.items():
-        seconds, share = max(calls)
+        seconds, share, late = max(calls)
         what = f"the longest of {len(calls)} of its {total[name]} searches" if total[name] > 1 else "its search"
         note_stop(ctx.progress, StoppedCall("searcher", name, seconds, share,
-                                            f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what))
+                                            f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what,
+                                            late), by_name[name])
+    for name, count in unstarted.items():
+        what = f"{count} of its {total[name]} searches" if total[name] > 1 else "its search"
+        no_time(ctx.progress, "searcher", name, what, f"{'they are' if count > 1 else 'it is'} left out of the pool")
 
 
 def _stopped_record(task: SearchTask, seconds: float, share: float = 0.0) -> dict[str, Any]:
@@ -310,6 +321,8 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
         deadline = min(task.deadline, time.time() + limit.seconds)
         task, at = replace(task, deadline=deadline), limit.stop(deadline)
     share = task.seconds_left()
+    if at is not None and share <= 0:
+        return {**_stopped_record(task, 0.0), "no_time": True}      # its turn came after its deadline
     # warnings are recorded and re-issued by the caller: a worker process has no one to show them to
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -317,7 +330,7 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
             with stopped_at(at):
                 front, info, dropped = run_search(searcher, task, problem)
         except Stopped:
-            return _stopped_record(task, time.perf_counter() - t0, share)
+            return {**_stopped_record(task, time.perf_counter() - t0, share), "late": round(late_by(at), 3)}
     return {"field": task.field_name, "seed": task.seed, "seconds": round(time.perf_counter() - t0, 3),
             "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
                       for m in front], "dropped": dropped, "info": info,
