@@ -36,6 +36,7 @@ from desyr.extension.roles import Teacher
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
 from desyr.stages.run_components import searcher_names
+from desyr.stages.stops import noted_stops, spent_by
 from desyr.unary.choice import is_chosen, library_steps, refused_operators
 from desyr.unary.evidence import Finding
 
@@ -204,6 +205,9 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
                     "another attempt would wait on it again")
             break
         left = rule.budget - (time.perf_counter() - start)
+        if left <= 0 and noted_stops():     # an earlier call overran: name it, not the attempt that got no time
+            stop = f"no time was left after attempt {number}: {spent_by()}"
+            break
         if left < seconds:
             stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the last attempt "
                     f"took ({seconds:.0f} s)")

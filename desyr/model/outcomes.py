@@ -85,10 +85,12 @@ class StoppedCall:
 
     def line(self) -> str:
         """The one line the run prints and the reports show."""
-        caught = (f", {self.late:.1f} s past its stop time (it caught the stops until then)"
-                  if self.late >= LATE_STOP else "")
+        if self.late >= LATE_STOP:
+            return (f"{self.role} '{self.name}' ran {self.seconds:.1f} s ({self.what}; its share of the budget: "
+                    f"{self.share:.1f} s), {self.late:.1f} s past its stop time: it caught every stop until then "
+                    f"(only a worker process can abandon such a call): {self.instead}")
         return (f"{self.role} '{self.name}' was stopped after {self.seconds:.1f} s ({self.what}; its share of "
-                f"the budget: {self.share:.1f} s){caught}: {self.instead}")
+                f"the budget: {self.share:.1f} s): {self.instead}")
 
 
 #: seconds past its stop time from which a stopped call is said to have caught the stops (a signal's stop

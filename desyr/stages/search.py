@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,17 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable,
 from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained, overran, warn_at_component
-from desyr.stages.stops import BACKSTOP, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
+from desyr.stages.stops import (
+    BACKSTOP,
+    Stopped,
+    executor_stop,
+    grace,
+    late_by,
+    no_time,
+    note_stop,
+    stop_time,
+    stopped_at,
+)
 from desyr.symbolic.expressions import expression_text
 
 
@@ -198,6 +209,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
     records = units.run("search", named, search_unit, check_search_record,
                         None if limit is None else limit.backstop(ctx.deadline))
     _overruns(named, records, cap)
+    executor_stop(ctx.progress, records, units.executor)
     _stops(named, records, cap, time.perf_counter() - began, ctx)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _, _)), record in zip(named, records):
@@ -208,7 +220,7 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                 f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
         front = _front_of(record, problem)
         for category, text in record.get("warnings", []):
-            warn_at_component(searcher, text, _WARNINGS.get(category, RuntimeWarning))
+            warn_at_component(searcher, text, _WARNINGS.get(category, RuntimeWarning), kind=warning_kind(text))
         fronts.setdefault((task.field_name, searcher.name), []).append((task.seed, front))
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
@@ -259,12 +271,18 @@ def _stops(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: flo
     with searches the run had no time left for (not blamed: their turn came after the deadline)."""
     stopped: dict[str, list[tuple[float, float, float]]] = {}    # searcher -> (seconds, share, late) of each
     unstarted: dict[str, int] = {}
+    unanswered: dict[str, int] = {}
     total: dict[str, int] = {}
     by_name: dict[str, Searcher] = {}
     for (_, (searcher, _, _, _)), record in zip(named, records):
         total[searcher.name] = total.get(searcher.name, 0) + 1
         by_name[searcher.name] = searcher
-        if isinstance(record, Unanswered) or isinstance(record, dict) and record.get("no_time"):
+        if isinstance(record, Unanswered) and record.stopped:         # it ran here and caught its stops
+            stopped.setdefault(searcher.name, []).append((record.seconds, cap or 0.0,
+                                                          max(record.seconds - (cap or 0.0) - grace(cap or 0.0), 0.0)))
+        elif isinstance(record, Unanswered) and record.executor:
+            unanswered[searcher.name] = unanswered.get(searcher.name, 0) + 1
+        elif isinstance(record, Unanswered) or isinstance(record, dict) and record.get("no_time"):
             unstarted[searcher.name] = unstarted.get(searcher.name, 0) + 1
         elif isinstance(record, UnitFailure) and record.stopped:
             stopped.setdefault(searcher.name, []).append((waited, cap or 0.0, 0.0))
@@ -273,13 +291,17 @@ def _stops(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: flo
                                                           float(record.get("late", 0.0))))
     for name, calls in stopped.items():
         seconds, share, late = max(calls)
-        what = f"the longest of {len(calls)} of its {total[name]} searches" if total[name] > 1 else "its search"
+        what = ("its search" if total[name] == 1 else f"1 of its {total[name]} searches" if len(calls) == 1 else
+                f"the longest of {len(calls)} of its {total[name]} searches")
         note_stop(ctx.progress, StoppedCall("searcher", name, seconds, share,
                                             f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what,
                                             late), by_name[name])
     for name, count in unstarted.items():
         what = f"{count} of its {total[name]} searches" if total[name] > 1 else "its search"
         no_time(ctx.progress, "searcher", name, what, f"{'they are' if count > 1 else 'it is'} left out of the pool")
+    for name, count in unanswered.items():
+        ctx.progress.message(f"stage A: {count} of the {total[name]} {name} search(es) not answered: the executor "
+                             "was stopped (the searcher is not to blame)")
 
 
 def _stopped_record(task: SearchTask, seconds: float, share: float = 0.0) -> dict[str, Any]:
@@ -335,6 +357,12 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
             "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
                       for m in front], "dropped": dropped, "info": info,
             "warnings": [[w.category.__name__, str(w.message)] for w in caught]}
+
+
+def warning_kind(text: str) -> str:
+    """What a search's warning says, without its numbers and details: one search's warning and the next's
+    of the same kind are shown once in a run (their counts and losses differ)."""
+    return re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", text.split(" (", 1)[0].split(":", 1)[0])
 
 
 _WARNINGS: dict[str, type[Warning]] = {c.__name__: c for c in (RuntimeWarning, UserWarning, DeprecationWarning,

@@ -19,7 +19,7 @@ Each stop is one line naming the component, its role, how long it ran and what t
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -27,6 +27,7 @@ from dataclasses import replace
 from desyr.errors import DesyrError
 from desyr.model.context import Reporter
 from desyr.model.outcomes import LATE_STOP, StoppedCall
+from desyr.runtime.execution import Unanswered
 from desyr.stages.guard import OVERRUN_GRACE, OVERRUN_SHARE, overran
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
@@ -119,9 +120,23 @@ def no_time(progress: Reporter, role: str, name: str, what: str, instead: str) -
     progress.warning(f"the run had no time left for {role} '{name}' ({what}; {spent_by()}): {instead}")
 
 
+def noted_stops() -> list[StoppedCall]:
+    """The calls stopped so far in this run (:func:`noting_stops`), in order."""
+    return list(_NOTED.get() or ())
+
+
 def spent_by() -> str:
     """Who spent the run's budget: the first call stopped in the run, else the budget itself."""
     noted = _NOTED.get()
     if noted:
         return f"{noted[0].role} '{noted[0].name}' overran its share and was stopped"
     return "the budget was spent"
+
+
+def executor_stop(progress: Reporter, records: Sequence[object], executor: object) -> None:
+    """One line naming the executor when its map was stopped at the run's backstop: the units it had not
+    answered are not their components' fault (:class:`~desyr.runtime.execution.Unanswered`)."""
+    first = next((r for r in records if isinstance(r, Unanswered) and r.executor), None)
+    if first is not None:
+        note_stop(progress, StoppedCall("executor", first.executor, first.seconds, first.share,
+                                        "the units it had not answered count as not run", "map()"), executor)
