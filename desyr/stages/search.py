@@ -13,13 +13,13 @@ import numpy as np
 import sympy as sp
 
 from desyr.config.spec import SearchSettings
-from desyr.errors import ConfigError, DesyrError, PluginError
+from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.frozen import thawed
 from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
-from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse, unsafe_keys
 from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.guard import contained, overran, warn_at_component
@@ -54,13 +54,24 @@ def check_operators(searchers: list[Searcher], binary: Sequence[str], unary: Seq
 
 def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """One seeded search with the searcher's errors contained; its checked front, info and drops."""
-    # The searcher gets its own read-only copies: an edit in place is one line naming it (it would
-    # otherwise fit, and report losses on, samples the core does not score); Searcher.task_arrays
-    # gives a library the writable arrays it may need.
-    mine = replace(task, X=_read_only_copy(task.X), y=_read_only_copy(task.y))
     with contained("searcher", searcher.name):
-        answer = searcher.search(mine)
+        answer = searched(searcher, task)
     return checked_search_answer(searcher, answer, problem, task)
+
+
+def searched(searcher: Searcher, task: SearchTask) -> object:
+    """``searcher.search`` on its own read-only copies of the task's arrays (shared by ``desyr run`` and
+    :mod:`desyr.testing`): an edit in place is one error naming it (it would otherwise fit, and report
+    losses on, samples the core does not score); :meth:`Searcher.task_arrays` gives a library the
+    writable arrays it may need."""
+    mine = replace(task, X=_read_only_copy(task.X), y=_read_only_copy(task.y))
+    try:
+        return searcher.search(mine)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ComponentError(f"it wrote into the task's arrays, which are read-only ({exc}); copy them, or "
+                             "take writable copies from self.task_arrays(task)") from exc
 
 
 def _read_only_copy(values: np.ndarray) -> np.ndarray:
@@ -97,7 +108,18 @@ def checked_search_answer(searcher: Searcher, answer: object, problem: Problem, 
     if dropped:
         warn_at_component(searcher, f"searcher '{searcher.name}' returned {len(dropped)} unusable front member(s), "
                           "dropped: " + "; ".join(dropped[:3]))
+    warn_unsafe_info(searcher, "searcher", "SearchResult.info", info)
     return members, jsonable(info), dropped
+
+
+def warn_unsafe_info(component: object, role: str, where: str, info: Mapping[str, Any]) -> None:
+    """A warning naming the component whose info holds entries that are not JSON-safe: they are left out
+    of ``result.json`` (the conformance kit refuses them: ``desyr.testing.check_component``)."""
+    unsafe = unsafe_keys(info) if isinstance(info, Mapping) else []
+    if unsafe:
+        warn_at_component(component, f"{role} '{getattr(component, 'name', '?')}' {where} holds entries that are "
+                          f"not JSON-safe, left out of result.json: {', '.join(unsafe[:5])}; give str, numbers, "
+                          "bools, None, lists and dicts of them", kind="info")
 
 
 def checked_members(front: list[Any], problem: Problem) -> tuple[list[ParetoMember], list[str]]:

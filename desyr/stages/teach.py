@@ -16,6 +16,7 @@ from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.stages.guard import contained, overran
 from desyr.stages.run_components import component
+from desyr.stages.search import warn_unsafe_info
 from desyr.stages.stops import NoTime, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
@@ -56,7 +57,9 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutco
     if share is not None:
         overran(teacher, "teacher", teacher.name, seconds, share, "prepare() and predict()")
     with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
-        info = TeacherInfo(teacher.name, jsonable(model.info()))
+        facts = model.info()
+        info = TeacherInfo(teacher.name, jsonable(facts))
+    warn_unsafe_info(teacher, "teacher", "info()", facts)
     return TeacherOutcome(info, values, seconds, model)
 
 
