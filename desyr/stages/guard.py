@@ -13,11 +13,13 @@ from __future__ import annotations
 import inspect
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+from desyr.model.search import unsafe_keys
 from desyr.symbolic.time_limit import Expired
 
 
@@ -94,6 +96,16 @@ def _source_line(cls: type) -> tuple[str, int]:
         return inspect.getsourcefile(cls) or "<unknown>", inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         return f"<{cls.__module__}.{cls.__qualname__}>", 0
+
+
+def warn_unsafe_info(component: object, role: str, where: str, info: Mapping[str, Any]) -> None:
+    """A warning naming the component whose info holds entries that are not JSON-safe: they are left out
+    of ``result.json`` (the conformance kit refuses them: ``desyr.testing.check_component``)."""
+    unsafe = unsafe_keys(info) if isinstance(info, Mapping) else []
+    if unsafe:
+        warn_at_component(component, f"{role} '{getattr(component, 'name', '?')}' {where} holds entries that are "
+                          f"not JSON-safe, left out of result.json: {', '.join(unsafe[:5])}; give str, numbers, "
+                          "bools, None, lists and dicts of them", kind="info")
 
 
 #: a call may end this many seconds past its share of the budget before it is named (clocks are coarse)

@@ -19,10 +19,10 @@ from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.frozen import thawed
 from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
-from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse, unsafe_keys
+from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained, overran, warn_at_component
+from desyr.stages.guard import contained, overran, warn_at_component, warn_unsafe_info
 from desyr.stages.stops import (
     BACKSTOP,
     Stopped,
@@ -110,16 +110,6 @@ def checked_search_answer(searcher: Searcher, answer: object, problem: Problem, 
                           "dropped: " + "; ".join(dropped[:3]))
     warn_unsafe_info(searcher, "searcher", "SearchResult.info", info)
     return members, jsonable(info), dropped
-
-
-def warn_unsafe_info(component: object, role: str, where: str, info: Mapping[str, Any]) -> None:
-    """A warning naming the component whose info holds entries that are not JSON-safe: they are left out
-    of ``result.json`` (the conformance kit refuses them: ``desyr.testing.check_component``)."""
-    unsafe = unsafe_keys(info) if isinstance(info, Mapping) else []
-    if unsafe:
-        warn_at_component(component, f"{role} '{getattr(component, 'name', '?')}' {where} holds entries that are "
-                          f"not JSON-safe, left out of result.json: {', '.join(unsafe[:5])}; give str, numbers, "
-                          "bools, None, lists and dicts of them", kind="info")
 
 
 def checked_members(front: list[Any], problem: Problem) -> tuple[list[ParetoMember], list[str]]:
