@@ -18,8 +18,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.model.csg import SHAPES, build_shape, parse_shape
-from desyr.model.csg import _number as shape_number
+from desyr.model.csg import SHAPES, build_shape, parse_shape, shape_number
 from desyr.model.geometry import Geometry, Part
 from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem

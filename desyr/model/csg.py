@@ -337,10 +337,11 @@ def _node(node: ast.AST) -> Shape:
 def _literal(node: ast.AST) -> Any:
     if isinstance(node, (ast.Tuple, ast.List)):
         return [_literal(e) for e in node.elts]
-    return _number(node)
+    return shape_number(node)
 
 
-def _number(node: ast.AST) -> float:
+def shape_number(node: ast.AST) -> float:
+    """The value of a number the shape language writes: a literal, ``pi``, a sign, ``+ - * /`` of numbers."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         try:
             return float(node.value)
@@ -349,10 +350,10 @@ def _number(node: ast.AST) -> float:
     if isinstance(node, ast.Name) and node.id == "pi":
         return math.pi
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _number(node.operand)
+        value = shape_number(node.operand)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-        a, b = _number(node.left), _number(node.right)
+        a, b = shape_number(node.left), shape_number(node.right)
         if isinstance(node.op, ast.Div):
             if b == 0:
                 raise ShapeError("division by zero in a shape's number")
