@@ -27,13 +27,13 @@ import pluggy
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
 from desyr.extension.discovery import (
-    _IN_PROCESS,
     BLOCK_ENV,
     FROM_ENV,
     FROM_OPTION,
     GROUP,
     distribution_of,
     import_named,
+    in_process_plugins,
     may_implement,
     origin_of,
     plugin_output,
@@ -318,7 +318,7 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (), 
     asked = requested(plugins)
     blocked = set(block) | asked.blocked
     given = list(extra_plugins)
-    extra_plugins = given + [p for p in _IN_PROCESS.get() if not any(p is g for g in given)]
+    extra_plugins = given + [p for p in in_process_plugins() if not any(p is g for g in given)]
     found: list[md.EntryPoint] = []
     for ep in discovered_entry_points() if entry_points else []:
         if ep.name not in blocked and all(ep.name != seen.name for seen in found):
