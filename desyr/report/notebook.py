@@ -11,7 +11,7 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from desyr.model.views import VIEWS
-from desyr.report.html import _candidates, _quantities, _selected, text
+from desyr.report.html import candidates_section, quantities_section, selected_section, text
 
 if TYPE_CHECKING:
     from desyr.model.result import Result
@@ -32,7 +32,7 @@ def result_html(r: Result) -> str:
     figure = solution_figure_uri(r)
     shown = f'<h2>Solution</h2><img class="solution" alt="the solution figure" src="{figure}">' if figure else ""
     # the report's sections sit under the notebook's own headings: one level below this title
-    body = f"{_selected(r, formulas)}{shown}{_quantities(r)}{_candidates(r)}"
+    body = f"{selected_section(r, formulas)}{shown}{quantities_section(r)}{candidates_section(r)}"
     return f'<div class="desyr-result">{title}{body.replace("<h2>", "<h4>").replace("</h2>", "</h4>")}</div>'
 
 
