@@ -181,15 +181,15 @@ def test_run_shows_every_stage_in_order_for_one_field_and_for_several():
     ``_select`` Stages B and C, for a coupled problem as for one field (no hidden B/C)."""
     body, rounds, select = _api_function("_run"), _api_function("_search_round"), _api_function("_select")
     branch = next(n for n in ast.walk(select) if isinstance(n, ast.If) and "fields" in ast.unparse(n.test))
-    names = set(SHARED_STAGES + ONE_FIELD + SEVERAL_FIELDS + ["_select", "_finish", "_search_round"])
+    names = set(SHARED_STAGES + ONE_FIELD + SEVERAL_FIELDS + ["_select", "finish", "_search_round"])
     assert _calls_in_order(body, names) == SHARED_STAGES[:1] + ["_search_round"]
     assert _calls_in_order(rounds, names) == SHARED_STAGES[1:] + ["_select"]
     one = _calls_in_order(ast.Module(body=branch.body, type_ignores=[]), names)    # type: ignore[arg-type]
     several = _calls_in_order(ast.Module(body=branch.orelse, type_ignores=[]), names)  # type: ignore[arg-type]
     assert one == ONE_FIELD, one
     assert several == SEVERAL_FIELDS, several
-    assert _calls_in_order(select, names)[-1] == "_finish"
-    finish = _calls_in_order(_api_function("_finish"), {"verify_selection", "identify", "attach_verdict"})
+    assert _calls_in_order(select, names)[-1] == "finish"
+    finish = _calls_in_order(_api_function("finish"), {"verify_selection", "identify", "attach_verdict"})
     assert finish == ["verify_selection", "identify", "attach_verdict"]
 
 

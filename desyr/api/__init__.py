@@ -2,9 +2,9 @@
 ``load_problem``, ``sympy_problem`` (a problem written in SymPy, with its constraint types) and
 ``load_result``.
 
-Both entry points share one start (:func:`_start`: check the output folder and the
+Both entry points share one start (:func:`desyr.api.ends.start`: check the output folder and the
 settings, choose the components, snapshot the problem) and one end
-(:func:`_finish`: verify on fresh points, assemble the typed result, write it).
+(:func:`desyr.api.ends.finish`: verify on fresh points, assemble the typed result, write it).
 Read top to bottom, ``run`` is the method in stage order.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.api.ends import Execution, RunRequest, Stages, Started, draw_figures, finish, start, store_teacher, write_run
 from desyr.api.shares import (
     SCREEN_SHARE,
     SEARCH_SHARE,
@@ -91,17 +91,17 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
         exact = _exact_attempt(request, solvers, limit, out if plots else None) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
-            return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots, exact.figures)
+            return write_run(exact.started, _with_exact(exact.result, exact, None), None, out, plots, exact.figures)
         if rule is None:
-            s = _start(request)
+            s = start(request)
             result, model = _attempt(s, found, teacher)
             seconds = (time.perf_counter() - clock) - _spent(exact)
             if exact is not None and exact.result is not None and _closer(exact.result, result):
                 # neither attempt is exact and stage 0's is nearer: the run reports it (docs/solvers.md)
                 kept = _with_exact(exact.result, exact, None)
                 kept.attempts.append(attempt_record(2, "first", "the config as given", seconds, result, why_library))
-                return _write(exact.started, kept, None, out, plots)
-            return _write(s, _with_exact(result, exact, seconds), model, out, plots)
+                return write_run(exact.started, kept, None, out, plots)
+            return write_run(s, _with_exact(result, exact, seconds), model, out, plots)
 
         if request.execution.resume:
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
@@ -109,8 +109,8 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
 
         wall = request.wall
 
-        def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(replace(request, spec=variant, out=None))
+        def attempt(variant: RunSpec) -> tuple[Result, tuple[Started, TeacherModel | None]]:
+            s = start(replace(request, spec=variant, out=None))
             before = len(stops)
             result, model = _attempt(s, *_run_components(registry, variant), wall)
             result.stopped = stops[before:]        # escalation stops after an attempt with a stopped call
@@ -123,10 +123,10 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
                                                    why_first=why_library)
         result.attempts, result.escalation_stop, result.stopped = attempts, stop, list(stops)
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
-        return _write(s, _with_exact(result, exact, None), model, out, plots)
+        return write_run(s, _with_exact(result, exact, None), model, out, plots)
 
 
-def _evidence(handle: tuple[_Started, TeacherModel | None]) -> list[Finding]:
+def _evidence(handle: tuple[Started, TeacherModel | None]) -> list[Finding]:
     """What an attempt's teacher shows about the functions the solution needs (escalation's library step)."""
     s, model = handle
     if model is None:
@@ -145,7 +145,7 @@ class _Exact:
     """Stage 0's attempt: its result (None when no exact searcher proposed anything), start and calls."""
 
     result: Result | None
-    started: _Started
+    started: Started
     solved: SolveOutcome
     seconds: float
     figures: DrawnFigures | None = None     # drawn while the verifier worked (into the run's folder)
@@ -158,7 +158,7 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
     there while the verifier works: seconds count on this path."""
     clock = time.perf_counter()
     here = Execution(executor=request.registry.in_process_executor())
-    s = _start(replace(request, out=None, execution=here))
+    s = start(replace(request, out=None, execution=here))
     s.parts.extend(solvers)
     # the refiner's heavy imports overlap the solver children's work instead of following it
     with imports_ahead(getattr(s.refiner, "imports_ahead", ())):
@@ -173,7 +173,7 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
         refit = refine_pool(pool, s.refiner, ctx)            # Stage B: every constant refit from the physics
         selection = run_gates(pool, s.gates, ctx)            # Stage C (no teacher: its gate is inactive)
     timings = {"solve": solved.seconds, "refine": refit.seconds, "select": selection.seconds}
-    stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
+    stages = Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
     # drawn aside, and moved in only if this result is the run's: an unsolved stage 0 leaves no figure
     staging = None if figures_to is None else Path(figures_to) / ".stage0-figures"
     drawn: list[DrawnFigures] = []
@@ -181,11 +181,11 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
     def draw(unverified: Result) -> None:
         if staging is not None:
             try:
-                drawn.append(_figures(s, unverified, None, staging))
-            except Exception:  # noqa: BLE001 - a figure never costs a result; _write draws them again
+                drawn.append(draw_figures(s, unverified, None, staging))
+            except Exception:  # noqa: BLE001 - a figure never costs a result; write_run draws them again
                 pass
 
-    result = _finish("run", s, stages, draw)
+    result = finish("run", s, stages, draw)
     s.ctx.progress.message(f"stage 0: the exact attempt is {result.verdict.replace('_', ' ')}")
     if result.verdict not in SOLVED:
         for line in candidate_failures(result):        # why, candidate by candidate: not only "failed 2"
@@ -197,7 +197,7 @@ def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit
                 for path in (staging.iterdir() if staging.is_dir() else ()):
                     os.replace(path, Path(figures_to) / path.name)
                 figures = drawn[0]
-            except OSError:     # e.g. a folder where a figure goes: _write draws them again, or leaves them out
+            except OSError:     # e.g. a folder where a figure goes: write_run draws them again, or leaves them out
                 figures = None
         shutil.rmtree(staging, ignore_errors=True)
     return _Exact(result, s, solved, time.perf_counter() - clock, figures)
@@ -252,14 +252,14 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
+def _attempt(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
              ) -> tuple[Result, TeacherModel | None]:
     s.parts.extend([teacher, *found])
     with s.units.executor:
         return _run(s, found, teacher, wall)
 
 
-def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
+def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
          ) -> tuple[Result, TeacherModel | None]:
     """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
     problem = s.pristine
@@ -270,7 +270,7 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     except Stopped as exc:              # named already: without its values no search runs
         return _untaught(s, exc.record), None
     taught_ctx = with_teacher(s.ctx, taught)
-    _store_teacher(s, taught)
+    store_teacher(s, taught)
     earlier: dict[str, float] = {}
     for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
@@ -285,13 +285,13 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
 
-def _untaught(s: _Started, stop: StoppedCall | None) -> Result:
+def _untaught(s: Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
     seconds, name = (stop.seconds, stop.name) if stop is not None else (0.0, "")
-    return _finish("run", s, _Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
+    return finish("run", s, Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
 
 
-def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
+def _search_round(s: Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
                   searchers_now: list[Searcher], first: str, ends: tuple[float | None, float | None],
                   earlier: dict[str, float]) -> Result:
     """One round's searches in seed waves (:mod:`desyr.stages.waves`), each followed by Stages B and C
@@ -323,7 +323,7 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     raise AssertionError("the last wave returns")  # pragma: no cover
 
 
-def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
+def _select(s: Started, taught: TeacherOutcome, ctx: RunContext,
             pooled: Mapping[str, list[PooledCandidate]], search: SearchInfo, label: str,
             timings: dict[str, float], wall: float | None = None) -> Result:
     """Stages B and C on the pooled candidates, for one field and for several, then the verdict (the
@@ -354,9 +354,9 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
                        screen=groups.seconds + screened.seconds + selection.seconds)
-    stages = _Stages(pool, selection, taught, search, coupled, timings,
+    stages = Stages(pool, selection, taught, search, coupled, timings,
                      {"teacher": taught.info.plugin, "searcher": label})
-    return _finish("run", s, stages)
+    return finish("run", s, stages)
 
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
@@ -370,15 +370,15 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
                          execution or _python_default(registry, spec), "refine")
     with out_lock(out):
-        s = _start(request)
+        s = start(request)
         if spec.problem.config_text:
             start_verifier()
         with s.units.executor:
             result, model = _refine(s, list(candidates), teacher)
-        return _write(s, result, model, out, plots)
+        return write_run(s, result, model, out, plots)
 
 
-def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+def _refine(s: Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
             ) -> tuple[Result, TeacherModel | None]:
     problem = s.pristine
     pool = []
@@ -399,8 +399,8 @@ def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Tea
     selection = run_gates(pool, s.gates, ctx)
     timings.update(refine=refit.seconds, select=selection.seconds)
     components = {"teacher": taught.info.plugin} if taught else {}
-    stages = _Stages(pool, selection, taught, None, None, timings, components)
-    return _finish("refine", s, stages), taught.model if taught else None
+    stages = Stages(pool, selection, taught, None, None, timings, components)
+    return finish("refine", s, stages), taught.model if taught else None
 
 
 def _python_default(registry: Registry, spec: RunSpec) -> Execution:
