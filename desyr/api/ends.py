@@ -48,6 +48,9 @@ from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
 from desyr.verify.attach import attach_verdict
 
+#: verdicts that end a run: at the exact attempt, after a search round or a seed wave
+SOLVED = ("proved", "verified")
+
 
 @dataclass(frozen=True)
 class Started:
