@@ -17,7 +17,7 @@ from desyr._version import __version__
 from desyr.api.shares import LEAST_VERDICT, verdict_seconds
 from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
-from desyr.extension.hookspecs import ROLES
+from desyr.extension.role_names import ROLES
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Component, Gate, Refiner, TeacherModel
 from desyr.model.candidate_record import candidate_record

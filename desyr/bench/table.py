@@ -150,7 +150,7 @@ def title_and_problem(registry: Registry | None, spec: str) -> tuple[str, Proble
 
 def plugin_columns(registry: Registry | None) -> list[BenchColumn]:
     """The plugins' columns (hook ``desyr_bench_columns``); none without a registry."""
-    from desyr.extension.contributed import bench_columns
+    from desyr.extension.declared import bench_columns
 
     return bench_columns(registry) if registry is not None else []
 

@@ -42,8 +42,8 @@ from desyr.extension.discovery import (
     requested,
 )
 from desyr.extension.discovery import entry_points as discovered_entry_points
-from desyr.extension.hookspecs import ROLES
 from desyr.extension.options import options_dict
+from desyr.extension.role_names import ROLES
 
 if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
     from desyr.extension.roles import Component
@@ -226,7 +226,7 @@ class Registry:
     def load_problem(self, spec: str) -> Problem:
         from desyr.config.bases import answering
 
-        for impl in self._impls("desyr_load_problem"):
+        for impl in self.implementations("desyr_load_problem"):
             try:
                 with answering(self, spec), plugin_output(impl.plugin_name):   # the config may extend a spec
                     # pluggy types a hook implementation as returning object; hookspecs.py declares this one
@@ -244,7 +244,7 @@ class Registry:
 
     def problem_library(self) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
-        for impl in self._impls("desyr_problem_library"):
+        for impl in self.implementations("desyr_problem_library"):
             try:
                 with plugin_output(impl.plugin_name):
                     rows.extend((str(a), str(b)) for a, b in impl.function() or [])  # type: ignore[attr-defined]
@@ -255,7 +255,7 @@ class Registry:
     def problem_sets(self) -> list[ProblemSet]:
         """Every declared problem set, in plugin precedence order (a broken hook is recorded, not fatal)."""
         sets: list[ProblemSet] = []
-        for impl in self._impls("desyr_problem_sets"):
+        for impl in self.implementations("desyr_problem_sets"):
             try:
                 with plugin_output(impl.plugin_name):
                     found: list[Any] = list(impl.function() or [])  # type: ignore[call-overload]
@@ -272,9 +272,10 @@ class Registry:
         """The set a plugin marks default (the first one, in precedence order), else None."""
         return next((s for s in self.problem_sets() if s.default), None)
 
-    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
-        # Called one at a time, in precedence order: entry points by name, then -p and DESYR_PLUGINS
-        # modules, then in-process plugins (lazy loading registers them out of that order).
+    def implementations(self, hook: str) -> list[pluggy.HookImpl]:
+        """The plugins' implementations of ``hook`` (loading the pending plugins that may implement it), to be
+        called one at a time, in precedence order: entry points by name, then -p and DESYR_PLUGINS modules,
+        then in-process plugins (lazy loading registers them out of that order)."""
         self._load_pending(hook)
         impls = getattr(self._pm.hook, hook).get_hookimpls()
         return sorted(impls, key=lambda impl: self._rank.get(impl.plugin_name, len(self._rank)))
@@ -292,7 +293,11 @@ class Registry:
     def _reject(self, plugin_name: str, role: str, cls: Any, exc: Exception) -> None:
         """One bad class is left out; the plugin's other components stay."""
         label = getattr(cls, "__name__", None) or type(cls).__name__
-        note = f"{role} {label} left out (the plugin's other components load): {exc}"
+        self.note_failure(plugin_name, f"{role} {label} left out (the plugin's other components load): {exc}")
+
+    def note_failure(self, plugin_name: str, note: str) -> None:
+        """Record what of a plugin was left out (``desyr plugins`` lists it beside the plugin); the plugin
+        and its other contributions stay."""
         before = self._failures.get(plugin_name)
         self._failures[plugin_name] = f"{before}; {note}" if before else note
 
@@ -354,7 +359,7 @@ def _collect_components(registry: Registry) -> None:
     # class is checked on its own so that one bad class does not hide its plugin's good ones.
     for role, hook_name in _HOOK_OF_ROLE.items():
         table = registry._components.setdefault(role, {})
-        for impl in registry._impls(hook_name):
+        for impl in registry.implementations(hook_name):
             try:
                 with plugin_output(impl.plugin_name):
                     classes = list(impl.function() or [])  # type: ignore[call-overload]
