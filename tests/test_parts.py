@@ -183,19 +183,31 @@ def test_a_hand_built_context_reports_on_stderr_without_the_runtime(capsys):
     assert callable(reporter.bar)
 
 
-def test_the_report_registers_the_result_views(monkeypatch):
-    """The data model draws nothing: ``Result``'s notebook views are the report's, registered when the
-    api is imported; without them a result has no HTML (IPython shows its repr) and says so for a table."""
-    import desyr.api  # noqa: F401 - registers the views
-    from desyr.errors import ConfigError
-    from desyr.model import views
-    from desyr.model.result import Result
-    from desyr.report.notebook import candidates_frame, result_html, result_latex
+STORED_RESULT = ROOT / "tests" / "fixtures" / "study_bench" / "runs" / "tiny_sine-e67310d4d17f" / "seed0"
 
-    assert (views.VIEWS.html, views.VIEWS.latex, views.VIEWS.table) == (result_html, result_latex, candidates_frame)
-    monkeypatch.setattr(views, "VIEWS", views.ResultViews())
-    monkeypatch.setattr("desyr.model.result.VIEWS", views.VIEWS)
-    bare = object.__new__(Result)
-    assert bare._repr_html_() is None and bare._repr_latex_() is None
-    with pytest.raises(ConfigError, match="import desyr.api"):
+
+def test_a_result_shows_the_views_it_was_given_whatever_was_imported(tmp_path):
+    """The data model draws nothing and holds no registry of views: a result shows itself with the views
+    whoever made it gave (``desyr.api``'s results: the report's), so the same file read by the data
+    model alone shows no HTML before and after ``desyr.api`` is imported; the views never reach the file."""
+    import json
+
+    from desyr.errors import ConfigError
+    from desyr.model.result import Result, load_result
+
+    bare = load_result(STORED_RESULT)
+    assert bare.views is None and bare._repr_html_() is None and bare._repr_latex_() is None
+    with pytest.raises(ConfigError, match="desyr.api.load_result"):
         bare.candidates_table()
+
+    import desyr.api
+    from desyr.report.notebook import NOTEBOOK_VIEWS
+
+    assert load_result(STORED_RESULT)._repr_latex_() is None          # importing the api changed nothing here
+    shown = desyr.api.load_result(STORED_RESULT)
+    assert shown.views is NOTEBOOK_VIEWS and shown == bare              # views are not part of the data
+    assert shown._repr_latex_() == "$$ u = \\sin{\\left(\\pi x \\right)} $$"
+    assert "views" not in shown.to_dict()
+    data = json.loads(shown.to_json())
+    data["views"] = {"html": "x"}                                        # a file cannot give a result views
+    assert Result.from_dict(data).views is None

@@ -9,15 +9,12 @@ Read top to bottom, ``run`` is the method in stage order.
 """
 from __future__ import annotations
 
-from desyr.api.ends import Execution, write_result
+from desyr.api.ends import Execution, load_result, write_result
 from desyr.api.pipeline import refine, run
 from desyr.config.builder import sympy_problem
 from desyr.config.loading import load_problem
 from desyr.config.shorthands import Constraint, Dirichlet, Initial, Neumann, PointValue
-from desyr.model.result import Result, load_result
-from desyr.report.notebook import register_views
-
-register_views()        # a result shows itself in a notebook (the data model draws nothing itself)
+from desyr.model.result import Result
 
 __all__ = ["run", "refine", "load_problem", "load_result", "Result", "Execution", "write_result", "sympy_problem",
            "Constraint", "Dirichlet", "Neumann", "Initial", "PointValue"]

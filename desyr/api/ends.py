@@ -17,8 +17,8 @@ from desyr._version import __version__
 from desyr.api.shares import LEAST_VERDICT, verdict_seconds
 from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
-from desyr.extension.role_names import ROLES
 from desyr.extension.registry import Registry
+from desyr.extension.role_names import ROLES
 from desyr.extension.roles import Component, Gate, Refiner, TeacherModel
 from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate
@@ -36,7 +36,9 @@ from desyr.model.result import (
     Result,
     SelectionRecord,
 )
+from desyr.model.result import load_result as read_result
 from desyr.report.figures import DrawnFigures
+from desyr.report.notebook import NOTEBOOK_VIEWS
 from desyr.runtime.atomic import write_text_atomic
 from desyr.runtime.execution import Units, make_executor
 from desyr.runtime.progress import Progress
@@ -274,7 +276,7 @@ def build_result(command: str, s: Started, stages: Stages, outcome: Outcome, com
         timings={k: round(t, 4) for k, t in timings.items()},
         provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record()),
                               component_origins(s.registry, s.parts, components)),
-        schema=SCHEMA)
+        schema=SCHEMA, views=NOTEBOOK_VIEWS)
 
 
 def component_origins(registry: Registry, parts: list[Component], components: Mapping[str, str]
@@ -291,6 +293,12 @@ def component_origins(registry: Registry, parts: list[Component], components: Ma
         dist, version = info.distribution or (None, None)
         out.append(ComponentOrigin(part.role, part.name, info.origin, dist, version))
     return sorted(out, key=lambda o: ROLES.index(o.role) if o.role in ROLES else len(ROLES))
+
+
+def load_result(path: str | Path) -> Result:
+    """Read ``result.json`` (or a folder holding one) back into a :class:`~desyr.model.result.Result` that
+    shows itself in a notebook with the report's views, as the results of ``run`` and ``refine`` do."""
+    return read_result(path, NOTEBOOK_VIEWS)
 
 
 def write_result(result: Result, out: str | Path, figures: DrawnFigures | None = None) -> Path:
