@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 
 if TYPE_CHECKING:
-    from desyr.symbolic.majorant import Majorant
+    from desyr.symbolic.majorant_form import Majorant
     from desyr.symbolic.series_numeric import SeriesReport
 
 #: a box: each variable's range
@@ -234,7 +234,8 @@ def _total(term: sp.Expr, index: sp.Symbol, lower: int, found: Majorant, box: Bo
     """A bound of the whole sum of ``|term|``: its first terms enclosed one by one, then the majorant's tail."""
     from mpmath import iv
 
-    from desyr.symbolic.enclosure import Unenclosed, interval_precision, magnitude
+    from desyr.symbolic.enclosure import magnitude
+    from desyr.symbolic.interval_numbers import Unenclosed, interval_precision
     first = max(found.start, 1)
     with interval_precision():
         intervals = {s: iv.mpf([lo, hi]) for s, (lo, hi) in box.items()}
