@@ -78,7 +78,7 @@ def to_callable(exprs: Mapping[str, sp.Expr], variables: Sequence[str], backend:
 
 def _series_callable(exprs: Mapping[str, sp.Expr], symbols: Sequence[sp.Symbol], backend: str) -> Callable[[Any], Any]:
     """A series through DeSyR's own evaluation (each sum cut where its proved tail bound over the
-    points is within round-off, :func:`desyr.symbolic.series.evaluate_series`), in NumPy; torch and
+    points is within round-off, :func:`desyr.symbolic.numeric.evaluate_series`), in NumPy; torch and
     jax get its values as their arrays (no gradient flows through a series)."""
     import numpy
 

@@ -4,7 +4,7 @@ evaluates it, never proves it.
 - Its regularity is read from its first terms written out (:func:`desyr.symbolic.series.head`): a
   term singular in the variables makes the series so; the index is not a variable of the domain.
 - Its residuals are computed on the fresh points through truncated sums
-  (:mod:`desyr.symbolic.series_numeric`); the numbers count only where each field's own truncation on
+  (:func:`desyr.symbolic.numeric.evaluate_series`); the numbers count only where each field's own truncation on
   the interior points reached a proved tail bound within the tolerance: otherwise the check is not
   sound and the series is not exact by numbers.
 - It is never Proved: at best Verified.
@@ -17,7 +17,8 @@ import sympy as sp
 
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
-from desyr.symbolic.series import evaluate_series, has_series, head
+from desyr.symbolic.numeric import evaluate_series
+from desyr.symbolic.series import has_series, head
 
 #: why a series is at best Verified
 UNPROVED = "a series is checked on numbers only (truncated sums with proved tail bounds); its proof is not done"
