@@ -137,13 +137,13 @@ def test_a_search_that_ignores_its_share_of_the_budget_is_named(monkeypatch):
     import numpy as np
     from hostile_contracts import SleepingSearcher
 
-    import desyr.stages.guard
+    import desyr.extension.guard
     import desyr.stages.search
     from desyr.config.spec import SearchSettings
     from desyr.testing import make_context
 
     monkeypatch.setattr(desyr.stages.search, "_seconds_per_search", lambda *a: 0.1)     # its share
-    monkeypatch.setattr(desyr.stages.guard, "OVERRUN_GRACE", 0.1)
+    monkeypatch.setattr(desyr.extension.guard, "OVERRUN_GRACE", 0.1)
     problem = make_problem(TOML)
     ctx = make_context(problem, deadline=time.time() + 0.1,
                        teacher_values=np.sin(np.pi * make_context(problem).points.search[:, :1]))

@@ -20,6 +20,7 @@ from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
 from desyr.escalation import attempt_record
+from desyr.extension.guard import past
 from desyr.extension.registry import Registry, load_registry
 from desyr.extension.roles import Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
@@ -30,7 +31,6 @@ from desyr.model.result import Result
 from desyr.runtime.atomic import out_lock
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import exact_searchers
-from desyr.stages.guard import past
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError, PluginError
+from desyr.extension.guard import contained
 from desyr.extension.roles import Executor, UnitFailure
 from desyr.model.frozen import thawed
 
@@ -72,8 +73,6 @@ def make_executor(registry: Registry, spec: RunSpec | None = None, name: str | N
 def checked_workers(executor: Executor) -> int:
     """The executor's ``workers``, held to the contract: a whole number at least 1 (0 would run nothing
     at once, and budgets are shared out by it)."""
-    from desyr.stages.guard import contained
-
     with contained("executor", executor.name):
         workers = executor.workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -150,8 +149,6 @@ def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: 
     answers silently: it ends the run with one line naming the executor (``names``: the units' names).
     ``until``: a run's backstop (``time.time()``), by which a unit not back is stopped
     (:meth:`Executor.map_until`)."""
-    from desyr.stages.guard import contained
-
     batch = uuid.uuid4().hex[:12]
     keys = [f"{batch}/{i}" for i in range(len(items))]
     keyed = list(zip(keys, items))
