@@ -26,6 +26,7 @@ import pluggy
 
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
+from desyr.extension.bases import answering
 from desyr.extension.discovery import (
     BLOCK_ENV,
     FROM_ENV,
@@ -224,8 +225,6 @@ class Registry:
     # Problem hooks are called one implementation at a time, in precedence order, so a
     # broken plugin cannot take `desyr problems` or a problem spec down.
     def load_problem(self, spec: str) -> Problem:
-        from desyr.config.bases import answering
-
         for impl in self.implementations("desyr_load_problem"):
             try:
                 with answering(self, spec), plugin_output(impl.plugin_name):   # the config may extend a spec
