@@ -120,7 +120,7 @@ class Result:
 
     def to_callable(self, backend: str = "numpy") -> Callable[[Any], Any]:
         """The selected solution as ``f(X (n, d)) -> (n, n_fields)`` (the exact form if any; numpy, torch, jax)."""
-        from desyr.exact import to_callable
+        from desyr.codegen.export import to_callable
 
         exprs = self.solution()
         if exprs is None:
