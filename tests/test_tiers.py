@@ -47,6 +47,8 @@ HEAVY = {
     "test_coupled.py::test_joint_refit_from_perturbed_kovasznay_constants": "a Kovasznay group refit and its verdict",
     "test_coupled.py::test_without_tying_the_same_refit_has_one_rate_per_field": "a Kovasznay group refit and its verdict",
     "test_dask.py": "a real LocalCluster with two worker processes",
+    "test_series_proof.py": "series proofs: SymPy's expansion integrals and their quadratures",
+    "test_series_verdict.py": "whole series verdicts: truncated sums on fresh points and the proof",
     "test_executors.py::test_killed_worker_is_retried_and_a_repeat_killer_is_recorded": "runs in a process pool, one killed",
     "test_executors.py::test_a_unit_not_back_by_the_deadline_is_stopped_with_its_worker":
         "a process pool whose stuck worker is killed at its deadline",

@@ -62,12 +62,12 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr], seed: int | None = Non
     inside = witness.interior(problem, rng)
     rooted = analytic_fields(exprs)
     for k, eq in enumerate(problem.equations):
-        residual = problem.apply(_exact(eq.lhs) - _exact(eq.forcing), exprs)
+        residual = problem.apply(config_exact(eq.lhs) - config_exact(eq.forcing), exprs)
         steps.append((f"equation {k + 1}", reduces(problem, residual, inside)))
         if not steps[-1][1]:
             return Proof(False, f"equation {k + 1} did not reduce to 0", tuple(steps))
     for con in problem.constraints:
-        exact = dataclasses.replace(con, operator=_exact(con.operator), value=_exact(con.value))
+        exact = dataclasses.replace(con, operator=config_exact(con.operator), value=config_exact(con.value))
         if con.kind == "integral":
             name = f"constraint {con.label}"
             difference = integral_difference(problem, exact, exprs, key)
@@ -83,7 +83,7 @@ def prove(problem: Problem, exprs: Mapping[str, sp.Expr], seed: int | None = Non
             if time.perf_counter() - clock > SECONDS_PER_PROOF:
                 return Proof(False, f"out of time ({SECONDS_PER_PROOF:g} s) before every residual was reduced",
                              tuple(steps))
-            values = _set_values(problem, face)
+            values = set_values(problem, face)
             name = f"constraint {con.label} on {face.describe()}"
             steps.append((name, values is not None and _on_set(problem, residual, series, face, values, rng)))
             if not steps[-1][1]:
@@ -131,12 +131,12 @@ def is_zero(expr: sp.Expr, points: Sequence[witness.Point]) -> bool:
     at ``points`` at high precision (a SymPy simplification bug cannot forge the proof)."""
     try:
         with time_limit(2 * SECONDS_PER_RESIDUAL):
-            return _reduces_to_zero(expr) and witness.vanishes(expr, points)
+            return reduces_to_zero(expr) and witness.vanishes(expr, points)
     except OutOfTime:
         return False
 
 
-def _reduces_to_zero(expr: sp.Expr) -> bool:
+def reduces_to_zero(expr: sp.Expr) -> bool:
     if expr == 0:
         return True
     if sp.count_ops(expr) > MAX_NODES:
@@ -161,13 +161,13 @@ def _rewritten(expr: sp.Expr) -> sp.Expr | None:
         return None
 
 
-def _exact(expr: sp.Expr) -> sp.Expr:
+def config_exact(expr: sp.Expr) -> sp.Expr:
     """The problem's own decimals (``0.1`` written in the config) as the rationals they denote."""
     floats = expr.atoms(sp.Float)
     return expr.xreplace({f: sp.Rational(repr(float(f))) for f in floats}) if floats else expr
 
 
-def _set_values(problem: Problem, where: Face | Part) -> dict[sp.Symbol, sp.Expr] | None:
+def set_values(problem: Problem, where: Face | Part) -> dict[sp.Symbol, sp.Expr] | None:
     """The variables on a set, as exact values (a face) or the parametrisation of its whole patch (a
     boundary part: an analytic residual that vanishes on a piece of a circle vanishes on all of it, so
     the proof asks for the whole circle, in the parameter)."""

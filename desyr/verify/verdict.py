@@ -50,7 +50,8 @@ from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
-from desyr.verify.truncated import is_series, series_verdict, written_out
+from desyr.verify.series_verdict import decision as series_decision
+from desyr.verify.truncated import is_series, written_out
 
 SCHEMA = "desyr.verdict/1"
 VERDICTS = ("proved", "verified", "not_exact")
@@ -185,16 +186,16 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     exact_texts = request.get("exact_expressions")
     exact = parse_fields(problem, exact_texts, "exact_expressions") if exact_texts else None
     points = fresh_points(problem, seed)
-    checked = check(problem, numeric, points, budget)
-    verdict, reason = _numeric_verdict(checked, tolerance)
-    exact_part = None
-    if is_series(numeric):              # read and evaluated, not proved (docs/series.md)
-        verdict, reason = budget.within("exact residuals", lambda: series_verdict(problem, numeric, points, tolerance,
-                                                                                  verdict, reason),
-                                        lambda late: ("not_exact", f"{reason}; but its truncation was {late}"))
-    elif verdict in ("verified", "roundoff"):
-        exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
-        verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
+    if is_series(numeric) or (exact is not None and is_series(exact)):
+        # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
+        verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
+    else:
+        checked = check(problem, numeric, points, budget)
+        verdict, reason = _numeric_verdict(checked, tolerance)
+        residuals, exact_part = _plain(checked), None
+        if verdict in ("verified", "roundoff"):
+            exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
+            verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
     chosen = exact if exact is not None and verdict == "proved" else numeric
     data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
@@ -220,7 +221,7 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
                    "asked": {"interior": int(problem.points["verify"]),
                              "constraints": [int(c.n_points) for c in problem.constraints]},
                    "floor": {"interior": INTERIOR_FLOOR, "constraint": CONSTRAINT_FLOOR}},
-        "residuals": _plain(checked), "exact_form": exact_part,
+        "residuals": residuals, "exact_form": exact_part,
         "verifier": {"desyr": __version__, "sympy": sp.__version__, "numpy": np.__version__},
         "seconds": round(time.perf_counter() - clock, 4),
     }

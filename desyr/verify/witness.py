@@ -47,7 +47,7 @@ def vanishes(expr: sp.Expr, points: Sequence[Point]) -> bool:
     for point in points:
         if any(s not in point for s in free):
             return False
-        low, high = _value(g, [point[s] for s in free], LOW), _value(g, [point[s] for s in free], HIGH)
+        low, high = magnitude(g, [point[s] for s in free], LOW), magnitude(g, [point[s] for s in free], HIGH)
         if low is None or high is None:
             continue
         judged += 1
@@ -56,7 +56,7 @@ def vanishes(expr: sp.Expr, points: Sequence[Point]) -> bool:
     return judged > 0
 
 
-def _value(g: object, args: list[float], digits: int) -> float | None:
+def magnitude(g: object, args: list[float], digits: int) -> float | None:
     """|g(args)| at ``digits`` digits (as a float; None where it cannot be evaluated or is not finite)."""
     try:
         with mpmath.workdps(digits):

@@ -6,7 +6,8 @@
 ``inverse:`` unknown coefficients from measurements (folder ``inverse/``), ``parametric:`` families
 in their parameters (folder ``parametric/``), ``handbook:`` closed forms from catalogues of exact
 solutions that no exact solver settles alone, with default settings (folder ``handbook/``),
-``special:`` solutions through erf, Bessel and Airy functions (folder ``special/``).
+``special:`` solutions through erf, Bessel and Airy functions (folder ``special/``), ``textbook:`` linear
+initial-boundary value problems whose textbook answer is a series (folder ``textbook/``).
 """
 from __future__ import annotations
 
@@ -29,13 +30,14 @@ else:  # pragma: no cover
 
 SETS = {"paper:": "problems", "examples:": "examples", "geometry:": "geometry",   # spec prefix -> package folder
         "inverse:": "inverse", "parametric:": "parametric", "handbook:": "handbook",
-        "special:": "special"}
+        "special:": "special", "textbook:": "textbook"}
 TITLES = {"paper:": "the paper's benchmark configurations", "examples:": "new problems with default settings",
           "geometry:": "problems on disks, polygons, balls and CSG domains, with default settings",
           "inverse:": "unknown coefficients identified exactly from measurements, with default settings",
           "parametric:": "families solved as one formula in their parameters, with default settings",
           "handbook:": "nonlinear and manufactured problems from handbooks of exact solutions, beyond the CAS alone",
-          "special:": "solutions through erf, Bessel and Airy functions, with default settings"}
+          "special:": "solutions through erf, Bessel and Airy functions, with default settings",
+          "textbook:": "linear initial-boundary value problems whose answer is a series, with default settings"}
 
 
 def _library(prefix: str) -> dict[str, Traversable]:

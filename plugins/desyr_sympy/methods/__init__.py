@@ -21,8 +21,10 @@ from desyr_sympy.methods.parabolic import Parabolic
 from desyr_sympy.methods.phase import Phase
 from desyr_sympy.methods.polar import Polar
 from desyr_sympy.methods.radial import Radial
+from desyr_sympy.methods.radial_similarity import RadialSimilarity
 from desyr_sympy.methods.separable import Separable
 from desyr_sympy.methods.separation import Separation
+from desyr_sympy.methods.series import Series
 from desyr_sympy.methods.similarity import Similarity
 from desyr_sympy.methods.travelling import Travelling
 from desyr_sympy.methods.undetermined import Undetermined
@@ -42,6 +44,7 @@ METHODS: tuple[ExactMethod, ...] = (
     Fronts(),
     Phase(),
     Similarity(),
+    RadialSimilarity(),
     Parabolic(),
     LinearPart(),
     Vanishing(),
@@ -50,6 +53,7 @@ METHODS: tuple[ExactMethod, ...] = (
     Pair(),
     Separation(),
     Radial(),
+    Series(),
 )
 
 __all__ = ["METHODS", "ExactMethod"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from desyr.plugin import BESSEL_CLASSES, SPECIAL_CLASSES, Face, bessel_order
+from desyr.plugin import BESSEL_CLASSES, SPECIAL_CLASSES, EigenvalueFunction, Face, bessel_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: desyr.symbolic.special) included; a candidate using another one (erfi, LambertW, hyper...)
 #: could not be written back as a config or a --candidate string
 ALLOWED_FUNCTIONS = (sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh,
-                     sp.asin, sp.acos, sp.atan, sp.Abs, *SPECIAL_CLASSES)
+                     sp.asin, sp.acos, sp.atan, sp.Abs, *SPECIAL_CLASSES, EigenvalueFunction)
 
 
 class Coordinates:
@@ -225,7 +225,9 @@ def outside_vocabulary(expr: sp.Expr) -> set[str]:
     bad |= {"Integral" for _ in expr.atoms(sp.Integral)}
     if expr.has(sp.I):
         bad.add("I")
-    if expr.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+    # a series' upper limit oo is no infinity in its value
+    finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: e.function) if expr.has(sp.Sum) else expr
+    if finite.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
         bad.add("infinity")
     return bad
 

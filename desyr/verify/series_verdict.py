@@ -1,0 +1,236 @@
+"""The verdict of a series answer: the numeric cross-check of its truncated sums, and its proof.
+
+A series' residuals on points are those of a truncated sum.  Where the sums' proved tail bound holds
+on a target's points (docs/series.md), the residual must be within the tolerance plus that bound,
+pointwise.  Where none does (data that disagree with the boundary: terms ~ 1/n at t = 0), the sum
+converges there only in L2: the residual's root mean square over the set's points must be within the
+tolerance plus three times that of the next block of terms (from N/2 to N), which Parseval's
+identity makes the size of the tail.  The L2 test also asks the blocks to shrink (from N/4 to N/2, then to N): a
+series that converges to something else is seen once its error exceeds about three of its last blocks;
+a smaller error is left to the proof.  A series that passes is Verified; Proved also needs
+:func:`desyr.verify.series_proof.prove_series` and a printed formula that is the proved one.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from desyr.model.points import VerificationPoints
+from desyr.model.problem import Problem
+from desyr.symbolic.expressions import expression_text
+from desyr.symbolic.series import merge_sums
+from desyr.symbolic.simplify import bounded_simplify
+from desyr.verify.budget import Budget
+from desyr.verify.series_form import has_infinite_sum
+from desyr.verify.series_identity import points
+from desyr.verify.series_proof import SeriesProof, prove_series
+
+#: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
+TRUNCATION = 1e-10
+#: the most terms per index of a sum (a double sum: this many per index, squared)
+CAP = {1: 4000, 2: 60, 3: 12}
+#: the most of a target's fresh points a multiple sum is evaluated at (its cost is points times terms)
+POINTS = {2: 400, 3: 100}
+#: the fewest terms a truncation falls back to where more overflow in doubles
+MIN_CAP = 50
+#: how many times the last block of terms the L2 residual may be
+BLOCKS = 3.0
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One target on the verifier's points."""
+
+    name: str
+    norm: str                 # "pointwise" or "L2"
+    residual: float           # max |residual| or its root mean square
+    allowed: float
+    terms: int
+    bound: float | None       # the tail bound (pointwise), or the last block's size (L2)
+
+    @property
+    def ok(self) -> bool:
+        return math.isfinite(self.residual) and self.residual <= self.allowed
+
+    def describe(self) -> str:
+        bound = math.nan if self.bound is None else self.bound
+        said = (f"|residual| <= {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and the tail bound "
+                f"{bound:.2g})" if self.norm == "pointwise" else
+                f"L2 residual {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and {BLOCKS:g} times "
+                f"the last block of terms, {bound:.2g})")
+        return f"{self.name}: {said}, {self.terms} terms"
+
+
+def is_series(*forms: Mapping[str, sp.Expr] | None) -> bool:
+    return any(form is not None and any(has_infinite_sum(e) for e in form.values()) for form in forms)
+
+
+def cross_check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
+                tolerance: float) -> list[Judged]:
+    """Each target's residual of the truncated series on the verifier's points."""
+    out = []
+    for k, eq in enumerate(problem.equations):
+        residual = problem.apply(eq.lhs - eq.forcing, exprs)
+        out.append(_judge(problem, f"equation {k + 1}", residual, points.interior, tolerance))
+    for con, X in zip(problem.constraints, points.constraints):
+        out.append(_judge(problem, f"constraint {con.label}", problem.constraint_residual(con, exprs), X, tolerance))
+    return out
+
+
+def _combined(expr: sp.Expr, problem: Problem) -> sp.Expr:
+    """``expr`` multiplied out with each sum held as one symbol (a sum that cancels, ``2*S - 2*S``, is gone),
+    then the sums over the same ranges merged (``Sum(u_t) - Sum(u_xx)``), and a merged sum whose term is 0
+    (SymPy's simplification within 4 s, witnessed at a few indices and points) dropped: its value is 0,
+    and thousands of its terms need not be evaluated."""
+    held = {s: sp.Dummy("sum") for s in expr.atoms(sp.Sum)}
+    if not held:
+        return expr
+    expr = merge_sums(sp.expand(expr.xreplace(held)).xreplace({d: s for s, d in held.items()}))
+    return expr.xreplace({s: sp.Integer(0) for s in expr.atoms(sp.Sum) if _zero_term(s, problem)})
+
+
+def _zero_term(total: sp.Sum, problem: Problem) -> bool:
+    from desyr.verify.series_identity import witnessed
+    term = total.function
+    while isinstance(term, sp.Sum):
+        term = term.function
+    simpler = bounded_simplify(term, max_nodes=1500, seconds=4.0)
+    if simpler is None or simpler != 0:
+        return False
+    indices = {limit[0]: int(limit[1]) for s in [total, *total.atoms(sp.Sum)] for limit in s.limits}
+    ranges = {v: (sp.Rational(lo).limit_denominator(10**6), sp.Rational(hi).limit_denominator(10**6))
+              for v, (lo, hi) in zip(problem.symbols, problem.bounds)}
+    at = points(b"cross-check", "zero term", {v: r for v, r in ranges.items() if term.has(v)}, indices)
+    return witnessed(term, at, indices)
+
+
+def _depth(expr: sp.Expr) -> int:
+    return max((len(s.limits) + _depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
+
+
+def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float) -> Judged:
+    from desyr.symbolic.numeric import evaluate_series
+    residual = _combined(residual, problem)
+    depth = _depth(residual)
+    cap = CAP.get(depth, 20)
+    X = X[: POINTS.get(depth, len(X))]
+    full = evaluate_series(residual, problem.symbols, X, TRUNCATION, cap)
+    values = np.asarray(full.values, dtype=float)
+    while not np.all(np.isfinite(values)) and cap > MIN_CAP:
+        # a term that overflows in doubles far out (sinh(n*pi)): fewer terms, judged in L2 below
+        cap //= 4
+        full = evaluate_series(residual, problem.symbols, X, 0.0, cap)
+        values = np.asarray(full.values, dtype=float)
+    if full.bound is not None and not full.capped:
+        worst = float(np.max(np.abs(values))) if values.size else 0.0
+        return Judged(name, "pointwise", worst, tolerance + full.bound, full.terms, full.bound)
+    half, quarter = (np.asarray(evaluate_series(residual, problem.symbols, X, 0.0, max(1, full.terms // d)).values,
+                                dtype=float) for d in (2, 4))
+    block, before = _rms(values - half), _rms(half - quarter)
+    # the tail must shrink (a series whose blocks do not is no expansion), and the residual be its size
+    allowed = tolerance + BLOCKS * block if block <= before + tolerance else 0.0
+    return Judged(name, "L2", _rms(values), allowed, full.terms, block)
+
+
+def _rms(values: np.ndarray) -> float:
+    if values.size == 0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        value = float(np.sqrt(np.mean(np.square(values))))
+    return value if math.isfinite(value) else math.inf
+
+
+Decision = tuple[str, str, dict[str, Any], dict[str, Any] | None]
+
+
+def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[str, sp.Expr] | None,
+             points: VerificationPoints, tolerance: float, budget: Budget) -> Decision:
+    """``(verdict, reason, residuals, exact_part)`` of a series answer, each part within its share of
+    ``budget``: the smoothness of its first terms, the truncated sums on the points, the proof."""
+    from desyr.model.scaled import problem_scale
+    rough = _rough(problem, numeric, budget, terms=False)
+    if rough:
+        return "not_exact", rough, _residuals([], 1.0), None
+    scale = problem_scale(problem, points.interior, points.constraints, points.reductions)
+    def evaluated() -> list[Judged] | str:
+        return cross_check(problem, numeric, points, tolerance * scale)
+
+    def late(why: str) -> list[Judged] | str:
+        return why
+
+    judged = budget.within("residuals", evaluated, late)
+    if isinstance(judged, str):
+        return "not_exact", f"the truncated series on the fresh points was {judged}", _residuals([], scale), None
+    residuals = _residuals(judged, scale)
+    failed = [j for j in judged if not j.ok]
+    if failed:
+        return "not_exact", f"the truncated series does not meet {failed[0].describe()}", residuals, None
+    said = "; ".join(j.describe() for j in judged)
+    numbers = f"the truncated series meets every target on fresh points ({said})"
+    floats = any(e.atoms(sp.Float) for e in numeric.values())
+    form = exact if exact is not None else (None if floats else numeric)
+    if form is None:
+        return "verified", f"{numbers}; not proved: constants not identified (float constants, no exact form)", \
+            residuals, {"proved": False, "reason": "constants not identified", "expressions": None}
+    proof = budget.within("proof", lambda: prove_series(problem, form),
+                          lambda late: SeriesProof(False, f"the series proof was {late}"))
+    part: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
+                            "proved": proof.proved, "reason": proof.reason, "parts": dict(proof.parts),
+                            "steps": [{"residual": n, "zero": ok} for n, ok in proof.steps], "printed": None}
+    if not proof.proved:
+        rough = _rough(problem, numeric, budget, terms=True)       # terms no proof vouches for
+        if rough:
+            return "not_exact", f"{rough}; and {proof.reason}", residuals, part
+        return "verified", f"{numbers}; not proved: {proof.reason}", residuals, part
+    if any(sp.srepr(numeric[f]) != sp.srepr(form[f]) for f in problem.fields):
+        part["printed"] = "the printed series is not the proved exact form (a series' floats are not matched to it)"
+        return "verified", f"{numbers}; the exact form is proved ({proof.reason}), but {part['printed']}", residuals, part
+    return "proved", f"{proof.reason}; {numbers}", residuals, part
+
+
+def _rough(problem: Problem, exprs: Mapping[str, sp.Expr], budget: Budget, terms: bool) -> str | None:
+    """Why the series is not smooth enough (the rules of docs/verify.md), or None: its finite part, or, with
+    ``terms``, its first terms written out as well; a named eigenvalue of a written-out term is its value
+    (an interval encloses a number, not the function). A proved series' terms need no such check: each is
+    a product of eigenfunctions, analytic inside the domain."""
+    from desyr.verify.regularity import REASON, rough_reason
+    from desyr.verify.series_form import NotASeries, split_answer
+    from desyr.verify.series_roots import numeric
+    from desyr.verify.truncated import written_out
+
+    def read() -> dict[str, sp.Expr]:
+        if terms:
+            return {f: numeric(e) for f, e in written_out(exprs).items()}
+        out = {}
+        for f, e in exprs.items():
+            try:
+                out[f] = split_answer(e, set(problem.variable_names)).finite
+            except NotASeries:
+                out[f] = numeric(written_out({f: e})[f])
+        return out
+
+    return budget.within("smoothness", lambda: rough_reason(problem, read()),
+                         lambda late: f"{REASON}: its smoothness and branch conditions were {late}")
+
+
+def _residuals(judged: list[Judged], scale: float) -> dict[str, Any]:
+    """The residuals in the verdict's shape (absolute and relative to the problem's scale), from the
+    cross-check."""
+    equations = [j.residual for j in judged if j.name.startswith("equation")]
+    constraints = [j.residual for j in judged if not j.name.startswith("equation")]
+
+    def plain(v: float) -> float | str:
+        return v if math.isfinite(v) else str(v)
+    return {"R_eq": plain(max(equations, default=0.0)), "R_con": plain(max(constraints, default=0.0)) if constraints
+            else None, "R_eq_per_equation": [plain(v) for v in equations],
+            "R_con_per_constraint": [plain(v) for v in constraints], "rel_l2": None, "smooth": None,
+            "relative": plain(max([*equations, *constraints], default=0.0) / scale),
+            "relative_per_equation": [plain(v / scale) for v in equations],
+            "relative_per_constraint": [plain(v / scale) for v in constraints], "roundoff": 0.0, "scale": scale,
+            "series": [{"target": j.name, "norm": j.norm, "residual": plain(j.residual), "allowed": plain(j.allowed),
+                        "terms": j.terms, "bound": None if j.bound is None else plain(j.bound)} for j in judged]}
