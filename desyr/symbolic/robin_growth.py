@@ -28,7 +28,7 @@ import numpy as np
 import sympy as sp
 from mpmath import iv
 
-from desyr.symbolic.enclosure import interval_precision, number
+from desyr.symbolic.interval_numbers import interval_precision, number
 from desyr.symbolic.robin import PREC, _exact, isolate
 
 #: the most roots there can be (two ends)
