@@ -58,7 +58,8 @@ class Layout:
         return m * mpmath.pi, (m + 1) * mpmath.pi
 
 
-def _exact(constants: Sequence[sp.Expr], name: str = "robinroot") -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+def exact_constants(constants: Sequence[sp.Expr], name: str = "robinroot") -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """``(a, b, c)`` as exact real numbers, not all 0 (:class:`ValueError` otherwise; ``name`` for the message)."""
     a, b, c = (sp.sympify(x) for x in constants)
     for x in (a, b, c):
         if not x.is_number or x.is_real is not True or x.has(sp.Float):
@@ -71,7 +72,7 @@ def _exact(constants: Sequence[sp.Expr], name: str = "robinroot") -> tuple[sp.Ex
 @functools.lru_cache(maxsize=64)
 def layout(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> Layout:
     """The brackets of the roots for exact ``(a, b, c)`` (:class:`ValueError` where they cannot be laid out)."""
-    a, b, c = _exact(constants)
+    a, b, c = exact_constants(constants)
     with interval_precision(PREC), mpmath.workprec(PREC):
         A, B, C = (number(x) for x in (a, b, c))
         if not b.is_zero:
@@ -150,7 +151,7 @@ def isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf, start: mpmath.mp
 
 
 def _constants_mp(constants: Sequence[sp.Expr]) -> tuple[mpmath.mpf, ...]:
-    return tuple(mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10))) for x in _exact(constants))
+    return tuple(mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10))) for x in exact_constants(constants))
 
 
 def root(constants: Sequence[sp.Expr], k: int, prec: int) -> mpmath.mpf:
@@ -187,7 +188,7 @@ def roots_float(constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
     head = [float(root(constants, k, 64)) for k in range(1, few + 1)]
     if count <= few:
         return np.array(head, dtype=float)
-    a, b, c = (float(x) for x in _exact(constants))
+    a, b, c = (float(x) for x in exact_constants(constants))
     m = bracket.first + np.arange(count - few, dtype=float)
     shift = 0.5 if bracket.kind == "tan" else 0.0
     lo, hi = (m - shift) * np.pi, (m + 1 - shift) * np.pi

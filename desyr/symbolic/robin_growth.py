@@ -29,7 +29,7 @@ import sympy as sp
 from mpmath import iv
 
 from desyr.symbolic.interval_numbers import interval_precision, number
-from desyr.symbolic.robin import PREC, _exact, isolate
+from desyr.symbolic.robin import PREC, exact_constants, isolate
 
 #: the most roots there can be (two ends)
 MOST = 2
@@ -75,7 +75,7 @@ def _start(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> mpmath.mpf | None:
 @functools.lru_cache(maxsize=64)
 def layout(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> tuple[tuple[mpmath.mpf, mpmath.mpf], ...]:
     """The brackets of every positive root, in order (:class:`ValueError` where they cannot be laid out)."""
-    a, b, c = _exact(constants, "robinsinhroot")
+    a, b, c = exact_constants(constants, "robinsinhroot")
     with interval_precision(PREC), mpmath.workprec(PREC):
         start = _start(a, b, c)
         if start is None:
