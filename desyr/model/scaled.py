@@ -13,19 +13,32 @@ import sympy as sp
 
 from desyr.model.problem import Constraint, Problem
 from desyr.symbolic.physics import Verification
-from desyr.symbolic.scales import Scaled, aggregate, measure, relative, split_terms
+from desyr.symbolic.scales import Measured, Scaled, aggregate, measure, relative, split_terms
 
 
 def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
                           constraint_points: Sequence[np.ndarray],
                           reductions: Sequence[np.ndarray | None] = ()) -> Verification:
     """R_eq, R_con, and each residual over its scale, on these points."""
+    blocks = residual_blocks(problem, solution, interior, constraint_points, reductions)
+    return verification_of(problem, measure(blocks, problem.symbols, interior))
+
+
+def residual_blocks(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
+                    constraint_points: Sequence[np.ndarray],
+                    reductions: Sequence[np.ndarray | None] = ()) -> list[Scaled]:
+    """Every residual of ``solution`` with its data and terms, on its points: the equations, then the
+    constraints."""
     apply = _applier(problem, solution)
     blocks = [_equation(problem, k, apply, interior) for k in range(len(problem.equations))]
     blocks += [_constraint(problem, con, l, solution, apply, constraint_points[l],
                            reductions[l] if l < len(reductions) else None)
                for l, con in enumerate(problem.constraints)]
-    numbers = measure(blocks, problem.symbols, interior)
+    return blocks
+
+
+def verification_of(problem: Problem, numbers: Sequence[Measured]) -> Verification:
+    """The verification's numbers from each residual's measurement."""
     rel = relative(numbers)
     coupled = len(problem.fields) > 1
     absolute = {kind: [_plain(m.absolute) for m in numbers if m.kind == kind] for kind in ("equation", "constraint")}
@@ -34,7 +47,7 @@ def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], int
         R_eq_per_equation=absolute["equation"], R_con_per_constraint=absolute["constraint"],
         relative_per_equation=rel.equations, relative_per_constraint=rel.constraints,
         roundoff_per_equation=rel.roundoff_equations, roundoff_per_constraint=rel.roundoff_constraints,
-        scale=rel.scale)
+        scale=rel.scale, size_per_equation=rel.sizes_equations, size_per_constraint=rel.sizes_constraints)
 
 
 def _dependent(problem: Problem, expr: sp.Expr) -> set[sp.Symbol]:

@@ -110,7 +110,9 @@ def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator) 
 
 
 def predicate_share(problem: Problem, part: Part) -> float:
-    """The fraction of the part's piece that its predicate keeps."""
+    """The fraction of the part's piece that its predicate keeps (all of it, without one: no draw)."""
+    if part.condition is None:
+        return 1.0
     P = _part_draw(problem, part, np.random.default_rng(0))(_PROBE)
     return float(np.mean(_part_accept(problem, part)(P)))
 
