@@ -30,6 +30,18 @@ MAX_LABEL = 500
 FromReference = Callable[[Problem, sp.Expr, str], sp.Expr]
 
 
+#: the most constraint sets (faces, boundary parts, each with its own residual and proof) a problem may have:
+#: a polygon of 1000 edges with u_n on its boundary made 2000, and its verdict depended on the machine's load
+MAX_SETS = 512
+
+
+def check_set_count(count: int, where: str) -> None:
+    """Refuse more than :data:`MAX_SETS` constraint sets, in one line."""
+    if count > MAX_SETS:
+        raise ConfigError(f"{where}: the constraints hold on {count} sets (each face, boundary part and polygon edge "
+                          f"is one); at most {MAX_SETS} in all: use a shape with fewer edges")
+
+
 def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source: str,
                      from_reference: FromReference) -> list[Constraint]:
     """One ``[[constraints]]`` entry: one constraint, or one per set when ``u_n`` takes each set's normal."""
@@ -65,6 +77,7 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
         return [_integral(operator, table, problem, f"{source}: {where}", label, from_reference, conditions)]
     where = f"{source}: {where}"
     sets = point_sets(table["at"], problem, where) if "at" in table else read_sets(table["on"], problem, f"{where}.on")
+    check_set_count(len(sets), where)       # before any set's normal or value is worked out
     for s in sets:
         held = [n for n, _ in getattr(s, "fixed", ()) if n in problem.parameters]
         if held and not (isinstance(s, Face) and len(s.fixed) == problem.dim):
