@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import sympy as sp
 
 from desyr.config.constraints import MAX_SETS
 from desyr.errors import ConfigError
@@ -125,3 +126,25 @@ def test_true_solutions_that_doubles_cannot_decide_are_proved(toml, candidate):
 ])
 def test_near_solutions_there_are_still_not_exact(toml, candidate):
     assert verdict(candidate, None, toml)["verdict"] == "not_exact"
+
+
+# ------------------------------------------------------------------ F6: the scale, and thin parts
+IDENTITY = line("0, 1", "u_xx + 10**{p}*cos(u)**2 + 10**{p}*sin(u)**2", "10**{p} - pi**2*sin(pi*x)", BOTH_ENDS)
+
+
+@pytest.mark.parametrize("power", [6, 12])
+def test_data_that_only_cancel_an_identity_do_not_make_the_scale(power):
+    toml = IDENTITY.format(p=power)
+    wrong = verdict("sin(pi*x) + 0.0001*sin(2*pi*x)", None, toml)
+    assert wrong["verdict"] == "not_exact", wrong["reason"]
+    assert verdict("sin(pi*x)", None, toml)["verdict"] == "proved"
+
+
+def test_the_shifted_data_never_raise_the_scale():
+    from desyr.symbolic.scales import split_terms
+    u = sp.Symbol("u")
+    x = sp.Symbol("x")
+    terms = split_terms(10**6 * sp.exp(-u) - sp.exp(-x), {u})      # shifted: 10**6 - exp(-x), larger
+    assert terms.shifted == 10**6 - sp.exp(-x)
+    identity = split_terms(10**6 * sp.cos(u) ** 2 + 10**6 * sp.sin(u) ** 2 - 10**6 + x, {u})
+    assert identity.shifted == x

@@ -77,7 +77,7 @@ def _equation(problem: Problem, k: int, apply: Apply, interior: np.ndarray) -> S
     residual = problem.equations[k].residual
     terms = split_terms(residual, _dependent(problem, residual))
     return Scaled("equation", k, apply(residual), terms.data, terms.coefficients,
-                  tuple(apply(f) for f in terms.factors), interior)
+                  tuple(apply(f) for f in terms.factors), interior, shifted=terms.shifted)
 
 
 def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], apply: Apply,
@@ -86,7 +86,16 @@ def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str
     data, coefficients, factors, spread = _constraint_terms(problem, con)
     moved = problem.shift_map(con) if con.kind == "periodic" else {}
     applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
-    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread)
+    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread,
+                  _constraint_shifted(problem, con))
+
+
+def _constraint_shifted(problem: Problem, con: Constraint) -> sp.Expr | None:
+    """:attr:`Terms.shifted` of a value or derivative constraint (None for the others)."""
+    if con.kind in ("periodic", "integral"):
+        return None
+    written = con.operator - con.value
+    return split_terms(written, _dependent(problem, written)).shifted
 
 
 def _constraint_terms(problem: Problem, con: Constraint
@@ -112,12 +121,12 @@ def problem_scale(problem: Problem, interior: np.ndarray, constraint_points: Seq
                   reductions: Sequence[np.ndarray | None] = ()) -> float:
     """The problem's scale Q on these points, no candidate needed: the largest RMS of one residual's data
     (1 when the problem holds none)."""
-    datas = [split_terms(eq.residual, _dependent(problem, eq.residual)).data for eq in problem.equations]
-    blocks = [Scaled("equation", k, d, d, (), (), interior) for k, d in enumerate(datas)]
+    splits = [split_terms(eq.residual, _dependent(problem, eq.residual)) for eq in problem.equations]
+    blocks = [Scaled("equation", k, t.data, t.data, (), (), interior, shifted=t.shifted) for k, t in enumerate(splits)]
     for l, con in enumerate(problem.constraints):
         d = _constraint_terms(problem, con)[0]
         blocks.append(Scaled("constraint", l, d, d, (), (), constraint_points[l],
-                             reductions[l] if l < len(reductions) else None))
+                             reductions[l] if l < len(reductions) else None, shifted=_constraint_shifted(problem, con)))
     return relative(measure(blocks, problem.symbols, interior)).scale
 
 
