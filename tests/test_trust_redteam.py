@@ -148,3 +148,23 @@ def test_the_shifted_data_never_raise_the_scale():
     assert terms.shifted == 10**6 - sp.exp(-x)
     identity = split_terms(10**6 * sp.cos(u) ** 2 + 10**6 * sp.sin(u) ** 2 - 10**6 + x, {u})
     assert identity.shifted == x
+
+
+@pytest.mark.parametrize("cut", ["-0.001", "-0.00001"])
+def test_a_value_off_only_near_the_end_of_its_part_is_not_verified(cut):
+    toml = ('[domain]\nshape = "disk(center=(0, 0), radius=1)"\n[[equations]]\nlhs = "u_xx + u_yy"\n'
+            f'[[constraints]]\non = "circle where y > {cut}"\nvalue = "sqrt(1 - x**2)"\n')
+    got = verdict("y", None, toml)          # |y| on the circle: y itself is off where -cut < y < 0
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+def test_points_crowd_towards_the_ends_a_predicate_makes():
+    import numpy as np
+
+    from desyr.model.sets import NEAR_CUTS, part_points
+    problem = make_problem('[domain]\nshape = "disk(center=(0, 0), radius=1)"\n[[equations]]\nlhs = "u_xx + u_yy"\n'
+                           '[[constraints]]\non = "circle where y > -0.001"\nvalue = 0\n')
+    part = problem.constraints[0].faces[0]
+    P = part_points(problem, part, 400, np.random.default_rng(5))
+    assert len(P) == 400 and np.all(P[:, 1] > -0.001)
+    assert np.sum(np.abs(P[:, 1] + 0.001) < 1e-4) >= NEAR_CUTS // 2     # uniform points put ~0.01 there
