@@ -168,3 +168,24 @@ def test_points_crowd_towards_the_ends_a_predicate_makes():
     P = part_points(problem, part, 400, np.random.default_rng(5))
     assert len(P) == 400 and np.all(P[:, 1] > -0.001)
     assert np.sum(np.abs(P[:, 1] + 0.001) < 1e-4) >= NEAR_CUTS // 2     # uniform points put ~0.01 there
+
+
+# ------------------------------------------------------------------ F5: removable forms of a root
+def _root_ode(lhs: str, slope: str) -> str:
+    return line("0, 1", lhs, "0", 'on = "x = 0"\nvalue = 1', f'operator = "u_x"\non = "x = 0"\nvalue = "{slope}"')
+
+
+@pytest.mark.parametrize("lhs, slope, candidate", [
+    ("4*x*u_xx + 6*u_x + u", "-1/6", "sin(sqrt(x))/sqrt(x)"),
+    ("4*x*u_xx + 6*u_x - u", "1/6", "sinh(sqrt(x))/sqrt(x)"),
+    ("x*u_xx + 2*u_x + u", "-1/2", "besselj(1, 2*sqrt(x))/sqrt(x)"),
+])
+def test_an_odd_function_of_a_root_over_the_root_is_analytic(lhs, slope, candidate):
+    got = verdict(candidate, None, _root_ode(lhs, slope))
+    assert got["verdict"] == "proved", got["reason"]
+
+
+@pytest.mark.parametrize("candidate, slope", [("sin(sqrt(x))/x", "-1/6"), ("sin(sqrt(x))/sqrt(x)", "-1/5"),
+                                              ("sin(sqrt(x))", "-1/6")])
+def test_a_root_that_is_not_removable_or_a_wrong_slope_is_refused(candidate, slope):
+    assert verdict(candidate, None, _root_ode("4*x*u_xx + 6*u_x + u", slope))["verdict"] == "not_exact"
