@@ -189,3 +189,16 @@ def test_an_odd_function_of_a_root_over_the_root_is_analytic(lhs, slope, candida
                                               ("sin(sqrt(x))", "-1/6")])
 def test_a_root_that_is_not_removable_or_a_wrong_slope_is_refused(candidate, slope):
     assert verdict(candidate, None, _root_ode("4*x*u_xx + 6*u_x + u", slope))["verdict"] == "not_exact"
+
+
+PARAMETER = ('[domain]\nx = [0, 1]\n[parameters]\nk = [-2, 2]\n[[equations]]\nlhs = "u_xx + k**2*u"\nrhs = 0\n'
+             '[[constraints]]\non = "x = 0"\nvalue = 0\n[[constraints]]\noperator = "u_x"\non = "x = 0"\nvalue = 1\n')
+
+
+@pytest.mark.parametrize("candidate, truth", [("sin(k*x)/k", True), ("sinh(k*x)/k", False),
+                                              ("sin(k*x)/k**2", False), ("cos(k*x)/k", False)])
+def test_an_odd_function_over_a_parameter_that_reaches_0(candidate, truth):
+    got = verdict(candidate, None, PARAMETER)
+    assert (got["verdict"] == "proved") is truth, got["reason"]
+    if not truth:
+        assert got["verdict"] == "not_exact"

@@ -110,6 +110,8 @@ def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[
         if need is None:
             continue
         quantity, strict, what = need
+        if _removable_pole(node, expr):
+            continue
         strict = strict and not _even_root(node, expr)
         sign = sign_on(quantity, bounds, strict=strict, region=region)
         if sign in ("positive", "negative") and (what != "positive" or sign == "positive"):
@@ -141,6 +143,16 @@ def _even_root(node: sp.Basic, expr: sp.Expr) -> bool:
                   and call.args[-1].as_independent(root, as_Add=False)[1] == root})
     rest = expr.xreplace(calls)
     return bool(calls) and not rest.has(root) and not rest.has(sp.Pow(node.base, sp.Rational(-1, 2)))
+
+
+def _removable_pole(node: sp.Basic, expr: sp.Expr) -> bool:
+    """Whether ``node`` is ``1/p`` that ``expr`` holds only as ``G(c*p)/p`` with ``G`` odd and analytic (``c``
+    free of ``p``): ``c*G(w)/w`` is even and analytic in ``w``, finite where ``p`` is 0 (``sin(k*x)/k``)."""
+    if not (isinstance(node, sp.Pow) and node.exp == -1) or node.base.is_number:
+        return False
+    quotients = {t: sp.Dummy() for t in sp.preorder_traversal(expr)
+                 if (found := odd_quotient(t)) is not None and found[1] == node.base}
+    return bool(quotients) and not expr.xreplace(quotients).has(node)
 
 
 def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:

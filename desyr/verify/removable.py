@@ -57,17 +57,19 @@ def odd_analytic(call: sp.Basic) -> bool:
     return isinstance(call, (sp.besselj, sp.besseli)) and call.args[0].is_integer and call.args[0].is_odd
 
 
-def odd_quotient(term: sp.Basic) -> tuple[sp.Function, sp.Pow] | None:
-    """``(call, sqrt(q))`` where ``term`` is a product holding ``F(c*sqrt(q))`` (``F`` odd and analytic)
-    and ``1/sqrt(q)``: ``F(w)/w`` is even and analytic, so ``sin(sqrt(x))/sqrt(x)`` is a series in ``x``."""
+def odd_quotient(term: sp.Basic) -> tuple[sp.Function, sp.Expr] | None:
+    """``(call, p)`` where ``term`` is a product holding ``F(c*p)`` (``F`` odd and analytic, ``c`` free of
+    ``p``) and ``1/p``: ``F(w)/w`` is even and analytic, so ``sin(sqrt(x))/sqrt(x)`` is a series in ``x``
+    and ``sin(k*x)/k`` one in ``k**2``."""
     if not isinstance(term, sp.Mul):
         return None
     factors = sp.Mul.make_args(term)
     for call in factors:
         if isinstance(call, sp.Function) and odd_analytic(call):
-            root = root_of(call)
-            if root is not None and sp.Pow(root.base, -HALF) in factors:
-                return call, root
+            argument = call.args[-1]
+            for p in sp.Mul.make_args(argument):
+                if not p.is_number and sp.Pow(p, -1) in factors and not (argument / p).has(p):
+                    return call, p
     return None
 
 
@@ -80,9 +82,9 @@ def analytic(expr: sp.Expr) -> sp.Expr:
 def _quotient(term: sp.Mul) -> sp.Expr:
     found = odd_quotient(term)
     assert found is not None
-    call, root = found
-    rest = term / (call * sp.Pow(root.base, -HALF))
-    c = call.args[-1] / root                      # F(c*s)/s = c * F(w)/w, w = c*s
+    call, p = found
+    rest = term / (call * sp.Pow(p, -1))
+    c = call.args[-1] / p                         # F(c*p)/p = c * F(w)/w, w = c*p
     z2 = sp.expand(call.args[-1] ** 2)
     if isinstance(call, sp.sin):
         even = sp.hyper([], [3 * HALF], -z2 / 4)
