@@ -39,7 +39,7 @@ from desyr.model.result import (
 )
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
-from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.execution import Memo, Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import choose_gauge, identify
@@ -105,6 +105,7 @@ class RunRequest:
     execution: Execution = Execution()
     command: str = "run"
     wall: float | None = None               # time.time() by which the run returns (--budget); None: no wall
+    memo: Memo | None = None                # units computed earlier in this run (escalation's attempts share it)
 
 
 def _start(request: RunRequest) -> _Started:
@@ -126,7 +127,7 @@ def _start(request: RunRequest) -> _Started:
         store = RunStore(request.out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
     progress = request.progress or Progress()
-    units = Units(executor, store, progress=progress)
+    units = Units(executor, store, progress=progress, memo=request.memo if request.memo is not None else Memo())
     # Components get the problem without the reference: it is for post hoc errors only. The problem
     # is frozen, so the one they get and the one the result is verified against cannot drift apart.
     seen = replace(problem, reference=None)
