@@ -371,7 +371,7 @@ class Box(Shape):
         out = np.abs(P[:, 0] - mid[0]) - half[0]
         for i in range(1, self.dim):
             np.maximum(out, np.abs(P[:, i] - mid[i]) - half[i], out=out)
-        return out
+        return np.asarray(out)
 
     def patches(self) -> tuple[Patch, ...]:
         out = []
