@@ -202,3 +202,12 @@ def test_an_odd_function_over_a_parameter_that_reaches_0(candidate, truth):
     assert (got["verdict"] == "proved") is truth, got["reason"]
     if not truth:
         assert got["verdict"] == "not_exact"
+
+
+def test_listed_points_do_not_count_as_sets():
+    import numpy as np
+    P = np.random.default_rng(3).random((MAX_SETS + 100, 2))
+    at = ", ".join(f"[{x:.6f}, {y:.6f}]" for x, y in P)
+    problem = make_problem(f'[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n'
+                           f'[[constraints]]\nat = [{at}]\nvalue = "x*y"\n')
+    assert len(problem.constraints[0].faces) == MAX_SETS + 100

@@ -139,7 +139,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         constraints = tuple(c for i, table in enumerate(_tables(data, "constraints", source))
                             for c in read_constraints(i, table, problem, source, _from_reference))
     problem = replace(problem, constraints=constraints, numbers=numbers)
-    check_set_count(sum(len(c.faces) for c in problem.constraints), source)
+    check_set_count([f for c in problem.constraints for f in c.faces], problem.dim, source)
     check_data_defined(problem)
     check_parameters_not_differentiated(problem)
     problem = replace(problem, observations=read_observations(data, problem))

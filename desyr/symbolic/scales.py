@@ -178,8 +178,12 @@ def measure_block(b: Scaled, variables: Sequence[sp.Symbol], interior: np.ndarra
     exprs = [b.residual, b.data, *b.coefficients, *b.factors]
     values = values_at(exprs, variables, b.points, digits)
     if digits is None and _underflows(b, values):
-        digits = DIGITS         # the data or the terms are below what a double holds: their true size
-        values = values_at(exprs, variables, b.points, digits)
+        # the data or the terms are below what a double holds: their true size; unless mpmath finds them not
+        # finite where doubles did not (a point written 0.3 is a float below 3/10: sqrt(x - 3/10) is 0 there in
+        # doubles, as on the exact face, and not real in mpmath), which is the point's float, not the formula
+        precise = values_at(exprs, variables, b.points, DIGITS)
+        if _finite_where(values, precise):
+            digits, values = DIGITS, precise
     r, d, cs, ms = values[0], values[1], values[2:2 + k], values[2 + k:]
     d = _smaller_data(b, d, variables, digits)
     if b.reduction is not None:
@@ -222,6 +226,17 @@ def _underflows(b: Scaled, values: list[np.ndarray]) -> bool:
         return True
     live = [c * m for c, m, ce, me in zip(cs, ms, b.coefficients, b.factors) if ce != 0 and me != 0]
     return bool(live) and all(_tiny(v) for v in live)
+
+
+def _finite_where(doubles: list[np.ndarray], precise: list[np.ndarray]) -> bool:
+    """Whether every precise value is finite wherever its double is."""
+    for d, p in zip(doubles, precise):
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(np.asarray(d, dtype=float)) if d.dtype != object else \
+                np.array([bool(mpmath.isfinite(v)) for v in d])
+        if any(not mpmath.isfinite(v) for v, f in zip(p, finite) if f):
+            return False
+    return True
 
 
 def _tiny(values: np.ndarray) -> bool:
