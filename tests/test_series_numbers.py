@@ -11,9 +11,9 @@ import sympy as sp
 from desyr.symbolic.eigen_bounds import at_zero, linear
 from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, robinroot
 from desyr.symbolic.expressions import Vocabulary, parse_expression
-from desyr.symbolic.numeric import evaluate, lambdify
+from desyr.symbolic.numeric import evaluate, evaluate_series, lambdify
 from desyr.symbolic.robin import layout, roots_float
-from desyr.symbolic.series import bound_on_part, evaluate_series, series_index, sum_bound, tail_bound, truncate
+from desyr.symbolic.series import bound_on_part, series_index, sum_bound, tail_bound, truncate
 
 ROD = "Sum(8/(pi**3*(2*k - 1)**3)*sin((2*k - 1)*pi*x)*exp(-(2*k - 1)**2*pi**2*t), (k, 1, oo))"
 SERIES = {   # name: (variables, text, box)
