@@ -19,7 +19,7 @@ import sympy as sp
 from desyr.config.constraints import MAX_SETS
 from desyr.errors import ConfigError
 from desyr.model.containment import exact_triangles
-from desyr.model.csg import parse_shape
+from desyr.model.shape_text import parse_shape
 from desyr.model.shapes import ShapeError
 from desyr.testing import make_problem
 from desyr.verify import make_request
