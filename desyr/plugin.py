@@ -65,7 +65,14 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
     from desyr.stages.select import preference_key
-    from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
+    from desyr.symbolic.eigenvalues import (
+        EigenvalueFunction,
+        besseljpzero,
+        besseljzero,
+        dinizero,
+        robinroot,
+        robinsinhroot,
+    )
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
     from desyr.symbolic.numeric import broadcast, columns, evaluate, evaluate_series, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
@@ -112,7 +119,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
     "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound"),
-    "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot"),
+    "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot", "dinizero",
+                                   "robinsinhroot"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -156,7 +164,7 @@ __all__ = [
     # special functions: their SymPy classes and a Bessel function's order
     "SPECIAL_CLASSES", "BESSEL_CLASSES", "bessel_order",
     # series: the index symbol every producer shares, the named eigenvalue functions
-    "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot",
+    "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot", "dinizero", "robinsinhroot",
     "truncate", "tail_bound", "TailBound", "evaluate_series",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",

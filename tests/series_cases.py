@@ -36,6 +36,15 @@ DINI_0 = ("2*besselj(0, sqrt(x**2 + y**2)*besseljpzero(0, n))*exp(-t*besseljpzer
           "*besseljpzero(0, n)**2)")
 DINI_1 = ("2*x*besselj(1, sqrt(x**2 + y**2)*besseljpzero(1, n))*exp(-t*besseljpzero(1, n)**2)/((-1 + besseljpzero(1, n)**2)"
           "*sqrt(x**2 + y**2)*besselj(1, besseljpzero(1, n)))")
+ROBIN_0 = ("2*(dinizero(0, 2, n)**2 + 2)*exp(-t*dinizero(0, 2, n)**2)*besselj(0, sqrt(x**2 + y**2)*dinizero(0, 2, n))"
+           "/((dinizero(0, 2, n)**2 + 4)*besselj(0, dinizero(0, 2, n))*dinizero(0, 2, n)**2)")
+ROBIN_2 = "exp(-t*dinizero(2, 2, n)**2)*besselj(2, sqrt(x**2 + y**2)*dinizero(2, 2, n))/(besselj(2, dinizero(2, 2, n))*dinizero(2, 2, n)**2)"
+DISK_ROBIN = (f"Sum({ROBIN_0}, (n, 1, oo)) + 8*x*y*Sum({ROBIN_2}, (n, 1, oo))/(x**2 + y**2)"
+              f" + 2*(x**2 - y**2)*Sum({ROBIN_2}, (n, 1, oo))/(x**2 + y**2)")
+Z = "robinsinhroot(1, -2, 0, 1)"
+S = "robinroot(n, -2, 0, 1)"
+GROWING = f"2*(4 - {Z}**2)*sinh({Z})*sinh({Z}*x)*exp({Z}**2*t)/({Z}**2*({Z}**2 - 2))"
+RISING = f"Sum(2*(sin({S})/{S}**2 - cos({S})/{S})*({S}**2 + 4)*exp(-t*{S}**2)*sin(x*{S})/({S}**2 + 2), (n, 1, oo))"
 #: name -> (fixture, the textbook series): each is Proved
 TEXTBOOK = {
     "rod": ("rod", "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
@@ -52,6 +61,8 @@ TEXTBOOK = {
                                "*sin(robinroot(n, 1, 0, 1)*x)*exp(-robinroot(n, 1, 0, 1)**2*t), (n, 1, oo))"),
     "rod_skewed": ("rod_skewed", "Sum(-4*(2*(-1)**n + 1)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"),
     "disk_heat": ("disk_heat", f"Sum(8*{DISK}, (n, 1, oo))"),
+    "disk_robin": ("disk_robin", DISK_ROBIN),
+    "robin_growing": ("robin_growing", f"{GROWING} + {RISING}"),
 }
 
 #: the same problems as the series solver writes them (plugins/desyr_sympy, issue 46 item 2): its forms
@@ -107,6 +118,14 @@ WRONG = {
     "disk_coefficient": ("disk_heat", f"Sum(4*{DISK}, (n, 1, oo))", "expansion coefficients"),
     "disk_missing_mode": ("disk_neumann", f"1/4 + Sum({DINI_0}, (n, 1, oo)) + Sum({DINI_1}, (n, 1, oo))",
                           "angular mode cos(2*theta) has no term"),
+    "dini_coefficient": ("disk_robin", DISK_ROBIN.replace("Sum(2*(dinizero", "Sum(4*(dinizero", 1), "expansion coefficients"),
+    "dini_other_roots": ("disk_robin", DISK_ROBIN.replace("dinizero(0, 2, n)", "dinizero(0, 1, n)"), "not an eigenfunction"),
+    "dini_missing_mode": ("disk_robin", f"Sum({ROBIN_0}, (n, 1, oo)) + 8*x*y*Sum({ROBIN_2}, (n, 1, oo))/(x**2 + y**2)",
+                          "angular mode cos(2*theta) has no term"),
+    "growing_mode_missing": ("robin_growing", RISING, "growing1 j = 0"),
+    "growing_mode_doubled": ("robin_growing", f"2*{GROWING} + {RISING}", "growing1 j = 0"),
+    "growing_mode_other_root": ("robin_growing", f"{GROWING.replace('(1, -2, 0, 1)', '(1, -3, 0, 1)')} + {RISING}",
+                                "finite part does not meet it"),
     "torsion_coefficient": ("torsion", "Sum(Sum(16*(1 - (-1)**m)*(1 - (-1)**n)/(pi**4*m*n*(m**2 + n**2))*sin(m*pi*x)"
                                        "*sin(n*pi*y), (m, 1, oo)), (n, 1, oo))", "expansion coefficients"),
 }

@@ -25,6 +25,11 @@ SERIES = {   # name: (variables, text, domain)
                          "*besselj(1, besseljzero(0, k))), (k, 1, oo))", {"r": (0, 1), "t": (0, 1)}),
     "robin": (["x", "t"], "Sum(sin(robinroot(k, 1, 0, 1)*x)*exp(-robinroot(k, 1, 0, 1)**2*t)/robinroot(k, 1, 0, 1)**2,"
                           " (k, 1, oo))", {"x": (0, 1), "t": (0, 1)}),
+    "growing": (["x", "t"], "cosh(robinsinhroot(1, 0, 1, -1)*x/2)*exp(robinsinhroot(1, 0, 1, -1)**2*t/4) + Sum(sin("
+                            "robinroot(k, 0, 1, -1))*cos(robinroot(k, 0, 1, -1)*x/2)*exp(-robinroot(k, 0, 1, -1)**2*t/4)/"
+                            "robinroot(k, 0, 1, -1)**3, (k, 1, oo))", {"x": (0, 2), "t": (0, 1)}),
+    "dini": (["r", "t"], "Sum(4*besselj(0, dinizero(0, 2, k)*r)*exp(-dinizero(0, 2, k)**2*t)/((dinizero(0, 2, k)**2 + 4)"
+                         "*besselj(0, dinizero(0, 2, k))), (k, 1, oo))", {"r": (0, 1), "t": (0, 1)}),
     "double": (["x", "y", "t"], "Sum(Sum((1 - (-1)**m)*sin(n*pi*x)*sin(m*pi*y)*exp(-(n**2 + m**2)*pi**2*t)/(n*m)**3,"
                                 " (m, 1, oo)), (n, 1, oo))", {"x": (0, 1), "y": (0, 1), "t": (0, 1)}),
     "cold": (["x", "t"], "Sum(2*(1 - (-1)**n)/(pi*n)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
@@ -56,7 +61,7 @@ def test_the_numpy_export_states_its_truncation_and_agrees(name: str) -> None:
     assert "written truncated to" in text and "docs/series.md" in text
     if name == "cold":
         assert "no tail bound holds on the whole domain" in text
-    if name in ("disk", "robin"):
+    if name in ("disk", "robin", "dini"):
         assert "precomputed to double precision" in text and "desyr_table0 = numpy.array([" in text
     namespace: dict = {}
     exec(compile(text, "<export>", "exec"), namespace)       # noqa: S102 - the test runs what it exported

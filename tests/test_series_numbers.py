@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import at_zero, linear
-from desyr.symbolic.eigenvalues import EIGENVALUES, besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EIGENVALUES, besseljpzero, besseljzero, dinizero, robinroot
 from desyr.symbolic.expressions import Vocabulary, parse_expression
 from desyr.symbolic.numeric import evaluate, evaluate_series, lambdify
 from desyr.symbolic.robin import layout, roots_float
@@ -105,13 +105,13 @@ def test_a_growing_or_unknown_term_has_no_bound() -> None:
 def test_the_eigenvalue_bounds_hold_for_the_first_hundreds_of_values() -> None:
     k = series_index("k")
     for node in (besseljzero(0, k), besseljzero(2, k), besseljpzero(0, k), besseljpzero(3, k), robinroot(k, 1, 0, 1),
-                 robinroot(k, 2, 3, -1)):
+                 robinroot(k, 2, 3, -1), dinizero(0, 2, k), dinizero(3, -2, k)):
         bounds = linear(node, k)
         values = type(node).numpy_values(node.constants, 400)
         ks = np.arange(1, 401)[bounds.start - 1:]
         assert np.all(bounds.lo0 + bounds.lo1 * ks <= values[ks - 1]) and np.all(values[ks - 1] <= bounds.hi0 + bounds.hi1 * ks)
     for call in (sp.besselj(1, besseljzero(0, k)), sp.besselj(3, besseljzero(2, k)), sp.besselj(0, besseljpzero(0, k)),
-                 sp.besselj(2, besseljpzero(2, k))):
+                 sp.besselj(2, besseljpzero(2, k)), sp.besselj(0, dinizero(0, 2, k)), sp.besselj(2, dinizero(2, sp.Rational(1, 3), k))):
         low, high = at_zero(call, k)
         zero = call.args[1]
         for i in (1, 2, 5, 40, 300):
@@ -133,6 +133,20 @@ def test_robin_roots_are_each_alone_in_their_brackets() -> None:
         shape = layout(exact)
         assert all(lo < hi for lo, hi in shape.low)
     assert abs(float(robinroot(1, 1, 0, 1).evalf(40)) - 2.028757838110434) < 1e-14
+
+
+@pytest.mark.slow
+def test_dini_roots_are_each_alone_between_consecutive_zeros_of_j() -> None:
+    from scipy.special import jv, jvp
+    for nu, h in ((0, 2), (1, sp.Rational(1, 2)), (3, -2), (0, sp.Rational(1, 100)), (2, 7)):
+        roots = dinizero.numpy_values((sp.Integer(nu), sp.sympify(h)), 60)
+        s = np.linspace(1e-6, roots[-1] + 1e-3, 400_000)
+        g = s * jvp(nu, s, 1) + float(h) * jv(nu, s)
+        crossings = s[:-1][np.sign(g[:-1]) != np.sign(g[1:])]
+        assert len(crossings) == 60 and np.max(np.abs(crossings - roots)) < 1e-3
+        zeros = besseljzero.numpy_values((sp.Integer(nu),), 60)
+        assert np.all(roots < zeros) and np.all(roots[1:] > zeros[:-1])
+    assert abs(float(dinizero(0, 1, 1).evalf(40)) - 1.2557837117945935) < 1e-14     # s*J1(s) = J0(s)
 
 
 def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_cancel() -> None:

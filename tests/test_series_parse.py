@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from desyr.config.early import _Names, _problem_of
-from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, dinizero, robinroot
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, expression_text, parse_expression
 from desyr.symbolic.series import has_series, not_finite, series_index
 
@@ -20,6 +20,7 @@ ROUND_TRIPS = [
     "Sum(x**n/factorial(n), (n, 0, oo))",
     "Sum(besselj(0, besseljzero(0, k)*x)*exp(-besseljzero(0, k)**2*t)/besselj(1, besseljzero(0, k)), (k, 1, oo))",
     "Sum(cos(robinroot(k, 1, 0, 1)*x)/k**2, (k, 1, oo))",
+    "Sum(besselj(0, dinizero(0, 1/2, k)*x)/k**2, (k, 1, oo))",
     "Sum(1.5*sin(n*x)/n**2, (n, 1, oo)) + besseljpzero(2, 3)*t",
     "Sum(sin(n*x)/(n - 2)**2, (n, 3, oo))",
 ]
@@ -69,6 +70,9 @@ REFUSED = {
     "Sum(sin(n*x)/(10**300)**(n**2), (n, 999, 1000))": "grows too fast",
     "Sum(x**2/2**(n**2), (n, 998, 1000))": "grows too fast",
     "robinroot(1, 0, 0, 0)": "all 0",
+    "dinizero(1, -1, 1)": "a root is not real",
+    "dinizero(0, 0.5, 1)": "exact real number",
+    "dinizero(x, 1, 1)": "constant integer",
     "besseljzero(x, 1)": "constant integer",
     "besseljzero(0, 0)": "from 1 to",
     "besseljzero(0, n)": "unknown name 'n'",
@@ -103,11 +107,12 @@ def test_the_precheck_knows_the_index_and_the_new_functions() -> None:
 def test_named_eigenvalues_evaluate_to_any_precision_and_solve_their_equation() -> None:
     s = sp.Symbol("s")
     for value in (besseljzero(0, 3), besseljzero(2, 1), besseljpzero(0, 1), besseljpzero(1, 2),
-                  robinroot(3, 1, 0, 1), robinroot(2, 2, 3, -1)):
+                  robinroot(3, 1, 0, 1), robinroot(2, 2, 3, -1), dinizero(0, 2, 3), dinizero(2, -1, 1)):
         fifty = value.evalf(50)
         assert abs(value.defining_equation(s).subs(s, fifty).evalf(50)) < 1e-45
         assert value.is_real and value.is_positive
     assert abs(besseljpzero(0, 1).evalf(30) - besseljzero(1, 1).evalf(30)) < 1e-28     # J0' = -J1, 0 not counted
+    assert dinizero(2, 0, 3) == besseljpzero(2, 3) and dinizero(0, 0, 1) == besseljpzero(0, 1)
     k = series_index("k")
     assert robinroot(k, 1, 0, 0) == k * sp.pi and robinroot(k, 0, 0, 2) == (k - sp.Rational(1, 2)) * sp.pi
     assert sp.latex(besseljzero(0, k)) == "j_{0,k}"

@@ -20,7 +20,7 @@ from desyr_sympy.methods import METHODS
 from desyr_sympy.shared.forms import coordinates
 
 from desyr.config.loading import load_problem
-from desyr.plugin import problem_from_toml
+from desyr.plugin import problem_from_toml, robinsinhroot
 from desyr.verify.series_proof import prove_series
 
 ISSUE = ("heat_rod", "laplace_square", "plucked_string", "square_torsion")
@@ -125,6 +125,18 @@ def test_the_zero_mode_of_insulated_ends_is_kept_and_the_answer_is_proved():
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_a_negative_robin_eigenvalue_is_a_growing_term_of_its_own_and_proved():
+    text = _rod("x", ends='operator = "u_n - 2*u"\non = "x = 0"\nvalue = 0\n[[constraints]]\non = "x = 1"\nvalue = 0')
+    problem = coordinates(problem_from_toml(text))
+    answer = _solve(problem)
+    finite = answer.xreplace({s: 0 for s in answer.atoms(sp.Sum)})
+    (root,) = finite.atoms(robinsinhroot)
+    assert root.index == 1 and finite.has(sp.exp(problem.symbols[1] * root**2))       # exp(+z**2*t): it grows
+    outcome = prove_series(problem, {"u": answer})
+    assert outcome.proved, outcome.reason
+
+
 def test_over_damped_modes_are_written_out_before_the_sum():
     extra = '[[constraints]]\noperator = "u_t"\non = "initial"\nvalue = 0'
     problem = problem_from_toml(_rod("x*(1 - x)", lhs="u_tt + 10*u_t - u_xx", extra=extra))
@@ -158,8 +170,8 @@ DECLINED = {
     "reference data": (_rod("sin(pi*x)*exp(-t)", ends='on = ["x = 0", "x = 1"]\nvalue = "x*t"'),
                        "formula for the whole domain"),
     "special functions": (_rod("erf(x)"), "special functions"),
-    "negative eigenvalue": (_rod("x", ends='operator = "u_n - 2*u"\non = "x = 0"\nvalue = 0\n[[constraints]]\n'
-                                      'on = "x = 1"\nvalue = 0'), "negative eigenvalue"),
+    "two nearly equal negative eigenvalues": (_rod("x", ends='operator = "u_n - 20*u"\non = ["x = 0", "x = 1"]\n'
+                                                       'value = 0'), "negative eigenvalues cannot be laid out"),
     "polygon": ("""
 name = "triangle"
 [domain]
@@ -225,8 +237,8 @@ value = "{initial}"
 @pytest.mark.parametrize("shape, rims, initial, reason", [
     ("annulus(center=(0, 0), inner=1, outer=2)", '[[constraints]]\non = "boundary"\nvalue = 0', "1",
      "cross products"),
-    ("disk(center=(0, 0), radius=1)", '[[constraints]]\noperator = "u_n + u"\non = "circle"\nvalue = 0', "1",
-     "Robin condition on a disk"),
+    ("disk(center=(0, 0), radius=1)", '[[constraints]]\noperator = "u_n - u"\non = "circle"\nvalue = 0', "1",
+     "h \\+ m <= 0"),
     ("disk(center=(0, 0), radius=1)", '[[constraints]]\non = "circle"\nvalue = 0', "exp(x)",
      "infinitely many angular modes"),
 ])

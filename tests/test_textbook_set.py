@@ -227,10 +227,10 @@ def _plate(points, n=20):
     return np.array(out)
 
 
-def _disk(points, radius, order, neumann, profile, velocity=None, wave=False, n=41):
+def _disk(points, radius, order, neumann, profile, velocity=None, wave=False, n=41, robin=0.0):
     """One angular mode ``profile(r)*cos(order*theta)`` on a disk: heat (or wave, from ``velocity``) by
     radial collocation and the exact exponential."""
-    op, rr, every = tn.disk_radial(radius, order, n, neumann)
+    op, rr, every = tn.disk_radial(radius, order, n, neumann, robin)
     unknown = rr[1:]
     out = []
     for x, y, t in points:
@@ -275,6 +275,7 @@ def _rods() -> dict[str, tuple[Callable[[], Callable], float | None]]:
         "cold_ends": (lambda: _rod(0, 2, 0.25, 0, dirichlet, dirichlet, _zero, lambda x: 5 + 0 * x), 0.4),
         "insulated_rod": (lambda: _rod(0, 1, 2, 0, neumann, neumann, _zero, lambda x: x**2), 0.05),
         "newton_cooling": (lambda: _rod(0, 1, 1, 0, dirichlet, (1.0, 1.0, _const(0.0)), _zero, lambda x: x), 0.2),
+        "heat_inflow": (lambda: _rod(0, 2, 1, 0, neumann, (-0.5, 1.0, _const(0.0)), _zero, lambda x: 1 + 0 * x), 0.3),
         "heated_rod": (lambda: _rod(0, 1, 1, 0, (1.0, 0.0, _const(1.0)), dirichlet, lambda x, t: 2 + 0 * x,
                                     lambda x: 0 * x), 0.1),
         "ramped_end": (lambda: _rod(0, 1, 1, 0, (1.0, 0.0, lambda t: t), dirichlet, _zero, lambda x: 0 * x), 0.5),
@@ -337,6 +338,7 @@ def _numeric(problem) -> tuple[np.ndarray, np.ndarray]:
     disks = {"disk_cooling": dict(radius=2.0, order=0, neumann=False, profile=lambda r: 4 - r**2),
              "insulated_disk": dict(radius=1.0, order=0, neumann=True, profile=lambda r: r**2),
              "disk_angular_heat": dict(radius=1.0, order=1, neumann=False, profile=lambda r: r * (1 - r**2)),
+             "disk_convection": dict(radius=2.0, order=0, neumann=True, robin=0.5, profile=lambda r: 1 + 0 * r),
              "drum": dict(radius=1.0, order=0, neumann=False, profile=lambda r: 0 * r,
                           velocity=lambda r: 1 - r**2, wave=True)}
     points = _grid_points(problem, t=0.1 if name != "drum" else 0.6)

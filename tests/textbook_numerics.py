@@ -14,7 +14,8 @@ from itertools import product
 import numpy as np
 import sympy as sp
 from scipy.linalg import expm
-from scipy.special import jn_zeros, jnp_zeros
+from scipy.optimize import brentq
+from scipy.special import jn_zeros, jnp_zeros, jv, jvp
 
 from desyr.plugin import robinroot
 
@@ -36,7 +37,35 @@ def _robin(k: Array, a: float, b: float, c: float) -> Array:
     return np.asarray(table)[k - 1]
 
 
-_MODULES = [{"besseljzero": _zeros("j"), "besseljpzero": _zeros("jp"), "robinroot": _robin}, "scipy", "numpy"]
+def _dini(nu: Array, h: Array, k: Array) -> Array:
+    """The roots of ``s*J_nu'(s) + h*J_nu(s)``, found afresh: sign changes on a fine grid, then Brent's method
+    (no use of desyr's brackets)."""
+    order, rim, k = int(np.max(nu)), float(np.max(h)), np.asarray(k, dtype=int)
+    count = int(np.max(k))
+    grid = np.linspace(1e-9, np.pi * (count + order + 2), 400 * (count + order + 2))
+
+    def g(s: float) -> float:
+        return float(s * jvp(order, s) + rim * jv(order, s))
+    values = grid * jvp(order, grid) + rim * jv(order, grid)
+    changes = np.nonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0)[0][:count]
+    return np.array([brentq(g, grid[i], grid[i + 1], xtol=1e-15) for i in changes])[k - 1]
+
+
+def _growing(k: Array, a: float, b: float, c: float) -> Array:
+    """The k-th positive root of ``(a + b*z**2)*sinh(z) + c*z*cosh(z)``, found afresh (sign changes of
+    ``(a + b*z**2)*tanh(z) + c*z`` on a fine grid, then Brent's method)."""
+    def g(z: float) -> float:
+        return float((a + b * z * z) * np.tanh(z) + c * z)
+    grid = np.linspace(1e-6, 60.0, 60001)
+    values = (a + b * grid**2) * np.tanh(grid) + c * grid
+    changes = np.nonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0)[0]
+    i = changes[int(np.max(k)) - 1]
+    return np.asarray(brentq(g, grid[i], grid[i + 1], xtol=1e-15))
+
+
+_MODULES = [{"besseljzero": _zeros("j"), "besseljpzero": _zeros("jp"), "robinroot": _robin, "dinizero": _dini,
+             "robinsinhroot": _growing},
+            "scipy", "numpy"]
 
 
 def partial_sum(expr: sp.Expr, symbols: Sequence[sp.Symbol], points: Array, terms: int) -> Array:
@@ -139,10 +168,10 @@ def evolve(matrix: Array, forcing: Array, state: Array, t: float) -> Array:
     return (expm(big * t) @ np.append(state, 1.0))[:size]
 
 
-def disk_radial(radius: float, order: int, n: int, neumann: bool) -> tuple[Array, Array, Array]:
+def disk_radial(radius: float, order: int, n: int, neumann: bool, robin: float = 0.0) -> tuple[Array, Array, Array]:
     """The radial operator ``u_rr + u_r/r - m**2*u/r**2`` of one angular mode on the points r > 0 of a
     Chebyshev grid of [-R, R] (n odd: no point at the centre), folded with the mode's parity, the rim's
-    condition (u = 0, or u_r = 0) eliminated.  Returns the operator on the unknowns (the points inside),
+    condition (u = 0, or u_r + robin*u = 0) eliminated.  Returns the operator on the unknowns (the points inside),
     the radii of every point (the rim first) and the map from the unknowns to every point's value."""
     d, x = cheb(n)
     r = radius * x
@@ -154,7 +183,7 @@ def disk_radial(radius: float, order: int, n: int, neumann: bool) -> tuple[Array
     d1f, d2f = fold(d), fold(d2)
     rr = r[:half]
     op = d2f + np.diag(1 / rr) @ d1f - order**2 * np.diag(1 / rr**2)
-    rim = -d1f[0, 1:] / d1f[0, 0] if neumann else np.zeros(half - 1)
+    rim = -d1f[0, 1:] / (d1f[0, 0] + robin) if neumann else np.zeros(half - 1)
     every = np.vstack([rim, np.eye(half - 1)])
     return (op @ every)[1:], rr, every
 

@@ -73,8 +73,15 @@ def prepare(exprs: Mapping[str, sp.Expr], box: Box | None) -> tuple[dict[str, sp
             code = _code(f"desyr_s{len(codes)}", field, total, box, tables)
             codes.append(code)
             mapping[total] = sp.Symbol(code.name, real=True)
-        out[field] = expr.xreplace(mapping)
+        out[field] = _valued(expr.xreplace(mapping))
     return out, codes
+
+
+def _valued(expr: sp.Expr) -> sp.Expr:
+    """A named eigenvalue of a given index outside the sums (a growing mode's ``robinsinhroot(1, ...)``) as its
+    value, a literal to 17 digits."""
+    calls = {c for c in expr.atoms(EigenvalueFunction) if c.index.is_Integer}
+    return expr.xreplace({c: sp.Float(sp.N(c, 17), 17) for c in calls}) if calls else expr
 
 
 def notes(codes: Sequence[SumCode]) -> list[str]:

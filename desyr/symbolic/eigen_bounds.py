@@ -10,6 +10,7 @@
 - ``j'_{nu,n}`` (``besseljpzero``): ``j'_{0,n} = j_{1,n}`` (``J_0' = -J_1``); for nu >= 1 the zeros
   interlace, ``j_{nu,n-1} < j'_{nu,n} < j_{nu,n}`` (Watson 15.22).
 - ``robinroot``: its known interval (:mod:`desyr.symbolic.robin`).
+- ``d_{nu,n}`` (``dinizero``): ``j_{nu,n-1} < d_{nu,n} < j_{nu,n}`` (:mod:`desyr.symbolic.dini`).
 
 **The Bessel function at a zero** (normalisations of Fourier-Bessel coefficients): with ``F = y**2 +
 y'**2/phi``, ``F' = -y'**2*phi'/phi**2``, so ``F`` increases for nu = 0 and decreases for nu > 1/2 where
@@ -17,7 +18,8 @@ y'**2/phi``, ``F' = -y'**2*phi'/phi**2``, so ``F`` increases for nu = 0 and decr
 argument, Watson 15.31).  At ``x = j_{nu,k}``, ``y = 0`` and ``x*J_nu'(x)**2 = phi*F``; at ``x =
 j'_{nu,k}``, ``x*J_nu(x)**2 = F/(1 + 1/(4*x**2*phi))``.  Both are thus enclosed between the values at
 the first zero and ``2/pi``: ``|J_{nu+-1}(j_{nu,k})| = rho_k/sqrt(j_{nu,k})`` and ``|J_nu(j'_{nu,k})| =
-rho_k/sqrt(j'_{nu,k})`` with ``rho_k`` in a computed interval away from 0.
+rho_k/sqrt(j'_{nu,k})`` with ``rho_k`` in a computed interval away from 0.  At a root of Dini's equation
+``x*J_nu' + h*J_nu = 0``, ``x*J_nu(x)**2 = F/(1 + (1/2 - h)**2/(x**2*phi))``, enclosed the same way.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero, robinroot
 
 DIGITS = 30
 _WIDEN = mpmath.mpf(10) ** -20          # relative: mpmath's values are far more accurate than this
@@ -87,6 +89,9 @@ def linear(node: EigenvalueFunction, index: sp.Symbol) -> Linear:
             return _zeros(1)
         zeros = _zeros(nu)           # j_{nu,n-1} < j'_{nu,n} < j_{nu,n}
         return Linear(zeros.lo0 - zeros.lo1, zeros.lo1, zeros.hi0, zeros.hi1, 2)
+    if isinstance(node, dinizero):
+        zeros = _zeros(nu)           # j_{nu,n-1} < d_{nu,n} < j_{nu,n} (desyr.symbolic.dini)
+        return Linear(zeros.lo0 - zeros.lo1, zeros.lo1, zeros.hi0, zeros.hi1, 2)
     raise Unbounded(f"no bounds for {node}")
 
 
@@ -96,7 +101,7 @@ def at_zero(call: sp.Expr, index: sp.Symbol) -> tuple[float, float]:
     if not isinstance(call, sp.besselj) or not call.args[0].is_Integer:
         raise Unbounded(f"{call} is not a Bessel function at a zero")
     order, zero = int(call.args[0]), call.args[1]
-    if not isinstance(zero, (besseljzero, besseljpzero)) or zero.index != index:
+    if not isinstance(zero, (besseljzero, besseljpzero, dinizero)) or zero.index != index:
         raise Unbounded(f"{call} is not a Bessel function at a zero of the series' index")
     nu = int(zero.args[0])
     with mpmath.workdps(DIGITS):
@@ -111,6 +116,21 @@ def at_zero(call: sp.Expr, index: sp.Symbol) -> tuple[float, float]:
             first = mpmath.besselj(nu, x) ** 2 * (x + 1 / (4 * x * phi))
             squeeze = 1 + 1 / (4 * x**2 * phi)
             low, high = (first / squeeze, 2 / mpmath.pi) if nu == 0 else (2 / mpmath.pi / squeeze, first)
+        elif isinstance(zero, dinizero) and order == nu:
+            low, high = _at_dini(nu, zero.args[1])
         else:
             raise Unbounded(f"{call}: no bound at this zero")
         return _down(mpmath.sqrt(low)), _up(mpmath.sqrt(high))
+
+
+def _at_dini(nu: int, h: sp.Expr) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """``x*J_nu(x)**2 = F/S`` at the roots of Dini's equation, ``S = 1 + (1/2 - h)**2/(x**2 - nu**2 + 1/4)``
+    decreasing to 1, ``F`` monotone from its value at the first root to ``2/pi`` where ``phi > 0``."""
+    x = dinizero(nu, h, 1).evalf(DIGITS + 5)
+    x = mpmath.mpf(str(x))
+    if x**2 <= nu**2 - mpmath.mpf(1) / 4:
+        raise Unbounded(f"dinizero({nu}, {h}, k): the first root lies where phi < 0")
+    squeeze = 1 + (mpmath.mpf(1) / 2 - mpmath.mpf(str(sp.N(h, DIGITS + 5))))**2 / (x**2 - nu**2 + mpmath.mpf(1) / 4)
+    first = x * mpmath.besselj(nu, x) ** 2 * squeeze                      # F at the first root
+    least, most = (first, 2 / mpmath.pi) if nu == 0 else (2 / mpmath.pi, first)
+    return least / squeeze, most

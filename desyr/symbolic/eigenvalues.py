@@ -185,11 +185,104 @@ class robinroot(EigenvalueFunction):  # noqa: N801 - the name the expression lan
         return f"\\operatorname{{robinroot}}_{{{printer._print(self.args[0])}}}\\left({rest}\\right)"
 
 
+class dinizero(EigenvalueFunction):  # noqa: N801 - the name the expression language writes
+    """``dinizero(nu, h, k)``: the k-th positive root of ``s*J_nu'(s) + h*J_nu(s)`` (Dini's equation, a Robin
+    condition on a disk's rim), for an exact real ``h`` with ``h + nu > 0``; ``h = 0`` is ``besseljpzero``
+    (the root 0 not counted)."""
+
+    nargs = 3
+    index_position = 2
+
+    @classmethod
+    def eval(cls, nu: sp.Expr, h: sp.Expr, k: sp.Expr) -> sp.Expr | None:
+        if h.is_zero:
+            return besseljpzero(nu, k)
+        return None
+
+    def defining_equation(self, s: sp.Expr) -> sp.Expr:
+        nu, h = self.args[0], self.args[1]
+        return s * (sp.besselj(nu - 1, s) - sp.besselj(nu + 1, s)) / 2 + h * sp.besselj(nu, s)
+
+    def mpmath_value(self, k: int, prec: int) -> mpmath.mpf:
+        from desyr.symbolic.dini import root
+        return root(self.args[0], self.args[1], k, prec)
+
+    @classmethod
+    def numpy_values(cls, constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
+        from desyr.symbolic.dini import roots_float
+        return roots_float(constants[0], constants[1], count)
+
+    def latex_symbol(self, printer: Any) -> str:
+        nu, h, k = (printer._print(a) for a in self.args)
+        return f"d_{{{nu},{k}}}\\left({h}\\right)"
+
+
+class robinsinhroot(EigenvalueFunction):  # noqa: N801 - the name the expression language writes
+    """``robinsinhroot(k, a, b, c)``: the k-th positive root ``z`` (k = 1 or 2) of ``(a + b*z**2)*sinh(z) +
+    c*z*cosh(z)``: with ``robinroot``'s ``a, b, c``, the negative eigenvalue ``-(z/L)**2`` of Robin ends with the
+    "wrong" sign (an exponentially growing mode), eigenfunction ``beta0*(z/L)*cosh(z*x/L) + alpha0*sinh(z*x/L)``."""
+
+    nargs = 4
+    index_position = 0
+
+    @classmethod
+    def eval(cls, k: sp.Expr, a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr | None:
+        # one form for each set of roots: the constants scaled so that the first nonzero of b, c, a is 1 (the
+        # solver's, the parser's and the proof's calls then compare equal)
+        scaled = unit_constants((a, b, c))
+        return None if scaled is None else cls(k, *scaled)
+
+    def defining_equation(self, s: sp.Expr) -> sp.Expr:
+        a, b, c = self.args[1:]
+        return (a + b * s**2) * sp.sinh(s) + c * s * sp.cosh(s)
+
+    def mpmath_value(self, k: int, prec: int) -> mpmath.mpf:
+        from desyr.symbolic.robin_growth import root
+        return root(self.args[1:], k, prec)
+
+    @classmethod
+    def numpy_values(cls, constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
+        from desyr.symbolic.robin_growth import count as how_many
+        from desyr.symbolic.robin_growth import roots_float
+        found = roots_float(tuple(constants), min(count, how_many(tuple(constants))))
+        return np.concatenate([found, np.full(count - len(found), np.nan)])
+
+    @staticmethod
+    def count(constants: tuple[sp.Expr, ...]) -> int:
+        """How many positive roots there are (0, 1 or 2), proved (:mod:`desyr.symbolic.robin_growth`)."""
+        from desyr.symbolic.robin_growth import count
+        return count(tuple(constants))
+
+    def latex_symbol(self, printer: Any) -> str:
+        rest = ", ".join(printer._print(a) for a in self.args[1:])
+        return f"\\operatorname{{robinsinhroot}}_{{{printer._print(self.args[0])}}}\\left({rest}\\right)"
+
+
+def unit_constants(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """``(a, b, c)`` divided by the first nonzero of ``b, c, a`` (the same roots), or None where that is 1 already
+    or undecided."""
+    a, b, c = constants
+    lead = next((v for v in (b, c, a) if v.is_zero is False), None)
+    if lead is None or lead == 1 or not lead.is_number:
+        return None
+    return a / lead, b / lead, c / lead
+
+
+def unit_robin(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with each ``robinroot(k, a, b, c)`` written with :func:`unit_constants` (the same value): two
+    writings of one family's roots are then one function."""
+    def scaled(call: robinroot) -> sp.Expr:
+        unit = unit_constants(call.args[1:])
+        return call if unit is None else robinroot(call.args[0], *unit)
+    return expr.replace(lambda e: isinstance(e, robinroot), scaled)
+
+
 #: the functions by the name the expression language writes, and their argument counts
 EIGENVALUES: dict[str, type[EigenvalueFunction]] = {
-    "besseljzero": besseljzero, "besseljpzero": besseljpzero, "robinroot": robinroot,
+    "besseljzero": besseljzero, "besseljpzero": besseljpzero, "robinroot": robinroot, "dinizero": dinizero,
+    "robinsinhroot": robinsinhroot,
 }
-ARITY = {"besseljzero": 2, "besseljpzero": 2, "robinroot": 4}
+ARITY = {"besseljzero": 2, "besseljpzero": 2, "robinroot": 4, "dinizero": 3, "robinsinhroot": 4}
 
 
 def numpy_function(node: EigenvalueFunction) -> Callable[[Any], np.ndarray]:

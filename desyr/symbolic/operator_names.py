@@ -25,7 +25,8 @@ TWO_ARGUMENTS = ("besselj", "bessely", "besseli", "besselk")
 CONSTANTS = ("pi", "E")
 #: the series language's constructs and their argument counts: ``Sum(term, (n, 1, oo))``, ``factorial``
 #: of an integer, and the named eigenvalue functions (desyr.symbolic.eigenvalues)
-SERIES = {"Sum": 2, "factorial": 1, "besseljzero": 2, "besseljpzero": 2, "robinroot": 4}
+SERIES = {"Sum": 2, "factorial": 1, "besseljzero": 2, "besseljpzero": 2, "robinroot": 4, "dinizero": 3,
+          "robinsinhroot": 4}
 #: names an expression vocabulary may not define: they already mean something in expressions, or in the
 #: numpy code that expressions are compiled to (a test holds the tables equal to the parser's)
 RESERVED = frozenset(FUNCTIONS) | frozenset(TWO_ARGUMENTS) | frozenset(CONSTANTS) | frozenset(SERIES) | frozenset(

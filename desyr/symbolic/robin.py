@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -58,20 +58,21 @@ class Layout:
         return m * mpmath.pi, (m + 1) * mpmath.pi
 
 
-def _exact(constants: Sequence[sp.Expr]) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+def exact_constants(constants: Sequence[sp.Expr], name: str = "robinroot") -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """``(a, b, c)`` as exact real numbers, not all 0 (:class:`ValueError` otherwise; ``name`` for the message)."""
     a, b, c = (sp.sympify(x) for x in constants)
     for x in (a, b, c):
         if not x.is_number or x.is_real is not True or x.has(sp.Float):
-            raise ValueError(f"robinroot's constants must be exact real numbers, got {x}")
+            raise ValueError(f"{name}'s constants must be exact real numbers, got {x}")
     if a.is_zero and b.is_zero and c.is_zero:
-        raise ValueError("robinroot's constants a, b, c are all 0: every s is a root")
+        raise ValueError(f"{name}'s constants a, b, c are all 0: every s is a root")
     return a, b, c
 
 
 @functools.lru_cache(maxsize=64)
 def layout(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> Layout:
     """The brackets of the roots for exact ``(a, b, c)`` (:class:`ValueError` where they cannot be laid out)."""
-    a, b, c = _exact(constants)
+    a, b, c = exact_constants(constants)
     with interval_precision(PREC), mpmath.workprec(PREC):
         A, B, C = (number(x) for x in (a, b, c))
         if not b.is_zero:
@@ -87,7 +88,7 @@ def layout(constants: tuple[sp.Expr, sp.Expr, sp.Expr]) -> Layout:
                              f"scale the problem")
         first = max(1, math.ceil(start_at))
         start = mpmath.pi * (first - (mpmath.mpf(1) / 2 if kind == "tan" else 0))
-        low = _isolate(A, B, C, _clear_of_zero(a, b, c), start)
+        low = isolate(A, B, C, _clear_of_zero(a, b, c), start)
     return Layout(tuple(low), first, kind)
 
 
@@ -121,9 +122,13 @@ def _df(A: iv.mpf, B: iv.mpf, C: iv.mpf, s: iv.mpf) -> iv.mpf:
     return (A + C - B * s * s) * iv.cos(s) - (2 * B + C) * s * iv.sin(s)
 
 
-def _isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf,
-             start: mpmath.mpf) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
-    """Brackets, in order, of every root in ``[delta, start]``, each proved to hold exactly one."""
+Enclosure = Callable[[iv.mpf, iv.mpf, iv.mpf, iv.mpf], iv.mpf]
+
+
+def isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf, start: mpmath.mpf, f: Enclosure = _f,
+            df: Enclosure = _df) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
+    """Brackets, in order, of every root of ``f`` (``df`` its derivative; both interval enclosures in the
+    constants and the point) in ``[delta, start]``, each proved to hold exactly one."""
     pieces: list[tuple[mpmath.mpf, mpmath.mpf]] = [(delta, start)]
     found: list[tuple[mpmath.mpf, mpmath.mpf]] = []
     for _ in range(PIECES):
@@ -131,10 +136,10 @@ def _isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf,
             return sorted(found)
         lo, hi = pieces.pop()
         whole = iv.mpf([lo, hi])
-        if excludes_zero(_f(A, B, C, whole)):
+        if excludes_zero(f(A, B, C, whole)):
             continue
-        ends = _f(A, B, C, iv.mpf(lo)), _f(A, B, C, iv.mpf(hi))
-        if excludes_zero(_df(A, B, C, whole)) and all(excludes_zero(e) for e in ends):
+        ends = f(A, B, C, iv.mpf(lo)), f(A, B, C, iv.mpf(hi))
+        if excludes_zero(df(A, B, C, whole)) and all(excludes_zero(e) for e in ends):
             if (ends[0].b < 0) != (ends[1].b < 0):
                 found.append((lo, hi))
             continue
@@ -142,11 +147,11 @@ def _isolate(A: iv.mpf, B: iv.mpf, C: iv.mpf, delta: mpmath.mpf,
         if not lo < middle < hi:
             break
         pieces += [(middle, hi), (lo, middle)]
-    raise ValueError("robinroot: the roots below the regular range could not be isolated")
+    raise ValueError("the roots below the regular range could not be isolated")
 
 
 def _constants_mp(constants: Sequence[sp.Expr]) -> tuple[mpmath.mpf, ...]:
-    return tuple(mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10))) for x in _exact(constants))
+    return tuple(mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10))) for x in exact_constants(constants))
 
 
 def root(constants: Sequence[sp.Expr], k: int, prec: int) -> mpmath.mpf:
@@ -183,7 +188,7 @@ def roots_float(constants: tuple[sp.Expr, ...], count: int) -> np.ndarray:
     head = [float(root(constants, k, 64)) for k in range(1, few + 1)]
     if count <= few:
         return np.array(head, dtype=float)
-    a, b, c = (float(x) for x in _exact(constants))
+    a, b, c = (float(x) for x in exact_constants(constants))
     m = bracket.first + np.arange(count - few, dtype=float)
     shift = 0.5 if bracket.kind == "tan" else 0.0
     lo, hi = (m - shift) * np.pi, (m + 1 - shift) * np.pi

@@ -260,7 +260,8 @@ def build_factorial(node: ast.Call, vocab: Names, text: str, notes: list[Conditi
 
 def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | None,
                      build: Build) -> sp.Expr:
-    """``besseljzero(nu, k)``, ``besseljpzero(nu, k)``, ``robinroot(k, a, b, c)``."""
+    """``besseljzero(nu, k)``, ``besseljpzero(nu, k)``, ``robinroot(k, a, b, c)``, ``dinizero(nu, h, k)``,
+    ``robinsinhroot(k, a, b, c)``."""
     name = node.func.id if isinstance(node.func, ast.Name) else "?"
     cls = EIGENVALUES[name]
     if node.keywords or len(node.args) != len(_ARGUMENTS[name]):
@@ -271,6 +272,10 @@ def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condit
     args[position] = integer_argument(args[position], vocab, f"{name}'s index", 1, MAX_INDEX, text)
     if name == "robinroot":
         _robin_constants(args[1:], text)
+    elif name == "robinsinhroot":
+        _growth_constants(args[0], args[1:], text)
+    elif name == "dinizero":
+        _dini_constants(args[0], args[1], vocab, text)
     else:
         if not args[0].is_number:
             raise ExpressionError(f"{name}'s order in {short(text)} must be a constant integer, got {short(args[0], 30)}")
@@ -282,16 +287,44 @@ def build_eigenvalue(node: ast.Call, vocab: Names, text: str, notes: list[Condit
 
 
 _ARGUMENTS = {"besseljzero": ("order", "index"), "besseljpzero": ("order", "index"),
-              "robinroot": ("index", "a", "b", "c")}
+              "robinroot": ("index", "a", "b", "c"), "dinizero": ("order", "h", "index"),
+              "robinsinhroot": ("index", "a", "b", "c")}
 
 
-def _robin_constants(constants: list[sp.Expr], text: str) -> None:
+def _growth_constants(index: sp.Expr, constants: list[sp.Expr], text: str) -> None:
+    """``robinsinhroot``: exact constants, and an index that is one of its (at most two) roots."""
+    _robin_constants(constants, text, "robinsinhroot", check=False)
+    from desyr.symbolic.robin_growth import count
+    try:
+        found = count(tuple(constants))
+    except (ValueError, ArithmeticError) as exc:
+        raise ExpressionError(f"{exc} (in {short(text)})") from None
+    if not (index.is_Integer and 1 <= int(index) <= found):
+        raise ExpressionError(f"robinsinhroot's index in {short(text)} must be an integer literal from 1 to the "
+                              f"number of its roots ({found}), got {short(index, 30)}")
+
+
+def _dini_constants(order: sp.Expr, h: sp.Expr, vocab: Names, text: str) -> None:
+    if not order.is_number:
+        raise ExpressionError(f"dinizero's order in {short(text)} must be a constant integer, got {short(order, 30)}")
+    integer_argument(order, vocab, "dinizero's order", 0, MAX_EIGEN_ORDER, text)
+    if not h.is_number or h.has(sp.Float) or h.is_real is not True:
+        raise ExpressionError(f"dinizero's constant h in {short(text)} must be an exact real number (such as 1, "
+                              f"1/2 or pi; not 0.5), got {short(h, 30)}")
+    if not ((h + order).is_positive or h.is_zero):
+        raise ExpressionError(f"dinizero({order}, {short(h, 20)}, k) in {short(text)} needs h + nu > 0 (else a root "
+                              "is not real, or 0 is one)")
+
+
+def _robin_constants(constants: list[sp.Expr], text: str, name: str = "robinroot", check: bool = True) -> None:
     for value in constants:
         if not value.is_number or value.has(sp.Float) or value.is_real is not True:
-            raise ExpressionError(f"robinroot's constants a, b, c in {short(text)} must be exact real numbers "
+            raise ExpressionError(f"{name}'s constants a, b, c in {short(text)} must be exact real numbers "
                                   f"(such as 1, 1/2 or pi; not 0.5), got {short(value, 30)}")
     if all(value.is_zero for value in constants):
-        raise ExpressionError(f"robinroot's constants a, b, c in {short(text)} are all 0: every s is a root")
+        raise ExpressionError(f"{name}'s constants a, b, c in {short(text)} are all 0: every s is a root")
+    if not check:
+        return
     from desyr.symbolic.robin import layout
     try:
         layout(tuple(constants))

@@ -10,6 +10,7 @@ zero mode or a series over odd indices where even ones are needed fail.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from desyr.verify.series_modes import NotAnExpansion, Progression, lcm
@@ -66,3 +67,52 @@ def _without(p: Progression, points: Sequence[int]) -> list[Progression]:
     last = max(inside)
     singles = [Progression(0, v, 0) for v in range(p.first(), last, p.step) if v not in inside]
     return singles + [Progression(p.step, p.offset, (last - p.offset) // p.step + 1)]
+
+
+#: the most index cells a multiple series' coverage is split into (each is an identity to check)
+MAX_CELLS = 64
+
+
+def cells(branches: Sequence[Branch], boxes: Sequence[Sequence[Progression]]) -> list[tuple[list[Progression], int | None]]:
+    """A multiple series whose pieces cover several products of index ranges (a Neumann rectangle's zero
+    modes: ``n >= 1`` by ``m = 0``, ``n = 0`` by ``m >= 1``, ``n, m >= 1``): every index tuple of the branches,
+    split into cells that each lie inside one box or outside all of them, with that box's position (None:
+    uncovered, the data's coefficient must be 0 there).  Along each direction the cells are the single
+    indices below a threshold past every box's first index and the residue classes, modulo the steps' least
+    common multiple, above it: each lies inside or outside every progression.  Two boxes that share a cell
+    count an eigenfunction twice, which is refused."""
+    axes = [_atoms(b, [box[i] for box in boxes]) for i, b in enumerate(branches)]
+    total = 1
+    for atoms in axes:
+        total *= len(atoms)
+    if total > MAX_CELLS:
+        raise NotAnExpansion(f"the multiple series' index ranges split into {total} cells (at most {MAX_CELLS})")
+    out: list[tuple[list[Progression], int | None]] = []
+    for cell in itertools.product(*axes):
+        owners = [g for g, box in enumerate(boxes) if all(_inside(a, p) for a, p in zip(cell, box))]
+        if len(owners) > 1:
+            raise NotAnExpansion("two sums cover the same eigenfunctions of a multiple series")
+        out.append((list(cell), owners[0] if owners else None))
+    return out
+
+
+def _atoms(branch: Branch, progressions: Sequence[Progression]) -> list[Progression]:
+    whole = everything(branch)
+    for p in progressions:
+        if not (whole.contains(p.first()) if p.step == 0 else whole.step and p.first() >= whole.first()):
+            raise NotAnExpansion(f"a sum runs over index {p.first()} of the {branch.label} eigenfunctions, "
+                                 f"which start at {branch.first}")
+    if whole.step == 0:
+        return [whole]
+    modulus = lcm([p.step for p in progressions if p.step])
+    threshold = max([whole.first()] + [p.first() + (1 if p.step == 0 else 0) for p in progressions])
+    singles = [Progression(0, v, 0) for v in range(whole.first(), threshold)]
+    classes = [Progression(modulus, r, -((r - threshold) // modulus)) for r in range(modulus)]
+    return singles + classes
+
+
+def _inside(atom: Progression, p: Progression) -> bool:
+    """Whether ``atom`` (a single index, or a residue class past every first index) lies inside ``p``."""
+    if atom.step == 0:
+        return p.contains(atom.offset)
+    return p.step != 0 and atom.step % p.step == 0 and p.contains(atom.first())

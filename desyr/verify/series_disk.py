@@ -5,9 +5,11 @@ an equation whose spatial part is ``A*(u_xx + u_yy)`` separates into ``cos(m*the
 and the radial problem ``X'' + X'/r + (mu - m**2/r**2)*X = 0``, bounded at 0.  Its bounded solutions
 are the multiples of ``J_m(s*r)`` (``Y_m`` is unbounded there), so with the rim condition ``X(R) = 0`` the
 eigenvalues are exactly ``(besseljzero(m, k)/R)**2``, k = 1, 2, ... (every positive zero of ``J_m`` is
-counted by the function), and with ``X'(R) = 0`` they are ``(besseljpzero(m, k)/R)**2`` and, for
-``m = 0``, the constant; ``mu <= 0`` gives ``r**m`` or ``I_m(sigma*r)``, positive and increasing, which
-meet neither condition except the constant of a Neumann rim.  Completeness: for each ``m`` the
+counted by the function), with ``X'(R) = 0`` they are ``(besseljpzero(m, k)/R)**2`` and, for
+``m = 0``, the constant, and with a Robin rim ``R*X'(R) + h*X(R) = 0`` (``h + m > 0``) they are
+``(dinizero(m, h, k)/R)**2``; ``mu <= 0`` gives ``r**m`` or ``I_m(sigma*r)``, positive and increasing, which
+meet none of these conditions except the constant of a Neumann rim (``x*I_m'(x)/I_m(x) >= m``, so
+``sigma*R*I_m' + h*I_m > 0`` when ``h + m > 0``).  Completeness: for each ``m`` the
 Fourier-Bessel (rim value) and Dini (rim slope) families are complete and orthogonal in
 ``L2((0, R), r dr)`` (Watson, *A treatise on the theory of Bessel functions*, 18.24 and 18.3), and with
 the angular Fourier basis complete in ``L2`` of the disk.
@@ -26,7 +28,7 @@ import sympy as sp
 from desyr.model.geometry import Part
 from desyr.model.problem import Problem
 from desyr.model.shapes import Disk
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.series_expansion import SECONDS_PER_INTEGRAL, Check, Expansion, Unproved, check_coefficients
 from desyr.verify.series_form import Series
@@ -38,7 +40,8 @@ from desyr.verify.series_targets import Target, linear_coefficients
 RADIUS = sp.Dummy("r", positive=True)
 ANGLE = sp.Dummy("theta", real=True)
 THEOREM = ("for each angular mode m, the Fourier-Bessel family J_m(j_(m,k)*r/R) (a rim value) or the Dini family "
-           "J_m(j'_(m,k)*r/R) with the constant for m = 0 (a rim slope) is complete and orthogonal in L2((0, R), r dr) "
+           "J_m(j'_(m,k)*r/R) with the constant for m = 0 (a rim slope), J_m(d_(m,k)*r/R) (a Robin rim, h + m > 0) "
+           "is complete and orthogonal in L2((0, R), r dr) "
            "(Watson, Bessel functions, 18.24, 18.3); with cos(m*theta), sin(m*theta) complete in L2 of the disk")
 
 
@@ -49,7 +52,7 @@ class Round:
     x0: sp.Expr
     y0: sp.Expr
     radius: sp.Expr
-    slope: bool                  # the rim condition is on u_n (else on u)
+    h: sp.Expr | None            # the rim condition: u (None), u_n (0) or h*u + R*u_n (Robin)
     rim: tuple[Target, ...]
     spatial_coefficient: sp.Expr  # A in A*(u_xx + u_yy)
 
@@ -60,15 +63,25 @@ class Round:
         return moved.replace(lambda e: isinstance(e, sp.Pow) and e.base.has(ANGLE) and not e.exp.is_Integer,
                              lambda e: sp.trigsimp(sp.factor(e.base)) ** e.exp)
 
+    @property
+    def rim_kind(self) -> str:
+        return "value" if self.h is None else "slope" if self.h == 0 else f"Robin (h = {self.h})"
+
     def family(self, m: int) -> Family:
-        name = "J'" if self.slope else "J"
-        zeros = besseljpzero if self.slope else besseljzero
-        s = zeros(m, J) / self.radius
+        if self.h is None:
+            name, s = "J", besseljzero(m, J) / self.radius
+        elif self.h == 0:
+            name, s = "J'", besseljpzero(m, J) / self.radius
+        else:
+            if not (self.h + m).is_positive:
+                raise NoFamily(f"a Robin rim with h + m <= 0 (h = {self.h}, mode {m}) has an eigenvalue <= 0, which "
+                               "this proof does not take")
+            name, s = "Dini", dinizero(m, self.h, J) / self.radius
         branches = [Branch(f"{name}_{m}", 1, False, s, sp.besselj(m, s * RADIUS), None)]
-        if self.slope and m == 0:
+        if self.h == 0 and m == 0:
             branches.insert(0, Branch("constant", 0, True, sp.Integer(0), sp.Integer(1), None))
         return Family(RADIUS, sp.Integer(0), self.radius, sp.Integer(0), tuple(branches),
-                      f"mode {m}, rim {'slope' if self.slope else 'value'}", THEOREM, measure=RADIUS)
+                      f"mode {m}, rim {self.rim_kind}", THEOREM, measure=RADIUS)
 
 
 def round_domain(problem: Problem, all_targets: list[Target]) -> Round:
@@ -85,7 +98,7 @@ def round_domain(problem: Problem, all_targets: list[Target]) -> Round:
     rim = tuple(t for t in all_targets if isinstance(t.face, Part))
     if len(rim) != 1 or rim[0].face.condition is not None:      # type: ignore[union-attr]
         raise NoFamily("the disk's rim needs one condition on the whole circle")
-    return Round(x, y, x0, y0, radius, _rim_kind(problem, rim[0], x, y, x0, y0), rim, _laplacian(problem, x, y))
+    return Round(x, y, x0, y0, radius, _rim_kind(problem, rim[0], x, y, x0, y0, radius), rim, _laplacian(problem, x, y))
 
 
 def _laplacian(problem: Problem, x: sp.Symbol, y: sp.Symbol) -> sp.Expr:
@@ -98,17 +111,19 @@ def _laplacian(problem: Problem, x: sp.Symbol, y: sp.Symbol) -> sp.Expr:
     return a
 
 
-def _rim_kind(problem: Problem, rim: Target, x: sp.Symbol, y: sp.Symbol, x0: sp.Expr, y0: sp.Expr) -> bool:
-    """Whether the rim's condition is on the normal derivative (``c1*((x - x0)*u_x + (y - y0)*u_y)/R``, one
-    constant ``c1``) rather than on the value (a constant times ``u``)."""
+def _rim_kind(problem: Problem, rim: Target, x: sp.Symbol, y: sp.Symbol, x0: sp.Expr, y0: sp.Expr,
+              radius: sp.Expr) -> sp.Expr | None:
+    """The rim's condition ``alpha*u + beta*u_n`` (``u_n = ((x - x0)*u_x + (y - y0)*u_y)/R``, constants ``alpha``,
+    ``beta``) as ``h = alpha*R/beta``: None for the value alone (``beta = 0``), 0 for the normal derivative alone."""
     coefficients = {j.wrt: c for j, c in (linear_coefficients(problem, rim.operator) or {}).items()}
-    if set(coefficients) == {()} and coefficients[()] != 0 and not coefficients[()].free_symbols:
-        return False
-    if set(coefficients) == {(str(x),), (str(y),)}:
+    alpha = coefficients.get((), sp.Integer(0))
+    if set(coefficients) == {()} and alpha != 0 and not alpha.free_symbols:
+        return None
+    if set(coefficients) - {()} == {(str(x),), (str(y),)} and not alpha.free_symbols:
         along = [sp.simplify(coefficients[(str(v),)] / (v - v0)) for v, v0 in ((x, x0), (y, y0))]
         if not along[0].free_symbols and along[0] != 0 and sp.simplify(along[0] - along[1]) == 0:
-            return True
-    raise NoFamily("the rim's condition is neither the value nor the normal derivative (a Robin rim is not handled)")
+            return sp.simplify(alpha / along[0]) if alpha != 0 else sp.Integer(0)
+    raise NoFamily("the rim's condition is not alpha*u + beta*u_n with constants alpha, beta")
 
 
 def pieces(series: Series, rnd: Round, key: bytes) -> list[Piece]:
@@ -167,7 +182,7 @@ def _match(radial: sp.Expr, branch: Branch, series: Series, key: bytes) -> tuple
         return (sp.Integer(0), scale) if not scale.has(RADIUS) and scale != 0 else None
     (template,) = branch.frequency.atoms(EigenvalueFunction)
     for call in radial.atoms(EigenvalueFunction):
-        if type(call) is not type(template) or call.args[0] != template.args[0]:
+        if type(call) is not type(template) or call.constants != template.constants:
             continue
         scale = sp.simplify(radial / branch.at(call.index))
         if not scale.has(RADIUS) and scale != 0:

@@ -25,9 +25,9 @@ from desyr.model.problem import Problem
 from desyr.model.shapes import Box
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.quadrature import matches
-from desyr.verify.series_coverage import everything, uncovered
+from desyr.verify.series_coverage import cells, everything, uncovered
 from desyr.verify.series_identity import Range, Undecided, index_values, integer_zeros, zero_for_all
-from desyr.verify.series_modes import NotAnExpansion, Piece, Progression
+from desyr.verify.series_modes import Piece, Progression
 from desyr.verify.series_roots import numeric
 from desyr.verify.series_sturm import Branch, Family, J
 from desyr.verify.series_targets import Target
@@ -136,7 +136,10 @@ def _classes(combo: Sequence[object], mine: Sequence[tuple[Piece, sp.Expr]]) -> 
         progs = tuple(progression(m.index, piece.indices)[0] for m in piece.modes)
         groups.setdefault(progs, []).append((piece, r))
     if len(branches) > 1 and len(groups) > 1:
-        raise NotAnExpansion("a multiple series must cover its eigenfunctions with one product of index ranges")
+        boxes = list(groups)
+        claims = [_claim(groups[box]) for box in boxes]
+        return [(cell, None if owner is None else _narrowed(claims[owner], boxes[owner], cell))
+                for cell, owner in cells(branches, boxes)]    # type: ignore[arg-type]
     out: list[tuple[list[Progression], Claim | None]] = []
     for progs, members in groups.items():
         out.append((list(progs), _claim(members)))
@@ -167,6 +170,18 @@ def _claim(members: Sequence[tuple[Piece, sp.Expr]]) -> Claim:
         total += (r * scale).xreplace(rename)
     lowers = tuple(next(i.lower for i in first.indices if i.symbol == k) if k is not None else 0 for k in ks)
     return total, tuple(k if k is not None else sp.Dummy("unused") for k in ks), lowers
+
+
+def _narrowed(claim: Claim, box: Sequence[Progression], cell: Sequence[Progression]) -> Claim:
+    """``claim`` (over the box's progressions) on one cell inside it: a single index put in, a residue class
+    ``M*k + r`` of the progression ``p*k' + q`` written in its own ``k`` (``k' = (M*k + r - q)/p``)."""
+    expr, ks, lowers = claim
+    swap: dict[sp.Symbol, sp.Expr] = {}
+    for k, p, c in zip(ks, box, cell):
+        if p.step == 0:
+            continue
+        swap[k] = sp.Integer((c.offset - p.offset) // p.step) if c.step == 0 else (c.step * k + c.offset - p.offset) / p.step
+    return expr.xreplace(swap), ks, lowers
 
 
 def _index_of(index: sp.Expr, piece: Piece) -> sp.Symbol | None:
@@ -337,6 +352,6 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm
-        integrand = (check.rho * sp.Mul(*shapes) * sp.Mul(*[f.weight for f in families])).xreplace(rest)
+        integrand = (numeric(check.rho) * sp.Mul(*shapes) * sp.Mul(*[f.weight for f in families])).xreplace(rest)
         if not matches(box, integrand, xs, numbers, claimed):
             raise Unproved(f"the data's expansion coefficient is not confirmed by a quadrature ({where})")

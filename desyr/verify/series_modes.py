@@ -162,7 +162,7 @@ def _mode(factor: sp.Expr, fam: Family, indices: Sequence[Index], ranges: Mappin
     for branch in fam.branches:
         if branch.single:
             index: sp.Expr = sp.Integer(branch.first)
-            if square != 0:
+            if sp.expand(square - branch.square) != 0:
                 continue
         else:
             frequency = sp.sqrt(sp.factor(square))

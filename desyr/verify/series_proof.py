@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from desyr.model.problem import Problem
+from desyr.symbolic.eigenvalues import unit_robin
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify import witness
 from desyr.verify.series_decay import Diverges, Senses, senses
@@ -36,6 +37,7 @@ from desyr.verify.series_expansion import Check, Expansion, Unproved, check_coef
 from desyr.verify.series_form import Answer, NotASeries, Series, split_answer
 from desyr.verify.series_identity import Range, Undecided, integer_zeros, zero_for_all
 from desyr.verify.series_modes import NotAnExpansion, Piece, pieces
+from desyr.verify.series_roots import named
 from desyr.verify.series_sturm import Family, NoFamily, family
 from desyr.verify.series_targets import NotLinear, Target, targets
 from desyr.verify.unforeseen import proof_key
@@ -72,7 +74,9 @@ def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
         raise NotLinear("a series is proved for one field")
     name = problem.fields[0]
     names = {*problem.variable_names, *problem.fields, *problem.parameters, *problem.unknown_names}
-    answer = split_answer(exprs[name], names)
+    # Robin roots in one writing per family (robinroot(n, 0, 1/4, -1/4) is robinroot(n, 0, 1, -1)): the
+    # identities then hold one named function
+    answer = split_answer(unit_robin(exprs[name]), names)
     if not answer.series:
         raise NotASeries("the answer has no infinite sum")
     key = proof_key(problem, exprs)
@@ -139,7 +143,7 @@ def _round(problem: Problem, name: str, answer: Answer, all_targets: list[Target
             classes, active = classes + count, active | {target.name}
     modes = sorted({p.angular for p in found if p.angular})
     said = ", ".join(f"{kind}({m}*theta)" for m, kind in modes)
-    return found, classes, active, (f"the disk of radius {rnd.radius}, rim {'slope' if rnd.slope else 'value'}, "
+    return found, classes, active, (f"the disk of radius {rnd.radius}, rim {rnd.rim_kind}, "
                                     f"angular modes {said}: {THEOREM}")
 
 
@@ -148,6 +152,11 @@ def _finite_meets(problem: Problem, name: str, target: Target, finite: sp.Expr, 
     rho = target.value - target.image(problem, name, finite)
     rng = witness_rng(key, f"series {target.name}")
     points = witness.interior(problem, rng) if target.face is None else witness.on_set(problem, target.face, rng)
+    if named(rho):          # a finite part with a named root (a growing mode): its equation put in
+        if not zero_for_all(rho, _free(target, _ranges(problem)), {}, key, f"finite {target.name}"):
+            raise Unproved(f"{target.name}: the finite part does not meet it, and no term of the series is nonzero "
+                           "there")
+        return
     if not reduces(problem, rho, points):
         raise Unproved(f"{target.name}: the finite part does not meet it, and no term of the series is nonzero there")
 

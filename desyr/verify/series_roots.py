@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, dinizero, robinroot, robinsinhroot
 
 DIGITS = 80
 
@@ -30,6 +30,9 @@ def numeric(expr: sp.Expr) -> sp.Expr:
 def parts_to_vanish(expr: sp.Expr) -> list[sp.Expr] | None:
     """Expressions free of the named functions whose identical vanishing makes ``expr`` vanish at every
     root (``[expr]`` when it holds none; None where a root's equation cannot be put in)."""
+    growing = [a for a in named(expr) if isinstance(a, robinsinhroot)]
+    if growing:
+        return _without_growing(expr, growing[0])
     calls = [a for a in named(expr) if not a.index.is_Integer]
     if not calls:
         return [expr]
@@ -40,7 +43,7 @@ def parts_to_vanish(expr: sp.Expr) -> list[sp.Expr] | None:
     expr = sp.expand_trig(expr.xreplace({call: s}))
     if isinstance(call, robinroot):
         return _robin(expr, s, call)
-    if isinstance(call, (besseljzero, besseljpzero)):
+    if isinstance(call, (besseljzero, besseljpzero, dinizero)):
         return _bessel(expr, s, call)
     return None
 
@@ -61,10 +64,52 @@ def _robin(expr: sp.Expr, s: sp.Symbol, call: robinroot) -> list[sp.Expr] | None
     return _odd_even(sp.expand(sp.numer(sp.together(written))), one, square)
 
 
+def _without_growing(expr: sp.Expr, call: robinsinhroot) -> list[sp.Expr] | None:
+    """``robinsinhroot(k, a, b, c)``, a root ``z`` of ``(a + b*z**2)*sinh(z) + c*z*cosh(z)`` (``c != 0``):
+    ``cosh(z) = -A*sinh(z)``, ``A = (a + b*z**2)/(c*z)``, so ``sinh(z)**2 = 1/(A**2 - 1)`` (``cosh**2 - sinh**2 = 1``);
+    the identity is ``E0 + E1*sinh(z)`` and holds when both vanish, in ``z`` and the rest (the other named
+    functions then put in the same way)."""
+    if not call.index.is_Integer or call.args[3] == 0:
+        return None
+    _, a, b, c = call.args
+    z = sp.Dummy("z", positive=True)
+    written = sp.expand(expr.xreplace({call: z}), trig=True)
+    ratio = (a + b * z**2) / (c * z)
+    sine = sp.sinh(z)
+    written = written.replace(
+        lambda e: isinstance(e, sp.exp) and e.args[0].has(z),
+        lambda e: _exp_at(e, z)).xreplace({sp.cosh(z): -ratio * sine})
+    if written.has(sp.cosh(z)):
+        return None
+    parts = _odd_even(sp.expand(sp.numer(sp.together(written))), sine, 1 / (ratio**2 - 1))
+    if parts is None:
+        return None
+    out: list[sp.Expr] = []
+    for part in parts:
+        more = parts_to_vanish(part)
+        if more is None:
+            return None
+        out += more
+    return out
+
+
+def _exp_at(e: sp.Expr, z: sp.Symbol) -> sp.Expr:
+    """``exp(w)`` with each multiple ``m*z`` of ``z`` in ``w`` (``m`` an integer) as ``(cosh(z) + sinh(z))**m``."""
+    rest, multiple = sp.Integer(0), sp.Integer(0)
+    for term in sp.Add.make_args(sp.expand(e.args[0])):
+        m = term / z
+        if m.is_Integer:
+            multiple += m
+        else:
+            rest += term
+    return sp.exp(rest) * (sp.cosh(z) + sp.sinh(z)) ** multiple
+
+
 def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Expr] | None:
     """Every ``J_nu(s)`` (integer ``nu``) written in ``J_m(s)`` and ``J_(m+1)(s)`` by the recurrence
     ``J_(nu-1) + J_(nu+1) = 2*nu*J_nu/s``, then the root's equation put in: ``J_m(s) = 0`` at
-    ``besseljzero(m, k)``; ``J_(m+1)(s) = m*J_m(s)/s`` at ``besseljpzero(m, k)`` (``J_m' = m*J_m/s - J_(m+1)``)."""
+    ``besseljzero(m, k)``; ``J_(m+1)(s) = m*J_m(s)/s`` at ``besseljpzero(m, k)`` (``J_m' = m*J_m/s - J_(m+1)``), and
+    ``(m + h)*J_m(s)/s`` at ``dinizero(m, h, k)`` (``s*J_m' + h*J_m = 0``)."""
     m = int(call.args[0])
     calls = [b for b in expr.atoms(sp.besselj) if b.args[1] == s]
     if any(not b.args[0].is_Integer for b in calls):
@@ -80,8 +125,9 @@ def _bessel(expr: sp.Expr, s: sp.Symbol, call: EigenvalueFunction) -> list[sp.Ex
     jm, jm1 = sp.besselj(m, s), sp.besselj(m + 1, s)
     if isinstance(call, besseljzero):
         at_root = {nu: b * jm1 for nu, (a, b) in known.items()}
-    else:
-        at_root = {nu: (a + b * m / s) * jm for nu, (a, b) in known.items()}
+    else:           # J_(m+1)(s) = (m + h)*J_m(s)/s: h = 0 at besseljpzero
+        h = call.args[1] if isinstance(call, dinizero) else sp.Integer(0)
+        at_root = {nu: (a + b * (m + h) / s) * jm for nu, (a, b) in known.items()}
     written = expr.xreplace({b: at_root[int(b.args[0])] for b in calls})
     return [sp.numer(sp.together(sp.expand(written)))]
 
@@ -136,10 +182,10 @@ def bessel_at_a_zero(expr: sp.Expr) -> bool:
     ``J_(m-1) + J_(m+1) = 2*m*J_m/z``), and a common positive zero of ``J_m`` and ``J_m'`` would make ``J_m``
     vanish identically (Bessel's equation is regular there).  Its size is about ``sqrt(2/(pi*s))``
     (the Hankel asymptotics at McMahon's zeros, Watson 7.21 and 15.53)."""
-    if not isinstance(expr, sp.besselj) or not isinstance(expr.args[1], (besseljzero, besseljpzero)):
+    if not isinstance(expr, sp.besselj) or not isinstance(expr.args[1], (besseljzero, besseljpzero, dinizero)):
         return False
     nu, zero = expr.args[0], expr.args[1]
     m = zero.args[0]
     if isinstance(zero, besseljzero):
         return bool(nu == m + 1 or (nu == m - 1 and m >= 1))
-    return bool(nu == m)
+    return bool(nu == m)        # at a root of s*J_m' + h*J_m, J_m = 0 would make J_m' = 0 too

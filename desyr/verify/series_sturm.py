@@ -16,7 +16,9 @@ periodic pair, ``D = P(s)*(1 - cos(s*L))`` (double roots ``2*j*pi/L``: a cosine 
 ``P`` a polynomial without positive roots; the ``s = 0`` determinant decides the zero mode, and the
 hyperbolic one, shown of one sign for every ``s > 0``, rules out every eigenvalue below
 ``beta**2/4``.  Any other determinant (Robin ends, whose roots are ``robinroot``) is not handled
-here, and nothing is proved along that direction.
+here, and nothing is proved along that direction.  Where the hyperbolic determinant is Robin's,
+``(h0 + h2*s**2)*sinh(s*L) + h1*s*cosh(s*L)``, its positive roots are ``robinsinhroot``'s, counted with
+proof (:mod:`desyr.symbolic.robin_growth`): each is one eigenvalue below ``beta**2/4``, a single branch.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr.model.problem import Problem
-from desyr.symbolic.eigenvalues import robinroot
+from desyr.symbolic.eigenvalues import robinroot, robinsinhroot, unit_constants
 from desyr.verify.series_targets import Target, linear_coefficients
 
 #: the canonical index of a family's eigenfunctions (an integer >= 0)
@@ -56,6 +58,8 @@ class Branch:
     index_of: sp.Expr | None
     #: a Robin branch: the frequency is robinroot(J, a, b, c)/length, these (a, b, c, length)
     robin: tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None = None
+    #: a single eigenpair's ``mu - beta**2/4`` (0: the zero mode; ``-(z/L)**2``: a negative eigenvalue)
+    square: sp.Expr = sp.Integer(0)
 
     def at(self, index: sp.Expr) -> sp.Expr:
         return self.shape.xreplace({J: index})
@@ -106,10 +110,12 @@ def family(problem: Problem, variable: str, conditions: list[Target]) -> Family:
     length = hi - lo
     trig = _matrix(rows, [sp.cos(_S * (v - lo)), sp.sin(_S * (v - lo))], v, lo, hi, beta)
     branches = _positive(trig, v, lo, length, beta, periodic)
-    _no_negative(_matrix(rows, [sp.cosh(_S * (v - lo)), sp.sinh(_S * (v - lo))], v, lo, hi, beta), length, periodic)
+    hyperbolic = _matrix(rows, [sp.cosh(_S * (v - lo)), sp.sinh(_S * (v - lo))], v, lo, hi, beta)
+    growing = _negative(hyperbolic, v, lo, length, periodic, sp.exp(-beta * v / 2))
     zero = _zero_mode(_matrix(rows, [sp.Integer(1), v - lo], v, lo, hi, beta), v, lo, beta)
     if zero is not None:
         branches = _with_zero(branches, zero, v)
+    branches = growing + branches
     said = "; ".join(t.name for t in conditions)
     return Family(v, lo, hi, beta, tuple(branches), said, PERIODIC if periodic else SEPARATED)
 
@@ -242,6 +248,7 @@ def _robin_branch(a: sp.Expr, b: sp.Expr, trig: sp.Matrix, v: sp.Symbol, lo: sp.
     constants = (pa.coeff_monomial(1), -pa.coeff_monomial(_S**2) / length**2, pb.coeff_monomial(_S) / length)
     if any(not (k.is_number and k.is_real) for k in constants):
         raise NoFamily("the Robin constants are not real numbers")
+    constants = unit_constants(constants) or constants       # the form the answer is put in (series_proof)
     s = robinroot(J, *constants) / length
     first_row = trig.row(0)
     c_cos, c_sin = first_row[0], first_row[1]           # c0' and c1*s at lo, in the frequency _S
@@ -291,8 +298,11 @@ def _label(shape: sp.Expr) -> str:
     return "sin" if isinstance(shape, sp.sin) else "cos" if isinstance(shape, sp.cos) else "mixed"
 
 
-def _no_negative(hyperbolic: sp.Matrix, length: sp.Expr, periodic: bool) -> None:
-    """No eigenvalue below ``beta**2/4``: the hyperbolic determinant keeps one sign for every s > 0."""
+def _negative(hyperbolic: sp.Matrix, v: sp.Symbol, lo: sp.Expr, length: sp.Expr, periodic: bool,
+              damp: sp.Expr) -> list[Branch]:
+    """The eigenvalues below ``beta**2/4``: none where the hyperbolic determinant keeps one sign for every
+    s > 0; else, for Robin ends, ``D = (h0 + h2*s**2)*sinh(s*L) + h1*s*cosh(s*L)``, whose positive roots are
+    ``robinsinhroot(k, h0, h2/L**2, h1/L)/L``, every one of them (their count is proved: at most two)."""
     a, b, c = _split(hyperbolic.det(), sp.sinh(_S * length), sp.cosh(_S * length))
     if periodic:
         ok = sp.expand(b + c) == 0 and a == 0 and _no_positive_root(b)      # b*(cosh(sL) - 1)
@@ -300,9 +310,29 @@ def _no_negative(hyperbolic: sp.Matrix, length: sp.Expr, periodic: bool) -> None
         coefficients = [k for p in (a, b) if p != 0 for k in sp.Poly(p, _S).coeffs()]
         ok = c == 0 and bool(coefficients) and (all(k.is_nonnegative for k in coefficients)
                                                  or all(k.is_nonpositive for k in coefficients))
-    if not ok:
+    if ok:
+        return []
+    pa, pb = sp.Poly(a, _S), sp.Poly(b, _S)
+    if periodic or c != 0 or pa.degree() > 2 or pa.coeff_monomial(_S) != 0 or pb.degree() > 1 \
+            or pb.coeff_monomial(1) != 0:
         raise NoFamily("the conditions may admit an eigenvalue below the oscillating ones (a sinh/cosh "
                        "eigenfunction), which this proof does not rule out")
+    constants = (pa.coeff_monomial(1), pa.coeff_monomial(_S**2) / length**2, pb.coeff_monomial(_S) / length)
+    if any(not (k.is_number and k.is_real) for k in constants):
+        raise NoFamily("the Robin constants are not real numbers")
+    try:
+        count = robinsinhroot.count(constants)
+    except (ValueError, ArithmeticError) as exc:
+        raise NoFamily(f"the negative eigenvalues are not laid out: {exc}") from None
+    out = []
+    for k in range(1, count + 1):
+        s = robinsinhroot(k, *constants) / length
+        row = hyperbolic.row(0).xreplace({_S: s})
+        if all(sp.simplify(e) == 0 for e in row):
+            raise NoFamily("the condition at the lower end leaves no growing eigenfunction")
+        shape = row[1] * sp.cosh(s * (v - lo)) - row[0] * sp.sinh(s * (v - lo))
+        out.append(Branch(f"growing{k}", 0, True, sp.Integer(0), damp * shape, None, square=-s**2))
+    return out
 
 
 def _zero_mode(flat: sp.Matrix, v: sp.Symbol, lo: sp.Expr, beta: sp.Expr) -> sp.Expr | None:

@@ -79,7 +79,9 @@ def targets(problem: Problem) -> list[Target]:
             values = set_values(problem, face)
             if values is None:
                 raise NotLinear(f"constraint {con.label}: its set {face.describe()} is not at an exact value")
-            out.append(Target(f"constraint {con.label} on {face.describe()}", config_exact(con.operator), config_exact(con.value),
+            # the data on the set itself (on a circle, ``x`` is the parameter's cosine there)
+            data = config_exact(con.value).xreplace(dict(values)) if values else config_exact(con.value)
+            out.append(Target(f"constraint {con.label} on {face.describe()}", config_exact(con.operator), data,
                               values, shift, face))
     for target in out:
         if linear_coefficients(problem, target.operator) is None:

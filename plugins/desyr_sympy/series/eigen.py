@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr_sympy.series.layout import Axis, Declined, End
-from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, robinroot
+from desyr_sympy.series.names import besseljpzero, besseljzero, computing_index, dinizero, robinroot, robinsinhroot
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class Family:
     weight: sp.Expr = sp.Integer(1)
     #: the eigenvalues are named roots (no closed form): coefficients are not matched to finite formulas
     named: bool = False
-    #: a Fourier-Bessel family: its order, its root (in the index) and whether the rim is Dirichlet
-    bessel: tuple[int, sp.Expr, bool] | None = None
+    #: a Fourier-Bessel family: its order, its root (in the index) and the rim's h (None: Dirichlet; 0: Neumann)
+    bessel: tuple[int, sp.Expr, sp.Expr | None] | None = None
 
     def at(self, k: int) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
         """The eigenvalue, the function and the norm at index ``k``."""
@@ -102,19 +102,46 @@ def _robin(low: End, high: End, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr, n: sp.Sy
     if sp.simplify(a + c) == 0:                         # a zero eigenvalue: X = beta0 + alpha0*xi
         zero = b0 + a0 * xi
         families.insert(0, Family(x, None, 0, sp.Integer(0), zero, _norm(zero, x, lo, hi), lo, hi))
-    elif _negative_root(a, b, c):
-        raise Declined("the Robin ends allow a negative eigenvalue, whose root has no named function yet")
+    families[:0] = _growing(a0, b0, (a, b, c), x, lo, hi)
     return families
 
 
-def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr:
+def _growing(a0: sp.Expr, b0: sp.Expr, constants: tuple[sp.Expr, sp.Expr, sp.Expr], x: sp.Symbol, lo: sp.Expr,
+             hi: sp.Expr) -> list[Family]:
+    """The negative eigenvalues ``-(z/L)**2`` of the Robin ends, ``z = robinsinhroot(k, a, b, c)`` (at most two),
+    each one eigenpair: ``X = beta0*(z/L)*cosh(z*xi/L) + alpha0*sinh(z*xi/L)``, an exponentially growing mode
+    of the heat equation."""
+    try:
+        found = robinsinhroot.count(constants)
+    except (ValueError, ArithmeticError) as exc:
+        raise Declined(f"the Robin ends' negative eigenvalues cannot be laid out: {exc}") from None
+    length, xi = hi - lo, x - lo
+    out = []
+    z = sp.Dummy("z", positive=True)
+    norm = _norm(b0 * z / length * sp.cosh(z * xi / length) + a0 * sp.sinh(z * xi / length), x, lo, hi)
+    norm = _at_root(norm, z, *constants, hyperbolic=True)
+    for k in range(1, found + 1):
+        root = robinsinhroot(k, *constants)
+        mu = root / length
+        function = b0 * mu * sp.cosh(mu * xi) + a0 * sp.sinh(mu * xi)
+        out.append(Family(x, None, 0, -mu**2, function, norm.xreplace({z: root}), lo, hi, named=True))
+    return out
+
+
+def _at_root(expr: sp.Expr, s: sp.Symbol, a: sp.Expr, b: sp.Expr, c: sp.Expr, hyperbolic: bool = False) -> sp.Expr:
     """``expr`` with ``sin(s)**2``, ``cos(s)**2`` and ``sin(s)*cos(s)`` (and the double angles) written through the
     root's relation ``(a - b*s**2)*sin(s) = -c*s*cos(s)``: a rational function of ``s`` (its denominator
-    plainly nonzero for the usual signs) where no odd power of ``sin(s)`` or ``cos(s)`` is left."""
+    plainly nonzero for the usual signs) where no odd power of ``sin(s)`` or ``cos(s)`` is left.  ``hyperbolic``:
+    the same for ``sinh``, ``cosh`` at a root of ``(a + b*s**2)*sinh(s) + c*s*cosh(s)`` (``cosh**2 - sinh**2 = 1``)."""
     sine, cosine = sp.Dummy("sine"), sp.Dummy("cosine")
-    flat = sp.expand(sp.expand_trig(expr).xreplace({sp.sin(s): sine, sp.cos(s): cosine}))
-    q = (a - b * s**2)**2 + c**2 * s**2
-    values = {sine**2: c**2 * s**2 / q, cosine**2: (a - b * s**2)**2 / q, sine * cosine: -c * s * (a - b * s**2) / q}
+    odd, even = (sp.sinh(s), sp.cosh(s)) if hyperbolic else (sp.sin(s), sp.cos(s))
+    flat = sp.expand(sp.expand(expr, trig=True).xreplace({odd: sine, even: cosine}))
+    if hyperbolic:
+        q = (a + b * s**2)**2 - c**2 * s**2
+        values = {sine**2: c**2 * s**2 / q, cosine**2: (a + b * s**2)**2 / q, sine * cosine: -c * s * (a + b * s**2) / q}
+    else:
+        q = (a - b * s**2)**2 + c**2 * s**2
+        values = {sine**2: c**2 * s**2 / q, cosine**2: (a - b * s**2)**2 / q, sine * cosine: -c * s * (a - b * s**2) / q}
     out = sp.Integer(0)
     for term in sp.Add.make_args(flat):
         rest, trig = term.as_independent(sine, cosine, as_Add=False)
@@ -129,33 +156,25 @@ def _norm(function: sp.Expr, x: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
     return sp.factor_terms(sp.expand(sp.trigsimp(value) if value.has(sp.sin, sp.cos) else value))
 
 
-def _negative_root(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> bool:
-    """Whether ``(a + b*z**2)*sinh(z) + c*z*cosh(z) = 0`` has a positive root ``z`` (``X'' = z**2/L**2 X``: a
-    negative eigenvalue).  Near 0 the left side is ``(a + c)*z``, far out it has the sign of ``b`` (of ``a + c``
-    when ``b = 0``, of ``c`` when ``a = b = 0`` does not apply); a sign change between gives a root, and a
-    numeric scan settles the cases where both ends agree."""
-    def value(z: float) -> float:
-        return float((a + b * z**2) * sp.sinh(z) + c * z * sp.cosh(z))
-    values = [value(0.01 * 1.3**k) for k in range(60)]
-    return any(p * q < 0 for p, q in zip(values, values[1:]))
-
-
 def bessel(order: int, radius: sp.Expr, end: End, r: sp.Symbol, name: str) -> list[Family]:
     """The radial eigenfamilies of ``-(r R')'/r + order**2/r**2 R = lambda R`` on ``[0, radius]``, regular at
     the centre, with the rim's end made homogeneous: Dirichlet ``J_m(j_{m,k} r/a)``, Neumann
-    ``J_m(j'_{m,k} r/a)`` (and the constant for ``m = 0``); weight ``r``."""
+    ``J_m(j'_{m,k} r/a)`` (and the constant for ``m = 0``), Robin ``alpha*u + beta*u_r = 0``
+    ``J_m(d_{m,k} r/a)`` with ``d = dinizero(m, alpha*a/beta, k)`` (Dini's series); weight ``r``."""
     k = computing_index(name, 1)
     kind = _kind(end)
-    if kind == "R":
-        raise Declined("a Robin condition on a disk's rim (its eigenvalues have no named function yet)")
-    root = besseljzero(order, k) if kind == "D" else besseljpzero(order, k)
+    h = None if kind == "D" else sp.Integer(0) if kind == "N" else sp.nsimplify(end.alpha * radius / end.beta)
+    if h is not None and h != 0 and not (h + order).is_positive:
+        raise Declined(f"a Robin rim with h + m <= 0 (h = {h}, mode {order}): an eigenvalue <= 0 (r**m or I_m), "
+                       "not handled")
+    root = besseljzero(order, k) if h is None else besseljpzero(order, k) if h == 0 else dinizero(order, h, k)
     function = sp.besselj(order, root * r / radius)
-    if kind == "D":
+    if h is None:
         norm = radius**2 / 2 * sp.besselj(order + 1, root)**2
-    else:
-        norm = radius**2 / 2 * (1 - sp.Integer(order)**2 / root**2) * sp.besselj(order, root)**2
+    else:       # at a root of s*J_m'(s) + h*J_m(s): R**2/2*(J_m'**2 + (1 - m**2/s**2)*J_m**2), J_m' = -h*J_m/s
+        norm = radius**2 / 2 * (1 + (h**2 - sp.Integer(order)**2) / root**2) * sp.besselj(order, root)**2
     families = [Family(r, k, 1, (root / radius)**2, function, norm, sp.Integer(0), radius, weight=r, named=True,
-                       bessel=(order, root, kind == "D"))]
+                       bessel=(order, root, h))]
     if kind == "N" and order == 0:
         families.insert(0, Family(r, None, 0, sp.Integer(0), sp.Integer(1), radius**2 / 2, sp.Integer(0), radius,
                                   weight=r))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from desyr.plugin import besseljpzero, besseljzero, robinroot, series_index
+from desyr.plugin import besseljpzero, besseljzero, dinizero, robinroot, robinsinhroot, series_index
 
-__all__ = ["besseljpzero", "besseljzero", "robinroot", "series_index", "computing_index"]
+__all__ = ["besseljpzero", "besseljzero", "dinizero", "robinroot", "robinsinhroot", "series_index", "computing_index"]
 
 
 def computing_index(name: str, lower: int) -> sp.Symbol:
@@ -19,7 +19,7 @@ def computing_index(name: str, lower: int) -> sp.Symbol:
     return sp.Symbol(name, integer=True, nonnegative=True)
 
 
-NAMED = (besseljzero, besseljpzero, robinroot)
+NAMED = (besseljzero, besseljpzero, robinroot, dinizero, robinsinhroot)
 
 
 _VALUES: dict[sp.Expr, sp.Float] = {}

@@ -274,11 +274,11 @@ def _integrate(g: sp.Expr, families: Sequence[Family]) -> sp.Expr:
 
 def _integrate_at(g: sp.Expr, family: Family, function: sp.Expr) -> sp.Expr:
     if family.bessel is not None:
-        order, root, dirichlet = family.bessel
+        order, root, h = family.bessel
         if function != family.function:
             raise Declined("a Fourier-Bessel coefficient at a fixed index")
         value = radial.integral(g * family.weight, family.variable, order, root / family.hi, family.hi)
-        return radial.at_root(value, root, order, dirichlet)
+        return radial.at_root(value, root, order, h)
     # a named root is a positive constant to the integral: a plain symbol integrates faster
     roots = {c: sp.Dummy("root", positive=True) for c in function.atoms(*NAMED)}
     integrand = sp.expand((g * function * family.weight).xreplace(roots))

@@ -44,17 +44,18 @@ def _power(mu: int, nu: int, a: sp.Expr, radius: sp.Expr) -> sp.Expr:
     return value - sp.Integer(mu - nu - 1) / a * _power(mu - 1, nu + 1, a, radius)
 
 
-def at_root(expr: sp.Expr, root: sp.Expr, order: int, dirichlet: bool) -> sp.Expr:
+def at_root(expr: sp.Expr, root: sp.Expr, order: int, h: sp.Expr | None) -> sp.Expr:
     """``expr`` with every ``J_nu(root)`` (integer ``nu``) written through the one function left at the
-    root: ``J_{m+1}`` where ``J_m(root) = 0``, ``J_m`` where ``J_m'(root) = 0``."""
+    root: ``J_{m+1}`` where ``J_m(root) = 0`` (``h`` None), ``J_m`` where ``root*J_m'(root) + h*J_m(root) = 0``
+    (so ``J_{m+1} = (m + h)*J_m/root``; ``h = 0``: ``J_m'(root) = 0``)."""
     calls = [c for c in expr.atoms(sp.besselj) if c.args[1] == root and c.args[0].is_Integer]
     if not calls:
         return expr
     low, high = sp.besselj(order, root), sp.besselj(order + 1, root)
-    if dirichlet:
+    if h is None:
         low = sp.Integer(0)
     else:
-        high = order * low / root
+        high = (order + h) * low / root
     table = {order: low, order + 1: high}
     wanted = {int(c.args[0]) for c in calls}
     for nu in range(order + 1, max(wanted) + 1):         # J_{nu+1} = 2*nu/z*J_nu - J_{nu-1}
