@@ -211,8 +211,9 @@ def _solved(problem: Problem, field: str, known: Mapping[str, sp.Expr], others: 
 
 
 def _tidy(expr: sp.Expr) -> sp.Expr:
-    """The simpler of ``expr`` and a short simplify of it (an integral's sum of squares of sines)."""
-    simpler = bounded_simplify(expr, seconds=1.0)
+    """The simpler of ``expr`` and a short simplify of it (an integral's sum of squares of sines), of its
+    one fraction first: simplify is four times quicker there (Kovasznay's pressure: 0.2 s against 0.8)."""
+    simpler = bounded_simplify(sp.cancel(expr), seconds=1.0)
     return simpler if simpler is not None and complexity(simpler) < complexity(expr) else expr
 
 
