@@ -292,3 +292,23 @@ def test_linear_part_candidates_are_proved(text):
 def test_a_proposal_too_large_to_integrate_in_time_is_not_completed():
     big = sum(sp.cos(k * x) * sp.exp(k * y) / (k + 1) for k in range(1, 40))
     assert complete_fields(problem(STAGNATION), {"u": big, "v": -y}) is None
+
+
+def test_the_completion_bound_is_work_stretched_by_the_load(monkeypatch):
+    import os
+
+    from desyr.stages import completion
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 5.0                  # idle: the work's own seconds
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 15.0                 # three runnable jobs a core
+    monkeypatch.setattr(os, "getloadavg", lambda: (90.0, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 5.0 * completion.MAX_STRETCH
+
+    def none():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", none)
+    assert completion.wall_for(5.0) == 5.0
