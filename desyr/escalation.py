@@ -5,7 +5,8 @@ the default order spends the first attempts on what can change the outcome (``do
 
 1. ``enrich_library`` -- a library chosen from the problem (no ``[search] unary``) grows one step per
    attempt: the functions the teacher's values show (:mod:`desyr.unary.evidence`), then the broad
-   base in cost tiers (:mod:`desyr.unary.choice`); a library the config gives is not grown. A shape
+   base in cost tiers (:mod:`desyr.unary.choice`); a library the config gives grows only once the
+   policy's other steps are spent (beyond the policy, below). A shape
    the library already has a function for adds nothing, and where the problem's text named the
    library and the teacher shows no shape beyond it, one ``more_searches`` attempt comes before the
    base (the library can likely express the answer);
@@ -16,7 +17,8 @@ the default order spends the first attempts on what can change the outcome (``do
    doubled, so twice the steps and points, set or derived from the problem).
 
 When the policy's steps are spent and time is left, new seeds, a larger teacher and another searcher
-follow in turn (:data:`BEYOND`), each saying so in its reason.
+follow in turn (:data:`BEYOND`), each saying so in its reason; a library given as ``[search] unary``
+grows at the head of each turn (the text's and the teacher's functions, then the base tier by tier).
 
 Every attempt is a whole run on the changed config (an unchanged teacher is the earlier attempt's, and
 the run's memo answers the searches and refits already computed), and records what changed and why.
@@ -41,7 +43,7 @@ from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
 from desyr.stages.run_components import searcher_names
 from desyr.stages.stops import noted_stops, spent_by
-from desyr.unary.choice import is_chosen, library_steps, refused_operators
+from desyr.unary.choice import is_chosen, library_steps, refused_operators, text_functions, with_pairs
 from desyr.unary.evidence import Finding
 
 
@@ -173,14 +175,28 @@ BEYOND = ("more_searches", "larger_teacher", "other_searcher")
 BEYOND_REASON = "every step of the policy was tried and time is left"
 
 
-def _then_beyond(policy_changes: Iterator[Change], spec: RunSpec, registry: Registry) -> Iterator[Change]:
+#: why a library given as ``[search] unary`` grows once the policy's steps are spent
+GIVEN_GROWS = "the library as given may lack a function the solution needs"
+
+
+def _then_beyond(policy_changes: Iterator[Change], spec: RunSpec, registry: Registry,
+                 grown: Iterator[tuple[str, list[str], str]] | None = None) -> Iterator[Change]:
     """The policy's changes, then :data:`BEYOND`'s steps in turn, each on top of the last spec, for as
-    long as one of them applies (``more_searches`` always does: new seeds are the last resort)."""
+    long as one of them applies (``more_searches`` always does: new seeds are the last resort). ``grown``:
+    a given library's growth (:func:`_given_growth`), one step at the head of each turn while it lasts."""
     for change in policy_changes:
         spec = change.spec
         yield change
     while True:
         applied = False
+        step_grown = next(grown, None) if grown is not None else None
+        if step_grown is not None:
+            _, library, why = step_grown
+            old = list(spec.search.unary or ())
+            spec = _with_search(spec, unary=tuple(library))
+            applied = True
+            yield Change("enrich_library", f"unary {old} → {library}", f"{BEYOND_REASON}: {GIVEN_GROWS} ({why})",
+                         spec)
         for step in BEYOND:
             found = _STEPS[step](spec, registry)
             if found is not None:
@@ -189,6 +205,20 @@ def _then_beyond(policy_changes: Iterator[Change], spec: RunSpec, registry: Regi
                 yield Change(step, text, f"{BEYOND_REASON}: {REASONS[step]}", spec)
         if not applied:
             return
+
+
+def _given_growth(spec: RunSpec, registry: Registry, findings: Callable[[], list[Finding]]
+                  ) -> Iterator[tuple[str, list[str], str]]:
+    """A library given as ``[search] unary`` grown as a chosen one would be, for the attempts beyond the
+    policy: first the functions the problem's text names (what a chosen library starts with) and those the
+    teacher's values show, then the broad base tier by tier."""
+    named = [f for f in with_pairs(text_functions(spec.problem)) if f not in (spec.search.unary or ())]
+
+    def seen() -> list[Finding]:
+        text = [Finding("text", tuple(named), "the problem's text names " + ", ".join(named))] if named else []
+        return text + findings()
+
+    return library_steps(list(spec.search.unary or ()), seen, partial(refused_operators, spec, registry))
 
 
 def next_cost(seconds: float, result: Result, step: str) -> float:
@@ -230,10 +260,12 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
             read.append(evidence(handles[-1]) if evidence is not None and handles else [])
         return read[0]
 
-    if "enrich_library" in rule.steps and not rule.chosen:
-        progress.message("escalation: [search] unary is the whole library, so enrich_library is skipped "
-                         "(add_unary adds to a chosen library instead)")
-    changes = _then_beyond(_changes(spec, registry, rule.steps, rule.chosen, findings), spec, registry)
+    grows = "enrich_library" in rule.steps and not rule.chosen
+    if grows:
+        progress.message("escalation: [search] unary is the library as given, so enrich_library waits until the "
+                         "policy's other steps are spent (add_unary adds to a chosen library instead)")
+    changes = _then_beyond(_changes(spec, registry, rule.steps, rule.chosen, findings), spec, registry,
+                           _given_growth(spec, registry, findings) if grows else None)
     step, change, reason, used = "first", "the config as given", why_first, 0
     while True:
         t0 = clock()

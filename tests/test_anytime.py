@@ -10,7 +10,7 @@ from helpers import sine_model
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
-from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, hookimpl
+from desyr.plugin import Option, ParetoMember, Searcher, SearchResult, Teacher, hookimpl
 from desyr.testing import make_problem
 
 x = sp.Symbol("x")
@@ -107,3 +107,45 @@ def test_an_unsolved_stage_0_attempt_is_kept_when_it_is_nearer_than_the_teachers
     assert not closer(result("not_exact", 2e-4, None), result("not_exact", 3e-7, None))
     assert closer(result("verified", 1e-9, 1e-9), result("not_exact", 1e-12, 1e-12))
     assert not closer(result("not_exact", float("nan"), 0.0), result("not_exact", 1.0, 1.0))
+
+
+class ScaledTeacher(Teacher):
+    """A teacher with a budget to halve and double, whose values are exact at every budget."""
+    name = "any_scaled"
+    options = {"scale": Option(1.0, "the budget", kind=float, low=0, high=4, open_low=True)}
+    prepared: list[float] = []
+
+    def smaller_budget(self):
+        return {"scale": self.settings["scale"] / 2}
+
+    def larger_budget(self):
+        larger = 2 * self.settings["scale"]
+        return {"scale": larger} if larger <= 4 else None
+
+    def prepare(self, problem, context):
+        type(self).prepared.append(self.settings["scale"])
+        return sine_model()
+
+
+@pytest.mark.slow
+def test_the_smaller_teacher_comes_first_in_the_first_attempt_only(tmp_path):
+    """A larger teacher continues from the last attempt's: no smaller teacher and no early round before it."""
+    import io
+
+    from desyr.runtime.progress import Progress
+
+    module = type(sys)("anytime_scaled_plugin")
+    module.desyr_register_teachers = hookimpl(lambda: [ScaledTeacher])
+    module.desyr_register_searchers = hookimpl(lambda: [QuickSearcher, SlowSearcher])
+    registry = load_registry(extra_plugins=[module])
+    QuickSearcher.answer = SlowSearcher.answer = x * (1 - x)        # never exact: escalation goes on
+    ScaledTeacher.prepared = []
+    text = config().replace('plugin = "any_teacher"', 'plugin = "any_scaled"') + \
+        '\n[escalation]\nsteps = ["larger_teacher"]\n'
+    stream = io.StringIO()
+    result = run(make_problem(text), registry=registry, plots=False, budget=20, progress=Progress(stream),
+                 cache_dir=tmp_path)
+    steps = [a.step for a in result.attempts]
+    assert steps[:2] == ["first", "larger_teacher"]
+    assert ScaledTeacher.prepared[:3] == [0.5, 1.0, 2.0]
+    assert stream.getvalue().count("on the smaller teacher") == 1

@@ -185,3 +185,30 @@ def test_where_a_larger_teacher_would_not_fit_new_seeds_on_the_same_teacher_do()
     assert [r.step for r in records] == ["first", "more_searches", "more_searches"]
     assert records[2].reason.startswith("a larger teacher would not fit the 5 s left (about 10 s)")
     assert "less than the next attempt would take" in stop
+
+
+def test_a_given_library_grows_once_the_policy_is_spent():
+    from desyr.escalation import BEYOND_REASON, GIVEN_GROWS, Policy, escalate
+    from desyr.extension.registry import load_registry
+
+    registry = load_registry()
+    # the library as given holds no function, the source names sin: the first attempts keep the library,
+    # and only when the policy's steps are spent does it grow, by the text's functions first
+    text = ('name = "line"\n[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx + 16*sin(4*x)"\n[[constraints]]\n'
+            'on = "boundary"\nvalue = "reference"\n[reference]\nu = "sin(4*x)"\n[search]\nplugins = ["operon", '
+            '"dictionary"]\nunary = []\n' + NO_SOLVERS)
+    spec = read_spec(make_problem(text), registry)
+    _, _, records, _ = escalate(spec, Policy(1e6, ("enrich_library", "more_searches")), registry,
+                                Progress(verbose=False), _not_exact())
+    steps = [r.step for r in records]
+    assert steps[:4] == ["first", "more_searches", "enrich_library", "more_searches"]
+    grown = [r for r in records if r.step == "enrich_library"]
+    assert grown[0].change.startswith("unary [] → ['sin', 'cos'];") and "the problem's text names sin, cos" in grown[0].reason
+    assert grown[0].reason.startswith(f"{BEYOND_REASON}: {GIVEN_GROWS}")
+    # then the broad base, tier by tier, one growth at the head of each turn
+    assert "→ ['sin', 'cos', 'exp', 'log', 'sqrt'];" in grown[1].change and steps.index("larger_teacher") < 7
+    # a chosen library keeps its policy: no growth beyond it
+    chosen = read_spec(make_problem(text.replace("unary = []\n", "")), registry)
+    _, _, again, _ = escalate(chosen, Policy(1e6, ("more_searches",)), registry, Progress(verbose=False),
+                              _not_exact())
+    assert "enrich_library" not in [r.step for r in again]

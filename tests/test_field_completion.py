@@ -207,6 +207,52 @@ def test_a_dropped_proposal_says_why_it_does_not_read_back():
     (record,) = [r for r in solved.records if r.outcome == "dropped"]
     assert record.detail.startswith("does not read back: ") and "mystery" in record.detail
 
+# a uniform stream of speed 2 along y past a periodic row of eddies (a Kovasznay-type flow written here,
+# nu = 1/10, k = pi): v - 2 and u solve Oseen's linearisation about the stream, their own products a gradient
+LAMBDA = "(10 - sqrt(100 + pi**2))"
+STREAM_Y = f"""
+name = "stream_y"
+fields = ["u", "v", "p"]
+[domain]
+x = [0, 1]
+y = [0, 1]
+[[equations]]
+lhs = "u*u_x + v*u_y + p_x - (u_xx + u_yy)/10"
+[[equations]]
+lhs = "u*v_x + v*v_y + p_y - (v_xx + v_yy)/10"
+[[equations]]
+lhs = "u_x + v_y"
+[[constraints]]
+operator = "u"
+on = "boundary"
+value = "{LAMBDA}*exp({LAMBDA}*y)*sin(pi*x)/pi"
+[[constraints]]
+operator = "v"
+on = "boundary"
+value = "2 - exp({LAMBDA}*y)*cos(pi*x)"
+[[constraints]]
+operator = "p"
+on = "x = 0, y = 0"
+value = "0"
+"""
+
+
+@pytest.mark.slow
+def test_linear_part_linearises_about_the_uniform_state_of_the_data():
+    from desyr_sympy.shared.one_field import AboutState, uniform_state
+
+    p = coordinates(problem(STREAM_Y))
+    assert uniform_state(p, ["u", "v"]) == {"v": 2}          # u's data have no constant part
+    about = AboutState(p, {"v": sp.Integer(2)})
+    v_y = next(s for s in about.equations[1].residual.free_symbols if s.name == "v_y")
+    assert about.equations[1].residual.coeff(v_y).has(2)     # 2*v_y: the stream carries the perturbation
+    (first, *_) = LinearPart().solve(p)
+    lam = sp.sympify(LAMBDA)
+    assert same(first["v"], 2 - sp.exp(lam * y) * sp.cos(sp.pi * x))
+    assert same(first["u"], lam * sp.exp(lam * y) * sp.sin(sp.pi * x) / sp.pi)
+    done = complete_fields(problem(STREAM_Y), {f: problem(STREAM_Y).parse(str(e)) for f, e in first.items()})
+    assert done is not None and same(done["p"].diff(y), -lam * sp.exp(2 * lam * y))
+
 
 def test_linear_part_declines_where_it_does_not_apply():
     one = problem("fields = ['u']\n[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = 'u_xx + u_yy'\n"
@@ -229,7 +275,7 @@ def test_linear_part_solves_the_linear_part_and_fixes_the_amplitudes():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", [TAYLOR_GREEN_2, ROTATION], ids=["taylor_green_k2", "disk_rotation"])
+@pytest.mark.parametrize("text", [TAYLOR_GREEN_2, ROTATION, STREAM_Y], ids=["taylor_green_k2", "disk_rotation", "stream_y"])
 def test_linear_part_candidates_are_proved(text):
     from desyr_sympy.plugin import SympySearcher
 
@@ -246,3 +292,23 @@ def test_linear_part_candidates_are_proved(text):
 def test_a_proposal_too_large_to_integrate_in_time_is_not_completed():
     big = sum(sp.cos(k * x) * sp.exp(k * y) / (k + 1) for k in range(1, 40))
     assert complete_fields(problem(STAGNATION), {"u": big, "v": -y}) is None
+
+
+def test_the_completion_bound_is_work_stretched_by_the_load(monkeypatch):
+    import os
+
+    from desyr.stages import completion
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 5.0                  # idle: the work's own seconds
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 15.0                 # three runnable jobs a core
+    monkeypatch.setattr(os, "getloadavg", lambda: (90.0, 0.0, 0.0))
+    assert completion.wall_for(5.0) == 5.0 * completion.MAX_STRETCH
+
+    def none():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", none)
+    assert completion.wall_for(5.0) == 5.0

@@ -56,6 +56,42 @@ def test_options_are_checked():
     assert DeepXDETeacher(lr=1).settings["lr"] == 1.0
 
 
+def test_the_smaller_teacher_is_a_first_look_and_a_continuation_goes_on_to_the_configured_stop():
+    from desyr_deepxde.fitting import _continued_stop
+    from desyr_deepxde.plugin import FIRST_LOOK
+
+    assert DeepXDETeacher(stop_below=1e-5, budget_scale=4).smaller_budget() == {
+        "budget_scale": 2.0, "stop_below": pytest.approx(FIRST_LOOK * 1e-5)}
+    assert DeepXDETeacher(stop_below=0.5).smaller_budget()["stop_below"] == 1.0     # the option's range
+    assert DeepXDETeacher(stop_below=0).smaller_budget()["stop_below"] == 0          # never stays never
+    # from a first look above the configured stop, to that stop; from one below it, a tenth further
+    assert _continued_stop(1e-5, 4.5e-5) == 1e-5
+    assert _continued_stop(1e-5, 8e-6) == pytest.approx(8e-7)
+    assert _continued_stop(0.0, 3e-3) == 0.0
+
+
+def test_a_warm_start_is_found_at_either_kind_of_smaller_teacher(tmp_path):
+    from desyr_deepxde.warm import cached_below
+
+    def key_at(name):
+        return lambda more: (name + "-" + "-".join(f"{k}={v}" for k, v in sorted(more.items()))).ljust(40, "x")
+
+    def cache(key):
+        (tmp_path / f"{key[:32]}.json").write_text("{}")
+
+    levels = [[key_at("half"), key_at("half-first-look")], [key_at("quarter"), key_at("quarter-first-look")]]
+    assert cached_below(levels, tmp_path) is None
+    first_look = key_at("half-first-look")({})
+    cache(first_look)                                   # the anytime order's smaller teacher
+    assert cached_below(levels, tmp_path) == first_look
+    # escalation's larger teacher, one budget up: the configured teacher continued from that first look,
+    # and its key names it
+    levels = [[key_at("one"), key_at("one-first-look")], *levels]
+    continued = key_at("one")({"warm_from": first_look[:32]})
+    cache(continued)
+    assert cached_below(levels, tmp_path) == continued
+
+
 def test_sympy_to_torch_constants_and_powers():
     import sympy as sp
     import torch

@@ -20,6 +20,10 @@ ROOT = TESTS.parent
 
 #: module (every test in it) or module::test (every parametrization) -> why it is slow
 HEAVY = {
+    "test_anytime.py::test_the_smaller_teacher_comes_first_in_the_first_attempt_only":
+        "an escalated run to its budget (20 s)",
+    "test_field_completion.py::test_linear_part_linearises_about_the_uniform_state_of_the_data":
+        "linear_part's two linearisations and a pressure's completion (10 s at load 8)",
     "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
         "named eigenvalues at 30 digits, term by term (the slow cases)",
     "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",

@@ -164,9 +164,10 @@ def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
     stage_a_end = stage_a_deadline(wall)
     teachers, rounds = {} if teachers is None else teachers, search_rounds(found, problem)
     key = teacher_key(s.ctx, teacher)
-    # anytime: the quick searchers first try a smaller teacher, which the configured one continues from
+    # anytime: the quick searchers first try a smaller teacher, which the configured one continues from; a
+    # later attempt has its teacher already, or (a larger one) continues from the last attempt's
     early = _early_round(s, teacher, rounds[0], found[0].name, (stage_a_end, wall), teachers) \
-        if len(rounds) > 1 and key not in teachers else None
+        if len(rounds) > 1 and not teachers else None
     if early is not None and (early[0].verdict in SOLVED or past(wall) or early[1] is None):
         return early[0], early[1]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling

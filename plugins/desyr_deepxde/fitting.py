@@ -291,8 +291,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
     adam = 0 if warm is not None else adam
-    # a warm start continues only to improve on the network it starts from: at least tenfold, else a plateau
-    stop_below = settings["stop_below"] if warm is None else min(settings["stop_below"], warm.S_val / 10)
+    stop_below = settings["stop_below"] if warm is None else _continued_stop(settings["stop_below"], warm.S_val)
     patience = Patience(settings["patience"], settings["plateau_gain"], every, stop_below)
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
@@ -334,6 +333,13 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
         net.load_state_dict(cb.best_state)
     net.eval()
     return _Fit(architecture, activation, net, cb, weights, time.perf_counter() - t0)
+
+
+def _continued_stop(stop_below: float, start: float) -> float:
+    """Where a warm start stops: at ``stop_below``, as the configured teacher would from scratch; where the
+    network it starts from is there already, at a tenth of its S_val (else a plateau), since a continuation
+    that only matched it would give the searches nothing new."""
+    return stop_below if start > stop_below else start / 10
 
 
 def train_networks(settings: Settings, problem: Problem, context: RunContext, geom: Any, net_vars: list[str],

@@ -105,9 +105,10 @@ def resolve_device(setting: str) -> str:
 
 
 def prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
-                    smaller: Sequence[Settings] = ()) -> DeepXDETeacherModel:
+                    smaller: Sequence[Sequence[Settings]] = ()) -> DeepXDETeacherModel:
     """The trained (or cached) teacher; ``smaller``: the settings of the teachers at half, a quarter, ...
-    of the budget, whose cached network (the first in the cache) a larger teacher starts from
+    of the budget (at each, the kinds a teacher there may have been trained with), whose cached network
+    (the first in the cache) a larger teacher starts from
     (:mod:`desyr_deepxde.warm`)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(settings["threads"])
@@ -118,7 +119,7 @@ def prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
 
 
 def _prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
-                     smaller: Sequence[Settings]) -> DeepXDETeacherModel:
+                     smaller: Sequence[Sequence[Settings]]) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
     if device == "cpu":
         # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
@@ -137,7 +138,7 @@ def _learned(settings: Settings) -> dict[str, Any]:
 
 
 def _prepare_on(settings: Settings, problem: Problem, context: RunContext, device: str,
-                smaller: Sequence[Settings]) -> DeepXDETeacherModel:
+                smaller: Sequence[Sequence[Settings]]) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
     geom, net_vars = _geometry(problem, seed)
     perm = [problem.variable_names.index(v) for v in net_vars]
@@ -157,7 +158,8 @@ def _prepare_on(settings: Settings, problem: Problem, context: RunContext, devic
     def key_at(budget: Settings) -> KeyAt:
         return lambda more: cache_key(problem, _learned(budget), seed, validation=validation, extra={**extra, **more})
 
-    below = None if problem.unknowns else cached_below([key_at(budget) for budget in smaller], folder)
+    levels = [[key_at(budget) for budget in kinds] for kinds in smaller]
+    below = None if problem.unknowns else cached_below(levels, folder)
     if below is not None:
         def fits(meta: dict[str, Any], state: dict[str, torch.Tensor]) -> bool:
             net = build_net(problem, settings, len(net_vars), str(meta.get("architecture", "fnn")),

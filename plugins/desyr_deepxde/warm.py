@@ -40,18 +40,20 @@ class WarmStart:
 KeyAt = Callable[[dict[str, Any]], str]
 
 
-def cached_below(keys: Sequence[KeyAt], folder: Path) -> str | None:
+def cached_below(levels: Sequence[Sequence[KeyAt]], folder: Path) -> str | None:
     """The cache key of the teacher at the first of the smaller budgets (half, a quarter, ...) as it is in
-    the cache, or None. A teacher's key names the one it started from, if it did (``warm_from``), so the
-    key at each budget is found from the budgets below it first."""
-    if not keys:
+    the cache, or None; at each budget, its kinds in order (a teacher as configured, the anytime order's
+    first look). A teacher's key names the one it started from, if it did (``warm_from``), so the key at
+    each budget is found from the budgets below it first."""
+    if not levels:
         return None
-    below = cached_below(keys[1:], folder)
+    below = cached_below(levels[1:], folder)
     variants = ([{"warm_from": below[:32]}] if below is not None else []) + [{}]
-    for more in variants:
-        key = keys[0](more)
-        if entry_paths(folder, key)[1].is_file():
-            return key
+    for key_at in levels[0]:
+        for more in variants:
+            key = key_at(more)
+            if entry_paths(folder, key)[1].is_file():
+                return key
     return None
 
 

@@ -25,7 +25,7 @@ from desyr_sympy.methods.polar import Polar
 from desyr_sympy.methods.separable import Separable
 from desyr_sympy.shared.angular import AngularModes
 from desyr_sympy.shared.forms import jet_symbols, residuals, split_linear
-from desyr_sympy.shared.one_field import OneField, distinct_modes, fitted_amplitudes
+from desyr_sympy.shared.one_field import AboutState, OneField, distinct_modes, fitted_amplitudes, uniform_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -68,23 +68,36 @@ class LinearPart(ExactMethod):
         return ""
 
     def solve(self, problem: Problem) -> Solutions:
-        split = _split(problem)
-        if split is None:
-            raise NotImplementedError("no equation of its own for every field")
-        kept, own, ties = split
-        # the whole forcing first; then without the forcing the gradient field can take
-        for k in range(max(len(e) for e in own.values())):
-            options = {f: _solutions(problem, f, own[f][min(k, len(own[f]) - 1)]) for f in kept}
-            lists = [options[f] for f in kept]
-            if not all(lists):
-                continue
-            # the solvers give their candidates in one order (exact rates, then free ones): alike go together
-            paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
-            out = [c for c in (fitted_amplitudes(problem, distinct_modes(dict(zip(kept, combination))), ties)
-                               for combination in itertools.islice(paired, MAX_COMBINATIONS)) if c is not None]
-            if out:
-                return out
-        raise NotImplementedError("no solutions of the linear parts that the equations tying the fields allow")
+        # about the uniform state the data hold first (a stream past a body: Oseen's linear part), then about rest
+        kept = _split(problem)
+        state = uniform_state(problem, kept[0]) if kept is not None else {}
+        out = []
+        for view in ([cast("Problem", AboutState(problem, state))] if state else []) + [problem]:
+            split = _split(view)
+            found = _about(view, split) if split is not None else []
+            out += [{f: e + state.get(f, 0) if view is not problem else e for f, e in c.items()} for c in found]
+        if not out:
+            raise NotImplementedError("no solutions of the linear parts that the equations tying the fields allow")
+        return out
+
+
+def _about(problem: Problem, split: tuple[list[str], dict[str, list[sp.Expr]], list[sp.Expr]]) -> Solutions:
+    """The candidates of one linearisation: each field's solutions of its own linear equation, combined and
+    their amplitudes fixed by the ties and the data."""
+    kept, own, ties = split
+    # the whole forcing first; then without the forcing the gradient field can take
+    for k in range(max(len(e) for e in own.values())):
+        options = {f: _solutions(problem, f, own[f][min(k, len(own[f]) - 1)]) for f in kept}
+        lists = [options[f] for f in kept]
+        if not all(lists):
+            continue
+        # the solvers give their candidates in one order (exact rates, then free ones): alike go together
+        paired = zip(*lists) if len({len(x) for x in lists}) == 1 else itertools.product(*lists)
+        out = [c for c in (fitted_amplitudes(problem, distinct_modes(dict(zip(kept, combination))), ties)
+                           for combination in itertools.islice(paired, MAX_COMBINATIONS)) if c is not None]
+        if out:
+            return out
+    return []
 
 
 def _split(problem: Problem) -> tuple[list[str], dict[str, list[sp.Expr]], list[sp.Expr]] | None:

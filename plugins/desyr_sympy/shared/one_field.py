@@ -4,7 +4,7 @@ share."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,6 +44,46 @@ class OneField:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._problem, name)
+
+
+class AboutState:
+    """The problem about a uniform state: each field ``f`` of ``state`` written ``c + f`` in the equations,
+    its data less what ``c`` gives them (a constraint's operator linear in the jets; one that is not is left
+    out). The linearisation of a flow about a uniform stream (Oseen's) is this view's linear part."""
+
+    def __init__(self, problem: Problem, state: Mapping[str, sp.Expr]) -> None:
+        self._problem = problem
+        jets = jet_symbols(problem)
+        moved = {s: s + state[j.field] for s, j in jets.items() if not j.wrt and j.field in state}
+        self.equations = [_Equation(rational(eq.residual).xreplace(moved)) for eq in problem.equations]
+        self.constraints = []
+        for c in problem.constraints:
+            held = [s for s in c.operator.free_symbols if s in jets]
+            if c.kind != "pointwise" or (held and sp.Poly(c.operator, *held).total_degree() > 1):
+                continue
+            # what the state adds to the operator: its jets of order zero at the state, the others zero
+            added = c.operator.xreplace({s: moved.get(s, s) - s for s in held}) - c.operator.xreplace(
+                {s: 0 for s in held})
+            self.constraints.append(replace(c, value=c.value - added))
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_problem":      # a copy being rebuilt (unpickled in a fresh child) has none yet
+            raise AttributeError(name)
+        return getattr(self._problem, name)
+
+
+def uniform_state(problem: Problem, fields: Sequence[str]) -> dict[str, sp.Expr]:
+    """Each of ``fields`` whose own data on slices share one nonzero constant term (``u = 1 - exp(l*x)*cos(2*pi*y)``
+    on ``x = 0`` and ``u = 1 + exp(l*x)`` on ``y = 1/2``: 1), with that constant; {} where none has one."""
+    jets = jet_symbols(problem)
+    variables = set(problem.symbols)
+    found: dict[str, set[sp.Expr]] = {}
+    for d in slice_data(problem):
+        jet = jets.get(d.operator)
+        if jet is None or jet.wrt or jet.field not in fields:
+            continue
+        found.setdefault(jet.field, set()).add(sp.Add(*[t for t in terms(d.value) if not t.free_symbols & variables]))
+    return {f: next(iter(c)) for f, c in found.items() if len(c) == 1 and next(iter(c)) != 0}
 
 
 def distinct_modes(candidate: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
