@@ -27,6 +27,9 @@ TARGETS = {
     "gaussian": (sp.exp(-(x - t) ** 2 / (t + 1)), {x: (-3, 3), t: (0, 2)}, {sp.exp}),
     "burgers": (-x / (x**2 + t / 2 + 1), {x: (-3, 3), t: (0, 2)}, {sp.Pow}),
     "porous": (x**2 / (12 - 6 * t), {x: (-2, 2), t: (0, 1.5)}, {sp.Pow}),
+    # issue 47: a plain polynomial above degree 2 (SSDE's Jin-1)
+    "ssde_jin1": (sp.Rational(5, 2) * x**4 - sp.Rational(13, 10) * x**3 + y**2 / 2 - sp.Rational(17, 10) * y,
+                  {x: (-1, 1), y: (-1, 1)}, {sp.Pow}),
 }
 #: products with a separate time factor (a few seconds each)
 FACTORED = {

@@ -57,6 +57,17 @@ def test_a_teacher_error_leaves_the_right_structure_on_the_front(truth, box, wan
 
 
 @pytest.mark.slow
+def test_a_teacher_error_leaves_the_four_terms_of_ssdes_polynomial():
+    # issue 47: SSDE's Jin-1 (0.4 recovered it); the dictionary's powers stop at 3 in two variables and its
+    # greedy supports take cosines for x**4, so no searcher proposed it: a plain polynomial of degree 4 is
+    # fitted whole and its spurious terms dropped along the sparsity ladder
+    y = sp.Symbol("y", real=True)
+    truth = 2.5 * x**4 - 1.3 * x**3 + 0.5 * y**2 - 1.7 * y
+    task = _teacher_like(truth, {x: (-1, 1), y: (-1, 1)})
+    assert _structure(truth) in _structures(task)
+
+
+@pytest.mark.slow
 def test_without_a_noise_floor_the_full_fit_stands():
     task = _teacher_like((1 + x**2 / 3) ** sp.Rational(-1, 2), {x: (0, 2)})
     assert _structure(1 / sp.sqrt(sp.Float(0.33) * x**2 + 1)) not in _structures(task, noise_floor=0.0)

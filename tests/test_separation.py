@@ -8,10 +8,12 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 from desyr_sympy.methods.radial import Radial
+from desyr_sympy.methods.radial_similarity import RadialSimilarity
 from desyr_sympy.methods.separation import Separation
 from desyr_sympy.shared import energy, lowering
 from desyr_sympy.shared.ansatz import profile
 from desyr_sympy.shared.candidates import free_constants, real_start
+from desyr_sympy.shared.centre import radial_frame
 from desyr_sympy.shared.forms import coordinates
 
 from desyr.api import refine
@@ -64,6 +66,42 @@ on = "circle"
 value = "log(16)"
 [reference]
 u = "log(16/(2 - x**2 - y**2)**2)"
+"""
+
+#: issue 47: radial data on a domain that is not a disk, about a centre inside it (the rectangle is not
+#: symmetric about it either): the centre comes from the data
+LIOUVILLE_BOX = """
+name = "liouville_box"
+[domain]
+x = [-1, 2]
+y = [-1, 1]
+[[equations]]
+lhs = "u_xx + u_yy - exp(u)"
+[[constraints]]
+on = "boundary"
+value = "reference"
+[reference]
+u = "log(8/(9 - (x - 1/2)**2 - y**2)**2) + log(9)"
+"""
+
+#: the heat kernel off the origin, on a rectangle the centre does not halve (issue 47's planar kernel, moved)
+HEAT_KERNEL_BOX = """
+name = "heat_kernel_box"
+time = "t"
+[domain]
+x = [-1, 3]
+y = [-2, 1]
+t = [0, 1]
+[[equations]]
+lhs = "u_t - u_xx - u_yy"
+[[constraints]]
+on = "boundary"
+value = "reference"
+[[constraints]]
+on = "initial"
+value = "reference"
+[reference]
+u = "exp(-((x - 1)**2 + y**2)/(4*(t + 2)))/(t + 2)"
 """
 
 BURGERS = """
@@ -136,7 +174,7 @@ def test_separation_declines_where_it_does_not_apply():
     assert "separates" in Separation().applies(load(BURGERS))
     assert "linear" in Separation().applies(load(ADDITIVE.replace("lhs = \"(1 + u_y**2)*u_xx", "lhs = \"u_xx")
                                                    .replace(" - 2*u_x*u_y*u_xy + (1 + u_x**2)*u_yy", " + u_yy")))
-    assert Radial().applies(load(ADDITIVE)) == "not a disk or an annulus"
+    assert Radial().applies(load(ADDITIVE)).startswith("not a disk or an annulus")
 
 
 def test_the_shifted_dilation_of_liouville_and_its_regular_level():
@@ -151,12 +189,51 @@ def test_radial_declines_angle_dependent_data_and_linear_equations():
     assert "linear" in Radial().applies(load(LIOUVILLE.replace(" - exp(u)", " - 1")))
 
 
+def test_the_centre_of_radial_data_on_a_box_is_read_off_the_data():
+    frame = radial_frame(load(LIOUVILLE_BOX))
+    assert frame is not None and (frame.x0, frame.y0) == (sp.Rational(1, 2), 0)
+    assert frame.holds_centre and frame.radius == 1          # the nearest edge, y = 1, from (1/2, 0)
+    outside = LIOUVILLE_BOX.replace("x = [-1, 2]", "x = [1, 2]")
+    assert radial_frame(load(outside)).holds_centre is False
+    assert radial_frame(load(ADDITIVE)) is None                                   # log(cos(y)/cos(x))
+    assert radial_frame(load(LIOUVILLE_BOX.replace('value = "reference"', 'value = "3"'))) is None
+    neumann = LIOUVILLE_BOX.replace('on = "boundary"', 'operator = "u_x"\non = "boundary"')
+    assert radial_frame(load(neumann)) is None
+
+
+def test_radial_similarity_finds_the_spreading_kernel_about_the_datas_centre():
+    problem = load(HEAT_KERNEL_BOX)
+    assert RadialSimilarity().applies(problem) == ""
+    frame = radial_frame(problem)
+    assert (frame.x0, frame.y0) == (1, 0)
+    x, y, t = problem.symbols
+    c1, c2 = sp.symbols("C1 C2")
+    kernel = c1 * sp.exp(-((x - 1) ** 2 + y ** 2) / (4 * (t + c2))) / (t + c2)
+    found = [c["u"] for c in RadialSimilarity().solve(problem)]
+    assert any(sp.simplify(f - kernel) == 0 for f in found), found
+
+
+def test_radial_similarity_declines_data_without_a_centre_and_steady_problems():
+    assert "radially" in RadialSimilarity().applies(load(HEAT_KERNEL_BOX.replace("y**2)/(4", "2*y**2)/(4")))
+    assert "time" in RadialSimilarity().applies(load(LIOUVILLE_BOX))
+
+
 @pytest.mark.slow
 def test_radial_gives_a_family_regular_at_the_centre_that_solves_liouville():
     problem = load(LIOUVILLE)
     assert Radial().applies(problem) == ""
     found = Radial().solve(problem)
     assert found and all(solves(problem, c["u"]) for c in found)
+
+
+def _real_radial(problem):
+    """The radial candidates without ``I`` (stage 0 drops the others: the expression language has no I)."""
+    return [c for c in Radial().solve(problem) if not c["u"].has(sp.I)]
+
+
+def _started_before_the_domain(problem):
+    """The kernels with a time shift (the unshifted one is singular at t = 0; stage 0 drops it)."""
+    return [c for c in RadialSimilarity().solve(problem) if c["u"].has(sp.Symbol("C2"))]
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +243,10 @@ def registry():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("text", "solver"), [(ADDITIVE, Separation().solve), (PRODUCT, Separation().solve),
-                                              (LIOUVILLE, Radial().solve)])
+                                              (LIOUVILLE, Radial().solve), (LIOUVILLE_BOX, Radial().solve),
+                                              # the data's centre (1/2, 0) outside the domain
+                                              (LIOUVILLE_BOX.replace("x = [-1, 2]", "x = [1, 2]"), _real_radial),
+                                              (HEAT_KERNEL_BOX, _started_before_the_domain)])
 def test_the_candidates_end_proved(text, solver, registry, tmp_path, monkeypatch):
     problem = problem_from_toml(text, "test")
     texts = [{f: str(e) for f, e in free_constants(c).items()} for c in solver(coordinates(problem))]

@@ -23,12 +23,13 @@ from desyr_sympy.propose import REDUCTIONS
 PACKAGE = Path(methods_package.__file__).resolve().parents[1]
 SOLVERS_DOC = Path(__file__).resolve().parents[1] / "docs" / "solvers.md"
 
-#: the order of the methods before issue 45 (propose.SOLVERS): cheap and most specific first
+#: the order of the methods before issue 45 (propose.SOLVERS): cheap and most specific first; issue 47
+#: added radial_similarity after similarity
 ORDER = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling", "energy",
-         "waves", "fronts", "phase", "similarity", "parabolic", "linear_part", "vanishing", "undetermined",
-         "linearise", "pair", "separation", "radial", "series")
-REDUCING = {"energy", "waves", "phase", "similarity", "parabolic", "linear_part", "undetermined", "fronts",
-            "linearise", "pair", "separation", "radial", "vanishing", "series"}
+         "waves", "fronts", "phase", "similarity", "radial_similarity", "parabolic", "linear_part", "vanishing",
+         "undetermined", "linearise", "pair", "separation", "radial", "series")
+REDUCING = {"energy", "waves", "phase", "similarity", "radial_similarity", "parabolic", "linear_part",
+            "undetermined", "fronts", "linearise", "pair", "separation", "radial", "vanishing", "series"}
 
 
 def _method_modules() -> list[str]:

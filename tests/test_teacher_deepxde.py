@@ -162,6 +162,45 @@ def test_cached_rerun_does_not_train(sine_run):
 
 
 @pytest.mark.slow
+def test_a_larger_teacher_starts_from_the_smaller_ones_network(sine_run):
+    problem, points, cache, options, model, _ = sine_run
+    smaller = model.info()
+    larger = DeepXDETeacher(**{**options, "budget_scale": 2.0}).prepare(problem, RunContext(problem, points,
+                                                                                            cache_dir=cache))
+    info = larger.info()
+    assert info["warm_start"] == {"from_cache_key": smaller["cache_key"], "S_val": smaller["S_val_selected"]}
+    # straight to L-BFGS from the smaller network, on the smaller's S_val scales: it starts where that one ended
+    assert info["scales"] == smaller["scales"]
+    assert info["history"][0][2] == pytest.approx(smaller["S_val_selected"], rel=1e-3)
+    assert info["S_val_selected"] <= info["history"][0][2]
+    assert info["history"][-1][0] <= 2 * options["lbfgs_steps"]
+    # cached like any teacher: asked again, it is read back
+    again = DeepXDETeacher(**{**options, "budget_scale": 2.0}).prepare(problem, RunContext(problem, points,
+                                                                                           cache_dir=cache))
+    assert again.info()["cached"] is True and again.info()["cache_key"] == info["cache_key"]
+    # the next larger one finds it, though its key names the network it started from
+    largest = DeepXDETeacher(**{**options, "budget_scale": 4.0}).prepare(
+        problem, RunContext(problem, points, cache_dir=cache))
+    assert largest.info()["warm_start"]["from_cache_key"] == info["cache_key"]
+
+
+def test_a_fit_short_of_the_search_level_says_which_part_holds_it_up():
+    from desyr_deepxde.diagnosis import SEARCH_LEVEL, component_names, fit_note
+
+    names = component_names(1, ["u = 0 on x = 0", ""], ["u"])
+    assert names == ["the equation", "constraint 1 (u = 0 on x = 0)", "constraint 2", "the observations of u"]
+    info = {"S_val_selected": 0.019, "components_selected": [0.02, 0.5, 0.01, 0.0], "scales": [1.0, 10.0, 1.0, 1.0],
+            "networks": [{"S_val_selected": 0.019, "steps": 700}], "stopped_at_deadline": False}
+    note = fit_note(info, names, planned=2000)
+    assert note is not None and "S_val 0.019" in note and "constraint 1 (u = 0 on x = 0)" in note
+    assert "plateau" in note
+    assert "deadline" in fit_note({**info, "stopped_at_deadline": True}, names, planned=2000)
+    assert "whole step budget" in fit_note({**info, "networks": [{"S_val_selected": 0.019, "steps": 2000}]},
+                                           names, planned=2000)
+    assert fit_note({**info, "S_val_selected": SEARCH_LEVEL}, names, planned=2000) is None
+
+
+@pytest.mark.slow
 def test_retrain_ignores_cache(sine_run):
     problem, points, cache, options, _, _ = sine_run
     ctx = RunContext(problem, points, cache_dir=cache, retrain=True)

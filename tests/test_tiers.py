@@ -59,6 +59,7 @@ HEAVY = {
         "a whole run through the CLI",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",
+    "test_memo.py::test_once_a_shorter_refit_meets_the_physics_no_longer_candidate_is_refit": "seven real refits",
     "test_run.py::test_gplearn_by_changing_only_the_searcher_name": "a whole run with a real gplearn search",
     "test_run.py::test_same_config_and_seed_same_expression": "two whole runs",
     "test_run.py::test_cli_run_writes_result": "a whole run through the CLI",

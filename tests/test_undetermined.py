@@ -6,6 +6,7 @@ where there is no source or the equation is not linear."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -22,6 +23,7 @@ from desyr.verify.request import make_request
 from desyr.verify.verdict import decide
 
 applies, solve = Undetermined().applies, Undetermined().solve
+ROOT = Path(__file__).resolve().parents[1]
 
 
 #: the issue's example: the source names sin, the answer is its product of sines, zero on the square
@@ -211,3 +213,16 @@ def test_powers_of_a_variable_integrate_and_share_their_root(rhs, answer):
     problem = coordinates(load(ODE, rhs=rhs))
     particular = solve(problem)[0]["u"]
     assert sp.simplify(particular - sp.sympify(answer, locals={"x": problem.symbols[0]})) == 0
+
+
+def test_a_polynomial_source_gets_a_basis_of_its_degree_plus_the_operators_order():
+    # issue 47: SSDE's Jin-1, u_xx + u_yy = 30*x**2 - 7.8*x + 1; the basis stopped at degree 3 and stage 0
+    # proposed only a wrong separable form
+    x, y = sp.symbols("x y", real=True)
+    assert x**4 in trial_basis(30 * x**2 - sp.Rational(39, 5) * x + 1, [x, y], 2)
+    found = solve(coordinates(problem_from_toml((ROOT / "bench/peers/ssde/jin1_poisson2d.toml").read_text(), "jin1")))
+    assert any(sp.expand(c["u"] - (sp.Rational(5, 2) * x**4 - sp.Rational(13, 10) * x**3 + y**2 / 2
+                                   - sp.Rational(17, 10) * y)) == 0 for c in found)
+    # three variables: a degree whose monomials pass the basis's size is lowered, never dropped
+    z = sp.Symbol("z", real=True)
+    assert len(trial_basis(x**4 * y + z, [x, y, z], 2)) <= MAX_BASIS and trial_basis(x**4 * y + z, [x, y, z], 2)

@@ -25,7 +25,7 @@ from desyr.model.candidates import Candidate
 from desyr.model.context import CoupledInfo, RunContext, SearchInfo
 from desyr.model.frozen import thawed
 from desyr.model.outcomes import ComponentOrigin, Outcome, Selection, TeacherOutcome
-from desyr.model.points import make_point_sets, make_verification_points
+from desyr.model.points import VerificationPoints, make_point_sets, make_verification_points
 from desyr.model.problem import Problem
 from desyr.model.result import (
     SCHEMA,
@@ -34,14 +34,15 @@ from desyr.model.result import (
     Provenance,
     Residuals,
     Result,
+    RewriteRecord,
     SelectionRecord,
 )
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.atomic import write_text_atomic
-from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.execution import Memo, Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
-from desyr.stages.closed_form import identify
+from desyr.stages.closed_form import choose_gauge, identify
 from desyr.stages.run_components import component, gate_sequence, searcher_names
 from desyr.stages.run_residuals import series_truncation, verify_selection
 from desyr.stages.teach import teacher_predict
@@ -104,6 +105,7 @@ class RunRequest:
     execution: Execution = Execution()
     command: str = "run"
     wall: float | None = None               # time.time() by which the run returns (--budget); None: no wall
+    memo: Memo | None = None                # units computed earlier in this run (escalation's attempts share it)
 
 
 def _start(request: RunRequest) -> _Started:
@@ -125,7 +127,7 @@ def _start(request: RunRequest) -> _Started:
         store = RunStore(request.out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
     progress = request.progress or Progress()
-    units = Units(executor, store, progress=progress)
+    units = Units(executor, store, progress=progress, memo=request.memo if request.memo is not None else Memo())
     # Components get the problem without the reference: it is for post hoc errors only. The problem
     # is frozen, so the one they get and the one the result is verified against cannot drift apart.
     seen = replace(problem, reference=None)
@@ -164,6 +166,7 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     selection = stages.selection
     _read_back(selection, s.pristine)
     points = make_verification_points(s.pristine, s.seed)
+    gauges = _gauged(selection, s.pristine, points)
     teacher_values = None
     if stages.teacher is not None and s.pristine.reference is not None:
         teacher_values = teacher_predict(stages.teacher.model, stages.teacher.info.plugin, points.interior)
@@ -174,6 +177,7 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     if chosen is not None and chosen.expressions:
         start = time.perf_counter()
         exact = identify(s.pristine, chosen.expressions, points, s.seed)
+        exact.rewrites = gauges + exact.rewrites
         timings["identify"] = time.perf_counter() - start
     timings["total"] = time.perf_counter() - s.clock
     components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
@@ -197,6 +201,19 @@ def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | P
         figures = drawn if drawn is not None else (_figures(s, result, model, out) if plots else None)
         write_result(result, out, figures)
     return result
+
+
+def _gauged(selection: Selection, problem: Problem, points: VerificationPoints) -> list[RewriteRecord]:
+    """The selected candidate's fields that the problem leaves free up to a function, as the simplest
+    member the data allow (:func:`desyr.stages.closed_form.choose_gauge`), said in its cleaning note."""
+    chosen = selection.selected
+    if chosen is None or not chosen.expressions:
+        return []
+    chosen.expressions, records = choose_gauge(problem, chosen.expressions, points)
+    if records:
+        note = "gauge chosen (" + "; ".join(f"{r.field}: {r.reason}" for r in records) + ")"
+        chosen.cleaning_note = f"{chosen.cleaning_note}; {note}" if chosen.cleaning_note else note
+    return records
 
 
 def _read_back(selection: Selection, problem: Problem) -> None:

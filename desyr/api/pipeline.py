@@ -33,6 +33,7 @@ from desyr.model.result import AttemptRecord, Result
 from desyr.report.figures import DrawnFigures
 from desyr.runtime.ahead import imports_ahead
 from desyr.runtime.atomic import out_lock
+from desyr.runtime.execution import Memo
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
 from desyr.stages.guard import past
@@ -42,7 +43,15 @@ from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
 from desyr.stages.stops import Stopped, noting_stops
-from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.stages.teach import (
+    make_teacher,
+    reused_teacher,
+    smaller_teacher,
+    teach,
+    teacher_key,
+    teacher_predict,
+    with_teacher,
+)
 from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
@@ -108,11 +117,13 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
                                              "different config, so none is stored); the run starts afresh")
 
         wall = request.wall
+        memo = Memo()                       # what one attempt computed, the next need not compute again
+        teachers: dict[str, TeacherOutcome] = {}    # each teacher trained, by its settings: reused as it is
 
         def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(replace(request, spec=variant, out=None))
+            s = _start(replace(request, spec=variant, out=None, memo=memo))
             before = len(stops)
-            result, model = _attempt(s, *_run_components(registry, variant), wall)
+            result, model = _attempt(s, *_run_components(registry, variant), wall, teachers)
             result.stopped = stops[before:]        # escalation stops after an attempt with a stopped call
             return result, (s, model)
 
@@ -252,27 +263,37 @@ def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], 
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
-             ) -> tuple[Result, TeacherModel | None]:
+def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None,
+             teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
     s.parts.extend([teacher, *found])
     with s.units.executor:
-        return _run(s, found, teacher, wall)
+        return _run(s, found, teacher, wall, teachers)
 
 
-def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
-         ) -> tuple[Result, TeacherModel | None]:
-    """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
+def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None,
+         teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
+    """The method in stage order, for one field and for several (``wall``: when a budget runs out;
+    ``teachers``: the teachers earlier attempts trained, reused where the settings are the same)."""
     problem = s.pristine
     stage_a_end = stage_a_deadline(wall)
+    teachers, rounds = {} if teachers is None else teachers, search_rounds(found, problem)
+    key = teacher_key(s.ctx, teacher)
+    # anytime: the quick searchers first try a smaller teacher, which the configured one continues from
+    early = _early_round(s, teacher, rounds[0], found[0].name, (stage_a_end, wall), teachers) \
+        if len(rounds) > 1 and key not in teachers else None
+    if early is not None and (early[0].verdict in SOLVED or past(wall) or early[1] is None):
+        return early[0], early[1]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     try:
-        taught = teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+        taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     except Stopped as exc:              # named already: without its values no search runs
         return _untaught(s, exc.record), None
+    teachers.setdefault(key, taught)
     taught_ctx = with_teacher(s.ctx, taught)
     _store_teacher(s, taught)
-    earlier: dict[str, float] = {}
-    for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
+    earlier: dict[str, float] = {} if early is None else early[2]
+    for searchers_now in rounds:       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
         result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
                                earlier)
@@ -284,6 +305,29 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
                                f"({result.verdict.replace('_', ' ')}); now every searcher")
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
+
+def _early_round(s: _Started, teacher: Teacher, quick: list[Searcher], first: str,
+                 ends: tuple[float | None, float | None], teachers: dict[str, TeacherOutcome]
+                 ) -> tuple[Result, TeacherModel | None, dict[str, float]] | None:
+    """The quick searchers' round on the teacher's smaller budget (None where the teacher has none): a
+    verified answer ends the attempt at about a quarter of the teacher's cost; otherwise the configured
+    teacher goes on from that network. Its result, teacher model and the seconds it took."""
+    smaller = smaller_teacher(s.registry, s.spec, teacher)
+    if smaller is None:
+        return None
+    start, key = time.perf_counter(), teacher_key(s.ctx, smaller)
+    try:
+        taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
+    except Stopped as exc:              # named already: the attempt ends as for the configured teacher
+        return _untaught(s, exc.record), None, {}
+    teachers.setdefault(key, taught)
+    result = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {})
+    if result.verdict not in SOLVED:
+        s.ctx.progress.message(f"anytime: the quick searchers found no verified answer on the smaller teacher "
+                               f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
+    return result, taught.model, {"smaller_teacher": taught.seconds,
+                                  "early_round": time.perf_counter() - start - taught.seconds}
 
 def _untaught(s: _Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
@@ -298,7 +342,9 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
     stage_a_end, wall = ends
     # quick searchers' searches cost less than the refit a second wave adds: they run as one wave
-    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searchers_now))
+    # a quick searcher whose seeds the round before searched comes from the memo: the waves count the rest
+    searching = [f for f in searchers_now if not (f.quick and "quick_searchers" in earlier)]
+    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searching))
              if s.spec.search.seed_waves and not all(f.quick for f in searchers_now) else [s.spec.search])
     names = [f.name for f in searchers_now]
     searched = None

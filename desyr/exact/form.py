@@ -13,6 +13,7 @@ from desyr.exact.identify import context_bases, identify_constants, problem_base
 from desyr.exact.records import Acceptance, Check, ConstantDecision, ResidualPair, RewriteDecision, safe_check
 from desyr.exact.solved_constants import solve_constants
 from desyr.symbolic.expressions import complexity, expression_text
+from desyr.symbolic.gauge import free_function_variables, gauge_members
 from desyr.symbolic.series import has_series
 
 if TYPE_CHECKING:
@@ -86,6 +87,41 @@ def exact_form(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, *, 
     current, log = apply_rewrites(current, check, before, variables, rewrites, rule)
     residuals = _last_accepted(log, residuals)
     return _result(current, constants, merge_log + log, before, residuals, rule, clock, None)
+
+
+def choose_gauges(problem: Problem, exprs: Mapping[str, sp.Expr], check: Check, before: ResidualPair,
+                  rule: Acceptance = Acceptance()) -> tuple[dict[str, sp.Expr], list[RewriteDecision]]:
+    """Each field the equations leave free up to a function of some variables (a pressure up to a function
+    of time: :func:`~desyr.symbolic.gauge.free_function_variables`) printed as the simplest member of its
+    class the data allow: the additive part in those variables alone dropped, else replaced by a constant,
+    each checked by the residuals like an identified constant (data that fix the field keep it).  Run on the
+    selected expression before it is verified (:func:`desyr.stages.closed_form.choose_gauge`), so the printed
+    expression and its exact form are the same member."""
+    current = dict(exprs)
+    decisions: list[RewriteDecision] = []
+    symbols = problem.vocabulary.var_symbols
+    for name, expr in exprs.items():
+        if has_series(expr):
+            continue        # a sum is never cut or rearranged
+        orders = [jet.wrt for eq in problem.equations for s in eq.residual.free_symbols
+                  if (jet := problem.vocabulary.jet_of(s)) is not None and jet.field == name]
+        free = free_function_variables(orders, problem.variable_names)
+        if free is None:
+            continue
+        ends = [(v.lo, v.hi) for v in problem.variables if v.name in free]
+        others = [(symbols[v.name], v.lo, v.hi) for v in problem.variables if v.name not in free]
+        why = f"{name} is free up to {'a function of ' + ', '.join(free) if free else 'a constant'} (the " \
+              f"equations hold it only through {', '.join(sorted({name + '_' + ''.join(o) for o in orders}))})"
+        for member in gauge_members(expr, [symbols[v] for v in free], ends, others):
+            after = safe_check(check, {**current, name: member})
+            ok = rule.accepts(before, after)
+            decisions.append(RewriteDecision("gauge", name, expr, member, ok, before, after,
+                                             f"{why}: its simplest member the data allow" if ok else
+                                             f"{why}: the data fix this part"))
+            if ok:
+                current[name] = member
+                break
+    return current, decisions
 
 
 def _series_form(problem: Problem, exprs: dict[str, sp.Expr], check: Check, before: ResidualPair, rule: Acceptance,

@@ -39,6 +39,9 @@ RATIONAL_DIGITS = 7     # digits of |p| plus digits of q for a plain rational p/
 BASE_DIGITS = 4         # for r*b with b transcendental or a surd (5*pi, pi**2/10, 3*sqrt(2)/2)
 MAX_PROPOSALS = 3       # per constant; bounds the number of residual checks
 MAX_CHECKS = 24         # per expression group, over the joint try and the fallbacks
+#: a constant at most this in magnitude is proposed as 0 (the verifier's exact tolerance): no short
+#: closed form is that small, and a shift of 8.7e-12 left by a refit is 0 wherever the check agrees
+ZERO = 1e-8
 
 
 def _digits(r: Fraction) -> int:
@@ -50,7 +53,7 @@ def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
     """Closed forms that equal ``value`` to ``rtol``, fewest digits first (no residual check)."""
     if not math.isfinite(value):
         return []
-    if value == 0.0:
+    if abs(value) <= ZERO:
         return [sp.Integer(0)]
     found: dict[sp.Expr, tuple[int, int, float]] = {}
     for rank, base in enumerate(bases):

@@ -108,6 +108,11 @@ class Teacher(Component):
         """Options for a larger training budget (escalation's ``larger_teacher`` step); None: no such step."""
         return None
 
+    def smaller_budget(self) -> dict[str, Any] | None:
+        """Options for a smaller, cheaper teacher that the configured one can continue from (the anytime
+        order: the quick searchers try its values first); None: the configured teacher is trained at once."""
+        return None
+
     @abc.abstractmethod
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         """Train or load a teacher for ``problem``; never touches reference values."""

@@ -198,6 +198,10 @@ def _exact_section(r: Result) -> list[str]:
     accepted = [c for c in form.constants if c.accepted]
     if accepted:
         lines += ["", "Identified constants: " + ", ".join(f"{c.value!r} = {code(c.proposed)}" for c in accepted)]
+    # a field the problem leaves free up to a function (a pressure up to a function of time): say which member
+    gauges = [g for g in form.rewrites if g.name == "gauge" and g.accepted]
+    if gauges:
+        lines += [""] + [f"Gauge: {md(g.reason or '')} (as found: {code(g.before)})." for g in gauges]
     if form.symbolic_match is not None:
         lines += ["", f"Symbolic match with the reference: {'yes' if form.symbolic_match else 'no'}"]
     lines += [line for text in series_lines(r) for line in ("", text)]

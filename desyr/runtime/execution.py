@@ -10,6 +10,7 @@ give the same result.
 """
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import time
@@ -187,6 +188,30 @@ def _own_record(executor: Executor, result: object, i: int, keys: Sequence[str],
 
 #: checks a stored record against the unit's item; raises when the record cannot be used
 RecordCheck = Callable[[Any, dict[str, Any]], object]
+#: a unit's key in the run's memo from its name and item (what the name does not cover, hashed in),
+#: or None where the unit must not be remembered
+MemoKey = Callable[[str, Any], "str | None"]
+
+
+class Memo:
+    """The records of units already computed in this run, kept in memory: a unit asked for again (the
+    quick searchers' seeds in the round with every searcher, a candidate that both seed waves pool, the
+    same candidate in a later escalation attempt) is answered from here instead of computed twice.
+    Escalation's attempts share one memo; the stage that runs the units says which record may be kept
+    (``keeps``) and what its key covers (:data:`MemoKey`)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, dict[str, Any]] = {}
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        record = self._records.get(key)
+        return None if record is None else copy.deepcopy(record)
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        self._records[key] = copy.deepcopy(record)
+
+    def __len__(self) -> int:
+        return len(self._records)
 
 
 @dataclass
@@ -197,17 +222,27 @@ class Units:
     store: RunStore | None = None
     counts: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0, "failed": 0})
     progress: Progress | None = None       # where a malformed stored record is reported
+    memo: Memo = field(default_factory=Memo)    # this run's computed units (escalation's attempts share it)
 
     def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]],
-            check: RecordCheck | None = None, until: float | None = None) -> list[dict[str, Any] | UnitFailure]:
+            check: RecordCheck | None = None, until: float | None = None, memo_key: MemoKey | None = None,
+            fits: Callable[[Any, dict[str, Any]], bool] = lambda item, record: True
+            ) -> list[dict[str, Any] | UnitFailure]:
         """One record (or failure) per ``(name, item)``, in input order. A stored record is reused only
         if ``check(item, record)`` accepts it; a malformed one is a cache miss, computed again. ``until``:
         under a budget, when the executor stops waiting on a unit (each unit stops itself before, where
-        it can; one unit runs here, where only its own stop holds)."""
+        it can; one unit runs here, where only its own stop holds). With ``memo_key``, a unit this run
+        already computed is answered from the memo where ``fits(item, record)`` holds, and a computed
+        record is remembered where it holds for its own item (a failure, a stopped unit included, never)."""
         answers: list[dict[str, Any] | UnitFailure | None] = [None] * len(named)
         todo: list[int] = []
+        keys = [None if memo_key is None else memo_key(name, item) for name, item in named]
         for i, (name, item) in enumerate(named):
-            stored = self._stored(kind, name, item, check)
+            stored = self.memo.get(f"{kind}/{keys[i]}") if keys[i] is not None else None
+            if stored is not None and not fits(item, stored):
+                stored = None
+            if stored is None:
+                stored = self._stored(kind, name, item, check)
             if stored is None:
                 todo.append(i)
             else:
@@ -220,6 +255,9 @@ class Units:
         for i, result in zip(todo, results):
             answers[i] = result
             self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1
+            key = keys[i]
+            if key is not None and not isinstance(result, UnitFailure) and fits(named[i][1], result):
+                self.memo.put(f"{kind}/{key}", result)
         assert all(a is not None for a in answers), "every unit is answered"
         return [a for a in answers if a is not None]
 

@@ -7,11 +7,13 @@ like the relative L2, and nothing downstream uses it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
 from desyr.exact import exact_form, symbolic_match
+from desyr.exact.form import choose_gauges
+from desyr.exact.records import safe_check
 from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import verify
@@ -19,15 +21,32 @@ from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord
 from desyr.model.result_reading import build_typed
 
 
-def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0
-             ) -> ExactFormRecord:
-    """The checked exact form of ``exprs`` and, with a reference, whether it matches symbolically."""
+def _checker(problem: Problem, points: VerificationPoints) -> Callable[[Mapping[str, sp.Expr]], tuple[float, float]]:
     def check(candidate: Mapping[str, sp.Expr]) -> tuple[float, float]:
         # relative to the problem's scale, as "exact" is decided: a change is judged at any scale alike
         v = verify(problem, candidate, points)
         return max(v.relative_per_equation, default=0.0), max(v.relative_per_constraint, default=0.0)
+    return check
 
-    form = exact_form(problem, dict(exprs), check)
+
+def choose_gauge(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints
+                 ) -> tuple[dict[str, sp.Expr], list[RewriteRecord]]:
+    """The selected expressions with each field the problem leaves free up to a function (a pressure up to
+    a function of time) as the simplest member of its class the data allow, checked on the verification
+    points (:func:`desyr.exact.form.choose_gauges`), and the accepted decisions; run before the
+    verification, so that the printed expression is that member and its exact form agrees with it."""
+    check = _checker(problem, points)
+    before = safe_check(check, exprs)
+    if before is None:
+        return dict(exprs), []
+    chosen, decisions = choose_gauges(problem, exprs, check, before)
+    return chosen, [build_typed(RewriteRecord, d.to_dict(), "rewrites") for d in decisions if d.accepted]
+
+
+def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0
+             ) -> ExactFormRecord:
+    """The checked exact form of ``exprs`` and, with a reference, whether it matches symbolically."""
+    form = exact_form(problem, dict(exprs), _checker(problem, points))
     data = form.to_dict()
     data["constants"] = [build_typed(ConstantRecord, c, "constants") for c in data["constants"]]
     data["rewrites"] = [build_typed(RewriteRecord, r, "rewrites") for r in data["rewrites"]]

@@ -20,7 +20,7 @@ from desyr.model.residuals import Scores, for_refinement, physics_scores
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.gauge import fix_gauge
-from desyr.symbolic.limits import limit_tree
+from desyr.symbolic.limits import limit_tree, vanishing_tree
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.series import has_series
 from desyr.symbolic.simplify import cleaning_proposal
@@ -235,9 +235,11 @@ def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, b
 
 def take_limits(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
     """Degenerate limits (:mod:`desyr.symbolic.limits`): a field whose constants ran off to huge values
-    (``-143254104.04/(1 + 143254103.66*x)``) is rewritten at the limit they point to (``-1.0000000027/x``),
-    refit with the physics (``refit``) and kept under the acceptance check against the refit's own
-    figures (``base``), so identification sees the form the refit could only approach."""
+    (``-143254104.04/(1 + 143254103.66*x)``, ``atan(K*y/(K*x - 1))``) is rewritten at the limit they point
+    to (``-1.0000000027/x``, ``atan(y/x)``), and a float that ran off to 0 (below the verifier's exact
+    tolerance) is set to 0; the tree is refit with the physics (``refit``) and kept under the acceptance
+    check against the refit's own figures (``base``), so identification sees the form the refit could
+    only approach."""
     current = dict(candidate.expressions or {})
     X = np.vstack([ctx.points.refine] + list(ctx.points.constraints))
     proposal, taken = dict(current), []
@@ -245,17 +247,21 @@ def take_limits(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base
         try:
             with time_limit(LIMIT_SECONDS):
                 limit = limit_tree(expr, ctx.problem.symbols, X)
+                zeroed = vanishing_tree(expr if limit is None else limit, ctx.problem.symbols, X,
+                                        ctx.method.exact_tolerance)
         except (KeyboardInterrupt, MemoryError):
             raise
         except (OutOfTime, Exception):   # out of time, or a tree sympy cannot cancel: it keeps its constants
             continue
         if limit is not None:
-            proposal[f] = limit
-            taken.append(f"{f}: {sp.sstr(limit, full_prec=False)}")
+            taken.append(f"degenerate limit taken ({f}: {sp.sstr(limit, full_prec=False)})")
+        if zeroed is not None:
+            taken.append(f"vanishing constants set to 0 ({f}: {sp.sstr(zeroed, full_prec=False)})")
+        proposal[f] = zeroed if zeroed is not None else limit if limit is not None else expr
     if not taken:
         return
     ok = _refit_and_adopt(candidate, ctx, refit, base, proposal)
-    note = f"degenerate limit taken ({'; '.join(taken)}){'' if ok else ': refit rejected'}"
+    note = f"{'; '.join(taken)}{'' if ok else ': refit rejected'}"
     candidate.cleaning_note = f"{candidate.cleaning_note}; {note}" if candidate.cleaning_note else note
 
 

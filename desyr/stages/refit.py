@@ -5,7 +5,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.model.unknowns import starting_values
-from desyr.runtime.execution import serial_units
+from desyr.runtime.execution import MemoKey, Units, serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.guard import overran, warn_at_component
@@ -124,8 +124,8 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
     at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
-    records = [_unit_answer(r, time.perf_counter() - start)
-               for r in units.run("refit", named, refit_unit, check_refit_record, None if at is None else at + BACKSTOP)]
+    run = _Refits(units, ctx, None if at is None else at + BACKSTOP, start)
+    records = run.in_turns(named) if scope == "refit" and not ctx.problem.unknowns else run.all(named)
     for i, (cand, record) in enumerate(zip(order, records), 1):
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
@@ -147,6 +147,72 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     ctx.progress.message(f"stage B: refit {len(pool)} candidate(s) in {time.perf_counter() - start:.2f} s "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     return RefitPassOutcome(len(order), counts, seconds)
+
+
+#: the refits of the first turn; each later turn doubles (a fixed schedule, not the executor's workers, so
+#: which candidates are refit is the same on every executor)
+FIRST_TURN = 2
+#: why a longer candidate is not refit
+SHORTER_EXACT = "not refit: a shorter candidate's refit already meets the physics to the exact tolerance"
+
+
+@dataclass(frozen=True)
+class _Refits:
+    """How one pool's refit units run: the run's units, its context, when the executor stops waiting
+    (under a budget) and when the pool's refits began."""
+
+    units: Units
+    ctx: RunContext
+    until: float | None
+    start: float
+
+    def all(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        answers = self.units.run("refit", named, refit_unit, check_refit_record, self.until,
+                                 memo_key=_memo_key(self.ctx), fits=_finished)
+        return [_unit_answer(r, time.perf_counter() - self.start) for r in answers]
+
+    def in_turns(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """The refits shortest first, in turns of 2, 2, 4, 8, ... candidates; once a refit meets the
+        physics to the exact tolerance, no longer candidate is refit (it cannot be simpler, and the longest
+        trees were the slowest refits: two of them took 63 s of SSDE's Poisson 2-D attempt, after the
+        answer was refit)."""
+        records: list[dict[str, Any]] = []
+        turn = FIRST_TURN
+        while len(records) < len(named):
+            if any(_meets_physics(r, self.ctx.method.exact_tolerance) for r in records):
+                return records + [_failed_record(SHORTER_EXACT)] * (len(named) - len(records))
+            records += self.all(named[len(records):len(records) + turn])
+            turn = turn if len(records) <= FIRST_TURN else 2 * turn
+        return records
+
+
+def _meets_physics(record: dict[str, Any], tolerance: float) -> bool:
+    """A refit record whose interior and constraint residuals are both within ``tolerance``."""
+    values = [record.get("rho_r"), record.get("rho_c")]
+    return bool(record.get("expressions")) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v <= tolerance
+        for v in values if v is not None) and record.get("rho_r") is not None
+
+
+def _memo_key(ctx: RunContext) -> MemoKey:
+    """A refit's key in the run's memo: its unit name (scope, refiner settings, candidate) and what the
+    record also depends on, the teacher's values (eps_T and the checked cleaning read them), the points
+    and the method's constants, so a later attempt reuses a refit only where it would come out the same."""
+    teacher = b"" if ctx.teacher_values is None else np.ascontiguousarray(ctx.teacher_values).tobytes()
+    points = [np.ascontiguousarray(P).tobytes() for P in (ctx.points.refine, *ctx.points.constraints)]
+    salt = digest(teacher, *points, repr(ctx.method), repr(ctx.unknown_estimates))
+
+    def key(name: str, item: object) -> str:
+        return f"{name}-{salt[:24]}"
+
+    return key
+
+
+def _finished(item: object, record: dict[str, Any]) -> bool:
+    """A refit worth remembering: not one that the run's deadline cut short or skipped."""
+    refit = record.get("refit") if isinstance(record, dict) else None
+    return isinstance(refit, dict) and refit.get("status") != "timeout" and refit.get("reason") != OUT_OF_TIME \
+        and BROKE not in record
 
 
 def _unit_context(ctx: RunContext) -> RunContext:

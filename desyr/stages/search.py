@@ -196,7 +196,8 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     began = time.perf_counter()
     records = units.run("search", named, search_unit, check_search_record,
-                        None if limit is None else limit.backstop(ctx.deadline))
+                        None if limit is None else limit.backstop(ctx.deadline), memo_key=search_memo_key,
+                        fits=within_limit)
     _overruns(named, records, cap)
     _stops(named, records, cap, time.perf_counter() - began, ctx)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
@@ -232,6 +233,37 @@ class SearchLimit:
         last search's own stop."""
         at = None if deadline is None else self.stop(deadline)
         return None if at is None else at + BACKSTOP
+
+
+def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) -> str:
+    """A search's key in the run's memo: its unit name (field, seed, the teacher's values) and the
+    settings the name leaves out (the searcher's, the library, the size, the budget), so the quick
+    searchers' seeds are not searched again in the round with every searcher, and a search with
+    another library or budget never reuses a front."""
+    searcher, task, _, _ = item
+    budget = sorted((k, v) for k, v in task.budget.items() if k != "time_limit")     # within_limit's part
+    return digest(name, searcher.name, sorted(searcher.settings.items()), task.binary, task.unary, task.max_size,
+                  budget, task.variables, task.time, task.centres)
+
+
+#: a search that took less than this part of its clock limit was not cut short by it
+UNCUT_SHARE = 0.5
+
+
+def within_limit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None], record: dict[str, Any]) -> bool:
+    """Whether a remembered search answers this one: it was not stopped, and it took less than half of
+    every limit it had and this task has (a clock limit in its budget, its share of the budget, the time
+    left to the stage's deadline), so none cut it short and its front is what this search would find.
+    (Asked when a search is remembered too: then the time left is what its own search left over.)"""
+    _, task, _, limit = item
+    took = record.get("seconds")
+    if record.get("stopped") or not isinstance(took, (int, float)) or isinstance(took, bool):
+        return False
+    limits = [task.budget.get("time_limit"), None if limit is None else limit.seconds,
+              None if task.deadline is None else task.seconds_left()]
+    return all(took < UNCUT_SHARE * float(v) for v in limits
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) and \
+        not (task.deadline is not None and task.seconds_left() <= 0)
 
 
 def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:

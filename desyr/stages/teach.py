@@ -14,6 +14,7 @@ from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
+from desyr.runtime.store import digest
 from desyr.stages.guard import contained, overran
 from desyr.stages.run_components import component
 from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
@@ -55,6 +56,32 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutco
     with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
         info = TeacherInfo(teacher.name, jsonable(model.info()))
     return TeacherOutcome(info, values, seconds, model)
+
+
+def smaller_teacher(registry: Registry, spec: RunSpec, teacher: Teacher) -> Teacher | None:
+    """The configured teacher at its smaller budget (``Teacher.smaller_budget``), or None where it has none."""
+    from desyr.config.spec import frozen, thawed
+
+    options = teacher.smaller_budget()
+    if not options:
+        return None
+    smaller = frozen({**thawed(spec.teacher.options), **options})
+    return make_teacher(registry, replace(spec, teacher=replace(spec.teacher, options=smaller)))
+
+
+def teacher_key(ctx: RunContext, teacher: Teacher) -> str:
+    """What makes two attempts' teachers the same: the plugin, its settings, the seed and the search points."""
+    return digest(teacher.name, sorted(teacher.settings.items()), ctx.seed,
+                  np.ascontiguousarray(ctx.points.search).tobytes())
+
+
+def reused_teacher(ctx: RunContext, teacher: Teacher, earlier: TeacherOutcome | None) -> TeacherOutcome | None:
+    """An earlier attempt's teacher with the same settings (escalation's search-side steps change only the
+    searches), as this attempt's: it costs no time, and its facts say ``reused``; None when there is none."""
+    if earlier is None:
+        return None
+    ctx.progress.message(f"teacher: {teacher.name}, with an earlier attempt's settings: that teacher is reused")
+    return replace(earlier, seconds=0.0, info=replace(earlier.info, facts={**earlier.info.facts, "reused": True}))
 
 
 def with_teacher(ctx: RunContext, taught: TeacherOutcome) -> RunContext:

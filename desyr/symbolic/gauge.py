@@ -27,6 +27,7 @@ import sympy as sp
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.parameterize import Parameterization, parameterize
+from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 #: a singular value of the unit-column Jacobian below this fraction of the largest is a symmetry: an
 #: exact one sits at round-off (1e-15), a merely ill-conditioned basis (x, x**2, ... on [0.5, 2]) far above
@@ -200,3 +201,93 @@ def _sample(X: np.ndarray) -> np.ndarray:
         return X
     rows: np.ndarray = X[np.linspace(0, X.shape[0] - 1, MAX_POINTS).astype(int)]
     return rows
+
+
+# ---- a field free up to a function (issue 47): a pressure up to a function of time -------------------
+
+#: a field's expression larger than this (nodes) is left as it is: distributing it costs without bound
+FIELD_GAUGE_MAX_NODES = 400
+
+
+def free_function_variables(orders: Sequence[tuple[str, ...]], variables: Sequence[str]) -> tuple[str, ...] | None:
+    """The variables a field may gain any function of without changing any equation, from the derivatives
+    its jets in the equations take (``orders``, one tuple of variables per jet): an incompressible flow's
+    pressure enters as ``p_x`` and ``p_y`` only, so it is free up to a function of ``t``; ``()`` means
+    up to a constant.  None where a jet is the field itself (no such gauge) or the equations hold none.
+    Every jet differentiates by a variable outside the result, so such a function leaves each jet
+    unchanged (the data may still fix it: the caller's check decides)."""
+    if not orders or any(not wrt for wrt in orders):
+        return None
+    used = {v for wrt in orders for v in wrt}
+    return tuple(v for v in variables if v not in used)
+
+
+def gauge_part(expr: sp.Expr, free: Sequence[sp.Symbol]) -> sp.Expr:
+    """The additive terms of ``expr`` (products distributed) that hold no variable but ``free``: the
+    member of the gauge the expression carries, ``(exp(-2*t/5) - 1)/2`` of a Taylor-Green pressure; 0
+    where the expression is too large to distribute (:data:`FIELD_GAUGE_MAX_NODES`)."""
+    if complexity(expr) > FIELD_GAUGE_MAX_NODES:
+        return sp.Integer(0)
+    allowed = set(free)
+    terms = sp.Add.make_args(sp.expand_mul(expr))
+    return sp.Add(*[term for term in terms if not term.free_symbols - allowed])
+
+
+#: seconds of SymPy work for the mean of a field over the other variables
+MEAN_SECONDS = 2.0
+
+
+def gauge_members(expr: sp.Expr, free: Sequence[sp.Symbol], ends: Sequence[tuple[float, float]],
+                  others: Sequence[tuple[sp.Symbol, float, float]] = ()) -> list[sp.Expr]:
+    """Members of the expression's gauge class, in the order they are tried: where it is free up to a
+    function of ``free``, the one whose mean over the other variables' box (``others``: symbol, low, high)
+    stays at its value at the start of the free variables' intervals (a decaying pressure decays whole:
+    ``1/2 - (sin(x)**2 + sin(y)**2)*exp(-2*t/5)/2`` becomes ``(1 - sin(x)**2 - sin(y)**2)*exp(-2*t/5)/2``);
+    then, shorter than the expression, the one without its gauge part and those with the part's value at
+    an end of the free intervals (``ends``) in its place.  Empty when it carries no gauge part."""
+    part = gauge_part(expr, free)
+    if part == 0:
+        return []
+    distributed = sp.expand_mul(expr)
+    rest = distributed - part
+    out: list[sp.Expr] = []
+    steady = _steady_mean(rest, part, free, ends, others)
+    if steady is not None and complexity(steady) <= 1.5 * complexity(distributed):
+        out.append(steady)
+    for value in [sp.Integer(0), *(part.xreplace({v: sp.Float(e[k]) for v, e in zip(free, ends)}) for k in range(2))]:
+        if not value.is_number:
+            continue
+        member = _shorter(rest + value)
+        if member not in out and complexity(member) < complexity(distributed):
+            out.append(member)
+    return [m for m in out if sp.expand_mul(m) != distributed]
+
+
+def _steady_mean(rest: sp.Expr, part: sp.Expr, free: Sequence[sp.Symbol], ends: Sequence[tuple[float, float]],
+                 others: Sequence[tuple[sp.Symbol, float, float]]) -> sp.Expr | None:
+    """``rest + M - m``, ``m`` the mean of ``rest`` over the other variables' box (a function of the free
+    ones) and ``M`` the whole field's mean at the start of the free intervals; None without free
+    variables, other variables or a closed-form mean (within :data:`MEAN_SECONDS`)."""
+    if not free or not others:
+        return None
+    try:
+        with time_limit(MEAN_SECONDS):
+            total = rest
+            volume = sp.Integer(1)
+            for v, lo, hi in others:
+                a, b = sp.nsimplify(lo, [sp.pi]), sp.nsimplify(hi, [sp.pi])
+                total = sp.integrate(total, (v, a, b))
+                volume *= b - a
+            mean = sp.simplify(total / volume)
+    except (OutOfTime, Exception):  # noqa: BLE001 - an integral SymPy cannot do leaves no such member
+        return None
+    if mean.has(sp.Integral) or mean.free_symbols - set(free):
+        return None
+    start = {v: sp.nsimplify(e[0], [sp.pi]) for v, e in zip(free, ends)}
+    level = (mean + part).xreplace(start)
+    return _shorter(rest + level - mean)
+
+
+def _shorter(expr: sp.Expr) -> sp.Expr:
+    """The shorter of the distributed and factored forms."""
+    return min((sp.expand_mul(expr), sp.factor_terms(expr)), key=complexity)

@@ -37,6 +37,9 @@ VALUE_TOLERANCE = 1e-3
 MAX_NODES = 200
 #: the highest rate taken (a = b * L**r): beyond it a constant is not a power of the others' scale
 MAX_RATE = 4
+#: a float at most this in magnitude is a constant that ran off to 0 (the verifier's exact tolerance,
+#: MethodConstants.exact_tolerance): it is proposed as 0 wherever it sits in the tree
+VANISHING = 1e-8
 
 
 def diverging(values: Sequence[float]) -> list[int]:
@@ -71,8 +74,25 @@ def limit_tree(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray) -> sp
     return limit if _reproduces(expr, limit, symbols, X) else None
 
 
+def vanishing_tree(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray,
+                   tolerance: float = VANISHING) -> sp.Expr | None:
+    """``expr`` with every float of magnitude at most ``tolerance`` set to 0 (an Allen-Cahn front's
+    shift of 8.7e-12, below the parameterization's own floor, so no refit ever moves it), or None when
+    there is none or the tree without them does not reproduce ``expr``'s values on ``X``."""
+    tiny = {f: sp.Integer(0) for f in expr.atoms(sp.Float) if abs(float(f)) <= tolerance}
+    if not tiny:
+        return None
+    zeroed = expr.xreplace(tiny)
+    return zeroed if zeroed != expr and _reproduces(expr, zeroed, symbols, X) else None
+
+
 def _limit(expr: sp.Expr, eps: sp.Symbol) -> sp.Expr | None:
-    """The limit eps -> 0+ of a tree rational in eps: term by term where every term's is finite."""
+    """The limit eps -> 0+ of a tree: each function of eps (``atan(b*y/(b*x - eps))``) is taken at its
+    argument's finite limit first (:func:`_inside`), then the tree, rational in eps, term by term where
+    every term's is finite."""
+    expr = _inside(expr, eps)
+    if expr is None:
+        return None
     terms = sp.Add.make_args(expr)
     leads = [lead for lead in (_leading(t, eps) for t in terms) if lead is not None]
     if len(leads) == len(terms) and all(order >= 0 for order, _ in leads):
@@ -81,6 +101,33 @@ def _limit(expr: sp.Expr, eps: sp.Symbol) -> sp.Expr | None:
         return None
     whole = _leading(expr, eps)
     return whole[1] if whole is not None and whole[0] == 0 else None
+
+
+def _inside(expr: sp.Expr, eps: sp.Symbol) -> sp.Expr | None:
+    """``expr`` with every function of eps, and every power of eps with an exponent that is not an
+    integer, replaced by its value at the limit of its argument, or None where an argument has no
+    finite limit (``tanh(b*x/eps)``) or a power's base goes to 0.  Continuity of the function is what
+    makes this the limit; the caller's value check catches a tree where a diverging factor multiplies
+    the function's vanishing correction."""
+    if not expr.has(eps):
+        return expr
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
+        base = _inside(expr.base, eps)
+        return None if base is None else sp.Pow(base, expr.exp)
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        args = [_inside(a, eps) for a in expr.args]
+        return None if any(a is None for a in args) else expr.func(*args)
+    if isinstance(expr, sp.Pow):
+        if expr.exp.has(eps):
+            return None
+        base = _limit(expr.base, eps)
+        return None if base is None or base.has(eps) or base == 0 else sp.Pow(base, expr.exp)
+    if isinstance(expr, sp.Function) and expr.args:
+        args = [_limit(a, eps) for a in expr.args]
+        if any(a is None or a.has(eps) for a in args):
+            return None
+        return expr.func(*args)
+    return expr if expr == eps else None
 
 
 def _leading(expr: sp.Expr, eps: sp.Symbol) -> tuple[int, sp.Expr] | None:

@@ -11,6 +11,10 @@ SIMPLIFY_MAX_CALL_DEPTH = 8  # and exponential in nested calls: sin(sin(...)) 15
 #: wall-clock cap on one sympy.simplify call.  Size and depth bounds are not enough: a 30-node
 #: tanh candidate of a Burgers run kept trigsimp busy for over 20 minutes.
 SIMPLIFY_SECONDS = 5.0
+#: a float at least this large is no round-off integer: every float above 2**53 is an integer, and a
+#: constant this size beside moderate ones is running off to a degenerate limit, which Stage B takes
+#: (desyr.symbolic.limits, its GAP); snapped, ``atan(K*y/(K*x - 1))`` would keep K = 162018683699
+SNAP_MAGNITUDE = 1e5
 
 
 def call_depth(expr: sp.Expr) -> int:
@@ -73,12 +77,15 @@ def snap_integers(expr: sp.Expr, tol: float) -> sp.Expr:
     """Replace Floats that are integers up to round-off (e.g. 1.0, -0.9999999999999998) by Integers.
 
     Search output carries scale factors such as ``1.0*sin(...)``; a factor that the
-    refit drove to an integer is structure, not a coefficient.
+    refit drove to an integer is structure, not a coefficient.  Floats of :data:`SNAP_MAGNITUDE` and
+    above are left as they are.
     """
     mapping = {}
     # inside a sum a float near 0 may multiply a term that grows with the index: it is not snapped to 0
     summed = {f for s in expr.atoms(sp.Sum) for f in s.atoms(sp.Float)}
     for f in expr.atoms(sp.Float):
+        if abs(float(f)) >= SNAP_MAGNITUDE:
+            continue
         nearest = round(float(f))
         if abs(float(f) - nearest) <= tol * max(1.0, abs(nearest)) and not (nearest == 0 and f in summed):
             mapping[f] = sp.Integer(nearest)

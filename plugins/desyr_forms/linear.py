@@ -23,6 +23,10 @@ from desyr_forms.shape import Factor, Shape
 EXACT_FIT = 1e-11
 #: rows where a factor is below this fraction of its largest value are left out of the divided fit
 FACTOR_FLOOR = 0.1
+#: the highest total degree of a plain polynomial (no outer function) in k variables: SSDE's Jin-1,
+#: ``2.5*x**4 - 1.3*x**3 + 0.5*y**2 - 1.7*y``, needs 4 in two (the refinement's cleaning and sparsity
+#: ladder then leave its four terms)
+POLYNOMIAL_DEGREE = {1: 6, 2: 4, 3: 3}
 
 
 @dataclass
@@ -48,6 +52,9 @@ def families(k: int, outer: Outer, exp_allowed: bool, rational: bool) -> Iterato
     """The inner forms tried under ``outer`` in ``k`` variables."""
     yield Inner(monomials(k, 1))
     yield Inner(monomials(k, 2))
+    if not outer.name and outer.power == 1:
+        for degree in range(3, POLYNOMIAL_DEGREE.get(k, 2) + 1):
+            yield Inner(monomials(k, degree))
     if rational and outer.name not in ("sin", "cos", "tan"):
         yield Inner(monomials(k, 1), monomials(k, 1, constant=False))
         if outer.name in ("", "exp", "log"):      # the quadratic ratio where it is cheapest to tell apart

@@ -30,9 +30,10 @@ from desyr.plugin import (
     hookimpl,
 )
 from desyr_forms.factor import guesses
-from desyr_forms.linear import Candidate, linear_candidates
+from desyr_forms.linear import Candidate, linear_candidates, relative_residual
 from desyr_forms.outer import SUPPORTED
 from desyr_forms.refine import clean, refine, sparser
+from desyr_forms.symmetry import Reduction, reductions
 
 #: a refined form whose relative residual is at most this is exact (to rounding)
 EXACT_FORM = 1e-10
@@ -85,6 +86,9 @@ class FormsSearcher(Searcher):
         "time_limit": Option(None, "seconds after which no further fit is refined (off by default: the "
                                    "work is bounded by refine, starts and evaluations)", kind=float, low=0,
                              open_low=True, nullable=True),
+        "symmetries": Option(True, "also fit in the reduced variables of a rotation or a dilation the samples "
+                                   "show (a radius about a centre, r**2/(t + t0), y/x) and map the forms back",
+                             kind=bool),
         "enforce_max_size": Option(False, "drop members whose complexity exceeds the task's max_size (by "
                                           "default they are kept, as the dictionary's are)", kind=bool),
     }
@@ -106,43 +110,78 @@ class FormsSearcher(Searcher):
         variables = list(task.variables)
         unary = {u for u in task.unary if u in SUPPORTED}
         rational = "/" in task.binary
+        symbols = list(Vocabulary(variables).var_symbols.values())
         start = time.perf_counter()
 
+        import scipy.optimize  # noqa: F401  SciPy's own BLAS, loaded before the limit so the limit holds it
         from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(limits=1):     # one core: K seeded runs are the parallel units
-            cands = linear_candidates(X, y, range(X.shape[1]), unary, rational)
-            factors = 0
-            exact = any(c.rr <= EXACT_FORM for c in cands)     # no factor form can be simpler and better
-            for v in s["factor_variables"]:
-                if v in variables and len(variables) > 1 and not exact:
-                    for g in guesses(X, y, variables.index(v), unary, rational):
-                        factors += 1
-                        cands += linear_candidates(X, y, g.cols, unary, rational, g.factor, g.theta)
+        # one core: K seeded runs are the parallel units (where no executor pinned the process, SciPy's
+        # BLAS loaded after the limit ran on every core: 28 s for a 3-variable search on a loaded machine
+        # against 6 s)
+        with threadpool_limits(limits=1):
+            cands, factors = self._linear(X, y, variables, s["factor_variables"], unary, rational)
             linear_seconds = time.perf_counter() - start
             finals = self._refined(cands, X, y, rng, s, start)
+            found = [(c.shape.sympy(symbols, c.theta), c.rr) for c in finals]
+            reduced: list[str] = []
+            out_of_time = s["time_limit"] is not None and time.perf_counter() - start > float(s["time_limit"])
+            if s["symmetries"] and not out_of_time and not any(c.rr <= EXACT_FORM for c in finals):
+                for red in reductions(X, y, symbols, _time_column(task, variables, s["factor_variables"])):
+                    got = self._reduced_forms(red, y, unary, rational, rng, s, start)
+                    found += got
+                    reduced.append(f"{red.name}: {', '.join(map(str, red.exprs))} ({len(got)} form(s))")
         elapsed = time.perf_counter() - start
 
         info: dict[str, Any] = {
             "seed": int(task.seed), "seconds": elapsed, "linear_seconds": linear_seconds,
             "rows": int(X.shape[0]), "linear_fits": len(cands), "factor_guesses": factors,
             "refined": len(finals), "unused_operators": [u for u in task.unary if u not in SUPPORTED],
-            "ignored_budget": ignored_budget,
+            "ignored_budget": ignored_budget, "symmetries": reduced,
         }
-        best = min((c.rr for c in finals), default=float("inf"))
+        best = min((rr for _, rr in found), default=float("inf"))
         info["relative_residual"] = best
         if not best <= float(s["accept_tolerance"]):
-            info["rejected"] = (f"the best of {len(finals)} refined form(s) leaves a relative residual of "
+            info["rejected"] = (f"the best of {len(found)} refined form(s) leaves a relative residual of "
                                 f"{best:.3g} > accept_tolerance {float(s['accept_tolerance']):g}")
             return SearchResult([], info)
-        symbols = list(Vocabulary(variables).var_symbols.values())
-        exprs = [c.shape.sympy(symbols, c.theta) for c in finals if c.rr <= float(s["accept_tolerance"])]
+        exprs = [e for e, rr in found if rr <= float(s["accept_tolerance"])]
         info["over_max_size"] = sum(complexity(e) > int(task.max_size) for e in exprs)
         if s["enforce_max_size"]:
             exprs = [e for e in exprs if complexity(e) <= int(task.max_size)]
         members, dropped = self.scored_members(((str(e), complexity(e), _constant(e)) for e in exprs), task)
         info["dropped"] = dropped
         return SearchResult(empirical_front(members), info)
+
+    @staticmethod
+    def _linear(X: np.ndarray, y: np.ndarray, variables: list[str], factor_variables: list[str], unary: set[str],
+                rational: bool) -> tuple[list[Candidate], int]:
+        """The linear fits in every variable and, unless one is exact, with a factor in each factor
+        variable; and how many factor guesses were tried."""
+        cands = linear_candidates(X, y, range(X.shape[1]), unary, rational)
+        factors = 0
+        exact = any(c.rr <= EXACT_FORM for c in cands)     # no factor form can be simpler and better
+        for v in factor_variables:
+            if v in variables and len(variables) > 1 and not exact:
+                for g in guesses(X, y, variables.index(v), unary, rational):
+                    factors += 1
+                    cands += linear_candidates(X, y, g.cols, unary, rational, g.factor, g.theta)
+        return cands, factors
+
+    def _reduced_forms(self, red: Reduction, y: np.ndarray, unary: set[str], rational: bool,
+                       rng: np.random.Generator, s: dict[str, Any], start: float) -> list[tuple[Any, float]]:
+        """Forms fitted in a symmetry's reduced variables, mapped back to the field, each with its
+        relative residual on the field's own samples."""
+        names = [f"z{i}" for i in range(red.Z.shape[1])]
+        time_names = [names[-1]] if red.name == "rotation" and len(red.exprs) > 1 and red.exprs[-1].is_Symbol \
+            and str(red.exprs[-1]) in s["factor_variables"] else []
+        cands, _ = self._linear(red.Z, red.w, names, time_names, unary, rational)
+        zs = list(Vocabulary(names).var_symbols.values())
+        out = []
+        for c in self._refined(cands, red.Z, red.w, rng, s, start):
+            values = red.factor * c.shape.predict(red.Z, c.theta)
+            out.append((red.mapped_back(c.shape.sympy(zs, c.theta), zs), relative_residual(values, y)))
+        return out
 
     @staticmethod
     def _refined(cands: list[Candidate], X: np.ndarray, y: np.ndarray, rng: np.random.Generator,
@@ -197,6 +236,12 @@ def numeric_front(cands: list[Candidate]) -> list[Candidate]:
 
 def _nonzero(c: Candidate) -> int:
     return int(np.count_nonzero(c.theta)) + int(bool(c.shape.outer.name)) + int(c.shape.outer.power != 1)
+
+
+def _time_column(task: SearchTask, variables: list[str], factor_variables: list[str]) -> int | None:
+    """The column of the task's time variable (else of the first factor variable among the variables)."""
+    named = task.time if task.time in variables else next((v for v in factor_variables if v in variables), None)
+    return None if named is None else variables.index(named)
 
 
 def _constant(e: Any) -> Any:

@@ -21,6 +21,7 @@ from desyr_sympy.methods.parabolic import Parabolic
 from desyr_sympy.methods.phase import Phase
 from desyr_sympy.methods.polar import Polar
 from desyr_sympy.methods.radial import Radial
+from desyr_sympy.methods.radial_similarity import RadialSimilarity
 from desyr_sympy.methods.separable import Separable
 from desyr_sympy.methods.separation import Separation
 from desyr_sympy.methods.series import Series
@@ -43,6 +44,7 @@ METHODS: tuple[ExactMethod, ...] = (
     Fronts(),
     Phase(),
     Similarity(),
+    RadialSimilarity(),
     Parabolic(),
     LinearPart(),
     Vanishing(),

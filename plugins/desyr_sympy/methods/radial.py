@@ -1,4 +1,6 @@
-"""The exact method ``radial``: radial solutions of one nonlinear, rotation-invariant equation on a disk or an annulus.
+"""The exact method ``radial``: radial solutions of one nonlinear, rotation-invariant equation on a disk or
+an annulus, or on any domain of the plane whose data are radially symmetric about a point
+(:mod:`desyr_sympy.shared.centre`: Liouville's equation on a square).
 
 The linear case is :mod:`desyr_sympy.methods.polar`'s.  A nonlinear equation whose operator is invariant
 under rotations about the shape's centre (``u_xx + u_yy + exp(u)``, ``u_xx + u_yy + u**3``) keeps
@@ -9,8 +11,11 @@ only in exponentials, ``r -> l*r, U -> U + k*log(l)`` (Liouville's ``U'' + U'/r 
 In ``s = log(r)`` with ``U = r**k*w(s)`` or ``U = w(s) + k*s`` the ODE is autonomous and goes to the
 energy integral (:mod:`desyr_sympy.shared.energy`).  On a disk the centre is in the domain, and a solution
 regular there has ``r*U' -> 0``: ``w' -> -k`` as ``s -> -oo``, which fixes the energy level
-(Liouville's ``log(8*exp(2*C1)/(exp(2*C1)*r**2 + 1)**2)``); the rim data pick the branch.  What no
-dilation makes autonomous goes to :mod:`desyr_sympy.shared.lowering` (total derivatives, then ``dsolve``).
+(Liouville's ``log(8*exp(2*C1)/(exp(2*C1)*r**2 + 1)**2)``); the rim data pick the branch.  On another
+domain the data's centre plays the disk's: where the domain holds it the solution must be regular there,
+the data at one radius pick the branch, and the constants left free are fitted to the data in Stage B.
+What no dilation makes autonomous goes to :mod:`desyr_sympy.shared.lowering` (total derivatives, then
+``dsolve``).
 """
 from __future__ import annotations
 
@@ -18,13 +23,13 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from desyr.plugin import Disk
 from desyr_sympy.method import ExactMethod, Solutions
 from desyr_sympy.shared import energy, lowering
 from desyr_sympy.shared.ansatz import nonlinear, profile, substitute
 from desyr_sympy.shared.candidates import real_start
-from desyr_sympy.shared.forms import exact_number, jet_symbols, rational
-from desyr_sympy.shared.round import plane_variables, radial_data, radii, round_shape
+from desyr_sympy.shared.centre import RadialFrame, radial_frame
+from desyr_sympy.shared.forms import jet_symbols, rational
+from desyr_sympy.shared.round import round_shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -32,52 +37,53 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Radial(ExactMethod):
     name = "radial"
-    summary = "one nonlinear steady equation on a disk or an annulus with radially symmetric data: radial solutions"
+    summary = "one nonlinear steady equation whose data are radially symmetric about a point (a disk's, an annulus's or the data's own): radial solutions"
     reduction = True
 
     def applies(self, problem: Problem) -> str:
-        if round_shape(problem) is None:
-            return "not a disk or an annulus"
         if len(problem.fields) != 1 or len(problem.equations) != 1:
             return "not one field and one equation"
-        if problem.dim != 2 or plane_variables(problem) is None:
-            return "not a steady equation in the shape's two variables"
+        if problem.dim != 2 or problem.time is not None:
+            return "not a steady equation in two variables"
         if not nonlinear(problem):
             return "linear: the polar solver's"
-        if not radial_data(problem):
-            return "the data depend on the angle"
-        return "" if _radial_ode(problem) is not None else "the equation is not rotation-invariant"
+        frame = radial_frame(problem)
+        if frame is None:
+            return "the data depend on the angle" if round_shape(problem) is not None else \
+                "not a disk or an annulus, and the data are not radially symmetric about a point"
+        return "" if _radial_ode(problem, frame) is not None else "the equation is not rotation-invariant"
 
     def solve(self, problem: Problem) -> Solutions:
-        found = _radial_ode(problem)
-        if found is None:
+        frame = radial_frame(problem)
+        found = None if frame is None else _radial_ode(problem, frame)
+        if frame is None or found is None:
             raise NotImplementedError("the equation is not rotation-invariant")
         ode, fs, r, rho = found
-        disk = isinstance(round_shape(problem), Disk)
-        rim = _rim_values(problem, r)
+        rim = _rim_values(problem, frame, r)
         out: list[sp.Expr] = []
         for reduced, ws, s, back, to_profile in energy.ode_reductions(ode, fs, r):
             values = [to_profile.subs({sp.Symbol("V"): v, r: at}) for at, v in rim]
-            ends = _regular_centre(back, r) if disk and s != r else []
-            for w in energy.profiles(reduced, ws, s, values=values, slopes_at_infinity=ends):
-                out.append(w if s == r else energy.mapped_back(back, w, s, r))
+            # a domain that holds the centre needs the solution regular there; one that does not may
+            # still have it (data of a regular solution seen off its centre), the general family after it
+            for regular in (True,) if frame.holds_centre else (True, False):
+                ends = _regular_centre(back, r) if regular and s != r else []
+                for w in energy.profiles(reduced, ws, s, values=values, slopes_at_infinity=ends):
+                    found = w if s == r else energy.mapped_back(back, w, s, r)
+                    if found not in out:
+                        out.append(found)
         if not out:
             out = lowering.solve(ode, fs, r, lowering.Constants())
-        if disk:        # the centre is in the domain: a solution singular there is no candidate
+        if frame.holds_centre:        # the centre is in the domain: a solution singular there is no candidate
             out = [e for e in out if _finite_at_centre(e, r)]
         if not out:
             raise NotImplementedError("no radial solution")
         return [{problem.fields[0]: real_start(_in_square(e, r, rho), problem)} for e in out]
 
 
-def _radial_ode(problem: Problem) -> tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr] | None:
+def _radial_ode(problem: Problem, frame: RadialFrame) -> tuple[sp.Expr, list[sp.Symbol], sp.Symbol, sp.Expr] | None:
     """The equation for ``u = U(r)`` over ``U``'s profile symbols and ``r``, with ``r`` in the problem's
     variables; None when an angle is left."""
-    shape, spatial = round_shape(problem), plane_variables(problem)
-    if shape is None or spatial is None:
-        return None
-    x, y = spatial
-    x0, y0 = (exact_number(float(c)) for c in shape.c)
+    x, y, x0, y0 = frame.x, frame.y, frame.x0, frame.y0
     r, X = sp.Symbol("r", positive=True), sp.Symbol("X", real=True)
     rho = sp.sqrt((x - x0)**2 + (y - y0)**2)
     fs = profile("R")
@@ -89,21 +95,17 @@ def _radial_ode(problem: Problem) -> tuple[sp.Expr, list[sp.Symbol], sp.Symbol, 
     return sp.numer(ode), fs, r, rho
 
 
-def _rim_values(problem: Problem, r: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]]:
-    """(radius, value) of each plain value of the field given on the shape's outer circle."""
-    shape, spatial = round_shape(problem), plane_variables(problem)
-    assert shape is not None and spatial is not None      # applies() said so
-    x, y = spatial
-    x0, y0 = (exact_number(float(c)) for c in shape.c)
-    outer = exact_number(float(radii(shape)[1]))
+def _rim_values(problem: Problem, frame: RadialFrame, r: sp.Symbol) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(radius, value) of each plain value of the field given at the frame's radius (a round shape's
+    outer circle, or where the data of another domain are read)."""
     jets = jet_symbols(problem)
     out = []
     for c in problem.constraints:
         jet = jets.get(c.operator)
         if c.kind == "pointwise" and jet is not None and not jet.wrt:
-            value = rational(c.value).xreplace({x: x0 + outer, y: y0})
+            value = rational(c.value).xreplace({frame.x: frame.x0 + frame.radius, frame.y: frame.y0})
             if value.is_number:
-                out.append((outer, value))
+                out.append((frame.radius, value))
     return out
 
 

@@ -17,10 +17,9 @@ import sympy as sp
 
 from desyr_sympy.method import ExactMethod, Solutions
 from desyr_sympy.shared import energy
-from desyr_sympy.shared.ansatz import as_ode, loosen, profile, substitute, term_weights
-from desyr_sympy.shared.energy import integrate_once
-from desyr_sympy.shared.forms import ALLOWED_FUNCTIONS, initial_data, jet_symbols, residuals
-from desyr_sympy.shared.odes import explicit
+from desyr_sympy.shared.ansatz import loosen, profile, substitute, term_weights
+from desyr_sympy.shared.forms import initial_data, jet_symbols, residuals
+from desyr_sympy.shared.odes import dsolve_profiles
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -155,15 +154,7 @@ def _shapes(ode: sp.Expr, fs: list[sp.Symbol], xi: sp.Symbol, field: str, separa
         found = energy.profiles(ode, fs, xi)
         if found:
             return found
-    # a conservation law (the flux vanishes with the profile at infinity) lowers the order first:
-    # dsolve answers the heat equation's f'' + xi*f'/2 + f/2 with a power series, its integral at once
-    once = integrate_once(ode, fs, xi)
-    f = sp.Function("profile")(xi)
-    try:
-        general = explicit(sp.dsolve(as_ode(once if once is not None else ode, fs, f, xi), f), {field: f})
-    except (NotImplementedError, ValueError):
-        return []
-    return [shape for shape in (_allowed_part(g[field]) for g in general) if shape is not None]
+    return dsolve_profiles(ode, fs, xi, field)
 
 
 def _frame(expr: sp.Expr, s: sp.Symbol, fs: list[sp.Symbol], c: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
@@ -187,12 +178,3 @@ def _frame(expr: sp.Expr, s: sp.Symbol, fs: list[sp.Symbol], c: sp.Expr) -> tupl
         if len(found) == 1 and c in found[0]:
             return sp.expand(ode.subs(found[0])), found[0][c]
     return None
-
-
-def _allowed_part(expr: sp.Expr) -> sp.Expr | None:
-    """The terms of a (linear ODE's) general solution that use only the config's functions
-    (``C1*exp(-xi**2/4) + C2*exp(-xi**2/4)*erfi(xi/2)`` -> its first term)."""
-    kept = [term for term in sp.Add.make_args(sp.expand(expr))
-            if all(isinstance(g, ALLOWED_FUNCTIONS) for g in term.atoms(sp.Function)) and not term.has(sp.Integral, sp.Order)]
-    shape = sp.Add(*kept)
-    return shape if shape.has(sp.Symbol("xi", real=True)) else None

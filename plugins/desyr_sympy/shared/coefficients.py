@@ -25,8 +25,12 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_BASIS = 40
 #: at most this many kernels (non-polynomial factors): the source's first, then antiderivatives, then derivatives
 MAX_KERNELS = 8
-#: the highest total degree of a monomial in the basis
-MAX_DEGREE = 3
+#: the highest total degree of a monomial in the basis: a source of degree d needs d plus the operator's
+#: order (SSDE's Jin-1, ``30*x**2 - 7.8*x + 1`` under the Laplacian, needs 4); a degree that would pass
+#: :data:`MAX_BASIS` is lowered until it fits, to :data:`MIN_DEGREE` at least (the degree of the
+#: monomials that multiply a kernel, ``x**3*exp(x)``, stays at that)
+MAX_DEGREE = 6
+MIN_DEGREE = 3
 #: at most this many homogeneous solutions in the second candidate (each a free constant for Stage B)
 MAX_FREE = 10
 #: outer functions whose antiderivatives SymPy gives at once (a power of ``z`` included)
@@ -164,11 +168,11 @@ def _multipliers(seen: Iterable[sp.Expr], variables: list[sp.Symbol], extra: int
     found: set[sp.Expr] = set()
     for m in seen:
         powers = sp.Poly(m, *variables).monoms()[0] if m != 1 else (0,) * len(variables)
-        for exponents in itertools.product(*(range(min(p, MAX_DEGREE) + 1) for p in powers)):
+        for exponents in itertools.product(*(range(min(p, MIN_DEGREE) + 1) for p in powers)):
             found.add(sp.Mul(*[v**k for v, k in zip(variables, exponents)]))
     for _ in range(extra):
         found |= {m * v for m in found for v in variables}
-    return sorted((m for m in found if sp.Poly(m, *variables).total_degree() <= MAX_DEGREE), key=sp.default_sort_key)
+    return sorted((m for m in found if sp.Poly(m, *variables).total_degree() <= MIN_DEGREE), key=sp.default_sort_key)
 
 
 def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int,
@@ -197,14 +201,15 @@ def trial_basis(source: sp.Expr, variables: list[sp.Symbol], order: int,
         for k in frontier:
             kernels.setdefault(k, set()).add(sp.Integer(1))
     chosen = list(kernels.items())[:MAX_KERNELS]
-    degree = min(max(max((sp.Poly(m, *variables).total_degree() for m in polynomial), default=0) + order,
+    needed = min(max(max((sp.Poly(m, *variables).total_degree() for m in polynomial), default=0) + order,
                      data_degree), MAX_DEGREE)
-    for extra in (1, 0):
-        basis = _monomials(variables, degree)
-        basis += [m * k for k, ms in chosen for m in _multipliers(ms, variables, extra)]
-        basis = list(dict.fromkeys(basis))
-        if len(basis) <= MAX_BASIS:
-            return basis
+    for degree in range(needed, min(needed, MIN_DEGREE) - 1, -1):
+        for extra in (1, 0):
+            basis = _monomials(variables, degree)
+            basis += [m * k for k, ms in chosen for m in _multipliers(ms, variables, extra)]
+            basis = list(dict.fromkeys(basis))
+            if len(basis) <= MAX_BASIS:
+                return basis
     return []
 
 

@@ -3,11 +3,14 @@ its ``ics``, and its answers as solutions field -> expression (:func:`explicit`,
 reduction that ends in ``dsolve``)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from desyr_sympy.shared.forms import field_functions, point_conditions, residuals, to_derivatives
+from desyr_sympy.shared.ansatz import as_ode
+from desyr_sympy.shared.energy import integrate_once
+from desyr_sympy.shared.forms import ALLOWED_FUNCTIONS, field_functions, point_conditions, residuals, to_derivatives
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.plugin import Problem
@@ -68,3 +71,26 @@ def _solve_for(eq: sp.Equality, function: sp.Expr) -> list[sp.Expr]:
     if eq.lhs == function and not eq.rhs.has(function):
         return [eq.rhs]
     return [s for s in sp.solve(eq, function) if not s.has(function)]
+
+
+def dsolve_profiles(ode: sp.Expr, fs: Sequence[sp.Symbol], xi: sp.Symbol, field: str) -> list[sp.Expr]:
+    """Profiles ``F(xi)`` of a reduced ODE over the profile symbols ``fs``: a conservation law lowers its
+    order first where the ODE is a total derivative (``dsolve`` answers the heat equation's
+    ``f'' + xi*f'/2 + f/2`` with a power series, its integral at once), then ``dsolve``; of each answer the
+    terms in the config's functions that hold ``xi`` (``C1*exp(-xi**2/4) + C2*exp(-xi**2/4)*erfi(xi/2)``
+    -> its first term)."""
+    once = integrate_once(ode, fs, xi)
+    f = sp.Function("profile")(xi)
+    try:
+        general = explicit(sp.dsolve(as_ode(once if once is not None else ode, fs, f, xi), f), {field: f})
+    except (NotImplementedError, ValueError):
+        return []
+    out: list[sp.Expr] = []
+    for g in general:
+        kept = [term for term in sp.Add.make_args(sp.expand(g[field]))
+                if all(isinstance(h, ALLOWED_FUNCTIONS) for h in term.atoms(sp.Function))
+                and not term.has(sp.Integral, sp.Order)]
+        shape = sp.Add(*kept)
+        if shape.has(xi) and shape not in out:
+            out.append(shape)
+    return out

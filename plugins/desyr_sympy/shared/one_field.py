@@ -72,7 +72,8 @@ def fitted_amplitudes(problem: Problem, candidate: dict[str, sp.Expr], ties: Seq
     # each piece of data joins only where it can hold with the others: one that no choice of the
     # amplitudes meets (a rate the data do not share) is left to Stage B and the verifier
     for d in slice_data(problem):
-        if d.operator in jets:
+        # data of a field the candidate does not hold yet (a pressure at t = 0, completed later) wait
+        if d.operator in jets and jets[d.operator].field in candidate:
             more = _conditions(problem.apply(d.operator, candidate).subs(d.variable, d.at) - d.value, constants)
             if _consistent(tied + more, constants) is not None:
                 tied += more
