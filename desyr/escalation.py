@@ -40,6 +40,7 @@ from desyr.extension.roles import Teacher
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
 from desyr.stages.run_components import searcher_names
+from desyr.stages.stops import noted_stops, spent_by
 from desyr.unary.choice import is_chosen, library_steps, refused_operators
 from desyr.unary.evidence import Finding
 
@@ -255,6 +256,9 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
                     "another attempt would wait on it again")
             break
         left = rule.budget - (clock() - start)
+        if left <= 0 and noted_stops():     # an earlier call overran: name it, not the attempt that got no time
+            stop = f"no time was left after attempt {number}: {spent_by()}"
+            break
         used += variant.search.runs
         if used + variant.search.runs > 1000:     # a seed block holds 1000 searches
             stop = "no fresh search seeds left for this seed"

@@ -75,6 +75,20 @@ def _no_fork_unsafe_library():
 
 
 @pytest.fixture(autouse=True)
+def _no_time_limit_left():
+    """No test leaves a time limit open or a real-time timer running: with a timer running and no limit
+    open, every later ``time_limit`` in the worker would silently be no limit (a run's budget stops
+    included: desyr/stages/stops.py)."""
+    yield
+    from desyr.symbolic import time_limit
+
+    left = time_limit.left_behind()
+    if left is not None:
+        time_limit.clear()      # the tests after this one start clean
+    assert left is None, f"this test left {left}"
+
+
+@pytest.fixture(autouse=True)
 def _allow_callable_teacher(monkeypatch):
     """Most tests use the callable teacher as a stand-in; the opt-in is tested on its own."""
     monkeypatch.setenv("DESYR_ALLOW_CALLABLE", "1")

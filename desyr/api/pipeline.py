@@ -36,7 +36,7 @@ from desyr.runtime.atomic import out_lock
 from desyr.runtime.execution import Memo
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
-from desyr.stages.guard import past
+from desyr.stages.guard import past, warnings_once
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
@@ -91,7 +91,7 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
                          execution or _python_default(registry, spec),
                          wall=None if rule is None else started + rule.budget)         # stage 0 included
-    with out_lock(out), noting_stops() as stops:
+    with out_lock(out), noting_stops() as stops, warnings_once():
         clock = time.perf_counter()
         if spec.problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
@@ -415,7 +415,7 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     teacher = make_teacher(registry, spec) if use_teacher else None
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
                          execution or _python_default(registry, spec), "refine")
-    with out_lock(out):
+    with out_lock(out), warnings_once():
         s = _start(request)
         if spec.problem.config_text:
             start_verifier()

@@ -343,8 +343,12 @@ class Executor(Component):
         its worker). Each unit stops itself at its own stop time where a signal reaches it (a worker
         process's main thread), so this is the backstop for a unit that cannot be interrupted.
 
-        The default waits for every unit (:meth:`map`): an executor that runs units in this process
-        has no worker to stop, and one that cannot stop a worker should override this to stop waiting."""
+        The default calls :meth:`map`: an executor that runs units in this process has no worker to stop,
+        and one that cannot stop a worker should override this to stop waiting. Either way the core stops
+        the call itself 2 s past ``deadline`` where a signal reaches it (the map is called on the run's
+        main thread: a map that sleeps or waits there is stopped), names the executor, keeps the units
+        answered in this process, and counts the others as not run (docs/plugins.md, "How each role is
+        bounded")."""
         return self.map(fn, items)
 
     def close(self) -> None:

@@ -39,7 +39,9 @@ class Face:
     """A constraint set: the box with some variables fixed to values.
 
     All variables fixed gives a single point; one spatial variable fixed gives a
-    face; ``t`` fixed at its lower bound gives the initial slice.
+    face; ``t`` fixed at its lower bound gives the initial slice.  ``fixed`` holds
+    (variable name, value) pairs, each value a float as the config's number was read
+    (``x = pi`` is ``("x", 3.141592653589793)``): symbolic work makes it exact first.
     """
 
     fixed: tuple[tuple[str, float], ...]

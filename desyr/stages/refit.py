@@ -5,7 +5,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.model.unknowns import starting_values
-from desyr.runtime.execution import MemoKey, Units, serial_units
+from desyr.runtime.execution import MemoKey, Unanswered, Units, serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
 from desyr.stages.guard import overran, warn_at_component
@@ -39,7 +39,7 @@ from desyr.stages.refit_contract import (
     family_points,
     in_family,
 )
-from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import BACKSTOP, Stopped, executor_stop, grace, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
@@ -124,21 +124,23 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
     at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
-    run = _Refits(units, ctx, None if at is None else at + BACKSTOP, start)
+    run = _Refits(units, ctx, None if at is None else at + BACKSTOP, start, share or 0.0)
     records = run.in_turns(named) if scope == "refit" and not ctx.problem.unknowns else run.all(named)
+    answers = run.answers
     for i, (cand, record) in enumerate(zip(order, records), 1):
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
     broken_refits(refiner, records)
     seconds = time.perf_counter() - start
-    stopped = [float(r["stopped"]) for r in records if r.get("stopped")]
+    stopped = [(float(r["stopped"]), float(r.get("late", 0.0))) for r in records if r.get("stopped")]
     if stopped:
         one = len(stopped) == 1
         note_stop(ctx.progress, StoppedCall(
-            "refiner", refiner.name, max(stopped), share or 0.0,
+            "refiner", refiner.name, max(stopped)[0], share or 0.0,
             f"{'that candidate counts' if one else 'those candidates count'} as not refit (timeout)",
-            "its refit" if len(records) == 1 else f"{len(stopped)} of its {len(records)} refits"))
-    elif share is not None:
+            "its refit" if len(records) == 1 else f"{len(stopped)} of its {len(records)} refits",
+            max(late for _, late in stopped)), refiner)
+    elif share is not None and not any(isinstance(a, Unanswered) and a.executor for a in answers):
         overran(refiner, "refiner", refiner.name, seconds, share, "Stage B's refits")
     counts: dict[str, int] = {}
     for c in pool:
@@ -165,11 +167,15 @@ class _Refits:
     ctx: RunContext
     until: float | None
     start: float
+    share: float
+    answers: list[Any] = field(default_factory=list)     # every unit's raw answer, for the overrun checks
 
     def all(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         answers = self.units.run("refit", named, refit_unit, check_refit_record, self.until,
                                  memo_key=_memo_key(self.ctx), fits=_finished)
-        return [_unit_answer(r, time.perf_counter() - self.start) for r in answers]
+        executor_stop(self.ctx.progress, answers, self.units.executor)
+        self.answers.extend(answers)
+        return [_unit_answer(r, time.perf_counter() - self.start, self.share) for r in answers]
 
     def in_turns(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         """The refits shortest first, in turns of 2, 2, 4, 8, ... candidates; once a refit meets the
@@ -237,7 +243,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         with stopped_at(at):
             return _refit_record(refiner, copy.copy(cand), ctx)
     except Stopped:
-        return _stopped_record(time.perf_counter() - start)
+        return {**_stopped_record(time.perf_counter() - start), "late": round(late_by(at), 3)}
 
 
 def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[str, Any]:
@@ -371,9 +377,13 @@ def _stopped_record(seconds: float) -> dict[str, Any]:
     return {**_failed_record(STOPPED, "timeout"), "stopped": round(seconds, 3)}
 
 
-def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float) -> dict[str, Any]:
+def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float, share: float) -> dict[str, Any]:
     """A refit unit's record; a unit that failed counts as failed, one the executor stopped waiting on
     as stopped."""
+    if isinstance(answer, Unanswered) and answer.stopped:     # it ran here and caught its stops
+        return {**_stopped_record(answer.seconds), "late": round(max(answer.seconds - share - grace(share), 0.0), 3)}
+    if isinstance(answer, Unanswered) and not answer.executor:
+        return _failed_record(OUT_OF_TIME)
     if isinstance(answer, UnitFailure):
         return _stopped_record(waited) if answer.stopped else _failed_record(answer.message)
     return answer

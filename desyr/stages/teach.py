@@ -15,9 +15,9 @@ from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.runtime.store import digest
-from desyr.stages.guard import contained, overran
+from desyr.stages.guard import contained, overran, warn_unsafe_info
 from desyr.stages.run_components import component
-from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import NoTime, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,24 +37,29 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutco
     stop time is stopped, named in one line, and :class:`~desyr.stages.stops.Stopped` raised."""
     start = time.perf_counter()
     share = None if ctx.deadline is None else ctx.seconds_left()
+    if share is not None and share <= 0:
+        no_time(ctx.progress, "teacher", teacher.name, "prepare() and predict()", _WITHOUT_VALUES)
+        raise NoTime()
     ctx.progress.message(f"teacher: {teacher.name}")
+    at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
     try:
-        with stopped_at(None if share is None else stop_time(ctx.deadline, share, ctx.wall)), \
-                contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
+        with stopped_at(at), contained("teacher", teacher.name), \
+                unchanged("teacher", teacher.name, context_parts(ctx)):
             model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
             raw = model.predict(ctx.points.search)
     except Stopped:
-        stop = StoppedCall("teacher", teacher.name, time.perf_counter() - start, share or 0.0,
-                           "without its values no search runs: the attempt selects no candidate",
-                           "prepare() and predict()")
-        note_stop(ctx.progress, stop)
+        stop = StoppedCall("teacher", teacher.name, time.perf_counter() - start, share or 0.0, _WITHOUT_VALUES,
+                           "prepare() and predict()", late_by(at))
+        note_stop(ctx.progress, stop, teacher)
         raise Stopped(stop) from None
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     seconds = time.perf_counter() - start
     if share is not None:
         overran(teacher, "teacher", teacher.name, seconds, share, "prepare() and predict()")
     with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
-        info = TeacherInfo(teacher.name, jsonable(model.info()))
+        facts = model.info()
+        info = TeacherInfo(teacher.name, jsonable(facts))
+    warn_unsafe_info(teacher, "teacher", "info()", facts)
     return TeacherOutcome(info, values, seconds, model)
 
 
@@ -82,6 +87,8 @@ def reused_teacher(ctx: RunContext, teacher: Teacher, earlier: TeacherOutcome | 
         return None
     ctx.progress.message(f"teacher: {teacher.name}, with an earlier attempt's settings: that teacher is reused")
     return replace(earlier, seconds=0.0, info=replace(earlier.info, facts={**earlier.info.facts, "reused": True}))
+
+_WITHOUT_VALUES = "without its values no search runs: the attempt selects no candidate"
 
 
 def with_teacher(ctx: RunContext, taught: TeacherOutcome) -> RunContext:
