@@ -202,7 +202,11 @@ def _ratios(ns: Sequence[int], values: Sequence[Any], accuracy: Any, period: int
     limit = _extrapolated(us, ts)
     if abs(limit - 1) < mpmath.mpf(10) ** -6:
         return [sp.Integer(1)]
-    found = identify_number(limit, abs(limit) * mpmath.mpf(10) ** -9, constants)
+    # identified within what one sample less moves the extrapolation: a loose tolerance takes a rational
+    # near an exact geometric ratio such as sqrt(3) - 2 for it
+    spread = abs(_extrapolated(us[1:], ts[1:]) - limit)
+    floor = abs(limit) * mpmath.mpf(10) ** (10 - mpmath.mp.dps)
+    found = identify_number(limit, min(max(100 * spread, floor), abs(limit) * mpmath.mpf(10) ** -9), constants)
     if found is None or found == 0:
         return []
     if period == 1:

@@ -43,7 +43,7 @@ class Unintegrable(Declined):
 def denominator_in(g: sp.Expr, x: sp.Symbol) -> bool:
     """Whether ``g`` divides by an expression in ``x`` (its integrals against ``sin(pi*n*x)`` have no closed
     form SymPy finds, in practice: it is left to the law path at once)."""
-    return x in sp.denom(sp.cancel(sp.together(g))).free_symbols
+    return x in sp.fraction(sp.cancel(sp.together(g)), exact=True)[1].free_symbols   # exp(-x) is no denominator
 
 
 def law_of(g: sp.Expr, family: Family) -> Law:
