@@ -150,7 +150,7 @@ def transcendental_constants(g: sp.Expr, family: Family) -> list[sp.Expr]:
     for term in terms:
         choices = []
         for factor in sp.Mul.make_args(term):
-            base, _ = factor.as_base_exp()
+            base = factor.base if factor.is_Pow and factor.exp.is_Integer else factor   # not exp's own as_base_exp
             if isinstance(base, sp.exp) and base.has(x):
                 choices.append([base])
             elif isinstance(base, (sp.sin, sp.cos)) and base.has(x):
