@@ -122,3 +122,38 @@ def test_the_law_path_takes_data_sympy_cannot_integrate_and_declines_where_no_la
     assert law.start == 1 and sp.simplify(law.generic - (6 * k + 10) / (3 * 2**k)) == 0, law
     with pytest.raises(Declined, match="no coefficient law"):
         law_of(1 / (5 - 4 * sp.cos(sp.pi * x)), _family("sin"))   # sums of logarithms: no law of the forms
+
+
+# ------------------------------------------------------------------ a problem only the law path solves
+def _parts(expr):
+    sums = list(expr.atoms(sp.Sum))
+    assert len(sums) == 1, expr
+    (term, (index, lower, _)) = sums[0].function, sums[0].limits[0]
+    return expr - sums[0], term.xreplace({index: n}), lower
+
+
+@pytest.mark.slow
+def test_the_kernel_rod_is_solved_by_its_coefficient_law_and_proved(registry):
+    """``textbook:kernel_rod``: SymPy integrates none of its data's coefficients; the law path's series is the
+    reference, and the verifier's series proof (through the data's denominator) proves it and no wrong one."""
+    from desyr_sympy import series
+    from desyr_sympy.shared.forms import coordinates
+
+    from desyr.config.loading import load_problem
+    from desyr.plugin import expression_text
+    from desyr.verify.series_proof import prove_series
+
+    problem = load_problem("textbook:kernel_rod", registry)
+    answer = series.solve(coordinates(problem))[0]["u"]
+    finite, term, lower = _parts(answer)
+    ref_finite, ref_term, ref_lower = _parts(problem.reference["u"])
+    assert (finite, lower) == (ref_finite, ref_lower) and sp.simplify(term - ref_term) == 0, answer
+    printed = problem.parse(str(expression_text(answer)))
+    outcome = prove_series(problem, {"u": printed})
+    assert outcome.proved, outcome.reason
+    for wrong in ("5/3 + Sum((6*n + 10)*cos(n*pi*x)*exp(-n**2*pi**2*t)/(3*3**n), (n, 1, oo))",          # the ratio
+                  "Sum((6*n + 10)*cos(n*pi*x)*exp(-n**2*pi**2*t)/(3*2**n), (n, 1, oo))",                # no mean
+                  "5/3 + Sum((6*n + 10)*(1 + (-1)**n/1000)*cos(n*pi*x)*exp(-n**2*pi**2*t)/(3*2**n), (n, 1, oo))"):
+        outcome = prove_series(problem, {"u": problem.parse(wrong)})
+        assert not outcome.proved, wrong
+        assert "denominator" in outcome.reason, outcome.reason
