@@ -33,9 +33,9 @@ from desyr.extension.options import CommandOption, Option
 if TYPE_CHECKING:      # the rest is imported on first use (below); the names are kept in step by a test
     from desyr.config.loading import problem_from_dict, problem_from_toml
     from desyr.coupled.rates import TiedRates, tie_shared_rates
+    from desyr.exact.laws import Law, Samples, find_law, identify_number
     from desyr.extension.contributed import BenchColumn, StudyBench
     from desyr.extension.registry import Registry, load_registry
-    from desyr.exact.laws import Law, Samples, find_law, identify_number
     from desyr.extension.roles import (
         Component,
         ExactSearcher,
