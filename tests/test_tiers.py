@@ -26,6 +26,7 @@ HEAVY = {
         "projections at 60 digits, and every law shape tried before declining",
     "test_coefficient_laws.py::test_the_kernel_rod_is_solved_by_its_coefficient_law_and_proved":
         "the series method and four series proofs in process",
+    "test_coefficient_laws.py::test_other_ends_and_laws_go_the_same_way": "the series method and a series proof in process",
     "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
         "named eigenvalues at 30 digits, term by term (the slow cases)",
     "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",
