@@ -236,14 +236,16 @@ def _integrals(check: Check, combo: Sequence[object], js: Sequence[sp.Expr]) -> 
     return inner, norms
 
 
-def _integral(integrand: sp.Expr, f: Family) -> sp.Expr:
+def bounded_integral(integrand: sp.Expr, f: Family, what: str = "an eigenfunction's norm") -> sp.Expr:
+    """SymPy's integral over the family's interval within :data:`SECONDS_PER_INTEGRAL`, else
+    :class:`Unproved` naming ``what``."""
     try:
         with time_limit(SECONDS_PER_INTEGRAL):
             value = sp.integrate(integrand, (f.variable, f.lo, f.hi))
     except OutOfTime:
-        raise Unproved("an eigenfunction's norm was not computed in time") from None
+        raise Unproved(f"{what} was not computed in time") from None
     if value.has(sp.Integral):
-        raise Unproved("SymPy did not compute an eigenfunction's norm")
+        raise Unproved(f"SymPy did not compute {what}")
     return value
 
 
@@ -338,7 +340,7 @@ def quadrature_check(check: Check, combo: Sequence[object], classes: Sequence[Pr
             at = {k: (v - p.offset) // p.step for k, v, p in zip(ks, values, classes) if p.step}
             claimed = numeric(claim[0].xreplace(at).xreplace(rest))
             for f, s, e in zip(families, shapes, exact):
-                norm = numeric(_integral(e**2 * f.weight, f))
+                norm = numeric(bounded_integral(e**2 * f.weight, f))
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm

@@ -29,13 +29,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from desyr.symbolic.time_limit import OutOfTime, time_limit
 from desyr.verify.series_bounds import summable, upper
 from desyr.verify.series_expansion import (
-    SECONDS_PER_INTEGRAL,
     Check,
     Claim,
     Unproved,
+    bounded_integral,
     generic_value,
     index_classes,
     quadrature_check,
@@ -209,14 +208,7 @@ def _at(family: Family, ladder: Ladder, numerator: sp.Expr, j: sp.Expr) -> sp.Ex
 
 
 def _integral(integrand: sp.Expr, family: Family) -> sp.Expr:
-    try:
-        with time_limit(SECONDS_PER_INTEGRAL):
-            value = sp.integrate(integrand, (family.variable, family.lo, family.hi))
-    except OutOfTime:
-        raise Unproved("an integral of the data's numerator was not computed in time") from None
-    if value.has(sp.Integral):
-        raise Unproved("SymPy did not compute an integral of the data's numerator")
-    return value
+    return bounded_integral(integrand, family, "an integral of the data's numerator or a norm")
 
 
 def _combination(family: Family, ladder: Ladder, ladders: Sequence[Ladder], classes: Mapping[str, Classes],
