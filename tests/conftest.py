@@ -8,7 +8,6 @@ from verifier_forks import VerifierForks
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
-from desyr.runtime.spare import stop_spare
 from desyr.verify import child as verifier_child
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
@@ -49,8 +48,7 @@ def _warm_verifier():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(verifier_child, "_started", started)
         yield
-    stop_spare(verifier_child._spare)       # a verifier started ahead for a request that never came
-    verifier_child._spare = None
+    verifier_child.VERIFIER.stop()          # a verifier started ahead for a request that never came
     for each in forks:
         each.close()
 

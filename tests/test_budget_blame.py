@@ -16,13 +16,13 @@ import pytest
 import desyr.runtime.execution as execution
 import desyr.stages.stops as stops
 from desyr.escalation import Policy, escalate
+from desyr.extension.guard import warn_at_component, warnings_once
 from desyr.extension.roles import Executor
 from desyr.model.outcomes import StoppedCall
 from desyr.model.result import Result
 from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher
 from desyr.runtime.execution import InProcess, Unanswered, Units, serial_map
 from desyr.runtime.progress import Progress
-from desyr.stages.guard import warn_at_component, warnings_once
 from desyr.stages.search import SearchLimit, search_fields, search_unit
 from desyr.stages.stops import NoTime, note_stop, noting_stops
 from desyr.stages.teach import teach

@@ -12,9 +12,9 @@ import sympy as sp
 
 import desyr.stages.stops as stops
 from desyr.errors import PluginError
+from desyr.extension.guard import contained
 from desyr.model.outcomes import StoppedCall
 from desyr.plugin import Gate, GateDecision, ParetoMember, Refiner, Searcher, SearchResult, Teacher
-from desyr.stages.guard import contained
 from desyr.stages.refit import refit_unit
 from desyr.stages.search import SearchLimit, search_unit
 from desyr.stages.select import run_gates
@@ -205,7 +205,7 @@ def test_a_gate_that_overruns_its_share_without_being_stopped_is_named():
     ctx = context_until(problem, 0.05)
     with pytest.warns(RuntimeWarning, match="gate 'slow_gate' overran the budget: apply"), \
             pytest.MonkeyPatch.context() as patch:
-        patch.setattr("desyr.stages.guard.OVERRUN_GRACE", 0.1)
+        patch.setattr("desyr.extension.guard.OVERRUN_GRACE", 0.1)
         run_gates(pool, [SlowGate()], ctx)
 
 

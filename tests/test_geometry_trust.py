@@ -10,9 +10,9 @@ import pytest
 from desyr.config.loading import load_problem
 from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
-from desyr.model.csg import parse_shape
 from desyr.model.points import make_verification_points
 from desyr.model.residuals import verify
+from desyr.model.shape_text import parse_shape
 from desyr.verify.proof import prove
 
 LAPLACE = '[[equations]]\nlhs = "u_xx + u_yy"\n'

@@ -16,7 +16,7 @@ from helpers import in_a_fresh_process
 
 from desyr.exact import export, to_callable
 from desyr.symbolic.expressions import Vocabulary, parse_expression
-from desyr.symbolic.series import evaluate_series
+from desyr.symbolic.numeric import evaluate_series
 
 SERIES = {   # name: (variables, text, domain)
     "rod": (["x", "t"], "x*(1 - x)/10 + Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",

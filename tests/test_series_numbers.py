@@ -9,11 +9,11 @@ import pytest
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import at_zero, linear
-from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EIGENVALUES, besseljpzero, besseljzero, robinroot
 from desyr.symbolic.expressions import Vocabulary, parse_expression
-from desyr.symbolic.numeric import evaluate, lambdify
+from desyr.symbolic.numeric import evaluate, evaluate_series, lambdify
 from desyr.symbolic.robin import layout, roots_float
-from desyr.symbolic.series import bound_on_part, evaluate_series, series_index, sum_bound, tail_bound, truncate
+from desyr.symbolic.series import bound_on_part, series_index, sum_bound, tail_bound, truncate
 
 ROD = "Sum(8/(pi**3*(2*k - 1)**3)*sin((2*k - 1)*pi*x)*exp(-(2*k - 1)**2*pi**2*t), (k, 1, oo))"
 SERIES = {   # name: (variables, text, box)
@@ -148,3 +148,16 @@ def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_ca
     function = lambdify(symbols, [residual])
     function(*X.T)
     assert "terms" in function.report.describe()
+
+
+@pytest.mark.parametrize("name", sorted(EIGENVALUES))
+def test_every_named_eigenvalue_prints_in_latex_raised_to_a_power(name: str) -> None:
+    """A heat series' rate is the eigenvalue squared: SymPy hands the exponent to the function's printer
+    (the report's LaTeX of every Robin and disk heat run crashed on it)."""
+    from desyr.symbolic.eigenvalues import ARITY
+
+    cls = EIGENVALUES[name]
+    n, t = sp.Symbol("n", integer=True, positive=True), sp.Symbol("t")
+    value = cls(*[n if i == cls.index_position else sp.Integer(i + 2) for i in range(ARITY[name])])
+    text = sp.latex(sp.exp(-value**2 * t) * value**3)
+    assert "^{2}" in text and "^{3}" in text and sp.latex(value) in text

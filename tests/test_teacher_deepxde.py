@@ -76,7 +76,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     before x, so the network input order (x, t) differs from the problem order."""
     import deepxde as dde
     import torch
-    from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, _dde_derivative
+    from desyr_deepxde.residuals import PinnResiduals, autograd_derivative, dde_derivative
     from desyr_deepxde.training import _geometry
     problem = problem_from_dict({
         "domain": {"t": [0, 1], "x": [0, 2]}, "time": "t", "fields": ["u", "v"],
@@ -89,7 +89,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     Xn = torch.rand(20, 2, dtype=torch.float64, requires_grad=True)   # columns (x, t)
     x, t = Xn[:, 0:1], Xn[:, 1:2]
     y = torch.cat([torch.sin(x) * t**2, x**4 * t], dim=1)
-    for d in (_dde_derivative, _autograd_derivative):
+    for d in (dde_derivative, autograd_derivative):
         r1, r2 = res.equation_residuals(Xn, y, d)
         want1 = torch.cos(x) * 2 * t + 24 * x * t             # u_xt + v_xxx
         want2 = torch.sin(x) * 2 * t - x * 4 * x**3 * t       # u_t - x v_x

@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-#: the component roles, each with its registration hook ``desyr_register_<role>s``
-ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
-
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
 

@@ -23,8 +23,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ComponentError, DesyrError, PluginError
-from desyr.extension.hookspecs import ROLES
 from desyr.extension.options import Option, OptionError, checked_specs, validate
+from desyr.extension.role_names import ROLES
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError, PluginError
+from desyr.extension.guard import contained
 from desyr.extension.roles import Executor, UnitFailure
 from desyr.model.frozen import thawed
 from desyr.symbolic.time_limit import Expired, OutOfTime, time_limit
@@ -80,8 +81,6 @@ def make_executor(registry: Registry, spec: RunSpec | None = None, name: str | N
 def checked_workers(executor: Executor) -> int:
     """The executor's ``workers``, held to the contract: a whole number at least 1 (0 would run nothing
     at once, and budgets are shared out by it)."""
-    from desyr.stages.guard import contained
-
     with contained("executor", executor.name):
         workers = executor.workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -214,8 +213,6 @@ def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: 
     answers silently: it ends the run with one line naming the executor (``names``: the units' names).
     ``until``: a run's backstop (``time.time()``), by which a unit not back is stopped
     (:meth:`Executor.map_until`)."""
-    from desyr.stages.guard import contained
-
     batch = uuid.uuid4().hex[:12]
     keys = [f"{batch}/{i}" for i in range(len(items))]
     keyed = list(zip(keys, items))
@@ -238,8 +235,6 @@ def _map_until(executor: Executor, call: KeyedCall, keyed: list[tuple[str, Any]]
     in this process keep their records; if a unit ran late here (it caught its own stops), it counts as
     stopped and the units after it got no time; else the executor was late and its units are unanswered
     (:class:`Unanswered` says which)."""
-    from desyr.stages.guard import contained
-
     share, started, stop = max(until - time.time(), 0.0), time.perf_counter(), until + EXECUTOR_GRACE
     _HERE.done, _HERE.stop, _HERE.late = {}, stop, None
     try:

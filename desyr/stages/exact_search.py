@@ -15,6 +15,7 @@ import sympy as sp
 
 from desyr.config.spec import SolversSettings
 from desyr.errors import ConfigError
+from desyr.extension.guard import contained
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ExactSearcher
 from desyr.model.candidates import Candidate
@@ -25,7 +26,6 @@ from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.completion import complete_fields
-from desyr.stages.guard import contained
 from desyr.stages.stops import Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text

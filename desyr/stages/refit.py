@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError, PluginError
+from desyr.extension.guard import overran, warn_at_component
 from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import (
     Candidate,
@@ -28,7 +29,6 @@ from desyr.model.unknowns import starting_values
 from desyr.runtime.execution import MemoKey, Unanswered, Units, serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
-from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.refit_contract import (
     Tampered,

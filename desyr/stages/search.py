@@ -14,6 +14,7 @@ import sympy as sp
 
 from desyr.config.spec import SearchSettings
 from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+from desyr.extension.guard import contained, overran, warn_at_component, warn_unsafe_info
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.frozen import thawed
@@ -22,7 +23,6 @@ from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
 from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained, overran, warn_at_component, warn_unsafe_info
 from desyr.stages.stops import (
     BACKSTOP,
     Stopped,

@@ -5,12 +5,12 @@ import math
 import time
 
 from desyr.errors import PluginError
+from desyr.extension.guard import contained, overran
 from desyr.extension.roles import Gate, GateDecision
 from desyr.model.candidates import Candidate, candidate_view, changed_fields
 from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection, StoppedCall
-from desyr.stages.guard import contained, overran
 from desyr.stages.stops import Stopped, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 

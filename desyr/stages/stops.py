@@ -11,7 +11,7 @@ a stop time a grace after it (:func:`stop_time`: the grace of an overrun warning
   it there, and the run stops waiting a moment later and stops the worker
   (:meth:`desyr.extension.roles.Executor.map_until`);
 - elsewhere (the Python API called off the main thread, an executor's threads) nothing can stop a
-  call: it runs to its end and an overrun warning names it (:func:`desyr.stages.guard.overran`).
+  call: it runs to its end and an overrun warning names it (:func:`desyr.extension.guard.overran`).
 
 Each stop is one line naming the component, its role, how long it ran and what the run did instead
 (:class:`~desyr.model.outcomes.StoppedCall`), kept for ``result.json`` (``stopped``).
@@ -25,10 +25,10 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 from desyr.errors import DesyrError
+from desyr.extension.guard import OVERRUN_GRACE, OVERRUN_SHARE, overran
 from desyr.model.context import Reporter
 from desyr.model.outcomes import LATE_STOP, StoppedCall
 from desyr.runtime.execution import Unanswered
-from desyr.stages.guard import OVERRUN_GRACE, OVERRUN_SHARE, overran
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 #: seconds past the run's wall by which every call is stopped: the verdict follows within the budget's +10 s

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from desyr.errors import ConfigError
+from desyr.extension.guard import contained, overran, warn_unsafe_info
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
 from desyr.runtime.store import digest
-from desyr.stages.guard import contained, overran, warn_unsafe_info
 from desyr.stages.run_components import component
 from desyr.stages.stops import NoTime, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged

@@ -3,16 +3,28 @@ the index (part of :mod:`desyr.symbolic.majorant`, whose docstring states the in
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import linear
 from desyr.symbolic.eigenvalues import EigenvalueFunction
-from desyr.symbolic.enclosure import magnitude, supremum
+from desyr.symbolic.enclosure import Intervals, magnitude, supremum
+from desyr.symbolic.majorant_form import Majorant, NoMajorant
 
-if TYPE_CHECKING:
-    from desyr.symbolic.majorant import Majorant, Reader
+
+class Reader(Protocol):
+    """What the exponent's bound reads of a term's reader (:class:`desyr.symbolic.majorant.Reader`): the
+    index, the box's intervals, the first index the majorant holds from, and two questions about a factor."""
+
+    n: sp.Symbol
+    intervals: Intervals
+    start: int
+
+    def absolute(self, expr: sp.Expr) -> sp.Expr: ...
+
+    def sign(self, expr: sp.Expr) -> int: ...
+
 
 #: relative margin added to each bounded coefficient (the products below are rounded to doubles)
 _MARGIN = 1e-12
@@ -20,7 +32,6 @@ _MARGIN = 1e-12
 
 def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
     """A majorant of the product of the exponential ``factors``."""
-    from desyr.symbolic.majorant import Majorant, NoMajorant
     exponent, scale = sp.Integer(0), 1.0
     for factor in factors:
         base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
@@ -50,7 +61,6 @@ def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
 def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
     """``2/(1 - exp(-2*b))`` with ``b`` the least of ``|B|`` from the start on (``|B| >= b(n)``, ``b``
     nondecreasing and positive at the start)."""
-    from desyr.symbolic.majorant import NoMajorant
     a2, a1, a0 = (-c for c in quadratic_top(reader, -size))
     start = reader.start
     least = a2 * start * start + a1 * start + a0
@@ -61,7 +71,6 @@ def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
 
 def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, float]:
     """``|base|**power <= exp(term)``: ``power`` of one sign from the start on, ``|base|`` enclosed."""
-    from desyr.symbolic.majorant import NoMajorant
     top = magnitude(base, reader.intervals)
     if reader.sign(power) > 0:
         if top == 0:
@@ -76,7 +85,6 @@ def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, floa
 def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, float]:
     """``(alpha, beta, gamma)`` with ``exponent <= alpha*n**2 + beta*n + gamma`` over the box and for
     every index from the start on."""
-    from desyr.symbolic.majorant import NoMajorant
     n = reader.n
     expanded = _separated(reader, exponent)
     nodes = sorted(expanded.atoms(EigenvalueFunction), key=sp.default_sort_key)
@@ -116,7 +124,6 @@ def _separated(reader: Reader, exponent: sp.Expr) -> sp.Expr:
     number coefficients: each term ``g(n)*h(x)``, the ``h`` of equal ``g`` added (so that ``n*pi*|y| -
     n*pi`` is ``n*pi*(|y| - 1)``, whose top is 0), becomes ``g(n)*sup(h)`` where ``g >= 0``, else
     ``g(n)*inf(h)``."""
-    from desyr.symbolic.majorant import NoMajorant
     groups: dict[sp.Expr, list[sp.Expr]] = {}
     for term in sp.Add.make_args(exponent):
         index_part: list[sp.Expr] = []

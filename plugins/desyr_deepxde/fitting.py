@@ -21,9 +21,9 @@ from desyr_deepxde.diagnosis import component_names, fit_note
 from desyr_deepxde.networks import make_net
 from desyr_deepxde.residuals import (
     PinnResiduals,
-    _autograd_derivative,
-    _dde_derivative,
+    autograd_derivative,
     constraint_values,
+    dde_derivative,
     equation_scales,
 )
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
@@ -134,11 +134,11 @@ class _Validator:
     def components(self, net: torch.nn.Module) -> list[float]:
         out: list[float] = []
         x = self.X.clone().requires_grad_(True)
-        for r in self.residuals.equation_residuals(x, net(x), _autograd_derivative):
+        for r in self.residuals.equation_residuals(x, net(x), autograd_derivative):
             out.append(float(torch.mean(r.detach() ** 2)))
         for i, (P, g) in enumerate(zip(self.C, self.G)):
             x = P.clone().requires_grad_(True)
-            error = constraint_error(self.residuals, i, x, net(x), _autograd_derivative, g, net,
+            error = constraint_error(self.residuals, i, x, net(x), autograd_derivative, g, net,
                                      self.shifts[i], self.reductions[i])
             out.append(float(torch.mean(error.detach() ** 2)))
         if self.observed:
@@ -234,7 +234,7 @@ def _training_data(settings: Settings, problem: Problem, geom: Any, residuals: P
         g = constraint_values(problem, i, P)
 
         def op(inputs: torch.Tensor, outputs: torch.Tensor, X: np.ndarray, _i: int = i) -> torch.Tensor:
-            return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
+            return residuals.constraint_operator(_i, inputs, outputs, dde_derivative)
 
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
     obs = problem.observations
@@ -243,7 +243,7 @@ def _training_data(settings: Settings, problem: Problem, geom: Any, residuals: P
                                     component=problem.fields.index(f)) for f in obs.fields]
 
     def pde(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
-        return [r / s for r, s in zip(residuals.equation_residuals(x, y, _dde_derivative), scales)]
+        return [r / s for r, s in zip(residuals.equation_residuals(x, y, dde_derivative), scales)]
 
     common: dict[str, Any] = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
     if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
