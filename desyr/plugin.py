@@ -33,6 +33,7 @@ from desyr.extension.options import CommandOption, Option
 if TYPE_CHECKING:      # the rest is imported on first use (below); the names are kept in step by a test
     from desyr.config.loading import problem_from_dict, problem_from_toml
     from desyr.coupled.rates import TiedRates, tie_shared_rates
+    from desyr.exact.laws import Law, Samples, find_law, identify_number
     from desyr.extension.contributed import BenchColumn, StudyBench
     from desyr.extension.registry import Registry, load_registry
     from desyr.extension.roles import (
@@ -81,12 +82,14 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.symbolic.series import TailBound, series_index, tail_bound, truncate
     from desyr.symbolic.simplify import simplify_expression
     from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
+    from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 #: where each name lives: a name is imported on first use (PEP 562), so a plugin module that needs only
 #: ``hookimpl`` and ``Problem`` loads without SymPy or SciPy, and a wrong spec fails fast
 _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.config.loading": ("problem_from_dict", "problem_from_toml"),
     "desyr.coupled.rates": ("TiedRates", "tie_shared_rates"),
+    "desyr.exact.laws": ("Law", "Samples", "find_law", "identify_number"),
     "desyr.extension.contributed": ("BenchColumn", "StudyBench"),
     "desyr.extension.registry": ("Registry", "load_registry"),
     "desyr.extension.roles": ("Component", "ExactSearcher", "Executor", "Gate", "GateDecision", "Refiner",
@@ -121,6 +124,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound"),
     "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot", "dinizero",
                                    "robinsinhroot"),
+    "desyr.symbolic.time_limit": ("OutOfTime", "time_limit"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -166,6 +170,8 @@ __all__ = [
     # series: the index symbol every producer shares, the named eigenvalue functions
     "series_index", "EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot", "dinizero", "robinsinhroot",
     "truncate", "tail_bound", "TailBound", "evaluate_series",
+    # coefficient laws from samples (issue 46, item 3); a wall-clock bound on a block of SymPy work
+    "Samples", "Law", "find_law", "identify_number", "time_limit", "OutOfTime",
     # refiners: constant nodes, point sets on constraints, vectorised evaluation
     "MAX_PARAMS", "constant_nodes", "is_eligible", "constraint_points", "all_constraint_points", "integral_rule",
     "interior_points", "broadcast", "columns", "lambdify",

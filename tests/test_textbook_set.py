@@ -274,6 +274,8 @@ def _rods() -> dict[str, tuple[Callable[[], Callable], float | None]]:
         "heat_rod": (lambda: _rod(0, 1, 1, 0, dirichlet, dirichlet, _zero, lambda x: x * (1 - x)), 0.1),
         "cold_ends": (lambda: _rod(0, 2, 0.25, 0, dirichlet, dirichlet, _zero, lambda x: 5 + 0 * x), 0.4),
         "insulated_rod": (lambda: _rod(0, 1, 2, 0, neumann, neumann, _zero, lambda x: x**2), 0.05),
+        "kernel_rod": (lambda: _rod(0, 1, 1, 0, neumann, neumann, _zero,
+                                    lambda x: 9 / (5 - 4 * np.cos(np.pi * x)) ** 2), 0.05),
         "newton_cooling": (lambda: _rod(0, 1, 1, 0, dirichlet, (1.0, 1.0, _const(0.0)), _zero, lambda x: x), 0.2),
         "heat_inflow": (lambda: _rod(0, 2, 1, 0, neumann, (-0.5, 1.0, _const(0.0)), _zero, lambda x: 1 + 0 * x), 0.3),
         "heated_rod": (lambda: _rod(0, 1, 1, 0, (1.0, 0.0, _const(1.0)), dirichlet, lambda x, t: 2 + 0 * x,

@@ -24,6 +24,13 @@ HEAVY = {
         "an escalated run to its budget (20 s)",
     "test_field_completion.py::test_linear_part_linearises_about_the_uniform_state_of_the_data":
         "linear_part's two linearisations and a pressure's completion (10 s at load 8)",
+    "test_coefficient_laws.py::test_the_law_path_gives_the_exact_coefficients_of_data_sympy_integrates":
+        "projections at 60 digits and SymPy's exact integrals at ten indices, per data function",
+    "test_coefficient_laws.py::test_the_law_path_takes_data_sympy_cannot_integrate_and_declines_where_no_law_holds":
+        "projections at 60 digits, and every law shape tried before declining",
+    "test_coefficient_laws.py::test_the_kernel_rod_is_solved_by_its_coefficient_law_and_proved":
+        "the series method and four series proofs in process",
+    "test_coefficient_laws.py::test_other_ends_and_laws_go_the_same_way": "the series method and a series proof in process",
     "test_series_numbers.py::test_the_tail_bound_holds_with_named_eigenvalues":
         "named eigenvalues at 30 digits, term by term (the slow cases)",
     "test_series_numbers.py::test_robin_roots_are_each_alone_in_their_brackets": "lays out five root sets by interval arithmetic",

@@ -92,7 +92,8 @@ def _one_sum(whole: sp.Expr, s: sp.Sum, symbols: Sequence[sp.Symbol], points: Ar
         limits = list(body.limits) + limits
         body = body.function
     indices = [lim[0] for lim in limits]
-    grids = np.meshgrid(*[np.arange(int(lim[1]), int(lim[1]) + terms) for lim in limits], indexing="ij")
+    # float indices: NumPy refuses an integer to a negative integer power (2**(-n))
+    grids = np.meshgrid(*[np.arange(int(lim[1]), int(lim[1]) + terms, dtype=float) for lim in limits], indexing="ij")
     f = sp.lambdify([*indices, *symbols], body, modules=_MODULES)
     g = sp.lambdify(list(symbols), factor, modules=_MODULES)
     out = np.empty(len(points))

@@ -106,6 +106,8 @@ def _upper_power(expr: sp.Pow, region: Region, lowers: Lowers) -> list[Mono] | N
         return [Mono()]
     if base.is_number and base.is_positive and e.free_symbols:
         return upper(sp.exp(e * sp.log(base)), region, lowers)
+    if base.is_number and base.is_negative and e.is_integer and e.free_symbols <= set(lowers):
+        return upper(sp.exp(e * sp.log(-base)), region, lowers)     # |b**e| = |b|**e for an integer e
     if e.free_symbols:
         return None
     if e.is_Integer and 0 < e <= MAX_POWER:

@@ -109,13 +109,14 @@ class Check:
 
 def check_coefficients(check: Check, key: bytes, numbers: Mapping[float, sp.Expr]) -> int:
     """Every canonical index of every branch combination: the identity, or raise :class:`Unproved`.
-    Returns how many index classes were checked."""
+    Returns how many index classes were checked.  (Data with a denominator in the variable go through it
+    first, :mod:`desyr.verify.series_multiplier`: SymPy does not integrate them against the eigenfunctions.)"""
     count = 0
     families = check.expansion.families
     for combo in itertools.product(*[f.branches for f in families]):
         mine = [(p, r) for p, r in zip(check.expansion.pieces, check.rs)
                 if tuple(m.branch for m in p.modes) == combo]
-        for classes, claim in _classes(combo, mine):
+        for classes, claim in index_classes(combo, mine):
             _identity(check, combo, classes, claim, key, numbers)
             count += 1
     return count
@@ -124,7 +125,7 @@ def check_coefficients(check: Check, key: bytes, numbers: Mapping[float, sp.Expr
 Claim = tuple[sp.Expr, tuple[sp.Symbol, ...], tuple[int, ...]]   # r*scales in the class's k's, the k's, lowers
 
 
-def _classes(combo: Sequence[object], mine: Sequence[tuple[Piece, sp.Expr]]) -> list[tuple[list[Progression], Claim | None]]:
+def index_classes(combo: Sequence[object], mine: Sequence[tuple[Piece, sp.Expr]]) -> list[tuple[list[Progression], Claim | None]]:
     """The index classes of a branch combination: covered ones with what the pieces claim, the rest with
     nothing (the data's coefficient must be 0 there)."""
     branches = list(combo)
@@ -211,7 +212,7 @@ def _identity(check: Check, combo: Sequence[object], classes: list[Progression],
     for i, p in enumerate(classes):
         if p.step == 0:
             continue
-        for value in sorted(_special([inner, *norms], js[i])):
+        for value in sorted(special_indices([inner, *norms], js[i])):
             if p.contains(value):
                 fixed = list(classes)
                 fixed[i] = Progression(0, value, 0)
@@ -219,13 +220,13 @@ def _identity(check: Check, combo: Sequence[object], classes: list[Progression],
                                                  claim[1], claim[2])
                 _identity(check, combo, fixed, at, key, numbers)
     generic = {j: p.at(k) for j, p, k in zip(js, classes, ks) if isinstance(j, sp.Dummy)}
-    claimed = sp.Integer(0) if claim is None else claim[0] * sp.Mul(*[_generic(n) for n in norms])
-    difference = claimed - _generic(inner)
+    claimed = sp.Integer(0) if claim is None else claim[0] * sp.Mul(*[generic_value(n) for n in norms])
+    difference = claimed - generic_value(inner)
     difference = difference.xreplace(generic)
     lowers = {k: p.start for k, p in zip(ks, classes) if isinstance(k, sp.Symbol)}
     if not zero_for_all(difference, check.rest, lowers, key, f"coefficients {where}"):
         raise Unproved(f"the coefficients are not the data's expansion coefficients ({where})")
-    _quadrature(check, combo, classes, ks, claim, key, numbers, where)
+    quadrature_check(check, combo, classes, ks, claim, key, numbers, where)
 
 
 def _integrals(check: Check, combo: Sequence[object], js: Sequence[sp.Expr]) -> tuple[sp.Expr, list[sp.Expr]]:
@@ -246,14 +247,16 @@ def _integrals(check: Check, combo: Sequence[object], js: Sequence[sp.Expr]) -> 
     return inner, norms
 
 
-def _integral(integrand: sp.Expr, f: Family) -> sp.Expr:
+def bounded_integral(integrand: sp.Expr, f: Family, what: str = "an eigenfunction's norm") -> sp.Expr:
+    """SymPy's integral over the family's interval within :data:`SECONDS_PER_INTEGRAL`, else
+    :class:`Unproved` naming ``what``."""
     try:
         with time_limit(SECONDS_PER_INTEGRAL):
             value = sp.integrate(integrand, (f.variable, f.lo, f.hi))
     except OutOfTime:
-        raise Unproved("an eigenfunction's norm was not computed in time") from None
+        raise Unproved(f"{what} was not computed in time") from None
     if value.has(sp.Integral):
-        raise Unproved("SymPy did not compute an eigenfunction's norm")
+        raise Unproved(f"SymPy did not compute {what}")
     return value
 
 
@@ -261,7 +264,7 @@ def _relations(expr: sp.Expr) -> list[sp.Basic]:
     return [r for pw in expr.atoms(sp.Piecewise) for _, c in pw.args for r in c.atoms(sp.Rel)]
 
 
-def _special(exprs: Sequence[sp.Expr], j: sp.Expr) -> set[int]:
+def special_indices(exprs: Sequence[sp.Expr], j: sp.Expr) -> set[int]:
     """The integers where a Piecewise of ``exprs`` changes branch in ``j``, or a denominator of its
     generic branch vanishes."""
     out: set[int] = set()
@@ -273,7 +276,7 @@ def _special(exprs: Sequence[sp.Expr], j: sp.Expr) -> set[int]:
                 raise Unproved(f"an expansion integral holds the condition {rel}, not an index equation")
             out |= _integer_roots(rel.lhs - rel.rhs, j)
         try:
-            out |= integer_zeros(sp.denom(sp.together(_generic(e))), j)
+            out |= integer_zeros(sp.denom(sp.together(generic_value(e))), j)
         except Undecided as exc:
             raise Unproved(f"an expansion integral's special indices are not decided: {exc}") from None
     return out
@@ -285,7 +288,7 @@ def _integer_roots(expr: sp.Expr, j: sp.Expr) -> set[int]:
     return {int(r) for r in sp.Poly(expr, j).all_roots() if r.is_Integer}
 
 
-def _generic(expr: sp.Expr) -> sp.Expr:
+def generic_value(expr: sp.Expr) -> sp.Expr:
     """``expr`` for an index that meets no ``Eq`` of its Piecewise conditions."""
     expr = sp.piecewise_fold(expr)
     def pick(pw: sp.Piecewise) -> sp.Expr:
@@ -325,7 +328,7 @@ def _describe(combo: Sequence[object], classes: Sequence[Progression]) -> str:
     return "; ".join(parts)
 
 
-def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progression], ks: Sequence[sp.Expr],
+def quadrature_check(check: Check, combo: Sequence[object], classes: Sequence[Progression], ks: Sequence[sp.Expr],
                 claim: Claim | None, key: bytes, numbers: Mapping[float, sp.Expr], where: str) -> None:
     """An independent quadrature of the integrals at a few indices of the class (each at a drawn point of
     the set's other variables): the data's integral against the eigenfunction must be what is claimed."""
@@ -348,7 +351,7 @@ def _quadrature(check: Check, combo: Sequence[object], classes: Sequence[Progres
             at = {k: (v - p.offset) // p.step for k, v, p in zip(ks, values, classes) if p.step}
             claimed = numeric(claim[0].xreplace(at).xreplace(rest))
             for f, s, e in zip(families, shapes, exact):
-                norm = numeric(_integral(e**2 * f.weight, f))
+                norm = numeric(bounded_integral(e**2 * f.weight, f))
                 if not matches(Box([float(f.lo)], [float(f.hi)]), s**2 * f.weight, [f.variable], numbers, norm):
                     raise Unproved(f"an eigenfunction's norm is not confirmed by a quadrature ({where})")
                 claimed *= norm

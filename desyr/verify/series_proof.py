@@ -37,6 +37,7 @@ from desyr.verify.series_expansion import Check, Expansion, Unproved, check_coef
 from desyr.verify.series_form import Answer, NotASeries, Series, split_answer
 from desyr.verify.series_identity import Range, Undecided, integer_zeros, zero_for_all
 from desyr.verify.series_modes import NotAnExpansion, Piece, pieces
+from desyr.verify.series_multiplier import through_denominator
 from desyr.verify.series_roots import named
 from desyr.verify.series_sturm import Family, NoFamily, family
 from desyr.verify.series_targets import NotLinear, Target, targets
@@ -254,6 +255,7 @@ def _meet(problem: Problem, name: str, target: Target, finite: sp.Expr, expansio
     if len(active) > 1:
         raise Unproved(f"{target.name}: two expansions are nonzero there")
     if active:
-        return check_coefficients(active[0], key, problem.numbers)
+        done = through_denominator(active[0], key, problem.numbers)     # None: the route does not apply
+        return check_coefficients(active[0], key, problem.numbers) if done is None else done
     _finite_meets(problem, name, target, finite, key)
     return 0

@@ -27,7 +27,7 @@ class Series(ExactMethod):
     proposes = ("separation of variables (below, \"Series\"): a steady, lifting or particular part plus "
                 "`Sum(c(n)*X_n*T_n, (n, 1, oo))` over the eigenfunctions of the separated variables (`sin(pi*n*x)`, "
                 "`robinroot`, `besselj(m, besseljzero(m, k)*r)`), coefficients from exact integrals in closed form "
-                "in `n`, Duhamel's integral for sources; the finite formula where the data are finitely many "
+                "in `n`, else the law the data's projections follow (`2**(1 - n)`), Duhamel's integral for sources; the finite formula where the data are finitely many "
                 "eigenfunctions")
     reduction = True
 

@@ -41,8 +41,7 @@ def solve(problem: Problem) -> list[dict[str, sp.Expr]]:
         raise NotImplementedError(str(exc)) from None
     outside = outside_vocabulary(answer)
     if outside:
-        raise NotImplementedError(f"a coefficient in functions the expression language lacks ({', '.join(sorted(outside))}); "
-                                  "the coefficient-law path will take these")
+        raise NotImplementedError(f"a coefficient in functions the expression language lacks ({', '.join(sorted(outside))})")
     return [{layout.field: answer}]
 
 

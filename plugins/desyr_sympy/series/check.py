@@ -11,6 +11,7 @@ import numpy as np
 import sympy as sp
 
 from desyr_sympy.series.eigen import Family
+from desyr_sympy.series.law import kinks
 from desyr_sympy.series.layout import Declined
 from desyr_sympy.series.names import numeric_roots
 from desyr_sympy.series.project import Expansion
@@ -67,7 +68,7 @@ def _quadrature(data: sp.Expr, families: Sequence[Family], indices: Sequence[int
     if len(families) == 1:
         f = sp.lambdify(variables, integrand, modules="mpmath")
         g = sp.lambdify(variables, data, modules="mpmath")
-        points = _kinks(data, variables[0], *bounds[0])
+        points = [float(k) for k in kinks(data, variables[0], *bounds[0])]
         with mpmath.workdps(20):
             value = complex(mpmath.quad(f, points))
             size = max(abs(complex(g(mpmath.mpf(p)))) for p in np.linspace(*bounds[0], 7))
@@ -81,19 +82,3 @@ def _quadrature(data: sp.Expr, families: Sequence[Family], indices: Sequence[int
     sizes = np.asarray(sp.lambdify(variables, data, modules=["scipy", "numpy"])(*mesh), dtype=complex)
     value = complex(np.sum(np.broadcast_to(values, wmesh.shape) * wmesh))
     return value / norm_value, float(np.max(np.abs(np.broadcast_to(sizes, wmesh.shape))))
-
-
-def _kinks(data: sp.Expr, x: sp.Symbol, lo: float, hi: float) -> list[float]:
-    """``[lo, ..., hi]`` with the points where an ``Abs``, ``Piecewise`` or ``Heaviside`` may bend the data."""
-    points = {lo, hi}
-    for atom in data.atoms(sp.Abs, sp.Heaviside):
-        for root in sp.solve(atom.args[0], x):
-            if root.is_real and lo < float(root) < hi:
-                points.add(float(root))
-    for piece in data.atoms(sp.Piecewise):
-        for _, condition in piece.args:
-            for relation in condition.atoms(sp.Rel):
-                for root in sp.solve(relation.lhs - relation.rhs, x):
-                    if root.is_real and lo < float(root) < hi:
-                        points.add(float(root))
-    return sorted(points)

@@ -133,7 +133,7 @@ def read(problem: Problem) -> Layout:
     special = [e for e in _data(layout) if e.has(*SPECIAL_CLASSES)]
     if special:
         raise Declined("data or a source through special functions (erf, Bessel...): their coefficient integrals "
-                       "have no closed form here; the coefficient-law path will take these")
+                       "have no closed form here")
     return layout
 
 

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from desyr.plugin import OutOfTime, time_limit
 from desyr_sympy.series import radial
 from desyr_sympy.series.eigen import Family
+from desyr_sympy.series.law import EXACT_SECONDS, Unintegrable, denominator_in, law_of
 from desyr_sympy.series.layout import Declined
 from desyr_sympy.series.names import NAMED
 
@@ -76,17 +78,28 @@ def expand(data: sp.Expr, families: Sequence[Family], siblings: Sequence[Family]
     if single is not None:          # a product of one-variable factors: the product of their coefficients
         _add_product(out, [coefficient(g, fam) for g, fam in zip(single, families)])
         return out
-    whole = _integrate(data, families)
+    try:
+        whole = _integrate(data, families)
+    except Unintegrable:
+        if len(families) > 1:
+            return _by_terms(out, data, families)
+        _add_product(out, [_from_law(data, families[0])])
+        return out
     if not whole.has(sp.Piecewise):
         generic = _closed(whole / _norms(families))
         if not any(k >= f.lower for f in families if f.index is not None for k in poles(generic, f.index)):
             out.add((None,) * len(families), generic)
             return out
+    return _by_terms(out, data, families)
+
+
+def _by_terms(out: Expansion, data: sp.Expr, families: tuple[Family, ...]) -> Expansion:
+    """Each term of ``data`` a product of one-variable factors, expanded as the product of their coefficients."""
     for term in sp.Add.make_args(sp.expand(data)):
         factors = _factors(term, families)
         if factors is None:
-            raise Declined("data resonant with the eigenfunctions in a term that is no product of one-variable "
-                           "factors")
+            raise Declined("data resonant with the eigenfunctions, or out of SymPy's reach, in a term that is no "
+                           "product of one-variable factors")
         _add_product(out, [coefficient(g, fam) for g, fam in zip(factors, families)])
     out.parts = {key: simple for key, value in out.parts.items() if (simple := _closed(value)) != 0}
     return out
@@ -148,15 +161,25 @@ class Coefficient:
 
 
 def coefficient(g: sp.Expr, family: Family) -> Coefficient:
-    """The 1-D expansion coefficient of ``g(x)`` (other symbols kept) on ``family``."""
+    """The 1-D expansion coefficient of ``g(x)`` (other symbols kept) on ``family``: by SymPy's integral, else
+    by the coefficient-law path."""
+    try:
+        integral = _integrate(g, (family,))
+    except Unintegrable:
+        return _from_law(g, family)
     if family.index is None:
-        return Coefficient(_closed(_integrate(g, (family,)) / family.norm), 0, {})
-    integral = _integrate(g, (family,))
+        return Coefficient(_closed(integral / family.norm), 0, {})
     if not integral.has(sp.Piecewise):
         generic = _closed(integral / family.norm)
         return _with_poles(g, family, generic, set())
     generic, special = split(integral, family.index)
     return _with_poles(g, family, _closed(generic / family.norm), special)
+
+
+def _from_law(g: sp.Expr, family: Family) -> Coefficient:
+    """The coefficient from the data's projections (:mod:`desyr_sympy.series.law`)."""
+    law = law_of(g, family)
+    return Coefficient(law.generic, law.start, dict(law.fixed))
 
 
 def split(expr: sp.Expr, index: sp.Symbol) -> tuple[sp.Expr, set[int]]:
@@ -279,13 +302,18 @@ def _integrate_at(g: sp.Expr, family: Family, function: sp.Expr) -> sp.Expr:
             raise Declined("a Fourier-Bessel coefficient at a fixed index")
         value = radial.integral(g * family.weight, family.variable, order, root / family.hi, family.hi)
         return radial.at_root(value, root, order, h)
+    if denominator_in(g, family.variable):
+        raise Unintegrable(f"data that divide by an expression in {family.variable}")
     # a named root is a positive constant to the integral: a plain symbol integrates faster
     roots = {c: sp.Dummy("root", positive=True) for c in function.atoms(*NAMED)}
     integrand = sp.expand((g * function * family.weight).xreplace(roots))
-    out = sp.integrate(integrand, (family.variable, family.lo, family.hi))
+    try:
+        with time_limit(EXACT_SECONDS):
+            out = sp.integrate(integrand, (family.variable, family.lo, family.hi))
+    except OutOfTime:
+        raise Unintegrable(f"a coefficient integral past {EXACT_SECONDS:g} s") from None
     if out.has(sp.Integral):
-        raise Declined(f"a coefficient integral SymPy cannot do in closed form (in {family.variable}); "
-                       "the coefficient-law path will take these")
+        raise Unintegrable(f"a coefficient integral SymPy cannot do in closed form (in {family.variable})")
     return out.xreplace({d: c for c, d in roots.items()})
 
 

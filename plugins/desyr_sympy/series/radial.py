@@ -24,8 +24,8 @@ def integral(g: sp.Expr, r: sp.Symbol, order: int, a: sp.Expr, radius: sp.Expr) 
     try:
         poly = sp.Poly(g, r)
     except sp.PolynomialError:
-        raise Declined("a Fourier-Bessel integral of data that are not polynomial in the radius; the "
-                       "coefficient-law path will take these") from None
+        raise Declined("a Fourier-Bessel integral of data that are not polynomial in the radius (the "
+                       "coefficient-law path does not take named eigenvalues yet)") from None
     total = sp.Integer(0)
     for (power,), coefficient in poly.terms():
         if (power - order) % 2 == 0:
