@@ -107,3 +107,41 @@ def test_an_unsolved_stage_0_attempt_is_kept_when_it_is_nearer_than_the_teachers
     assert not closer(result("not_exact", 2e-4, None), result("not_exact", 3e-7, None))
     assert closer(result("verified", 1e-9, 1e-9), result("not_exact", 1e-12, 1e-12))
     assert not closer(result("not_exact", float("nan"), 0.0), result("not_exact", 1.0, 1.0))
+
+
+def test_a_later_round_never_loses_an_earlier_rounds_candidates(registry, monkeypatch):
+    # the memo off, and the quick searcher's second search (the round with every searcher) finds nothing,
+    # as a search stopped at its share does: the first round's candidate must stay in the pool
+    from desyr.runtime.execution import Memo
+
+    monkeypatch.setattr(Memo, "put", lambda self, key, record: None)
+    answers = iter([[ParetoMember(x * (1 - x), 5, 1e-3)]])
+
+    def once(self, task):
+        type(self).calls += 1
+        return SearchResult(next(answers, []))
+
+    monkeypatch.setattr(QuickSearcher, "search", once)
+    monkeypatch.setattr(SlowSearcher, "search", lambda self, task: SearchResult([]))
+    result = run(make_problem(config()), registry=registry, plots=False)
+    assert QuickSearcher.calls == 2
+    assert result.selected_id is not None and result.verdict != "no_candidate"
+    assert [c.searcher for c in result.candidates] == ["any_quick"]
+    assert result.search.pool_size == 1
+
+
+def test_the_best_round_so_far_is_what_the_attempt_returns():
+    from types import SimpleNamespace
+
+    from desyr.api.pipeline import _better
+    from desyr.model.result import Residuals
+
+    def result(verdict, worst, selected="c0"):
+        return SimpleNamespace(verdict=verdict, residuals=Residuals(R_eq=worst, R_con=worst), selected_id=selected)
+
+    early, empty = (result("not_exact", 1e-3), "small"), (result("no_candidate", None, None), "full")
+    assert _better(None, empty) is empty
+    assert _better(early, empty) is early                  # a stopped later round keeps the earlier answer
+    nearer = (result("not_exact", 1e-6), "full")
+    assert _better(early, nearer) is nearer
+    assert _better((result("not_exact", 1e-6, None), "x"), nearer) is nearer
