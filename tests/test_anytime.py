@@ -142,6 +142,8 @@ def test_the_best_round_so_far_is_what_the_attempt_returns():
     early, empty = (result("not_exact", 1e-3), "small"), (result("no_candidate", None, None), "full")
     assert _better(None, empty) is empty
     assert _better(early, empty) is early                  # a stopped later round keeps the earlier answer
-    nearer = (result("not_exact", 1e-6), "full")
+    nearer, farther = (result("not_exact", 1e-6), "full"), (result("not_exact", 1e-2), "full")
     assert _better(early, nearer) is nearer
+    assert _better(early, farther) is farther      # the later round's selection stands: its pool holds early's
+    assert _better((result("verified", 1e-9), "small"), nearer)[1] == "small"     # a better verdict is kept
     assert _better((result("not_exact", 1e-6, None), "x"), nearer) is nearer

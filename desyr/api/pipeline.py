@@ -221,9 +221,15 @@ def _early_round(s: Started, teacher: Teacher, quick: list[Searcher], first: str
 
 def _better(best: tuple[Result, TeacherModel | None] | None, now: tuple[Result, TeacherModel | None]
             ) -> tuple[Result, TeacherModel | None]:
-    """The better of a round's result and the best of the rounds before it (a later round whose searches
-    were stopped, or whose refits the wall cut, never loses an earlier round's answer); ties: the later."""
-    return best if best is not None and best[0].selected_id is not None and closer(best[0], now[0]) else now
+    """A round's result, unless an earlier round's is better: it has a selected candidate where this round
+    has none (its searches were stopped, or the wall cut its refits), or a better verdict. Otherwise this
+    round's selection stands: its pool holds the earlier rounds' candidates too."""
+    if best is None or best[0].selected_id is None:
+        return now
+    rank = {"proved": 3, "verified": 2, "not_exact": 1}
+    lost = now[0].selected_id is None or rank.get(best[0].verdict, 0) > rank.get(now[0].verdict, 0)
+    return best if lost else now
+
 
 def _untaught(s: Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
