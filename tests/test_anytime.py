@@ -10,7 +10,7 @@ from helpers import sine_model
 
 from desyr.api import run
 from desyr.extension.registry import load_registry
-from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher, hookimpl
+from desyr.plugin import Option, ParetoMember, Searcher, SearchResult, Teacher, hookimpl
 from desyr.testing import make_problem
 
 x = sp.Symbol("x")
@@ -43,9 +43,27 @@ class SlowSearcher(_Counted):
     name = "any_slow"
 
 
+class ScaledSineTeacher(Teacher):
+    """Offers a smaller teacher (the anytime order's first round), whose values are a little off."""
+
+    name = "any_scaled_teacher"
+    options = {"scale": Option(1.0, "the budget's scale", kind=float, low=0.0, open_low=True)}
+
+    def smaller_budget(self):
+        return {"scale": 0.5}
+
+    def prepare(self, problem, context):
+        exact, off = sine_model(), 1.0 + (1.0 - float(self.settings["scale"])) * 1e-3
+
+        class Model(type(exact)):
+            def predict(self, X):
+                return exact.predict(X) * off
+        return Model()
+
+
 def plugin():
     module = type(sys)("anytime_plugin")
-    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
+    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher, ScaledSineTeacher])
     module.desyr_register_searchers = hookimpl(lambda: [QuickSearcher, SlowSearcher])
     return module
 
@@ -128,6 +146,23 @@ def test_a_later_round_never_loses_an_earlier_rounds_candidates(registry, monkey
     assert result.selected_id is not None and result.verdict != "no_candidate"
     assert [c.searcher for c in result.candidates] == ["any_quick"]
     assert result.search.pool_size == 1
+
+
+def test_the_smaller_teachers_candidates_stay_in_the_pool(registry, monkeypatch):
+    # the quick searcher finds x*(1 - x) on the smaller teacher's values only; on the configured teacher's
+    # values (other data, so no memo) it finds nothing, as a search stopped at its share
+    answers = iter([[ParetoMember(x * (1 - x), 5, 1e-3)]])
+
+    def once(self, task):
+        type(self).calls += 1
+        return SearchResult(next(answers, []))
+
+    monkeypatch.setattr(QuickSearcher, "search", once)
+    monkeypatch.setattr(SlowSearcher, "search", lambda self, task: SearchResult([]))
+    text = config().replace('plugin = "any_teacher"', 'plugin = "any_scaled_teacher"')
+    result = run(make_problem(text), registry=registry, plots=False)
+    assert QuickSearcher.calls == 2 and "smaller_teacher" in result.timings
+    assert result.selected_id is not None and [c.searcher for c in result.candidates] == ["any_quick"]
 
 
 def test_the_best_round_so_far_is_what_the_attempt_returns():
