@@ -43,9 +43,27 @@ class SlowSearcher(_Counted):
     name = "any_slow"
 
 
+class ScaledSineTeacher(Teacher):
+    """Offers a smaller teacher (the anytime order's first round), whose values are a little off."""
+
+    name = "any_scaled_teacher"
+    options = {"scale": Option(1.0, "the budget's scale", kind=float, low=0.0, open_low=True)}
+
+    def smaller_budget(self):
+        return {"scale": 0.5}
+
+    def prepare(self, problem, context):
+        exact, off = sine_model(), 1.0 + (1.0 - float(self.settings["scale"])) * 1e-3
+
+        class Model(type(exact)):
+            def predict(self, X):
+                return exact.predict(X) * off
+        return Model()
+
+
 def plugin():
     module = type(sys)("anytime_plugin")
-    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
+    module.desyr_register_teachers = hookimpl(lambda: [SineTeacher, ScaledSineTeacher])
     module.desyr_register_searchers = hookimpl(lambda: [QuickSearcher, SlowSearcher])
     return module
 
@@ -149,3 +167,59 @@ def test_the_smaller_teacher_comes_first_in_the_first_attempt_only(tmp_path):
     assert steps[:2] == ["first", "larger_teacher"]
     assert ScaledTeacher.prepared[:3] == [0.5, 1.0, 2.0]
     assert stream.getvalue().count("on the smaller teacher") == 1
+
+def test_a_later_round_never_loses_an_earlier_rounds_candidates(registry, monkeypatch):
+    # the memo off, and the quick searcher's second search (the round with every searcher) finds nothing,
+    # as a search stopped at its share does: the first round's candidate must stay in the pool
+    from desyr.runtime.execution import Memo
+
+    monkeypatch.setattr(Memo, "put", lambda self, key, record: None)
+    answers = iter([[ParetoMember(x * (1 - x), 5, 1e-3)]])
+
+    def once(self, task):
+        type(self).calls += 1
+        return SearchResult(next(answers, []))
+
+    monkeypatch.setattr(QuickSearcher, "search", once)
+    monkeypatch.setattr(SlowSearcher, "search", lambda self, task: SearchResult([]))
+    result = run(make_problem(config()), registry=registry, plots=False)
+    assert QuickSearcher.calls == 2
+    assert result.selected_id is not None and result.verdict != "no_candidate"
+    assert [c.searcher for c in result.candidates] == ["any_quick"]
+    assert result.search.pool_size == 1
+
+
+def test_the_smaller_teachers_candidates_stay_in_the_pool(registry, monkeypatch):
+    # the quick searcher finds x*(1 - x) on the smaller teacher's values only; on the configured teacher's
+    # values (other data, so no memo) it finds nothing, as a search stopped at its share
+    answers = iter([[ParetoMember(x * (1 - x), 5, 1e-3)]])
+
+    def once(self, task):
+        type(self).calls += 1
+        return SearchResult(next(answers, []))
+
+    monkeypatch.setattr(QuickSearcher, "search", once)
+    monkeypatch.setattr(SlowSearcher, "search", lambda self, task: SearchResult([]))
+    text = config().replace('plugin = "any_teacher"', 'plugin = "any_scaled_teacher"')
+    result = run(make_problem(text), registry=registry, plots=False)
+    assert QuickSearcher.calls == 2 and "smaller_teacher" in result.timings
+    assert result.selected_id is not None and [c.searcher for c in result.candidates] == ["any_quick"]
+
+
+def test_the_best_round_so_far_is_what_the_attempt_returns():
+    from types import SimpleNamespace
+
+    from desyr.api.pipeline import _better
+    from desyr.model.result import Residuals
+
+    def result(verdict, worst, selected="c0"):
+        return SimpleNamespace(verdict=verdict, residuals=Residuals(R_eq=worst, R_con=worst), selected_id=selected)
+
+    early, empty = (result("not_exact", 1e-3), "small"), (result("no_candidate", None, None), "full")
+    assert _better(None, empty) is empty
+    assert _better(early, empty) is early                  # a stopped later round keeps the earlier answer
+    nearer, farther = (result("not_exact", 1e-6), "full"), (result("not_exact", 1e-2), "full")
+    assert _better(early, nearer) is nearer
+    assert _better(early, farther) is farther      # the later round's selection stands: its pool holds early's
+    assert _better((result("verified", 1e-9), "small"), nearer)[1] == "small"     # a better verdict is kept
+    assert _better((result("not_exact", 1e-6, None), "x"), nearer) is nearer

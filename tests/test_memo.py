@@ -81,6 +81,46 @@ def test_a_search_is_remembered_only_where_no_clock_limit_cut_it_short():
     assert not within_limit((searcher, soon, None, None), {"seconds": 2.0})
 
 
+def test_a_search_answered_in_an_earlier_round_answers_a_later_shorter_one():
+    from desyr.stages.search import SearchLimit
+    searcher = _Searcher()
+    # it took 4 s of a 10 s share: no limit cut it, so a later round's 2 s share reuses it (a rerun would be
+    # stopped at its share and leave an empty front)
+    done = {"seconds": 4.0, "cap": 10.0}
+    assert within_limit((searcher, _task(), None, SearchLimit(2.0, None)), done)
+    assert within_limit((searcher, _task(time_limit=1.0), None, None), done)
+    assert within_limit((searcher, _task(), None, None), {"seconds": 40.0, "cap": None})   # it had no limit
+    # a search its limit may have cut short answers one with no more time, never one with more
+    cut = {"seconds": 8.0, "cap": 10.0}
+    assert within_limit((searcher, _task(), None, SearchLimit(3.0, None)), cut)
+    assert not within_limit((searcher, _task(), None, SearchLimit(30.0, None)), cut)
+    assert not within_limit((searcher, _task(), None, None), cut)
+    assert not within_limit((searcher, _task(), None, SearchLimit(2.0, None)), {**done, "stopped": True})
+
+
+def test_a_search_record_names_the_smallest_limit_it_ran_under():
+    import time
+
+    import numpy as np
+
+    from desyr.model.search import SearchTask
+    from desyr.plugin import ParetoMember, SearchResult
+    from desyr.stages.search import SearchLimit, search_unit
+    from desyr.testing import make_problem
+
+    class Quick(_Searcher):
+        def search(self, task):
+            return SearchResult([ParetoMember(__import__("sympy").Symbol("x"), 1, 0.1)])
+
+    X = np.linspace(0, 1, 5)[:, None]
+    task = SearchTask(X=X, y=X[:, 0], variables=["x"], binary=["+"], unary=[], max_size=5, seed=0,
+                      budget={"time_limit": 7.0}, field_name="u", deadline=time.time() + 60)
+    record = search_unit((Quick(), task, make_problem(), SearchLimit(3.0, None)))
+    assert 2.5 < record["cap"] <= 3.0 and record["front"]
+    record = search_unit((Quick(), task, make_problem(), SearchLimit(30.0, None)))
+    assert record["cap"] == 7.0
+
+
 def test_a_refit_the_deadline_cut_short_or_skipped_is_not_remembered():
     assert _finished(None, {"refit": {"status": "converged", "reason": ""}})
     assert not _finished(None, {"refit": {"status": "timeout", "reason": ""}})

@@ -96,3 +96,27 @@ def test_the_simplify_option_and_the_identification_refits_that_turn_it_off():
     assert type(for_naming) is ScipyRefiner and for_naming.settings["simplify"] is False
     assert for_naming.settings["timeout"] == min(30.0, METHOD.cleaning_refit_seconds)
     assert reduction_refiner(plain, METHOD).settings["simplify"] is True and plain.settings["simplify"] is True
+
+
+def test_a_non_finite_jacobian_ends_the_start_before_lapack_sees_it(capfd):
+    """A derivative that is infinite or undefined at some points (a finite residual): the start fails
+    with that reason, nothing is printed by LAPACK, and no LinAlgError breaks the refiner's contract."""
+    import time
+    from types import SimpleNamespace
+
+    def vector(a):
+        return np.array([a[0] - 1.0, a[1] - 2.0, 0.5])
+
+    def jacobian(a):
+        return np.array([[1.0, 0.0], [0.0, np.nan], [np.inf, 0.0]])
+
+    residuals = SimpleNamespace(vector=vector, jacobian=jacobian)
+    refiner = ScipyRefiner(starts=2)
+    runs, failures, timed_out = refiner._multistart(residuals, np.array([0.3, 0.4]), time.perf_counter())
+    assert runs == [] and not timed_out and len(failures) == 2
+    assert all("non-finite Jacobian" in f for f in failures)
+    outcome = refiner._outcome(runs, failures, timed_out, np.array([0.3, 0.4]))
+    assert outcome.status == "failed" and "non-finite Jacobian" in outcome.reason
+    x, cost, used = polish(vector, jacobian, np.array([0.3, 0.4]), 5)       # no step to take
+    assert used == 0 and list(x) == [0.3, 0.4]
+    assert "DLASCL" not in capfd.readouterr().err

@@ -32,7 +32,7 @@ from desyr.runtime.atomic import out_lock
 from desyr.runtime.execution import Memo
 from desyr.runtime.progress import Progress
 from desyr.stages.exact_search import exact_searchers
-from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
+from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates, with_carried
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
@@ -170,6 +170,8 @@ def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
         if len(rounds) > 1 and not teachers else None
     if early is not None and (early[0].verdict in SOLVED or past(wall) or early[1] is None):
         return early[0], early[1]
+    best = None if early is None else (early[0], early[1])      # what a stopped run returns: its best so far
+    carried: dict[str, list[PooledCandidate]] = {} if early is None else early[3]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     try:
         taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
@@ -182,10 +184,11 @@ def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
     earlier: dict[str, float] = {} if early is None else early[2]
     for searchers_now in rounds:       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
-        result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
-                               earlier)
+        result, carried = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name,
+                                        (stage_a_end, wall), earlier, carried)
+        best = _better(best, (result, taught.model))
         if result.verdict in SOLVED or searchers_now is found or past(wall):    # nothing starts past the wall
-            return result, taught.model
+            return best
         earlier["quick_searchers"] = time.perf_counter() - round_start
         label = "+".join(f.name for f in searchers_now)
         s.ctx.progress.message(f"anytime: the quick searchers ({label}) found no verified answer "
@@ -195,7 +198,7 @@ def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
 
 def _early_round(s: Started, teacher: Teacher, quick: list[Searcher], first: str,
                  ends: tuple[float | None, float | None], teachers: dict[str, TeacherOutcome]
-                 ) -> tuple[Result, TeacherModel | None, dict[str, float]] | None:
+                 ) -> tuple[Result, TeacherModel | None, dict[str, float], dict[str, list[PooledCandidate]]] | None:
     """The quick searchers' round on the teacher's smaller budget (None where the teacher has none): a
     verified answer ends the attempt at about a quarter of the teacher's cost; otherwise the configured
     teacher goes on from that network. Its result, teacher model and the seconds it took."""
@@ -207,14 +210,27 @@ def _early_round(s: Started, teacher: Teacher, quick: list[Searcher], first: str
         taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
             teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
     except Stopped as exc:              # named already: the attempt ends as for the configured teacher
-        return _untaught(s, exc.record), None, {}
+        return _untaught(s, exc.record), None, {}, {}
     teachers.setdefault(key, taught)
-    result = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {})
+    result, pooled = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {}, {})
     if result.verdict not in SOLVED:
         s.ctx.progress.message(f"anytime: the quick searchers found no verified answer on the smaller teacher "
                                f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
     return result, taught.model, {"smaller_teacher": taught.seconds,
-                                  "early_round": time.perf_counter() - began - taught.seconds}
+                                  "early_round": time.perf_counter() - began - taught.seconds}, pooled
+
+
+def _better(best: tuple[Result, TeacherModel | None] | None, now: tuple[Result, TeacherModel | None]
+            ) -> tuple[Result, TeacherModel | None]:
+    """A round's result, unless an earlier round's is better: it has a selected candidate where this round
+    has none (its searches were stopped, or the wall cut its refits), or a better verdict. Otherwise this
+    round's selection stands: its pool holds the earlier rounds' candidates too."""
+    if best is None or best[0].selected_id is None:
+        return now
+    rank = {"proved": 3, "verified": 2, "not_exact": 1}
+    lost = now[0].selected_id is None or rank.get(best[0].verdict, 0) > rank.get(now[0].verdict, 0)
+    return best if lost else now
+
 
 def _untaught(s: Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
@@ -224,9 +240,12 @@ def _untaught(s: Started, stop: StoppedCall | None) -> Result:
 
 def _search_round(s: Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
                   searchers_now: list[Searcher], first: str, ends: tuple[float | None, float | None],
-                  earlier: dict[str, float]) -> Result:
+                  earlier: dict[str, float], carried: Mapping[str, list[PooledCandidate]]
+                  ) -> tuple[Result, dict[str, list[PooledCandidate]]]:
     """One round's searches in seed waves (:mod:`desyr.stages.waves`), each followed by Stages B and C
-    and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
+    and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall.
+    ``carried``: the rounds before it pooled, pooled again with this round's (a candidate an earlier
+    round found stays a candidate); the round's result and its pool."""
     stage_a_end, wall = ends
     # quick searchers' searches cost less than the refit a second wave adds: they run as one wave
     # a quick searcher whose seeds the round before searched comes from the memo: the waves count the rest
@@ -240,7 +259,7 @@ def _search_round(s: Started, problem: Problem, taught: TeacherOutcome, taught_c
                                                                                    SEARCH_SHARE), first=first),
                           problem.fields, names)
         ctx = until(taught_ctx, None if wall is None else wall - VERDICT_SECONDS)   # Stage B starts no refit after it
-        pooled, search = pool_searches(searched, problem.fields, names)
+        pooled, search = with_carried(*pool_searches(searched, problem.fields, names), carried)
         ctx.progress.message(f"stage A: {search.pool_size} pooled candidate(s) from "
                              f"{len(search.runs)} search(es) in {searched.seconds:.1f} s")
         rest = waves[i + 1:]
@@ -252,7 +271,7 @@ def _search_round(s: Started, problem: Problem, taught: TeacherOutcome, taught_c
             ctx.progress.message(wave_line(result.verdict, result.verdict in SOLVED, done, search.seeds, skipped,
                                            len(problem.fields) * len(names)))
         if done:
-            return result
+            return result, pooled
     raise AssertionError("the last wave returns")  # pragma: no cover
 
 

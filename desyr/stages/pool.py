@@ -43,7 +43,7 @@ topology.  Pooled entries are ordered by (complexity, loss).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -259,6 +259,20 @@ def pool_searches(outcome: SearchOutcome, fields: Sequence[str], searchers: Sequ
     updated = [replace(r, kept=kept_count.get((r.field, r.info.get("searcher", ""), r.seed), r.kept)) for r in info.runs]
     sizes = {f: len(per_field[f]) for f in fields}
     return per_field, replace(info, runs=updated, pool_size_per_field=sizes, pool_size=sum(sizes.values()))
+
+
+def with_carried(pooled: dict[str, list[PooledCandidate]], info: SearchInfo,
+                 carried: Mapping[str, Sequence[PooledCandidate]]) -> tuple[dict[str, list[PooledCandidate]], SearchInfo]:
+    """A round's pools with the earlier rounds' (``carried``, the anytime order's rounds of one attempt):
+    a topology this round found keeps this round's member (its loss is on this round's teacher values);
+    one only an earlier round found stays in the pool, so a later round whose searches were stopped
+    never loses it. The pool sizes in ``info`` count both."""
+    if not any(carried.values()):
+        return pooled, info
+    merged = {f: _ordered([*entries, *(e for e in carried.get(f, ()) if e.key not in {n.key for n in entries})])
+              for f, entries in pooled.items()}
+    sizes = {f: len(merged[f]) for f in merged}
+    return merged, replace(info, pool_size_per_field=sizes, pool_size=sum(sizes.values()))
 
 
 def pooled_candidates(pooled: list[PooledCandidate], field: str) -> list[Candidate]:

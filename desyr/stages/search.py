@@ -7,7 +7,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import sympy as sp
@@ -275,19 +275,37 @@ UNCUT_SHARE = 0.5
 
 
 def within_limit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None], record: dict[str, Any]) -> bool:
-    """Whether a remembered search answers this one: it was not stopped, and it took less than half of
-    every limit it had and this task has (a clock limit in its budget, its share of the budget, the time
-    left to the stage's deadline), so none cut it short and its front is what this search would find.
-    (Asked when a search is remembered too: then the time left is what its own search left over.)"""
+    """Whether a remembered search answers this one: it was not stopped, and either no limit cut it short
+    (it took less than half of the smallest limit it ran under, its ``cap``: its front is the whole
+    answer, whatever this search's limits), or this search has no more time than it had (a rerun would
+    be cut at least as short, so the front found is the best this search could give). A record without
+    its ``cap`` (written before it was kept) is judged by this task's limits alone (a clock limit in its
+    budget, its share of the budget, the time left to the stage's deadline)."""
     _, task, _, limit = item
     took = record.get("seconds")
-    if record.get("stopped") or not isinstance(took, (int, float)) or isinstance(took, bool):
+    if record.get("stopped") or not _number(took):
         return False
-    limits = [task.budget.get("time_limit"), None if limit is None else limit.seconds,
-              None if task.deadline is None else task.seconds_left()]
-    return all(took < UNCUT_SHARE * float(v) for v in limits
-               if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) and \
+    mine = _limits(task, limit)
+    if "cap" in record:
+        cap = record["cap"]
+        if cap is None or (_number(cap) and took < UNCUT_SHARE * cap):
+            return True
+        return _number(cap) and min(mine, default=math.inf) <= cap
+    return all(took < UNCUT_SHARE * v for v in mine) and \
         not (task.deadline is not None and task.seconds_left() <= 0)
+
+
+def _number(value: object) -> TypeGuard[float]:
+    """A finite number, not a flag."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _limits(task: SearchTask, limit: SearchLimit | None) -> list[float]:
+    """The limits a search runs under now: a clock limit in its budget, its share of the budget, and the
+    time left to its deadline (that one even at 0: no time is the smallest limit)."""
+    limits = [float(v) for v in (task.budget.get("time_limit"), None if limit is None else limit.seconds)
+              if _number(v) and v > 0]
+    return limits + ([max(task.seconds_left(), 0.0)] if task.deadline is not None else [])
 
 
 def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:
@@ -397,7 +415,10 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
                 front, info, dropped = run_search(searcher, task, problem)
         except Stopped:
             return {**_stopped_record(task, time.perf_counter() - t0, share), "late": round(late_by(at), 3)}
+    # the smallest limit it ran under: the memo's test of whether a later, shorter search may reuse it
+    cap = min((v for v in (task.budget.get("time_limit"), share) if _number(v) and v > 0), default=None)
     return {"field": task.field_name, "seed": task.seed, "seconds": round(time.perf_counter() - t0, 3),
+            "cap": None if cap is None else round(float(cap), 3),
             "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
                       for m in front], "dropped": dropped, "info": info,
             "warnings": [[w.category.__name__, str(w.message)] for w in caught]}

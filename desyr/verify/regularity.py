@@ -77,9 +77,27 @@ def rough_reason(problem: Problem, exprs: Mapping[str, sp.Expr]) -> str | None:
 
 
 def resolve_abs(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
-    """Each field with its abs() of one-signed quantities removed (the others stay)."""
+    """Each field with its abs() of one-signed quantities removed (the others stay), and each power of a
+    power of a quantity positive on the domain as one power (:func:`merge_powers`)."""
     bounds, region = _bounds(problem), _region(problem)
-    return {f: _resolve_abs(e, bounds, region)[0] for f, e in exprs.items()}
+    return {f: merge_powers(_resolve_abs(e, bounds, region)[0], bounds, region) for f, e in exprs.items()}
+
+
+def merge_powers(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> sp.Expr:
+    """``(A**p)**q`` as ``A**(p*q)`` where ``A`` is shown positive on the domain (interval arithmetic):
+    there the two are the same function (``1/sqrt(1/A)`` is ``sqrt(A)``), which SymPy will not assume,
+    since for a negative ``A`` the branches differ; so a proof does not depend on how a run printed it."""
+    def nested(node: sp.Basic) -> bool:
+        return isinstance(node, sp.Pow) and isinstance(node.base, sp.Pow) and \
+            all(e.is_number and e.is_real for e in (node.exp, node.base.exp))
+
+    def merged(node: sp.Pow) -> sp.Expr:
+        inner = node.base.base
+        if sign_on(inner, bounds, strict=True, region=region) != "positive":
+            return node
+        return sp.Pow(inner, node.base.exp * node.exp)
+
+    return expr.replace(nested, merged) if expr.has(sp.Pow) else expr
 
 
 def numeric_fields(problem: Problem, exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:

@@ -34,6 +34,21 @@ from desyr.plugin import (
 _Function = Callable[[np.ndarray], np.ndarray]
 
 
+class _NonFiniteJacobian(ValueError):
+    """A Jacobian with an infinite or undefined entry: LAPACK would print to stderr and fail on it."""
+
+
+def _finite_jacobian(jac: _Function) -> _Function:
+    """``jac`` checked before the solver's linear algebra sees it: a derivative that is infinite or undefined
+    at a point (``sqrt(u)`` where ``u`` reaches 0) ends that start with a clear reason."""
+    def checked(a: np.ndarray) -> np.ndarray:
+        J = np.asarray(jac(a), dtype=float)
+        if not np.all(np.isfinite(J)):
+            raise _NonFiniteJacobian("non-finite Jacobian (a derivative is infinite or undefined at some points)")
+        return J
+    return checked
+
+
 class _Timeout(Exception):
     pass
 
@@ -171,7 +186,7 @@ class ScipyRefiner(Refiner):
         # refiner) never needs
         from scipy.optimize import least_squares
 
-        jac = residuals.jacobian if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
+        jac = _finite_jacobian(residuals.jacobian) if self.settings["jacobian"] == "exact" else self.settings["jacobian"]
         tol = float(self.settings["tolerance"])
         # a trial step far out overflows inside scipy's trust region; it rejects the step itself,
         # and its RuntimeWarnings would only interleave with the run's progress lines
@@ -182,7 +197,7 @@ class ScipyRefiner(Refiner):
                                         max_nfev=self.settings["max_nfev"], x_scale="jac")
                 except _Timeout:
                     return runs, failures, True
-                except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
+                except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError) as exc:
                     failures.append(f"start {k}: {exc}")
                     continue
                 if np.isfinite(res.cost) and np.all(np.isfinite(res.x)):
@@ -247,6 +262,8 @@ def polish(fun: _Function, jac: _Function | None, x: np.ndarray, steps: int, dea
         if cost == 0.0 or time.perf_counter() > deadline:
             break
         J = np.asarray(jac(x), dtype=float) if jac is not None else _central_jacobian(fun, x)
+        if not np.all(np.isfinite(J)):
+            break                       # no step to take: lstsq's LAPACK would fail on it, and print
         norms = np.linalg.norm(J, axis=0)
         norms[norms == 0.0] = 1.0
         with np.errstate(all="ignore"):
