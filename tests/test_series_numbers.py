@@ -148,3 +148,24 @@ def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_ca
     function = lambdify(symbols, [residual])
     function(*X.T)
     assert "terms" in function.report.describe()
+
+
+def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkeypatch) -> None:
+    import desyr.symbolic.series_numeric as series_numeric
+    symbols, series, _ = _read("laplace")
+    X = np.random.default_rng(5).random((2000, 2))
+    work = []
+    block = series_numeric.SumEvaluator._block
+
+    def counted(self, start, stop, arrays, shape):
+        work.append((stop - start) * int(np.prod(shape)))
+        return block(self, start, stop, arrays, shape)
+    monkeypatch.setattr(series_numeric.SumEvaluator, "_block", counted)
+    split = evaluate_series(series, symbols, X)
+    split_work, work[:] = sum(work), []
+    monkeypatch.setattr(series_numeric, "FEW_TERMS", 10**9)         # every point in one box
+    whole = evaluate_series(series, symbols, X)
+    assert whole.terms == split.terms == 2000       # the points next to y = 1 need the cap either way
+    assert split.bound is not None and whole.bound is not None and split.bound <= whole.bound
+    assert np.max(np.abs(split.values - whole.values)) < 1e-12
+    assert split_work < sum(work) / 5               # the points away from y = 1 need a few dozen terms

@@ -4,7 +4,10 @@ indices at every point at once (an array of indices times points), and summed.
 How many terms: the fewest for which the proved tail bound over the points' box
 (:func:`desyr.symbolic.series.sum_bound`) is within the tolerance, relative to the size of the sum's
 first terms; at most the cap.  Where no bound holds (coefficients ~ 1/n at t = 0), the cap, and the
-report says that no bound was reached.  Every call records what it did in :class:`SeriesReport`.
+report says that no bound was reached.  Where the points' box needs many terms, the points are split
+into smaller boxes (halves at a median, while that saves work), each with its own number of terms: a
+Laplace series on a square needs 2000 terms next to its data's side and a few dozen elsewhere.  Every
+call records what it did in :class:`SeriesReport` (the most terms any point kept, the largest bound).
 """
 from __future__ import annotations
 
@@ -24,6 +27,15 @@ CAP = 2000
 NESTED_CAP = {2: 200, 3: 40}
 #: index-by-point values computed at once
 BLOCK = 1_000_000
+#: the points are split into smaller boxes only where their box needs more terms than this, and more
+#: terms times points than this (a bound costs milliseconds, about as much as this many terms) ...
+FEW_TERMS = 40
+SPLIT_WORK = 200_000
+#: ... while a part holds at least this many points, at most this many splits deep,
+LEAST_PART = 16
+SPLIT_DEPTH = 10
+#: ... and where the split leaves at most this share of the work (terms times points)
+SPLIT_GAIN = 0.7
 
 
 @dataclass(frozen=True)
@@ -108,8 +120,7 @@ class SumEvaluator:
             self.cap = min(cap, NESTED_CAP.get(len(total.limits), 20))
             self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap)
         else:
-            self.term = lambdify([index, *args], [stable_term(term)])
-        self._terms: dict[tuple[float, ...], tuple[int, float | None]] = {}
+            self.term = lambdify([index, *args], [stable_term(term, {index: (float(lower), math.inf)})])
         self.last: SumReport | None = None
 
     def __call__(self, values: Sequence[Any]) -> np.ndarray:
@@ -118,11 +129,48 @@ class SumEvaluator:
         first = self._block(self.lower, min(self.lower + 3, self._top(1)), arrays, shape)
         scale = float(np.max(np.abs(first), initial=0.0)) if np.all(np.isfinite(first)) else 1.0
         tolerance = self.tolerance * (scale if scale > 0 else 1.0)
-        terms, bound = self._choose(arrays, tolerance)
-        total = self._block(self.lower, self.lower + terms, arrays, shape)
+        whole = self._choose(arrays, tolerance)
+        flat = [a.reshape(-1) for a in arrays]
+        parts = self._parts(flat, np.arange(int(np.prod(shape))), whole, tolerance, 0) if arrays else []
+        if len(parts) <= 1:
+            terms, bound = whole
+            total = self._block(self.lower, self.lower + terms, arrays, shape)
+        else:
+            out = np.zeros(int(np.prod(shape)))
+            for rows, (terms_here, _) in parts:
+                out[rows] = self._block(self.lower, self.lower + terms_here, [a[rows] for a in flat], (len(rows),))
+            total = out.reshape(shape)
+            terms = max(t for _, (t, _) in parts)
+            bounds = [b for _, (_, b) in parts]
+            bound = None if any(b is None for b in bounds) else max(b for b in bounds if b is not None)
         capped = self.count is None and (bound is None or bound > tolerance)
         self.last = SumReport(str(self.total)[:120], terms, 0.0 if self.count is not None else bound, tolerance, capped)
         return total
+
+    def _parts(self, flat: Sequence[np.ndarray], rows: np.ndarray, chosen: tuple[int, float | None],
+               tolerance: float, depth: int) -> list[tuple[np.ndarray, tuple[int, float | None]]]:
+        """The points ``rows`` as parts, each with its terms and bound: halved at a variable's median
+        where the halves' own bounds save work (:data:`SPLIT_GAIN`), recursively."""
+        terms = chosen[0]
+        if self.count is not None or terms <= FEW_TERMS or len(rows) * terms < SPLIT_WORK or \
+                len(rows) < 2 * LEAST_PART or depth >= SPLIT_DEPTH:
+            return [(rows, chosen)]
+        best: tuple[float, list[tuple[np.ndarray, tuple[int, float | None]]]] | None = None
+        for a, v in zip(self.args, flat):
+            if a not in self.used:
+                continue
+            here = v[rows]
+            cut = float(np.median(here))
+            halves = [rows[here <= cut], rows[here > cut]]
+            if min(len(h) for h in halves) < LEAST_PART:
+                continue
+            picked = [(h, self._choose([w[h] for w in flat], tolerance)) for h in halves]
+            work = float(sum(len(h) * c[0] for h, c in picked))
+            if best is None or work < best[0]:
+                best = (work, picked)
+        if best is None or best[0] > SPLIT_GAIN * len(rows) * terms:
+            return [(rows, chosen)]
+        return [part for h, c in best[1] for part in self._parts(flat, h, c, tolerance, depth + 1)]
 
     def _top(self, at_least: int) -> int:
         return self.lower + (self.count if self.count is not None else max(at_least, 1))
@@ -135,14 +183,16 @@ class SumEvaluator:
         if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in box.values()):
             return self.cap, None
         tolerance = 10.0 ** (math.floor(2 * math.log10(tolerance)) / 2) if tolerance > 0 else tolerance
-        key = tuple(x for lo_hi in box.values() for x in lo_hi) + (tolerance,)
-        if key not in self._terms:
+        key = (self.total, self.cap, tuple(sorted((str(a), lo, hi) for a, (lo, hi) in box.items())), tolerance)
+        if key not in _CHOSEN:
             from desyr.symbolic.series import sum_bound
             bound = sum_bound(self.total, box)
             terms = None if bound is None else bound.terms_for(tolerance, self.cap)
-            self._terms[key] = ((self.cap, None if bound is None else bound.after(self.cap)) if terms is None
-                                else (terms, bound.after(terms) if bound is not None else None))
-        return self._terms[key]
+            if len(_CHOSEN) >= CHOSEN_KEPT:
+                _CHOSEN.clear()
+            _CHOSEN[key] = ((self.cap, None if bound is None else bound.after(self.cap)) if terms is None
+                            else (terms, bound.after(terms) if bound is not None else None))
+        return _CHOSEN[key]
 
     def _block(self, start: int, stop: int, arrays: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
         total = np.zeros(shape)
@@ -155,6 +205,12 @@ class SumEvaluator:
                 values = np.broadcast_to(values, (len(ns),) + shape)
                 total = total + values.sum(axis=0)
         return total
+
+
+#: the terms chosen (and the bound they reach) for a sum, a cap, a box and a tolerance: every evaluation
+#: of the same sum on the same points (a run measures its answer several times) shares its bounds
+_CHOSEN: dict[tuple[object, ...], tuple[int, float | None]] = {}
+CHOSEN_KEPT = 4096
 
 
 def _outward(lo: float, hi: float) -> tuple[float, float]:
