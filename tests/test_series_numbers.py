@@ -29,6 +29,9 @@ SERIES = {   # name: (variables, text, box)
     "double": (["x", "y", "t"], "Sum(Sum(sin(n*pi*x)*sin(m*pi*y)*exp(-(n**2 + m**2)*pi**2*t)/(n*m)**3, (m, 1, oo)),"
                                 " (n, 1, oo))", {"x": (0, 1), "y": (0, 1), "t": (0, 1)}),
     "cosh": (["x", "y"], "Sum(cos(n*pi*x)*cosh(n*pi*y)/(n**2*cosh(n*pi)), (n, 1, oo))", {"x": (0, 1), "y": (0, 1)}),
+    # a sum of hyperbolic functions in one term (torsion's textbook form): bounded addend by addend
+    "two sides": (["x", "y"], "Sum((1 - (-1)**n)*sin(n*pi*x)*(sinh(n*pi*y) + sinh(n*pi*(1 - y)))/(n**3*sinh(n*pi)),"
+                              " (n, 1, oo))", {"x": (0, 1), "y": (0, 1)}),
 }
 
 
@@ -39,7 +42,7 @@ def _read(name: str) -> tuple[list[sp.Symbol], sp.Sum, dict[sp.Symbol, tuple[flo
     return symbols, parse_expression(text, vocab), {vocab.var_symbols[k]: v for k, v in box.items()}
 
 
-FAST = ("rod", "laplace", "double")
+FAST = ("rod", "laplace", "double", "two sides")
 
 
 @pytest.mark.parametrize("name", FAST)

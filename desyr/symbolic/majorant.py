@@ -3,6 +3,8 @@
 
 How a term is read (``docs/series.md``):
 - a factor free of the index is enclosed over the box (interval arithmetic, :mod:`desyr.symbolic.enclosure`);
+- a sum of exponential factors (``sinh(n*y) + sinh(n*(1 - y))``) is read addend by addend, each with the
+  rest of its product (the triangle inequality);
 - the exponential factors (``exp``, ``sinh``, ``cosh``, their reciprocals, ``r**n``) are gathered into one
   exponent, using ``|sinh(A)| <= exp(|A|)/2``, ``cosh(A) <= exp(|A|)``, ``1/|sinh(B)| <= 2*exp(-|B|)/(1 -
   exp(-2*b))`` where ``|B| >= b`` (``b`` nondecreasing in ``n``) and ``1/cosh(B) <= 2*exp(-|B|)``; the
@@ -119,6 +121,11 @@ class Reader:
                 out = out.plus(part)
             return out
         factors = sp.Mul.make_args(expr)
+        for i, factor in enumerate(factors):
+            if isinstance(factor, sp.Add) and self.n in factor.free_symbols and factor.has(sp.exp, sp.sinh, sp.cosh):
+                # (sinh(n*y) + sinh(n*(1 - y)))/sinh(n): each addend with the rest of the product, added
+                rest = sp.Mul(*factors[:i], *factors[i + 1:])
+                return self.bound(sp.Add(*[sp.Mul(rest, a) for a in factor.args], evaluate=False))
         growing = [f for f in factors if self._exponential(f)]
         rest = [f for f in factors if not self._exponential(f)]
         out = _exponent_bound(self, growing) if growing else Majorant(1.0, 0.0, start=self.start)

@@ -108,8 +108,6 @@ class SumEvaluator:
     """The values of one sum at points (its outermost index here; inner ones by recursion)."""
 
     def __init__(self, total: sp.Sum, args: Sequence[sp.Symbol], tolerance: float, cap: int) -> None:
-        from desyr.symbolic.numeric import lambdify
-        from desyr.symbolic.series import stable_term
         self.total, self.args, self.tolerance, self.cap = total, list(args), tolerance, cap
         *inner, (index, lower, upper) = total.limits
         self.index, self.lower = index, int(lower)
@@ -120,7 +118,7 @@ class SumEvaluator:
             self.cap = min(cap, NESTED_CAP.get(len(total.limits), 20))
             self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap)
         else:
-            self.term = lambdify([index, *args], [stable_term(term, {index: (float(lower), math.inf)})])
+            self.term = _term_function(term, index, self.lower, tuple(args))
         self.last: SumReport | None = None
 
     def __call__(self, values: Sequence[Any]) -> np.ndarray:
@@ -205,6 +203,22 @@ class SumEvaluator:
                 values = np.broadcast_to(values, (len(ns),) + shape)
                 total = total + values.sum(axis=0)
         return total
+
+
+def _term_function(term: sp.Expr, index: sp.Symbol, lower: int, args: tuple[sp.Symbol, ...]) -> Callable[..., Any]:
+    """The compiled term of a sum (its stable form, :func:`~desyr.symbolic.series.stable_term`), compiled once
+    for every evaluation of the same sum: a run lambdifies its answer's sums several times (tens of ms each)."""
+    key = (term, index, lower, args)
+    if key not in _COMPILED:
+        from desyr.symbolic.numeric import lambdify
+        from desyr.symbolic.series import stable_term
+        if len(_COMPILED) >= CHOSEN_KEPT:
+            _COMPILED.clear()
+        _COMPILED[key] = lambdify([index, *args], [stable_term(term, {index: (float(lower), math.inf)})])
+    return _COMPILED[key]
+
+
+_COMPILED: dict[tuple[object, ...], Callable[..., Any]] = {}
 
 
 #: the terms chosen (and the bound they reach) for a sum, a cap, a box and a tolerance: every evaluation
