@@ -22,8 +22,9 @@ How a term is read (``docs/series.md``):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import sympy as sp
@@ -38,6 +39,34 @@ STARTS = (1, 2, 4, 8, 16, 64)
 
 class NoMajorant(Exception):
     """No majorant of this form could be shown."""
+
+
+#: what a majorant cannot be shown through (the next start is tried)
+FAILURES = (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
+            OverflowError)
+T = TypeVar("T")
+#: the readings of a term's parts that do not depend on the box (signs in the index, the algebraic part's
+#: quotient in ``w``, the exponent's groups), by part, index and start: a run bounds the same sum on
+#: hundreds of boxes (desyr.symbolic.series_numeric splits its points), and only the enclosures differ
+_READ: dict[tuple[object, ...], tuple[bool, object]] = {}
+READ_KEPT = 4096
+
+
+def remembered(kind: str, key: tuple[object, ...], read: Callable[[], T]) -> T:
+    """``read()``, or what it returned (or raised) for the same ``kind`` and ``key`` before."""
+    full = (kind, *key)
+    if full not in _READ:
+        if len(_READ) >= READ_KEPT:
+            _READ.clear()
+        try:
+            _READ[full] = (True, read())
+        except FAILURES as exc:
+            _READ[full] = (False, exc)
+    done, value = _READ[full]
+    if not done:
+        assert isinstance(value, Exception)
+        raise type(value)(*value.args)
+    return value  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -98,8 +127,7 @@ def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[floa
         try:
             with interval_precision():
                 return Reader(index, intervals, start).bound(term)
-        except (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError,
-                sp.PolynomialError, OverflowError):
+        except FAILURES:
             continue
     return None
 
@@ -142,20 +170,29 @@ class Reader:
     # ------------------------------------------------------------------ the algebraic part
     def _algebraic(self, expr: sp.Expr) -> Majorant:
         """``|expr| <= C * n**(-p)``, from the quotient of polynomials in ``w = n**(-1/2)``."""
-        intervals = dict(self.intervals)
+        plan = remembered("algebraic", (expr, self.n, self.start), lambda: self._quotient(expr))
+        intervals = {**self.intervals, **plan.intervals}
+        if plan.bottom is None:
+            return Majorant(magnitude(plan.top, intervals), 0.0, start=self.start)
+        intervals[plan.w] = _w_range(self.start)
+        smallest = least_magnitude(plan.bottom, intervals)
+        if smallest <= 0:
+            raise NoMajorant(f"the denominator of {expr} may vanish")
+        return Majorant(_mul(magnitude(plan.top, intervals), 1 / smallest * (1 + 1e-12)), plan.p, start=self.start)
+
+    def _quotient(self, expr: sp.Expr) -> _Quotient:
+        """The box-free part of :meth:`_algebraic`: ``expr`` as ``w**(2*p)`` times a quotient of
+        polynomials in ``w`` that do not vanish at 0 (or ``expr`` itself, free of the index once its
+        bounded parts are interval symbols)."""
+        intervals: dict[sp.Symbol, object] = {}
         replaced = self._replace_bounded(expr, intervals)
         if self.n not in replaced.free_symbols:
-            return Majorant(magnitude(replaced, intervals), 0.0, start=self.start)
+            return _Quotient(intervals, self.w, replaced, None, 0.0)
         together = sp.together(replaced.xreplace({self.n: 1 / self.w**2}))
         top, bottom = sp.fraction(together)
         q_top, top_rest = self._lowest(top)
         q_bottom, bottom_rest = self._lowest(bottom)
-        intervals[self.w] = _w_range(self.start)
-        smallest = least_magnitude(bottom_rest, intervals)
-        if smallest <= 0:
-            raise NoMajorant(f"the denominator of {expr} may vanish")
-        return Majorant(_mul(magnitude(top_rest, intervals), 1 / smallest * (1 + 1e-12)),
-                        (q_top - q_bottom) / 2, start=self.start)
+        return _Quotient(intervals, self.w, top_rest, bottom_rest, (q_top - q_bottom) / 2)
 
     def _lowest(self, polynomial: sp.Expr) -> tuple[int, sp.Expr]:
         """The lowest power of ``w`` in ``polynomial`` and the polynomial divided by it, its factors kept as
@@ -218,6 +255,9 @@ class Reader:
     # ------------------------------------------------------------------ the exponent
     def absolute(self, expr: sp.Expr) -> sp.Expr:
         """``|expr|`` written without ``Abs`` around the index-dependent factors, whose sign is shown."""
+        return remembered("absolute", (expr, self.n, self.start), lambda: self._absolute(expr))
+
+    def _absolute(self, expr: sp.Expr) -> sp.Expr:
         out = sp.Integer(1)
         for factor in sp.Mul.make_args(sp.factor_terms(expr)):
             if self.n not in factor.free_symbols:
@@ -229,6 +269,9 @@ class Reader:
 
     def sign(self, expr: sp.Expr) -> int:
         """+1 or -1: the sign of an index-only ``expr`` for every index from the start."""
+        return remembered("sign", (expr, self.n, self.start), lambda: self._sign(expr))
+
+    def _sign(self, expr: sp.Expr) -> int:
         if expr.free_symbols - {self.n}:
             raise NoMajorant(f"the sign of {expr} varies over the box")
         if isinstance(expr, sp.Mul):
@@ -251,6 +294,18 @@ class Reader:
                 raise NoMajorant(f"the sign of {expr} is not shown")
             signs.append(1 if supremum(rest, replaced) > 0 else -1)
         return signs[0] * signs[1]
+
+
+@dataclass(frozen=True)
+class _Quotient:
+    """The algebraic part's reading (:meth:`Reader._quotient`): the interval symbols it introduced (with
+    their intervals, free of the box), ``w``, the quotient's parts and the power ``p`` of ``n**(-p)``."""
+
+    intervals: dict[sp.Symbol, object]
+    w: sp.Symbol
+    top: sp.Expr
+    bottom: sp.Expr | None
+    p: float
 
 
 def _w_range(start: int) -> object:

@@ -5,9 +5,9 @@ How many terms: the fewest for which the proved tail bound over the points' box
 (:func:`desyr.symbolic.series.sum_bound`) is within the tolerance, relative to the size of the sum's
 first terms; at most the cap.  Where no bound holds (coefficients ~ 1/n at t = 0), the cap, and the
 report says that no bound was reached.  Where the points' box needs many terms, the points are split
-into smaller boxes (halves at a median, while that saves work), each with its own number of terms: a
-Laplace series on a square needs 2000 terms next to its data's side and a few dozen elsewhere.  Every
-call records what it did in :class:`SeriesReport` (the most terms any point kept, the largest bound).
+into smaller boxes (cut along one variable at its median, or an eighth from each end, while that saves
+work), each with its own number of terms: a Laplace series on a square needs 2000 terms next to its data's
+side and a few dozen elsewhere.  Every call records what it did in :class:`SeriesReport` (the most terms any point kept, the largest bound).
 """
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ BLOCK = 1_000_000
 #: terms times points than this (a bound costs milliseconds, about as much as this many terms) ...
 FEW_TERMS = 40
 SPLIT_WORK = 200_000
+#: ... along one variable, at its points' median, or in three (an eighth at each end and the middle: a
+#: Laplace series on a square whose data are on two opposite sides needs many terms next to both),
+CUTS = ((0.5,), (0.125, 0.875))
 #: ... while a part holds at least this many points, at most this many splits deep,
 LEAST_PART = 16
 SPLIT_DEPTH = 10
@@ -147,8 +150,8 @@ class SumEvaluator:
 
     def _parts(self, flat: Sequence[np.ndarray], rows: np.ndarray, chosen: tuple[int, float | None],
                tolerance: float, depth: int) -> list[tuple[np.ndarray, tuple[int, float | None]]]:
-        """The points ``rows`` as parts, each with its terms and bound: halved at a variable's median
-        where the halves' own bounds save work (:data:`SPLIT_GAIN`), recursively."""
+        """The points ``rows`` as parts, each with its terms and bound: cut along one variable (see
+        :data:`CUTS`) where the parts' own bounds save work (:data:`SPLIT_GAIN`), recursively."""
         terms = chosen[0]
         if self.count is not None or terms <= FEW_TERMS or len(rows) * terms < SPLIT_WORK or \
                 len(rows) < 2 * LEAST_PART or depth >= SPLIT_DEPTH:
@@ -158,14 +161,15 @@ class SumEvaluator:
             if a not in self.used:
                 continue
             here = v[rows]
-            cut = float(np.median(here))
-            halves = [rows[here <= cut], rows[here > cut]]
-            if min(len(h) for h in halves) < LEAST_PART:
-                continue
-            picked = [(h, self._choose([w[h] for w in flat], tolerance)) for h in halves]
-            work = float(sum(len(h) * c[0] for h, c in picked))
-            if best is None or work < best[0]:
-                best = (work, picked)
+            for quantiles in CUTS:
+                sides = np.searchsorted(np.quantile(here, quantiles), here, side="left")
+                pieces = [rows[sides == k] for k in range(len(quantiles) + 1)]
+                if min(len(h) for h in pieces) < LEAST_PART:
+                    continue
+                picked = [(h, self._choose([w[h] for w in flat], tolerance)) for h in pieces]
+                work = float(sum(len(h) * c[0] for h, c in picked))
+                if best is None or work < best[0]:
+                    best = (work, picked)
         if best is None or best[0] > SPLIT_GAIN * len(rows) * terms:
             return [(rows, chosen)]
         return [part for h, c in best[1] for part in self._parts(flat, h, c, tolerance, depth + 1)]
