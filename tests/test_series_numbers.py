@@ -153,9 +153,10 @@ def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_ca
     assert "terms" in function.report.describe()
 
 
-def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkeypatch) -> None:
+@pytest.mark.parametrize("name", ["laplace", "two sides"])      # data on one side; on two opposite sides
+def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkeypatch, name: str) -> None:
     import desyr.symbolic.series_numeric as series_numeric
-    symbols, series, _ = _read("laplace")
+    symbols, series, _ = _read(name)
     X = np.random.default_rng(5).random((2000, 2))
     work = []
     block = series_numeric.SumEvaluator._block
@@ -168,7 +169,24 @@ def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkey
     split_work, work[:] = sum(work), []
     monkeypatch.setattr(series_numeric, "FEW_TERMS", 10**9)         # every point in one box
     whole = evaluate_series(series, symbols, X)
-    assert whole.terms == split.terms == 2000       # the points next to y = 1 need the cap either way
+    assert whole.terms == split.terms == 2000       # the points next to the data's sides need the cap either way
     assert split.bound is not None and whole.bound is not None and split.bound <= whole.bound
     assert np.max(np.abs(split.values - whole.values)) < 1e-12
-    assert split_work < sum(work) / 5               # the points away from y = 1 need a few dozen terms
+    assert split_work < sum(work) / 5               # the points away from those sides need a few dozen terms
+
+
+@pytest.mark.parametrize("name", ["two sides", "disk"])
+def test_a_bound_read_after_other_boxes_is_the_bound_read_afresh(name: str) -> None:
+    """The term's box-free reading is shared across boxes (desyr.symbolic.majorant.remembered): what one box
+    left behind must not change another's bound."""
+    import desyr.symbolic.majorant as majorant
+    symbols, series, box = _read(name)
+    boxes = [box, *({s: (lo + (hi - lo) * a, lo + (hi - lo) * b) for s, (lo, hi) in box.items()}
+                    for a, b in ((0.1, 0.4), (0.5, 0.55), (0.0, 0.02)))]
+    shared = [sum_bound(series, b) for b in boxes]
+    for b, seen in zip(boxes, shared):
+        majorant._READ.clear()
+        fresh = sum_bound(series, b)
+        assert (fresh is None) == (seen is None)
+        assert fresh is None or seen is None or [fresh.after(k) for k in (1, 10, 100)] == [seen.after(k) for k in (1, 10, 100)]
+    assert any(s is not None for s in shared)
