@@ -11,6 +11,7 @@ side and a few dozen elsewhere.  Every call records what it did in :class:`Serie
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -88,7 +89,7 @@ class SeriesFunction:
     arguments' values, returns the list of values; :attr:`report` says how each sum was truncated."""
 
     def __init__(self, args: Sequence[sp.Symbol], exprs: Sequence[sp.Expr], tolerance: float = TOLERANCE,
-                 cap: int = CAP) -> None:
+                 cap: int = CAP, remember: bool = True) -> None:
         from desyr.symbolic.numeric import lambdify
         from desyr.symbolic.series import merge_sums, outer_sums
         merged = [merge_sums(e) for e in exprs]
@@ -98,7 +99,7 @@ class SeriesFunction:
         stand_ins = [sp.Dummy(f"series{i}", real=True) for i in range(len(found))]
         self.args = list(args)
         self.outer = lambdify([*args, *stand_ins], [e.xreplace(dict(zip(found, stand_ins))) for e in merged])
-        self.sums = [SumEvaluator(s, args, tolerance, cap) for s in found]
+        self.sums = [SumEvaluator(s, args, tolerance, cap, remember) for s in found]
         self.report = SeriesReport(())
 
     def __call__(self, *values: Any) -> list[Any]:
@@ -110,8 +111,9 @@ class SeriesFunction:
 class SumEvaluator:
     """The values of one sum at points (its outermost index here; inner ones by recursion)."""
 
-    def __init__(self, total: sp.Sum, args: Sequence[sp.Symbol], tolerance: float, cap: int) -> None:
-        self.total, self.args, self.tolerance, self.cap = total, list(args), tolerance, cap
+    def __init__(self, total: sp.Sum, args: Sequence[sp.Symbol], tolerance: float, cap: int,
+                 remember: bool = True) -> None:
+        self.total, self.args, self.tolerance, self.cap, self.remember = total, list(args), tolerance, cap, remember
         *inner, (index, lower, upper) = total.limits
         self.index, self.lower = index, int(lower)
         self.count = None if upper is sp.oo else int(upper) - int(lower) + 1
@@ -119,13 +121,25 @@ class SumEvaluator:
         self.used = [a for a in args if a in total.free_symbols]
         if inner:               # the inner sums at every outer index at once, with the nested sum's cap
             self.cap = min(cap, NESTED_CAP.get(len(total.limits), 20))
-            self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap)
+            self.term: Callable[..., Any] = SeriesFunction([index, *args], [term], tolerance, self.cap, remember=False)
         else:
             self.term = _term_function(term, index, self.lower, tuple(args))
         self.last: SumReport | None = None
 
     def __call__(self, values: Sequence[Any]) -> np.ndarray:
         arrays = np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in values]) if values else []
+        if not self.remember or sum(a.size for a in arrays) > REMEMBER_SIZE:
+            return self._values(arrays)
+        key = (self.total, tuple(self.args), self.tolerance, self.cap,
+               tuple((a.shape, hashlib.sha1(np.ascontiguousarray(a).tobytes()).digest()) for a in arrays))
+        if key not in _VALUES:
+            if len(_VALUES) >= VALUES_KEPT:
+                _VALUES.pop(next(iter(_VALUES)))
+            _VALUES[key] = (self._values(arrays), self.last)
+        values_here, self.last = _VALUES[key]
+        return values_here.copy()
+
+    def _values(self, arrays: Sequence[np.ndarray]) -> np.ndarray:
         shape = arrays[0].shape if arrays else ()
         first = self._block(self.lower, min(self.lower + 3, self._top(1)), arrays, shape)
         scale = float(np.max(np.abs(first), initial=0.0)) if np.all(np.isfinite(first)) else 1.0
@@ -224,6 +238,15 @@ def _term_function(term: sp.Expr, index: sp.Symbol, lower: int, args: tuple[sp.S
 
 _COMPILED: dict[tuple[object, ...], Callable[..., Any]] = {}
 
+
+#: the values of a sum at points (and what its evaluation did), by sum, tolerance, cap and the points' bytes:
+#: a run measures its answer on the same verification points for its gauge, its residuals, its errors
+#: against a reference that is the same series and its truncation record (a wave's 2000 terms at 2000
+#: points each time), and draws the answer and the reference on the same grid
+_VALUES: dict[tuple[object, ...], tuple[np.ndarray, SumReport | None]] = {}
+VALUES_KEPT = 16
+#: ... of an outermost sum only (an inner one is evaluated at blocks of indices), at few enough points
+REMEMBER_SIZE = 100_000
 
 #: the terms chosen (and the bound they reach) for a sum, a cap, a box and a tolerance: every evaluation
 #: of the same sum on the same points (a run measures its answer several times) shares its bounds
