@@ -168,6 +168,7 @@ def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkey
     split = evaluate_series(series, symbols, X)
     split_work, work[:] = sum(work), []
     monkeypatch.setattr(series_numeric, "FEW_TERMS", 10**9)         # every point in one box
+    monkeypatch.setattr(series_numeric, "_VALUES", {})               # ... measured again
     whole = evaluate_series(series, symbols, X)
     assert whole.terms == split.terms == 2000       # the points next to the data's sides need the cap either way
     assert split.bound is not None and whole.bound is not None and split.bound <= whole.bound
@@ -190,3 +191,21 @@ def test_a_bound_read_after_other_boxes_is_the_bound_read_afresh(name: str) -> N
         assert (fresh is None) == (seen is None)
         assert fresh is None or seen is None or [fresh.after(k) for k in (1, 10, 100)] == [seen.after(k) for k in (1, 10, 100)]
     assert any(s is not None for s in shared)
+
+
+def test_a_sum_at_the_same_points_is_computed_once_and_each_caller_gets_its_own_values(monkeypatch) -> None:
+    import desyr.symbolic.series_numeric as series_numeric
+    symbols, series, _ = _read("rod")
+    X = np.random.default_rng(9).random((300, 2))
+    monkeypatch.setattr(series_numeric, "_VALUES", {})
+    blocks = []
+    block = series_numeric.SumEvaluator._block
+    monkeypatch.setattr(series_numeric.SumEvaluator, "_block", lambda self, *a: blocks.append(1) or block(self, *a))
+    first = evaluate_series(series, symbols, X)
+    made = len(blocks)
+    first.values[:] = 0.0                                             # a caller's change stays its own
+    again = evaluate_series(series, symbols, X)
+    assert len(blocks) == made and again.terms == first.terms and again.bound == first.bound
+    assert np.all(again.values != 0.0)
+    evaluate_series(series, symbols, X[:-1])                          # other points: computed
+    assert len(blocks) > made
