@@ -36,11 +36,26 @@ MAX_INDEX = 1_000_000
 MAX_ORDER = 50
 
 
+def _raised(latex: Callable[[Any, Any], str]) -> Callable[..., str]:
+    """A LaTeX method that also takes SymPy's ``exp`` (the printer passes it for the base of a power, as in
+    ``besseljzero(0, n)**2``: a method without it failed the run's report)."""
+    def printed(self: Any, printer: Any, exp: Any = None) -> str:
+        text = latex(self, printer)
+        return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
+    printed.__doc__ = latex.__doc__
+    return printed
+
+
 class EigenvalueFunction(sp.Function):  # type: ignore[misc]  # SymPy's classes are untyped (Any)
     """A positive real number that no closed form gives; subclasses say how to compute it."""
 
     #: the argument positions of the index k and of the constants
     index_position = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_latex" in cls.__dict__:
+            cls._latex = _raised(cls.__dict__["_latex"])
 
     def _eval_is_real(self) -> bool:
         return True
