@@ -15,10 +15,14 @@ the default order spends the first attempts on what can change the outcome (``do
 4. ``larger_teacher`` -- the teacher plugin's own larger budget (deepxde: ``budget_scale``
    doubled, so twice the steps and points, set or derived from the problem).
 
-Every attempt is a whole run on the changed config (the teacher comes from its cache
-when its settings did not change), and records what changed and why.  The run stops at the first
-verified-exact attempt; otherwise it returns the attempt with the smallest verification residual.
-An attempt starts only while the time left is at least the previous attempt's duration.
+When the policy's steps are spent and time is left, new seeds, a larger teacher and another searcher
+follow in turn (:data:`BEYOND`), each saying so in its reason.
+
+Every attempt is a whole run on the changed config (an unchanged teacher is the earlier attempt's, and
+the run's memo answers the searches and refits already computed), and records what changed and why.
+The run stops at the first verified-exact attempt; otherwise it returns the attempt with the smallest
+verification residual.  An attempt starts only while the time left is at least what it should cost
+(:func:`next_cost`: the last attempt's, less a teacher it reuses).
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ from desyr.extension.roles import Teacher
 from desyr.model.result import AttemptRecord, Result
 from desyr.runtime.progress import Progress
 from desyr.stages.run_components import searcher_names
+from desyr.stages.stops import noted_stops, spent_by
 from desyr.unary.choice import is_chosen, library_steps, refused_operators
 from desyr.unary.evidence import Finding
 
@@ -130,6 +135,11 @@ TEXT_COVERS = ("the library the problem's text names has a function for every sh
                "the search may have missed a form it can express")
 
 
+#: the search- and teacher-side steps (the library's steps are :func:`_changes`'s own)
+_STEPS: dict[str, Callable[[RunSpec, Registry], Step]] = {
+    "more_searches": _more_searches, "other_searcher": _other_searcher, "larger_teacher": _larger_teacher}
+
+
 def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: bool,
              findings: Callable[[], list[Finding]] = list) -> Iterator[Change]:
     """Each step in order, each on top of the specs before it. ``chosen``: the library was chosen from the
@@ -151,23 +161,64 @@ def _changes(spec: RunSpec, registry: Registry, steps: tuple[str, ...], chosen: 
                 yield Change(step, f"unary {old} → {library}", reason, spec)
                 named = named and kind != "evidence"
             continue
-        found = {"more_searches": _more_searches, "other_searcher": _other_searcher,
-                 "larger_teacher": _larger_teacher}[step](spec, registry)
+        found = _STEPS[step](spec, registry)
         if found is not None:
             spec, change = found
             yield Change(step, change, REASONS[step], spec)
 
 
+#: the steps that follow the policy's, in turn, while time is left (each applied on top of the last)
+BEYOND = ("more_searches", "larger_teacher", "other_searcher")
+#: why an attempt beyond the policy is made
+BEYOND_REASON = "every step of the policy was tried and time is left"
+
+
+def _then_beyond(policy_changes: Iterator[Change], spec: RunSpec, registry: Registry) -> Iterator[Change]:
+    """The policy's changes, then :data:`BEYOND`'s steps in turn, each on top of the last spec, for as
+    long as one of them applies (``more_searches`` always does: new seeds are the last resort)."""
+    for change in policy_changes:
+        spec = change.spec
+        yield change
+    while True:
+        applied = False
+        for step in BEYOND:
+            found = _STEPS[step](spec, registry)
+            if found is not None:
+                spec, text = found
+                applied = True
+                yield Change(step, text, f"{BEYOND_REASON}: {REASONS[step]}", spec)
+        if not applied:
+            return
+
+
+def next_cost(seconds: float, result: Result, step: str) -> float:
+    """What the next attempt should cost, from the last one: its searches and refits again, and a
+    teacher only when the step changes it (the run keeps an unchanged teacher between attempts; a
+    larger one starts from the smaller one's network and trains about as long again)."""
+    timings = result.timings if isinstance(getattr(result, "timings", None), dict) else {}
+    teacher = _seconds(timings.get("teacher")) + _seconds(timings.get("smaller_teacher"))
+    rest = max(seconds - teacher, 0.0)
+    if step != "larger_teacher":
+        return rest
+    info = getattr(result, "teacher", None)
+    facts = info.facts if info is not None and isinstance(info.facts, dict) else {}
+    return rest + max(_seconds(facts.get("train_seconds")), teacher)
+
+
+def _seconds(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else 0.0
+
+
 def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress,
              attempt: Callable[[RunSpec], tuple[Result, Any]], first: int = 1,
-             evidence: Callable[[Any], list[Finding]] | None = None, why_first: str = ""
-             ) -> tuple[Result, Any, list[AttemptRecord], str]:
+             evidence: Callable[[Any], list[Finding]] | None = None, why_first: str = "",
+             clock: Callable[[], float] = time.perf_counter) -> tuple[Result, Any, list[AttemptRecord], str]:
     """Attempts until one is verified exact or the budget is spent; the chosen attempt, its handle, the log,
     and why escalation stopped. Each attempt gets a spec derived from the last; ``spec`` is never changed.
     Attempts are numbered from ``first`` (2 when stage 0's exact attempt was attempt 1), so the progress
     lines, the table and the stop reason name each attempt by the same number. ``evidence`` reads an
     attempt's handle for the shapes in its teacher's values; ``why_first``: why the first attempt's library."""
-    start = time.perf_counter()
+    start = clock()
     variant = spec
     records: list[AttemptRecord] = []
     best: tuple[float, Result, Any] | None = None
@@ -182,15 +233,15 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
     if "enrich_library" in rule.steps and not rule.chosen:
         progress.message("escalation: [search] unary is the whole library, so enrich_library is skipped "
                          "(add_unary adds to a chosen library instead)")
-    changes = _changes(spec, registry, rule.steps, rule.chosen, findings)
+    changes = _then_beyond(_changes(spec, registry, rule.steps, rule.chosen, findings), spec, registry)
     step, change, reason, used = "first", "the config as given", why_first, 0
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         number = first + len(records)
         progress.message(f"escalation: attempt {number} ({step}: {change})" + (f", because {reason}" if reason else ""))
         result, handle = attempt(variant)
         handles.append(handle)
-        seconds = time.perf_counter() - t0
+        seconds = clock() - t0
         records.append(attempt_record(number, step, change, seconds, result, reason))
         score = _worst(result)
         if best is None or score < best[0]:
@@ -198,15 +249,15 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         if result.exact:
             stop = f"attempt {number} is verified exact"
             break
-        if result.stopped:
-            first_stop = result.stopped[0]
+        stopped = getattr(result, "stopped", None)
+        if stopped:
+            first_stop = stopped[0]
             stop = (f"{first_stop.role} '{first_stop.name}' was stopped at its stop time in attempt {number}; "
                     "another attempt would wait on it again")
             break
-        left = rule.budget - (time.perf_counter() - start)
-        if left < seconds:
-            stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the last attempt "
-                    f"took ({seconds:.0f} s)")
+        left = rule.budget - (clock() - start)
+        if left <= 0 and noted_stops():     # an earlier call overran: name it, not the attempt that got no time
+            stop = f"no time was left after attempt {number}: {spent_by()}"
             break
         used += variant.search.runs
         if used + variant.search.runs > 1000:     # a seed block holds 1000 searches
@@ -215,6 +266,17 @@ def escalate(spec: RunSpec, rule: Policy, registry: Registry, progress: Progress
         nxt = next(changes, None)
         if nxt is None:
             stop = "every step of the policy was tried"
+            break
+        cost = next_cost(seconds, result, nxt.step)
+        if left < cost and nxt.step == "larger_teacher" and left >= next_cost(seconds, result, "more_searches"):
+            # a larger teacher would not fit, new seeds on this teacher do: the time left is not wasted
+            nxt = Change("more_searches", _new_seeds(variant), f"a larger teacher would not fit the {left:.0f} s left "
+                         f"(about {cost:.0f} s): {REASONS['more_searches']}", variant)
+            cost = next_cost(seconds, result, nxt.step)
+        if left < cost:
+            stop = (f"{max(left, 0):.0f} s of the {rule.budget:.0f} s left to these attempts, less than the next "
+                    f"attempt would take ({cost:.0f} s: the last took {seconds:.0f} s"
+                    + (", its teacher reused" if nxt.step != "larger_teacher" and cost < seconds else "") + ")")
             break
         step, change, reason, derived = nxt
         variant = _with_search(derived, seed_offset=used)

@@ -67,11 +67,11 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.stages.select import preference_key
     from desyr.symbolic.eigenvalues import EigenvalueFunction, besseljpzero, besseljzero, robinroot
     from desyr.symbolic.expressions import ExpressionError, Vocabulary, complexity, expression_text, parse_expression
-    from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
+    from desyr.symbolic.numeric import broadcast, columns, evaluate, evaluate_series, lambdify
     from desyr.symbolic.operators import BINARY_OPERATORS, UNARY_OPERATORS, Operator, library_names, operator
     from desyr.symbolic.parameterize import MAX_PARAMS, Parameterization, constant_nodes, is_eligible, parameterize
     from desyr.symbolic.physics import Scores
-    from desyr.symbolic.series import TailBound, evaluate_series, series_index, tail_bound, truncate
+    from desyr.symbolic.series import TailBound, series_index, tail_bound, truncate
     from desyr.symbolic.simplify import simplify_expression
     from desyr.symbolic.special import BESSEL_CLASSES, SPECIAL_CLASSES, bessel_order
 
@@ -103,7 +103,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.stages.select": ("preference_key",),
     "desyr.symbolic.expressions": ("ExpressionError", "Vocabulary", "complexity", "expression_text",
         "parse_expression"),
-    "desyr.symbolic.numeric": ("broadcast", "columns", "evaluate", "lambdify"),
+    "desyr.symbolic.numeric": ("broadcast", "columns", "evaluate", "lambdify", "evaluate_series"),
     "desyr.symbolic.operators": ("BINARY_OPERATORS", "UNARY_OPERATORS", "Operator", "library_names", "operator"),
     "desyr.symbolic.parameterize": ("MAX_PARAMS", "Parameterization", "constant_nodes", "is_eligible",
         "parameterize"),
@@ -111,7 +111,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.stages.completion": ("completable", "complete_fields"),
     "desyr.symbolic.simplify": ("simplify_expression",),
     "desyr.symbolic.special": ("BESSEL_CLASSES", "SPECIAL_CLASSES", "bessel_order"),
-    "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound", "evaluate_series"),
+    "desyr.symbolic.series": ("series_index", "truncate", "tail_bound", "TailBound"),
     "desyr.symbolic.eigenvalues": ("EigenvalueFunction", "besseljzero", "besseljpzero", "robinroot"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

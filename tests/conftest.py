@@ -8,7 +8,6 @@ from verifier_forks import VerifierForks
 
 from desyr.config.loading import load_problem
 from desyr.extension.registry import load_registry
-from desyr.runtime.spare import stop_spare
 from desyr.verify import child as verifier_child
 
 THIRD_PARTY = Path(__file__).parent / "third_party"
@@ -49,8 +48,7 @@ def _warm_verifier():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(verifier_child, "_started", started)
         yield
-    stop_spare(verifier_child._spare)       # a verifier started ahead for a request that never came
-    verifier_child._spare = None
+    verifier_child.VERIFIER.stop()          # a verifier started ahead for a request that never came
     for each in forks:
         each.close()
 
@@ -72,6 +70,20 @@ def _no_fork_unsafe_library():
     loaded = [name for name in FORK_UNSAFE if name in sys.modules]
     assert not loaded, (f"this test loaded {', '.join(loaded)} into the test process; load it in a child "
                         "(helpers.in_a_fresh_process): the suite forks, and a fork after it can deadlock")
+
+
+@pytest.fixture(autouse=True)
+def _no_time_limit_left():
+    """No test leaves a time limit open or a real-time timer running: with a timer running and no limit
+    open, every later ``time_limit`` in the worker would silently be no limit (a run's budget stops
+    included: desyr/stages/stops.py)."""
+    yield
+    from desyr.symbolic import time_limit
+
+    left = time_limit.left_behind()
+    if left is not None:
+        time_limit.clear()      # the tests after this one start clean
+    assert left is None, f"this test left {left}"
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,6 @@ from typing import Any
 
 import mpmath as mp
 
-from tests.oracle import set_points as _set_points
 from tests.oracle import (  # noqa: F401
     DIGITS,
     Candidate,
@@ -28,6 +27,7 @@ from tests.oracle import (  # noqa: F401
     symbols,
     value,
 )
+from tests.oracle import set_points as _set_points
 
 
 @_digits

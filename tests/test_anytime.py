@@ -97,13 +97,13 @@ def test_one_searcher_or_only_quick_ones_search_once(registry):
 def test_an_unsolved_stage_0_attempt_is_kept_when_it_is_nearer_than_the_teachers():
     from types import SimpleNamespace
 
-    from desyr.api.pipeline import _closer
+    from desyr.api.stage0 import closer
     from desyr.model.result import Residuals
 
     def result(verdict, r_eq, r_con):       # a result of before 0.6, with no relative residual: its absolute ones
         return SimpleNamespace(verdict=verdict, residuals=Residuals(R_eq=r_eq, R_con=r_con))
 
-    assert _closer(result("not_exact", 3e-7, 1e-9), result("not_exact", 2e-4, 1e-9))
-    assert not _closer(result("not_exact", 2e-4, None), result("not_exact", 3e-7, None))
-    assert _closer(result("verified", 1e-9, 1e-9), result("not_exact", 1e-12, 1e-12))
-    assert not _closer(result("not_exact", float("nan"), 0.0), result("not_exact", 1.0, 1.0))
+    assert closer(result("not_exact", 3e-7, 1e-9), result("not_exact", 2e-4, 1e-9))
+    assert not closer(result("not_exact", 2e-4, None), result("not_exact", 3e-7, None))
+    assert closer(result("verified", 1e-9, 1e-9), result("not_exact", 1e-12, 1e-12))
+    assert not closer(result("not_exact", float("nan"), 0.0), result("not_exact", 1.0, 1.0))

@@ -86,6 +86,44 @@ def test_each_broken_variant_fails_check_component_naming_the_fix(fiveroles, nam
         check_component(getattr(broken, name))
 
 
+class WritingSearcher(Searcher):
+    """Writes into the task's samples (issue 45's outside author: read-only in a run, writable in the kit,
+    where the first violation reported was a misleading "losses are not teacher-fit")."""
+
+    name = "writing"
+    supported_binary = frozenset("+-*/")
+
+    def search(self, task):
+        task.X[0, 0] = 123.0
+        return SearchResult([ParetoMember(sp.Symbol(task.variables[0]), 1, 0.1)])
+
+
+def test_the_kits_task_is_read_only_as_a_runs_and_a_write_is_named_as_one():
+    with pytest.raises(ContractViolation, match="it wrote into the task's arrays, which are read-only"):
+        check_component(WritingSearcher)
+    with pytest.raises(PluginError, match="searcher 'writing': it wrote into the task's arrays.*task_arrays"):
+        run_searcher(WritingSearcher(), make_problem())
+
+
+class UnsafeInfoSearcher(Searcher):
+    name = "unsafe_info"
+    supported_binary = frozenset("+-*/")
+
+    def search(self, task):
+        x = sp.Symbol(task.variables[0])
+        return SearchResult([ParetoMember(sp.sin(3.0 * x), 3, 0.1)],
+                            {"array": np.zeros(3), "obj": object(), "deep": {"k": [np.int64(2), object()]}})
+
+
+def test_info_a_run_cannot_write_is_left_out_with_a_warning_naming_the_component():
+    """The kit refuses such info; a run dropped it silently (issue 45's outside author), and a value
+    nested in a list passed and broke the writing of result.json."""
+    with pytest.warns(RuntimeWarning, match=r"searcher 'unsafe_info' SearchResult.info holds entries that are not "
+                                            r"JSON-safe, left out of result.json: obj \(object\), deep \(object\)"):
+        result = run_searcher(UnsafeInfoSearcher(), make_problem())
+    assert result.info == {"array": [0.0, 0.0, 0.0]}
+
+
 def test_an_instance_is_refused_with_a_hint(fiveroles):
     plugin, _ = fiveroles
     with pytest.raises(ContractViolation, match="pass the class, not an instance"):
@@ -242,12 +280,13 @@ def test_6_a_searcher_whose_members_are_all_dropped_is_an_error():
         run_searcher(AllBad(), make_problem())
 
 
-def test_6_the_drop_warning_points_at_the_searcher_not_the_core():
+def test_6_the_drop_warning_points_at_the_searchers_search_not_the_core():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         run_searcher(SomeBad(), make_problem())
     (warning,) = [w for w in caught if "unusable" in str(w.message)]
-    assert warning.filename == __file__ and warning.lineno == inspect.getsourcelines(SomeBad)[1]
+    # at the searcher's own search(), the method its role's contract is about
+    assert warning.filename == __file__ and warning.lineno == inspect.getsourcelines(SomeBad.search)[1]
 
 
 def test_6_the_cli_exits_non_zero_when_every_member_is_dropped(desyr_cli, fiveroles):  # noqa: F811

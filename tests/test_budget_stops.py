@@ -12,9 +12,9 @@ import sympy as sp
 
 import desyr.stages.stops as stops
 from desyr.errors import PluginError
+from desyr.extension.guard import contained
 from desyr.model.outcomes import StoppedCall
 from desyr.plugin import Gate, GateDecision, ParetoMember, Refiner, Searcher, SearchResult, Teacher
-from desyr.stages.guard import contained
 from desyr.stages.refit import refit_unit
 from desyr.stages.search import SearchLimit, search_unit
 from desyr.stages.select import run_gates
@@ -146,24 +146,46 @@ def test_a_stopped_refit_counts_as_not_refit(short_grace):
     assert record["refit"]["status"] == "timeout" and record["expressions"] is None and record["stopped"] >= 0.3
 
 
-def test_a_stopped_gate_removes_nobody_and_no_gate_starts_after_it(short_grace, capsys):
+def measured(problem, text: str, id: str, phi: float, converged: bool = True):
+    """A candidate as Stage B leaves it: refit (converged or not) and its physics score measured."""
+    from desyr.plugin import RefitOutcome
+
+    cand = make_candidate(problem, text, id=id)
+    cand.expressions = dict(cand.search_expressions)
+    cand.refit = RefitOutcome(dict(cand.expressions), "converged" if converged else "max_iterations", converged)
+    cand.phi = phi
+    return cand
+
+
+def test_a_stopped_gate_removes_nobody_no_gate_starts_after_it_and_the_physics_decides(short_grace, capsys):
+    """The gates after a stopped one are skipped, the paper's physics gate among them; the preference
+    order alone would then pick the simplest candidate, a constant that does not solve the equation
+    (issue 45's outside author: ``u = 6.3e-26`` over ``sin(pi*x)``). The core's own physics check decides."""
     problem = make_problem()
-    pool = [make_candidate(problem, "sin(pi*x)", id="c0"), make_candidate(problem, "0.5*x*(1.0 - x)", id="c1")]
-    for cand in pool:
-        cand.expressions = dict(cand.search_expressions)
+    pool = [measured(problem, "sin(pi*x)", "c0", 8.7e-16), measured(problem, "0.5", "c1", 7.0),
+            measured(problem, "x", "c2", 1e-20, converged=False)]
     KeepAll.calls = 0
     ctx = context_until(problem, 0.3)
     start = time.perf_counter()
     with noting_stops() as noted:
         selection = run_gates(pool, [SleepyGate(), KeepAll()], ctx)
     assert time.perf_counter() - start < 3
-    stopped, skipped = selection.records
-    assert not stopped.active and stopped.kept == ["c0", "c1"] and "stopped after" in stopped.note
+    stopped, skipped, physics = selection.records
+    assert not stopped.active and stopped.kept == ["c0", "c1", "c2"] and "stopped after" in stopped.note
     assert not skipped.active and "not run" in skipped.note and KeepAll.calls == 0
-    assert selection.selected is not None              # the preference order chose among the kept
+    assert physics.gate == "physics_fallback" and physics.kept == ["c0"]
+    assert physics.removed == {"c1": "physics score 7 > 1e-10", "c2": "not converged"}
+    assert selection.selected is pool[0] and selection.removed["c1"][0] == "physics_fallback"
     assert [(s.role, s.name) for s in noted] == [("gate", "sleepy_gate")]
     line = capsys.readouterr().err.strip().splitlines()
     assert line == [f"desyr: warning: {noted[0].line()}"], line
+
+
+def test_without_a_stopped_gate_the_configured_gates_alone_decide():
+    problem = make_problem()
+    pool = [measured(problem, "sin(pi*x)", "c0", 8.7e-16), measured(problem, "0.5", "c1", 7.0)]
+    selection = run_gates(pool, [KeepAll()], context_until(problem, 30.0))
+    assert [r.gate for r in selection.records] == ["keep_all"] and selection.selected is pool[1]
 
 
 def test_a_gate_that_overruns_its_share_without_being_stopped_is_named():
@@ -183,7 +205,7 @@ def test_a_gate_that_overruns_its_share_without_being_stopped_is_named():
     ctx = context_until(problem, 0.05)
     with pytest.warns(RuntimeWarning, match="gate 'slow_gate' overran the budget: apply"), \
             pytest.MonkeyPatch.context() as patch:
-        patch.setattr("desyr.stages.guard.OVERRUN_GRACE", 0.1)
+        patch.setattr("desyr.extension.guard.OVERRUN_GRACE", 0.1)
         run_gates(pool, [SlowGate()], ctx)
 
 
@@ -193,7 +215,9 @@ def test_the_line_says_who_how_long_and_what_instead():
                     "it is left out of the pool")
 
 
-def test_a_stopped_exact_searcher_proposes_nothing_and_the_others_go_on(short_grace):
+def test_a_stopped_exact_searcher_proposes_nothing_and_those_after_the_wall_are_not_blamed(short_grace, capsys):
+    """The exact searchers share the wall: one stopped there proposes nothing, those before it keep their
+    proposals, and one whose turn comes after the wall is not started (nor named as stopped)."""
     from desyr.plugin import ExactSearcher, Proposals
     from desyr.stages.exact_search import propose_candidates
 
@@ -209,11 +233,18 @@ def test_a_stopped_exact_searcher_proposes_nothing_and_the_others_go_on(short_gr
         def propose(self, problem, time_limit):
             return Proposals(({"u": problem.parse("sin(pi*x)")},), ("table",))
 
+    class Later(Sine):
+        name = "later_exact"
+
     problem = make_problem()
     start = time.perf_counter()
     with noting_stops() as noted:
-        solved = propose_candidates([SleepyExact(), Sine()], problem, 10.0, time.time() + 0.3)
+        solved = propose_candidates([Sine(), SleepyExact(), Later()], problem, 10.0, time.time() + 0.3)
     assert time.perf_counter() - start < 3
     assert [c.searcher for c in solved.pool] == ["sine_exact:table"]
     assert [(s.role, s.name) for s in noted] == [("searcher", "sleepy_exact")]
-    assert any(r.searcher == "sleepy_exact" and r.outcome == "stopped" for r in solved.records)
+    outcomes = {r.searcher: r.outcome for r in solved.records}
+    assert outcomes["sleepy_exact"] == "stopped" and outcomes["later_exact"] == "skipped"
+    err = capsys.readouterr().err
+    assert ("the run had no time left for searcher 'later_exact' (propose(); searcher 'sleepy_exact' overran its "
+            "share and was stopped): it proposes nothing") in err and "'later_exact' was stopped" not in err

@@ -158,8 +158,8 @@ def test_fast_group_scorer_agrees_with_the_residual_path(kov_ctx):
 
 @pytest.mark.slow
 def test_group_gates_choose_by_group_numbers(kov_ctx, registry):
-    from desyr.stages.run_components import gate_sequence
     from desyr.stages.measure import measure
+    from desyr.stages.run_components import gate_sequence
 
     exact = Candidate("exact", kovasznay())
     off = Candidate("off", kovasznay(-1.7))

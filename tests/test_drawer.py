@@ -38,10 +38,10 @@ def test_plans_are_plain_data_naming_known_drawings(tmp_path):
 @pytest.mark.slow
 def test_spare_draws_what_this_process_would(tmp_path):
     drawer.start_drawer()
-    spare = drawer._spare
+    spare = drawer.DRAWER.process
     assert spare is not None and spare.poll() is None
     records = drawer.draw(_plans(tmp_path / "spare"))
-    assert drawer._spare is None and spare.wait(10) == 0      # it answered, and it was the one that did
+    assert drawer.DRAWER.process is None and spare.wait(10) == 0      # it answered, and it was the one that did
     here = figures.draw_plans(_plans(tmp_path / "here"))
     assert [(r.path.name, r.caption, r.kind) for r in records] == [(r.path.name, r.caption, r.kind) for r in here]
     for r in records:
@@ -52,8 +52,8 @@ def test_spare_draws_what_this_process_would(tmp_path):
 @pytest.mark.slow
 def test_a_dead_spare_means_drawing_here(tmp_path):
     drawer.start_drawer()
-    drawer._spare.kill()
-    drawer._spare.wait()
+    drawer.DRAWER.process.kill()
+    drawer.DRAWER.process.wait()
     records = drawer.draw(_plans(tmp_path))
     assert [r.path.name for r in records] == ["fig_solution.png", "fig_training.png", "fig_pareto.png",
                                               "formula_0.svg"]

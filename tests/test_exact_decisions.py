@@ -18,8 +18,8 @@ import sympy as sp
 
 from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
-from desyr.model.containment import inside
-from desyr.model.csg import parse_shape, signed_parts
+from desyr.model.csg import inside, signed_parts
+from desyr.model.shape_text import parse_shape
 from desyr.testing import make_problem
 from desyr.verify import make_request
 from desyr.verify.verdict import decide

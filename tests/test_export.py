@@ -1,4 +1,4 @@
-"""Export formats (desyr.exact.export / to_callable), each evaluated against the expressions."""
+"""Export formats (desyr.codegen.export / to_callable), each evaluated against the expressions."""
 import ctypes
 import importlib.util
 import shutil

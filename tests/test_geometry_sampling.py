@@ -8,8 +8,9 @@ import pytest
 import sympy as sp
 from scipy import stats
 
-from desyr.model.csg import parse_shape, piece_share, pieces_of
+from desyr.model.csg import piece_share, pieces_of
 from desyr.model.geometry import sample_piece, sample_shape
+from desyr.model.shape_text import parse_shape
 from desyr.symbolic.numeric import evaluate
 
 #: a sampler this far from uniform fails: p-values below it are 1 in 10**4 for a true uniform draw

@@ -10,9 +10,9 @@ import pytest
 from desyr.config.loading import load_problem
 from desyr.config.reading import problem_from_toml
 from desyr.errors import ConfigError
-from desyr.model.csg import parse_shape
 from desyr.model.points import make_verification_points
 from desyr.model.residuals import verify
+from desyr.model.shape_text import parse_shape
 from desyr.verify.proof import prove
 
 LAPLACE = '[[equations]]\nlhs = "u_xx + u_yy"\n'
@@ -158,9 +158,10 @@ def test_predicates_join_with_and():
 
 @pytest.mark.slow
 def test_a_rectangle_written_as_a_polygon_trains(tmp_path):
+    from desyr_deepxde.plugin import DeepXDETeacher
+
     from desyr.model.context import RunContext
     from desyr.model.points import make_point_sets
-    from desyr_deepxde.plugin import DeepXDETeacher
 
     problem = _problem("polygon([(0, 0), (1, 0), (1, 1), (0, 1)])", '[[constraints]]\non = "boundary"\nvalue = "x*y"\n')
     ctx = RunContext(problem, make_point_sets(problem, 0), cache_dir=tmp_path)
@@ -169,8 +170,9 @@ def test_a_rectangle_written_as_a_polygon_trains(tmp_path):
 
 
 def test_an_integer_float_left_by_cancelling_constants_is_written_as_an_integer():
-    from desyr.exact.canonical import collect_terms
     import sympy as sp
+
+    from desyr.exact.canonical import collect_terms
 
     x, y = sp.symbols("x y", real=True)
     out = collect_terms(x + 3.0 * x / (3.0 * x**2 + 3.0 * y**2))

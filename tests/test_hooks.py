@@ -108,7 +108,7 @@ def test_hook_desyr_config_sections():
 
 
 def test_hook_desyr_bench_columns():
-    from desyr.extension.contributed import bench_columns
+    from desyr.extension.declared import bench_columns
     from desyr.plugin import problem_from_dict
 
     columns = {c.header: c for c in bench_columns(load_registry())}
@@ -121,7 +121,7 @@ def test_hook_desyr_bench_columns():
 
 
 def test_hook_desyr_study_bench():
-    from desyr.extension.contributed import study_bench
+    from desyr.extension.declared import study_bench
 
     bench = study_bench(load_registry())
     assert bench is not None and set(bench.configs) == {"tiny_sine", "tiny_poisson4"}

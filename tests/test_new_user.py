@@ -7,7 +7,7 @@ import pytest
 from helpers import POLY_ONLY
 from result_files import fixture_result
 
-from desyr.api.pipeline import _Exact, _with_exact
+from desyr.api.stage0 import ExactAttempt, with_exact
 from desyr.config.spec import read_spec
 from desyr.escalation import Policy, candidate_failures, escalate
 from desyr.model.result import Result
@@ -36,8 +36,8 @@ def test_attempt_numbers_agree_in_table_stop_reason_and_progress():
     assert [a.index for a in records] == [2] and stop == "attempt 2 is verified exact"
     assert "attempt 2 (first" in stream.getvalue() and "attempt 1" not in stream.getvalue()
     chosen.attempts, chosen.escalation_stop = records, stop
-    stage0 = _Exact(None, None, SolveOutcome((), (), 0.0), 0.5)     # type: ignore[arg-type]
-    table = _with_exact(chosen, stage0, None)
+    stage0 = ExactAttempt(None, None, SolveOutcome((), (), 0.0), 0.5)     # type: ignore[arg-type]
+    table = with_exact(chosen, stage0, None)
     assert [a.index for a in table.attempts] == [1, 2] and table.attempts[0].step == "exact_solvers"
     report = render_report(table)
     assert "| 2 | first |" in report and "Stopped: attempt 2 is verified exact." in report

@@ -113,6 +113,28 @@ def test_a_flag_that_clashes_with_the_core_is_left_out_with_a_warning(desyr_cli)
     assert result.ret == 0 and "plugin 'clash_plugin': option --seed of 'run' left out" in result.stderr
 
 
+def test_desyr_plugins_lists_a_flag_the_core_has_as_a_failure_not_as_the_plugins(desyr_cli):
+    """``run`` leaves out a plugin's ``--budget`` (the core's); ``desyr plugins`` listed it as the plugin's
+    flag all the same, with no failure (issue 45's outside author). A flag left out of some of its
+    commands stays listed on the others."""
+    desyr_cli.write("clash_budget.py", "from desyr.plugin import CommandOption, hookimpl\n\n@hookimpl\n"
+                    "def desyr_cli_options():\n    return [CommandOption('--budget', 'mine', metavar='S', commands=('run',)),\n"
+                    "            CommandOption('--numeric', 'mine too', commands=('run', 'export'))]\n")
+    try:
+        listing = desyr_cli.run("-p", "clash_budget", "plugins", "--json")
+        text = desyr_cli.run("-p", "clash_budget", "plugins").stdout
+    finally:
+        sys.modules.pop("clash_budget", None)
+    assert listing.ret == 0, listing.stderr
+    data = listing.json()
+    mine = [f for f in data["flags"] if f["plugin"] == "clash_budget"]
+    assert [(f["flag"], f["commands"]) for f in mine] == [("--numeric", ["run"])]
+    failure = data["failures"]["clash_budget"]
+    assert "option --budget left out of 'run': the core's --budget" in failure
+    assert "option --numeric left out of 'export': the core's --numeric" in failure
+    assert "failed    clash_budget: option --budget left out of 'run'" in text
+
+
 def test_a_broken_declaration_is_recorded_and_the_plugin_stays(desyr_cli):
     from desyr.config.settings import tables_of
     from desyr.extension.registry import load_registry

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desyr.api import run
-from desyr.model.result import load_result
+from desyr.api import load_result, run  # the api's results show themselves in a notebook
 from desyr.testing import SINE_POISSON_1D, make_problem
 
 #: a title that would run script, load an image from nowhere and close the heading if it were markup

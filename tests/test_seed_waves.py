@@ -47,7 +47,8 @@ class QuickSeededSearcher(SeededSearcher):
 def plugin():
     module = type(sys)("waves_plugin")
     module.desyr_register_teachers = hookimpl(lambda: [SineTeacher])
-    module.desyr_register_searchers = hookimpl(lambda: [SeededSearcher, QuickSeededSearcher])
+    module.desyr_register_searchers = hookimpl(lambda: [SeededSearcher, QuickSeededSearcher, LoggedSearcher,
+                                                        QuickLoggedSearcher])
     return module
 
 
@@ -116,3 +117,35 @@ def test_quick_searchers_search_every_seed_in_one_wave(registry):
     result = run(problem(4, "quick_wave_searcher"), registry=registry, plots=False, progress=Lines())
     assert result.verdict == "proved" and SeededSearcher.seeds == [0, 1, 2, 3]
     assert result.search.skipped_seeds == []
+
+
+class LoggedSearcher(SeededSearcher):
+    """Logs (its name, the seed) of every search it is asked for."""
+
+    name = "logged_searcher"
+    log: list[tuple[str, int]] = []
+
+    def search(self, task):
+        LoggedSearcher.log.append((self.name, task.seed))
+        guess = x * (1 - x) + task.seed % 1000
+        loss = float(((task.X[:, 0] * (1 - task.X[:, 0]) + task.seed % 1000 - task.y) ** 2).mean())
+        return SearchResult([ParetoMember(guess, 4, loss)])
+
+
+class QuickLoggedSearcher(LoggedSearcher):
+    name = "quick_logged_searcher"
+    quick = True
+
+
+def test_a_quick_searchers_seeds_are_not_searched_again_in_the_round_with_every_searcher(registry):
+    LoggedSearcher.log = []
+    sections = ('[teacher]\nplugin = "wave_teacher"\n[search]\nplugins = ["logged_searcher", '
+                '"quick_logged_searcher"]\nruns = 2\n[points]')
+    result = run(make_problem(make_problem().config_text.replace("[points]", sections)), registry=registry,
+                 plots=False, progress=Lines())
+    assert result.verdict != "proved"        # nothing exact: the quick round, then both waves of every searcher
+    assert sorted(LoggedSearcher.log) == [("logged_searcher", 0), ("logged_searcher", 1),
+                                          ("quick_logged_searcher", 0), ("quick_logged_searcher", 1)]
+    # the round with every searcher took the quick searcher's fronts, and the refits of candidates
+    # already refit, from the run's memo
+    assert result.provenance.execution.units_reused >= 4

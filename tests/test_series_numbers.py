@@ -9,11 +9,11 @@ import pytest
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import at_zero, linear
-from desyr.symbolic.eigenvalues import besseljpzero, besseljzero, robinroot
+from desyr.symbolic.eigenvalues import EIGENVALUES, besseljpzero, besseljzero, robinroot
 from desyr.symbolic.expressions import Vocabulary, parse_expression
-from desyr.symbolic.numeric import evaluate, lambdify
+from desyr.symbolic.numeric import evaluate, evaluate_series, lambdify
 from desyr.symbolic.robin import layout, roots_float
-from desyr.symbolic.series import bound_on_part, evaluate_series, series_index, sum_bound, tail_bound, truncate
+from desyr.symbolic.series import bound_on_part, series_index, sum_bound, tail_bound, truncate
 
 ROD = "Sum(8/(pi**3*(2*k - 1)**3)*sin((2*k - 1)*pi*x)*exp(-(2*k - 1)**2*pi**2*t), (k, 1, oo))"
 SERIES = {   # name: (variables, text, box)
@@ -155,7 +155,7 @@ def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_ca
 
 @pytest.mark.parametrize("name", ["laplace", "two sides"])      # data on one side; on two opposite sides
 def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkeypatch, name: str) -> None:
-    import desyr.symbolic.series_numeric as series_numeric
+    import desyr.symbolic.numeric as series_numeric
     symbols, series, _ = _read(name)
     X = np.random.default_rng(5).random((2000, 2))
     work = []
@@ -180,7 +180,7 @@ def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkey
 def test_a_bound_read_after_other_boxes_is_the_bound_read_afresh(name: str) -> None:
     """The term's box-free reading is shared across boxes (desyr.symbolic.majorant.remembered): what one box
     left behind must not change another's bound."""
-    import desyr.symbolic.majorant as majorant
+    import desyr.symbolic.majorant_form as majorant
     symbols, series, box = _read(name)
     boxes = [box, *({s: (lo + (hi - lo) * a, lo + (hi - lo) * b) for s, (lo, hi) in box.items()}
                     for a, b in ((0.1, 0.4), (0.5, 0.55), (0.0, 0.02)))]
@@ -194,7 +194,7 @@ def test_a_bound_read_after_other_boxes_is_the_bound_read_afresh(name: str) -> N
 
 
 def test_a_sum_at_the_same_points_is_computed_once_and_each_caller_gets_its_own_values(monkeypatch) -> None:
-    import desyr.symbolic.series_numeric as series_numeric
+    import desyr.symbolic.numeric as series_numeric
     symbols, series, _ = _read("rod")
     X = np.random.default_rng(9).random((300, 2))
     monkeypatch.setattr(series_numeric, "_VALUES", {})
@@ -209,3 +209,16 @@ def test_a_sum_at_the_same_points_is_computed_once_and_each_caller_gets_its_own_
     assert np.all(again.values != 0.0)
     evaluate_series(series, symbols, X[:-1])                          # other points: computed
     assert len(blocks) > made
+
+
+@pytest.mark.parametrize("name", sorted(EIGENVALUES))
+def test_every_named_eigenvalue_prints_in_latex_raised_to_a_power(name: str) -> None:
+    """A heat series' rate is the eigenvalue squared: SymPy hands the exponent to the function's printer
+    (the report's LaTeX of every Robin and disk heat run crashed on it)."""
+    from desyr.symbolic.eigenvalues import ARITY
+
+    cls = EIGENVALUES[name]
+    n, t = sp.Symbol("n", integer=True, positive=True), sp.Symbol("t")
+    value = cls(*[n if i == cls.index_position else sp.Integer(i + 2) for i in range(ARITY[name])])
+    text = sp.latex(sp.exp(-value**2 * t) * value**3)
+    assert "^{2}" in text and "^{3}" in text and sp.latex(value) in text

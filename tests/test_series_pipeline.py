@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.api import refine
+from desyr.api import load_result, refine  # the api's results show themselves in a notebook
 from desyr.config.loading import problem_from_toml
 from desyr.model.candidates import topology
-from desyr.model.result import load_result
 from desyr.stages.refit import parse_candidate
 from desyr.symbolic.parameterize import parameterize
 from desyr.symbolic.series import series_index

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from desyr.exact.export import export
+from desyr.codegen.export import export
 from desyr.symbolic.numeric import lambdify
 from desyr.testing import make_problem
 from desyr.verify.proof import prove

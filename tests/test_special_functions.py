@@ -13,9 +13,9 @@ import pytest
 import sympy as sp
 from helpers import in_a_fresh_process
 
+from desyr.codegen.export import export, to_callable
 from desyr.config.builder import sympy_problem
 from desyr.errors import ConfigError
-from desyr.exact.export import export, to_callable
 from desyr.plugin import UNARY_OPERATORS
 from desyr.symbolic.expressions import ExpressionError, Vocabulary, parse_expression
 from desyr.symbolic.numeric import evaluate

@@ -23,15 +23,6 @@ from desyr_sympy.propose import REDUCTIONS
 PACKAGE = Path(methods_package.__file__).resolve().parents[1]
 SOLVERS_DOC = Path(__file__).resolve().parents[1] / "docs" / "solvers.md"
 
-#: the order of the methods before issue 45 (propose.SOLVERS): cheap and most specific first; issue 47
-#: added radial_similarity after similarity
-ORDER = ("integrate", "dsolve_ics", "dsolve", "characteristics", "separable", "polar", "travelling", "energy",
-         "waves", "fronts", "phase", "similarity", "radial_similarity", "parabolic", "linear_part", "vanishing",
-         "undetermined", "linearise", "pair", "separation", "radial", "series")
-REDUCING = {"energy", "waves", "phase", "similarity", "radial_similarity", "parabolic", "linear_part",
-            "undetermined", "fronts", "linearise", "pair", "separation", "radial", "vanishing", "series"}
-
-
 def _method_modules() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(methods_package.__path__))
 
@@ -47,13 +38,21 @@ def test_each_module_of_methods_defines_one_method_named_after_it_and_listed_onc
     assert len(METHODS) == len(_method_modules())
 
 
-def test_the_methods_keep_their_order_and_kinds_and_describe_themselves_in_one_line():
-    assert tuple(m.name for m in METHODS) == ORDER
-    assert {m.name for m in METHODS if m.reduction} == REDUCING
-    assert [m.name for m in METHODS if m.settles] == ["integrate"]
+def test_the_list_is_ordered_by_kind_and_each_method_describes_itself():
+    """What the order must hold, not a copy of it (a new method is one file plus one entry): names once
+    each, the methods that settle first (they run alone), the plain calls before the reductions; one
+    line of summary, and table cells without a line break or a bar."""
+    names = [m.name for m in METHODS]
+    assert len(set(names)) == len(names)
+    kinds = [(not m.settles, m.reduction) for m in METHODS]
+    assert kinds == sorted(kinds), "settling methods first, then the plain calls, then the reductions"
     for m in METHODS:
-        assert m.name.isidentifier() and m.summary.strip() and "\n" not in m.summary, m.name
-    assert [m.name for m in METHODS if m.answers_too(_OneField())] == ["dsolve"]
+        assert m.name.isidentifier() and m.summary.strip(), m.name
+        for text in (m.summary, m.problems, m.proposes):
+            assert "\n" not in text and "|" not in text, m.name
+    for m in METHODS:       # one child call answering another: only a method of the list, tried before it
+        other = m.answers_too(_OneField())
+        assert not other or names.index(other) < names.index(m.name), m.name
 
 
 class _OneField:
@@ -75,11 +74,17 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text))
 
 
-def test_the_docs_show_every_method_in_the_generated_table_and_in_the_detailed_ones():
+def test_the_docs_show_every_method_in_the_generated_tables():
+    """The summary table and the detailed ones are generated from the list (``python -m desyr.cli.docgen``;
+    tests/test_docs.py holds them current), so a new method needs no hand-written row."""
     text = SOLVERS_DOC.read_text(encoding="utf-8")
-    assert "<!-- table: searcher sympy methods -->" in text
+    for key in ("methods", "plain", "reductions"):
+        assert f"<!-- table: searcher sympy {key} -->" in text
+    tables = SympySearcher.doc_tables
     for m in METHODS:
-        assert text.count(f"| `{m.name}` |") == 2, f"docs/solvers.md: {m.name} needs a row in the detailed tables"
+        assert text.count(f"| `{m.name}` |") == 2, m.name
+        detailed = tables["reductions" if m.reduction else "plain"]
+        assert f"| `{m.name}` | {m.problems or m.summary} |" in detailed, m.name
 
 
 def test_shared_helpers_import_no_method_and_methods_import_no_searcher():
@@ -126,6 +131,7 @@ print(json.dumps({{
     "choices": list(sympy.options["solvers"].choices),
     "help": sympy.options["solvers"].doc,
     "table": sympy.doc_tables["methods"],
+    "plain": sympy.doc_tables["plain"],
 }}))
 '''
 
@@ -168,6 +174,7 @@ def test_a_method_written_here_is_one_file_plus_one_list_entry(tmp_path):
     assert out["module"].startswith(str(copy))
     assert out["choices"][0] == "constant" and "constant" in out["help"]
     assert "| `constant` | plain | a field constant everywhere" in out["table"]
+    assert "| `constant` | one field | a constant, its value free for Stage B |" in out["plain"]
     assert out["records"] == [["constant", "candidates: 1"]]
     (searcher, expressions), = out["candidates"]
     assert searcher == "sympy:constant" and re.fullmatch(r"\d+\.\d+", expressions["u"]), expressions

@@ -76,7 +76,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     before x, so the network input order (x, t) differs from the problem order."""
     import deepxde as dde
     import torch
-    from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, _dde_derivative
+    from desyr_deepxde.residuals import PinnResiduals, autograd_derivative, dde_derivative
     from desyr_deepxde.training import _geometry
     problem = problem_from_dict({
         "domain": {"t": [0, 1], "x": [0, 2]}, "time": "t", "fields": ["u", "v"],
@@ -89,7 +89,7 @@ def test_jets_mixed_and_higher_order_with_time_first():
     Xn = torch.rand(20, 2, dtype=torch.float64, requires_grad=True)   # columns (x, t)
     x, t = Xn[:, 0:1], Xn[:, 1:2]
     y = torch.cat([torch.sin(x) * t**2, x**4 * t], dim=1)
-    for d in (_dde_derivative, _autograd_derivative):
+    for d in (dde_derivative, autograd_derivative):
         r1, r2 = res.equation_residuals(Xn, y, d)
         want1 = torch.cos(x) * 2 * t + 24 * x * t             # u_xt + v_xxx
         want2 = torch.sin(x) * 2 * t - x * 4 * x**3 * t       # u_t - x v_x
@@ -159,6 +159,45 @@ def test_cached_rerun_does_not_train(sine_run):
     # a different seed is a different cache entry
     other = DeepXDETeacher(**{**options, "adam_steps": 20, "lbfgs_steps": 0, "seed": 5}).prepare(problem, ctx)
     assert other.info()["cached"] is False
+
+
+@pytest.mark.slow
+def test_a_larger_teacher_starts_from_the_smaller_ones_network(sine_run):
+    problem, points, cache, options, model, _ = sine_run
+    smaller = model.info()
+    larger = DeepXDETeacher(**{**options, "budget_scale": 2.0}).prepare(problem, RunContext(problem, points,
+                                                                                            cache_dir=cache))
+    info = larger.info()
+    assert info["warm_start"] == {"from_cache_key": smaller["cache_key"], "S_val": smaller["S_val_selected"]}
+    # straight to L-BFGS from the smaller network, on the smaller's S_val scales: it starts where that one ended
+    assert info["scales"] == smaller["scales"]
+    assert info["history"][0][2] == pytest.approx(smaller["S_val_selected"], rel=1e-3)
+    assert info["S_val_selected"] <= info["history"][0][2]
+    assert info["history"][-1][0] <= 2 * options["lbfgs_steps"]
+    # cached like any teacher: asked again, it is read back
+    again = DeepXDETeacher(**{**options, "budget_scale": 2.0}).prepare(problem, RunContext(problem, points,
+                                                                                           cache_dir=cache))
+    assert again.info()["cached"] is True and again.info()["cache_key"] == info["cache_key"]
+    # the next larger one finds it, though its key names the network it started from
+    largest = DeepXDETeacher(**{**options, "budget_scale": 4.0}).prepare(
+        problem, RunContext(problem, points, cache_dir=cache))
+    assert largest.info()["warm_start"]["from_cache_key"] == info["cache_key"]
+
+
+def test_a_fit_short_of_the_search_level_says_which_part_holds_it_up():
+    from desyr_deepxde.diagnosis import SEARCH_LEVEL, component_names, fit_note
+
+    names = component_names(1, ["u = 0 on x = 0", ""], ["u"])
+    assert names == ["the equation", "constraint 1 (u = 0 on x = 0)", "constraint 2", "the observations of u"]
+    info = {"S_val_selected": 0.019, "components_selected": [0.02, 0.5, 0.01, 0.0], "scales": [1.0, 10.0, 1.0, 1.0],
+            "networks": [{"S_val_selected": 0.019, "steps": 700}], "stopped_at_deadline": False}
+    note = fit_note(info, names, planned=2000)
+    assert note is not None and "S_val 0.019" in note and "constraint 1 (u = 0 on x = 0)" in note
+    assert "plateau" in note
+    assert "deadline" in fit_note({**info, "stopped_at_deadline": True}, names, planned=2000)
+    assert "whole step budget" in fit_note({**info, "networks": [{"S_val_selected": 0.019, "steps": 2000}]},
+                                           names, planned=2000)
+    assert fit_note({**info, "S_val_selected": SEARCH_LEVEL}, names, planned=2000) is None
 
 
 @pytest.mark.slow

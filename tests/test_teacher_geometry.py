@@ -9,7 +9,7 @@ import torch
 from desyr_deepxde.backend import dde
 from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
 from desyr_deepxde.plugin import DeepXDETeacher
-from desyr_deepxde.residuals import PinnResiduals, _autograd_derivative, constraint_values
+from desyr_deepxde.residuals import PinnResiduals, autograd_derivative, constraint_values
 from desyr_deepxde.shapes import ShapeGeometry, deepxde_geometry
 from desyr_deepxde.training import _geometry
 
@@ -74,7 +74,7 @@ def test_integral_condition_is_the_quadrature_sum():
         x = torch.as_tensor(condition.collocation_points(None), dtype=torch.get_default_dtype()).requires_grad_(True)
         assert float(condition.error(None, x, net(x), 0, len(x)).detach()) == pytest.approx(expected, abs=1e-4)
         # the validator's form of the same error
-        error = constraint_error(residuals, index, x, net(x), _autograd_derivative,
+        error = constraint_error(residuals, index, x, net(x), autograd_derivative,
                                  torch.as_tensor(constraint_values(problem, index, P), dtype=x.dtype), net, None,
                                  torch.as_tensor(R, dtype=x.dtype))
         assert float(error.detach()) == pytest.approx(expected, abs=1e-4)

@@ -59,6 +59,7 @@ HEAVY = {
         "a whole run through the CLI",
     "test_executors.py::test_same_result_on_serial_and_processes": "whole runs, serial and in a process pool",
     "test_run.py::test_operon_recovers_sine_poisson": "a whole run with a real Operon search",
+    "test_memo.py::test_once_a_shorter_refit_meets_the_physics_no_longer_candidate_is_refit": "seven real refits",
     "test_run.py::test_gplearn_by_changing_only_the_searcher_name": "a whole run with a real gplearn search",
     "test_run.py::test_same_config_and_seed_same_expression": "two whole runs",
     "test_run.py::test_cli_run_writes_result": "a whole run through the CLI",
@@ -145,7 +146,6 @@ HEAVY = {
     )},
     **{f"test_layout.py::{name}": "a Python process per check, or the whole import graph" for name in (
         "test_core_imports_no_heavy_library",
-        "test_no_import_cycles_including_lazy_imports",
         "test_the_coupled_path_and_the_stages_do_not_import_the_api",
         "test_the_verifier_reaches_no_plugin_machinery",
     )},
@@ -162,6 +162,8 @@ HEAVY = {
         "test_teacher_solves_a_linear_pde_without_the_reference",
     )},
     **{f"test_parts.py::{name}": "parses every module of desyr/ and plugins/ (the whole import graph)" for name in (
+        "test_no_import_circle_anywhere",
+        "test_no_import_runs_up_the_floors",
         "test_no_never_rule_is_broken",
         "test_the_graph_holds_lazy_relative_and_typing_imports",
     )},

@@ -239,7 +239,7 @@ def test_write_failure_is_a_failed_run_and_the_bench_goes_on(tmp_path, monkeypat
         return write_json_atomic(path, obj, **kw)
 
     monkeypatch.setattr(bench_mod, "write_json_atomic", failing)
-    monkeypatch.setattr(bench_mod, "_spawn", lambda cmd, timeout: calls.append(cmd) or (True, []))
+    monkeypatch.setattr(bench_mod, "run_child", lambda cmd, timeout: calls.append(cmd) or (True, []))
     # in process: the monkeypatched writer must be the one that runs
     assert main(["bench", str(a), str(b), "--out", str(tmp_path / "out"), "--quiet", "--executor", "serial"]) == 0
     runs = runs_of(tmp_path / "out")

@@ -77,8 +77,8 @@ def test_a_searcher_that_edits_its_task_in_place_is_one_line_naming_it():
 
     from desyr.testing import run_searcher
 
-    with pytest.raises(PluginError, match="^searcher 's_writes_task' failed: ValueError: assignment destination "
-                                          "is read-only") as info:
+    with pytest.raises(PluginError, match=r"^searcher 's_writes_task': it wrote into the task's arrays, "
+                                          r"which are read-only \(assignment destination is read-only\)") as info:
         run_searcher(WritesTask(), make_problem(TOML))
     one_line(info)
 

@@ -222,9 +222,9 @@ def test_refiner_timeout_may_be_inf(tmp_path):
 
 
 def test_bench_timeout_may_be_inf():
-    from desyr.runtime.children import _spawn
+    from desyr.runtime.children import run_child
 
-    ok, _ = _spawn([sys.executable, "-c", "pass"], math.inf)
+    ok, _ = run_child([sys.executable, "-c", "pass"], math.inf)
     assert ok
     with pytest.raises(ConfigError, match=r"\(0, inf\]"):
         from desyr.bench.suite import bench

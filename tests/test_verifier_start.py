@@ -22,12 +22,12 @@ pytestmark = pytest.mark.usefixtures("real_verifier")
 
 def test_a_started_verifier_answers_the_next_request_and_is_used_once():
     child.start_verifier()
-    spare = child._spare
+    spare = child.VERIFIER.process
     assert spare is not None and spare.poll() is None
     child.start_verifier()                      # idempotent: still the one process
-    assert child._spare is spare
+    assert child.VERIFIER.process is spare
     answer = request_verdict(make_request(make_problem(), {"u": "sin(pi*x)"}, None, 0))
-    assert answer["verdict"] == "proved" and child._spare is None and spare.returncode == 0
+    assert answer["verdict"] == "proved" and child.VERIFIER.process is None and spare.returncode == 0
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
@@ -57,7 +57,7 @@ def test_the_verifier_still_reads_a_whole_file_of_indented_json():
 
 
 def test_a_spare_left_at_exit_is_stopped():
-    code = ("import desyr.verify.child as c; c.start_verifier(); print(c._spare.pid, flush=True)")
+    code = ("import desyr.verify.child as c; c.start_verifier(); print(c.VERIFIER.process.pid, flush=True)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.strip())
@@ -137,17 +137,16 @@ def test_the_spares_started_ahead_yield_to_the_run_and_a_verifier_asked_at_once_
     SymPy import, which decides when the request comes. A verifier the run starts and waits for is the
     run's critical path: it keeps the run's priority."""
     import desyr.report.drawer as drawer
-    from desyr.runtime.spare import NICE, stop_spare
+    from desyr.runtime.spare import NICE
 
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     child.start_verifier()
     drawer.start_drawer()
-    spares = [child._spare, drawer._spare]
+    spares = [child.VERIFIER.process, drawer.DRAWER.process]
     try:
         assert all(p is not None for p in spares)
         assert [_niceness(p.pid) for p in spares if p is not None] == [min(mine + NICE, 19)] * 2
     finally:
-        child._spare = drawer._spare = None
-        for p in spares:
-            stop_spare(p)
+        child.VERIFIER.stop()
+        drawer.DRAWER.stop()
     assert "nice" not in " ".join(child.verifier_command())

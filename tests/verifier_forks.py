@@ -96,10 +96,12 @@ class ForkedVerifier:
         os.close(self._status)
         self.returncode = int(text) if text else -signal.SIGKILL
 
-    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+    def communicate(self, input: str | None = None, timeout: float | None = None) -> tuple[str, str]:
         if self._answer is not None:
             return self._answer
         try:
+            if input:
+                self.stdin.write(input)
             self.stdin.close()
         except BrokenPipeError:         # it has answered (or died) already
             pass

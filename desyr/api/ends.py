@@ -1,6 +1,6 @@
 """The shared start and end of ``run`` and ``refine``: check and choose everything before any work
-(:func:`_start`), then verify on fresh points, identify the exact form, ask the separate verifier and
-assemble the typed result (:func:`_finish`); :func:`write_result` writes it atomically."""
+(:func:`start`), then verify on fresh points, identify the exact form, ask the separate verifier and
+assemble the typed result (:func:`finish`); :func:`write_result` writes it atomically."""
 from __future__ import annotations
 
 import re
@@ -17,8 +17,8 @@ from desyr._version import __version__
 from desyr.api.shares import LEAST_VERDICT, verdict_seconds
 from desyr.config.spec import RunSpec
 from desyr.errors import ConfigError, PluginError
-from desyr.extension.hookspecs import ROLES
 from desyr.extension.registry import Registry
+from desyr.extension.role_names import ROLES
 from desyr.extension.roles import Component, Gate, Refiner, TeacherModel
 from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate
@@ -38,9 +38,11 @@ from desyr.model.result import (
     RewriteRecord,
     SelectionRecord,
 )
+from desyr.model.result import load_result as read_result
 from desyr.report.figures import DrawnFigures
+from desyr.report.notebook import NOTEBOOK_VIEWS
 from desyr.runtime.atomic import write_text_atomic
-from desyr.runtime.execution import Units, make_executor
+from desyr.runtime.execution import Memo, Units, make_executor
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import RunStore, config_hash, digest, store_key
 from desyr.stages.closed_form import choose_gauge, identify
@@ -51,9 +53,12 @@ from desyr.symbolic.expressions import expression_text
 from desyr.symbolic.physics import Verification
 from desyr.verify.attach import attach_verdict
 
+#: verdicts that end a run: at the exact attempt, after a search round or a seed wave
+SOLVED = ("proved", "verified")
+
 
 @dataclass(frozen=True)
-class _Started:
+class Started:
     """What the shared start hands to a pipeline."""
 
     ctx: RunContext
@@ -70,7 +75,7 @@ class _Started:
 
 
 @dataclass(frozen=True)
-class _Stages:
+class Stages:
     """What the stages of one pipeline returned, for the result."""
 
     pool: list[Candidate]
@@ -107,9 +112,10 @@ class RunRequest:
     execution: Execution = Execution()
     command: str = "run"
     wall: float | None = None               # time.time() by which the run returns (--budget); None: no wall
+    memo: Memo | None = None                # units computed earlier in this run (escalation's attempts share it)
 
 
-def _start(request: RunRequest) -> _Started:
+def start(request: RunRequest) -> Started:
     """Everything that can fail on bad input fails here, before any work."""
     clock = time.perf_counter()
     spec, registry, execution = request.spec, request.registry, request.execution
@@ -128,7 +134,7 @@ def _start(request: RunRequest) -> _Started:
         store = RunStore(request.out, key, {"config_sha256": config, "seed": int(seed), "desyr": __version__},
                          execution.resume)
     progress = request.progress or Progress()
-    units = Units(executor, store, progress=progress)
+    units = Units(executor, store, progress=progress, memo=request.memo if request.memo is not None else Memo())
     # Components get the problem without the reference: it is for post hoc errors only. The problem
     # is frozen, so the one they get and the one the result is verified against cannot drift apart.
     seen = replace(problem, reference=None)
@@ -137,7 +143,7 @@ def _start(request: RunRequest) -> _Started:
                      progress=progress, units=units, wall=request.wall)
     if store is not None and store.note:
         ctx.progress.message(f"resume: {store.note}")
-    return _Started(ctx, problem, registry, refiner, gates, clock, units, int(seed), spec,
+    return Started(ctx, problem, registry, refiner, gates, clock, units, int(seed), spec,
                     [refiner, *gates, executor])
 
 
@@ -154,7 +160,7 @@ def _unit_components(registry: Registry, spec: RunSpec, command: str, refiner: R
     return chosen
 
 
-def _store_teacher(s: _Started, taught: TeacherOutcome) -> None:
+def store_teacher(s: Started, taught: TeacherOutcome) -> None:
     """Which teacher the stored searches saw (its facts include the teacher cache key)."""
     store = s.units.store
     if store is None:
@@ -163,7 +169,9 @@ def _store_teacher(s: _Started, taught: TeacherOutcome) -> None:
                        "values_sha256": digest(np.ascontiguousarray(taught.values).tobytes())})
 
 
-def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Result], None] | None = None) -> Result:
+def finish(command: str, s: Started, stages: Stages, meanwhile: Callable[[Result], None] | None = None) -> Result:
+    """The shared end: verify on fresh points, identify the exact form, assemble the typed result and ask
+    the separate verifier (``meanwhile`` runs while it works: the run draws its figures then)."""
     selection = stages.selection
     _read_back(selection, s.pristine)
     points = make_verification_points(s.pristine, s.seed)
@@ -177,10 +185,10 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     chosen = selection.selected
     exact = None
     if chosen is not None and chosen.expressions:
-        start = time.perf_counter()
+        begun = time.perf_counter()
         exact = identify(s.pristine, chosen.expressions, points, s.seed, verified)
         exact.rewrites = gauges + exact.rewrites
-        timings["identify"] = time.perf_counter() - start
+        timings["identify"] = time.perf_counter() - begun
     timings["total"] = time.perf_counter() - s.clock
     components = {**stages.components, "refiner": s.refiner.name, "gates": ",".join(g.name for g in s.gates)}
     result = build_result(command, s, stages, outcome, components, timings)
@@ -188,19 +196,19 @@ def _finish(command: str, s: _Started, stages: _Stages, meanwhile: Callable[[Res
     if chosen is not None and chosen.expressions:
         result.series = series_truncation(s.pristine, chosen.expressions, points)
     # The verdict is the separate verifier's, from the config text and the printed expressions alone.
-    start = time.perf_counter()
+    begun = time.perf_counter()
     attach_verdict(result, s.pristine, None if meanwhile is None else lambda: meanwhile(result),
                    verdict_seconds(s.ctx.wall))
-    result.timings["verifier"] = round(time.perf_counter() - start, 4)
+    result.timings["verifier"] = round(time.perf_counter() - begun, 4)
     result.timings["total"] = round(time.perf_counter() - s.clock, 4)
     return result
 
 
-def _write(s: _Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool,
-           drawn: DrawnFigures | None = None) -> Result:
+def write_run(s: Started, result: Result, model: TeacherModel | None, out: str | Path | None, plots: bool,
+              drawn: DrawnFigures | None = None) -> Result:
     """``result`` into ``out`` (``drawn``: its figures, when drawn while the verifier worked)."""
     if out is not None:
-        figures = drawn if drawn is not None else (_figures(s, result, model, out) if plots else None)
+        figures = drawn if drawn is not None else (draw_figures(s, result, model, out) if plots else None)
         write_result(result, out, figures)
     return result
 
@@ -238,7 +246,7 @@ def _read_back(selection: Selection, problem: Problem) -> None:
                           f"problem ({type(exc).__name__}: {exc}); a refiner or gate changed it") from None
 
 
-def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str | Path) -> DrawnFigures:
+def draw_figures(s: Started, result: Result, model: TeacherModel | None, out: str | Path) -> DrawnFigures:
     """Draw the run's figures into ``out``."""
     from desyr.report.drawer import draw
     from desyr.report.figures import NO_MATPLOTLIB, have_matplotlib, plan_run_figures
@@ -259,7 +267,7 @@ def _figures(s: _Started, result: Result, model: TeacherModel | None, out: str |
     return DrawnFigures(tuple(drawn), None if drawn or seconds is None else "the run's budget left no time for figures")
 
 
-def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, components: dict[str, str],
+def build_result(command: str, s: Started, stages: Stages, outcome: Outcome, components: dict[str, str],
                  timings: dict[str, float]) -> Result:
     problem, pool = s.pristine, stages.pool
     chosen = outcome.selection.selected
@@ -289,7 +297,7 @@ def build_result(command: str, s: _Started, stages: _Stages, outcome: Outcome, c
         timings={k: round(t, 4) for k, t in timings.items()},
         provenance=Provenance(__version__, components, config_hash(s.spec), ExecutionRecord(**s.units.record()),
                               component_origins(s.registry, s.parts, components)),
-        schema=SCHEMA)
+        schema=SCHEMA, views=NOTEBOOK_VIEWS)
 
 
 def component_origins(registry: Registry, parts: list[Component], components: Mapping[str, str]
@@ -306,6 +314,12 @@ def component_origins(registry: Registry, parts: list[Component], components: Ma
         dist, version = info.distribution or (None, None)
         out.append(ComponentOrigin(part.role, part.name, info.origin, dist, version))
     return sorted(out, key=lambda o: ROLES.index(o.role) if o.role in ROLES else len(ROLES))
+
+
+def load_result(path: str | Path) -> Result:
+    """Read ``result.json`` (or a folder holding one) back into a :class:`~desyr.model.result.Result` that
+    shows itself in a notebook with the report's views, as the results of ``run`` and ``refine`` do."""
+    return read_result(path, NOTEBOOK_VIEWS)
 
 
 def write_result(result: Result, out: str | Path, figures: DrawnFigures | None = None) -> Path:

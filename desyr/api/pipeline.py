@@ -1,55 +1,56 @@
 """``run`` (the whole pipeline) and ``refine`` (Stages B and C on given candidates), each in stage order."""
 from __future__ import annotations
 
-import math
-import os
-import shutil
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from desyr.api.ends import Execution, RunRequest, _figures, _finish, _Stages, _start, _Started, _store_teacher, _write
+from desyr.api.ends import SOLVED, Execution, RunRequest, Stages, Started, finish, start, store_teacher, write_run
 from desyr.api.shares import (
     SCREEN_SHARE,
     SEARCH_SHARE,
-    STAGE0_SHARE,
     TEACHER_SHARE,
     VERDICT_SECONDS,
     stage_a_deadline,
     until,
 )
+from desyr.api.stage0 import closer, exact_attempt, spent, with_exact
 from desyr.config.spec import RunSpec, read_spec
 from desyr.coupled.groups import coupled_groups, refit_winner, screened_info, screening_context, screening_refiner
 from desyr.errors import ConfigError
-from desyr.escalation import attempt_record, candidate_failures
+from desyr.escalation import attempt_record
+from desyr.extension.guard import past, warnings_once
 from desyr.extension.registry import Registry, load_registry
-from desyr.extension.roles import ExactSearcher, Searcher, Teacher, TeacherModel
+from desyr.extension.roles import Searcher, Teacher, TeacherModel
 from desyr.model.candidates import Candidate
 from desyr.model.context import RunContext, SearchInfo
 from desyr.model.outcomes import RefitPassOutcome, Selection, StoppedCall, TeacherOutcome
 from desyr.model.problem import Problem
-from desyr.model.result import AttemptRecord, Result
-from desyr.report.figures import DrawnFigures
-from desyr.runtime.ahead import imports_ahead
+from desyr.model.result import Result
 from desyr.runtime.atomic import out_lock
+from desyr.runtime.execution import Memo
 from desyr.runtime.progress import Progress
-from desyr.stages.exact_search import SolveOutcome, exact_searchers, propose_candidates
-from desyr.stages.guard import past
+from desyr.stages.exact_search import exact_searchers
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
 from desyr.stages.search import check_operators, search_fields, search_seeds
 from desyr.stages.select import run_gates
 from desyr.stages.stops import Stopped, noting_stops
-from desyr.stages.teach import make_teacher, teach, teacher_predict, with_teacher
+from desyr.stages.teach import (
+    make_teacher,
+    reused_teacher,
+    smaller_teacher,
+    teach,
+    teacher_key,
+    teacher_predict,
+    with_teacher,
+)
 from desyr.stages.waves import merged, search_rounds, seed_waves, wave_line
 from desyr.unary.choice import start_library
 from desyr.unary.evidence import Finding, read_evidence
 from desyr.verify.child import start_verifier
-
-#: verdicts that end a run at the exact attempt
-SOLVED = ("proved", "verified")
 
 
 def run(problem: Problem, *, seed: int | None = None, registry: Registry | None = None,
@@ -82,51 +83,53 @@ def run(problem: Problem, *, seed: int | None = None, registry: Registry | None 
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
                          execution or _python_default(registry, spec),
                          wall=None if rule is None else started + rule.budget)         # stage 0 included
-    with out_lock(out), noting_stops() as stops:
+    with out_lock(out), noting_stops() as stops, warnings_once():
         clock = time.perf_counter()
         if spec.problem.config_text:
             start_verifier()    # its imports overlap the run's work instead of following it
         # Stage 0: the exact searchers, before any teacher; a verified candidate ends the run here
         # (under a budget, each solver call gets at most half of it)
         limit = spec.solvers.time_limit if rule is None else min(spec.solvers.time_limit, rule.budget / 2)
-        exact = _exact_attempt(request, solvers, limit, out if plots else None) if solvers else None
+        exact = exact_attempt(request, solvers, limit, out if plots else None) if solvers else None
         if exact is not None and exact.result is not None and exact.result.verdict in SOLVED:
-            return _write(exact.started, _with_exact(exact.result, exact, None), None, out, plots, exact.figures)
+            return write_run(exact.started, with_exact(exact.result, exact, None), None, out, plots, exact.figures)
         if rule is None:
-            s = _start(request)
+            s = start(request)
             result, model = _attempt(s, found, teacher)
-            seconds = (time.perf_counter() - clock) - _spent(exact)
-            if exact is not None and exact.result is not None and _closer(exact.result, result):
+            seconds = (time.perf_counter() - clock) - spent(exact)
+            if exact is not None and exact.result is not None and closer(exact.result, result):
                 # neither attempt is exact and stage 0's is nearer: the run reports it (docs/solvers.md)
-                kept = _with_exact(exact.result, exact, None)
+                kept = with_exact(exact.result, exact, None)
                 kept.attempts.append(attempt_record(2, "first", "the config as given", seconds, result, why_library))
-                return _write(exact.started, kept, None, out, plots)
-            return _write(s, _with_exact(result, exact, seconds), model, out, plots)
+                return write_run(exact.started, kept, None, out, plots)
+            return write_run(s, with_exact(result, exact, seconds), model, out, plots)
 
         if request.execution.resume:
             (progress or Progress()).message("resume: not used with an escalation budget (each attempt is a "
                                              "different config, so none is stored); the run starts afresh")
 
         wall = request.wall
+        memo = Memo()                       # what one attempt computed, the next need not compute again
+        teachers: dict[str, TeacherOutcome] = {}    # each teacher trained, by its settings: reused as it is
 
-        def attempt(variant: RunSpec) -> tuple[Result, tuple[_Started, TeacherModel | None]]:
-            s = _start(replace(request, spec=variant, out=None))
+        def attempt(variant: RunSpec) -> tuple[Result, tuple[Started, TeacherModel | None]]:
+            s = start(replace(request, spec=variant, out=None, memo=memo))
             before = len(stops)
-            result, model = _attempt(s, *_run_components(registry, variant), wall)
+            result, model = _attempt(s, *_run_components(registry, variant), wall, teachers)
             result.stopped = stops[before:]        # escalation stops after an attempt with a stopped call
             return result, (s, model)
 
         # the exact attempt spent part of the budget
-        rule = replace(rule, budget=max(rule.budget - _spent(exact), 1e-9))
+        rule = replace(rule, budget=max(rule.budget - spent(exact), 1e-9))
         result, (s, model), attempts, stop = escalate(spec, rule, registry, progress or Progress(), attempt,
                                                    first=2 if exact is not None else 1, evidence=_evidence,
                                                    why_first=why_library)
         result.attempts, result.escalation_stop, result.stopped = attempts, stop, list(stops)
         result.timings["escalation_total"] = round(sum(a.seconds for a in attempts), 4)   # every attempt
-        return _write(s, _with_exact(result, exact, None), model, out, plots)
+        return write_run(s, with_exact(result, exact, None), model, out, plots)
 
 
-def _evidence(handle: tuple[_Started, TeacherModel | None]) -> list[Finding]:
+def _evidence(handle: tuple[Started, TeacherModel | None]) -> list[Finding]:
     """What an attempt's teacher shows about the functions the solution needs (escalation's library step)."""
     s, model = handle
     if model is None:
@@ -140,139 +143,43 @@ def _evidence(handle: tuple[_Started, TeacherModel | None]) -> list[Finding]:
         return []
 
 
-@dataclass(frozen=True)
-class _Exact:
-    """Stage 0's attempt: its result (None when no exact searcher proposed anything), start and calls."""
-
-    result: Result | None
-    started: _Started
-    solved: SolveOutcome
-    seconds: float
-    figures: DrawnFigures | None = None     # drawn while the verifier worked (into the run's folder)
-
-
-def _exact_attempt(request: RunRequest, solvers: list[ExactSearcher], time_limit: float,
-                   figures_to: str | Path | None) -> _Exact:
-    """Stage 0, then Stages B and C on its proposals, in this process (there are few of them); each
-    solver call bounded by ``time_limit`` seconds. With ``figures_to``, the result's figures are drawn
-    there while the verifier works: seconds count on this path."""
-    clock = time.perf_counter()
-    here = Execution(executor=request.registry.in_process_executor())
-    s = _start(replace(request, out=None, execution=here))
-    s.parts.extend(solvers)
-    # the refiner's heavy imports overlap the solver children's work instead of following it
-    with imports_ahead(getattr(s.refiner, "imports_ahead", ())):
-        solved = propose_candidates(solvers, s.ctx.problem, time_limit, request.wall, s.ctx.progress)
-    s.ctx.progress.message(f"stage 0: {len(solved.pool)} candidate(s) from the exact searchers "
-                           f"({', '.join(x.name for x in solvers)}) in {solved.seconds:.1f} s")
-    if not solved.pool:
-        return _Exact(None, s, solved, time.perf_counter() - clock)
-    pool = list(solved.pool)
-    ctx = until(s.ctx, request.wall, STAGE0_SHARE)            # under a budget: the rest is the teacher's path
-    with s.units.executor:
-        refit = refine_pool(pool, s.refiner, ctx)            # Stage B: every constant refit from the physics
-        selection = run_gates(pool, s.gates, ctx)            # Stage C (no teacher: its gate is inactive)
-    timings = {"solve": solved.seconds, "refine": refit.seconds, "select": selection.seconds}
-    stages = _Stages(pool, selection, None, None, None, timings, {"searcher": "+".join(x.name for x in solvers)})
-    # drawn aside, and moved in only if this result is the run's: an unsolved stage 0 leaves no figure
-    staging = None if figures_to is None else Path(figures_to) / ".stage0-figures"
-    drawn: list[DrawnFigures] = []
-
-    def draw(unverified: Result) -> None:
-        if staging is not None:
-            try:
-                drawn.append(_figures(s, unverified, None, staging))
-            except Exception:  # noqa: BLE001 - a figure never costs a result; _write draws them again
-                pass
-
-    result = _finish("run", s, stages, draw)
-    s.ctx.progress.message(f"stage 0: the exact attempt is {result.verdict.replace('_', ' ')}")
-    if result.verdict not in SOLVED:
-        for line in candidate_failures(result):        # why, candidate by candidate: not only "failed 2"
-            s.ctx.progress.message(f"stage 0: {line}")
-    figures = None
-    if staging is not None and figures_to is not None:
-        if drawn and result.verdict in SOLVED:
-            try:
-                for path in (staging.iterdir() if staging.is_dir() else ()):
-                    os.replace(path, Path(figures_to) / path.name)
-                figures = drawn[0]
-            except OSError:     # e.g. a folder where a figure goes: _write draws them again, or leaves them out
-                figures = None
-        shutil.rmtree(staging, ignore_errors=True)
-    return _Exact(result, s, solved, time.perf_counter() - clock, figures)
-
-
-def _closer(a: Result, b: Result) -> bool:
-    """Whether result ``a`` is better than ``b``: a better verdict, or the same one with a smaller
-    largest residual on the fresh points."""
-    rank = {"proved": 3, "verified": 2, "not_exact": 1}
-
-    def worst(r: Result) -> float:
-        return r.residuals.worst() if r.residuals is not None else math.inf
-
-    ra, rb = rank.get(a.verdict, 0), rank.get(b.verdict, 0)
-    return ra > rb or (ra == rb and worst(a) < worst(b))
-
-
-def _spent(exact: _Exact | None) -> float:
-    return exact.seconds if exact is not None else 0.0
-
-
-def _with_exact(result: Result, exact: _Exact | None, seconds: float | None) -> Result:
-    """The attempts table with the exact attempt first (and the teacher's attempt, when it was the only
-    other), and stage 0's solver calls; the result unchanged when no exact searcher ran."""
-    if exact is None:
-        return result
-    calls = list(exact.solved.records)
-    first = (replace(attempt_record(1, "exact_solvers", _proposed(exact), exact.seconds, exact.result),
-                     failures=candidate_failures(exact.result))
-             if exact.result is not None else
-             AttemptRecord(1, "exact_solvers", _proposed(exact), round(exact.seconds, 3), False, None, None,
-                           "+".join(sorted({c.searcher for c in calls}))))
-    later = result.attempts or ([attempt_record(1, "first", "the config as given", seconds, result)]
-                                if seconds is not None and result is not exact.result else [])
-    if result is exact.result:
-        later = []
-    # stage 0 is attempt 1; escalation already numbered its attempts from 2 (its stop reason names them)
-    result.attempts = [first] + [replace(a, index=i) for i, a in enumerate(later, 2)]
-    result.solvers = calls
-    return result
-
-
-def _proposed(exact: _Exact) -> str:
-    solved = [c for c in exact.solved.records if c.outcome.startswith("candidates")]
-    where = ", ".join(f"{c.searcher}:{c.solver}" for c in solved) or "no solver proposed a candidate"
-    return f"{len(exact.solved.pool)} proposal(s) before any teacher ({where})"
-
-
 def _run_components(registry: Registry, spec: RunSpec) -> tuple[list[Searcher], Teacher]:
     found = [s for s in searchers(registry, spec) if isinstance(s, Searcher)]
     check_operators(found, spec.search.binary, spec.search.unary or (), spec.problem)
     return found, make_teacher(registry, spec)
 
 
-def _attempt(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None = None
-             ) -> tuple[Result, TeacherModel | None]:
+def _attempt(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None = None,
+             teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
     s.parts.extend([teacher, *found])
     with s.units.executor:
-        return _run(s, found, teacher, wall)
+        return _run(s, found, teacher, wall, teachers)
 
 
-def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | None
-         ) -> tuple[Result, TeacherModel | None]:
-    """The method in stage order, for one field and for several (``wall``: when a budget runs out)."""
+def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None,
+         teachers: dict[str, TeacherOutcome] | None = None) -> tuple[Result, TeacherModel | None]:
+    """The method in stage order, for one field and for several (``wall``: when a budget runs out;
+    ``teachers``: the teachers earlier attempts trained, reused where the settings are the same)."""
     problem = s.pristine
     stage_a_end = stage_a_deadline(wall)
+    teachers, rounds = {} if teachers is None else teachers, search_rounds(found, problem)
+    key = teacher_key(s.ctx, teacher)
+    # anytime: the quick searchers first try a smaller teacher, which the configured one continues from
+    early = _early_round(s, teacher, rounds[0], found[0].name, (stage_a_end, wall), teachers) \
+        if len(rounds) > 1 and key not in teachers else None
+    if early is not None and (early[0].verdict in SOLVED or past(wall) or early[1] is None):
+        return early[0], early[1]
     # Stage A: the teacher, then K seeded searches per field, retention and pooling
     try:
-        taught = teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
+        taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     except Stopped as exc:              # named already: without its values no search runs
         return _untaught(s, exc.record), None
+    teachers.setdefault(key, taught)
     taught_ctx = with_teacher(s.ctx, taught)
-    _store_teacher(s, taught)
-    earlier: dict[str, float] = {}
-    for searchers_now in search_rounds(found, problem):       # the quick searchers first, alone (anytime)
+    store_teacher(s, taught)
+    earlier: dict[str, float] = {} if early is None else early[2]
+    for searchers_now in rounds:       # the quick searchers first, alone (anytime)
         round_start = time.perf_counter()
         result = _search_round(s, problem, taught, taught_ctx, searchers_now, found[0].name, (stage_a_end, wall),
                                earlier)
@@ -285,20 +192,45 @@ def _run(s: _Started, found: list[Searcher], teacher: Teacher, wall: float | Non
     raise AssertionError("the last round searches with every searcher")  # pragma: no cover
 
 
-def _untaught(s: _Started, stop: StoppedCall | None) -> Result:
+def _early_round(s: Started, teacher: Teacher, quick: list[Searcher], first: str,
+                 ends: tuple[float | None, float | None], teachers: dict[str, TeacherOutcome]
+                 ) -> tuple[Result, TeacherModel | None, dict[str, float]] | None:
+    """The quick searchers' round on the teacher's smaller budget (None where the teacher has none): a
+    verified answer ends the attempt at about a quarter of the teacher's cost; otherwise the configured
+    teacher goes on from that network. Its result, teacher model and the seconds it took."""
+    smaller = smaller_teacher(s.registry, s.spec, teacher)
+    if smaller is None:
+        return None
+    began, key = time.perf_counter(), teacher_key(s.ctx, smaller)
+    try:
+        taught = reused_teacher(s.ctx, smaller, teachers.get(key)) or \
+            teach(s.registry, until(s.ctx, ends[0], TEACHER_SHARE / 2), smaller)
+    except Stopped as exc:              # named already: the attempt ends as for the configured teacher
+        return _untaught(s, exc.record), None, {}
+    teachers.setdefault(key, taught)
+    result = _search_round(s, s.pristine, taught, with_teacher(s.ctx, taught), quick, first, ends, {})
+    if result.verdict not in SOLVED:
+        s.ctx.progress.message(f"anytime: the quick searchers found no verified answer on the smaller teacher "
+                               f"({result.verdict.replace('_', ' ')}); the teacher trains on from it")
+    return result, taught.model, {"smaller_teacher": taught.seconds,
+                                  "early_round": time.perf_counter() - began - taught.seconds}
+
+def _untaught(s: Started, stop: StoppedCall | None) -> Result:
     """The attempt's result when its teacher was stopped: no values, so no search and no candidate."""
     seconds, name = (stop.seconds, stop.name) if stop is not None else (0.0, "")
-    return _finish("run", s, _Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
+    return finish("run", s, Stages([], Selection(None, []), None, None, None, {"teacher": seconds}, {"teacher": name}))
 
 
-def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
+def _search_round(s: Started, problem: Problem, taught: TeacherOutcome, taught_ctx: RunContext,
                   searchers_now: list[Searcher], first: str, ends: tuple[float | None, float | None],
                   earlier: dict[str, float]) -> Result:
     """One round's searches in seed waves (:mod:`desyr.stages.waves`), each followed by Stages B and C
     and the verdict; a verified answer skips the waves after it. ``ends``: Stage A's end and the wall."""
     stage_a_end, wall = ends
     # quick searchers' searches cost less than the refit a second wave adds: they run as one wave
-    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searchers_now))
+    # a quick searcher whose seeds the round before searched comes from the memo: the waves count the rest
+    searching = [f for f in searchers_now if not (f.quick and "quick_searchers" in earlier)]
+    waves = (seed_waves(s.spec.search, len(problem.fields) * len(searching))
              if s.spec.search.seed_waves and not all(f.quick for f in searchers_now) else [s.spec.search])
     names = [f.name for f in searchers_now]
     searched = None
@@ -323,7 +255,7 @@ def _search_round(s: _Started, problem: Problem, taught: TeacherOutcome, taught_
     raise AssertionError("the last wave returns")  # pragma: no cover
 
 
-def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
+def _select(s: Started, taught: TeacherOutcome, ctx: RunContext,
             pooled: Mapping[str, list[PooledCandidate]], search: SearchInfo, label: str,
             timings: dict[str, float], wall: float | None = None) -> Result:
     """Stages B and C on the pooled candidates, for one field and for several, then the verdict (the
@@ -354,9 +286,9 @@ def _select(s: _Started, taught: TeacherOutcome, ctx: RunContext,
         pool, coupled = groups.pool, screened_info(groups, screened, selection)
         timings.update(refine=screened.seconds + winner.seconds,
                        screen=groups.seconds + screened.seconds + selection.seconds)
-    stages = _Stages(pool, selection, taught, search, coupled, timings,
+    stages = Stages(pool, selection, taught, search, coupled, timings,
                      {"teacher": taught.info.plugin, "searcher": label})
-    return _finish("run", s, stages)
+    return finish("run", s, stages)
 
 
 def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, seed: int | None = None,
@@ -369,16 +301,16 @@ def refine(problem: Problem, candidates: Iterable[str | Mapping[str, str]], *, s
     teacher = make_teacher(registry, spec) if use_teacher else None
     request = RunRequest(spec, registry, seed, out, progress, cache_dir, retrain,
                          execution or _python_default(registry, spec), "refine")
-    with out_lock(out):
-        s = _start(request)
+    with out_lock(out), warnings_once():
+        s = start(request)
         if spec.problem.config_text:
             start_verifier()
         with s.units.executor:
             result, model = _refine(s, list(candidates), teacher)
-        return _write(s, result, model, out, plots)
+        return write_run(s, result, model, out, plots)
 
 
-def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
+def _refine(s: Started, candidates: list[str | Mapping[str, str]], teacher: Teacher | None
             ) -> tuple[Result, TeacherModel | None]:
     problem = s.pristine
     pool = []
@@ -399,8 +331,8 @@ def _refine(s: _Started, candidates: list[str | Mapping[str, str]], teacher: Tea
     selection = run_gates(pool, s.gates, ctx)
     timings.update(refine=refit.seconds, select=selection.seconds)
     components = {"teacher": taught.info.plugin} if taught else {}
-    stages = _Stages(pool, selection, taught, None, None, timings, components)
-    return _finish("refine", s, stages), taught.model if taught else None
+    stages = Stages(pool, selection, taught, None, None, timings, components)
+    return finish("refine", s, stages), taught.model if taught else None
 
 
 def _python_default(registry: Registry, spec: RunSpec) -> Execution:

@@ -11,7 +11,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desyr.bench.table import _exact_text, _l2, _meta, _recovered, cell_text, cpus, plugin_columns, verdict_of
+from desyr.bench.table import (
+    cell_text,
+    cpus,
+    exact_text,
+    is_recovered,
+    plugin_columns,
+    refined_l2,
+    title_and_problem,
+    verdict_of,
+)
 from desyr.extension.registry import Registry
 from desyr.report.html import POLICY, SCRIPT, STYLE, number, table, text
 
@@ -23,7 +32,7 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
     recovered = proved = 0
     lead = [c for c in plugin_columns(registry) if c.lead]
     for spec in specs:
-        title, problem = _meta(registry, spec)
+        title, problem = title_and_problem(registry, spec)
         first = [text(cell_text(c, problem)) for c in lead]
         for row in (r for r in rows if r["spec"] == spec):
             folder = folders.get((spec, row["seed"]))
@@ -31,11 +40,11 @@ def render_page(rows: list[dict[str, Any]], specs: list[str], registry: Registry
             if "result" in row:
                 result = row["result"]
                 verdict = verdict_of(result)
-                recovered += _recovered(result)
+                recovered += is_recovered(result)
                 proved += verdict == "proved"
                 cells = [*first, text(title), str(row["seed"]), f'<span class="{text(verdict)}">'
-                         f"{text(verdict)}</span>", number(_l2(result)),
-                         number(_total(result)), f"<code>{text(_exact_text(result) or '')}</code>",
+                         f"{text(verdict)}</span>", number(refined_l2(result)),
+                         number(_total(result)), f"<code>{text(exact_text(result) or '')}</code>",
                          link]
             else:
                 cells = [*first, text(title), str(row["seed"]), '<span class="not_exact">failed</span>',

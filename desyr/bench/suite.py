@@ -38,7 +38,7 @@ from desyr.bench.table import render_markdown
 from desyr.errors import ConfigError, DesyrError
 from desyr.model.problem import ProblemSet
 from desyr.runtime.atomic import read_json, run_lock, write_json_atomic, write_text_atomic
-from desyr.runtime.children import _spawn, child_command, kill_children_on_signals
+from desyr.runtime.children import child_command, kill_children_on_signals, run_child
 from desyr.runtime.jobserver import Tokens, holding
 from desyr.runtime.jobserver import available as jobserver_available
 from desyr.runtime.progress import Progress
@@ -214,7 +214,7 @@ def run_one(spec: str, seed: int, out: Path, timeout: float, progress: Progress,
         return {"spec": spec, "seed": seed, "ok": False, "error": detail[0]}
     progress.message(f"bench: {spec} seed {seed} ...")
     with holding(jobs) if jobs else nullcontext():
-        ok, detail = _spawn(child_command(spec, seed, where, Path(out), extra), timeout, jobs)
+        ok, detail = run_child(child_command(spec, seed, where, Path(out), extra), timeout, jobs)
     if ok and not isinstance(read_json(where / "result.json"), dict):
         ok, detail = False, ["the run finished but its result.json is missing or unreadable"]
     seconds = time.perf_counter() - start

@@ -49,7 +49,7 @@ def _fieldwise(result: dict[str, Any]) -> str:
                      if k.startswith("rel_l2_") and isinstance(v, (int, float)))
 
 
-def _l2(result: dict[str, Any]) -> float:
+def refined_l2(result: dict[str, Any]) -> float:
     value = _value(result, "rel_l2")
     return np.inf if value is None else value
 
@@ -61,8 +61,8 @@ def verdict_of(result: dict[str, Any]) -> str:
     return verdict if isinstance(verdict, str) else "unverified"
 
 
-def _recovered(result: dict[str, Any]) -> bool:
-    return _l2(result) <= RECOVERED
+def is_recovered(result: dict[str, Any]) -> bool:
+    return refined_l2(result) <= RECOVERED
 
 
 def summary(values: list[float | None]) -> str:
@@ -86,7 +86,8 @@ SERIES_HEAD = ["series terms", "tail bound", "bound holds on"]
 def series_cells(results: list[dict[str, Any]]) -> list[str]:
     """The terms a series answer kept on the verification points (the most over its fields; "(cap)" where
     a field reached the cap), the proved tail bound reached there ("none" where none holds on those points)
-    and the part of the domain where a tail bound holds, over seeds (median [least, most]); "–" where no answer is a series."""
+    and the part of the domain where a tail bound holds, over seeds (median [least, most]); "–" where no answer
+    is a series."""
     seen = [list(((r.get("series") or {}).get("fields") or {}).values()) for r in results]
     seen = [fields for fields in seen if fields]
     if not seen:
@@ -101,7 +102,7 @@ def series_cells(results: list[dict[str, Any]]) -> list[str]:
     return [terms + capped, bound, holds]
 
 
-def _exact_text(result: dict[str, Any]) -> str | None:
+def exact_text(result: dict[str, Any]) -> str | None:
     form = result.get("exact_form") or {}
     exprs = form.get("expressions") or {}
     return "; ".join(f"{f} = {e}" for f, e in exprs.items()) if len(exprs) > 1 else next(iter(exprs.values()), None)
@@ -109,7 +110,7 @@ def _exact_text(result: dict[str, Any]) -> str | None:
 
 def exact_forms(results: list[dict[str, Any]]) -> tuple[str, str]:
     """The exact form of the first seed, and symbolic matches over seeds (``2/3``; ``–`` without reference)."""
-    first = next((t for t in map(_exact_text, results) if t), None)
+    first = next((t for t in map(exact_text, results) if t), None)
     flags = [(r.get("exact_form") or {}).get("symbolic_match") for r in results]
     known = [f for f in flags if f is not None]
     match = f"{sum(1 for f in known if f)}/{len(flags)}" if known else "–"
@@ -135,9 +136,9 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
         results = [r["result"] for r in rows if r["spec"] == spec and "result" in r]
         errors = [r for r in rows if r["spec"] == spec and "error" in r]
         failures += [f"- {spec} seed {e['seed']}: run failed: {' | '.join(e['error'])}" for e in errors]
-        title, problem = _meta(registry, spec)
+        title, problem = title_and_problem(registry, spec)
         n = len(results) + len(errors)
-        recovered = sum(1 for r in results if _recovered(r))
+        recovered = sum(1 for r in results if is_recovered(r))
         converged = sum(1 for r in results if r.get("converged"))
         cells = [cell_text(c, problem) for c in lead] + [title]
         cells += [summary([_value(r, k) for r in results]) for k in COLUMNS]
@@ -148,9 +149,9 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
         cells += series_cells(results) if series else []
         cells += list(exact_forms(results))
         lines.append("| " + " | ".join(cells) + " |")
-        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(_l2(r['result']))}); "
+        failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(refined_l2(r['result']))}); "
                      f"selected `{r['result'].get('expression')}`" for r in rows
-                     if r["spec"] == spec and "result" in r and not _recovered(r["result"])]
+                     if r["spec"] == spec and "result" in r and not is_recovered(r["result"])]
     fieldwise = [f"- {r['spec']} seed {r['seed']}: {_fieldwise(r['result'])}" for r in rows
                  if "result" in r and _fieldwise(r["result"])]
     if fieldwise:
@@ -161,7 +162,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
     return "\n".join(lines) + "\n"
 
 
-def _meta(registry: Registry | None, spec: str) -> tuple[str, Problem | None]:
+def title_and_problem(registry: Registry | None, spec: str) -> tuple[str, Problem | None]:
     """The problem's title and the problem (None when its config does not load), for files too."""
     from desyr.config.loading import load_problem
 
@@ -174,7 +175,7 @@ def _meta(registry: Registry | None, spec: str) -> tuple[str, Problem | None]:
 
 def plugin_columns(registry: Registry | None) -> list[BenchColumn]:
     """The plugins' columns (hook ``desyr_bench_columns``); none without a registry."""
-    from desyr.extension.contributed import bench_columns
+    from desyr.extension.declared import bench_columns
 
     return bench_columns(registry) if registry is not None else []
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from desyr._version import __version__
 from desyr.cli.plugins import (
+    LeftOut,
     add_plugin_options,
     apply_plugin_options,
     list_plugins,
@@ -37,8 +38,10 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _parser(declared: Sequence[tuple[str, CommandOption]] = ()) -> argparse.ArgumentParser:
-    """The command line; ``declared`` adds the plugins' options (hook ``desyr_cli_options``)."""
+def _parser(declared: Sequence[tuple[str, CommandOption]] = (), left_out: list[LeftOut] | None = None
+            ) -> argparse.ArgumentParser:
+    """The command line; ``declared`` adds the plugins' options (hook ``desyr_cli_options``); a flag a
+    command already has is left out with a warning, or noted in ``left_out`` where given."""
     p = _Parser(prog="desyr", description="Recover exact closed-form solutions of differential equations.")
     p.add_argument("--version", action="version", version=f"desyr {__version__}")
     plugin_option(p, "plugins")
@@ -111,7 +114,7 @@ def _parser(declared: Sequence[tuple[str, CommandOption]] = ()) -> argparse.Argu
     _execution(s)
     for command in sub.choices.values():     # a global option, before or after the command (as pytest's -p)
         plugin_option(command, "plugins_after")
-    add_plugin_options(sub.choices, declared)
+    add_plugin_options(sub.choices, declared, left_out)
     return p
 
 
@@ -254,7 +257,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         return verify_command(lambda: loaded_registry(args), args)
     registry = loaded_registry(args)      # the one the options were parsed with, if any
     if args.command == "plugins":
-        return list_plugins(registry, args.json)
+        from desyr.extension.declared import cli_options
+
+        left_out: list[LeftOut] = []
+        _parser(cli_options(registry), left_out)       # which plugin flags the commands already have
+        return list_plugins(registry, args.json, left_out)
     if args.command == "problems":
         return list_problems(registry)
     if args.command == "bench":

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desyr.extension.options import options_dict
@@ -78,10 +79,20 @@ def _p_values(argv: Sequence[str]) -> list[str]:
     return values
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A plugin's flag left out of a command: the command already has it (the core's own)."""
+
+    plugin: str
+    flag: str
+    command: str
+    why: str
+
+
 def add_plugin_options(commands: Mapping[str, argparse.ArgumentParser],
-                       declared: Sequence[tuple[str, CommandOption]]) -> None:
+                       declared: Sequence[tuple[str, CommandOption]], left_out: list[LeftOut] | None = None) -> None:
     """The plugins' options on the commands they name; a flag the core or an earlier plugin has is
-    left out with a warning naming the plugin."""
+    left out with a warning naming the plugin (into ``left_out`` instead, where given)."""
     for plugin, option in declared:
         for name in option.commands:
             if name not in commands:
@@ -92,8 +103,11 @@ def add_plugin_options(commands: Mapping[str, argparse.ArgumentParser],
                 commands[name].add_argument(option.flag, dest=option.dest, default=None,
                                             help=f"{option.help} [plugin {plugin}]", **kind)
             except argparse.ArgumentError as exc:
-                print(f"desyr: warning: plugin '{plugin}': option {option.flag} of '{name}' left out: {exc}",
-                      file=sys.stderr)
+                if left_out is not None:
+                    left_out.append(LeftOut(plugin, option.flag, name, f"the core's {option.flag} ({exc})"))
+                else:
+                    print(f"desyr: warning: plugin '{plugin}': option {option.flag} of '{name}' left out: {exc}",
+                          file=sys.stderr)
 
 
 def _typed(option: CommandOption) -> Callable[[str], object]:
@@ -157,16 +171,24 @@ def _warn_about_plugins(registry: Registry) -> None:
               f"'{info.shadowed_by}'; select it as '{info.qualified_name}'", file=sys.stderr)
 
 
-def list_plugins(registry: Registry, as_json: bool) -> int:
+def list_plugins(registry: Registry, as_json: bool, left_out: Sequence[LeftOut] = ()) -> int:
+    """The installed components, shadowed ones, the plugins' sections and flags, and failures. A flag
+    ``left_out`` of a command (the core has it) is listed only on the commands that take it, and as a
+    failure of its plugin; one left out of every command it names is a failure alone."""
     rows = [info.as_dict() for info in registry.listing()]
     found = _declarations(registry)
     sections: dict[str, dict[str, Any]] = {name: {"plugin": found.owners[name], "options": options_dict(specs)}
                                            for name, specs in found.sections.items()}
-    flags = [_flag_dict(plugin, option) for plugin, option in found.options]
+    flags = [_flag_dict(plugin, option, left_out) for plugin, option in found.options]
+    flags = [flag for flag in flags if flag["commands"]]
+    failures = dict(registry.failures)
+    for gap in left_out:
+        note = f"option {gap.flag} left out of '{gap.command}': {gap.why}"
+        failures[gap.plugin] = f"{failures[gap.plugin]}; {note}" if gap.plugin in failures else note
     if as_json:
         print(json.dumps({"components": [r for r in rows if not r["shadowed_by"]],
                           "shadowed": [r for r in rows if r["shadowed_by"]],
-                          "sections": sections, "flags": flags, "failures": dict(registry.failures)}, indent=2))
+                          "sections": sections, "flags": flags, "failures": failures}, indent=2))
         return 0
     width = max((len(r["name"]) for r in rows), default=4)
     for r in rows:
@@ -181,7 +203,7 @@ def list_plugins(registry: Registry, as_json: bool) -> int:
             if flag["metavar"] else " (a switch)"
         print(f"flag      {flag['flag']}{value}  plugin {flag['plugin']}, on {', '.join(flag['commands'])}: "
               f"{flag['help']}")
-    for name, error in registry.failures.items():
+    for name, error in failures.items():
         print(f"failed    {name}: {error}")
     return 0
 
@@ -192,12 +214,13 @@ def _declarations(registry: Registry) -> Declared:
     return plugin_declarations(registry)
 
 
-def _flag_dict(plugin: str, option: CommandOption) -> dict[str, Any]:
-    """A plugin's command-line option as ``desyr plugins --json`` lists it."""
+def _flag_dict(plugin: str, option: CommandOption, left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
+    """A plugin's command-line option as ``desyr plugins --json`` lists it (on the commands that take it)."""
     spec = option.spec
+    out = {gap.command for gap in left_out if (gap.plugin, gap.flag) == (plugin, option.flag)}
     return {"flag": option.flag, "plugin": plugin, "help": option.help, "metavar": option.metavar,
             "type": spec.type_text() if option.metavar else "switch", "range": spec.range_text() or None,
-            "commands": list(option.commands), "environment": option.environment,
+            "commands": [c for c in option.commands if c not in out], "environment": option.environment,
             "executor_option": option.executor_option, "command_line_only": list(option.command_line_only)}
 
 

@@ -15,7 +15,7 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 from sympy.printing.str import StrPrinter
 
 from desyr.config.loading import problem_from_toml
-from desyr.config.shorthands import Constraint, _Normal, _TimeDerivative
+from desyr.config.shorthands import Constraint, NormalDerivative, TimeDerivative
 from desyr.errors import ConfigError
 from desyr.model.nesting import NestingError, check_nesting
 from desyr.model.problem import Problem
@@ -339,11 +339,11 @@ class _Writer:
     def _operator(self, op: Any, bounds: Mapping[str, tuple[float, float]], where: str) -> Any:
         if isinstance(op, UndefinedFunction):
             return op(*self.variables)
-        if isinstance(op, _TimeDerivative):
+        if isinstance(op, TimeDerivative):
             if self.time is None:
                 raise ConfigError(f"{self.source}: {where}: Initial needs time= (the variable that is time)")
             return self._applied(op.field).diff(self.time, op.order) if op.order else self._applied(op.field)
-        if isinstance(op, _Normal):
+        if isinstance(op, NormalDerivative):
             var = _symbol(op.variable, "the Neumann face's variable", self.source)
             lo, hi = bounds[var.name] if var.name in bounds else (None, None)
             at = _number(op.at, f"{where}.on", self.source)

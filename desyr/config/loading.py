@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from desyr.config.bases import ACTIVE as _ACTIVE
-from desyr.config.bases import active as _active
 from desyr.config.outline import precheck
 from desyr.config.settings import PluginTables, declared_by_plugins, tables_of
 from desyr.config.toml_text import TomlWriteError, dumps, read_toml, tomllib
 from desyr.errors import ConfigError
+from desyr.extension.bases import ACTIVE as _ACTIVE
+from desyr.extension.bases import active as _active
 from desyr.model.nesting import DataError, config_json_loads, toml_loads
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,12 +18,11 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.model.csg import SHAPES, build_shape, parse_shape
-from desyr.model.csg import _number as shape_number
 from desyr.model.geometry import Geometry, Part
 from desyr.model.names import check_name
 from desyr.model.problem import Face, Problem
 from desyr.model.sets import PROBE, face_share, predicate_share, predicate_touches
+from desyr.model.shape_text import SHAPES, build_shape, parse_shape, shape_number
 from desyr.model.shapes import ShapeError
 from desyr.model.written import NumberClash, as_written, exact_number, note, shape_numbers
 from desyr.symbolic.expressions import ExpressionError, Jet, Vocabulary, parse_expression

@@ -14,8 +14,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from desyr.config.bases import ACTIVE
 from desyr.errors import ConfigError
+from desyr.extension.bases import ACTIVE
 from desyr.extension.options import Option, OptionError, validate
 from desyr.model.constants import METHOD
 from desyr.model.frozen import thawed

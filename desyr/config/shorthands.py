@@ -33,10 +33,10 @@ def Neumann(field: Any, on: Mapping[Any, Any], value: Any = 0, points: int | Non
             label: str | None = None) -> Constraint:
     """The outward normal derivative on one face of the box, as DeepXDE's ``NeumannBC``: on
     ``{x: lo}`` it is ``-u_x``, on ``{x: hi}`` it is ``u_x``. The side is read from the domain when
-    the problem is built (:class:`_Normal`)."""
+    the problem is built (:class:`NormalDerivative`)."""
     if not isinstance(on, Mapping) or len(on) != 1:
         raise ConfigError(f"Neumann: on must fix exactly one variable, such as {{x: 0}}, got {on!r:.60}")
-    return Constraint(_Normal(field, *next(iter(on.items()))), on, value, points, label)
+    return Constraint(NormalDerivative(field, *next(iter(on.items()))), on, value, points, label)
 
 
 def Initial(field: Any, value: Any = 0, derivative: int = 0, points: int | None = None,
@@ -44,7 +44,7 @@ def Initial(field: Any, value: Any = 0, derivative: int = 0, points: int | None 
     """The field (``derivative = 0``) or its time derivative of that order at the initial time."""
     if not isinstance(derivative, int) or isinstance(derivative, bool) or not 0 <= derivative <= 4:
         raise ConfigError(f"Initial: derivative must be an integer in [0, 4], got {derivative!r:.40}")
-    return Constraint(_TimeDerivative(field, derivative), "initial", value, points, label)
+    return Constraint(TimeDerivative(field, derivative), "initial", value, points, label)
 
 
 def PointValue(field: Any, at: Mapping[Any, Any], value: Any = 0, label: str | None = None) -> Constraint:
@@ -53,13 +53,18 @@ def PointValue(field: Any, at: Mapping[Any, Any], value: Any = 0, label: str | N
 
 
 @dataclass(frozen=True)
-class _Normal:
+class NormalDerivative:
+    """A Neumann constraint's operator until the problem is built: the outward normal derivative of
+    ``field`` on the face ``variable = at`` (its sign comes from the domain)."""
+
     field: Any
     variable: Any
     at: Any
 
 
 @dataclass(frozen=True)
-class _TimeDerivative:
+class TimeDerivative:
+    """An initial constraint's operator until the problem is built: ``field``'s time derivative of ``order``."""
+
     field: Any
     order: int

@@ -1,9 +1,10 @@
 """Exact closed forms of a recovered solution: checked constant identification,
-canonical rewrites, post hoc symbolic match, and export (see ``docs/exact.md``).
+canonical rewrites, post hoc symbolic match (see ``docs/exact.md``); the export of
+:mod:`desyr.codegen` is offered here too.
 
 Nothing here imports torch or jax; the generated code for those backends does.
 """
-from desyr.exact.export import FORMATS, export, to_callable
+from desyr.codegen.export import FORMATS, export, to_callable
 from desyr.exact.form import ExactForm, exact_form
 from desyr.exact.identify import propose
 from desyr.exact.match import symbolic_match

@@ -1,4 +1,5 @@
-"""What plugins declare beside components: command-line options and config sections.
+"""What plugins declare beside components: command-line options, config sections, bench columns and
+the quick studies' bench.
 
 Asked of a lazy registry, these hooks load only the plugins whose source names them, so a
 command that uses no plugin option, or a config with nothing the core does not know, loads
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
+from desyr.extension.contributed import BenchColumn, StudyBench
 from desyr.extension.discovery import plugin_output
 from desyr.extension.options import CommandOption, Option, checked_specs
 
@@ -130,6 +132,32 @@ def declared(registry: Registry, reserved: Collection[str]) -> Declared:
     return found
 
 
+def bench_columns(registry: Registry) -> list[BenchColumn]:
+    """Every plugin's bench columns, in plugin precedence order; a header given twice keeps the first."""
+    found: list[BenchColumn] = []
+    for plugin, answer in _answers(registry, "desyr_bench_columns"):
+        try:
+            columns = list(answer or [])
+            if not all(isinstance(c, BenchColumn) for c in columns):
+                raise TypeError("desyr_bench_columns must return BenchColumn objects")
+        except Exception as exc:
+            _note(registry, plugin, f"desyr_bench_columns left out: {type(exc).__name__}: {exc}")
+            continue
+        found += [c for c in columns if c.header not in {f.header for f in found}]
+    return found
+
+
+def study_bench(registry: Registry) -> StudyBench | None:
+    """The first plugin's tiny bench for the quick studies, or None when no plugin offers one."""
+    for plugin, answer in _answers(registry, "desyr_study_bench"):
+        if isinstance(answer, StudyBench):
+            return answer
+        if answer is not None:
+            _note(registry, plugin, f"desyr_study_bench left out: returned {type(answer).__name__}, "
+                                    "not a StudyBench")
+    return None
+
+
 def _section_name(name: Any) -> str:
     if not isinstance(name, str) or not name.isidentifier():
         raise TypeError(f"config section name {name!r:.40} is not a plain name such as my_section")
@@ -138,7 +166,7 @@ def _section_name(name: Any) -> str:
 
 def _answers(registry: Registry, hook: str) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
-    for impl in registry._impls(hook):
+    for impl in registry.implementations(hook):
         try:
             with plugin_output(impl.plugin_name):
                 out.append((impl.plugin_name, impl.function()))
@@ -148,5 +176,4 @@ def _answers(registry: Registry, hook: str) -> list[tuple[str, Any]]:
 
 
 def _note(registry: Registry, plugin: str, note: str) -> None:
-    before = registry._failures.get(plugin)
-    registry._failures[plugin] = f"{before}; {note}" if before else note
+    registry.note_failure(plugin, note)

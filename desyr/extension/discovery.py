@@ -179,6 +179,11 @@ def plugins_in_process(*plugins: Any) -> Iterator[None]:
         _IN_PROCESS.reset(token)
 
 
+def in_process_plugins() -> tuple[Any, ...]:
+    """The plugins the enclosing :func:`plugins_in_process` blocks register (none outside them)."""
+    return _IN_PROCESS.get()
+
+
 def register_in_process(pm: pluggy.PluginManager, plugin: Any) -> str:
     # pluggy says "ValueError: Plugin already registered under a different name"; an author
     # passing the same module twice deserves one line saying so.

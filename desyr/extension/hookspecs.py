@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-#: the component roles, each with its registration hook ``desyr_register_<role>s``
-ROLES = ("teacher", "searcher", "refiner", "gate", "executor")
-
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
 
@@ -87,7 +84,8 @@ def desyr_register_gates() -> list[type[Gate]]:
     reason.  Gates run in the order of ``[selection] gates`` in the config, or
     in the order of their ``default_position`` when the config names none.
     Under ``--budget`` the gates share ``context.deadline``; a gate still deciding at
-    their stop time is stopped and removes no candidate.
+    their stop time is stopped and removes no candidate, no gate starts after it, and
+    the core's own physics check decides among the candidates kept (docs/escalation.md).
     """
 
 
@@ -102,6 +100,8 @@ def desyr_register_executors() -> list[type[Executor]]:
     ``--executor NAME``; the executor never changes a unit's result.  Under
     ``--budget`` the core calls ``map_until(fn, items, deadline)``: an executor that
     can stop a worker answers a unit not back by then with ``UnitFailure(stopped=True)``.
+    A ``map_until`` still running 2 s past its deadline is stopped itself (it is called on
+    the run's main thread) and named, as any component that overruns.
     """
 
 

@@ -26,14 +26,15 @@ import pluggy
 
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
+from desyr.extension.bases import answering
 from desyr.extension.discovery import (
-    _IN_PROCESS,
     BLOCK_ENV,
     FROM_ENV,
     FROM_OPTION,
     GROUP,
     distribution_of,
     import_named,
+    in_process_plugins,
     may_implement,
     origin_of,
     plugin_output,
@@ -42,8 +43,8 @@ from desyr.extension.discovery import (
     requested,
 )
 from desyr.extension.discovery import entry_points as discovered_entry_points
-from desyr.extension.hookspecs import ROLES
 from desyr.extension.options import options_dict
+from desyr.extension.role_names import ROLES
 
 if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
     from desyr.extension.roles import Component
@@ -224,9 +225,7 @@ class Registry:
     # Problem hooks are called one implementation at a time, in precedence order, so a
     # broken plugin cannot take `desyr problems` or a problem spec down.
     def load_problem(self, spec: str) -> Problem:
-        from desyr.config.bases import answering
-
-        for impl in self._impls("desyr_load_problem"):
+        for impl in self.implementations("desyr_load_problem"):
             try:
                 with answering(self, spec), plugin_output(impl.plugin_name):   # the config may extend a spec
                     # pluggy types a hook implementation as returning object; hookspecs.py declares this one
@@ -244,7 +243,7 @@ class Registry:
 
     def problem_library(self) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = []
-        for impl in self._impls("desyr_problem_library"):
+        for impl in self.implementations("desyr_problem_library"):
             try:
                 with plugin_output(impl.plugin_name):
                     rows.extend((str(a), str(b)) for a, b in impl.function() or [])  # type: ignore[attr-defined]
@@ -255,7 +254,7 @@ class Registry:
     def problem_sets(self) -> list[ProblemSet]:
         """Every declared problem set, in plugin precedence order (a broken hook is recorded, not fatal)."""
         sets: list[ProblemSet] = []
-        for impl in self._impls("desyr_problem_sets"):
+        for impl in self.implementations("desyr_problem_sets"):
             try:
                 with plugin_output(impl.plugin_name):
                     found: list[Any] = list(impl.function() or [])  # type: ignore[call-overload]
@@ -272,9 +271,10 @@ class Registry:
         """The set a plugin marks default (the first one, in precedence order), else None."""
         return next((s for s in self.problem_sets() if s.default), None)
 
-    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
-        # Called one at a time, in precedence order: entry points by name, then -p and DESYR_PLUGINS
-        # modules, then in-process plugins (lazy loading registers them out of that order).
+    def implementations(self, hook: str) -> list[pluggy.HookImpl]:
+        """The plugins' implementations of ``hook`` (loading the pending plugins that may implement it), to be
+        called one at a time, in precedence order: entry points by name, then -p and DESYR_PLUGINS modules,
+        then in-process plugins (lazy loading registers them out of that order)."""
         self._load_pending(hook)
         impls = getattr(self._pm.hook, hook).get_hookimpls()
         return sorted(impls, key=lambda impl: self._rank.get(impl.plugin_name, len(self._rank)))
@@ -292,7 +292,11 @@ class Registry:
     def _reject(self, plugin_name: str, role: str, cls: Any, exc: Exception) -> None:
         """One bad class is left out; the plugin's other components stay."""
         label = getattr(cls, "__name__", None) or type(cls).__name__
-        note = f"{role} {label} left out (the plugin's other components load): {exc}"
+        self.note_failure(plugin_name, f"{role} {label} left out (the plugin's other components load): {exc}")
+
+    def note_failure(self, plugin_name: str, note: str) -> None:
+        """Record what of a plugin was left out (``desyr plugins`` lists it beside the plugin); the plugin
+        and its other contributions stay."""
         before = self._failures.get(plugin_name)
         self._failures[plugin_name] = f"{before}; {note}" if before else note
 
@@ -318,7 +322,7 @@ def load_registry(block: Iterable[str] = (), extra_plugins: Iterable[Any] = (), 
     asked = requested(plugins)
     blocked = set(block) | asked.blocked
     given = list(extra_plugins)
-    extra_plugins = given + [p for p in _IN_PROCESS.get() if not any(p is g for g in given)]
+    extra_plugins = given + [p for p in in_process_plugins() if not any(p is g for g in given)]
     found: list[md.EntryPoint] = []
     for ep in discovered_entry_points() if entry_points else []:
         if ep.name not in blocked and all(ep.name != seen.name for seen in found):
@@ -354,7 +358,7 @@ def _collect_components(registry: Registry) -> None:
     # class is checked on its own so that one bad class does not hide its plugin's good ones.
     for role, hook_name in _HOOK_OF_ROLE.items():
         table = registry._components.setdefault(role, {})
-        for impl in registry._impls(hook_name):
+        for impl in registry.implementations(hook_name):
             try:
                 with plugin_output(impl.plugin_name):
                     classes = list(impl.function() or [])  # type: ignore[call-overload]

@@ -23,8 +23,8 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ComponentError, DesyrError, PluginError
-from desyr.extension.hookspecs import ROLES
 from desyr.extension.options import Option, OptionError, checked_specs, validate
+from desyr.extension.role_names import ROLES
 from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, teacher_fit_mse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,6 +106,11 @@ class Teacher(Component):
 
     def larger_budget(self) -> dict[str, Any] | None:
         """Options for a larger training budget (escalation's ``larger_teacher`` step); None: no such step."""
+        return None
+
+    def smaller_budget(self) -> dict[str, Any] | None:
+        """Options for a smaller, cheaper teacher that the configured one can continue from (the anytime
+        order: the quick searchers try its values first); None: the configured teacher is trained at once."""
         return None
 
     @abc.abstractmethod
@@ -338,8 +343,12 @@ class Executor(Component):
         its worker). Each unit stops itself at its own stop time where a signal reaches it (a worker
         process's main thread), so this is the backstop for a unit that cannot be interrupted.
 
-        The default waits for every unit (:meth:`map`): an executor that runs units in this process
-        has no worker to stop, and one that cannot stop a worker should override this to stop waiting."""
+        The default calls :meth:`map`: an executor that runs units in this process has no worker to stop,
+        and one that cannot stop a worker should override this to stop waiting. Either way the core stops
+        the call itself 2 s past ``deadline`` where a signal reaches it (the map is called on the run's
+        main thread: a map that sleeps or waits there is stopped), names the executor, keeps the units
+        answered in this process, and counts the others as not run (docs/plugins.md, "How each role is
+        bounded")."""
         return self.map(fn, items)
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ convex), ``n.c + r|n|`` for a half-plane over a disk, ``(|c - d| + r)**2`` for a
 so on (compared squared, so a disk tangent to a slanted edge is decided exactly).  When that largest
 value is above 0, a point of ``inner`` lies outside, and the answer is a definite no.  An annulus is
 its outer disk less the open hole, which ``inner`` must miss; ``A & B`` and ``A - B`` and unions
-recurse.  What no rule covers (a disk in an ellipse off its centre, a polygon in a polygon that is not
+recurse through their parts (:func:`desyr.model.csg.inside`, :func:`~desyr.model.csg.disjoint`).  What no rule covers (a disk in an ellipse off its centre, a polygon in a polygon that is not
 convex) is *not decided* (None): callers then give no proof, never a guess.
 """
 from __future__ import annotations
@@ -36,30 +36,12 @@ Point = tuple[sp.Expr, ...]
 Convex = tuple[Any, ...]
 
 
-def inside(inner: Shape, outer: Shape, numbers: Numbers | None = None) -> bool | None:
-    """True when ``inner`` is proved to lie in the closed ``outer``, False when a point of it is proved
-    to lie outside, None when neither is decided."""
-    from desyr.model.csg import Combined
-    if isinstance(outer, Combined):
-        a = inside(inner, outer.a, numbers)
-        if outer.op == "intersection":
-            b = inside(inner, outer.b, numbers)
-            return False if False in (a, b) else True if a is True and b is True else None
-        if outer.op == "union":
-            return True if a is True or inside(inner, outer.b, numbers) is True else None
-        if a is not True:
-            return a
-        return True if disjoint(inner, outer.b, numbers) is True else None
-    if isinstance(inner, Combined):
-        if inner.op == "union":
-            a, b = inside(inner.a, outer, numbers), inside(inner.b, outer, numbers)
-            return False if False in (a, b) else True if a is True and b is True else None
-        if inner.op == "intersection":
-            either = (inside(inner.a, outer, numbers), inside(inner.b, outer, numbers))
-            return True if True in either else None
-        return True if inside(inner.a, outer, numbers) is True else None
+def primitive_inside(inner: Shape, outer: Shape, numbers: Numbers | None = None) -> bool | None:
+    """True when the primitive ``inner`` is proved to lie in the closed primitive ``outer``, False when a point
+    of it is proved to lie outside, None when neither is decided (unions, differences and intersections:
+    :func:`desyr.model.csg.inside`)."""
     if isinstance(outer, Annulus):
-        whole = inside(inner, Disk(outer.c.tolist(), outer.r1), numbers)
+        whole = primitive_inside(inner, Disk(outer.c.tolist(), outer.r1), numbers)
         if whole is not True:
             return whole
         return _misses_hole(inner, _numbers(outer.c, numbers), exact_number(outer.r0, numbers), numbers)
@@ -116,19 +98,11 @@ def _meets_open(a: Point, b: Point, planes: Sequence[Convex]) -> bool | None:
     return None if None in checks else all(checks)
 
 
-def disjoint(a: Shape, b: Shape, numbers: Numbers | None = None) -> bool | None:
-    """True when the interiors of ``a`` and ``b`` are proved not to meet (touching is allowed: it has no
-    area), None otherwise (this module proves separation, never overlap)."""
-    from desyr.model.csg import Combined
-    for one, other in ((a, b), (b, a)):
-        if isinstance(other, Combined):
-            parts = (disjoint(one, other.a, numbers), disjoint(one, other.b, numbers))
-            if other.op == "union":
-                return True if parts == (True, True) else None
-            if other.op == "intersection":
-                return True if True in parts else None
-            return True if parts[0] is True or inside(one, other.b, numbers) is True else None
-    if isinstance(b, Annulus) and inside(a, Disk(b.c.tolist(), b.r0), numbers) is True:
+def primitives_disjoint(a: Shape, b: Shape, numbers: Numbers | None = None) -> bool | None:
+    """True when the interiors of the primitives ``a`` and ``b`` are proved not to meet (touching is allowed: it
+    has no area), None otherwise (this module proves separation, never overlap; combined shapes:
+    :func:`desyr.model.csg.disjoint`)."""
+    if isinstance(b, Annulus) and primitive_inside(a, Disk(b.c.tolist(), b.r0), numbers) is True:
         return True
     for one, other in ((a, b), (b, a)):
         if isinstance(other, Annulus):

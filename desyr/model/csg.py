@@ -1,8 +1,5 @@
-"""Union, difference and intersection of shapes, and the small language that writes them.
-
-``"box(lo=(-1, -1), hi=(1, 1)) - disk(center=(0, 0), radius=0.5)"`` is read with :mod:`ast`
-(never evaluated): calls of the primitives with numbers, tuples and lists; ``|`` or ``+`` for
-union, ``-`` for difference, ``&`` for intersection.
+"""Union, difference and intersection of shapes (the language that writes them:
+:mod:`desyr.model.shape_text`), whether one lies in another or meets it, and their boundaries.
 
 A CSG boundary is made of pieces of its primitives' patches: where a patch has the whole shape
 on one side and not on the other, it bounds the shape, with the primitive's normal or the
@@ -13,18 +10,15 @@ out where they are a seam inside it.
 """
 from __future__ import annotations
 
-import ast
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from desyr.model.containment import disjoint, inside
+from desyr.model.containment import primitive_inside, primitives_disjoint
 from desyr.model.membership import Curve, curve_pieces, point_sides
 from desyr.model.patches import Patch
-from desyr.model.shapes import Annulus, Ball, Box, Cylinder, Disk, Ellipse, Polygon, Shape, ShapeError
+from desyr.model.shapes import Shape, ShapeError
 from desyr.model.written import Numbers
 
 #: Monte Carlo points that estimate a 3-D piece's share of its patch and find the pieces of a 3-D CSG
@@ -119,6 +113,46 @@ class Combined(Shape):
         return quadrature_rule(self, order, rng)
 
 
+def inside(inner: Shape, outer: Shape, numbers: Numbers | None = None) -> bool | None:
+    """True when ``inner`` is proved to lie in the closed ``outer``, False when a point of it is proved
+    to lie outside, None when neither is decided: unions, differences and intersections by their parts,
+    primitives exactly (:func:`desyr.model.containment.primitive_inside`)."""
+    if isinstance(outer, Combined):
+        a = inside(inner, outer.a, numbers)
+        if outer.op == "intersection":
+            b = inside(inner, outer.b, numbers)
+            return False if False in (a, b) else True if a is True and b is True else None
+        if outer.op == "union":
+            return True if a is True or inside(inner, outer.b, numbers) is True else None
+        if a is not True:
+            return a
+        return True if disjoint(inner, outer.b, numbers) is True else None
+    if isinstance(inner, Combined):
+        if inner.op == "union":
+            a, b = inside(inner.a, outer, numbers), inside(inner.b, outer, numbers)
+            return False if False in (a, b) else True if a is True and b is True else None
+        if inner.op == "intersection":
+            either = (inside(inner.a, outer, numbers), inside(inner.b, outer, numbers))
+            return True if True in either else None
+        return True if inside(inner.a, outer, numbers) is True else None
+    return primitive_inside(inner, outer, numbers)
+
+
+def disjoint(a: Shape, b: Shape, numbers: Numbers | None = None) -> bool | None:
+    """True when the interiors of ``a`` and ``b`` are proved not to meet (touching is allowed: it has no
+    area), None otherwise: combined shapes by their parts, primitives exactly
+    (:func:`desyr.model.containment.primitives_disjoint`)."""
+    for one, other in ((a, b), (b, a)):
+        if isinstance(other, Combined):
+            parts = (disjoint(one, other.a, numbers), disjoint(one, other.b, numbers))
+            if other.op == "union":
+                return True if parts == (True, True) else None
+            if other.op == "intersection":
+                return True if True in parts else None
+            return True if parts[0] is True or inside(one, other.b, numbers) is True else None
+    return primitives_disjoint(a, b, numbers)
+
+
 @dataclass(frozen=True)
 class Signed:
     """A shape as signed primitives for integration (``A - B``: A's, then B's with -1), and why not all
@@ -181,7 +215,7 @@ def pieces_of(shape: Shape) -> list[Piece]:
 def _inside(inner: Shape, outer: Shape) -> bool:
     """Whether ``inner`` lies in ``outer`` on dense samples (its boundary and its interior: a disk that covers
     the hole of an annulus has its boundary in the annulus, not its interior): only where the exact
-    decision (:func:`desyr.model.containment.inside`) is not made, and never for a proof."""
+    decision (:func:`inside`) is not made, and never for a proof."""
     rng = np.random.default_rng(0)
     for piece in pieces_of(inner):
         P = piece.sample(rng, 4096)
@@ -258,135 +292,5 @@ def _sampled_pieces(shape: Combined, k: int, patch: Patch) -> list[Piece]:
     return out
 
 
-# --------------------------------------------------------------------------- the language
-_BUILDERS: dict[str, tuple[Callable[..., Shape], tuple[str, ...]]] = {
-    "disk": (Disk, ("center", "radius")),
-    "annulus": (Annulus, ("center", "inner", "outer")),
-    "ellipse": (Ellipse, ("center", "semi_axes")),
-    "polygon": (Polygon, ("vertices",)),
-    "ball": (Ball, ("center", "radius")),
-    "cylinder": (Cylinder, ("center", "radius", "z")),
-    "box": (Box, ("lo", "hi")),
-}
-SHAPES = tuple(_BUILDERS)
-_OPS = {ast.Sub: "difference", ast.BitOr: "union", ast.Add: "union", ast.BitAnd: "intersection"}
-MAX_SHAPE_TEXT = 20_000
-#: primitives in one shape: each piece of the boundary is tested against the whole shape
-MAX_PRIMITIVES = 64
-MAX_COORDINATE = 1e100
 #: a shape must fill at least this share of its bounding box, or rejection sampling would crawl
 MIN_FILL = 1e-4
-
-
-def parse_shape(text: str) -> Shape:
-    """A shape from its text; raises :class:`ShapeError` with one line on anything else."""
-    if not isinstance(text, str) or not text.strip():
-        raise ShapeError("shape must be text such as \"disk(center=(0, 0), radius=1)\"")
-    if len(text) > MAX_SHAPE_TEXT:
-        raise ShapeError(f"shape text is {len(text)} characters long; at most {MAX_SHAPE_TEXT}")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise ShapeError(f"cannot read shape {text!r:.80}; write e.g. \"box(lo=(-1, -1), hi=(1, 1)) - "
-                         "disk(center=(0, 0), radius=0.5)\"") from None
-    calls = sum(isinstance(n, ast.Call) for n in ast.walk(tree))
-    if calls > MAX_PRIMITIVES:
-        raise ShapeError(f"the shape has {calls} primitives; at most {MAX_PRIMITIVES}")
-    shape = _node(tree.body)
-    check_not_empty(shape)
-    return shape
-
-
-def build_shape(kind: str, arguments: dict[str, Any]) -> Shape:
-    """A primitive from keyword arguments (the table form of ``[domain]``)."""
-    if kind not in _BUILDERS:
-        raise ShapeError(f"unknown shape {kind!r:.40}; known: {', '.join(SHAPES)}")
-    builder, names = _BUILDERS[kind]
-    unknown = sorted(set(arguments) - set(names))
-    missing = [n for n in names if n not in arguments]
-    if unknown or missing:
-        raise ShapeError(f"{kind} takes {', '.join(names)}"
-                         + (f"; unknown: {', '.join(map(str, unknown))}" if unknown else "")
-                         + (f"; missing: {', '.join(missing)}" if missing else ""))
-    values = {n: _checked(kind, n, arguments[n]) for n in names}
-    shape = builder(**values)
-    check_not_empty(shape)
-    return shape
-
-
-def _node(node: ast.AST) -> Shape:
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return Combined(_OPS[type(node.op)], _node(node.left), _node(node.right))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BUILDERS:
-        kind = node.func.id
-        names = _BUILDERS[kind][1]
-        if len(node.args) > len(names):
-            raise ShapeError(f"{kind} takes {', '.join(names)}")
-        arguments = {n: _literal(a) for n, a in zip(names, node.args)}
-        for kw in node.keywords:
-            if kw.arg is None or kw.arg in arguments:
-                raise ShapeError(f"{kind}: argument {kw.arg or '**'} given twice or unnamed")
-            arguments[kw.arg] = _literal(kw.value)
-        return build_shape(kind, arguments)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        raise ShapeError(f"unknown shape {node.func.id!r:.40}; known: {', '.join(SHAPES)}")
-    raise ShapeError(f"a shape is a call such as disk(...) or shapes joined by |, - and &; "
-                     f"got {ast.dump(node)[:60]}")
-
-
-def _literal(node: ast.AST) -> Any:
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return [_literal(e) for e in node.elts]
-    return _number(node)
-
-
-def _number(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        try:
-            return float(node.value)
-        except OverflowError:          # an integer of 400 digits
-            raise ShapeError(f"the number {str(node.value)[:20]}... is too large") from None
-    if isinstance(node, ast.Name) and node.id == "pi":
-        return math.pi
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _number(node.operand)
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-        a, b = _number(node.left), _number(node.right)
-        if isinstance(node.op, ast.Div):
-            if b == 0:
-                raise ShapeError("division by zero in a shape's number")
-            return a / b
-        return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
-    raise ShapeError(f"expected a number, got {ast.dump(node)[:50]}")
-
-
-def _checked(kind: str, name: str, value: Any) -> Any:
-    """Finite numbers of the right form: the size of a center, the sign of a radius."""
-    flat = np.asarray(value, dtype=float) if _numeric(value) else None
-    if flat is None or not np.all(np.isfinite(flat)):
-        raise ShapeError(f"{kind}.{name} must be finite numbers, got {value!r:.60}")
-    if np.any(np.abs(flat) > MAX_COORDINATE):      # squared in the level functions, they must stay finite
-        raise ShapeError(f"{kind}.{name}: numbers are at most {MAX_COORDINATE:g} in magnitude, got {value!r:.60}")
-    if flat.size == 0:
-        raise ShapeError(f"{kind}.{name} is empty")
-    if name in ("radius", "inner", "outer") and not (flat.ndim == 0 and flat > 0):
-        raise ShapeError(f"{kind}.{name} must be a positive number, got {value!r:.40}")
-    if name == "semi_axes" and not (flat.shape == (2,) and np.all(flat > 0)):
-        raise ShapeError(f"{kind}.semi_axes must be two positive numbers, got {value!r:.40}")
-    if name == "center" and flat.shape != ((3,) if kind == "ball" else (2,)):
-        raise ShapeError(f"{kind}.center must have {3 if kind == 'ball' else 2} coordinates, got {value!r:.40}")
-    if name == "vertices" and (flat.ndim != 2 or flat.shape[1] != 2 or len(flat) > 1000):
-        raise ShapeError("polygon.vertices must be a list of at most 1000 points [x, y]")
-    return flat.tolist() if flat.ndim else float(flat)
-
-
-def _numeric(value: Any) -> bool:
-    if isinstance(value, bool) or (isinstance(value, list) and any(isinstance(v, bool) for v in np.ravel(
-            np.asarray(value, dtype=object)))):
-        return False
-    try:
-        np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return True

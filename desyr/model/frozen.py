@@ -50,3 +50,11 @@ def thawed(value: Any) -> Any:
     if isinstance(value, tuple):
         return [thawed(v) for v in value]
     return value
+
+
+def as_tuples(record: object, *names: str) -> None:
+    """Lists given for ``names`` kept as tuples (a frozen record's sequences cannot be changed in place)."""
+    for name in names:
+        value = getattr(record, name)
+        if not isinstance(value, tuple):
+            object.__setattr__(record, name, tuple(value))

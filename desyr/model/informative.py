@@ -4,18 +4,15 @@ An observation of a field at a point where a constraint fixes that field's value
 at t = 0) is the same for every candidate that meets the constraint, whatever its coefficients: it
 carries no information about them. Pooled with the rest it only dilutes the misfit, so that 99,920
 values at t = 0 beside 80 informative ones let a wrong diffusivity pass the chi-square test
-(issue 35). Such observations are left out of the test, and the verdict says how many.
+(issue 35). Such observations are left out of the test (:meth:`desyr.model.problem.Problem.misfit`
+finds them), and the verdict says how many; this module holds the scan over the rest.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from desyr.model.problem import Constraint, Problem
 
 #: the misfit exact data allow (round-off in the data file and the evaluation), as a fraction of the
 #: observed values' spread about their mean, never of their RMS: a constant that every candidate shares
@@ -27,46 +24,6 @@ def spread(values: np.ndarray) -> float:
     """The size of a field's observed values that the exact-data allowance is relative to: their standard
     deviation about their mean, or their RMS where they are all equal (0 only for an all-zero field)."""
     return float(np.std(values)) or float(np.sqrt(np.mean(np.square(values))))
-
-#: how close to a face a point must lie, as a fraction of the variable's range, to be on it
-ON_FACE = 1e-9
-
-
-def imposed(problem: Problem, field: str, X: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Which rows of ``X`` lie where a constraint fixes ``field``'s value (with no unknown in it), and
-    the sets that did. Only faces of the box are recognised; a point on a shape's curved part counts as
-    informative (its value still enters the two-sided test)."""
-    mask = np.zeros(X.shape[0], dtype=bool)
-    where: list[str] = []
-    for con in problem.constraints:
-        if not _fixes(problem, con, field):
-            continue
-        for face in con.faces:
-            fixed = getattr(face, "fixed", None)
-            if not fixed:
-                continue
-            on = np.ones(X.shape[0], dtype=bool)
-            for name, value in fixed:
-                k = problem.variable_names.index(name)
-                width = float(problem.bounds[k, 1] - problem.bounds[k, 0]) or 1.0
-                on &= np.abs(X[:, k] - value) <= ON_FACE * width
-            if on.any():
-                mask |= on
-                where.append(face.describe())
-    return mask, where
-
-
-def _fixes(problem: Problem, con: Constraint, field: str) -> bool:
-    """Whether ``con`` sets ``field`` itself to a value that no unknown moves (``u = sin(pi*x)``; not
-    ``u_x = 0``, nor ``u = A*sin(pi*x)``, whose data do decide A)."""
-    if con.kind != "pointwise":
-        return False
-    jet = problem.vocabulary.jet_of(con.operator) if con.operator.is_Symbol else None
-    if jet is None or jet.field != field or jet.wrt:
-        return False
-    unknowns = {problem.unknown_symbol(n) for n in problem.unknown_names}
-    return not (con.value.free_symbols & unknowns)
-
 
 # ------------------------------------------------------------------------ the scan over windows
 # Leaving out the points on a constraint's set is not enough: values just off it (t = 1e-6), near a
@@ -93,28 +50,6 @@ class Window:
     text: str
     misfit: float
     bound: float
-
-
-def orderings(problem: Problem, X: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """The orders the scan cuts into windows: each variable, and the distance to the constraints' sets
-    (a fraction of the domain's size), which gathers padding spread along several faces or a curved rim."""
-    keys = [(name, X[:, k]) for k, name in enumerate(problem.variable_names)]
-    width = np.where(np.ptp(problem.bounds, axis=1) > 0, np.ptp(problem.bounds, axis=1), 1.0)
-    near = np.full(X.shape[0], np.inf)
-    for con in problem.constraints:
-        for face in con.faces:
-            fixed = getattr(face, "fixed", None)
-            if fixed:
-                k = [problem.variable_names.index(name) for name, _ in fixed]
-                values = np.array([value for _, value in fixed])
-                near = np.minimum(near, np.max(np.abs(X[:, k] - values) / width[k], axis=1))
-    if problem.geometry is not None:
-        space = [problem.variable_names.index(v) for v in problem.geometry.space]
-        depth = -np.asarray(problem.geometry.shape.level(X[:, space]), dtype=float) / float(np.max(width[space]))
-        near = np.minimum(near, np.maximum(depth, 0.0))
-    if np.isfinite(near).all():
-        keys.append(("", near))
-    return keys
 
 
 def _windows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

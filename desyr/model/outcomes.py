@@ -79,11 +79,23 @@ class StoppedCall:
     share: float
     instead: str
     what: str = "its call"
+    #: seconds past its stop time at which the call ended: it caught the stops until then (in the run's
+    #: process; docs/escalation.md, "A component that overruns is stopped")
+    late: float = 0.0
 
     def line(self) -> str:
         """The one line the run prints and the reports show."""
+        if self.late >= LATE_STOP:
+            return (f"{self.role} '{self.name}' ran {self.seconds:.1f} s ({self.what}; its share of the budget: "
+                    f"{self.share:.1f} s), {self.late:.1f} s past its stop time: it caught every stop until then "
+                    f"(only a worker process can abandon such a call): {self.instead}")
         return (f"{self.role} '{self.name}' was stopped after {self.seconds:.1f} s ({self.what}; its share of "
                 f"the budget: {self.share:.1f} s): {self.instead}")
+
+
+#: seconds past its stop time from which a stopped call is said to have caught the stops (a signal's stop
+#: lands within milliseconds; a call in C code or a catching loop ends later)
+LATE_STOP = 1.0
 
 
 @dataclass

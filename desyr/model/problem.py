@@ -17,8 +17,9 @@ import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError
-from desyr.model.frozen import ReadOnly, frozen
+from desyr.model.frozen import ReadOnly, as_tuples, frozen
 from desyr.model.geometry import Geometry, Part
+from desyr.model.informative import EXACT_DATA_MISFIT, Window, scan, spread
 from desyr.model.nesting import config_json_loads
 from desyr.model.patches import exact_number
 from desyr.model.toml_writer import dumps
@@ -39,7 +40,9 @@ class Face:
     """A constraint set: the box with some variables fixed to values.
 
     All variables fixed gives a single point; one spatial variable fixed gives a
-    face; ``t`` fixed at its lower bound gives the initial slice.
+    face; ``t`` fixed at its lower bound gives the initial slice.  ``fixed`` holds
+    (variable name, value) pairs, each value a float as the config's number was read
+    (``x = pi`` is ``("x", 3.141592653589793)``): symbolic work makes it exact first.
     """
 
     fixed: tuple[tuple[str, float], ...]
@@ -58,7 +61,7 @@ class Equation:
     conditions: tuple[Condition, ...] = ()
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "conditions")
+        as_tuples(self, "conditions")
 
     @property
     def residual(self) -> sp.Expr:
@@ -85,7 +88,7 @@ class Constraint:
     exact_shift: tuple[sp.Expr, ...] = ()
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "faces", "shift", "conditions", "exact_shift")
+        as_tuples(self, "faces", "shift", "conditions", "exact_shift")
 
     def moved(self, numbers: Mapping[float, sp.Expr] | None = None) -> tuple[sp.Expr, ...]:
         """The periodic shift, exactly: as the config wrote it (a constraint built without it reads each
@@ -152,7 +155,7 @@ class Problem:
     numbers: Mapping[float, sp.Expr] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _as_tuples(self, "variables", "fields", "equations", "constraints", "parameters", "unknowns")
+        as_tuples(self, "variables", "fields", "equations", "constraints", "parameters", "unknowns")
         for name in ("points", "sections", "numbers"):
             object.__setattr__(self, name, frozen(getattr(self, name)))
         if self.reference is not None:
@@ -282,7 +285,6 @@ class Problem:
         obs = self.observations
         if obs is None:
             return None
-        from desyr.model.informative import EXACT_DATA_MISFIT, Window, imposed, orderings, scan, spread
         from desyr.symbolic.numeric import evaluate
         absolute: dict[str, float] = {}
         relative: dict[str, float] = {}
@@ -291,7 +293,7 @@ class Problem:
         left, where, counts = 0, list[str](), list[int]()
         exact = EXACT_DATA_MISFIT           # the round-off allowance, relative to the RMS: the tightest field's
         for f in obs.fields:
-            fixed, sets = imposed(self, f, obs.X)
+            fixed, sets = _imposed(self, f, obs.X)
             keep = ~fixed
             left, counts = left + int(fixed.sum()), counts + [int(keep.sum())]
             where += [s for s in sets if s not in where]
@@ -308,7 +310,7 @@ class Problem:
             # round-off is allowed against the values' spread, which a shared offset does not inflate
             allowance = EXACT_DATA_MISFIT * spread(obs.column(f)[keep]) / scale
             exact = min(exact, allowance)
-            high, low = scan(residual / scale, orderings(self, obs.X[keep]), obs.noise, len(self.unknowns),
+            high, low = scan(residual / scale, _orderings(self, obs.X[keep]), obs.noise, len(self.unknowns),
                              len(obs.fields), allowance)
             above |= {f: high} if high else {}
             below |= {f: low} if low else {}
@@ -324,12 +326,67 @@ class Problem:
         return np.column_stack([evaluate(self.reference[f], self.symbols, X) for f in self.fields])
 
 
-def _as_tuples(record: object, *names: str) -> None:
-    """Lists given for ``names`` kept as tuples (a frozen record's sequences cannot be changed in place)."""
-    for name in names:
-        value = getattr(record, name)
-        if not isinstance(value, tuple):
-            object.__setattr__(record, name, tuple(value))
+# ------------------------------------------------------------------------ which observations inform
+#: how close to a face a point must lie, as a fraction of the variable's range, to be on it
+ON_FACE = 1e-9
+
+
+def _imposed(problem: Problem, field: str, X: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Which rows of ``X`` lie where a constraint fixes ``field``'s value (with no unknown in it), and
+    the sets that did. Only faces of the box are recognised; a point on a shape's curved part counts as
+    informative (its value still enters the two-sided test)."""
+    mask = np.zeros(X.shape[0], dtype=bool)
+    where: list[str] = []
+    for con in problem.constraints:
+        if not _fixes(problem, con, field):
+            continue
+        for face in con.faces:
+            fixed = getattr(face, "fixed", None)
+            if not fixed:
+                continue
+            on = np.ones(X.shape[0], dtype=bool)
+            for name, value in fixed:
+                k = problem.variable_names.index(name)
+                width = float(problem.bounds[k, 1] - problem.bounds[k, 0]) or 1.0
+                on &= np.abs(X[:, k] - value) <= ON_FACE * width
+            if on.any():
+                mask |= on
+                where.append(face.describe())
+    return mask, where
+
+
+def _fixes(problem: Problem, con: Constraint, field: str) -> bool:
+    """Whether ``con`` sets ``field`` itself to a value that no unknown moves (``u = sin(pi*x)``; not
+    ``u_x = 0``, nor ``u = A*sin(pi*x)``, whose data do decide A)."""
+    if con.kind != "pointwise":
+        return False
+    jet = problem.vocabulary.jet_of(con.operator) if con.operator.is_Symbol else None
+    if jet is None or jet.field != field or jet.wrt:
+        return False
+    unknowns = {problem.unknown_symbol(n) for n in problem.unknown_names}
+    return not (con.value.free_symbols & unknowns)
+
+
+def _orderings(problem: Problem, X: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """The orders the scan cuts into windows: each variable, and the distance to the constraints' sets
+    (a fraction of the domain's size), which gathers padding spread along several faces or a curved rim."""
+    keys = [(name, X[:, k]) for k, name in enumerate(problem.variable_names)]
+    width = np.where(np.ptp(problem.bounds, axis=1) > 0, np.ptp(problem.bounds, axis=1), 1.0)
+    near = np.full(X.shape[0], np.inf)
+    for con in problem.constraints:
+        for face in con.faces:
+            fixed = getattr(face, "fixed", None)
+            if fixed:
+                k = [problem.variable_names.index(name) for name, _ in fixed]
+                values = np.array([value for _, value in fixed])
+                near = np.minimum(near, np.max(np.abs(X[:, k] - values) / width[k], axis=1))
+    if problem.geometry is not None:
+        space = [problem.variable_names.index(v) for v in problem.geometry.space]
+        depth = -np.asarray(problem.geometry.shape.level(X[:, space]), dtype=float) / float(np.max(width[space]))
+        near = np.minimum(near, np.maximum(depth, 0.0))
+    if np.isfinite(near).all():
+        keys.append(("", near))
+    return keys
 
 
 def jets_in(expr: sp.Expr, vocabulary: Vocabulary | None = None) -> set[Jet]:

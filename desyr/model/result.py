@@ -1,9 +1,15 @@
 """The typed, versioned result of ``run`` and ``refine`` (``result.json``).
 
-A :class:`Result` is a tree of dataclasses; :meth:`Result.to_json` writes it and
-:func:`load_result` reads it back into the same types.  Schema history is in
-``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``;
+A :class:`Result` is a tree of dataclasses (its parts: :mod:`desyr.model.result_parts`);
+:meth:`Result.to_json` writes it and :func:`load_result` reads it back into the same types.  Schema
+history is in ``docs/results.md`` (``desyr.result/2`` added ``provenance`` and ``exact_form``;
 0.3 added the optional ``attempts`` and ``escalation_stop``).
+
+The data model draws nothing: how a result shows itself in a notebook (``_repr_html_``,
+``_repr_latex_``, ``candidates_table``) are the :class:`ResultViews` given to it by whoever made it.
+``desyr.api`` gives the report's (:data:`desyr.report.notebook.NOTEBOOK_VIEWS`) to every result its
+``run``, ``refine`` and ``load_result`` return; a result read with this module's :func:`load_result`
+has none. So what a result shows never depends on what was imported before.
 """
 from __future__ import annotations
 
@@ -13,23 +19,32 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import sympy as sp
 
 from desyr.errors import ConfigError
 from desyr.model.context import CoupledInfo, SearchInfo, SearchRun, TeacherInfo
 from desyr.model.names import check_names
-from desyr.model.outcomes import ComponentOrigin, Errors, GateRecord, StoppedCall
-from desyr.model.result_reading import (
-    MAX_RESULT_BYTES,
-    build_typed,
-    check_consistency,
-    convert_typed,
-    read_result_data,
-    short_message,
+from desyr.model.outcomes import Errors, GateRecord, StoppedCall
+from desyr.model.result_parts import (
+    AttemptRecord,
+    CandidateRecord,
+    ConfigRecord,
+    ConstantRecord,
+    ExactFormRecord,
+    ExecutionRecord,
+    ProblemInfo,
+    Provenance,
+    Residuals,
+    RewriteRecord,
+    SelectionRecord,
+    SeriesField,
+    SeriesRecord,
+    SolverCall,
+    VerificationRecord,
 )
-from desyr.model.views import VIEWS, table_view
+from desyr.model.result_reading import MAX_RESULT_BYTES, build_typed, convert_typed, read_result_data, short_message
 
 SCHEMA = "desyr.result/3"
 READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
@@ -37,212 +52,18 @@ READABLE_SCHEMAS = ("desyr.result/2", "desyr.result/3")
 VERDICTS = ("proved", "verified", "not_exact", "unverified")
 
 
-@dataclass
-class ProblemInfo:
-    name: str
-    title: str
-    source: str
-    fields: list[str]
-    variables: list[str]
-    unknowns: list[str] = field(default_factory=list)     # an inverse problem's coefficients; a family's:
-    parameters: list[str] = field(default_factory=list)
+class ResultViews(Protocol):
+    """How a result shows itself to people: an HTML fragment, LaTeX, and its candidates as a table."""
+
+    def html(self, result: Result) -> str: ...
+
+    def latex(self, result: Result) -> str | None: ...
+
+    def table(self, result: Result) -> Any: ...
 
 
-@dataclass
-class Residuals:
-    """Verification residuals on independent points (R_con is None without constraints)."""
-
-    R_eq: float
-    R_con: float | None
-    R_eq_per_equation: list[float] = field(default_factory=list)
-    R_con_per_constraint: list[float] = field(default_factory=list)
-    #: the largest residual over its scale (docs/verify.md, "The tolerance's scale"): what "exact" is
-    #: decided on; None in a result written before DeSyR 0.6
-    relative: float | None = None
-
-    def worst(self) -> float:
-        """The number "exact" is decided on: the largest relative residual (max(R_eq, R_con) in an older
-        result); inf where it is not finite."""
-        values = [self.relative] if self.relative is not None else [self.R_eq, self.R_con]
-        known = [float(v) for v in values if v is not None]
-        worst = max(known) if known else math.inf
-        return worst if math.isfinite(worst) else math.inf
-
-
-@dataclass
-class CandidateRecord:
-    """One pooled candidate as it went through Stages B and C."""
-
-    id: str
-    searcher: str
-    search_seed: int | None
-    topology: dict[str, str]
-    pre_refit_expression: dict[str, str]
-    expression: dict[str, str] | None
-    search_complexity: int | None
-    search_loss: float | None
-    complexity: int | None
-    status: str
-    converged: bool
-    reason: str | None
-    nfev: int
-    objective: float | None
-    params_initial: list[float]
-    params_refined: list[float]
-    refit_seconds: float | None
-    shared_rates: list[dict[str, Any]]
-    cleaned: bool
-    cleaning: str | None
-    eps_T: float | None
-    phi: float | None
-    rho_r: float | None
-    rho_c: float | None
-    removed_by: str | None
-    removed_reason: str | None
-    screening: dict[str, Any] | None = None
-    refit_starts: int = 0                         # schema 3 files written before 0.4.1 lack these three
-    eps_T_fields: dict[str, float] | None = None
-    refit_expression: dict[str, str] | None = None   # the refiner's own, before Stage C's cleaning
-    unknowns: str | None = None                   # an inverse problem's identification (desyr.stages.unknowns)
-
-
-@dataclass
-class SelectionRecord:
-    gates: list[GateRecord]
-    fallback: str | None = None
-
-
-@dataclass
-class ConstantRecord:
-    """One refined constant and the closed form proposed for it (accepted or not, and why)."""
-
-    value: float
-    proposed: str | None
-    accepted: bool
-    residuals_before: list[float | None] | None
-    residuals_after: list[float | None] | None
-    reason: str | None
-
-
-@dataclass
-class RewriteRecord:
-    """One checked canonical rewrite of one field's expression."""
-
-    name: str
-    field: str
-    before: str
-    after: str
-    accepted: bool
-    residuals_before: list[float | None] | None
-    residuals_after: list[float | None] | None
-    reason: str | None
-
-
-@dataclass
-class ExactFormRecord:
-    """The exact closed form of the selected expression (``docs/exact.md``)."""
-
-    expressions: dict[str, str]
-    latex: dict[str, str]
-    complexity: int
-    constants: list[ConstantRecord]
-    rewrites: list[RewriteRecord]
-    residuals_numeric: list[float | None] | None
-    residuals_exact: list[float | None] | None
-    symbolic_match: bool | None = None     # post hoc: equal to the reference symbolically (None without one)
-    seconds: float = 0.0
-    note: str | None = None
-    rule: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass
-class ExecutionRecord:
-    """How the run's units ran: never part of what the run found (compare results without it)."""
-
-    executor: str
-    workers: int
-    units_computed: int = 0
-    units_reused: int = 0          # read back from the run store (``--resume``)
-    units_failed: int = 0
-    store_key: str | None = None
-
-
-@dataclass
-class Provenance:
-    """Where a result came from: versions, components and the config's content hash."""
-
-    desyr_version: str
-    components: dict[str, str] = field(default_factory=dict)     # role -> component name
-    config_sha256: str | None = None
-    execution: ExecutionRecord | None = None
-    origins: list[ComponentOrigin] = field(default_factory=list)  # each component's distribution and version
-
-
-@dataclass
-class ConfigRecord:
-    """The problem as data, as the verifier read it: ``desyr verify RESULT`` reads it again."""
-
-    format: str                 # toml, or json (a problem a plugin built from a table)
-    source: str
-    sha256: str
-    text: str
-
-
-@dataclass
-class VerificationRecord:
-    """The separate verifier's answer (``answer``, unchanged), and how the run's own numbers compare."""
-
-    verdict: str                                # proved | verified | not_exact | unverified
-    reason: str
-    answer: dict[str, Any] | None = None        # the verifier's JSON verdict as it printed it
-    run_residuals: Residuals | None = None      # the run's in-process numbers, for comparison only
-    disagreement: str | None = None             # when those differ from the verifier's beyond round-off
-
-
-@dataclass
-class AttemptRecord:
-    """One attempt of an escalated run (``docs/escalation.md``): what changed, its time and verdict."""
-
-    index: int
-    step: str                      # first, enrich_library, other_searcher, more_searches, larger_teacher
-    change: str
-    seconds: float
-    exact: bool
-    worst_residual: float | None   # the largest relative residual on the independent points
-    expression: dict[str, str] | None
-    searchers: str = ""
-    failures: list[str] = field(default_factory=list)   # stage 0: why each candidate is not the answer
-    reason: str = ""               # why this change (the library: what the problem or the teacher's values show)
-
-
-@dataclass
-class SolverCall:
-    """One call of an exact searcher's solver in stage 0 (docs/solvers.md)."""
-
-    searcher: str
-    solver: str
-    seconds: float
-    outcome: str            # "candidates: n", "no solution", "timeout", "not applicable", "skipped", "error: ..."
-    detail: str = ""
-
-
-@dataclass
-class SeriesField:
-    """How one field's series was cut for the result's numbers (``docs/series.md``)."""
-
-    terms: int                      # terms kept (per index) on the verification points
-    tail_bound: float | None        # the proved bound of what they leave out there (None: no bound holds)
-    capped: bool                    # the cap was reached before the bound met the tolerance
-    bound_holds: str | None = None  # the part of the domain where a tail bound is proved (None: nowhere found)
-    sums: int = 1                   # how many sums the field has
-
-
-@dataclass
-class SeriesRecord:
-    """The truncation of each field that is a series (absent for finite formulas)."""
-
-    fields: dict[str, SeriesField]
-    note: str = ""
+#: a field the result carries but ``result.json`` does not (its views)
+NOT_STORED = {"stored": False}
 
 
 @dataclass
@@ -278,6 +99,8 @@ class Result:
     series: SeriesRecord | None = None                              # how series answers were truncated
     stopped: list[StoppedCall] = field(default_factory=list)       # calls stopped at the budget's wall
     schema: str = SCHEMA
+    #: how it shows itself in a notebook (None: as plain text); given by whoever made it, never stored
+    views: ResultViews | None = field(default=None, repr=False, compare=False, metadata=NOT_STORED)
 
     @property
     def verdict(self) -> str:
@@ -297,7 +120,7 @@ class Result:
 
     def to_callable(self, backend: str = "numpy") -> Callable[[Any], Any]:
         """The selected solution as ``f(X (n, d)) -> (n, n_fields)`` (the exact form if any; numpy, torch, jax)."""
-        from desyr.exact import to_callable
+        from desyr.codegen.export import to_callable
 
         exprs = self.solution()
         if exprs is None:
@@ -344,20 +167,23 @@ class Result:
     def candidates_table(self) -> Any:
         """The candidates as a pandas DataFrame: id, searcher, complexity, status, Phi, eps_T,
         expression, removed_by, selected (like PySR's ``equations_``)."""
-        return table_view()(self)
+        if self.views is None:
+            raise ConfigError("Result.candidates_table() needs the report's views: read the result with "
+                              "desyr.api.load_result (run and refine of desyr.api give them too)")
+        return self.views.table(self)
 
-    # ---------------------------------------------------------------- notebooks (views: desyr.model.views)
+    # ---------------------------------------------------------------- notebooks (views: ResultViews)
     def _repr_html_(self) -> str | None:
-        return VIEWS.html(self) if VIEWS.html is not None else None
+        return self.views.html(self) if self.views is not None else None
 
     def _repr_latex_(self) -> str | None:
-        return VIEWS.latex(self) if VIEWS.latex is not None else None
+        return self.views.latex(self) if self.views is not None else None
 
     # ---------------------------------------------------------------- writing
     def to_dict(self) -> dict[str, Any]:
         data = _plain(self)
         data["errors"] = _plain(self.errors.as_dict())
-        order = ["schema"] + [f.name for f in dataclasses.fields(self) if f.name != "schema"]
+        order = ["schema"] + [f.name for f in dataclasses.fields(self) if f.name != "schema" and stored(f)]
         return {k: data[k] for k in order}
 
     def to_json(self) -> str:
@@ -380,13 +206,38 @@ class Result:
         return result
 
 
-def load_result(path: str | Path) -> Result:
-    """Read ``result.json`` (or a folder holding one) back into a :class:`Result`."""
+def load_result(path: str | Path, views: ResultViews | None = None) -> Result:
+    """Read ``result.json`` (or a folder holding one) back into a :class:`Result` that shows itself with
+    ``views`` (``desyr.api.load_result`` gives the report's)."""
     path, data = read_result_data(path)
     try:
-        return Result.from_dict(data, str(path))
+        return dataclasses.replace(Result.from_dict(data, str(path)), views=views)
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: malformed result ({type(exc).__name__}: {short_message(exc)})") from None
+
+
+def check_consistency(result: Result, source: str) -> None:
+    """Everything keyed by field, or naming one, names one of the problem's (checked) fields; the seed
+    is one a run can have (``desyr exact`` draws its verification points from it)."""
+    if not 0 <= result.seed < 2**32:
+        raise ConfigError(f"{source}: seed must be an integer in [0, 2**32), got {str(result.seed):.40}")
+    keyed: list[tuple[str, dict[str, Any] | None]] = [
+        ("expression", result.expression), ("pre_refit_expression", result.pre_refit_expression)]
+    if result.exact_form is not None:
+        keyed += [("exact_form.expressions", result.exact_form.expressions), ("exact_form.latex", result.exact_form.latex)]
+        keyed += [(f"exact_form.rewrites[{i}]", {r.field: None}) for i, r in enumerate(result.exact_form.rewrites)]
+    for i, c in enumerate(result.candidates):
+        keyed += [(f"candidates[{i}].{name}", getattr(c, name)) for name in ("topology", "pre_refit_expression", "expression")]
+    keyed += [(f"attempts[{i}].expression", a.expression) for i, a in enumerate(result.attempts)]
+    if result.search is not None:
+        keyed.append(("search.pool_size_per_field", result.search.pool_size_per_field))
+        keyed += [(f"search.runs[{i}]", {run.field: None}) for i, run in enumerate(result.search.runs)]
+    fields = [*result.problem.fields, *result.problem.unknowns]
+    for where, mapping in keyed:
+        for name in mapping or {}:
+            if name not in fields:
+                raise ConfigError(f"{source}: {where} names field {name!r:.40}, which is not one of the "
+                                  f"problem's fields ({', '.join(fields)})")
 
 
 # ------------------------------------------------------------------ plumbing
@@ -398,9 +249,14 @@ def number(value: float | None) -> float | str | None:
     return value if math.isfinite(value) else str(value)
 
 
+def stored(f: dataclasses.Field[Any]) -> bool:
+    """Whether a field of a result's dataclass goes into ``result.json`` (its views do not)."""
+    return bool(f.metadata.get("stored", True))
+
+
 def _plain(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj) if stored(f)}
     if isinstance(obj, dict):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -424,6 +280,8 @@ def _float(value: Any) -> float | None:
     return None if value is None else convert_typed(float, value, "errors")
 
 
-__all__ = ["SCHEMA", "Result", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord", "Provenance",
-           "GateRecord", "Errors", "ExactFormRecord", "VerificationRecord", "ConfigRecord", "VERDICTS", "AttemptRecord", "ConstantRecord", "RewriteRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number",
-           "read_result_data", "MAX_RESULT_BYTES"]
+__all__ = ["SCHEMA", "Result", "ResultViews", "ProblemInfo", "Residuals", "CandidateRecord", "SelectionRecord",
+           "Provenance", "GateRecord", "Errors", "ExactFormRecord", "ExecutionRecord", "VerificationRecord",
+           "ConfigRecord", "VERDICTS", "AttemptRecord", "ConstantRecord", "RewriteRecord", "SolverCall", "SeriesField",
+           "SeriesRecord", "TeacherInfo", "SearchInfo", "SearchRun", "CoupledInfo", "load_result", "number",
+           "check_consistency", "read_result_data", "MAX_RESULT_BYTES"]

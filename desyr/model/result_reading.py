@@ -3,7 +3,7 @@
 A stored result is untrusted data (``docs/security.md``): it may be edited, truncated or made up.
 :func:`build_typed` turns its plain JSON form into the result's dataclasses and refuses any value
 of the wrong type with one ``TypeError`` that says where (a wrong type would otherwise fail later,
-in the middle of ``desyr exact`` or ``desyr export``, as a traceback); :func:`check_consistency`
+in the middle of ``desyr exact`` or ``desyr export``, as a traceback); :func:`desyr.model.result.check_consistency`
 makes every mapping keyed by field use the problem's fields, whose names are checked like a
 config's (they are written into exported code).
 """
@@ -13,41 +13,14 @@ import dataclasses
 import types
 import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desyr.errors import ConfigError
 from desyr.model.nesting import json_loads
 
 MAX_RESULT_BYTES = 64 * 1024 * 1024     # a result.json of a large coupled run is well under 10 MB
 
-if TYPE_CHECKING:
-    from desyr.model.result import Result
-
-__all__ = ["build_typed", "check_consistency", "convert_typed"]
-
-
-def check_consistency(result: Result, source: str) -> None:
-    """Everything keyed by field, or naming one, names one of the problem's (checked) fields; the seed
-    is one a run can have (``desyr exact`` draws its verification points from it)."""
-    if not 0 <= result.seed < 2**32:
-        raise ConfigError(f"{source}: seed must be an integer in [0, 2**32), got {str(result.seed):.40}")
-    keyed: list[tuple[str, dict[str, Any] | None]] = [
-        ("expression", result.expression), ("pre_refit_expression", result.pre_refit_expression)]
-    if result.exact_form is not None:
-        keyed += [("exact_form.expressions", result.exact_form.expressions), ("exact_form.latex", result.exact_form.latex)]
-        keyed += [(f"exact_form.rewrites[{i}]", {r.field: None}) for i, r in enumerate(result.exact_form.rewrites)]
-    for i, c in enumerate(result.candidates):
-        keyed += [(f"candidates[{i}].{name}", getattr(c, name)) for name in ("topology", "pre_refit_expression", "expression")]
-    keyed += [(f"attempts[{i}].expression", a.expression) for i, a in enumerate(result.attempts)]
-    if result.search is not None:
-        keyed.append(("search.pool_size_per_field", result.search.pool_size_per_field))
-        keyed += [(f"search.runs[{i}]", {run.field: None}) for i, run in enumerate(result.search.runs)]
-    fields = [*result.problem.fields, *result.problem.unknowns]
-    for where, mapping in keyed:
-        for name in mapping or {}:
-            if name not in fields:
-                raise ConfigError(f"{source}: {where} names field {name!r:.40}, which is not one of the "
-                                  f"problem's fields ({', '.join(fields)})")
+__all__ = ["build_typed", "convert_typed", "read_result_data"]
 
 
 def build_typed(cls: type, data: Any, where: str) -> Any:
@@ -58,7 +31,7 @@ def build_typed(cls: type, data: Any, where: str) -> Any:
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):
-        if f.name in data:
+        if f.name in data and f.metadata.get("stored", True):      # a result's views are never read from a file
             kwargs[f.name] = convert_typed(hints[f.name], data[f.name], f"{where}.{f.name}".lstrip("."))
     try:
         return cls(**kwargs)

@@ -93,15 +93,52 @@ def teacher_fit_mse(expr: sp.Expr, symbols: Sequence[sp.Symbol], X: np.ndarray, 
 
 
 def jsonable(info: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON-safe part of a plugin's info mapping (numpy scalars and arrays converted)."""
+    """The JSON-safe part of a plugin's info mapping (numpy scalars and arrays converted, at any depth;
+    a non-finite float as its text); an entry that holds anything else is left out (:func:`unsafe_keys`
+    names them)."""
     out: dict[str, Any] = {}
     for key, value in info.items():
-        if isinstance(value, np.ndarray):
-            value = value.tolist()
-        elif isinstance(value, (np.floating, np.integer, np.bool_)):
-            value = value.item()
-        if isinstance(value, float) and not math.isfinite(value):
-            value = str(value)
-        if isinstance(value, (str, int, float, bool, list, dict, type(None))):
-            out[str(key)] = value
+        safe = _json_safe(value)
+        if safe is not _UNSAFE:
+            out[str(key)] = safe
     return out
+
+
+def unsafe_keys(info: Mapping[str, Any]) -> list[str]:
+    """The keys of ``info`` that :func:`jsonable` leaves out, each with the type that is not JSON-safe."""
+    return [f"{key!s} ({_first_unsafe(value)})" for key, value in info.items() if _json_safe(value) is _UNSAFE]
+
+
+_UNSAFE = object()
+#: how deep an info value may nest before it is left out (a self-referencing list has no bottom)
+_MAX_DEPTH = 32
+
+
+def _json_safe(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON-safe data, or :data:`_UNSAFE`."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, (np.floating, np.integer, np.bool_)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if depth >= _MAX_DEPTH:
+        return _UNSAFE
+    if isinstance(value, (list, tuple)):
+        items = [_json_safe(v, depth + 1) for v in value]
+        return _UNSAFE if any(v is _UNSAFE for v in items) else items
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+        parts = {str(k): _json_safe(v, depth + 1) for k, v in value.items()}     # JSON's keys are text
+        return _UNSAFE if any(v is _UNSAFE for v in parts.values()) else parts
+    return _UNSAFE
+
+
+def _first_unsafe(value: Any, depth: int = 0) -> str:
+    """The type of the first part of ``value`` that is not JSON-safe."""
+    if depth < _MAX_DEPTH and isinstance(value, (list, tuple, dict)):
+        for part in (value.values() if isinstance(value, dict) else value):
+            if _json_safe(part, depth + 1) is _UNSAFE:
+                return _first_unsafe(part, depth + 1)
+    return type(value).__name__

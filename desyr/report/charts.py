@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from desyr.report.figures import FLOOR, SIZE, UNITLESS, WIDE, _pyplot, _save
+from desyr.report.figures import FLOOR, SIZE, UNITLESS, WIDE, pyplot, save_figure
 
 
 def before_after_chart(path: str | Path, names: Sequence[str], series: Sequence[tuple[str, Sequence[float | None]]],
                        ylabel: str = "relative L2 error") -> Path:
     """Per configuration, one marker per series (e.g. teacher, pre-refit, refined) on a log axis."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=WIDE)
     pos = np.arange(len(names))
     markers = "os^Dvx"
@@ -28,13 +28,13 @@ def before_after_chart(path: str | Path, names: Sequence[str], series: Sequence[
     ax.set_ylabel(f"{ylabel} ({UNITLESS}; floor 1e{int(math.log10(FLOOR))})")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def line_chart(path: str | Path, x: Sequence[float], series: Sequence[tuple[str, Sequence[float]]], xlabel: str,
                ylabel: str, logx: bool = False, logy: bool = True) -> Path:
     """Generic lines (study figures): log axes as asked, non-positive values at the floor."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=SIZE)
     for label, ys in series:
         vals = np.maximum(np.asarray(ys, float), FLOOR) if logy else np.asarray(ys, float)
@@ -45,12 +45,12 @@ def line_chart(path: str | Path, x: Sequence[float], series: Sequence[tuple[str,
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def bar_chart(path: str | Path, labels: Sequence[str], series: Sequence[tuple[str, Sequence[float]]],
               ylabel: str, logy: bool = False, stacked: bool = False) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=WIDE)
     pos = np.arange(len(labels))
     width = 0.8 if stacked else 0.8 / max(len(series), 1)
@@ -69,7 +69,7 @@ def bar_chart(path: str | Path, labels: Sequence[str], series: Sequence[tuple[st
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # ------------------------------------------------------------------ one run

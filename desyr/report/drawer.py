@@ -9,7 +9,6 @@ one request; without one, or if it fails, the figures are drawn in this process,
 """
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
 import pickle
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from desyr.report.figures import FigurePlan, FigureRecord, draw_plans
-from desyr.runtime.spare import ahead, leave_now, stop_spare
+from desyr.runtime.spare import Spare, ahead, ask, leave_now
 
 #: a run's few figures take a second or two; past this the spare is killed and they are drawn here
 TIMEOUT = 30.0
@@ -29,42 +28,40 @@ TIMEOUT = 30.0
 _BOOT = ("import sys; sys.path[:] = [sys.argv[1]] + [p for p in sys.path if p not in ('', '.')]; "
          "from desyr.report.drawer import serve; serve()")
 
-_spare: subprocess.Popen[bytes] | None = None
+
+def _launch() -> subprocess.Popen[bytes]:
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    return subprocess.Popen([sys.executable, "-c", ahead(_BOOT), root], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+
+#: the drawer started ahead of the next figures (:func:`start_drawer`)
+DRAWER = Spare(_launch)
 
 
 def start_drawer() -> None:
     """Start the process that will draw the next figures (nothing without matplotlib)."""
-    global _spare
-    if (_spare is not None and _spare.poll() is None) or importlib.util.find_spec("matplotlib") is None:
-        return
-    root = str(Path(__file__).resolve().parent.parent.parent)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    try:
-        _spare = subprocess.Popen([sys.executable, "-c", ahead(_BOOT), root], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    except OSError:
-        _spare = None
-
-
-atexit.register(lambda: stop_spare(_spare))
+    if importlib.util.find_spec("matplotlib") is not None:
+        DRAWER.start()
 
 
 def draw(plans: Sequence[FigurePlan], seconds: float | None = None) -> list[FigureRecord]:
     """The plans drawn by the spare when one is running, else here; the same records either way.
     ``seconds``: at most this long for the spare (a run's budget), and no figure rather than a second
     try here when it runs out."""
-    global _spare
-    process, _spare = _spare, None
-    if process is None or process.poll() is not None or not plans:
+    process = DRAWER.take()
+    if process is None or not plans:
         return draw_plans(plans)
     try:
-        out, _ = process.communicate(pickle.dumps(list(plans)), timeout=TIMEOUT if seconds is None else
-                                     min(seconds, TIMEOUT))
+        out, _ = ask(process, pickle.dumps(list(plans)), TIMEOUT if seconds is None else min(seconds, TIMEOUT))
         records = pickle.loads(out)
         if process.returncode == 0 and isinstance(records, list) and all(
                 isinstance(r, FigureRecord) for r in records):
             return records
-    except (OSError, ValueError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
+    except subprocess.TimeoutExpired:       # killed already
+        pass
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError):
         process.kill()
         process.communicate()
     return draw_plans(plans) if seconds is None else []

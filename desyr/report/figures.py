@@ -68,7 +68,8 @@ def have_matplotlib() -> bool:
         return False
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, never a window)."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -84,7 +85,7 @@ def warm_up() -> None:
 
     from matplotlib import mathtext
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(1, 1))
     ax.set_title("warm")
     fig.savefig(io.BytesIO(), format="png", dpi=10)
@@ -92,11 +93,12 @@ def warm_up() -> None:
     mathtext.math_to_image(r"$\frac{x}{1}$", io.BytesIO(), dpi=10, format="svg")
 
 
-def _save(fig: Any, path: str | Path) -> Path:
+def save_figure(fig: Any, path: str | Path) -> Path:
+    """``fig`` written to ``path`` at the report's resolution, then closed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=DPI)           # no bbox "tight": the pixel size stays fixed
-    _pyplot().close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -116,7 +118,7 @@ def profile_1d(path: str | Path, x: np.ndarray, reference: np.ndarray | None, re
                teacher: np.ndarray | None = None, pre_refit: np.ndarray | None = None,
                xname: str = "x", field: str = "u") -> Path:
     """(a) the profiles; (b) log10 |error| of teacher, pre-refit and recovered against the reference."""
-    plt = _pyplot()
+    plt = pyplot()
     order = np.argsort(x)
     x = np.asarray(x, float)[order]
     fig, axes = plt.subplots(1, 2 if reference is not None else 1, figsize=WIDE, squeeze=False)
@@ -141,13 +143,13 @@ def profile_1d(path: str | Path, x: np.ndarray, reference: np.ndarray | None, re
         ax.set_title(f"(b) pointwise error (floor 1e{int(math.log10(FLOOR))})")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def field_maps(path: str | Path, grid: tuple[np.ndarray, np.ndarray], names: tuple[str, str],
                panels: Sequence[tuple[str, np.ndarray, bool]], field: str = "u") -> Path:
     """Heat maps on a regular grid: ``panels`` are (title, values (ny, nx), is_log_error)."""
-    plt = _pyplot()
+    plt = pyplot()
     gx, gy = grid
     extent = (float(gx.min()), float(gx.max()), float(gy.min()), float(gy.max()))
     fig, axes = plt.subplots(1, len(panels), figsize=WIDE, squeeze=False)
@@ -166,13 +168,13 @@ def field_maps(path: str | Path, grid: tuple[np.ndarray, np.ndarray], names: tup
         bar = fig.colorbar(im, ax=ax)
         bar.set_label(f"log10 |error| ({UNITLESS})" if is_err else _label(field), fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def training_curve(path: str | Path, steps: Sequence[float], s_val: Sequence[float],
                    selected_step: int | None, loss: Sequence[float] | None = None) -> Path:
     """The teacher's S_val (and training loss) against the step, the selected checkpoint marked."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=SIZE)
     steps_a, s = np.asarray(steps, float), np.maximum(np.asarray(s_val, float), FLOOR)
     ax.semilogy(steps_a, s, "-o", markersize=3, label="S_val (physics validation)")
@@ -185,13 +187,13 @@ def training_curve(path: str | Path, steps: Sequence[float], s_val: Sequence[flo
     ax.set_ylabel(f"S_val, loss ({UNITLESS})")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def pareto_fronts(path: str | Path, fronts: Sequence[tuple[str, Sequence[float], Sequence[float]]],
                   selected: tuple[float, float] | None = None) -> Path:
     """Each search run's front (complexity against loss) and the selected candidate's search point."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=SIZE)
     for label, size, loss in fronts:
         ax.semilogy(np.asarray(size, float), np.maximum(np.asarray(loss, float), FLOOR), "-o", markersize=4,
@@ -202,7 +204,7 @@ def pareto_fronts(path: str | Path, fronts: Sequence[tuple[str, Sequence[float],
     ax.set_ylabel(f"search loss, MSE to teacher ({UNITLESS})")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def write_run_figures(result: Any, problem: Any, out_dir: str | Path,

@@ -111,8 +111,8 @@ def render_html(r: Result, drawn: DrawnFigures | None = None, folder: Path | Non
     figures = [(folder / f.path.name, f.caption) for f in records if f.kind == "figure" and folder]
     formulas = [uri for f in records if f.kind == "formula" and folder and (uri := data_uri(folder / f.path.name))]
     title = f"DeSyR {text(r.command)}: {text(r.problem.title)}"
-    parts = [f"<h1>{title}</h1>", _selected(r, formulas), _quantities(r), _attempts(r), _gates(r),
-             _candidates(r), _figures(figures, drawn.skipped if drawn else None), _timings(r),
+    parts = [f"<h1>{title}</h1>", selected_section(r, formulas), quantities_section(r), _attempts(r), _gates(r),
+             candidates_section(r), _figures(figures, drawn.skipped if drawn else None), _timings(r),
              f"<p>DeSyR {text(r.provenance.desyr_version)}, schema {text(r.schema)}; components: "
              + ", ".join(text(label) for label in component_labels(r)) + "</p>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -122,7 +122,7 @@ def render_html(r: Result, drawn: DrawnFigures | None = None, folder: Path | Non
             + "\n".join(p for p in parts if p) + f"\n<script>{SCRIPT}</script></body></html>\n")
 
 
-def _selected(r: Result, formulas: Sequence[str]) -> str:
+def selected_section(r: Result, formulas: Sequence[str]) -> str:
     """The selected expression, the verdict and the exact form (``formulas``: one image per field, as
     ``data:`` URIs; without them the exact form is printed)."""
     if r.expression is None:
@@ -150,7 +150,8 @@ def _selected(r: Result, formulas: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _quantities(r: Result) -> str:
+def quantities_section(r: Result) -> str:
+    """The verdict's numbers: residuals on the verifier's points, errors against the reference."""
     if r.expression is None:
         return ""
     res, err = r.residuals, r.errors
@@ -189,7 +190,8 @@ def _gates(r: Result) -> str:
     return "<h2>Gates</h2>" + table(["gate", "active", "kept", "removed", "note"], rows, sortable=True)
 
 
-def _candidates(r: Result) -> str:
+def candidates_section(r: Result) -> str:
+    """Every candidate, sortable: its searcher, status, scores, who removed it, its expression."""
     rows = []
     for c in r.candidates:
         expr = "; ".join(f"{k} = {v}" for k, v in (c.expression or c.pre_refit_expression).items())

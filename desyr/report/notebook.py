@@ -10,8 +10,7 @@ import base64
 import io
 from typing import TYPE_CHECKING, Any
 
-from desyr.model.views import VIEWS
-from desyr.report.html import _candidates, _quantities, _selected, text
+from desyr.report.html import candidates_section, quantities_section, selected_section, text
 
 if TYPE_CHECKING:
     from desyr.model.result import Result
@@ -20,9 +19,22 @@ if TYPE_CHECKING:
 COLUMNS = ("id", "searcher", "complexity", "status", "Phi", "eps_T", "expression", "removed_by", "selected")
 
 
-def register_views() -> None:
-    """Make :class:`~desyr.model.result.Result` show itself with these views (the model draws nothing)."""
-    VIEWS.html, VIEWS.latex, VIEWS.table = result_html, result_latex, candidates_frame
+class NotebookViews:
+    """The report's :class:`~desyr.model.result.ResultViews`: what the results of ``desyr.api`` show in a
+    notebook (the data model draws nothing; the api gives these to every result it returns)."""
+
+    def html(self, result: Result) -> str:
+        return result_html(result)
+
+    def latex(self, result: Result) -> str | None:
+        return result_latex(result)
+
+    def table(self, result: Result) -> Any:
+        return candidates_frame(result)
+
+
+#: the one instance the api gives its results (it holds nothing: a result pickles with it)
+NOTEBOOK_VIEWS = NotebookViews()
 
 
 def result_html(r: Result) -> str:
@@ -32,7 +44,7 @@ def result_html(r: Result) -> str:
     figure = solution_figure_uri(r)
     shown = f'<h2>Solution</h2><img class="solution" alt="the solution figure" src="{figure}">' if figure else ""
     # the report's sections sit under the notebook's own headings: one level below this title
-    body = f"{_selected(r, formulas)}{shown}{_quantities(r)}{_candidates(r)}"
+    body = f"{selected_section(r, formulas)}{shown}{quantities_section(r)}{candidates_section(r)}"
     return f'<div class="desyr-result">{title}{body.replace("<h2>", "<h4>").replace("</h2>", "</h4>")}</div>'
 
 

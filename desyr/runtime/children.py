@@ -118,7 +118,9 @@ class kill_children_on_signals:
         return False
 
 
-def _spawn(cmd: list[str], timeout: float, jobs: str | None = None) -> tuple[bool, list[str]]:
+def run_child(cmd: list[str], timeout: float, jobs: str | None = None) -> tuple[bool, list[str]]:
+    """Run one bench child to its end (or ``timeout`` seconds, then its whole group is killed): whether it
+    succeeded, and the last lines of its standard error."""
     popen: dict[str, Any] = dict(stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, errors="replace", env=child_env(jobs), start_new_session=True)
     preexec = _die_with_parent(os.getpid())

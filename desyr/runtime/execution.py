@@ -10,8 +10,10 @@ give the same result.
 """
 from __future__ import annotations
 
+import copy
 import os
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -20,14 +22,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desyr.errors import ComponentError, ConfigError, PluginError
+from desyr.extension.guard import contained
 from desyr.extension.roles import Executor, UnitFailure
 from desyr.model.frozen import thawed
+from desyr.symbolic.time_limit import Expired, OutOfTime, time_limit
 
 if TYPE_CHECKING:  # pragma: no cover
     from desyr.config.spec import RunSpec
     from desyr.extension.registry import Registry
     from desyr.runtime.progress import Progress
     from desyr.runtime.store import RunStore
+
+#: seconds past the run's backstop at which an executor's map itself is stopped (its units stop
+#: themselves before, and an executor that stops waiting on them returns at the backstop)
+EXECUTOR_GRACE = 2.0
+
 
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the platform has one)."""
@@ -72,8 +81,6 @@ def make_executor(registry: Registry, spec: RunSpec | None = None, name: str | N
 def checked_workers(executor: Executor) -> int:
     """The executor's ``workers``, held to the contract: a whole number at least 1 (0 would run nothing
     at once, and budgets are shared out by it)."""
-    from desyr.stages.guard import contained
-
     with contained("executor", executor.name):
         workers = executor.workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -133,13 +140,69 @@ def serial_map(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
 @dataclass(frozen=True)
 class KeyedCall:
     """``fn`` applied to ``(key, item)``, answering ``{"unit": key, "record": fn(item)}``: the key travels
-    with the unit, so a result the executor reorders, repeats or brings from elsewhere is caught."""
+    with the unit, so a result the executor reorders, repeats or brings from elsewhere is caught. Under a
+    run's backstop (:func:`_map_until`) a unit answered in the run's own process is kept aside as well, so
+    a stopped map loses none that finished here, and who ran late is known (:class:`_InProcess`)."""
 
     fn: Callable[[Any], dict[str, Any]]
+    home: int = field(default_factory=os.getpid)
 
     def __call__(self, keyed: tuple[str, Any]) -> dict[str, Any]:
         key, item = keyed
-        return {"unit": key, "record": self.fn(item)}
+        if os.getpid() != self.home or threading.current_thread() is not threading.main_thread():
+            return {"unit": key, "record": self.fn(item)}       # a worker's: its own stop holds there
+        return _HERE.run(key, lambda: {"unit": key, "record": self.fn(item)})
+
+
+class _NoTimeLeft(Expired):
+    """A unit of the run's main thread whose turn came past the map's stop time: it is not started."""
+
+
+@dataclass
+class _InProcess:
+    """The units of the current map run on the run's main thread: their answers, and who ran late (the
+    unit running when the stop came, or the one that ended past it)."""
+
+    done: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stop: float | None = None            # the map's stop time (``time.time()``); None: no map under a budget
+    late: str | None = None
+    since: float = 0.0                   # when the late unit started (``time.perf_counter()``)
+    ended: float = 0.0                   # ... and when it ended
+
+    def run(self, key: str, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        if self.stop is not None and time.time() >= self.stop:
+            raise _NoTimeLeft(key)
+        began = time.perf_counter()
+        try:
+            answer = call()
+        except Expired:         # the run's stop reached the map while this unit ran: it is the one late
+            self._late(key, began)
+            raise
+        if self.stop is not None:
+            self.done[key] = answer
+            if time.time() >= self.stop:        # it caught its stops until it ended: late all the same
+                self._late(key, began)
+        return answer
+
+    def _late(self, key: str, began: float) -> None:
+        if self.late is None:
+            self.late, self.since, self.ended = key, began, time.perf_counter()
+
+
+_HERE = _InProcess()
+
+
+@dataclass
+class Unanswered(UnitFailure):
+    """A unit whose answer never came back because the run stopped the executor's map at its backstop,
+    after ``seconds`` of the map's ``share``. Who is to blame: the unit itself where it ran here and caught
+    its own stops (``stopped``; ``seconds``: how long it ran), else the executor
+    (``executor``: its name) when no unit of this process was running, else nobody: the unit got no time
+    (an earlier unit spent it). The stage names them (:mod:`desyr.stages.stops`)."""
+
+    executor: str = ""
+    seconds: float = 0.0
+    share: float = 0.0
 
 
 def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: Sequence[Any],
@@ -150,19 +213,57 @@ def checked_map(executor: Executor, fn: Callable[[Any], dict[str, Any]], items: 
     answers silently: it ends the run with one line naming the executor (``names``: the units' names).
     ``until``: a run's backstop (``time.time()``), by which a unit not back is stopped
     (:meth:`Executor.map_until`)."""
-    from desyr.stages.guard import contained
-
     batch = uuid.uuid4().hex[:12]
     keys = [f"{batch}/{i}" for i in range(len(items))]
     keyed = list(zip(keys, items))
-    with contained("executor", executor.name):
-        results = (executor.map(KeyedCall(fn), keyed) if until is None else
-                   executor.map_until(KeyedCall(fn), keyed, until))
+    if until is None:
+        with contained("executor", executor.name):
+            results = executor.map(KeyedCall(fn), keyed)
+    else:
+        results = _map_until(executor, KeyedCall(fn), keyed, until)
     if not isinstance(results, (list, tuple)) or len(results) != len(items):
         got = f"{len(results)} result(s)" if isinstance(results, (list, tuple)) else type(results).__name__
         raise PluginError(f"executor '{executor.name}' broke its contract: map returned {got} for "
                           f"{len(items)} unit(s); it must return one result per unit, in order")
     return [_own_record(executor, result, i, keys, names) for i, result in enumerate(results)]
+
+
+def _map_until(executor: Executor, call: KeyedCall, keyed: list[tuple[str, Any]], until: float) -> list[Any]:
+    """``executor.map_until`` under the run's budget, itself stopped :data:`EXECUTOR_GRACE` after ``until``
+    where a signal reaches it (every executor's map is called on the run's main thread): an executor
+    whose map sleeps or waits past the deadline is stopped as any component is. Then the units answered
+    in this process keep their records; if a unit ran late here (it caught its own stops), it counts as
+    stopped and the units after it got no time; else the executor was late and its units are unanswered
+    (:class:`Unanswered` says which)."""
+    share, started, stop = max(until - time.time(), 0.0), time.perf_counter(), until + EXECUTOR_GRACE
+    _HERE.done, _HERE.stop, _HERE.late = {}, stop, None
+    try:
+        with time_limit(max(stop - time.time(), 0.0)), contained("executor", executor.name):
+            return executor.map_until(call, keyed, until)
+    except (OutOfTime, _NoTimeLeft):
+        if time.time() < stop - 0.01:
+            raise          # a unit's own limit, left uncaught by its code: not this stop
+        return _stopped_map(executor.name, [key for key, _ in keyed], share, time.perf_counter() - started)
+    finally:
+        _HERE.done, _HERE.stop, _HERE.late = {}, None, None
+
+
+def _stopped_map(executor: str, keys: Sequence[str], share: float, seconds: float) -> list[Any]:
+    """The answers of a map stopped after ``seconds`` of its ``share``, unit by unit."""
+    late = _HERE.late
+    out: list[Any] = []
+    for key in keys:
+        if key == late:
+            out.append(Unanswered("stopped: it caught its stops past the run's backstop", stopped=True,
+                                  seconds=_HERE.ended - _HERE.since, share=share))
+        elif key in _HERE.done:
+            out.append(_HERE.done[key])
+        elif late is not None:
+            out.append(Unanswered("not run: an earlier unit spent the time", seconds=seconds, share=share))
+        else:
+            out.append(Unanswered(f"not answered: executor '{executor}' was stopped after {seconds:.1f} s",
+                                  executor=executor, seconds=seconds, share=share))
+    return out
 
 
 def _own_record(executor: Executor, result: object, i: int, keys: Sequence[str], names: Sequence[str] | None
@@ -187,6 +288,30 @@ def _own_record(executor: Executor, result: object, i: int, keys: Sequence[str],
 
 #: checks a stored record against the unit's item; raises when the record cannot be used
 RecordCheck = Callable[[Any, dict[str, Any]], object]
+#: a unit's key in the run's memo from its name and item (what the name does not cover, hashed in),
+#: or None where the unit must not be remembered
+MemoKey = Callable[[str, Any], "str | None"]
+
+
+class Memo:
+    """The records of units already computed in this run, kept in memory: a unit asked for again (the
+    quick searchers' seeds in the round with every searcher, a candidate that both seed waves pool, the
+    same candidate in a later escalation attempt) is answered from here instead of computed twice.
+    Escalation's attempts share one memo; the stage that runs the units says which record may be kept
+    (``keeps``) and what its key covers (:data:`MemoKey`)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, dict[str, Any]] = {}
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        record = self._records.get(key)
+        return None if record is None else copy.deepcopy(record)
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        self._records[key] = copy.deepcopy(record)
+
+    def __len__(self) -> int:
+        return len(self._records)
 
 
 @dataclass
@@ -197,17 +322,27 @@ class Units:
     store: RunStore | None = None
     counts: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0, "failed": 0})
     progress: Progress | None = None       # where a malformed stored record is reported
+    memo: Memo = field(default_factory=Memo)    # this run's computed units (escalation's attempts share it)
 
     def run(self, kind: str, named: Sequence[tuple[str, Any]], fn: Callable[[Any], dict[str, Any]],
-            check: RecordCheck | None = None, until: float | None = None) -> list[dict[str, Any] | UnitFailure]:
+            check: RecordCheck | None = None, until: float | None = None, memo_key: MemoKey | None = None,
+            fits: Callable[[Any, dict[str, Any]], bool] = lambda item, record: True
+            ) -> list[dict[str, Any] | UnitFailure]:
         """One record (or failure) per ``(name, item)``, in input order. A stored record is reused only
         if ``check(item, record)`` accepts it; a malformed one is a cache miss, computed again. ``until``:
         under a budget, when the executor stops waiting on a unit (each unit stops itself before, where
-        it can; one unit runs here, where only its own stop holds)."""
+        it can; one unit runs here, where only its own stop holds). With ``memo_key``, a unit this run
+        already computed is answered from the memo where ``fits(item, record)`` holds, and a computed
+        record is remembered where it holds for its own item (a failure, a stopped unit included, never)."""
         answers: list[dict[str, Any] | UnitFailure | None] = [None] * len(named)
         todo: list[int] = []
+        keys = [None if memo_key is None else memo_key(name, item) for name, item in named]
         for i, (name, item) in enumerate(named):
-            stored = self._stored(kind, name, item, check)
+            stored = self.memo.get(f"{kind}/{keys[i]}") if keys[i] is not None else None
+            if stored is not None and not fits(item, stored):
+                stored = None
+            if stored is None:
+                stored = self._stored(kind, name, item, check)
             if stored is None:
                 todo.append(i)
             else:
@@ -220,6 +355,9 @@ class Units:
         for i, result in zip(todo, results):
             answers[i] = result
             self.counts["failed" if isinstance(result, UnitFailure) else "computed"] += 1
+            key = keys[i]
+            if key is not None and not isinstance(result, UnitFailure) and fits(named[i][1], result):
+                self.memo.put(f"{kind}/{key}", result)
         assert all(a is not None for a in answers), "every unit is answered"
         return [a for a in answers if a is not None]
 

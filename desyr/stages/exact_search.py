@@ -15,6 +15,7 @@ import sympy as sp
 
 from desyr.config.spec import SolversSettings
 from desyr.errors import ConfigError
+from desyr.extension.guard import contained
 from desyr.extension.registry import Registry
 from desyr.extension.roles import ExactSearcher
 from desyr.model.candidates import Candidate
@@ -25,8 +26,7 @@ from desyr.model.problem import Problem
 from desyr.model.result import SolverCall
 from desyr.model.search import Proposals, SolverAttempt
 from desyr.stages.completion import complete_fields
-from desyr.stages.guard import contained
-from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
 
@@ -67,16 +67,21 @@ def propose_candidates(searchers: list[ExactSearcher], problem: Problem, time_li
     records: list[SolverCall] = []
     for searcher in searchers:
         began, share = time.perf_counter(), 0.0 if wall is None else max(wall - time.time(), 0.0)
+        if wall is not None and share <= 0:
+            no_time(progress or StderrLines(), "searcher", searcher.name, "propose()", "it proposes nothing")
+            records.append(SolverCall(searcher.name, "propose", 0.0, "skipped", "the run had no time left for it (--budget)"))
+            continue
+        at = None if wall is None else stop_time(wall, share, wall)
         try:
-            with stopped_at(None if wall is None else stop_time(wall, share, wall)), \
-                    contained("searcher", searcher.name), \
+            with stopped_at(at), contained("searcher", searcher.name), \
                     unchanged("searcher", searcher.name, {"problem": problem}):
                 found = searcher.propose(problem, time_limit)
                 if not isinstance(found, Proposals):
                     raise TypeError(f"propose returned {type(found).__name__}, not Proposals")
         except Stopped:
             note_stop(progress or StderrLines(), StoppedCall("searcher", searcher.name, time.perf_counter() - began,
-                                                             share, "it proposes nothing", "propose()"))
+                                                             share, "it proposes nothing", "propose()", late_by(at)),
+                      searcher)
             records.append(SolverCall(searcher.name, "propose", time.perf_counter() - began, "stopped",
                                       "stopped at the budget's wall"))
             continue

@@ -5,13 +5,14 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from desyr.errors import ConfigError, PluginError
+from desyr.extension.guard import overran, warn_at_component
 from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import (
     Candidate,
@@ -25,10 +26,9 @@ from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import jsonable
 from desyr.model.unknowns import starting_values
-from desyr.runtime.execution import serial_units
+from desyr.runtime.execution import MemoKey, Unanswered, Units, serial_units
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
-from desyr.stages.guard import overran, warn_at_component
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.refit_contract import (
     Tampered,
@@ -39,7 +39,7 @@ from desyr.stages.refit_contract import (
     family_points,
     in_family,
 )
-from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import BACKSTOP, Stopped, executor_stop, grace, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.stages.watch import unchanged
 from desyr.symbolic.expressions import ExpressionError, expression_text
@@ -124,21 +124,23 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     named = [(f"{scope}-{digest(setting, sorted((f, sp.srepr(e)) for f, e in c.search_expressions.items()))[:24]}",
               (refiner, c, unit_ctx)) for c in order]
     at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
-    records = [_unit_answer(r, time.perf_counter() - start)
-               for r in units.run("refit", named, refit_unit, check_refit_record, None if at is None else at + BACKSTOP)]
+    run = _Refits(units, ctx, None if at is None else at + BACKSTOP, start, share or 0.0)
+    records = run.in_turns(named) if scope == "refit" and not ctx.problem.unknowns else run.all(named)
+    answers = run.answers
     for i, (cand, record) in enumerate(zip(order, records), 1):
         apply_refit_record(cand, record, ctx.problem)
         ctx.progress.bar("refit", i, len(order), status=cand.refit.status if cand.refit else "failed")
     broken_refits(refiner, records)
     seconds = time.perf_counter() - start
-    stopped = [float(r["stopped"]) for r in records if r.get("stopped")]
+    stopped = [(float(r["stopped"]), float(r.get("late", 0.0))) for r in records if r.get("stopped")]
     if stopped:
         one = len(stopped) == 1
         note_stop(ctx.progress, StoppedCall(
-            "refiner", refiner.name, max(stopped), share or 0.0,
+            "refiner", refiner.name, max(stopped)[0], share or 0.0,
             f"{'that candidate counts' if one else 'those candidates count'} as not refit (timeout)",
-            "its refit" if len(records) == 1 else f"{len(stopped)} of its {len(records)} refits"))
-    elif share is not None:
+            "its refit" if len(records) == 1 else f"{len(stopped)} of its {len(records)} refits",
+            max(late for _, late in stopped)), refiner)
+    elif share is not None and not any(isinstance(a, Unanswered) and a.executor for a in answers):
         overran(refiner, "refiner", refiner.name, seconds, share, "Stage B's refits")
     counts: dict[str, int] = {}
     for c in pool:
@@ -147,6 +149,76 @@ def refine_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext, scope:
     ctx.progress.message(f"stage B: refit {len(pool)} candidate(s) in {time.perf_counter() - start:.2f} s "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     return RefitPassOutcome(len(order), counts, seconds)
+
+
+#: the refits of the first turn; each later turn doubles (a fixed schedule, not the executor's workers, so
+#: which candidates are refit is the same on every executor)
+FIRST_TURN = 2
+#: why a longer candidate is not refit
+SHORTER_EXACT = "not refit: a shorter candidate's refit already meets the physics to the exact tolerance"
+
+
+@dataclass(frozen=True)
+class _Refits:
+    """How one pool's refit units run: the run's units, its context, when the executor stops waiting
+    (under a budget) and when the pool's refits began."""
+
+    units: Units
+    ctx: RunContext
+    until: float | None
+    start: float
+    share: float
+    answers: list[Any] = field(default_factory=list)     # every unit's raw answer, for the overrun checks
+
+    def all(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        answers = self.units.run("refit", named, refit_unit, check_refit_record, self.until,
+                                 memo_key=_memo_key(self.ctx), fits=_finished)
+        executor_stop(self.ctx.progress, answers, self.units.executor)
+        self.answers.extend(answers)
+        return [_unit_answer(r, time.perf_counter() - self.start, self.share) for r in answers]
+
+    def in_turns(self, named: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """The refits shortest first, in turns of 2, 2, 4, 8, ... candidates; once a refit meets the
+        physics to the exact tolerance, no longer candidate is refit (it cannot be simpler, and the longest
+        trees were the slowest refits: two of them took 63 s of SSDE's Poisson 2-D attempt, after the
+        answer was refit)."""
+        records: list[dict[str, Any]] = []
+        turn = FIRST_TURN
+        while len(records) < len(named):
+            if any(_meets_physics(r, self.ctx.method.exact_tolerance) for r in records):
+                return records + [_failed_record(SHORTER_EXACT)] * (len(named) - len(records))
+            records += self.all(named[len(records):len(records) + turn])
+            turn = turn if len(records) <= FIRST_TURN else 2 * turn
+        return records
+
+
+def _meets_physics(record: dict[str, Any], tolerance: float) -> bool:
+    """A refit record whose interior and constraint residuals are both within ``tolerance``."""
+    values = [record.get("rho_r"), record.get("rho_c")]
+    return bool(record.get("expressions")) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v <= tolerance
+        for v in values if v is not None) and record.get("rho_r") is not None
+
+
+def _memo_key(ctx: RunContext) -> MemoKey:
+    """A refit's key in the run's memo: its unit name (scope, refiner settings, candidate) and what the
+    record also depends on, the teacher's values (eps_T and the checked cleaning read them), the points
+    and the method's constants, so a later attempt reuses a refit only where it would come out the same."""
+    teacher = b"" if ctx.teacher_values is None else np.ascontiguousarray(ctx.teacher_values).tobytes()
+    points = [np.ascontiguousarray(P).tobytes() for P in (ctx.points.refine, *ctx.points.constraints)]
+    salt = digest(teacher, *points, repr(ctx.method), repr(ctx.unknown_estimates))
+
+    def key(name: str, item: object) -> str:
+        return f"{name}-{salt[:24]}"
+
+    return key
+
+
+def _finished(item: object, record: dict[str, Any]) -> bool:
+    """A refit worth remembering: not one that the run's deadline cut short or skipped."""
+    refit = record.get("refit") if isinstance(record, dict) else None
+    return isinstance(refit, dict) and refit.get("status") != "timeout" and refit.get("reason") != OUT_OF_TIME \
+        and BROKE not in record
 
 
 def _unit_context(ctx: RunContext) -> RunContext:
@@ -171,7 +243,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         with stopped_at(at):
             return _refit_record(refiner, copy.copy(cand), ctx)
     except Stopped:
-        return _stopped_record(time.perf_counter() - start)
+        return {**_stopped_record(time.perf_counter() - start), "late": round(late_by(at), 3)}
 
 
 def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[str, Any]:
@@ -305,9 +377,13 @@ def _stopped_record(seconds: float) -> dict[str, Any]:
     return {**_failed_record(STOPPED, "timeout"), "stopped": round(seconds, 3)}
 
 
-def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float) -> dict[str, Any]:
+def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float, share: float) -> dict[str, Any]:
     """A refit unit's record; a unit that failed counts as failed, one the executor stopped waiting on
     as stopped."""
+    if isinstance(answer, Unanswered) and answer.stopped:     # it ran here and caught its stops
+        return {**_stopped_record(answer.seconds), "late": round(max(answer.seconds - share - grace(share), 0.0), 3)}
+    if isinstance(answer, Unanswered) and not answer.executor:
+        return _failed_record(OUT_OF_TIME)
     if isinstance(answer, UnitFailure):
         return _stopped_record(waited) if answer.stopped else _failed_record(answer.message)
     return answer

@@ -111,7 +111,8 @@ def verify_selection(selection: Selection, pristine: Problem, points: Verificati
 def series_truncation(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints) -> SeriesRecord | None:
     """How each field that is a series is cut on the verification points (terms kept, the proved tail
     bound reached), and where on the domain a tail bound holds; None for finite formulas."""
-    from desyr.symbolic.series import bound_on_part, evaluate_series, has_series, outer_sums
+    from desyr.symbolic.numeric import evaluate_series
+    from desyr.symbolic.series import bound_on_part, has_series, outer_sums
     fields: dict[str, SeriesField] = {}
     box = {s: (float(v.lo), float(v.hi)) for s, v in zip(problem.symbols, problem.variables)}
     for f in problem.fields:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -12,17 +13,27 @@ import numpy as np
 import sympy as sp
 
 from desyr.config.spec import SearchSettings
-from desyr.errors import ConfigError, DesyrError, PluginError
+from desyr.errors import ComponentError, ConfigError, DesyrError, PluginError
+from desyr.extension.guard import contained, overran, warn_at_component, warn_unsafe_info
 from desyr.extension.roles import Searcher, UnitFailure
 from desyr.model.context import RunContext, SearchInfo, SearchRun
 from desyr.model.frozen import thawed
 from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask, jsonable, teacher_fit_mse
-from desyr.runtime.execution import serial_units
+from desyr.runtime.execution import Unanswered, serial_units
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
-from desyr.stages.guard import contained, overran, warn_at_component
-from desyr.stages.stops import BACKSTOP, Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import (
+    BACKSTOP,
+    Stopped,
+    executor_stop,
+    grace,
+    late_by,
+    no_time,
+    note_stop,
+    stop_time,
+    stopped_at,
+)
 from desyr.symbolic.expressions import expression_text
 
 
@@ -43,13 +54,24 @@ def check_operators(searchers: list[Searcher], binary: Sequence[str], unary: Seq
 
 def run_search(searcher: Searcher, task: SearchTask, problem: Problem) -> tuple[list[ParetoMember], dict[str, Any], list[str]]:
     """One seeded search with the searcher's errors contained; its checked front, info and drops."""
-    # The searcher gets its own read-only copies: an edit in place is one line naming it (it would
-    # otherwise fit, and report losses on, samples the core does not score); Searcher.task_arrays
-    # gives a library the writable arrays it may need.
-    mine = replace(task, X=_read_only_copy(task.X), y=_read_only_copy(task.y))
     with contained("searcher", searcher.name):
-        answer = searcher.search(mine)
+        answer = searched(searcher, task)
     return checked_search_answer(searcher, answer, problem, task)
+
+
+def searched(searcher: Searcher, task: SearchTask) -> object:
+    """``searcher.search`` on its own read-only copies of the task's arrays (shared by ``desyr run`` and
+    :mod:`desyr.testing`): an edit in place is one error naming it (it would otherwise fit, and report
+    losses on, samples the core does not score); :meth:`Searcher.task_arrays` gives a library the
+    writable arrays it may need."""
+    mine = replace(task, X=_read_only_copy(task.X), y=_read_only_copy(task.y))
+    try:
+        return searcher.search(mine)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ComponentError(f"it wrote into the task's arrays, which are read-only ({exc}); copy them, or "
+                             "take writable copies from self.task_arrays(task)") from exc
 
 
 def _read_only_copy(values: np.ndarray) -> np.ndarray:
@@ -86,6 +108,7 @@ def checked_search_answer(searcher: Searcher, answer: object, problem: Problem, 
     if dropped:
         warn_at_component(searcher, f"searcher '{searcher.name}' returned {len(dropped)} unusable front member(s), "
                           "dropped: " + "; ".join(dropped[:3]))
+    warn_unsafe_info(searcher, "searcher", "SearchResult.info", info)
     return members, jsonable(info), dropped
 
 
@@ -196,19 +219,21 @@ def search_fields(searchers: list[Searcher], settings: SearchSettings, ctx: RunC
                          f"({len(seeds)} per field and searcher) on {units.executor.name} x {units.executor.workers}")
     began = time.perf_counter()
     records = units.run("search", named, search_unit, check_search_record,
-                        None if limit is None else limit.backstop(ctx.deadline))
+                        None if limit is None else limit.backstop(ctx.deadline), memo_key=search_memo_key,
+                        fits=within_limit)
     _overruns(named, records, cap)
+    executor_stop(ctx.progress, records, units.executor)
     _stops(named, records, cap, time.perf_counter() - began, ctx)
     fronts: dict[tuple[str, str], list[tuple[int, list[ParetoMember]]]] = {}
     for (_, (searcher, task, _, _)), record in zip(named, records):
-        if isinstance(record, UnitFailure) and record.stopped:
+        if isinstance(record, UnitFailure) and (record.stopped or isinstance(record, Unanswered)):
             record = _stopped_record(task, time.perf_counter() - began)
         if isinstance(record, UnitFailure):
             raise record.error if isinstance(record.error, DesyrError) else ConfigError(
                 f"searcher '{searcher.name}' search (seed {task.seed}): {record.message}")
         front = _front_of(record, problem)
         for category, text in record.get("warnings", []):
-            warn_at_component(searcher, text, _WARNINGS.get(category, RuntimeWarning))
+            warn_at_component(searcher, text, _WARNINGS.get(category, RuntimeWarning), kind=warning_kind(text))
         fronts.setdefault((task.field_name, searcher.name), []).append((task.seed, front))
         info.runs.append(SearchRun(task.field_name, task.seed, len(front), 0, record["seconds"],
                                    record["front"], record["dropped"], {**record["info"], "searcher": searcher.name}))
@@ -234,6 +259,37 @@ class SearchLimit:
         return None if at is None else at + BACKSTOP
 
 
+def search_memo_key(name: str, item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) -> str:
+    """A search's key in the run's memo: its unit name (field, seed, the teacher's values) and the
+    settings the name leaves out (the searcher's, the library, the size, the budget), so the quick
+    searchers' seeds are not searched again in the round with every searcher, and a search with
+    another library or budget never reuses a front."""
+    searcher, task, _, _ = item
+    budget = sorted((k, v) for k, v in task.budget.items() if k != "time_limit")     # within_limit's part
+    return digest(name, searcher.name, sorted(searcher.settings.items()), task.binary, task.unary, task.max_size,
+                  budget, task.variables, task.time, task.centres)
+
+
+#: a search that took less than this part of its clock limit was not cut short by it
+UNCUT_SHARE = 0.5
+
+
+def within_limit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None], record: dict[str, Any]) -> bool:
+    """Whether a remembered search answers this one: it was not stopped, and it took less than half of
+    every limit it had and this task has (a clock limit in its budget, its share of the budget, the time
+    left to the stage's deadline), so none cut it short and its front is what this search would find.
+    (Asked when a search is remembered too: then the time left is what its own search left over.)"""
+    _, task, _, limit = item
+    took = record.get("seconds")
+    if record.get("stopped") or not isinstance(took, (int, float)) or isinstance(took, bool):
+        return False
+    limits = [task.budget.get("time_limit"), None if limit is None else limit.seconds,
+              None if task.deadline is None else task.seconds_left()]
+    return all(took < UNCUT_SHARE * float(v) for v in limits
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) and \
+        not (task.deadline is not None and task.seconds_left() <= 0)
+
+
 def round_centres(problem: Problem) -> tuple[dict[str, float], ...]:
     """The centres of the domain's round shapes (none on a box)."""
     return problem.geometry.centres() if problem.geometry is not None else ()
@@ -255,20 +311,41 @@ def _overruns(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: 
 
 def _stops(named: Sequence[tuple[str, Any]], records: Sequence[object], cap: float | None, waited: float,
            ctx: RunContext) -> None:
-    """One line per searcher whose searches were stopped (each left out of the pool)."""
-    stopped: dict[str, list[tuple[float, float]]] = {}     # searcher -> (seconds, share) of each stopped search
+    """One line per searcher whose searches were stopped (each left out of the pool), and one per searcher
+    with searches the run had no time left for (not blamed: their turn came after the deadline)."""
+    stopped: dict[str, list[tuple[float, float, float]]] = {}    # searcher -> (seconds, share, late) of each
+    unstarted: dict[str, int] = {}
+    unanswered: dict[str, int] = {}
     total: dict[str, int] = {}
+    by_name: dict[str, Searcher] = {}
     for (_, (searcher, _, _, _)), record in zip(named, records):
         total[searcher.name] = total.get(searcher.name, 0) + 1
-        if isinstance(record, UnitFailure) and record.stopped:
-            stopped.setdefault(searcher.name, []).append((waited, cap or 0.0))
+        by_name[searcher.name] = searcher
+        if isinstance(record, Unanswered) and record.stopped:         # it ran here and caught its stops
+            stopped.setdefault(searcher.name, []).append((record.seconds, cap or 0.0,
+                                                          max(record.seconds - (cap or 0.0) - grace(cap or 0.0), 0.0)))
+        elif isinstance(record, Unanswered) and record.executor:
+            unanswered[searcher.name] = unanswered.get(searcher.name, 0) + 1
+        elif isinstance(record, Unanswered) or isinstance(record, dict) and record.get("no_time"):
+            unstarted[searcher.name] = unstarted.get(searcher.name, 0) + 1
+        elif isinstance(record, UnitFailure) and record.stopped:
+            stopped.setdefault(searcher.name, []).append((waited, cap or 0.0, 0.0))
         elif isinstance(record, dict) and record.get("stopped"):
-            stopped.setdefault(searcher.name, []).append((float(record["seconds"]), float(record["share"])))
+            stopped.setdefault(searcher.name, []).append((float(record["seconds"]), float(record["share"]),
+                                                          float(record.get("late", 0.0))))
     for name, calls in stopped.items():
-        seconds, share = max(calls)
-        what = f"the longest of {len(calls)} of its {total[name]} searches" if total[name] > 1 else "its search"
+        seconds, share, late = max(calls)
+        what = ("its search" if total[name] == 1 else f"1 of its {total[name]} searches" if len(calls) == 1 else
+                f"the longest of {len(calls)} of its {total[name]} searches")
         note_stop(ctx.progress, StoppedCall("searcher", name, seconds, share,
-                                            f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what))
+                                            f"{'they are' if len(calls) > 1 else 'it is'} left out of the pool", what,
+                                            late), by_name[name])
+    for name, count in unstarted.items():
+        what = f"{count} of its {total[name]} searches" if total[name] > 1 else "its search"
+        no_time(ctx.progress, "searcher", name, what, f"{'they are' if count > 1 else 'it is'} left out of the pool")
+    for name, count in unanswered.items():
+        ctx.progress.message(f"stage A: {count} of the {total[name]} {name} search(es) not answered: the executor "
+                             "was stopped (the searcher is not to blame)")
 
 
 def _stopped_record(task: SearchTask, seconds: float, share: float = 0.0) -> dict[str, Any]:
@@ -310,6 +387,8 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
         deadline = min(task.deadline, time.time() + limit.seconds)
         task, at = replace(task, deadline=deadline), limit.stop(deadline)
     share = task.seconds_left()
+    if at is not None and share <= 0:
+        return {**_stopped_record(task, 0.0), "no_time": True}      # its turn came after its deadline
     # warnings are recorded and re-issued by the caller: a worker process has no one to show them to
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -317,11 +396,17 @@ def search_unit(item: tuple[Searcher, SearchTask, Problem, SearchLimit | None]) 
             with stopped_at(at):
                 front, info, dropped = run_search(searcher, task, problem)
         except Stopped:
-            return _stopped_record(task, time.perf_counter() - t0, share)
+            return {**_stopped_record(task, time.perf_counter() - t0, share), "late": round(late_by(at), 3)}
     return {"field": task.field_name, "seed": task.seed, "seconds": round(time.perf_counter() - t0, 3),
             "front": [{"expression": expression_text(m.expression), "complexity": m.complexity, "loss": m.loss}
                       for m in front], "dropped": dropped, "info": info,
             "warnings": [[w.category.__name__, str(w.message)] for w in caught]}
+
+
+def warning_kind(text: str) -> str:
+    """What a search's warning says, without its numbers and details: one search's warning and the next's
+    of the same kind are shown once in a run (their counts and losses differ)."""
+    return re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", text.split(" (", 1)[0].split(":", 1)[0])
 
 
 _WARNINGS: dict[str, type[Warning]] = {c.__name__: c for c in (RuntimeWarning, UserWarning, DeprecationWarning,

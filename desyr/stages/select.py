@@ -5,12 +5,13 @@ import math
 import time
 
 from desyr.errors import PluginError
+from desyr.extension.guard import contained, overran
 from desyr.extension.roles import Gate, GateDecision
 from desyr.model.candidates import Candidate, candidate_view, changed_fields
+from desyr.model.constants import METHOD, MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection, StoppedCall
-from desyr.stages.guard import contained, overran
-from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import Stopped, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
 
@@ -36,14 +37,15 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
             status = c.refit.status if c.refit else "not refit"
             verdicts[c.id] = ("eligibility", f"no finite refined expression ({status}: "
                                              f"{c.refit.reason if c.refit else '-'})")
-    records = []
+    records: list[GateRecord] = []
     for gate in gates:
         decision = _bounded_gate(gate, survivors, ctx, at)
-        kept_ids = {c.id for c in decision.kept}
-        unexplained = [c.id for c in survivors if c.id not in kept_ids and c.id not in decision.removed]
-        removed = {**decision.removed, **{i: "removed without a reason" for i in unexplained}}
-        verdicts.update((c.id, (gate.name, removed[c.id])) for c in survivors if c.id in removed)
-        records.append(GateRecord(gate.name, decision.active, decision.note, sorted(kept_ids), removed))
+        _record(records, verdicts, gate.name, decision, survivors)
+        survivors = list(decision.kept)
+    if any(r.note.startswith(PASSED_OVER) for r in records) and survivors:
+        # a gate passed over under --budget decided nothing: the physics still does (cheap, the core's own)
+        decision = physics_fallback(survivors, getattr(ctx, "method", METHOD))
+        _record(records, verdicts, PHYSICS_FALLBACK, decision, survivors)
         survivors = list(decision.kept)
     fallback = None
     if len(survivors) > 1:
@@ -53,22 +55,60 @@ def run_gates(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Sele
     return Selection(survivors[0] if survivors else None, records, fallback, time.perf_counter() - start, verdicts)
 
 
+def _record(records: list[GateRecord], verdicts: dict[str, tuple[str, str]], name: str, decision: GateDecision,
+            survivors: list[Candidate]) -> None:
+    """The gate's record, and who removed each candidate it removed and why."""
+    kept_ids = {c.id for c in decision.kept}
+    unexplained = [c.id for c in survivors if c.id not in kept_ids and c.id not in decision.removed]
+    removed = {**decision.removed, **{i: "removed without a reason" for i in unexplained}}
+    verdicts.update((c.id, (name, removed[c.id])) for c in survivors if c.id in removed)
+    records.append(GateRecord(name, decision.active, decision.note, sorted(kept_ids), removed))
+
+
+#: how the note of a gate passed over under ``--budget`` begins (stopped, or not started)
+PASSED_OVER = "passed over (--budget)"
+#: the record of the core's physics check after a gate was passed over
+PHYSICS_FALLBACK = "physics_fallback"
+
+
+def physics_fallback(pool: list[Candidate], method: MethodConstants) -> GateDecision:
+    """What the selection rests on when a gate was passed over under a budget: the finite candidates,
+    the converged ones among them if any, and of those the ones whose physics score is within the
+    physics tolerance of the best (``Phi <= physics_factor x minimum + physics_absolute``, as the
+    paper's physics gate); the preference order then picks the simplest. A gate that was passed over
+    decided nothing, and without this the preference order alone would prefer a simpler candidate
+    that does not solve the equations over one that does."""
+    finite = [c for c in pool if c.finite()]
+    if not finite:
+        return GateDecision(list(pool), active=False, note="no finite candidate: every candidate kept")
+    converged = [c for c in finite if c.converged] or finite
+    best = min(float(c.phi) for c in converged if c.phi is not None)
+    limit = method.physics_factor * best + method.physics_absolute
+    kept = [c for c in converged if c.phi is not None and c.phi <= limit]
+    removed = {c.id: ("non-finite expression or selection quantities" if c not in finite else
+                      "not converged" if c not in converged else
+                      f"physics score {c.phi:.3g} > {limit:.3g}") for c in pool if c not in kept}
+    return GateDecision(kept, removed, note=f"a gate was passed over (--budget): the physics decides; minimum "
+                                            f"physics score = {best:.3g}")
+
+
 def _bounded_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext, at: float | None) -> GateDecision:
     """:func:`apply_gate` until the gates' stop time ``at``: a gate stopped there, or not started because
     it had passed, keeps every candidate (with a note); one that overran its share is named."""
     if at is None:
         return apply_gate(gate, survivors, ctx)
     if time.time() >= at:
-        return GateDecision(list(survivors), active=False, note="not run: the gates' stop time had passed (--budget)")
+        return GateDecision(list(survivors), active=False,
+                            note=f"{PASSED_OVER}: not run, the gates' stop time had passed")
     share, start = ctx.seconds_left(), time.perf_counter()
     try:
         with stopped_at(at):
             decision = apply_gate(gate, survivors, ctx)
     except Stopped:
         took = time.perf_counter() - start
-        note_stop(ctx.progress, StoppedCall("gate", gate.name, took, share,
-                                            "it removes no candidate, and no gate starts after it", "apply()"))
-        return GateDecision(list(survivors), active=False, note=f"stopped after {took:.1f} s (--budget): "
+        note_stop(ctx.progress, StoppedCall("gate", gate.name, took, share, "it removes no candidate, no gate starts "
+                                            "after it, and the physics decides", "apply()", late_by(at)), gate)
+        return GateDecision(list(survivors), active=False, note=f"{PASSED_OVER}: stopped after {took:.1f} s, "
                             "removed no candidate")
     overran(gate, "gate", gate.name, time.perf_counter() - start, share, "apply()")
     return decision

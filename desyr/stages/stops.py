@@ -11,7 +11,7 @@ a stop time a grace after it (:func:`stop_time`: the grace of an overrun warning
   it there, and the run stops waiting a moment later and stops the worker
   (:meth:`desyr.extension.roles.Executor.map_until`);
 - elsewhere (the Python API called off the main thread, an executor's threads) nothing can stop a
-  call: it runs to its end and an overrun warning names it (:func:`desyr.stages.guard.overran`).
+  call: it runs to its end and an overrun warning names it (:func:`desyr.extension.guard.overran`).
 
 Each stop is one line naming the component, its role, how long it ran and what the run did instead
 (:class:`~desyr.model.outcomes.StoppedCall`), kept for ``result.json`` (``stopped``).
@@ -19,15 +19,16 @@ Each stop is one line naming the component, its role, how long it ran and what t
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 
 from desyr.errors import DesyrError
+from desyr.extension.guard import OVERRUN_GRACE, OVERRUN_SHARE, overran
 from desyr.model.context import Reporter
-from desyr.model.outcomes import StoppedCall
-from desyr.stages.guard import OVERRUN_GRACE, OVERRUN_SHARE
+from desyr.model.outcomes import LATE_STOP, StoppedCall
+from desyr.runtime.execution import Unanswered
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 #: seconds past the run's wall by which every call is stopped: the verdict follows within the budget's +10 s
@@ -61,6 +62,15 @@ class Stopped(DesyrError):
         self.record = record
 
 
+class NoTime(Stopped):
+    """A call the run did not start: its deadline had passed before its turn (:func:`no_time` named it)."""
+
+
+def late_by(at: float | None) -> float:
+    """Seconds past the stop time ``at`` now (0 without one): how long a stopped call caught the stops."""
+    return 0.0 if at is None else max(time.time() - at, 0.0)
+
+
 @contextmanager
 def stopped_at(at: float | None) -> Iterator[None]:
     """Raise :class:`Stopped` in the block at ``at`` (``time.time()``; None: no stop), where a signal can
@@ -91,9 +101,42 @@ def noting_stops() -> Iterator[list[StoppedCall]]:
         _NOTED.reset(token)
 
 
-def note_stop(progress: Reporter, stop: StoppedCall) -> None:
-    """One line naming the stopped component (shown even when quiet); kept for the run's result."""
+def note_stop(progress: Reporter, stop: StoppedCall, component: object = None) -> None:
+    """One line naming the stopped component (shown even when quiet); kept for the run's result. A call
+    that caught the stops for a while (``stop.late``) is also named in the overrun warning, at the
+    ``component``'s source."""
     progress.warning(stop.line())
+    if component is not None and stop.late >= LATE_STOP:
+        overran(component, stop.role, stop.name, stop.seconds, stop.share, stop.what)
     noted = _NOTED.get()
     if noted is not None:
-        noted.append(replace(stop, seconds=round(stop.seconds, 3), share=round(stop.share, 3)))
+        noted.append(replace(stop, seconds=round(stop.seconds, 3), share=round(stop.share, 3),
+                             late=round(stop.late, 3)))
+
+
+def no_time(progress: Reporter, role: str, name: str, what: str, instead: str) -> None:
+    """One line: the run had no time left for a call (its deadline passed before its turn), naming the
+    call that spent it where one was stopped; the component is not blamed (it is not in ``stopped``)."""
+    progress.warning(f"the run had no time left for {role} '{name}' ({what}; {spent_by()}): {instead}")
+
+
+def noted_stops() -> list[StoppedCall]:
+    """The calls stopped so far in this run (:func:`noting_stops`), in order."""
+    return list(_NOTED.get() or ())
+
+
+def spent_by() -> str:
+    """Who spent the run's budget: the first call stopped in the run, else the budget itself."""
+    noted = _NOTED.get()
+    if noted:
+        return f"{noted[0].role} '{noted[0].name}' overran its share and was stopped"
+    return "the budget was spent"
+
+
+def executor_stop(progress: Reporter, records: Sequence[object], executor: object) -> None:
+    """One line naming the executor when its map was stopped at the run's backstop: the units it had not
+    answered are not their components' fault (:class:`~desyr.runtime.execution.Unanswered`)."""
+    first = next((r for r in records if isinstance(r, Unanswered) and r.executor), None)
+    if first is not None:
+        note_stop(progress, StoppedCall("executor", first.executor, first.seconds, first.share,
+                                        "the units it had not answered count as not run", "map()"), executor)

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from desyr.errors import ConfigError
+from desyr.extension.guard import contained, overran, warn_unsafe_info
 from desyr.extension.registry import Registry
 from desyr.extension.roles import Teacher, TeacherModel
 from desyr.model.context import RunContext, TeacherInfo
 from desyr.model.outcomes import StoppedCall, TeacherOutcome
 from desyr.model.search import jsonable
-from desyr.stages.guard import contained, overran
+from desyr.runtime.store import digest
 from desyr.stages.run_components import component
-from desyr.stages.stops import Stopped, note_stop, stop_time, stopped_at
+from desyr.stages.stops import NoTime, Stopped, late_by, no_time, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,25 +37,58 @@ def teach(registry: Registry, ctx: RunContext, teacher: Teacher) -> TeacherOutco
     stop time is stopped, named in one line, and :class:`~desyr.stages.stops.Stopped` raised."""
     start = time.perf_counter()
     share = None if ctx.deadline is None else ctx.seconds_left()
+    if share is not None and share <= 0:
+        no_time(ctx.progress, "teacher", teacher.name, "prepare() and predict()", _WITHOUT_VALUES)
+        raise NoTime()
     ctx.progress.message(f"teacher: {teacher.name}")
+    at = None if share is None else stop_time(ctx.deadline, share, ctx.wall)
     try:
-        with stopped_at(None if share is None else stop_time(ctx.deadline, share, ctx.wall)), \
-                contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
+        with stopped_at(at), contained("teacher", teacher.name), \
+                unchanged("teacher", teacher.name, context_parts(ctx)):
             model = checked_model(teacher.prepare(ctx.problem, ctx), teacher.name)
             raw = model.predict(ctx.points.search)
     except Stopped:
-        stop = StoppedCall("teacher", teacher.name, time.perf_counter() - start, share or 0.0,
-                           "without its values no search runs: the attempt selects no candidate",
-                           "prepare() and predict()")
-        note_stop(ctx.progress, stop)
+        stop = StoppedCall("teacher", teacher.name, time.perf_counter() - start, share or 0.0, _WITHOUT_VALUES,
+                           "prepare() and predict()", late_by(at))
+        note_stop(ctx.progress, stop, teacher)
         raise Stopped(stop) from None
     values = checked_teacher_values(raw, len(ctx.points.search), ctx.problem.fields, teacher.name)
     seconds = time.perf_counter() - start
     if share is not None:
         overran(teacher, "teacher", teacher.name, seconds, share, "prepare() and predict()")
     with contained("teacher", teacher.name), unchanged("teacher", teacher.name, context_parts(ctx)):
-        info = TeacherInfo(teacher.name, jsonable(model.info()))
+        facts = model.info()
+        info = TeacherInfo(teacher.name, jsonable(facts))
+    warn_unsafe_info(teacher, "teacher", "info()", facts)
     return TeacherOutcome(info, values, seconds, model)
+
+
+def smaller_teacher(registry: Registry, spec: RunSpec, teacher: Teacher) -> Teacher | None:
+    """The configured teacher at its smaller budget (``Teacher.smaller_budget``), or None where it has none."""
+    from desyr.config.spec import frozen, thawed
+
+    options = teacher.smaller_budget()
+    if not options:
+        return None
+    smaller = frozen({**thawed(spec.teacher.options), **options})
+    return make_teacher(registry, replace(spec, teacher=replace(spec.teacher, options=smaller)))
+
+
+def teacher_key(ctx: RunContext, teacher: Teacher) -> str:
+    """What makes two attempts' teachers the same: the plugin, its settings, the seed and the search points."""
+    return digest(teacher.name, sorted(teacher.settings.items()), ctx.seed,
+                  np.ascontiguousarray(ctx.points.search).tobytes())
+
+
+def reused_teacher(ctx: RunContext, teacher: Teacher, earlier: TeacherOutcome | None) -> TeacherOutcome | None:
+    """An earlier attempt's teacher with the same settings (escalation's search-side steps change only the
+    searches), as this attempt's: it costs no time, and its facts say ``reused``; None when there is none."""
+    if earlier is None:
+        return None
+    ctx.progress.message(f"teacher: {teacher.name}, with an earlier attempt's settings: that teacher is reused")
+    return replace(earlier, seconds=0.0, info=replace(earlier.info, facts={**earlier.info.facts, "reused": True}))
+
+_WITHOUT_VALUES = "without its values no search runs: the attempt selects no candidate"
 
 
 def with_teacher(ctx: RunContext, taught: TeacherOutcome) -> RunContext:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def make_quick_bench(registry: Registry, out: str | Path, seeds: int = 2, quiet: bool = True) -> tuple[Path, str]:
     """Run (or resume) the plugin's tiny bench in ``out``; returns ``out`` and the plugin's note."""
     from desyr.bench.suite import bench
-    from desyr.extension.contributed import study_bench
+    from desyr.extension.declared import study_bench
     from desyr.runtime.progress import Progress
 
     offered = study_bench(registry)

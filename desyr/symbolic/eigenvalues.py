@@ -36,26 +36,11 @@ MAX_INDEX = 1_000_000
 MAX_ORDER = 50
 
 
-def _raised(latex: Callable[[Any, Any], str]) -> Callable[..., str]:
-    """A LaTeX method that also takes SymPy's ``exp`` (the printer passes it for the base of a power, as in
-    ``besseljzero(0, n)**2``: a method without it failed the run's report)."""
-    def printed(self: Any, printer: Any, exp: Any = None) -> str:
-        text = latex(self, printer)
-        return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
-    printed.__doc__ = latex.__doc__
-    return printed
-
-
 class EigenvalueFunction(sp.Function):  # type: ignore[misc]  # SymPy's classes are untyped (Any)
     """A positive real number that no closed form gives; subclasses say how to compute it."""
 
     #: the argument positions of the index k and of the constants
     index_position = 1
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "_latex" in cls.__dict__:
-            cls._latex = _raised(cls.__dict__["_latex"])
 
     def _eval_is_real(self) -> bool:
         return True
@@ -71,6 +56,16 @@ class EigenvalueFunction(sp.Function):  # type: ignore[misc]  # SymPy's classes 
 
     def _eval_is_zero(self) -> bool:
         return False
+
+    def _latex(self, printer: Any, exp: str | None = None) -> str:
+        # SymPy's printer passes a power's exponent to a function's own printer (k_n^2 in a heat series)
+        text = self.latex_symbol(printer)
+        return text if exp is None else f"\\left({text}\\right)^{{{exp}}}"
+
+    def latex_symbol(self, printer: Any) -> str:
+        """The value's symbol in LaTeX (its name and arguments, by default)."""
+        args = ", ".join(printer._print(a) for a in self.args)
+        return f"\\operatorname{{{type(self).__name__}}}\\left({args}\\right)"
 
     @property
     def index(self) -> sp.Expr:
@@ -128,7 +123,7 @@ class besseljzero(EigenvalueFunction):  # noqa: N801 - the name the expression l
         zeros = np.asarray(jn_zeros(nu, count), dtype=float)
         return np.asarray(zeros - jv(nu, zeros) / jvp(nu, zeros, 1))    # one Newton step: to the last bit
 
-    def _latex(self, printer: Any) -> str:
+    def latex_symbol(self, printer: Any) -> str:
         return f"j_{{{printer._print(self.args[0])},{printer._print(self.args[1])}}}"
 
 
@@ -153,7 +148,7 @@ class besseljpzero(EigenvalueFunction):  # noqa: N801 - the name the expression 
         zeros = np.asarray(jnp_zeros(nu, count), dtype=float)
         return np.asarray(zeros - jvp(nu, zeros, 1) / jvp(nu, zeros, 2))
 
-    def _latex(self, printer: Any) -> str:
+    def latex_symbol(self, printer: Any) -> str:
         return f"j'_{{{printer._print(self.args[0])},{printer._print(self.args[1])}}}"
 
 
@@ -185,7 +180,7 @@ class robinroot(EigenvalueFunction):  # noqa: N801 - the name the expression lan
         from desyr.symbolic.robin import roots_float
         return roots_float(tuple(constants), count)
 
-    def _latex(self, printer: Any) -> str:
+    def latex_symbol(self, printer: Any) -> str:
         rest = ", ".join(printer._print(a) for a in self.args[1:])
         return f"\\operatorname{{robinroot}}_{{{printer._print(self.args[0])}}}\\left({rest}\\right)"
 

@@ -7,58 +7,17 @@ enclose (an unknown symbol or function, a pole in the interval) raises :class:`U
 """
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 
 import mpmath
 import sympy as sp
 from mpmath import iv
 
 from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.symbolic.interval_numbers import Unenclosed, ends, excludes_zero, interval_precision, number
 
-PREC = 80
 Intervals = Mapping[sp.Symbol, "iv.mpf"]
-
-
-class Unenclosed(Exception):
-    """The expression cannot be enclosed on these intervals."""
-
-
-@contextlib.contextmanager
-def interval_precision(bits: int = PREC) -> Iterator[None]:
-    before = iv.prec
-    iv.prec = bits
-    try:
-        yield
-    finally:
-        iv.prec = before
-
-
-def number(value: sp.Expr) -> iv.mpf:
-    """An interval holding the exact number ``value``."""
-    if value.is_Integer:
-        return iv.mpf(int(value))
-    if value.is_Rational:
-        return iv.mpf(int(value.p)) / iv.mpf(int(value.q))
-    if value is sp.pi:
-        return iv.pi
-    if value is sp.E:
-        return iv.e
-    if isinstance(value, sp.Float):
-        return iv.mpf(mpmath.mpf(value._mpf_))
-    if value.is_number:
-        mid = mpmath.mpf(str(sp.N(value, 40)))
-        if not mpmath.isfinite(mid):
-            raise Unenclosed(f"{value} is not finite")
-        spread = abs(mid) * mpmath.mpf(2) ** -100 + mpmath.mpf(2) ** -300
-        return iv.mpf([mid - spread, mid + spread])
-    raise Unenclosed(f"{value} is not a number")
-
-
-def excludes_zero(value: iv.mpf) -> bool:
-    """Whether the interval holds no 0."""
-    return bool(value.a > 0 or value.b < 0)
 
 
 def _power(base: iv.mpf, exponent: sp.Expr) -> iv.mpf:
@@ -143,12 +102,6 @@ def enclose(expr: sp.Expr, intervals: Intervals) -> iv.mpf:
     if function is None or len(expr.args) != 1:
         raise Unenclosed(f"cannot enclose {type(expr).__name__}")
     return function(enclose(expr.args[0], intervals))
-
-
-def ends(value: iv.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """An interval's ends as plain numbers."""
-    low, high = value._mpi_
-    return mpmath.mpf(low), mpmath.mpf(high)
 
 
 def supremum(expr: sp.Expr, intervals: Intervals) -> float:

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import Linear, linear
 from desyr.symbolic.eigenvalues import EigenvalueFunction
-from desyr.symbolic.enclosure import magnitude, supremum
+from desyr.symbolic.enclosure import Intervals, magnitude, supremum
+from desyr.symbolic.majorant_form import Majorant, NoMajorant, remembered
 
-if TYPE_CHECKING:
-    from desyr.symbolic.majorant import Majorant, Reader
+
+class Reader(Protocol):
+    """What the exponent's bound reads of a term's reader (:class:`desyr.symbolic.majorant.Reader`): the
+    index, the box's intervals, the first index the majorant holds from, and two questions about a factor."""
+
+    n: sp.Symbol
+    intervals: Intervals
+    start: int
+
+    def absolute(self, expr: sp.Expr) -> sp.Expr: ...
+
+    def sign(self, expr: sp.Expr) -> int: ...
+
 
 #: relative margin added to each bounded coefficient (the products below are rounded to doubles)
 _MARGIN = 1e-12
@@ -21,7 +33,6 @@ _MARGIN = 1e-12
 
 def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
     """A majorant of the product of the exponential ``factors``."""
-    from desyr.symbolic.majorant import Majorant, NoMajorant
     exponent, scale = sp.Integer(0), 1.0
     for factor in factors:
         base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
@@ -51,7 +62,6 @@ def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
 def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
     """``2/(1 - exp(-2*b))`` with ``b`` the least of ``|B|`` from the start on (``|B| >= b(n)``, ``b``
     nondecreasing and positive at the start)."""
-    from desyr.symbolic.majorant import NoMajorant
     a2, a1, a0 = (-c for c in quadratic_top(reader, -size))
     start = reader.start
     least = a2 * start * start + a1 * start + a0
@@ -62,7 +72,6 @@ def _reciprocal_sinh(reader: Reader, size: sp.Expr) -> float:
 
 def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, float]:
     """``|base|**power <= exp(term)``: ``power`` of one sign from the start on, ``|base|`` enclosed."""
-    from desyr.symbolic.majorant import NoMajorant
     top = magnitude(base, reader.intervals)
     if reader.sign(power) > 0:
         if top == 0:
@@ -77,7 +86,6 @@ def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, floa
 def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, float]:
     """``(alpha, beta, gamma)`` with ``exponent <= alpha*n**2 + beta*n + gamma`` over the box and for
     every index from the start on."""
-    from desyr.symbolic.majorant import NoMajorant, remembered
     plan = remembered("exponent", (exponent, reader.n, reader.start), lambda: _exponent_plan(reader, exponent))
     coefficients: dict[tuple[int, ...], float] = {}
     for group in plan.groups:
@@ -132,7 +140,6 @@ def _exponent_plan(reader: Reader, exponent: sp.Expr) -> _Plan:
     number coefficients, the sum over its groups of ``g(n)*sup(h)`` where ``g >= 0``, else ``g(n)*inf(h)``
     (the ``h`` of equal ``g`` added first, so that ``n*pi*|y| - n*pi`` is ``n*pi*(|y| - 1)``, whose top is
     0).  Only the enclosures of ``h`` depend on the box: the rest is read once per exponent."""
-    from desyr.symbolic.majorant import NoMajorant
     gathered: dict[sp.Expr, list[sp.Expr]] = {}
     for term in sp.Add.make_args(exponent):
         index_part: list[sp.Expr] = []

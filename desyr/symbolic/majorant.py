@@ -21,99 +21,21 @@ How a term is read (``docs/series.md``):
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 import sympy as sp
 
 from desyr.symbolic.eigen_bounds import Linear, Unbounded, at_zero, linear
 from desyr.symbolic.eigenvalues import EigenvalueFunction
-from desyr.symbolic.enclosure import Intervals, Unenclosed, interval_precision, least_magnitude, magnitude, supremum
+from desyr.symbolic.enclosure import Intervals, least_magnitude, magnitude, supremum
+from desyr.symbolic.exponent import exponent_bound
+from desyr.symbolic.interval_numbers import interval_precision
+from desyr.symbolic.majorant_form import FAILURES, Majorant, NoMajorant, product_up, remembered
 
 #: the first indices a majorant may start from (a denominator may vanish near the first index only)
 STARTS = (1, 2, 4, 8, 16, 64)
-
-
-class NoMajorant(Exception):
-    """No majorant of this form could be shown."""
-
-
-#: what a majorant cannot be shown through (the next start is tried)
-FAILURES = (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
-            OverflowError)
-T = TypeVar("T")
-#: the readings of a term's parts that do not depend on the box (signs in the index, the algebraic part's
-#: quotient in ``w``, the exponent's groups), by part, index and start: a run bounds the same sum on
-#: hundreds of boxes (desyr.symbolic.series_numeric splits its points), and only the enclosures differ
-_READ: dict[tuple[object, ...], tuple[bool, object]] = {}
-READ_KEPT = 4096
-
-
-def remembered(kind: str, key: tuple[object, ...], read: Callable[[], T]) -> T:
-    """``read()``, or what it returned (or raised) for the same ``kind`` and ``key`` before."""
-    full = (kind, *key)
-    if full not in _READ:
-        if len(_READ) >= READ_KEPT:
-            _READ.clear()
-        try:
-            _READ[full] = (True, read())
-        except FAILURES as exc:
-            _READ[full] = (False, exc)
-    done, value = _READ[full]
-    if not done:
-        assert isinstance(value, Exception)
-        raise type(value)(*value.args)
-    return value  # type: ignore[return-value]
-
-
-@dataclass(frozen=True)
-class Majorant:
-    """``C * n**(-p) * exp(alpha*n**2 + beta*n + gamma)`` bounds the term for ``n >= start``."""
-
-    C: float
-    p: float
-    alpha: float = 0.0
-    beta: float = 0.0
-    gamma: float = 0.0
-    start: int = 1
-
-    def times(self, other: Majorant) -> Majorant:
-        return Majorant(_mul(self.C, other.C), self.p + other.p, self.alpha + other.alpha, self.beta + other.beta,
-                        self.gamma + other.gamma, max(self.start, other.start))
-
-    def plus(self, other: Majorant) -> Majorant:
-        """A majorant of the sum: the smaller power, the larger exponent coefficients (``n, n**2 >= 1``)."""
-        start, p = max(self.start, other.start), min(self.p, other.p)
-        C = sum(m.C * start ** (p - m.p) * math.exp(m.gamma - max(self.gamma, other.gamma)) for m in (self, other))
-        return Majorant(_mul(C, 1 + 1e-12), p, max(self.alpha, other.alpha), max(self.beta, other.beta),
-                        max(self.gamma, other.gamma), start)
-
-    def at(self, n: float) -> float:
-        exponent = self.alpha * n * n + self.beta * n + self.gamma
-        if exponent > 700:
-            return math.inf
-        return float(self.C * float(n) ** (-self.p) * math.exp(exponent))
-
-    def tail(self, first: int) -> float:
-        """A bound of ``sum_{n >= first}`` of the majorant (inf where none holds from ``first``)."""
-        first = max(first, 1)
-        if first < self.start:
-            return math.inf
-        if self.alpha < 0 or (self.alpha == 0 and self.beta < 0):
-            growth = ((first + 1) / first) ** max(-self.p, 0.0)
-            ratio = growth * math.exp(self.alpha * (2 * first + 1) + self.beta)
-            return self.at(first) / (1 - ratio) * (1 + 1e-12) if ratio < 1 else math.inf
-        if self.alpha == 0 and self.beta == 0 and self.p > 1:
-            power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)
-            return float(self.C * math.exp(min(self.gamma, 700.0)) * power * (1 + 1e-12)) if self.gamma <= 700 else math.inf
-        return math.inf
-
-
-def _mul(a: float, b: float) -> float:
-    return a * b * (1 + 1e-15) if a and b else 0.0
 
 
 def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[float, float]]) -> Majorant | None:
@@ -156,7 +78,7 @@ class Reader:
                 return self.bound(sp.Add(*[sp.Mul(rest, a) for a in factor.args], evaluate=False))
         growing = [f for f in factors if self._exponential(f)]
         rest = [f for f in factors if not self._exponential(f)]
-        out = _exponent_bound(self, growing) if growing else Majorant(1.0, 0.0, start=self.start)
+        out = exponent_bound(self, growing) if growing else Majorant(1.0, 0.0, start=self.start)
         if rest:
             out = out.times(self._algebraic(sp.Mul(*rest)))
         return out
@@ -178,7 +100,7 @@ class Reader:
         smallest = least_magnitude(plan.bottom, intervals)
         if smallest <= 0:
             raise NoMajorant(f"the denominator of {expr} may vanish")
-        return Majorant(_mul(magnitude(plan.top, intervals), 1 / smallest * (1 + 1e-12)), plan.p, start=self.start)
+        return Majorant(product_up(magnitude(plan.top, intervals), 1 / smallest * (1 + 1e-12)), plan.p, start=self.start)
 
     def _quotient(self, expr: sp.Expr) -> _Quotient:
         """The box-free part of :meth:`_algebraic`: ``expr`` as ``w**(2*p)`` times a quotient of
@@ -323,8 +245,3 @@ def _ratio_interval(bounds: Linear, start: int) -> object:
     if low <= 0:
         raise NoMajorant("an eigenvalue's lower bound is not positive")
     return iv.mpf([low, high])
-
-
-def _exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
-    from desyr.symbolic.exponent import exponent_bound
-    return exponent_bound(reader, factors)

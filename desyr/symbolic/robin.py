@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 from mpmath import iv
 
-from desyr.symbolic.enclosure import excludes_zero, interval_precision, number
+from desyr.symbolic.interval_numbers import excludes_zero, interval_precision, number
 
 PREC = 120                 # bits of the interval layout
 PIECES = 20000             # pieces the isolation may examine

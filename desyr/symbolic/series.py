@@ -1,12 +1,11 @@
-"""Series answers: ``P + Sum(term, (n, a, oo)) + ...``, their index symbols, truncation, tail bounds
-and evaluation at points.
+"""Series answers: ``P + Sum(term, (n, a, oo)) + ...``, their index symbols, truncation and tail bounds
+(their evaluation at points: :func:`desyr.symbolic.numeric.evaluate_series`).
 
 - :func:`series_index` makes the one index symbol every producer (the parser, the solver, the proof)
   uses, so that the symbols of two producers compare equal;
 - :func:`truncate` cuts each infinite sum to finitely many terms (a finite ``Sum``, not expanded);
 - :func:`tail_bound` is a proved majorant of the remainder after N terms, uniform over a box
   (:mod:`desyr.symbolic.majorant`), or None where none holds;
-- :func:`evaluate_series` evaluates at points with the number of terms chosen from the bound.
 """
 from __future__ import annotations
 
@@ -15,12 +14,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 import sympy as sp
 
 if TYPE_CHECKING:
-    from desyr.symbolic.majorant import Majorant
-    from desyr.symbolic.series_numeric import SeriesReport
+    from desyr.symbolic.majorant_form import Majorant
 
 #: a box: each variable's range
 Box = Mapping[sp.Symbol, tuple[float, float]]
@@ -284,7 +281,8 @@ def _total(term: sp.Expr, index: sp.Symbol, lower: int, found: Majorant, box: Bo
     """A bound of the whole sum of ``|term|``: its first terms enclosed one by one, then the majorant's tail."""
     from mpmath import iv
 
-    from desyr.symbolic.enclosure import Unenclosed, interval_precision, magnitude
+    from desyr.symbolic.enclosure import magnitude
+    from desyr.symbolic.interval_numbers import Unenclosed, interval_precision
     first = max(found.start, 1)
     with interval_precision():
         intervals = {s: iv.mpf([lo, hi]) for s, (lo, hi) in box.items()}
@@ -343,38 +341,3 @@ def bound_on_part(total: sp.Sum, box: Box, raised_only: bool = False) -> TailBou
 
 #: the terms at which the parts of a box are compared (:func:`bound_on_part`)
 PART_TERMS = 100
-
-
-# ---------------------------------------------------------------------------------------------- values
-@dataclass(frozen=True)
-class SeriesValues:
-    """Values of an expression with sums at points, and how its sums were truncated."""
-
-    values: np.ndarray
-    report: SeriesReport
-
-    @property
-    def terms(self) -> int:
-        return self.report.terms
-
-    @property
-    def bound(self) -> float | None:
-        return self.report.bound
-
-    @property
-    def capped(self) -> bool:
-        return self.report.capped
-
-
-def evaluate_series(expr: sp.Expr, variables: Sequence[sp.Symbol], points: np.ndarray,
-                    tolerance: float | None = None, cap: int | None = None) -> SeriesValues:
-    """Values of ``expr`` at the rows of ``points``, each sum cut where its proved tail bound over the
-    points' box is within ``tolerance`` (relative to the size of its first terms), at most ``cap`` terms."""
-    from desyr.symbolic.numeric import broadcast, columns
-    from desyr.symbolic.series_numeric import CAP, TOLERANCE, SeriesFunction
-    function = SeriesFunction(variables, [expr], TOLERANCE if tolerance is None else tolerance,
-                              CAP if cap is None else cap)
-    X = np.asarray(points, dtype=float).reshape(len(points), -1)
-    with np.errstate(all="ignore"):
-        values = broadcast(function(*columns(X))[0], X.shape[0]).astype(float, copy=True)
-    return SeriesValues(values, function.report)

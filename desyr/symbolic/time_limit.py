@@ -14,7 +14,8 @@ SymPy has no cancellation, so the bound is a signal (SIGALRM).  That decides the
   swallowed ones are ours, so they are kept from ``sys.unraisablehook``, where a test runner
   would report them as faults of unrelated code.
 - A signal that arrives while a limit is being entered or left is ignored, so the handler and the
-  hook are restored.  Should something else interrupt that (Ctrl-C, another handler), what is
+  hook are restored; where a limit has passed, the next one follows :data:`SOON` after (a limit
+  entered past its deadline gets its first signal there).  Should something else interrupt that (Ctrl-C, another handler), what is
   left behind is harmless (the handler ignores signals with no limit open, the hook forwards
   everything not ours) and the next limit restores the originals.
 - Code in the block that catches OutOfTime and goes on working is interrupted again by the
@@ -33,6 +34,8 @@ from typing import Any
 
 #: seconds between the repeats of a limit's signal once its deadline has passed
 REPEAT = 0.05
+#: seconds to the next signal when one landed in a limit's own bookkeeping (it cannot raise there)
+SOON = 1e-3
 #: a limit longer than this (or infinite) is no limit: the timer cannot hold it
 MAX_SECONDS = 1e6
 
@@ -111,6 +114,26 @@ class time_limit:  # noqa: N801 - used as a function: ``with time_limit(5): ...`
             raise OutOfTime from None
 
 
+def left_behind() -> str | None:
+    """What a finished block left of the limits, or None when nothing: a limit still open, a real-time
+    timer still running with none open (every later limit in the process would then be no limit), or
+    this module's handler still installed. A test suite checks it after each test."""
+    if _ACTIVE.open:
+        return f"{len(_ACTIVE.open)} time limit(s) still open"
+    if hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        return "a real-time timer is running with no time limit open"
+    if signal.getsignal(signal.SIGALRM) is _expire or sys.unraisablehook is _drop_ours:
+        return "the time limit's SIGALRM handler or unraisable hook is still installed"
+    return None
+
+
+def clear() -> None:
+    """Close every open limit and put back what the outermost replaced (after :func:`left_behind` found
+    something: a test suite's way to start the next test clean)."""
+    _ACTIVE.open.clear()
+    _restore()
+
+
 def _install() -> None:
     """The handler and the hook of the outermost limit; what they replace is kept, unless it is
     ours already (left by an exit that was interrupted), so the originals are never lost."""
@@ -173,7 +196,12 @@ def _ours(frame: FrameType | None) -> bool:
 
 def _expire(signum: int, frame: FrameType | None) -> None:
     if _ours(frame):
-        return      # entering or leaving a limit: its bookkeeping must finish whole
+        # entering or leaving a limit: its bookkeeping must finish whole; a limit that has passed is
+        # signalled again in a moment (a repeat later would let a short block run out: a deadline
+        # passed before its limit was entered is signalled in the limit's own ``_arm``)
+        if _passed() is not None:
+            signal.setitimer(signal.ITIMER_REAL, SOON, REPEAT)
+        return
     passed = _passed()
     if passed is None:
         return      # no open limit has expired: a stale signal

@@ -128,8 +128,9 @@ def run_refiner(refiner: Refiner, problem: Problem, candidate: str | Candidate, 
 
 
 def refit_pool(pool: list[Candidate], refiner: Refiner, ctx: RunContext) -> None:
-    """Stage B plus measurement and checked cleaning on a pool, in place."""
-    refine_pool(pool, refiner, ctx)
+    """Stage B plus measurement and checked cleaning on a pool, in place: every candidate is refit (a run
+    stops refitting longer candidates once a shorter one meets the physics; a gate's test needs them all)."""
+    refine_pool(pool, refiner, ctx, scope="kit")
 
 
 def run_gates_on(pool: list[Candidate], gates: list[Gate], ctx: RunContext) -> Selection:

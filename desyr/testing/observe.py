@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from desyr.errors import DesyrError, PluginError
+from desyr.extension.guard import contained
 from desyr.extension.registry import check_contract
 from desyr.extension.roles import Component
 from desyr.model.context import RunContext
 from desyr.model.problem import Problem
-from desyr.stages.guard import contained
 from desyr.testing.helpers import make_problem
 from desyr.testing.snapshots import changed_paths, fingerprint
 

@@ -7,7 +7,6 @@ the verdict on standard output.
 """
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desyr.errors import DesyrError
-from desyr.runtime.spare import ahead, stop_spare
+from desyr.runtime.spare import Spare, ahead, ask
 from desyr.verify.budget import BOUND
 
 #: the only variables the child inherits: BLAS pinned to one thread, and the OpenBLAS core
@@ -47,51 +46,34 @@ def verifier_env() -> dict[str, str]:
     return {**env, **PINNED}
 
 
-#: a verifier started ahead of its request (:func:`start_verifier`); each process answers one request
-_spare: subprocess.Popen[str] | None = None
-
-
 def _started(spare: bool = False) -> subprocess.Popen[str]:
     return subprocess.Popen(verifier_command(spare), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=verifier_env(), cwd=Path(__file__).parent)
 
 
+#: a verifier started ahead of its request (:func:`start_verifier`); each process answers one request
+VERIFIER = Spare(lambda: _started(spare=True))
+
+
 def start_verifier() -> None:
     """Start the next request's verifier now: its imports (about a second) then overlap the run's own
-    work instead of following it. The process is the same one :func:`request_verdict` would start."""
-    global _spare
-    if _spare is None or _spare.poll() is not None:
-        try:
-            _spare = _started(spare=True)
-        except OSError:         # request_verdict starts one, and reports the failure
-            _spare = None
-
-
-atexit.register(lambda: stop_spare(_spare))
+    work instead of following it. The process is the same one :func:`request_verdict` would start (which
+    starts one, and reports the failure, when this could not)."""
+    VERIFIER.start()
 
 
 def request_verdict(request: Mapping[str, Any], timeout: float = TIMEOUT,
                     meanwhile: Callable[[], None] | None = None) -> dict[str, Any]:
     """The verdict of a separate verifier process for ``request``; VerifierError when there is none.
     ``meanwhile`` runs in this process while the verifier works (the run draws its figures then)."""
-    global _spare
-    process, _spare = _spare, None
+    process = VERIFIER.take()
     # One line: a forked child of this process may hold the pipe open, so the verifier must not wait
     # for the end of its input (JSON without indentation has no newline).
     line = json.dumps(request, allow_nan=False) + "\n"
     try:
-        if process is None or process.poll() is not None:
-            process = _started()
-        assert process.stdin is not None
-        process.stdin.write(line)
-        process.stdin.flush()
-        if meanwhile is not None:
-            meanwhile()
-        out, err = process.communicate(timeout=timeout)
+        process = process or _started()
+        out, err = ask(process, line, timeout, meanwhile)
     except subprocess.TimeoutExpired:
-        assert process is not None
-        process.kill()
-        process.communicate()
         raise VerifierError(f"the verifier gave no verdict within {timeout:g} s") from None
     except (OSError, ValueError) as exc:
         raise VerifierError(f"the verifier could not be started: {exc}") from None

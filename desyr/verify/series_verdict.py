@@ -114,7 +114,7 @@ def _depth(expr: sp.Expr) -> int:
 
 
 def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float) -> Judged:
-    from desyr.symbolic.series import evaluate_series
+    from desyr.symbolic.numeric import evaluate_series
     residual = _combined(residual, problem)
     depth = _depth(residual)
     cap = CAP.get(depth, 20)

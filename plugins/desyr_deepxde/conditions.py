@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from desyr_deepxde.backend import dde
-from desyr_deepxde.residuals import Derivative, PinnResiduals, _autograd_derivative, _dde_derivative
+from desyr_deepxde.residuals import Derivative, PinnResiduals, autograd_derivative, dde_derivative
 
 
 class NetSlot:
@@ -27,7 +27,7 @@ def constraint_error(residuals: PinnResiduals, index: int, x: torch.Tensor, y: t
     op = residuals.constraint_operator(index, x, y, d)
     if shift is not None:
         moved = (x.detach() + shift).requires_grad_(True)
-        op = op - residuals.constraint_operator(index, moved, net(moved), _autograd_derivative)
+        op = op - residuals.constraint_operator(index, moved, net(moved), autograd_derivative)
     error = op - target
     return error if reduction is None else reduction @ error
 
@@ -46,7 +46,7 @@ class _PointSetCondition:
         return self.points
 
     def operator(self, inputs: torch.Tensor, outputs: torch.Tensor, beg: int, end: int) -> torch.Tensor:
-        return self.residuals.constraint_operator(self.index, inputs, outputs, _dde_derivative)[beg:end]
+        return self.residuals.constraint_operator(self.index, inputs, outputs, dde_derivative)[beg:end]
 
 
 class PeriodicCondition(_PointSetCondition):
@@ -60,7 +60,7 @@ class PeriodicCondition(_PointSetCondition):
               aux_var: torch.Tensor | None = None) -> torch.Tensor:
         moved = (inputs[beg:end].detach() + self.shift).requires_grad_(True)
         assert self.slot.net is not None, "set by the training before DeepXDE asks for an error"
-        there = self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), _autograd_derivative)
+        there = self.residuals.constraint_operator(self.index, moved, self.slot.net(moved), autograd_derivative)
         return self.operator(inputs, outputs, beg, end) - there
 
 

@@ -17,15 +17,17 @@ from desyr.plugin import ComponentError, Constraint, Face, Problem, RunContext, 
 from desyr_deepxde.backend import DeepXDECallback, DeepXDENet, dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
+from desyr_deepxde.diagnosis import component_names, fit_note
 from desyr_deepxde.networks import make_net
 from desyr_deepxde.residuals import (
     PinnResiduals,
-    _autograd_derivative,
-    _dde_derivative,
+    autograd_derivative,
     constraint_values,
+    dde_derivative,
     equation_scales,
 )
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
+from desyr_deepxde.warm import WarmStart
 
 #: the teacher's settings, as DeepXDETeacher.validate_options checked them
 Settings = Mapping[str, Any]
@@ -132,11 +134,11 @@ class _Validator:
     def components(self, net: torch.nn.Module) -> list[float]:
         out: list[float] = []
         x = self.X.clone().requires_grad_(True)
-        for r in self.residuals.equation_residuals(x, net(x), _autograd_derivative):
+        for r in self.residuals.equation_residuals(x, net(x), autograd_derivative):
             out.append(float(torch.mean(r.detach() ** 2)))
         for i, (P, g) in enumerate(zip(self.C, self.G)):
             x = P.clone().requires_grad_(True)
-            error = constraint_error(self.residuals, i, x, net(x), _autograd_derivative, g, net,
+            error = constraint_error(self.residuals, i, x, net(x), autograd_derivative, g, net,
                                      self.shifts[i], self.reductions[i])
             out.append(float(torch.mean(error.detach() ** 2)))
         if self.observed:
@@ -232,7 +234,7 @@ def _training_data(settings: Settings, problem: Problem, geom: Any, residuals: P
         g = constraint_values(problem, i, P)
 
         def op(inputs: torch.Tensor, outputs: torch.Tensor, X: np.ndarray, _i: int = i) -> torch.Tensor:
-            return residuals.constraint_operator(_i, inputs, outputs, _dde_derivative)
+            return residuals.constraint_operator(_i, inputs, outputs, dde_derivative)
 
         bcs.append(dde.icbc.PointSetOperatorBC(P[:, perm], g, op))
     obs = problem.observations
@@ -241,7 +243,7 @@ def _training_data(settings: Settings, problem: Problem, geom: Any, residuals: P
                                     component=problem.fields.index(f)) for f in obs.fields]
 
     def pde(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:
-        return [r / s for r, s in zip(residuals.equation_residuals(x, y, _dde_derivative), scales)]
+        return [r / s for r, s in zip(residuals.equation_residuals(x, y, dde_derivative), scales)]
 
     common: dict[str, Any] = dict(num_domain=settings["interior_points"], num_boundary=0, train_distribution="Hammersley")
     if problem.time is not None and isinstance(geom, dde.geometry.GeometryXTime):
@@ -276,23 +278,30 @@ class _Fit:
 
 def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: Any, validator: _Validator,
          n_in: int, seed: int, progress: _Progress, scales: np.ndarray | None, slot: NetSlot,
-         deadline: float | None = None) -> _Fit:
+         deadline: float | None = None, warm: WarmStart | None = None) -> _Fit:
     architecture, activation = network
     with contextlib.redirect_stdout(io.StringIO()):
         dde.config.set_random_seed(seed)     # also reseeds the global numpy/random/torch RNGs
     net = build_net(problem, settings, n_in, architecture, activation)
+    if warm is not None:                     # straight to L-BFGS: Adam would undo what the smaller one learned
+        net.load_state_dict(warm.state)
     slot.net = net
     validator.residuals.restart_unknowns()
     trainable = {"external_trainable_variables": validator.residuals.unknowns} if problem.unknowns else {}
     model = dde.Model(data, net)
     adam, lbfgs, every = settings["adam_steps"], settings["lbfgs_steps"], settings["checkpoint_every"]
-    patience = Patience(settings["patience"], settings["plateau_gain"], every, settings["stop_below"])
+    adam = 0 if warm is not None else adam
+    # a warm start continues only to improve on the network it starts from: at least tenfold, else a plateau
+    stop_below = settings["stop_below"] if warm is None else min(settings["stop_below"], warm.S_val / 10)
+    patience = Patience(settings["patience"], settings["plateau_gain"], every, stop_below)
     cb = _Checkpoints(validator, every, adam + lbfgs, progress, patience, scales, deadline)
     weights: list[float] | None = settings["loss_weights"]
+    if weights is None and warm is not None:
+        weights = warm.weights
     callbacks: list[DeepXDECallback] = [cb]
     balancer = None
     conditions = len(data.bcs)       # the constraints and, for an inverse problem, the observations
-    if weights is None and settings["balance"] == "annealing" and conditions:
+    if weights is None and settings["balance"] == "annealing" and conditions and warm is None:
         balancer = LossBalancer(len(problem.equations), conditions, every)
         callbacks.append(balancer)
     progress.message(f"teacher deepxde: training {architecture} ({activation}) {n_in}->{settings['layers']}->"
@@ -306,7 +315,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
         if balancer is not None:
             weights = list(balancer.weights)
         # an Adam phase that already reached stop_below needs no L-BFGS
-        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= settings["stop_below"]:
+        if lbfgs > 0 and not cb.out_of_time and not cb.best_score <= stop_below:
             dde.optimizers.config.set_LBFGS_options(maxiter=lbfgs)
             opts = dde.optimizers.config.LBFGS_options
             opts["iter_per_step"] = min(every, lbfgs)
@@ -328,7 +337,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
 
 
 def train_networks(settings: Settings, problem: Problem, context: RunContext, geom: Any, net_vars: list[str],
-                   perm: list[int], seed: int) -> tuple[DeepXDENet, dict[str, Any]]:
+                   perm: list[int], seed: int, warm: WarmStart | None = None) -> tuple[DeepXDENet, dict[str, Any]]:
     """The chosen network of the ladder, with what the teacher reports about its training."""
     progress = context.progress
     residuals = PinnResiduals(problem, net_vars)
@@ -338,14 +347,16 @@ def train_networks(settings: Settings, problem: Problem, context: RunContext, ge
                           slot)
     fits: list[_Fit] = []
     deadline = getattr(context, "deadline", None)
-    for network in network_ladder(settings):
+    ladder = network_ladder(settings) if warm is None else [(warm.architecture, warm.activation)]
+    for network in ladder:
         if fits and fits[-1].cb.out_of_time:
             break
         if fits:
             progress.message(f"teacher deepxde: S_val stalled at {fits[-1].best:.3g} (initial "
                              f"{fits[-1].cb.history[0][2]:.3g}); escalating to {network[0]} ({network[1]})")
+        scales = fits[0].cb.scales if fits else None if warm is None else np.asarray(warm.scales)
         fits.append(_fit(network, settings, problem, data, validator, len(net_vars), seed, progress,
-                         fits[0].cb.scales if fits else None, slot, deadline))
+                         scales, slot, deadline, warm))
         if not fits[-1].stalled(settings["stall_ratio"]):
             break
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
@@ -380,8 +391,15 @@ def train_networks(settings: Settings, problem: Problem, context: RunContext, ge
         "network_inputs": list(net_vars),
         **({"unknowns": chosen.cb.best_unknowns} if problem.unknowns else {}),
         "settings": {k: v for k, v in settings.items()},
+        **({"warm_start": warm.facts()} if warm is not None else {}),
     }
     progress.message(f"teacher deepxde: {info['train_seconds']:.1f} s, {chosen.architecture}, S_val "
                      f"{info['S_val_initial']:.3g} -> {info['S_val_selected']:.3g} (selected step "
                      f"{info['selected_step']} of {history[-1][0]})")
+    observed = problem.observations.fields if problem.observations is not None else ()
+    names = component_names(len(problem.equations), [c.label for c in problem.constraints], list(observed))
+    note = fit_note(info, names, int(settings["adam_steps"]) + int(settings["lbfgs_steps"]))
+    if note:
+        info["fit_note"] = note
+        progress.message(f"teacher deepxde: {note}")
     return chosen.net, info

@@ -19,6 +19,8 @@ ACTIVATIONS = ("tanh", "sin", "relu", "elu", "gelu", "selu", "sigmoid", "silu", 
 INITIALIZERS = ("Glorot normal", "Glorot uniform", "He normal", "He uniform", "zeros")
 #: "auto" starts with "fnn" and escalates to "msffn" when S_val stalls (docs/teachers.md)
 ARCHITECTURES = ("auto", "fnn", "msffn")
+#: how many halvings of the budget a teacher looks down for a cached network to start from
+WARM_LEVELS = 3
 _LAAF = re.compile(r"^LAAF-\d+(\.\d+)? (" + "|".join(ACTIVATIONS) + r")$")
 
 
@@ -95,13 +97,26 @@ class DeepXDETeacher(Teacher):
         return s
 
     def larger_budget(self) -> dict[str, Any] | None:
-        """Twice the steps and the points, set or derived (escalation's larger_teacher step)."""
-        return {"budget_scale": 2 * self.settings["budget_scale"]}
+        """Twice the steps and the points, set or derived (escalation's larger_teacher step), starting from
+        the smaller teacher's network; None once twice the budget is past the option's range."""
+        larger = 2 * self.settings["budget_scale"]
+        return {"budget_scale": larger} if larger <= self.options["budget_scale"].high else None
+
+    def smaller_budget(self) -> dict[str, Any] | None:
+        """Half the steps and the points: the network the configured teacher then continues from (its
+        warm start), so the quick searchers can try a teacher at about a quarter of the cost first."""
+        return {"budget_scale": self.settings["budget_scale"] / 2}
 
     def prepare(self, problem: Problem, context: RunContext) -> TeacherModel:
         from desyr_deepxde.training import prepare_teacher  # heavy: deepxde + torch
         settings = resolve(self.settings, len(problem.variables), len(problem.fields))
-        return prepare_teacher(settings, problem, context)
+        # a teacher starts from the network of the one at half its budget where that is cached (else a
+        # quarter, an eighth): the anytime order's smaller teacher, or the attempt before escalation's
+        # larger_teacher step
+        scale = self.settings["budget_scale"]
+        smaller = [resolve({**self.settings, "budget_scale": scale / 2 ** k}, len(problem.variables),
+                           len(problem.fields)) for k in range(1, WARM_LEVELS + 1)]
+        return prepare_teacher(settings, problem, context, smaller)
 
 
 @hookimpl

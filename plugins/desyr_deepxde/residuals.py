@@ -146,11 +146,13 @@ def equation_scales(residuals: PinnResiduals, X: torch.Tensor) -> list[float]:
     return scales
 
 
-def _dde_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
+def dde_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
+    """d ys[:, i] / d xs[:, j] through DeepXDE's cached Jacobian (inside its training loop)."""
     return cast(torch.Tensor, dde.grad.jacobian(ys, xs, i=i, j=j))     # DeepXDE is untyped
 
 
-def _autograd_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
+def autograd_derivative(ys: torch.Tensor, xs: torch.Tensor, i: int, j: int) -> torch.Tensor:
+    """d ys[:, i] / d xs[:, j] by plain autograd (outside DeepXDE's loop), kept differentiable."""
     g = torch.autograd.grad(ys[:, i].sum(), xs, create_graph=True)[0]
     return g[:, j:j + 1]
 

@@ -23,6 +23,7 @@ from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
 from desyr_deepxde.fitting import Settings, build_net, network_variables, train_networks
 from desyr_deepxde.shapes import deepxde_geometry
+from desyr_deepxde.warm import KeyAt, WarmStart, cached_below, find_warm_start
 
 
 # ------------------------------------------------------------------ the model
@@ -103,29 +104,40 @@ def resolve_device(setting: str) -> str:
     return "cuda" if setting == "cuda" or (setting == "auto" and available) else "cpu"
 
 
-def prepare_teacher(settings: Settings, problem: Problem, context: RunContext) -> DeepXDETeacherModel:
+def prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
+                    smaller: Sequence[Settings] = ()) -> DeepXDETeacherModel:
+    """The trained (or cached) teacher; ``smaller``: the settings of the teachers at half, a quarter, ...
+    of the budget, whose cached network (the first in the cache) a larger teacher starts from
+    (:mod:`desyr_deepxde.warm`)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(settings["threads"])
     try:
-        return _prepare_teacher(settings, problem, context)
+        return _prepare_teacher(settings, problem, context, smaller)
     finally:
         torch.set_num_threads(threads)
 
 
-def _prepare_teacher(settings: Settings, problem: Problem, context: RunContext) -> DeepXDETeacherModel:
+def _prepare_teacher(settings: Settings, problem: Problem, context: RunContext,
+                     smaller: Sequence[Settings]) -> DeepXDETeacherModel:
     device = resolve_device(settings["device"])
     if device == "cpu":
         # torch.device as a context manager intercepts every torch call (a TorchFunctionMode):
         # on the CPU, where nothing needs moving, that overhead slowed training by about 1.4x.
-        model = _prepare_on(settings, problem, context, device)
+        model = _prepare_on(settings, problem, context, device, smaller)
     else:
         with torch.device(device):    # factory functions (DeepXDE's tensors, the network) land on it
-            model = _prepare_on(settings, problem, context, device)
+            model = _prepare_on(settings, problem, context, device, smaller)
     model._info["device"] = device
     return model
 
 
-def _prepare_on(settings: Settings, problem: Problem, context: RunContext, device: str) -> DeepXDETeacherModel:
+def _learned(settings: Settings) -> dict[str, Any]:
+    """The settings that decide what is learned (where and on how many threads it trains do not)."""
+    return {k: v for k, v in settings.items() if k not in ("device", "threads")}
+
+
+def _prepare_on(settings: Settings, problem: Problem, context: RunContext, device: str,
+                smaller: Sequence[Settings]) -> DeepXDETeacherModel:
     seed = _seed(settings, context)
     geom, net_vars = _geometry(problem, seed)
     perm = [problem.variable_names.index(v) for v in net_vars]
@@ -138,10 +150,26 @@ def _prepare_on(settings: Settings, problem: Problem, context: RunContext, devic
     extra = {"deepxde": dde.__version__, "torch": torch.__version__.split("+")[0]}
     if device != "cpu":               # a GPU-trained teacher differs in its last bits; CPU keys stay as they were
         extra["device"] = device
-    settings = {k: v for k, v in settings.items() if k not in ("device", "threads")}   # not what is learned
-    key = cache_key(problem, settings, seed, validation=validation, extra=extra)
-    weights_path, meta_path = entry_paths(Path(context.cache_dir) / "deepxde", key)
+    settings = _learned(settings)
+    folder = Path(context.cache_dir) / "deepxde"
     progress = context.progress
+    warm = None
+    def key_at(budget: Settings) -> KeyAt:
+        return lambda more: cache_key(problem, _learned(budget), seed, validation=validation, extra={**extra, **more})
+
+    below = None if problem.unknowns else cached_below([key_at(budget) for budget in smaller], folder)
+    if below is not None:
+        def fits(meta: dict[str, Any], state: dict[str, torch.Tensor]) -> bool:
+            net = build_net(problem, settings, len(net_vars), str(meta.get("architecture", "fnn")),
+                            meta.get("activation"))
+            return not net.load_state_dict(state, strict=False).missing_keys
+
+        with _precision(settings["float64"]):
+            warm = find_warm_start(folder, below, device, fits)
+        if warm is not None:      # a warm-started network is not the one these settings train from scratch
+            extra["warm_from"] = warm.key[:32]
+    key = cache_key(problem, settings, seed, validation=validation, extra=extra)
+    weights_path, meta_path = entry_paths(folder, key)
 
     with _precision(settings["float64"]):
         if not getattr(context, "retrain", False) and (weights_path.is_file() or meta_path.is_file()):
@@ -166,7 +194,9 @@ def _prepare_on(settings: Settings, problem: Problem, context: RunContext, devic
                 progress.message(f"teacher deepxde loaded from cache ({weights_path.name}); "
                                  f"S_val {float(info['S_val_selected']):.3g} at step {info['selected_step']}")
                 return DeepXDETeacherModel(net, problem.fields, perm, info)
-        model, info = _train(settings, problem, context, geom, net_vars, perm, seed)
+        if warm is not None:
+            progress.message(f"teacher deepxde: starting from the smaller teacher's network (S_val {warm.S_val:.3g})")
+        model, info = _train(settings, problem, context, geom, net_vars, perm, seed, warm)
         info.update({"cache_key": key, "cache_path": str(weights_path)})
         if info.get("stopped_at_deadline"):
             # cut short by the run's budget: not what these settings train, so not their cache entry
@@ -183,12 +213,12 @@ def _prepare_on(settings: Settings, problem: Problem, context: RunContext, devic
 
 
 def _train(settings: Settings, problem: Problem, context: RunContext, geom: Any, net_vars: list[str],
-           perm: list[int], seed: int) -> tuple[DeepXDETeacherModel, dict[str, Any]]:
+           perm: list[int], seed: int, warm: WarmStart | None) -> tuple[DeepXDETeacherModel, dict[str, Any]]:
     """Train with the global RNG states restored afterwards (DeepXDE reseeds them)."""
     import random
     states = (random.getstate(), np.random.get_state(), torch.get_rng_state())
     try:
-        net, info = train_networks(settings, problem, context, geom, net_vars, perm, seed)
+        net, info = train_networks(settings, problem, context, geom, net_vars, perm, seed, warm)
         return DeepXDETeacherModel(net, problem.fields, perm, info), info
     finally:
         random.setstate(states[0])

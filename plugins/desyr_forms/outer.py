@@ -60,13 +60,13 @@ class Outer:
     def f(self, z: Array) -> Array:
         with np.errstate(all="ignore"):
             v = UNARY_OPERATORS[self.name].numpy(z) if self.name else z
-            return v if self.power == 1 else _power(v, self.power)
+            return v if self.power == 1 else real_power(v, self.power)
 
     def inverse(self, v: Array) -> Array:
         """inner from f(inner)**p = v (nan where v is outside the range)."""
         with np.errstate(all="ignore"):
             if self.power != 1:
-                v = _power(v, 1 / self.power)
+                v = real_power(v, 1 / self.power)
             return KNOWN[self.name][0](v) if self.name else v
 
     @functools.cache  # noqa: B019 - a handful of frozen outers per process
@@ -81,13 +81,15 @@ class Outer:
         grid = np.concatenate([np.linspace(-1.0, 1.0, 201), np.logspace(-12, 6, 200), -np.logspace(-12, 6, 200)])
         v = np.concatenate([grid[(grid >= lo) & (grid <= hi)], [e for e in (lo, hi) if math.isfinite(e)]])
         with np.errstate(all="ignore"):
-            w = _power(v, self.power)
+            w = real_power(v, self.power)
         w = w[np.isfinite(w)]
         low, high = float(w.min()), float(w.max())
         return (-math.inf if low < -BIG else 0.0 if abs(low) < 1e-5 else low), (math.inf if high > BIG else high)
 
 
-def _power(v: Array, p: Fraction) -> Array:
+def real_power(v: Array, p: Fraction) -> Array:
+    """``v**p`` on the reals: with an odd denominator a negative ``v`` has a real root (negative for an odd
+    numerator); with an even one it is nan."""
     if p.denominator % 2 == 0:
         return np.asarray(v, dtype=float) ** float(p)
     out = np.sign(v) * np.abs(v) ** float(p) if p.numerator % 2 else np.abs(v) ** float(p)

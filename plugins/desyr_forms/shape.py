@@ -16,7 +16,7 @@ import sympy as sp
 
 from desyr.plugin import UNARY_OPERATORS
 from desyr_forms.inner import Inner, Mono, design
-from desyr_forms.outer import Outer, _power
+from desyr_forms.outer import Outer, real_power
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Factor:
         with np.errstate(all="ignore"):
             if self.kind == "power":
                 base = t + q[0]
-                return np.where(base > 0, _power(base, self.power), np.nan)
+                return np.where(base > 0, real_power(base, self.power), np.nan)
             if self.kind == "exp":
                 return np.asarray(np.exp(q[0] * t))
             return np.asarray(np.cos(q[0] * t + q[1]))

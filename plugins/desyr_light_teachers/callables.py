@@ -41,7 +41,8 @@ TOOL_MODULES = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "distut
 PROGRAM_GROUPS = ("console_scripts", "gui_scripts")
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for one-line errors."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -122,11 +123,11 @@ def _stdlib_reason(module_name: str, origin: str | None) -> str | None:
 
 
 def _refuse(spec: Any, why: str) -> ComponentError:
-    return ComponentError(f"teacher 'callable': function = {_short(spec)} refused: {why}")
+    return ComponentError(f"teacher 'callable': function = {short_repr(spec)} refused: {why}")
 
 
 def _no_consent(spec: str) -> ComponentError:
-    return ComponentError(f"teacher 'callable' would import and run {_short(spec)}, Python code named by the "
+    return ComponentError(f"teacher 'callable' would import and run {short_repr(spec)}, Python code named by the "
                           f"config; this needs the consent of whoever runs desyr: pass --allow-callable or set "
                           f"{ALLOW_ENV}=1")
 
@@ -135,12 +136,12 @@ def check_spec(spec: Any) -> tuple[str, str]:
     """``spec``'s module and attribute, after every check that needs no import (the shape, the
     opt-in, the module's name); a run calls it at load, so a refused function stops it before any work."""
     if not isinstance(spec, str) or ":" not in spec:
-        raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {_short(spec)}")
+        raise ComponentError(f"teacher 'callable' needs option function = \"module:function\", got {short_repr(spec)}")
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; write \"module:function\"")
+        raise ComponentError(f"teacher 'callable': bad function spec {short_repr(spec)}; write \"module:function\"")
     if not all(p.isascii() and p.isidentifier() for p in module_name.split(".") + attr.split(".")):
-        raise ComponentError(f"teacher 'callable': bad function spec {_short(spec)}; "
+        raise ComponentError(f"teacher 'callable': bad function spec {short_repr(spec)}; "
                              f"module and function must be dotted Python names")
     if any(p.startswith("_") for p in attr.split(".")):
         raise _refuse(spec, "private or special attributes (starting with '_') are not accepted")
@@ -164,7 +165,7 @@ def load_callable(spec: Any) -> Callable[..., Any]:
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
-                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
+                             f"{type(exc).__name__}: {short_repr(str(exc), 200)}") from None
     if found is None:
         raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': no module of that name "
                              f"(it must be installed or on PYTHONPATH; the working directory is not searched)")
@@ -177,7 +178,7 @@ def load_callable(spec: Any) -> Callable[..., Any]:
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise ComponentError(f"teacher 'callable': cannot import module '{module_name}': "
-                             f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
+                             f"{type(exc).__name__}: {short_repr(str(exc), 200)}") from None
     obj: Any = module
     for part in attr.split("."):
         try:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from desyr.plugin import ComponentError, Option, Problem, RunContext, Teacher, TeacherModel
-from desyr_light_teachers.callables import ALLOW_ENV, _short, callable_allowed, check_spec, load_callable
+from desyr_light_teachers.callables import ALLOW_ENV, callable_allowed, check_spec, load_callable, short_repr
 
 __all__ = ["ALLOW_ENV", "CallableTeacher", "SamplesTeacher", "callable_allowed", "load_callable"]
 
@@ -179,7 +179,7 @@ def _read_csv(path: Path, variables: list[str], fields: list[str]) -> tuple[np.n
             except ValueError:
                 what = "a complex number" if "j" in cell.lower() and cell.lower() not in ("inf", "nan") else "not a number"
                 raise ComponentError(f"teacher 'samples': {path} row {k}, column {header[i]}: "
-                                     f"{_short(cell)} is {what}") from None
+                                     f"{short_repr(cell)} is {what}") from None
     return table[:, :len(variables)], table[:, len(variables):]
 
 
@@ -230,7 +230,7 @@ class CallableModel(TeacherModel):
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise ComponentError(f"teacher 'callable': {self.spec} failed on {len(X)} point(s): "
-                                 f"{type(exc).__name__}: {_short(str(exc), 200)}") from None
+                                 f"{type(exc).__name__}: {short_repr(str(exc), 200)}") from None
         return _as_values(Y, X.shape[0], len(self.fields), f"teacher 'callable' ({self.spec})")
 
     def info(self) -> dict[str, Any]:

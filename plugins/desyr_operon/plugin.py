@@ -12,6 +12,7 @@ import functools
 import math
 import time
 
+import numpy as np
 import sympy as sp
 
 from desyr.plugin import (
@@ -55,6 +56,17 @@ def parse_model_string(text: str, variables: list[str]) -> sp.Expr:
     return expr.xreplace({sp.Symbol(p, real=True): target[v] for p, v in zip(places, variables)})
 
 
+#: the fewest rows a search fits, whatever the number of variables
+MIN_ROWS = 250
+
+
+def subsample(n: int, most: int, seed: int) -> np.ndarray:
+    """All ``n`` rows, or a sorted subsample of ``most`` of them drawn with ``seed``."""
+    if n <= most:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=most, replace=False))
+
+
 class OperonSearcher(Searcher):
     """pyoperon ``SymbolicRegressor`` with objectives ``['r2', 'length']``.
 
@@ -86,6 +98,10 @@ class OperonSearcher(Searcher):
                                       choices=("basic", "os", "brood", "poly")),
         "intercept": Option(True, "keep pyoperon's linear-scaling offset term", kind=bool),
         "n_threads": Option(1, "pyoperon threads (1 keeps runs reproducible)", kind=int, low=1, high=1024),
+        "rows_per_variable": Option(125, "rows of X_S fitted per variable of the problem, at least 250; more are "
+                                         "subsampled with the task seed (a search's cost grows with its rows, and a "
+                                         "smooth teacher's values show a term on far fewer rows than X_S holds)",
+                                    kind=int, low=1, high=10_000_000),
     }
 
     def search(self, task: SearchTask) -> SearchResult:
@@ -98,6 +114,8 @@ class OperonSearcher(Searcher):
             raise ComponentError(f"searcher 'operon': tournament_size ({s['tournament_size']}) exceeds "
                                  f"population_size ({s['population_size']})")
         X, y = self.task_arrays(task)
+        rows = subsample(X.shape[0], max(int(s["rows_per_variable"]) * X.shape[1], MIN_ROWS), int(task.seed))
+        X, y = X[rows], y[rows]
         variables = list(task.variables)
         symbols = [BINARY[b] for b in task.binary] + [UNARY[u] for u in task.unary]
         allowed = ",".join(dict.fromkeys(symbols + ["constant", "variable"]))
@@ -130,6 +148,7 @@ class OperonSearcher(Searcher):
         generations = int(reg.stats_.get("generations", -1))
         return SearchResult(empirical_front(members), {
             "seed": int(task.seed),
+            "rows": int(len(rows)),
             "seconds": elapsed,
             "generations": generations,
             "raw_front": len(reg.pareto_front_),

@@ -3,7 +3,8 @@
 A method says whether it applies to a problem (cheap, in the parent process) and proposes solutions
 (in a child process that is stopped at the time limit, :mod:`desyr_sympy.bounded`).  Its class
 attributes describe it to the searcher: the name a config writes in ``[solvers.options.sympy] solvers``,
-a one-line summary for the help text and the docs, whether it reduces an equation first (``reductions =
+a one-line summary for the help text and the docs (and, for the detailed tables, the problems it is for
+and what it proposes), whether it reduces an equation first (``reductions =
 false`` leaves it out) and whether its answer settles the problem.  The ordered list of methods is
 :data:`desyr_sympy.methods.METHODS`; docs/solvers.md ("Writing an exact method") shows how to add one.
 
@@ -44,6 +45,10 @@ class ExactMethod(abc.ABC):
     name: ClassVar[str]
     #: one line, what it solves and how: the help text and docs/solvers.md's table are built from it
     summary: ClassVar[str]
+    #: the problems it is for, and what it proposes there: its row of docs/solvers.md's detailed tables
+    #: (markdown, one cell each; empty: the summary stands in)
+    problems: ClassVar[str] = ""
+    proposes: ClassVar[str] = ""
     #: it reduces an equation before SymPy or in its place (``reductions = false`` leaves it out)
     reduction: ClassVar[bool] = False
     #: its answer is the general solution of every problem it applies to: the later methods are not asked

@@ -12,6 +12,7 @@ from desyr.plugin import ExactSearcher, Option, Problem, Proposals, SolverAttemp
 from desyr_sympy.method import ExactMethod
 from desyr_sympy.methods import METHODS
 from desyr_sympy.propose import propose
+from desyr_sympy.reference import HelperTables
 
 #: the names a config may write in ``[solvers.options.sympy] solvers``, in the order they are tried
 SOLVER_NAMES = tuple(m.name for m in METHODS)
@@ -23,6 +24,16 @@ def methods_table(methods: Sequence[ExactMethod]) -> str:
     for m in methods:
         kind = "reduction" if m.reduction else "settles" if m.settles else "plain"
         rows.append(f"| `{m.name}` | {kind} | {m.summary} |")
+    return "\n".join(rows)
+
+
+def details_table(methods: Sequence[ExactMethod], reductions: bool) -> str:
+    """The docs' detailed table of the plain methods or of the reductions, in the order they are tried:
+    what each is for and what it proposes (its summary where it says nothing more)."""
+    rows = ["| solver | for | what it proposes |", "|---|---|---|"]
+    for m in methods:
+        if m.reduction == reductions:
+            rows.append(f"| `{m.name}` | {m.problems or m.summary} | {m.proposes or '–'} |")
     return "\n".join(rows)
 
 
@@ -42,7 +53,8 @@ class SympySearcher(ExactSearcher):
         "workers": Option(None, "solver calls at once; None: the usable cores", kind=int, low=1, high=64,
                           nullable=True),
     }
-    doc_tables = {"methods": methods_table(METHODS)}
+    doc_tables = HelperTables({"methods": methods_table(METHODS), "plain": details_table(METHODS, reductions=False),
+                               "reductions": details_table(METHODS, reductions=True)})
 
     def propose(self, problem: Problem, time_limit: float) -> Proposals:
         found = propose(problem, time_limit=time_limit, solvers=self.settings["solvers"],

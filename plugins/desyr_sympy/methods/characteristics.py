@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class Characteristics(ExactMethod):
     name = "characteristics"
     summary = "first-order linear PDEs in two variables: `pdsolve`'s general solution fixed by the data on a line"
+    problems = "first-order linear PDEs in two variables"
+    proposes = "`pdsolve`'s general solution with its arbitrary function fixed by the data on a line"
 
     def applies(self, problem: Problem) -> str:
         if problem.dim != 2 or len(problem.fields) != 1 or len(problem.equations) != 1:

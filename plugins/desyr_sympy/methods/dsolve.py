@@ -23,6 +23,12 @@ if TYPE_CHECKING:  # pragma: no cover
 class Dsolve(ExactMethod):
     name = "dsolve"
     summary = "ODEs and ODE systems: SymPy's general solution, its constants free for Stage B"
+    problems = "ODEs and ODE systems"
+    proposes = ("the general solution: its C1…Cn become Stage-B parameters, so any constraints (initial, boundary, "
+                "Robin) fix them; special functions included: `C1*airyai(x) + C2*airybi(x)` for `u'' = x*u`, "
+                "`besselj`/`bessely` for Bessel's equation and its scaled forms, `besseli`/`besselk` for the "
+                "modified one (SymPy's `bessely(n, I*x)` is written in the real basis `besselk(n, x)`, with a "
+                "constant of its own)")
 
     def applies(self, problem: Problem) -> str:
         return ode_applies(problem)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class DsolveIcs(ExactMethod):
     name = "dsolve_ics"
     summary = "ODEs and ODE systems with point conditions: SymPy's `dsolve` with the conditions"
+    problems = "ODEs and ODE systems with point conditions"
+    proposes = "`dsolve` with the conditions, where SymPy accepts them"
 
     def applies(self, problem: Problem) -> str:
         return ode_applies(problem) or ("" if point_conditions(problem) else "a condition is not a plain point value")

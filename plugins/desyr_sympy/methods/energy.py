@@ -24,6 +24,18 @@ if TYPE_CHECKING:  # pragma: no cover
 class Energy(ExactMethod):
     name = "energy"
     summary = "an autonomous ODE, or one a dilation makes autonomous: the energy integral and its quadrature"
+    problems = ("one autonomous ODE `a(u) u'' = F(u, u'^2)` with `u'` only squared (after integrating a total "
+                "derivative once), or one a dilation `x -> l*x, u -> l**k*u` makes autonomous through `u = "
+                "x**k*w(log(x))` (Lane-Emden, Emden-Fowler, Euler-type), or, with `u` only in exponentials, a "
+                "dilation with a shift `x -> l*x, u -> u + k*log(l)` through `u = w(log(x)) + k*log(x)` (Liouville's "
+                "radial `u'' + u'/x + exp(u)`)")
+    proposes = ("`u'^2 = q(u)`: `q = 2*G(u) + E` for `u'' = F(u)`, else the linear first-order ODE that `q` solves "
+                "(`dsolve`); the level `E` from a value and a slope given at one point, else at each saddle "
+                "equilibrium (a double root of `q`: the orbit of a kink or a soliton), else 0, else left free for "
+                "Stage B; the quadrature of `1/sqrt(q)` on the branch the data pick (the profile's sign, the square "
+                "root's and each logarithm's on the interval of values the data lie in, else between the real roots "
+                "of `q`), in `z = u**2` where the integrand is even, inverted for `u`: `4*atan(exp(x + C1))` for "
+                "`u'' = sin(u)`, `tanh(x + C1)` for `u'' = 2*u**3 - 2*u`")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

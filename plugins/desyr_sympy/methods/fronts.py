@@ -47,6 +47,22 @@ _W = sp.Dummy("w")
 class Fronts(ExactMethod):
     name = "fronts"
     summary = "autonomous nonlinear equations polynomial in the fields: travelling fronts by the tanh method"
+    problems = ("one to three autonomous equations polynomial in the fields and their derivatives, nonlinear, in up "
+                "to four variables (an ODE of order two or more, `x, t`, `x, y, t`...); not where the energy "
+                "integral applies (an equation in one variable or in `x, t` that keeps its form as every variable "
+                "changes sign: `energy`'s and `waves'`), not where data at a fixed time are not built of "
+                "exponentials (a front's values at any time are)")
+    proposes = ("the **tanh / exp-function method** (Malfliet; the `1/(1 + exp)` ansatz of Polyanin-Zaitsev): every "
+                "field `sum_j a_j*Y**j`, `Y = 1/(1 + exp(k_x*x + k_y*y + ... + k_t*t + C1))`, `dY/dxi = -Y*(1 - Y)`; "
+                "the equations become polynomials in `Y` whose coefficients must vanish, an algebraic system for the "
+                "`a_j` and the wave vector (speed and direction) that `sympy.solve` settles. The degree `m` from "
+                "balancing the highest derivative against the strongest nonlinearity (`m + n = p*m + q`), then 1, 2, "
+                "3, the first that gives a front. Components the algebra leaves free stay free constants, a "
+                "direction on a circle through its rational parameterization (`2*w/(1 + w**2)`, `(1 - w**2)/(1 + "
+                "w**2)`, real for every `w`); the shift `C1` is free; of a front and its mirror image (`k -> -k`, `Y "
+                "-> 1 - Y`) one is proposed, at most four. Fisher-KPP's `1/(1 + exp(x))**2` (its profile ODE `U'' + "
+                "5*U' + 6*U*(1 - U) = 0`), Nagumo's oblique front `1/(1 + exp((3*x + 4*y)/5 - t/2))`, the coupled "
+                "2-D Burgers system. In a system every field has the same degree `m`")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

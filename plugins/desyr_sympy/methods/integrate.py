@@ -18,6 +18,8 @@ class Integrate(ExactMethod):
     name = "integrate"
     summary = ("a single derivative equal to a source, `a*u^(n) = f(x)`: the source integrated n times, plus the "
                "homogeneous polynomial")
+    problems = "`u'' = f`, `u'''' = f` (one variable)"
+    proposes = "the integral of the forcing plus the homogeneous solution, its constants free"
     settles = True
 
     def applies(self, problem: Problem) -> str:

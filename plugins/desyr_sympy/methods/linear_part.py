@@ -39,6 +39,23 @@ LINEAR_METHODS: tuple[ExactMethod, ...] = (Separable(), Polar(), AngularModes())
 class LinearPart(ExactMethod):
     name = "linear_part"
     summary = "flows with a pressure: the solutions of their linear part, the pressure completed by stage 0"
+    problems = ("systems with a field the equations hold only through its gradient, linearly with constant "
+                "coefficients (a pressure: `p_x`, `p_y` in the momentum equations), every other field with an "
+                "equation of its own once the products of fields are dropped (incompressible Navier-Stokes and "
+                "Stokes flows whose velocity solves that linear part; not potential flows, whose time derivative the "
+                "pressure balances with `Δu = 0`: their proposals fail the verifier and the teacher path goes on)")
+    proposes = ("the solutions of that linear part, field by field, from `separable` (the data's shapes with "
+                "exponential rates), `polar` (radial modes) and **angular modes** on a disk or an annulus "
+                "(`R(r)*cos(n*theta)`, `sin(n*theta)` written as `Re((x + i*y)**n)/r**n`, the orders `n <= 4` read "
+                "from the data's Fourier content on the shape's circles, `R` from `dsolve`: `y` and `y/(x**2 + "
+                "y**2)` for Laplace with `n = 1`); the amplitudes solved from the equations that tie the fields "
+                "(continuity `u_x + v_y`, each function of the variables giving one linear condition) and the data "
+                "on faces, the rest fitted to all the fields' pointwise data where the fit is exact and its numbers "
+                "simple (`1`, `pi/2`); where the whole forcing cannot hold with continuity, a momentum equation's "
+                "forcing terms in its own gradient variable (and the time) go to the pressure. The candidate leaves "
+                "the pressure out: stage 0 completes it (below) or drops the candidate where the dropped products "
+                "are not a gradient. The decaying Taylor-Green vortex and Beltrami flow, Taylor-Couette flow in an "
+                "annulus, the forced Stokes-Taylor-Green flow")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

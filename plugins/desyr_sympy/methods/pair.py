@@ -46,6 +46,20 @@ Vector = tuple[sp.Expr, sp.Expr, sp.Expr]
 class Pair(ExactMethod):
     name = "pair"
     summary = "cubic reaction-diffusion equations: an overdetermined linear pair"
+    problems = ("one equation `u_t = a*u_xx + b*u_x + f(u)` in `x` and `t`, constant coefficients, `f` a cubic "
+                "polynomial (Allen-Cahn, Newell-Whitehead, Nagumo/FitzHugh-Nagumo)")
+    proposes = ("Polyanin-Zaitsev's **overdetermined linear pair**: `u = alpha*phi_x/phi + beta` with `phi` solving "
+                "both `phi_t = A*phi_xx + B*phi_x` and `phi_xxx = C2*phi_xx + C1*phi_x + C0*phi`; substituted and "
+                "cleared of `phi`'s powers, every jet is reduced by the pair to `phi, phi_x, phi_xx` and the "
+                "coefficients of what is left give an algebraic system for `alpha, beta, A, B, C0, C1, C2` "
+                "(`sympy.solve`, `beta = 0` first, about 0.1 s). `phi` is `sum c_i*exp(k_i*x + (A*k_i**2 + "
+                "B*k_i)*t)` over the real simple roots of `k**3 = C2*k**2 + C1*k + C0`: fronts that merge (`u_t = "
+                "u_xx + 2*u - 2*u**3` gives `alpha = 1`, `phi = c0 + c1*exp(x + 3*t) + c2*exp(-x + 3*t)`, "
+                "`sinh(x)/(cosh(x) + exp(-3*t))`). Where the field is given at a fixed time and its carried-back "
+                "`phi` (`exp(integral(u/alpha))`) is a combination of the modes there, that combination, exact; else "
+                "the `c_i` free for Stage B, whose gauge fixing takes out `phi`'s free factor (fixing one `c_i` to 1 "
+                "would miss the solutions without that mode), one candidate per law. A quadratic source (Fisher's) "
+                "never balances and is declined; no `dsolve` call")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -55,6 +55,23 @@ class ParabolicForm:
 class Parabolic(ExactMethod):
     name = "parabolic"
     summary = "linear parabolic equations in one space variable: reduced to the heat equation"
+    problems = ("one homogeneous linear equation `u_t = a*u_xx + b*u_x + c*u` in one space variable and time, `a > "
+                "0` constant, or equidimensional in a space variable `v > 0` on the whole domain (`v**k` times each "
+                "`d^k/dv^k`, constant factors: Black-Scholes' `s**2*V_ss`, `s*V_s`)")
+    proposes = ("three steps: the **Cauchy-Euler substitution** `v = exp(x)` (`v**k d^k/dv^k` is `D(D-1)...(D-k+1)`, "
+                "`D = d/dx`) gives constant coefficients; the **gauge** `u = exp(alpha*x + beta*t)*w`, `alpha = "
+                "-b/(2a)`, `beta = c - b**2/(4a)`, gives `w_t = a*w_xx`; the **heat family** `sum_k exp(k*x + "
+                "a*k**2*t)*(A_k + B_k*erf((x + 2*a*k*t - x0)/sqrt(4*a*(t + t0))))` (the step's similarity solution, "
+                "`k = 0`, and its exponential shifts; one jump point `x0`: the exact solution from initial data made "
+                "of exponentials that change at `x0`, such as a payoff `max(s - K, 0)`) is mapped back with `x = "
+                "log(v)`. The rates are `k = m - alpha` for `m = 0` and each `m` of an `exp(m*x)` factor (`v**m` "
+                "before the substitution) of a term of the field's data at a fixed time, at most three; two "
+                "candidates, started at `t = 0` and at a free `-t0`; Stage B fits `A_k`, `B_k`, `x0`, `t0`. The "
+                "Black-Scholes call `s*N(d1) - exp(-r*tau)*N(d2)` comes out as `s*(A + B*erf(...)) + exp(-tau/10)*(C "
+                "+ D*erf(...))`. It applies only where some data hold `erf` or `erfc` (with every `B_k = 0` the "
+                "family is the separable solver's sums of exponentials, and a member with `B_k != 0` carries erf at "
+                "every time), so elsewhere it costs a check; no `dsolve` call; on a domain that holds `t = 0` only "
+                "the candidate with `t0` (the other is a step there)")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 class Phase(ExactMethod):
     name = "phase"
     summary = "a nonlinear pair that is one Schrodinger-type field `u + i*v`: a profile times a rotating phase"
+    problems = "a nonlinear pair `(u, v)` that is one Schrodinger-type field `u + i*v`"
+    proposes = ("`u + i*v = f(x)*exp(+-i*omega*t)`; when both equations reduce to one real ODE for `f`, `energy` "
+                "solves it (the bright soliton `sqrt(2*omega/k)/cosh(sqrt(omega)*x)`)")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -31,6 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
 class Polar(ExactMethod):
     name = "polar"
     summary = "one linear equation on a disk or an annulus with radially symmetric data: radial modes `R(r)*T(t)`"
+    problems = ("one linear equation on a `disk` or an `annulus` whose data are radially symmetric (the same on "
+                "every circle about the shape's centre)")
+    proposes = ("radial modes `R(r)*T(t)`, `r = sqrt((x - x0)**2 + (y - y0)**2)` from the shape's centre: the "
+                "equation divided by `T` must be an ODE in `r` alone, which `dsolve` solves: `besselj(0, k*r)` (and "
+                "`bessely(0, k*r)` on an annulus) for Helmholtz, `besseli`/`besselk` for the modified equation, `1` "
+                "and `log(r)` for Laplace, and the heat mode `besselj(0, k*r)*exp(-k**2*t)`; `T` is `1` or a factor "
+                "of the data in time alone (`exp(-9*t)` of the rim data); on a disk the modes singular at its centre "
+                "(`bessely`, `besselk`, `log(r)`) are left out")
 
     def applies(self, problem: Problem) -> str:
         return linear_on_round(problem) or ("" if radial_data(problem) else "the data depend on the angle")

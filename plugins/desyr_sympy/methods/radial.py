@@ -38,6 +38,19 @@ if TYPE_CHECKING:  # pragma: no cover
 class Radial(ExactMethod):
     name = "radial"
     summary = "one nonlinear steady equation whose data are radially symmetric about a point (a disk's, an annulus's or the data's own): radial solutions"
+    problems = ("one nonlinear steady equation on a `disk` or an `annulus` whose data are radially symmetric (the "
+                "linear ones are `polar`'s), or on any other domain of the plane whose data of the field are "
+                "radially symmetric about a point (issue 47: Liouville on a square)")
+    proposes = ("`u = U(r)` from the shape's centre, else from the centre read off the data (`(x - x0)*V_y - (y - "
+                "y0)*V_x = 0` for every datum `V`, least squares at five points, an exact number, then the symmetry "
+                "checked on three circles; `desyr_sympy.shared.centre`); the ODE in `r` (no angle may be left) made "
+                "autonomous in `s = log(r)` by its dilation `r -> l*r, U -> l**k*U` (`U = r**k*w(s)`) or, with `U` "
+                "only in exponentials, `r -> l*r, U -> U + k*log(l)` (`U = w(s) + k*s`), then the energy integral; "
+                "on a disk, or a domain that holds the data's centre, the centre is regular (`r*U' -> 0`: `w' -> -k` "
+                "as `s -> -oo`), which fixes the level, and the rim values (elsewhere the data's value at the "
+                "distance to the nearest edge) pick the branch: Liouville's `log(8*exp(2*C1)/(exp(2*C1)*(x**2 + "
+                "y**2) + 1)**2)`, written in `r**2 = x**2 + y**2`; else the ODE is lowered as in `separation`; on a "
+                "disk, solutions singular at the centre are left out")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

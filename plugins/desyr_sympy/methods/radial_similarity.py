@@ -34,6 +34,15 @@ FREE_ALPHAS = (sp.Integer(-2), sp.Integer(0))
 class RadialSimilarity(ExactMethod):
     name = "radial_similarity"
     summary = "one field in two space variables and time, its data radially symmetric about a point: similarity variables in the radius"
+    problems = ("one field in two space variables and time, its data (of the field itself, in formulas) radially "
+                "symmetric about a point on any domain (`desyr_sympy.shared.centre`), its equation scaling as "
+                "`similarity`'s and keeping the symmetry")
+    proposes = ("`u = s**a*F(r/s**b)`, `r` the distance from the data's centre, `s = t` and `s = t + t0`; the "
+                "exponents from the terms' weights (a free `alpha`: the mass in the plane, `alpha = -2`, then 0); "
+                "substituted, a rotation-invariant equation leaves no angle (`y - y0 = sqrt(r**2 - X**2)`) and is "
+                "`s**p*ode(xi)`, `xi = r/s**b`; one integration where a total derivative allows, `dsolve`, the "
+                "answer's terms in the config's functions: the planar heat kernel `C1*exp(-(x**2 + y**2)/(4*(t + "
+                "t0)))/(t + t0)` (issue 47, stage 0 in 9 s)")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -53,6 +53,9 @@ class Separable(ExactMethod):
     name = "separable"
     summary = ("linear PDEs with constant coefficients: the data's shapes times exponentials, sines and cosines "
                "of free rates")
+    problems = "linear PDEs with constant coefficients"
+    proposes = ("products of the data's shapes (e.g. `sin(pi*x)` of an initial value) with exponentials, sines and "
+                "cosines whose rates the refit determines: `exp(c*t)*sin(pi*x)` for the heat equation")
 
     def applies(self, problem: Problem) -> str:
         if problem.dim < 2 or len(problem.fields) != 1 or len(problem.equations) != 1:

@@ -125,6 +125,19 @@ def _splits(problem: Problem) -> list[tuple[str, Split, list[sp.Symbol], list[sp
 class Separation(ExactMethod):
     name = "separation"
     summary = "one nonlinear equation in two variables: additive and multiplicative separation of variables"
+    problems = "one nonlinear equation for one field in two variables (`x, y` or `x, t`)"
+    proposes = ("Polyanin-Zaitsev's additive and multiplicative separation: `u = f(x) + g(y)`, then `u = f(x)*g(y)`, "
+                "put into the equation, which is divided by a common factor (the part in `y` of the coefficient of "
+                "`f`'s top derivative times the part in `x` of that of `g`'s) and must then be a sum `A(x, f, f'...) "
+                "+ B(y, g, g'...)` term by term: `A = c`, `B = -c`, `c` a positive separation constant with both "
+                "signs tried. Each ODE is lowered before any `dsolve`: a total derivative is integrated "
+                "(`exp(f)*(f'' + f'**2) = (exp(f))''`), an ODE without `f` itself is one order lower in `f'`, `f' = "
+                "h(f)` is a quadrature, order 0 is solved algebraically (manual integration first: `-log(cos(c*x + "
+                "C1))/c`, not `log(tan(...)**2 + 1)/(2*c)`). Logarithms with one coefficient are joined; the "
+                "constants start at values that keep the candidate real and without a pole on the domain's box (a "
+                "seed, its negative or a quarter of either; Stage B would screen out `log(-C1*x - C2)`). Scherk's "
+                "`log(cos(y)/cos(x))` (Proved) and `u_t = (exp(u) u_x)_x`'s `log((x + 2)**2/(4 - 2*t))` (Verified). "
+                "The check that an ansatz separates runs in the parent (a substitution and a few cancellations)")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

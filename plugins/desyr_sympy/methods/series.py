@@ -21,6 +21,14 @@ class Series(ExactMethod):
     name = "series"
     summary = ("linear heat, wave, Laplace and Poisson problems on intervals, boxes, disks and annuli: "
                "separation of variables, `Sum(c(n)*X_n*T_n, (n, 1, oo))` with exact coefficients")
+    problems = ("one linear equation with constant coefficients (heat, wave, damped wave, Laplace, Poisson) on an "
+                "interval, a rectangle, a box, a disk or an annulus, a separated condition (Dirichlet, Neumann, "
+                "Robin) on each face or rim, or a periodic pair, and the initial data")
+    proposes = ("separation of variables (below, \"Series\"): a steady, lifting or particular part plus "
+                "`Sum(c(n)*X_n*T_n, (n, 1, oo))` over the eigenfunctions of the separated variables (`sin(pi*n*x)`, "
+                "`robinroot`, `besselj(m, besseljzero(m, k)*r)`), coefficients from exact integrals in closed form "
+                "in `n`, Duhamel's integral for sources; the finite formula where the data are finitely many "
+                "eigenfunctions")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -28,6 +28,19 @@ if TYPE_CHECKING:  # pragma: no cover
 class Similarity(ExactMethod):
     name = "similarity"
     summary = "one field in `x` and `t` whose equation scales: similarity variables, possibly in a moving frame"
+    problems = ("one field in `x` and `t` whose equation scales (`x -> l*x`, `t -> l**beta*t`, `u -> l**alpha*u`; "
+                "linear or not), possibly only in a frame moving at constant speed, or without scaling `x`")
+    proposes = ("`s**a*f(x/s**b)` with `s = t` and `s = t + t0`, exponents from the terms' weights (a free `alpha`: "
+                "the conserved mass, then 0; a free `beta`: 2, then mass-conserving); terms `k*u_x` of constant `k` "
+                "left out of the weights give the moving frame `(x - x0 - c*s)/s**b`, `c` the speed that makes the "
+                "reduced equation an ODE (`exp(-5*(x - t)**2/(2*(t + 1)))/sqrt(t + 1)` for `u_t + u_x = u_xx/10`); a "
+                "scaling of `t` and `u` alone gives the separated `s**a*X(x)`, whose autonomous ODE goes to `energy` "
+                "(the porous medium's `x**2/(6*(2 - t))`); a candidate with at most two constants gets them solved "
+                "from the data at a fixed time as well (a shift past a blow-up); a conservation law lowers the ODE's "
+                "order before `dsolve`: the heat source `exp(-x**2/(4*(t + t0)))/sqrt(t + t0)`; the constant level "
+                "(`a = 0`, `u = f(x/sqrt(t))`) gives the step's `C1 + C2*erf(x/(2*sqrt(D*t)))` (SymPy's integral of "
+                "`exp(-s**2)`), which also answers Stokes' first problem (`erfc` data: `erfc = 1 - erf` in the "
+                "proof)")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -24,6 +24,10 @@ class Travelling(ExactMethod):
     name = "travelling"
     summary = ("one field in one space variable and time, its value at a fixed time given: that value shifted "
                "at a free speed")
+    problems = ("one field in one space variable and time, linear or not, with the field's value at a fixed time "
+                "given as an expression")
+    proposes = ("that data shifted at a speed the refit determines, `g(x - c*t)` and `g(x + c*t)`: a viscous Burgers "
+                "front, a bistable reaction-diffusion front, a pulse carried by advection")
 
     def applies(self, problem: Problem) -> str:
         if problem.dim != 2 or len(problem.fields) != 1 or len(problem.equations) != 1:

@@ -46,6 +46,33 @@ if TYPE_CHECKING:  # pragma: no cover
 class Undetermined(ExactMethod):
     name = "undetermined"
     summary = "linear equations with a source, or with formulas as data: undetermined coefficients"
+    problems = ("one linear equation, ODE or PDE in any number of variables, on a box or a shape, with a source term "
+                "(a `rhs`, or terms free of the field) made of functions a candidate may use, or without one where "
+                "some data are a formula for the whole domain (a value on a face that holds the face's own variable, "
+                "`reference` data) whose functions close under differentiation (`exp`, `sin`, `cos`, `sinh`, `cosh` "
+                "of polynomials, positive integer powers: read off the atoms)")
+    proposes = ("the method of undetermined coefficients: `u = sum c_i b_i` in a basis built from the source (its "
+                "terms without numbers and monomials: `exp(x*y)`, `exp(-t)/(1 + x**2)**2`, a denominator factored; "
+                "the terms of the data's formulas likewise; the antiderivatives of each factor in its own inner "
+                "expression up to the operator's order: `log(2 + x + y)` and `1/(2 + x + y)` from `(2 + x + y)**-2`; "
+                "the terms of their derivatives up to that order: `cos(pi*x)` from `sin(pi*x)`), each times the "
+                "monomials dividing the source's ones times one variable more (`x*sin(x)` for `u'' + u = 2*cos(x)`), "
+                "plus a polynomial of degree up to the source's polynomial degree plus the operator's order (at most "
+                "3); at most 8 kernels and 40 functions (else the multipliers lose their extra degree, else it "
+                "declines). The operator's image of the basis, with every transcendental atom a symbol of its own "
+                "(`exp(a*r)` a power of one symbol per `r`, so `exp(-t)*exp(t) = 1`), is put over one denominator; "
+                "its numerator's coefficients give an exact linear system (treating atoms as independent only adds "
+                "equations, so every solution is one). Two candidates: the particular solution with the free "
+                "unknowns at 0 (`exp(-t)*log(1 + x**2)`, `exp(x*y) + log(2 + x + y)`, `exp(x)*sin(y)` on an "
+                "L-shape), and, unless it already meets every constraint (checked at points of each face), the same "
+                "plus the homogeneous solutions the free unknowns span (`1`, `x`, `x**2 + 2*t` for the heat "
+                "operator, harmonic polynomials for Laplace), independent ones only. Where the data are pointwise on "
+                "faces, the constants are first **matched to the data exactly**: the candidate's residual on each "
+                "face, linear in them, must vanish identically in the face's free variables (one more exact linear "
+                "system, a marker symbol per face); where the data fix every constant that answer comes alone (`3 + "
+                "exp(x)*cos(y)` for Laplace's equation with that formula on the boundary, `cos(x) + x*sin(x)` for "
+                "`u'' + u = 2*cos(x)`), else those they leave free (at most 10) stay free constants for Stage B; a "
+                "source-free equation gets no candidate whose free part is only polynomials")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

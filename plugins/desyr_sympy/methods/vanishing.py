@@ -143,6 +143,23 @@ def _parts(residual: sp.Expr, jets: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Ex
 class Vanishing(ExactMethod):
     name = "vanishing"
     summary = "nonlinear problems: the solutions of the linear part on which the nonlinear terms vanish"
+    problems = ("one nonlinear equation or a system (as many equations as fields, no pressure: that is "
+                "`linear_part`'s), polynomial or not in the field and its derivatives, where each field has an "
+                "equation whose linear part holds that field alone, or where every field has the same data and, with "
+                "the fields one (`u = v = w`), every equation's linear part is a constant times the first's")
+    proposes = ("**solutions of the linear part on which the nonlinear terms vanish**: the terms of degree two or "
+                "more in the field and its derivatives (and a field inside a function, `sin(u)`) are dropped, each "
+                "field's linear equation is solved with that field's data by `separable`, `polar`, `angular`, "
+                "`undetermined` or `dsolve`, the amplitudes fixed from the data as `linear_part` fixes them; a "
+                "combination that no choice of its amplitudes fits to the data (least squares at points of every "
+                "constraint's sets) is dropped, and one goes out only where the dropped terms are zero on it "
+                "(numbers at four points of the box; free constants in them solved from the coefficient of each "
+                "function). The coupled Burgers system `u_t = u_xx + 2*u*u_x - (u*v)_x` (and the same for `v`), `u = "
+                "v = exp(-t)*sin(x)`; `u*u_x` on a `u` constant in `x`; `u**2*(u_xx + u_yy + 2*u)` on "
+                "`exp(-2*t)*sin(x)*sin(y)`. The check in the parent declines where the dropped terms are nonzero on "
+                "data that give every jet they hold (`u*u_x` on `u(x, 0) = sin(x)`, `u**3 - x*u**2` likewise, a "
+                "point value in an ODE), or where they hold the fields without derivatives as one product (`x*u**5`) "
+                "or free of the variables (`exp(u)`): zero only where a field is zero or constant")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

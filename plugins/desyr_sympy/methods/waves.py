@@ -24,6 +24,10 @@ if TYPE_CHECKING:  # pragma: no cover
 class Waves(ExactMethod):
     name = "waves"
     summary = "nonlinear evolution equations and systems in `x` and `t`: profiles of `x - c*t`, `x + c*t` or `x`"
+    problems = "nonlinear evolution equations and systems in `x` and `t`"
+    proposes = ("every field a profile of `x - c*t`, else `x + c*t`, else `x` (stationary); one equation through "
+                "`energy` (KdV: `c/(2*cosh(sqrt(c)*(x - c*t + C1)/2)**2)`), a system or what `energy` cannot do "
+                "through `dsolve`; no data at a fixed time needed")
     reduction = True
 
     def applies(self, problem: Problem) -> str:

@@ -104,13 +104,16 @@ def rational(expr: sp.Expr) -> sp.Expr:
 
 
 def exact_number(value: float) -> sp.Expr:
-    """A face coordinate as an exact number: 0.5 -> 1/2, 3.14159... -> pi."""
+    """A face coordinate as an exact number: 0.5 -> 1/2, 3.14159... -> pi (``Face.fixed`` holds floats, as the
+    config's numbers were read: ``x = pi`` is ``("x", 3.141592653589793)``)."""
     guess = sp.nsimplify(value, [sp.pi], tolerance=1e-12)
     return guess if guess.is_real and abs(float(guess) - value) <= 1e-12 * max(1.0, abs(value)) else sp.Rational(value)
 
 
 def residuals(problem: Problem) -> list[sp.Expr]:
-    """Each equation as ``lhs - forcing`` over jets and variables, floats made exact."""
+    """Each equation as ``lhs - forcing``, floats made exact, written over the problem's jet symbols (``u``,
+    ``u_x``, ``u_xx``: plain symbols, not SymPy derivatives; :func:`to_derivatives` makes them
+    ``Derivative(field_u(x, t), x, x)``) and its variables (``problem.symbols``)."""
     return [rational(eq.residual) for eq in problem.equations]
 
 
@@ -155,7 +158,8 @@ def linear_equation(problem: Problem) -> Linear:
 
 @dataclass
 class Data:
-    """A constraint on a set that fixes one variable: ``operator = value`` where ``variable = at``."""
+    """A constraint on a set that fixes one variable: ``operator = value`` where ``variable = at``; ``operator``
+    is a jet symbol (``u``, ``u_x``), ``at`` the face's float made exact (:func:`exact_number`)."""
 
     operator: sp.Expr
     value: sp.Expr

@@ -1,6 +1,7 @@
 """The bases being resolved while a plugin answers a spec: which registry to resolve a config it gives
-with, and the chain of ``extends`` so far (:mod:`desyr.config.loading`).  No import of the registry
-here, so :mod:`desyr.extension.registry` can enter it without an import cycle."""
+with, and the chain of ``extends`` so far (:mod:`desyr.config.loading` resolves them). The registry
+enters it around each answer (:meth:`desyr.extension.registry.Registry.load_problem`); no import of
+the registry here, the registry is passed in."""
 from __future__ import annotations
 
 from collections.abc import Iterator

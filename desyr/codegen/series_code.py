@@ -1,6 +1,6 @@
-"""The code of a truncated sum in each export target (:mod:`desyr.exact.series_export` plans it).
+"""The code of a truncated sum in each export target (:mod:`desyr.codegen.series_export` plans it).
 
-Python targets add the terms in blocks of :data:`~desyr.exact.series_export.BLOCK` indices at every
+Python targets add the terms in blocks of :data:`~desyr.codegen.series_export.BLOCK` indices at every
 point at once (an index column against the points' row); C, Fortran and Julia write one function per
 sum with a loop per index.  The index is written ``desyr_i_<name>`` (no variable, field or module can
 have that name), an eigenvalue is read from its table, ``(-1)**e`` is ``1 - 2*mod(e, 2)``.
@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy as sp
 
-from desyr.exact.series_export import BLOCK, SumCode
+from desyr.codegen.series_export import BLOCK, SumCode
 
 
 def _renamed(code: SumCode) -> tuple[sp.Expr, dict[sp.Symbol, sp.Symbol], list[tuple[sp.Symbol, sp.Expr]]]:

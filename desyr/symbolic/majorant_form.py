@@ -1,0 +1,94 @@
+"""The form of a series' term's majorant, ``C * n**(-p) * exp(alpha*n**2 + beta*n + gamma)`` from the
+index ``start`` on, with its sum, product and tail (:mod:`desyr.symbolic.majorant` reads a term into one;
+:mod:`desyr.symbolic.exponent` its exponential factors)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import sympy as sp
+
+from desyr.symbolic.eigen_bounds import Unbounded
+from desyr.symbolic.interval_numbers import Unenclosed
+
+
+class NoMajorant(Exception):
+    """No majorant of this form could be shown."""
+
+
+#: what a majorant cannot be shown through (the next start is tried)
+FAILURES = (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
+            OverflowError)
+T = TypeVar("T")
+#: the readings of a term's parts that do not depend on the box (signs in the index, the algebraic part's
+#: quotient in ``w``, the exponent's groups), by part, index and start: a run bounds the same sum on
+#: hundreds of boxes (desyr.symbolic.numeric splits its points), and only the enclosures differ
+_READ: dict[tuple[object, ...], tuple[bool, object]] = {}
+READ_KEPT = 4096
+
+
+def remembered(kind: str, key: tuple[object, ...], read: Callable[[], T]) -> T:
+    """``read()``, or what it returned (or raised) for the same ``kind`` and ``key`` before."""
+    full = (kind, *key)
+    if full not in _READ:
+        if len(_READ) >= READ_KEPT:
+            _READ.clear()
+        try:
+            _READ[full] = (True, read())
+        except FAILURES as exc:
+            _READ[full] = (False, exc)
+    done, value = _READ[full]
+    if not done:
+        assert isinstance(value, Exception)
+        raise type(value)(*value.args)
+    return value  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Majorant:
+    """``C * n**(-p) * exp(alpha*n**2 + beta*n + gamma)`` bounds the term for ``n >= start``."""
+
+    C: float
+    p: float
+    alpha: float = 0.0
+    beta: float = 0.0
+    gamma: float = 0.0
+    start: int = 1
+
+    def times(self, other: Majorant) -> Majorant:
+        return Majorant(product_up(self.C, other.C), self.p + other.p, self.alpha + other.alpha, self.beta + other.beta,
+                        self.gamma + other.gamma, max(self.start, other.start))
+
+    def plus(self, other: Majorant) -> Majorant:
+        """A majorant of the sum: the smaller power, the larger exponent coefficients (``n, n**2 >= 1``)."""
+        start, p = max(self.start, other.start), min(self.p, other.p)
+        C = sum(m.C * start ** (p - m.p) * math.exp(m.gamma - max(self.gamma, other.gamma)) for m in (self, other))
+        return Majorant(product_up(C, 1 + 1e-12), p, max(self.alpha, other.alpha), max(self.beta, other.beta),
+                        max(self.gamma, other.gamma), start)
+
+    def at(self, n: float) -> float:
+        exponent = self.alpha * n * n + self.beta * n + self.gamma
+        if exponent > 700:
+            return math.inf
+        return float(self.C * float(n) ** (-self.p) * math.exp(exponent))
+
+    def tail(self, first: int) -> float:
+        """A bound of ``sum_{n >= first}`` of the majorant (inf where none holds from ``first``)."""
+        first = max(first, 1)
+        if first < self.start:
+            return math.inf
+        if self.alpha < 0 or (self.alpha == 0 and self.beta < 0):
+            growth = ((first + 1) / first) ** max(-self.p, 0.0)
+            ratio = growth * math.exp(self.alpha * (2 * first + 1) + self.beta)
+            return self.at(first) / (1 - ratio) * (1 + 1e-12) if ratio < 1 else math.inf
+        if self.alpha == 0 and self.beta == 0 and self.p > 1:
+            power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)
+            return float(self.C * math.exp(min(self.gamma, 700.0)) * power * (1 + 1e-12)) if self.gamma <= 700 else math.inf
+        return math.inf
+
+
+def product_up(a: float, b: float) -> float:
+    """``a*b`` rounded up (a relative 1e-15 above), 0 when either is."""
+    return a * b * (1 + 1e-15) if a and b else 0.0
