@@ -21,7 +21,8 @@ from helpers import in_a_fresh_process
 from desyr.config.loading import load_problem
 from desyr.exact import export
 from desyr.symbolic.expressions import expression_text
-from desyr.symbolic.series import evaluate_series, stable_term
+from desyr.symbolic.numeric import evaluate_series
+from desyr.symbolic.series import stable_term
 
 AGREE = 1e-8
 #: interior points: away from the sides where the data sit (a series there converges only like 1/n**3)
