@@ -71,3 +71,16 @@ def test_without_a_plugin_the_table_has_no_plugin_column(tmp_path):
     markdown, page = render(tmp_path, [])
     header = next(line for line in markdown.splitlines() if line.startswith("| problem"))
     assert "ID" not in header and "paper" not in header and ">ID<" not in page
+
+
+# ------------------------------------------------- the columns of a series answer (result.json's series)
+def test_series_cells_give_terms_bound_and_where_it_holds():
+    from desyr.bench.table import series_cells
+
+    field = {"terms": 7, "tail_bound": 3e-13, "capped": False, "bound_holds": "the whole domain"}
+    capped = {"terms": 2000, "tail_bound": None, "capped": True, "bound_holds": "0.001 <= t <= 1"}
+    assert series_cells([{"series": {"fields": {"u": field}}}]) == ["7", "3.00e-13", "the whole domain"]
+    assert series_cells([{"series": {"fields": {"u": capped}}}]) == ["2000 (cap)", "none", "0.001 <= t <= 1"]
+    assert series_cells([{}, {"series": None}]) == ["–", "–", "–"]
+    seeds = [{"series": {"fields": {"u": dict(field, terms=k)}}} for k in (5, 7, 9)]
+    assert series_cells(seeds)[0] == "7 [5, 9]"

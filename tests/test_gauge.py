@@ -170,3 +170,17 @@ def test_stage_0_proves_the_vortex_whose_pressure_is_given_at_t_0_and_prints_the
     from desyr.report.markdown import render_report
 
     assert "Gauge: p is free up to a function of t" in render_report(result)
+
+
+def test_the_selected_expressions_are_measured_once_for_every_check(monkeypatch) -> None:
+    import desyr.model.residuals as residuals
+
+    problem = load_problem("examples:heat_two_modes")
+    calls = []
+    measure = residuals.verify
+    monkeypatch.setattr(residuals, "verify", lambda *a: calls.append(a[1]) or measure(*a))
+    verified = residuals.verifier_on(problem, make_verification_points(problem, 0))
+    exact = dict(problem.reference)
+    first = verified(exact)
+    assert verified(dict(exact)) is first and len(calls) == 1          # the gauge, the run, the exact form
+    assert verified({"u": problem.parse("sin(x)")}) is not first and len(calls) == 2

@@ -143,3 +143,21 @@ def test_the_torch_and_jax_exports_run_and_agree(backend: str) -> None:
     # JAX runs threads of its own and the suite forks: it is loaded only in a child
     errors = in_a_fresh_process(_backend_errors, backend) if backend == "jax" else _backend_errors(backend)
     assert max(errors) < 1e-12
+
+
+def test_two_forms_of_one_laplace_series_match_without_simplify(monkeypatch) -> None:
+    """The torsion answer's shifted cosh and the reference's sum of sinh: the exponentials cancel over one
+    denominator (desyr.exact.series_match), and a wrong coefficient does not."""
+    import desyr.exact.series_match as series_match
+    from desyr.config.loading import load_problem
+    problem = load_problem("textbook:square_torsion")
+    answer = problem.parse("x*(1 - x) + Sum((-4 + 4*(-1)**n)*cosh(pi*n*(-1/2 + y))*sin(pi*x*n)/(pi**3*n**3*cosh(pi*n/2)), "
+                           "(n, 1, oo))")
+    monkeypatch.setattr(series_match, "bounded_simplify", lambda *a, **k: None)     # the cheap reading alone
+    spans = [(float(v.lo), float(v.hi)) for v in problem.variables]
+    (total,) = series_match.merge_sums(sp.expand(answer - problem.reference["u"])).atoms(sp.Sum)
+    assert series_match._term_is_zero(total)
+    wrong = answer.xreplace({sp.Integer(-4): sp.Integer(-5)})
+    (off,) = series_match.merge_sums(sp.expand(wrong - problem.reference["u"])).atoms(sp.Sum)
+    assert not series_match._term_is_zero(off)
+    assert series_match.series_match(answer, problem.reference["u"], problem.symbols, spans, 0)

@@ -29,6 +29,9 @@ SERIES = {   # name: (variables, text, box)
     "double": (["x", "y", "t"], "Sum(Sum(sin(n*pi*x)*sin(m*pi*y)*exp(-(n**2 + m**2)*pi**2*t)/(n*m)**3, (m, 1, oo)),"
                                 " (n, 1, oo))", {"x": (0, 1), "y": (0, 1), "t": (0, 1)}),
     "cosh": (["x", "y"], "Sum(cos(n*pi*x)*cosh(n*pi*y)/(n**2*cosh(n*pi)), (n, 1, oo))", {"x": (0, 1), "y": (0, 1)}),
+    # a sum of hyperbolic functions in one term (torsion's textbook form): bounded addend by addend
+    "two sides": (["x", "y"], "Sum((1 - (-1)**n)*sin(n*pi*x)*(sinh(n*pi*y) + sinh(n*pi*(1 - y)))/(n**3*sinh(n*pi)),"
+                              " (n, 1, oo))", {"x": (0, 1), "y": (0, 1)}),
 }
 
 
@@ -39,7 +42,7 @@ def _read(name: str) -> tuple[list[sp.Symbol], sp.Sum, dict[sp.Symbol, tuple[flo
     return symbols, parse_expression(text, vocab), {vocab.var_symbols[k]: v for k, v in box.items()}
 
 
-FAST = ("rod", "laplace", "double")
+FAST = ("rod", "laplace", "double", "two sides")
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -162,6 +165,64 @@ def test_thousands_of_terms_at_thousands_of_points_take_seconds_and_residuals_ca
     function = lambdify(symbols, [residual])
     function(*X.T)
     assert "terms" in function.report.describe()
+
+
+@pytest.mark.parametrize("name", ["laplace", "two sides"])      # data on one side; on two opposite sides
+def test_points_far_from_the_data_keep_fewer_terms_and_their_values_agree(monkeypatch, name: str) -> None:
+    import desyr.symbolic.numeric as series_numeric
+    symbols, series, _ = _read(name)
+    X = np.random.default_rng(5).random((2000, 2))
+    work = []
+    block = series_numeric.SumEvaluator._block
+
+    def counted(self, start, stop, arrays, shape):
+        work.append((stop - start) * int(np.prod(shape)))
+        return block(self, start, stop, arrays, shape)
+    monkeypatch.setattr(series_numeric.SumEvaluator, "_block", counted)
+    split = evaluate_series(series, symbols, X)
+    split_work, work[:] = sum(work), []
+    monkeypatch.setattr(series_numeric, "FEW_TERMS", 10**9)         # every point in one box
+    monkeypatch.setattr(series_numeric, "_VALUES", {})               # ... measured again
+    whole = evaluate_series(series, symbols, X)
+    assert whole.terms == split.terms == 2000       # the points next to the data's sides need the cap either way
+    assert split.bound is not None and whole.bound is not None and split.bound <= whole.bound
+    assert np.max(np.abs(split.values - whole.values)) < 1e-12
+    assert split_work < sum(work) / 5               # the points away from those sides need a few dozen terms
+
+
+@pytest.mark.parametrize("name", ["two sides", "disk"])
+def test_a_bound_read_after_other_boxes_is_the_bound_read_afresh(name: str) -> None:
+    """The term's box-free reading is shared across boxes (desyr.symbolic.majorant.remembered): what one box
+    left behind must not change another's bound."""
+    import desyr.symbolic.majorant_form as majorant
+    symbols, series, box = _read(name)
+    boxes = [box, *({s: (lo + (hi - lo) * a, lo + (hi - lo) * b) for s, (lo, hi) in box.items()}
+                    for a, b in ((0.1, 0.4), (0.5, 0.55), (0.0, 0.02)))]
+    shared = [sum_bound(series, b) for b in boxes]
+    for b, seen in zip(boxes, shared):
+        majorant._READ.clear()
+        fresh = sum_bound(series, b)
+        assert (fresh is None) == (seen is None)
+        assert fresh is None or seen is None or [fresh.after(k) for k in (1, 10, 100)] == [seen.after(k) for k in (1, 10, 100)]
+    assert any(s is not None for s in shared)
+
+
+def test_a_sum_at_the_same_points_is_computed_once_and_each_caller_gets_its_own_values(monkeypatch) -> None:
+    import desyr.symbolic.numeric as series_numeric
+    symbols, series, _ = _read("rod")
+    X = np.random.default_rng(9).random((300, 2))
+    monkeypatch.setattr(series_numeric, "_VALUES", {})
+    blocks = []
+    block = series_numeric.SumEvaluator._block
+    monkeypatch.setattr(series_numeric.SumEvaluator, "_block", lambda self, *a: blocks.append(1) or block(self, *a))
+    first = evaluate_series(series, symbols, X)
+    made = len(blocks)
+    first.values[:] = 0.0                                             # a caller's change stays its own
+    again = evaluate_series(series, symbols, X)
+    assert len(blocks) == made and again.terms == first.terms and again.bound == first.bound
+    assert np.all(again.values != 0.0)
+    evaluate_series(series, symbols, X[:-1])                          # other points: computed
+    assert len(blocks) > made
 
 
 @pytest.mark.parametrize("name", sorted(EIGENVALUES))

@@ -116,3 +116,7 @@ def test_named_eigenvalues_evaluate_to_any_precision_and_solve_their_equation() 
     k = series_index("k")
     assert robinroot(k, 1, 0, 0) == k * sp.pi and robinroot(k, 0, 0, 2) == (k - sp.Rational(1, 2)) * sp.pi
     assert sp.latex(besseljzero(0, k)) == "j_{0,k}"
+    # a power of one: SymPy's printer passes the exponent (a disk's exp(-j**2*t) broke the run's report)
+    assert sp.latex(besseljzero(0, k)**2) == "\\left(j_{0,k}\\right)^{2}"
+    for value in (besseljpzero(1, k), robinroot(k, 1, 0, 1)):
+        assert sp.latex(sp.exp(-value**2) / value**3).count("\\right)^{") == 2

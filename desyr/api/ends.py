@@ -27,6 +27,7 @@ from desyr.model.frozen import thawed
 from desyr.model.outcomes import ComponentOrigin, Outcome, Selection, TeacherOutcome
 from desyr.model.points import VerificationPoints, make_point_sets, make_verification_points
 from desyr.model.problem import Problem
+from desyr.model.residuals import verifier_on
 from desyr.model.result import (
     SCHEMA,
     ExecutionRecord,
@@ -49,6 +50,7 @@ from desyr.stages.run_components import component, gate_sequence, searcher_names
 from desyr.stages.run_residuals import series_truncation, verify_selection
 from desyr.stages.teach import teacher_predict
 from desyr.symbolic.expressions import expression_text
+from desyr.symbolic.physics import Verification
 from desyr.verify.attach import attach_verdict
 
 #: verdicts that end a run: at the exact attempt, after a search round or a seed wave
@@ -173,17 +175,18 @@ def finish(command: str, s: Started, stages: Stages, meanwhile: Callable[[Result
     selection = stages.selection
     _read_back(selection, s.pristine)
     points = make_verification_points(s.pristine, s.seed)
-    gauges = _gauged(selection, s.pristine, points)
+    verified = verifier_on(s.pristine, points)      # the checks below measure the same expressions
+    gauges = _gauged(selection, s.pristine, points, verified)
     teacher_values = None
     if stages.teacher is not None and s.pristine.reference is not None:
         teacher_values = teacher_predict(stages.teacher.model, stages.teacher.info.plugin, points.interior)
-    outcome = verify_selection(selection, s.pristine, points, teacher_values)
+    outcome = verify_selection(selection, s.pristine, points, teacher_values, verified)
     timings = {**stages.timings, "verify": outcome.seconds}
     chosen = selection.selected
     exact = None
     if chosen is not None and chosen.expressions:
         begun = time.perf_counter()
-        exact = identify(s.pristine, chosen.expressions, points, s.seed)
+        exact = identify(s.pristine, chosen.expressions, points, s.seed, verified)
         exact.rewrites = gauges + exact.rewrites
         timings["identify"] = time.perf_counter() - begun
     timings["total"] = time.perf_counter() - s.clock
@@ -210,13 +213,14 @@ def write_run(s: Started, result: Result, model: TeacherModel | None, out: str |
     return result
 
 
-def _gauged(selection: Selection, problem: Problem, points: VerificationPoints) -> list[RewriteRecord]:
+def _gauged(selection: Selection, problem: Problem, points: VerificationPoints,
+            verified: Callable[[Mapping[str, sp.Expr]], Verification]) -> list[RewriteRecord]:
     """The selected candidate's fields that the problem leaves free up to a function, as the simplest
     member the data allow (:func:`desyr.stages.closed_form.choose_gauge`), said in its cleaning note."""
     chosen = selection.selected
     if chosen is None or not chosen.expressions:
         return []
-    chosen.expressions, records = choose_gauge(problem, chosen.expressions, points)
+    chosen.expressions, records = choose_gauge(problem, chosen.expressions, points, verified)
     if records:
         note = "gauge chosen (" + "; ".join(f"{r.field}: {r.reason}" for r in records) + ")"
         chosen.cleaning_note = f"{chosen.cleaning_note}; {note}" if chosen.cleaning_note else note

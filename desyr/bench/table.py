@@ -79,6 +79,29 @@ def _fmt(v: float) -> str:
     return f"{v:.2e}" if abs(v) < 1e-2 or abs(v) >= 1e4 else f"{v:.3g}"
 
 
+#: the columns of an answer that is a series (``result.json``'s ``series``: docs/series.md, "In a run")
+SERIES_HEAD = ["series terms", "tail bound", "bound holds on"]
+
+
+def series_cells(results: list[dict[str, Any]]) -> list[str]:
+    """The terms a series answer kept on the verification points (the most over its fields; "(cap)" where
+    a field reached the cap), the proved tail bound reached there ("none" where none holds on those points)
+    and the part of the domain where a tail bound holds, over seeds (median [least, most]); "–" where no answer
+    is a series."""
+    seen = [list(((r.get("series") or {}).get("fields") or {}).values()) for r in results]
+    seen = [fields for fields in seen if fields]
+    if not seen:
+        return ["–"] * len(SERIES_HEAD)
+    kept = sorted(max(int(f.get("terms") or 0) for f in fields) for fields in seen)
+    terms = str(kept[0]) if kept[0] == kept[-1] else f"{kept[len(kept) // 2]} [{kept[0]}, {kept[-1]}]"
+    capped = " (cap)" if any(f.get("capped") for fields in seen for f in fields) else ""
+    bounds = [None if any(f.get("tail_bound") is None for f in fields)
+              else max(float(f["tail_bound"]) for f in fields) for fields in seen]
+    bound = "none" if all(b is None for b in bounds) else summary(bounds)
+    holds = "; ".join(sorted({str(f.get("bound_holds") or "nowhere tried") for f in seen[0]}))
+    return [terms + capped, bound, holds]
+
+
 def exact_text(result: dict[str, Any]) -> str | None:
     form = result.get("exact_form") or {}
     exprs = form.get("expressions") or {}
@@ -100,7 +123,8 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
     head = [c.header for c in lead] + ["problem", "PINN rel L2", "pre-refit rel L2", "refined rel L2", "R_eq",
                                        "R_con", "complexity", "converged", "recovered (≤1e-10)", "proved",
                                        "teacher s", "search s", "refit s", "total s"]
-    head += [c.header for c in trail] + ["exact form (seed 0)", "symbolic match"]
+    series = any(r.get("result", {}).get("series") for r in rows)      # the columns only where an answer is one
+    head += [c.header for c in trail] + (SERIES_HEAD if series else []) + ["exact form (seed 0)", "symbolic match"]
     lines = [f"Command: `{command}`  ", f"Machine: {platform.machine()}, {cpus()} CPU cores, Python "
              f"{platform.python_version()}  ", f"Date: {time.strftime('%Y-%m-%d')}", "",
              "Values are medians [Q1, Q3] over seeds. Verdicts are the separate verifier's (docs/verify.md): "
@@ -122,6 +146,7 @@ def render_markdown(rows: list[dict[str, Any]], specs: list[str], registry: Regi
         cells += [f"{converged}/{n}", f"{recovered}/{n}", f"{proved}/{n}"]
         cells += [summary([_stage_seconds(r, s) for r in results]) for s in STAGES]
         cells += [cell_text(c, problem) for c in trail]
+        cells += series_cells(results) if series else []
         cells += list(exact_forms(results))
         lines.append("| " + " | ".join(cells) + " |")
         failures += [f"- {spec} seed {r['seed']}: not recovered (refined rel L2 {_fmt(refined_l2(r['result']))}); "

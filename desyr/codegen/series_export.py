@@ -7,7 +7,9 @@ How many terms: the fewest whose proved tail bound over the domain's box is with
 of the box where one holds (a variable's lower end raised, :func:`desyr.symbolic.series.bound_on_part`)
 chooses the terms, and the comment says that no bound holds on the rest.  Named eigenvalues are
 precomputed for the terms kept, as literals at full double precision; ``(-1)**e`` is computed as
-``1 - 2*mod(e, 2)``, exact for every integer.
+``1 - 2*mod(e, 2)``, exact for every integer.  Hyperbolic functions and exponentials are written so that
+no factor overflows where the term is moderate (:func:`desyr.symbolic.series.stable_term`:
+``sinh(n*pi*y)/sinh(n*pi)`` as ``exp(pi*n*(y - 1))*(1 - exp(-2*pi*n*y))/(1 - exp(-2*pi*n))``).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from desyr.symbolic.eigenvalues import EigenvalueFunction
-from desyr.symbolic.series import Box, TailBound, bound_on_part, has_series, outer_sums, sum_bound
+from desyr.symbolic.series import Box, TailBound, bound_on_part, has_series, outer_sums, stable_term, sum_bound
 
 #: the truncation's tolerance, relative to the bound of the sum of the terms' magnitudes
 TOLERANCE = 1e-13
@@ -97,8 +99,10 @@ def _code(name: str, field: str, total: sp.Sum, box: Box | None, tables: dict[Ei
     finite = all(limit[2] is not sp.oo for limit in total.limits)
     counts, note = _counts(field, total, box) if not finite else (
         tuple(int(lim[2]) - int(lim[1]) + 1 for lim in total.limits), f"{field}: a finite sum, written in full")
-    term = sp.sympify(total.function).replace(lambda e: isinstance(e, sp.factorial),
-                                              lambda e: sp.gamma(e.args[0] + 1))
+    # sinh(n*pi*y)/sinh(n*pi) as exp(n*pi*(y - 1))*...: each factor as written overflows past n ~ 226
+    ranges = {**(box or {}), **{i: (float(lo), math.inf) for i, lo in zip(indices, lowers)}}
+    term = stable_term(sp.sympify(total.function), ranges).replace(lambda e: isinstance(e, sp.factorial),
+                                                                  lambda e: sp.gamma(e.args[0] + 1))
     found: list[tuple[sp.Symbol, Table, int]] = []
     for node in sorted(term.atoms(EigenvalueFunction), key=sp.default_sort_key):
         index = node.index

@@ -19,23 +19,28 @@ from desyr.model.problem import Problem
 from desyr.model.residuals import verify
 from desyr.model.result import ConstantRecord, ExactFormRecord, RewriteRecord
 from desyr.model.result_reading import build_typed
+from desyr.symbolic.physics import Verification
+
+Verifier = Callable[[Mapping[str, sp.Expr]], Verification]
 
 
-def _checker(problem: Problem, points: VerificationPoints) -> Callable[[Mapping[str, sp.Expr]], tuple[float, float]]:
+def _checker(problem: Problem, points: VerificationPoints, verified: Verifier | None
+             ) -> Callable[[Mapping[str, sp.Expr]], tuple[float, float]]:
     def check(candidate: Mapping[str, sp.Expr]) -> tuple[float, float]:
         # relative to the problem's scale, as "exact" is decided: a change is judged at any scale alike
-        v = verify(problem, candidate, points)
+        v = verify(problem, candidate, points) if verified is None else verified(candidate)
         return max(v.relative_per_equation, default=0.0), max(v.relative_per_constraint, default=0.0)
     return check
 
 
-def choose_gauge(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints
-                 ) -> tuple[dict[str, sp.Expr], list[RewriteRecord]]:
+def choose_gauge(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
+                 verified: Verifier | None = None) -> tuple[dict[str, sp.Expr], list[RewriteRecord]]:
     """The selected expressions with each field the problem leaves free up to a function (a pressure up to
     a function of time) as the simplest member of its class the data allow, checked on the verification
     points (:func:`desyr.exact.form.choose_gauges`), and the accepted decisions; run before the
-    verification, so that the printed expression is that member and its exact form agrees with it."""
-    check = _checker(problem, points)
+    verification, so that the printed expression is that member and its exact form agrees with it.
+    ``verified``: :func:`desyr.model.residuals.verifier_on` these points, shared with the other checks."""
+    check = _checker(problem, points, verified)
     before = safe_check(check, exprs)
     if before is None:
         return dict(exprs), []
@@ -43,10 +48,10 @@ def choose_gauge(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verific
     return chosen, [build_typed(RewriteRecord, d.to_dict(), "rewrites") for d in decisions if d.accepted]
 
 
-def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0
-             ) -> ExactFormRecord:
+def identify(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, seed: int = 0,
+             verified: Verifier | None = None) -> ExactFormRecord:
     """The checked exact form of ``exprs`` and, with a reference, whether it matches symbolically."""
-    form = exact_form(problem, dict(exprs), _checker(problem, points))
+    form = exact_form(problem, dict(exprs), _checker(problem, points, verified))
     data = form.to_dict()
     data["constants"] = [build_typed(ConstantRecord, c, "constants") for c in data["constants"]]
     data["rewrites"] = [build_typed(RewriteRecord, r, "rewrites") for r in data["rewrites"]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import sympy as sp
@@ -20,12 +20,15 @@ from desyr.model.problem import Problem
 from desyr.model.residuals import verify
 from desyr.model.result import SeriesField, SeriesRecord
 from desyr.symbolic.numeric import evaluate
+from desyr.symbolic.physics import Verification
 
 
-def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray) -> float | None:
+def relative_l2(problem: Problem, exprs_or_values: Mapping[str, sp.Expr] | np.ndarray, X: np.ndarray,
+                ref: np.ndarray | None = None) -> float | None:
     """Post hoc relative L2 error against the reference at ``X`` (None without a reference, or where the
-    reference is 0 everywhere: no relative error exists; :func:`absolute_l2` gives the error then)."""
-    ref = problem.evaluate_reference(X)
+    reference is 0 everywhere: no relative error exists; :func:`absolute_l2` gives the error then).
+    ``ref``: the reference's values at ``X`` where the caller has them (a series' take seconds)."""
+    ref = problem.evaluate_reference(X) if ref is None else ref
     if ref is None or not np.any(ref):
         return None
     pred = _predicted(problem, exprs_or_values, X)
@@ -57,10 +60,11 @@ def fieldwise_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) 
     return out
 
 
-def absolute_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -> dict[str, float]:
+def absolute_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray,
+                ref: np.ndarray | None = None) -> dict[str, float]:
     """For each field whose reference is 0 everywhere, the RMS of the expression at ``X``: its absolute
     L2 error (per point), the only error such a reference gives."""
-    ref = problem.evaluate_reference(X)
+    ref = problem.evaluate_reference(X) if ref is None else ref
     if ref is None:
         return {}
     out = {}
@@ -75,25 +79,31 @@ def absolute_l2(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray) -
 
 
 def verify_selection(selection: Selection, pristine: Problem, points: VerificationPoints,
-                     teacher_values: np.ndarray | None = None) -> Outcome:
+                     teacher_values: np.ndarray | None = None,
+                     verified: Callable[[Mapping[str, sp.Expr]], Verification] | None = None) -> Outcome:
     """Verification residuals and post hoc errors of the selected candidate (joint and per field).
 
     ``pristine`` is the problem as read from the config, ``points`` fresh verification sets,
-    ``teacher_values`` the teacher's predictions at ``points.interior`` (post hoc teacher error)."""
+    ``teacher_values`` the teacher's predictions at ``points.interior`` (post hoc teacher error),
+    ``verified``: :func:`desyr.model.residuals.verifier_on` these points, where the caller shares one."""
     start = time.perf_counter()
     chosen = selection.selected
     errors = Errors()
     verification = None
+    X = points.interior
+    ref = pristine.evaluate_reference(X) if chosen is not None and chosen.expressions or \
+        teacher_values is not None else None
     if chosen is not None and chosen.expressions:
         exprs = chosen.expressions
-        verification = verify(pristine, exprs, points)
-        errors.rel_l2 = relative_l2(pristine, exprs, points.interior)
-        errors.pre_refit_rel_l2 = relative_l2(pristine, chosen.search_expressions, points.interior)
+        verification = verify(pristine, exprs, points) if verified is None else verified(exprs)
+        errors.rel_l2 = relative_l2(pristine, exprs, X, ref)
+        errors.pre_refit_rel_l2 = (errors.rel_l2 if dict(chosen.search_expressions) == dict(exprs)
+                                   else relative_l2(pristine, chosen.search_expressions, X, ref))
         if len(pristine.fields) > 1:
-            errors.fieldwise = fieldwise_l2(pristine, exprs, points.interior)
-        errors.absolute = absolute_l2(pristine, exprs, points.interior)
+            errors.fieldwise = fieldwise_l2(pristine, exprs, X)
+        errors.absolute = absolute_l2(pristine, exprs, X, ref)
     if teacher_values is not None:
-        errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, points.interior)
+        errors.teacher_rel_l2 = relative_l2(pristine, teacher_values, X, ref)
     return Outcome(selection, verification, errors, time.perf_counter() - start)
 
 

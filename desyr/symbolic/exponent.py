@@ -3,14 +3,15 @@ the index (part of :mod:`desyr.symbolic.majorant`, whose docstring states the in
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Protocol
 
 import sympy as sp
 
-from desyr.symbolic.eigen_bounds import linear
+from desyr.symbolic.eigen_bounds import Linear, linear
 from desyr.symbolic.eigenvalues import EigenvalueFunction
 from desyr.symbolic.enclosure import Intervals, magnitude, supremum
-from desyr.symbolic.majorant_form import Majorant, NoMajorant
+from desyr.symbolic.majorant_form import Majorant, NoMajorant, remembered
 
 
 class Reader(Protocol):
@@ -85,17 +86,14 @@ def _power(reader: Reader, base: sp.Expr, power: sp.Expr) -> tuple[sp.Expr, floa
 def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, float]:
     """``(alpha, beta, gamma)`` with ``exponent <= alpha*n**2 + beta*n + gamma`` over the box and for
     every index from the start on."""
-    n = reader.n
-    expanded = _separated(reader, exponent)
-    nodes = sorted(expanded.atoms(EigenvalueFunction), key=sp.default_sort_key)
-    names = [sp.Dummy(f"lambda{i}", positive=True) for i in range(len(nodes))]
-    bounds = [linear(node, n) for node in nodes]
-    if any(b.start > reader.start for b in bounds):
-        raise NoMajorant("an eigenvalue's bounds start later")
-    poly = sp.Poly(expanded.xreplace(dict(zip(nodes, names))), n, *names)
+    plan = remembered("exponent", (exponent, reader.n, reader.start), lambda: _exponent_plan(reader, exponent))
+    coefficients: dict[tuple[int, ...], float] = {}
+    for group in plan.groups:
+        top = supremum(group.h, reader.intervals) if group.sign > 0 else -supremum(-group.h, reader.intervals)
+        for monomial, coefficient in group.terms:
+            coefficients[monomial] = coefficients.get(monomial, 0.0) + coefficient * top
     out = [0.0, 0.0, 0.0]
-    for monomial, coefficient in poly.terms():
-        top = float(coefficient)
+    for monomial, top in coefficients.items():
         power, eigen = monomial[0], monomial[1:]
         if top == 0:
             continue
@@ -104,7 +102,7 @@ def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, floa
             continue
         if sum(eigen) not in (1, 2) or power + sum(eigen) > 2 or max(eigen) != sum(eigen):
             raise NoMajorant("an exponent beyond a quadratic in the index")
-        b = bounds[eigen.index(max(eigen))]
+        b = plan.bounds[eigen.index(max(eigen))]
         c0, c1 = (b.hi0, b.hi1) if top > 0 else (b.lo0, b.lo1)      # lo(n) > 0 from the start on
         if sum(eigen) == 1:
             out[power] += top * c0
@@ -119,12 +117,30 @@ def quadratic_top(reader: Reader, exponent: sp.Expr) -> tuple[float, float, floa
     return alpha, beta, gamma
 
 
-def _separated(reader: Reader, exponent: sp.Expr) -> sp.Expr:
-    """The exponent's supremum over the box as a polynomial in the index (and the eigenvalues) with
-    number coefficients: each term ``g(n)*h(x)``, the ``h`` of equal ``g`` added (so that ``n*pi*|y| -
-    n*pi`` is ``n*pi*(|y| - 1)``, whose top is 0), becomes ``g(n)*sup(h)`` where ``g >= 0``, else
-    ``g(n)*inf(h)``."""
-    groups: dict[sp.Expr, list[sp.Expr]] = {}
+@dataclass(frozen=True)
+class _Group:
+    """The exponent's terms ``g(n)*h(x)`` of one index factor ``g``: ``h`` (their factors free of the index,
+    added), the sign of ``g`` from the start on, and ``g``'s monomials in the index and the eigenvalues."""
+
+    h: sp.Expr
+    sign: int
+    terms: tuple[tuple[tuple[int, ...], float], ...]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How an exponent is bounded over any box: its groups and the eigenvalues' linear bounds."""
+
+    groups: tuple[_Group, ...]
+    bounds: tuple[Linear, ...]
+
+
+def _exponent_plan(reader: Reader, exponent: sp.Expr) -> _Plan:
+    """The exponent's supremum over a box is, as a polynomial in the index (and the eigenvalues) with
+    number coefficients, the sum over its groups of ``g(n)*sup(h)`` where ``g >= 0``, else ``g(n)*inf(h)``
+    (the ``h`` of equal ``g`` added first, so that ``n*pi*|y| - n*pi`` is ``n*pi*(|y| - 1)``, whose top is
+    0).  Only the enclosures of ``h`` depend on the box: the rest is read once per exponent."""
+    gathered: dict[sp.Expr, list[sp.Expr]] = {}
     for term in sp.Add.make_args(exponent):
         index_part: list[sp.Expr] = []
         rest: list[sp.Expr] = []
@@ -133,13 +149,15 @@ def _separated(reader: Reader, exponent: sp.Expr) -> sp.Expr:
         g, h = sp.Mul(*index_part), sp.Mul(*rest)
         if h.free_symbols & g.free_symbols or g.free_symbols - {reader.n}:
             raise NoMajorant(f"the exponent's term {term} does not separate")
-        groups.setdefault(g, []).append(h)
-    out = sp.Integer(0)
-    for g, parts in groups.items():
-        h = sp.factor(sp.Add(*parts))
-        if g == 1:
-            out += sp.Float(supremum(h, reader.intervals))
-            continue
-        top = supremum(h, reader.intervals) if reader.sign(g) > 0 else -supremum(-h, reader.intervals)
-        out += sp.expand(g * sp.Float(top))
-    return sp.expand(out)
+        gathered.setdefault(g, []).append(h)
+    nodes = sorted(set().union(*[g.atoms(EigenvalueFunction) for g in gathered]), key=sp.default_sort_key)
+    names = [sp.Dummy(f"lambda{i}", positive=True) for i in range(len(nodes))]
+    bounds = tuple(linear(node, reader.n) for node in nodes)
+    if any(b.start > reader.start for b in bounds):
+        raise NoMajorant("an eigenvalue's bounds start later")
+    groups = []
+    for g, parts in gathered.items():
+        poly = sp.Poly(g.xreplace(dict(zip(nodes, names))), reader.n, *names)
+        terms = tuple((monomial, float(c)) for monomial, c in poly.terms() if c != 0)
+        groups.append(_Group(sp.factor(sp.Add(*parts)), 1 if g == 1 else reader.sign(g), terms))
+    return _Plan(tuple(groups), bounds)

@@ -3,6 +3,8 @@
 
 How a term is read (``docs/series.md``):
 - a factor free of the index is enclosed over the box (interval arithmetic, :mod:`desyr.symbolic.enclosure`);
+- a sum of exponential factors (``sinh(n*y) + sinh(n*(1 - y))``) is read addend by addend, each with the
+  rest of its product (the triangle inequality);
 - the exponential factors (``exp``, ``sinh``, ``cosh``, their reciprocals, ``r**n``) are gathered into one
   exponent, using ``|sinh(A)| <= exp(|A|)/2``, ``cosh(A) <= exp(|A|)``, ``1/|sinh(B)| <= 2*exp(-|B|)/(1 -
   exp(-2*b))`` where ``|B| >= b`` (``b`` nondecreasing in ``n``) and ``1/cosh(B) <= 2*exp(-|B|)``; the
@@ -20,6 +22,7 @@ How a term is read (``docs/series.md``):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
@@ -28,8 +31,8 @@ from desyr.symbolic.eigen_bounds import Linear, Unbounded, at_zero, linear
 from desyr.symbolic.eigenvalues import EigenvalueFunction
 from desyr.symbolic.enclosure import Intervals, least_magnitude, magnitude, supremum
 from desyr.symbolic.exponent import exponent_bound
-from desyr.symbolic.interval_numbers import Unenclosed, interval_precision
-from desyr.symbolic.majorant_form import Majorant, NoMajorant, product_up
+from desyr.symbolic.interval_numbers import interval_precision
+from desyr.symbolic.majorant_form import FAILURES, Majorant, NoMajorant, product_up, remembered
 
 #: the first indices a majorant may start from (a denominator may vanish near the first index only)
 STARTS = (1, 2, 4, 8, 16, 64)
@@ -46,8 +49,7 @@ def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[floa
         try:
             with interval_precision():
                 return Reader(index, intervals, start).bound(term)
-        except (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError,
-                sp.PolynomialError, OverflowError):
+        except FAILURES:
             continue
     return None
 
@@ -69,6 +71,11 @@ class Reader:
                 out = out.plus(part)
             return out
         factors = sp.Mul.make_args(expr)
+        for i, factor in enumerate(factors):
+            if isinstance(factor, sp.Add) and self.n in factor.free_symbols and factor.has(sp.exp, sp.sinh, sp.cosh):
+                # (sinh(n*y) + sinh(n*(1 - y)))/sinh(n): each addend with the rest of the product, added
+                rest = sp.Mul(*factors[:i], *factors[i + 1:])
+                return self.bound(sp.Add(*[sp.Mul(rest, a) for a in factor.args], evaluate=False))
         growing = [f for f in factors if self._exponential(f)]
         rest = [f for f in factors if not self._exponential(f)]
         out = exponent_bound(self, growing) if growing else Majorant(1.0, 0.0, start=self.start)
@@ -85,20 +92,29 @@ class Reader:
     # ------------------------------------------------------------------ the algebraic part
     def _algebraic(self, expr: sp.Expr) -> Majorant:
         """``|expr| <= C * n**(-p)``, from the quotient of polynomials in ``w = n**(-1/2)``."""
-        intervals = dict(self.intervals)
+        plan = remembered("algebraic", (expr, self.n, self.start), lambda: self._quotient(expr))
+        intervals = {**self.intervals, **plan.intervals}
+        if plan.bottom is None:
+            return Majorant(magnitude(plan.top, intervals), 0.0, start=self.start)
+        intervals[plan.w] = _w_range(self.start)
+        smallest = least_magnitude(plan.bottom, intervals)
+        if smallest <= 0:
+            raise NoMajorant(f"the denominator of {expr} may vanish")
+        return Majorant(product_up(magnitude(plan.top, intervals), 1 / smallest * (1 + 1e-12)), plan.p, start=self.start)
+
+    def _quotient(self, expr: sp.Expr) -> _Quotient:
+        """The box-free part of :meth:`_algebraic`: ``expr`` as ``w**(2*p)`` times a quotient of
+        polynomials in ``w`` that do not vanish at 0 (or ``expr`` itself, free of the index once its
+        bounded parts are interval symbols)."""
+        intervals: dict[sp.Symbol, object] = {}
         replaced = self._replace_bounded(expr, intervals)
         if self.n not in replaced.free_symbols:
-            return Majorant(magnitude(replaced, intervals), 0.0, start=self.start)
+            return _Quotient(intervals, self.w, replaced, None, 0.0)
         together = sp.together(replaced.xreplace({self.n: 1 / self.w**2}))
         top, bottom = sp.fraction(together)
         q_top, top_rest = self._lowest(top)
         q_bottom, bottom_rest = self._lowest(bottom)
-        intervals[self.w] = _w_range(self.start)
-        smallest = least_magnitude(bottom_rest, intervals)
-        if smallest <= 0:
-            raise NoMajorant(f"the denominator of {expr} may vanish")
-        return Majorant(product_up(magnitude(top_rest, intervals), 1 / smallest * (1 + 1e-12)),
-                        (q_top - q_bottom) / 2, start=self.start)
+        return _Quotient(intervals, self.w, top_rest, bottom_rest, (q_top - q_bottom) / 2)
 
     def _lowest(self, polynomial: sp.Expr) -> tuple[int, sp.Expr]:
         """The lowest power of ``w`` in ``polynomial`` and the polynomial divided by it, its factors kept as
@@ -161,6 +177,9 @@ class Reader:
     # ------------------------------------------------------------------ the exponent
     def absolute(self, expr: sp.Expr) -> sp.Expr:
         """``|expr|`` written without ``Abs`` around the index-dependent factors, whose sign is shown."""
+        return remembered("absolute", (expr, self.n, self.start), lambda: self._absolute(expr))
+
+    def _absolute(self, expr: sp.Expr) -> sp.Expr:
         out = sp.Integer(1)
         for factor in sp.Mul.make_args(sp.factor_terms(expr)):
             if self.n not in factor.free_symbols:
@@ -172,6 +191,9 @@ class Reader:
 
     def sign(self, expr: sp.Expr) -> int:
         """+1 or -1: the sign of an index-only ``expr`` for every index from the start."""
+        return remembered("sign", (expr, self.n, self.start), lambda: self._sign(expr))
+
+    def _sign(self, expr: sp.Expr) -> int:
         if expr.free_symbols - {self.n}:
             raise NoMajorant(f"the sign of {expr} varies over the box")
         if isinstance(expr, sp.Mul):
@@ -194,6 +216,18 @@ class Reader:
                 raise NoMajorant(f"the sign of {expr} is not shown")
             signs.append(1 if supremum(rest, replaced) > 0 else -1)
         return signs[0] * signs[1]
+
+
+@dataclass(frozen=True)
+class _Quotient:
+    """The algebraic part's reading (:meth:`Reader._quotient`): the interval symbols it introduced (with
+    their intervals, free of the box), ``w``, the quotient's parts and the power ``p`` of ``n**(-p)``."""
+
+    intervals: dict[sp.Symbol, object]
+    w: sp.Symbol
+    top: sp.Expr
+    bottom: sp.Expr | None
+    p: float
 
 
 def _w_range(start: int) -> object:

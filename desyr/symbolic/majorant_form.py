@@ -4,11 +4,46 @@ index ``start`` on, with its sum, product and tail (:mod:`desyr.symbolic.majoran
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+import sympy as sp
+
+from desyr.symbolic.eigen_bounds import Unbounded
+from desyr.symbolic.interval_numbers import Unenclosed
 
 
 class NoMajorant(Exception):
     """No majorant of this form could be shown."""
+
+
+#: what a majorant cannot be shown through (the next start is tried)
+FAILURES = (NoMajorant, Unenclosed, Unbounded, ValueError, TypeError, ZeroDivisionError, sp.PolynomialError,
+            OverflowError)
+T = TypeVar("T")
+#: the readings of a term's parts that do not depend on the box (signs in the index, the algebraic part's
+#: quotient in ``w``, the exponent's groups), by part, index and start: a run bounds the same sum on
+#: hundreds of boxes (desyr.symbolic.numeric splits its points), and only the enclosures differ
+_READ: dict[tuple[object, ...], tuple[bool, object]] = {}
+READ_KEPT = 4096
+
+
+def remembered(kind: str, key: tuple[object, ...], read: Callable[[], T]) -> T:
+    """``read()``, or what it returned (or raised) for the same ``kind`` and ``key`` before."""
+    full = (kind, *key)
+    if full not in _READ:
+        if len(_READ) >= READ_KEPT:
+            _READ.clear()
+        try:
+            _READ[full] = (True, read())
+        except FAILURES as exc:
+            _READ[full] = (False, exc)
+    done, value = _READ[full]
+    if not done:
+        assert isinstance(value, Exception)
+        raise type(value)(*value.args)
+    return value  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -128,19 +128,69 @@ def _scaled_sum(part: sp.Expr) -> tuple[sp.Expr, sp.Sum | None]:
     return (coefficient, series) if not coefficient.free_symbols & bound else (sp.Integer(1), None)
 
 
-def stable_term(term: sp.Expr) -> sp.Expr:
-    """``term`` with each ``sinh``/``cosh`` written ``exp(|A|)*(...)`` and the exponentials combined, so
-    that ``sinh(n*pi*y)/sinh(n*pi)`` is ``exp(n*pi*(|y| - 1))*(...)``, finite for large ``n`` where the
-    quotient as written is ``inf/inf``."""
-    if not term.has(sp.sinh, sp.cosh):
+def stable_term(term: sp.Expr, box: Box | None = None) -> sp.Expr:
+    """``term`` written so that no factor overflows where the term itself is moderate: each
+    ``sinh``/``cosh`` as ``exp(|A|)*(...)``, and the exponentials of each product combined, distributed
+    over the sums that hold a growing one, so that ``sinh(n*pi*y)/sinh(n*pi)`` is
+    ``exp(n*pi*(y - 1))*(1 - exp(-2*n*pi*y))/(1 - exp(-2*n*pi))`` and
+    ``(sinh(a) + sinh(b))/sinh(c)`` is ``(exp(a - c) - exp(-a - c) + ...)/(...)``, finite for large ``n``
+    where the quotient as written is ``inf/inf``.  With ``box`` (each variable's range, and an index's
+    ``(lower, inf)``), ``|A|`` is written without ``Abs`` where the box decides the sign of ``A``."""
+    if not term.has(sp.sinh, sp.cosh, sp.exp):
         return term
+    signed = _signed_symbols(term, box or {})
     mapping: dict[sp.Basic, sp.Expr] = {}
     for node in term.atoms(sp.sinh, sp.cosh):
-        size = sp.Abs(node.args[0])
-        rest = (sp.sign(node.args[0]) * (1 - sp.exp(-2 * size)) if isinstance(node, sp.sinh)
+        argument = node.args[0].xreplace(signed)
+        size = sp.Abs(argument)
+        rest = (_sign(argument) * (1 - sp.exp(-2 * size)) if isinstance(node, sp.sinh)
                 else 1 + sp.exp(-2 * size))
         mapping[node] = sp.exp(size) * rest / 2
-    return sp.powsimp(term.xreplace(mapping), combine="exp")
+    written = term.xreplace({k: v.xreplace({s: o for o, s in signed.items()}) for k, v in mapping.items()})
+    return _combined(written.xreplace(signed)).xreplace({s: o for o, s in signed.items()})
+
+
+def _sign(argument: sp.Expr) -> sp.Expr:
+    """``sign(A)`` as a sinh's factor: where ``A`` is 0 the factor ``1 - exp(-2*|A|)`` beside it is 0, so
+    a nonnegative ``A`` has sign 1 and a nonpositive one -1."""
+    return sp.Integer(1) if argument.is_nonnegative else sp.Integer(-1) if argument.is_nonpositive else sp.sign(argument)
+
+
+def _signed_symbols(term: sp.Expr, box: Box) -> dict[sp.Symbol, sp.Symbol]:
+    """Each variable of ``term`` whose range in ``box`` has one sign, as a symbol that knows it."""
+    out = {}
+    for symbol in term.free_symbols:
+        lo, hi = box.get(symbol, (-math.inf, math.inf))
+        if lo > 0:
+            out[symbol] = sp.Dummy(symbol.name, positive=True)
+        elif lo >= 0 or hi <= 0:
+            out[symbol] = sp.Dummy(symbol.name, nonnegative=True) if lo >= 0 else sp.Dummy(symbol.name, nonpositive=True)
+    return out
+
+
+def _combined(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with the exponentials of each product combined into one, distributed over the sums (in
+    the product) that hold an exponential whose argument may be positive."""
+    if not expr.args:
+        return expr
+    if not isinstance(expr, sp.Mul):
+        return expr.func(*[_combined(a) for a in expr.args])
+    factors = [_combined(f) for f in expr.args]
+    growing = [f for f in factors if isinstance(f, sp.Add) and _grows(f)]
+    if not growing:
+        return sp.powsimp(sp.Mul(*factors), combine="exp")
+    powers = [f for f in factors if _exponential(f)]
+    rest = [f for f in factors if f not in growing and not _exponential(f)]
+    body = sp.expand(sp.Mul(*growing, *powers), deep=False, power_exp=False, power_base=False, log=False)
+    return sp.Mul(*rest) * sp.Add(*[sp.powsimp(p, combine="exp") for p in sp.Add.make_args(body)])
+
+
+def _exponential(factor: sp.Expr) -> bool:
+    return isinstance(factor, sp.exp) or (isinstance(factor, sp.Pow) and isinstance(factor.base, sp.exp))
+
+
+def _grows(expr: sp.Expr) -> bool:
+    return any(not e.args[0].is_nonpositive for e in expr.atoms(sp.exp))
 
 
 def head(expr: sp.Expr, terms: int = 3) -> sp.Expr:   # the parser bounds the terms written out up to lower + 3

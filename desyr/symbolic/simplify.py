@@ -51,7 +51,11 @@ def bounded_simplify(expr: sp.Expr, max_nodes: int = SIMPLIFY_MAX_NODES,
 
 
 def simplify_expression(expr: sp.Expr) -> sp.Expr:
-    """The simpler (by node count) of the evaluated tree and ``sympy.simplify`` of it."""
+    """The simpler (by node count) of the evaluated tree and ``sympy.simplify`` of it; a series as it is
+    (no rewrite is applied to one, docs/series.md, and ``simplify`` would spend seconds trying to sum it
+    in closed form: ``Sum.doit``'s telescoping and hypergeometric searches)."""
+    if isinstance(expr, sp.Basic) and expr.has(sp.Sum):
+        return expr
     simpler = bounded_simplify(expr)
     return simpler if simpler is not None and complexity(simpler) < complexity(expr) else expr
 

@@ -229,6 +229,9 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     if is_series(numeric) or (exact is not None and is_series(exact)):
         # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
         verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
+        if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
+            residuals["rel_l2"] = budget.within("residuals", lambda: _rel_l2(problem, numeric, points.interior),
+                                                lambda late: None)
     else:
         checked = looked(problem, numeric, points, check(problem, numeric, points, budget), proof_tolerance, budget)
         # a formula without decimals is its own exact form: its round-off is the proof's to decide
