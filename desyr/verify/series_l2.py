@@ -10,6 +10,13 @@ majorant ``C/n`` sum (``C**2/N``), though the majorant itself does not: the boun
 pointwise one cannot.  Each sum's bound is added (Minkowski).  The points' root mean square is a
 sample of that L2 size, so the allowance is :data:`SAMPLE_MARGIN` times the bound.
 
+The points within :data:`EDGE` of an end of a variable along the set are left out: where the data
+disagree with the boundary, the truncated sum's error is of the data's jump within about 1/N of the set's
+edges (Gibbs), so one point there would make the points' root mean square far exceed the L2 size it
+samples; away from them the true series' error is of the order of the tail's L2 size at every point.  The
+mean square over the part kept is at most the whole set's divided by the share kept (at least
+``1 - 2*EDGE*d`` of a box or a disk along ``d`` variables), so the bound is raised by that factor's root.
+
 Where no majorant of a sum's terms is proved (a multiple sum, a term the majorants do not read), the
 rule falls back to the last block of terms: three times its root mean square (from N/2 to N), granted
 only where the blocks shrink on the points (from N/4 to N/2, then to N); that is a measurement, not a
@@ -27,6 +34,8 @@ from desyr.symbolic.series import outer_sums
 
 #: how many times the proved L2 bound (or the last block of terms) the points' root mean square may be
 SAMPLE_MARGIN = 3.0
+#: the share of each variable's range, at each end, whose points the L2 judgement leaves out (the set's edges)
+EDGE = 0.01
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,20 @@ def parseval_bound(residual: sp.Expr, X: np.ndarray, symbols: tuple[sp.Symbol, .
             return None
         total += math.sqrt(squares) * (1 + 1e-12)
     return total
+
+
+def away_from_edges(X: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, float]:
+    """Which of the set's points ``X`` lie at least :data:`EDGE` of its range from each end of every variable
+    that varies along the set, and a lower bound of the share of the set kept (all points where none is)."""
+    along = [k for k in range(X.shape[1]) if X.size and np.ptp(X[:, k]) > 0]
+    keep = np.ones(len(X), dtype=bool)
+    for k in along:
+        lo, hi = float(bounds[k][0]), float(bounds[k][1])
+        margin = EDGE * (hi - lo)
+        keep &= (X[:, k] >= lo + margin) & (X[:, k] <= hi - margin)
+    if not keep.any():
+        return np.ones(len(X), dtype=bool), 1.0
+    return keep, 1.0 - 2 * EDGE * len(along)
 
 
 def allowance(tolerance: float, bound: float | None, block: float, before: float) -> Allowance:

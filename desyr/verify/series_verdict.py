@@ -28,7 +28,7 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.verify.budget import Budget
 from desyr.verify.series_form import has_infinite_sum
 from desyr.verify.series_identity import points
-from desyr.verify.series_l2 import Allowance, allowance, parseval_bound
+from desyr.verify.series_l2 import Allowance, allowance, away_from_edges, parseval_bound
 from desyr.verify.series_proof import SeriesProof, prove_series
 
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
@@ -62,7 +62,7 @@ class Judged:
         if self.norm == "pointwise":
             said = f"|residual| <= {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and the tail bound {bound:.2g})"
         else:
-            said = f"L2 residual {self.residual:.3g} (allowed {self.allowed:.3g}: {self.rule.said() if self.rule else ''})"
+            said = f"L2 residual {self.residual:.3g} on its points away from the set's edges (allowed {self.allowed:.3g}: {self.rule.said() if self.rule else ''})"
         return f"{self.name}: {said}, {self._terms_said()}"
 
     def _terms_said(self) -> str:
@@ -136,9 +136,12 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
         return Judged(name, "pointwise", worst, tolerance + full.bound, full.terms, full.bound)
     half, quarter = (np.asarray(evaluate_series(residual, problem.symbols, X, 0.0, max(1, full.terms // d)).values,
                                 dtype=float) for d in (2, 4))
+    kept, share = away_from_edges(X, problem.bounds)
+    values, half, quarter = values[kept], half[kept], quarter[kept]
     block, before = _rms(values - half), _rms(half - quarter)
     terms = min((s.terms for s in full.report.sums), default=full.terms)   # the fewest: the largest tail
-    rule = allowance(tolerance, parseval_bound(residual, X, problem.symbols, terms), block, before)
+    bound = parseval_bound(residual, X, problem.symbols, terms)
+    rule = allowance(tolerance, None if bound is None else bound / math.sqrt(share), block, before)
     return Judged(name, "L2", _rms(values), rule.allowed, full.terms, rule.size, rule)
 
 
