@@ -36,7 +36,7 @@ from desyr.verify.series_targets import Target, linear_coefficients
 #: where "pointwise" is proved: the region ``_near`` keeps every variable along the set off its ends, so the
 #: set's edges (a corner t = 0, x = 0 where the data's extension has a kink) are not claimed
 RELATIVE_INTERIOR = ("on its set away from the set's edges (each variable along the set strictly inside its "
-                     "range; a corner such as t = 0, x = 0 is not claimed)")
+                     "range: a corner is not claimed)")
 
 
 class Diverges(Exception):
