@@ -32,7 +32,6 @@ from desyr.verify.series_roots import at_the_roots
 from desyr.verify.series_sturm import J
 from desyr.verify.series_targets import Target, linear_coefficients
 
-
 #: where "pointwise" is proved: the region ``_near`` keeps every variable along the set off its ends, so the
 #: set's edges (a corner t = 0, x = 0 where the data's extension has a kink) are not claimed
 RELATIVE_INTERIOR = ("on its set away from the set's edges (each variable along the set strictly inside its "

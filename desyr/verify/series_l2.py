@@ -25,6 +25,7 @@ bound, and the verdict says which rule applied.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,7 +58,7 @@ class Allowance:
                 f"{self.size:.2g}, does not shrink on the points")
 
 
-def parseval_bound(residual: sp.Expr, X: np.ndarray, symbols: tuple[sp.Symbol, ...], terms: int) -> float | None:
+def parseval_bound(residual: sp.Expr, X: np.ndarray, symbols: Sequence[sp.Symbol], terms: int) -> float | None:
     """A proved bound of the root mean square, over the set that ``X`` samples, of what keeping ``terms``
     terms of each infinite sum of ``residual`` leaves out (its terms orthogonal there); None where a sum
     is multiple or its term has no proved majorant whose squares sum."""
