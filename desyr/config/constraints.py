@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,21 @@ _ALLOWED = {"operator", "on", "value", "points", "label", "at", "periodic", "int
 MAX_LABEL = 500
 #: (problem, expression, where) -> the value "reference" stands for
 FromReference = Callable[[Problem, sp.Expr, str], sp.Expr]
+
+
+#: the most constraint sets (faces, boundary parts, each with its own residual and proof) a problem may have:
+#: a polygon of 1000 edges with u_n on its boundary made 2000, and its verdict depended on the machine's load
+MAX_SETS = 512
+
+
+def check_set_count(sets: Sequence[object], dim: int, where: str) -> None:
+    """Refuse more than :data:`MAX_SETS` constraint sets that are not single points, in one line (listed
+    points are one cheap set each: 20000 of them are checked in seconds)."""
+    count = sum(1 for s in sets if not (isinstance(s, Face) and len(s.fixed) == dim))
+    if count > MAX_SETS:
+        raise ConfigError(f"{where}: the constraints hold on {count} sets (each face, boundary part and polygon edge "
+                          f"is one; listed points are not counted); at most {MAX_SETS} in all: use a shape with "
+                          f"fewer edges")
 
 
 def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source: str,
@@ -65,6 +80,7 @@ def read_constraints(i: int, table: Mapping[str, Any], problem: Problem, source:
         return [_integral(operator, table, problem, f"{source}: {where}", label, from_reference, conditions)]
     where = f"{source}: {where}"
     sets = point_sets(table["at"], problem, where) if "at" in table else read_sets(table["on"], problem, f"{where}.on")
+    check_set_count(sets, problem.dim, where)       # before any set's normal or value is worked out
     for s in sets:
         held = [n for n, _ in getattr(s, "fixed", ()) if n in problem.parameters]
         if held and not (isinstance(s, Face) and len(s.fixed) == problem.dim):

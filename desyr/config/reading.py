@@ -26,7 +26,7 @@ from dataclasses import replace
 import sympy as sp
 
 from desyr.config import outline
-from desyr.config.constraints import MAX_LABEL, read_constraints
+from desyr.config.constraints import MAX_LABEL, check_set_count, read_constraints
 from desyr.config.defined import check_data_defined
 from desyr.config.inverse import (
     check_parameters_not_differentiated,
@@ -139,6 +139,7 @@ def _problem_from_dict(data: Mapping[str, Any], source: str) -> Problem:
         constraints = tuple(c for i, table in enumerate(_tables(data, "constraints", source))
                             for c in read_constraints(i, table, problem, source, _from_reference))
     problem = replace(problem, constraints=constraints, numbers=numbers)
+    check_set_count([f for c in problem.constraints for f in c.faces], problem.dim, source)
     check_data_defined(problem)
     check_parameters_not_differentiated(problem)
     problem = replace(problem, observations=read_observations(data, problem))

@@ -229,10 +229,17 @@ def _inside(inner: Shape, outer: Shape) -> bool:
 def check_not_empty(shape: Shape) -> None:
     lo, hi = shape.bounding_box()
     if not np.all(lo < hi):
-        raise ShapeError(f"the shape {shape.text} is empty")
-    rng = np.random.default_rng(0)
-    P = lo + rng.random((_PROBE, shape.dim)) * (hi - lo)
-    fill = float(np.mean(shape.level(P) < 0))
+        if len(shape.primitives()) == 1:        # a primitive has a positive size: doubles lost it
+            raise ShapeError(f"the shape {shape.text[:200]} is too small for where it lies: doubles cannot tell its "
+                             f"sides apart so far from the origin; move it nearer to 0")
+        raise ShapeError(f"the shape {shape.text[:200]} is empty")
+    known = shape.fill()
+    if known is not None and known > 0:
+        fill = known                    # a formula's share: no sample (a polygon of 1000 edges took seconds)
+    else:
+        rng = np.random.default_rng(0)
+        P = lo + rng.random((_PROBE, shape.dim)) * (hi - lo)
+        fill = float(np.mean(shape.level(P) < 0))
     if fill == 0:
         raise ShapeError(f"the shape {shape.text[:200]} is empty (no point of its bounding box lies inside it)")
     if fill < MIN_FILL:
@@ -251,6 +258,7 @@ def nonempty_pieces(shape: Shape, numbers: tuple[tuple[float, Any], ...] = ()) -
     sliver of a face) is refused with a :class:`ShapeError`, never dropped unseen."""
     if not isinstance(shape, Combined):
         return [Piece(replace(p, numbers=numbers)) for p in shape.patches()]
+    _check_surface_work(shape)
     out = []
     for k, prim in enumerate(shape.primitives()):
         for patch in prim.patches():
@@ -260,6 +268,31 @@ def nonempty_pieces(shape: Shape, numbers: tuple[tuple[float, Any], ...] = ()) -
             else:
                 out += _sampled_pieces(shape, k, patch)
     return out
+
+
+def surface_work(shape: Combined) -> int:
+    """How many (surface patch, primitive) pairs the pieces of a 3-D CSG boundary are decided on: each patch
+    is probed at :data:`_PIECE_PROBE` points against every primitive whose box meets its own primitive's."""
+    prims = shape.primitives()
+    boxes = [p.bounding_box() for p in prims]
+    work = 0
+    for k, prim in enumerate(prims):
+        patches = [p for p in prim.patches() if p.dim != 2]
+        if patches:
+            (lo, hi) = boxes[k]
+            near = sum(bool(np.all(a <= hi) and np.all(lo <= b)) for a, b in boxes)
+            work += len(patches) * near
+    return work
+
+
+def _check_surface_work(shape: Combined) -> None:
+    """Refuse, in one line, a 3-D CSG shape whose boundary would take minutes to decide (a union of 64
+    overlapping boxes took half an hour), before any of that work."""
+    work = surface_work(shape)
+    if work > MAX_SURFACE_WORK:
+        raise ShapeError(f"the shape's boundary is too intricate to decide: its {sum(len(p.patches()) for p in shape.primitives())} "
+                         f"surface patches meet {work} primitives' boxes between them, at most {MAX_SURFACE_WORK} in 3-D "
+                         f"(about 10 overlapping boxes); use fewer primitives")
 
 
 def _plane_pieces(shape: Combined, k: int, patch: Patch) -> list[Piece]:
@@ -292,5 +325,8 @@ def _sampled_pieces(shape: Combined, k: int, patch: Patch) -> list[Piece]:
     return out
 
 
+#: (surface patch, primitive) pairs a 3-D CSG boundary may take to decide (:func:`surface_work`): each is
+#: 2**18 probe points, a second or so on two cores
+MAX_SURFACE_WORK = 256
 #: a shape must fill at least this share of its bounding box, or rejection sampling would crawl
 MIN_FILL = 1e-4

@@ -13,19 +13,32 @@ import sympy as sp
 
 from desyr.model.problem import Constraint, Problem
 from desyr.symbolic.physics import Verification
-from desyr.symbolic.scales import Scaled, aggregate, measure, relative, split_terms
+from desyr.symbolic.scales import Measured, Scaled, aggregate, measure, relative, split_terms
 
 
 def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
                           constraint_points: Sequence[np.ndarray],
                           reductions: Sequence[np.ndarray | None] = ()) -> Verification:
     """R_eq, R_con, and each residual over its scale, on these points."""
+    blocks = residual_blocks(problem, solution, interior, constraint_points, reductions)
+    return verification_of(problem, measure(blocks, problem.symbols, interior))
+
+
+def residual_blocks(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,
+                    constraint_points: Sequence[np.ndarray],
+                    reductions: Sequence[np.ndarray | None] = ()) -> list[Scaled]:
+    """Every residual of ``solution`` with its data and terms, on its points: the equations, then the
+    constraints."""
     apply = _applier(problem, solution)
     blocks = [_equation(problem, k, apply, interior) for k in range(len(problem.equations))]
     blocks += [_constraint(problem, con, l, solution, apply, constraint_points[l],
                            reductions[l] if l < len(reductions) else None)
                for l, con in enumerate(problem.constraints)]
-    numbers = measure(blocks, problem.symbols, interior)
+    return blocks
+
+
+def verification_of(problem: Problem, numbers: Sequence[Measured]) -> Verification:
+    """The verification's numbers from each residual's measurement."""
     rel = relative(numbers)
     coupled = len(problem.fields) > 1
     absolute = {kind: [_plain(m.absolute) for m in numbers if m.kind == kind] for kind in ("equation", "constraint")}
@@ -34,7 +47,7 @@ def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], int
         R_eq_per_equation=absolute["equation"], R_con_per_constraint=absolute["constraint"],
         relative_per_equation=rel.equations, relative_per_constraint=rel.constraints,
         roundoff_per_equation=rel.roundoff_equations, roundoff_per_constraint=rel.roundoff_constraints,
-        scale=rel.scale)
+        scale=rel.scale, size_per_equation=rel.sizes_equations, size_per_constraint=rel.sizes_constraints)
 
 
 def _dependent(problem: Problem, expr: sp.Expr) -> set[sp.Symbol]:
@@ -64,7 +77,7 @@ def _equation(problem: Problem, k: int, apply: Apply, interior: np.ndarray) -> S
     residual = problem.equations[k].residual
     terms = split_terms(residual, _dependent(problem, residual))
     return Scaled("equation", k, apply(residual), terms.data, terms.coefficients,
-                  tuple(apply(f) for f in terms.factors), interior)
+                  tuple(apply(f) for f in terms.factors), interior, shifted=terms.shifted)
 
 
 def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str, sp.Expr], apply: Apply,
@@ -73,7 +86,16 @@ def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str
     data, coefficients, factors, spread = _constraint_terms(problem, con)
     moved = problem.shift_map(con) if con.kind == "periodic" else {}
     applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
-    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread)
+    return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread,
+                  _constraint_shifted(problem, con))
+
+
+def _constraint_shifted(problem: Problem, con: Constraint) -> sp.Expr | None:
+    """:attr:`Terms.shifted` of a value or derivative constraint (None for the others)."""
+    if con.kind in ("periodic", "integral"):
+        return None
+    written = con.operator - con.value
+    return split_terms(written, _dependent(problem, written)).shifted
 
 
 def _constraint_terms(problem: Problem, con: Constraint
@@ -99,12 +121,12 @@ def problem_scale(problem: Problem, interior: np.ndarray, constraint_points: Seq
                   reductions: Sequence[np.ndarray | None] = ()) -> float:
     """The problem's scale Q on these points, no candidate needed: the largest RMS of one residual's data
     (1 when the problem holds none)."""
-    datas = [split_terms(eq.residual, _dependent(problem, eq.residual)).data for eq in problem.equations]
-    blocks = [Scaled("equation", k, d, d, (), (), interior) for k, d in enumerate(datas)]
+    splits = [split_terms(eq.residual, _dependent(problem, eq.residual)) for eq in problem.equations]
+    blocks = [Scaled("equation", k, t.data, t.data, (), (), interior, shifted=t.shifted) for k, t in enumerate(splits)]
     for l, con in enumerate(problem.constraints):
         d = _constraint_terms(problem, con)[0]
         blocks.append(Scaled("constraint", l, d, d, (), (), constraint_points[l],
-                             reductions[l] if l < len(reductions) else None))
+                             reductions[l] if l < len(reductions) else None, shifted=_constraint_shifted(problem, con)))
     return relative(measure(blocks, problem.symbols, interior)).scale
 
 

@@ -105,12 +105,70 @@ def face_share(problem: Problem, face: Face) -> float:
 
 
 def part_points(problem: Problem, part: Part, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` points uniform on ``part`` (times uniform in the time interval)."""
-    return rejection(_part_draw(problem, part, rng), _part_accept(problem, part), n, f"the set {part.describe()}")
+    """``n`` points on ``part`` (times uniform in the time interval): uniform, but on a curve cut by a
+    predicate, up to one in eight crowd towards the ends the predicate makes, at random distances from
+    1e-2 to 1e-12 of the curve (a value off only on the last 1e-4 of the part was Verified)."""
+    P = rejection(_part_draw(problem, part, rng), _part_accept(problem, part), n, f"the set {part.describe()}")
+    near = _near_cuts(problem, part, min(n // 8, NEAR_CUTS), rng) if n >= 8 else np.empty((0, problem.dim))
+    if len(near):
+        P[len(P) - len(near):] = near
+    return P
+
+
+#: the most points of one part placed near the ends its predicate makes (:func:`part_points`)
+NEAR_CUTS = 32
+#: parameter steps along a curve on which the predicate's ends are looked for
+_CUT_PROBE = 2048
+
+
+def _near_cuts(problem: Problem, part: Part, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Up to ``m`` points of a curve part close to where its predicate turns (none for a surface, or a
+    predicate that does not turn on the probe)."""
+    from desyr.model.membership import Curve
+
+    condition = _condition(problem, part)
+    if condition is None or part.piece.patch.dim != 2 or m < 1 or problem.geometry is None:
+        return np.empty((0, problem.dim))
+    curve = Curve(part.piece.patch)
+    runs = part.piece.intervals or (curve.range,)
+    names = problem.variable_names
+    space = [names.index(v) for v in problem.geometry.space]
+    others = [i for i in range(problem.dim) if i not in space]
+    level = problem.bounds[others, 0] + rng.random(len(others)) * (problem.bounds[others, 1] - problem.bounds[others, 0])
+
+    def inside(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        P = np.empty((len(t), problem.dim))
+        P[:, space] = curve.point(t)
+        P[:, others] = level
+        with np.errstate(all="ignore"):
+            return np.asarray(condition(P) > 0), P
+
+    cuts: list[tuple[float, float]] = []           # (parameter of the end, direction into the part)
+    for lo, hi in runs:
+        t = np.linspace(lo, hi, _CUT_PROBE)
+        keep, _ = inside(t)
+        for i in np.flatnonzero(keep[:-1] != keep[1:])[:8]:
+            a, b = float(t[i]), float(t[i + 1])
+            a_in = bool(keep[i])
+            for _ in range(60):
+                mid = (a + b) / 2
+                if bool(inside(np.array([mid]))[0][0]) == a_in:
+                    a = mid
+                else:
+                    b = mid
+            cuts.append(((a if a_in else b), (-1.0 if a_in else 1.0) * (hi - lo)))
+    if not cuts:
+        return np.empty((0, problem.dim))
+    chosen = rng.integers(0, len(cuts), m)
+    t = np.array([cuts[k][0] + cuts[k][1] * 10 ** -rng.uniform(2, 12) for k in chosen])
+    keep, P = inside(t)
+    return np.asarray(P[keep])
 
 
 def predicate_share(problem: Problem, part: Part) -> float:
-    """The fraction of the part's piece that its predicate keeps."""
+    """The fraction of the part's piece that its predicate keeps (all of it, without one: no draw)."""
+    if part.condition is None:
+        return 1.0
     P = _part_draw(problem, part, np.random.default_rng(0))(_PROBE)
     return float(np.mean(_part_accept(problem, part)(P)))
 

@@ -163,6 +163,9 @@ class Verification:
     roundoff_per_constraint: list[float] = field(default_factory=list)
     #: the problem's scale Q: the largest RMS of one residual's data (1 without data)
     scale: float = 1.0
+    #: each residual's own scale S_k = D_k + min(C_k, Q), which its relative value divides by
+    size_per_equation: list[float] = field(default_factory=list)
+    size_per_constraint: list[float] = field(default_factory=list)
 
     @property
     def relative(self) -> float:

@@ -17,16 +17,19 @@ domain's interior points, so that ``u = 0`` on a face is measured against the si
 on the face), and ``Q`` the problem's scale, the largest ``D_j`` of all its residuals (1 where the problem
 holds no data at all).  The candidate can raise ``C_k`` but never past ``Q``, which only the config sets;
 and a residual whose terms are smaller than the problem's scale is measured against them.  The verdict
-takes ``RMS(residual_k) / max(S_k, FLOOR)`` for every ``k``.
+takes ``RMS(residual_k) / S_k`` for every ``k`` (over a zero scale only an exact 0 passes).
 
 Values a double cannot hold (``exp(800)``) are evaluated again with mpmath at those points, so a true
-solution whose values overflow is measured like any other.
+solution whose values overflow is measured like any other; and a residual whose data or terms are all
+below what a double holds to its last digit (data written with ``exp(-800)``, 0 in doubles, which made
+every formula fit) is measured in mpmath at all its points, so its scale is the data's true size.
+:func:`measure` with ``digits`` evaluates everything in mpmath, for the verifier's second look where
+doubles cannot decide (:mod:`desyr.verify.precise`).
 """
 from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,14 +41,15 @@ import sympy as sp
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.special import MPMATH
 
-#: the smallest scale a residual is divided by: an identically-zero scale lets nothing but an exact 0 pass
-FLOOR = sys.float_info.min
 #: the most summands one product or power of sums is distributed into before it is kept whole
 DISTRIBUTE = 64
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
 #: mpmath gives up on a residual when its first this many such points are not finite in mpmath either
 PROBE = 16
+#: below this a double has lost digits to underflow (it holds 2.2e-308 to its last digit, subnormals less):
+#: data or terms all this small are measured in mpmath
+TINY = 1e-290
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,10 @@ class Terms:
     data: sp.Expr
     coefficients: tuple[sp.Expr, ...]
     factors: tuple[sp.Expr, ...]
+    #: the data plus the terms' values where every dependent symbol is 0 (None: not finite there, or no
+    #: change): data that cancel terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``) are
+    #: not the residual's size, and the smaller of the two is taken (:func:`measure_block`)
+    shifted: sp.Expr | None = None
 
 
 def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
@@ -73,7 +81,24 @@ def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
         groups[factor] += coefficient
     data = groups.pop(sp.Integer(1), sp.Integer(0))
     kept = [f for f in order if f != 1 and groups[f] != 0]
-    return Terms(data, tuple(groups[f] for f in kept), tuple(kept))
+    coefficients = tuple(groups[f] for f in kept)
+    return Terms(data, coefficients, tuple(kept), _shifted(data, coefficients, tuple(kept), dependent))
+
+
+def _shifted(data: sp.Expr, coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr],
+             dependent: set[sp.Symbol]) -> sp.Expr | None:
+    """``data`` plus each term at every dependent symbol 0, when that is finite and differs from ``data``."""
+    if not factors:
+        return None
+    zero = {s: sp.Integer(0) for s in dependent}
+    try:
+        at_zero = [f.xreplace(zero) for f in factors]
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if any(v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.free_symbols & dependent for v in at_zero):
+        return None
+    moved = sp.Add(*(c * v for c, v in zip(coefficients, at_zero) if v != 0))
+    return None if moved == 0 else data + moved
 
 
 def _summands(expr: sp.Expr) -> list[sp.Expr]:
@@ -107,6 +132,7 @@ class Scaled:
     points: np.ndarray
     reduction: np.ndarray | None = None
     spread: int = 0
+    shifted: sp.Expr | None = None     # Terms.shifted: the data's size is the smaller of the two
 
 
 @dataclass(frozen=True)
@@ -124,33 +150,101 @@ class Measured:
 @dataclass
 class Relative:
     """Every residual divided by its scale (``relative``) and by its data plus its uncapped terms
-    (``roundoff``: what a float evaluation of large terms can leave), and the problem's scale ``Q``."""
+    (``roundoff``: what a float evaluation of large terms can leave), each residual's scale ``S_k``
+    (``sizes``), how many digits its terms exceed it by (``depths``: log10 of ``(D_k + C_k) / S_k``, what a
+    second evaluation must carry beyond the tolerance), and the problem's scale ``Q``."""
 
     equations: list[float] = field(default_factory=list)
     constraints: list[float] = field(default_factory=list)
     roundoff_equations: list[float] = field(default_factory=list)
     roundoff_constraints: list[float] = field(default_factory=list)
     scale: float = 1.0
+    sizes_equations: list[float] = field(default_factory=list)
+    sizes_constraints: list[float] = field(default_factory=list)
+    depths: list[float] = field(default_factory=list)
 
 
-def measure(blocks: Sequence[Scaled], variables: Sequence[sp.Symbol], interior: np.ndarray) -> list[Measured]:
-    """The numbers of each block (its values a double cannot hold evaluated with mpmath)."""
-    out = []
-    for b in blocks:
-        k = len(b.coefficients)
-        values = _values([b.residual, b.data, *b.coefficients, *b.factors], variables, b.points)
-        r, d, cs, ms = values[0], values[1], values[2:2 + k], values[2 + k:]
-        if b.reduction is not None:
-            G = b.reduction
-            r, d = G @ r, G @ d
-            sizes = [_rms(np.abs(G) @ _abs(c * m)) for c, m in zip(cs, ms)]
-        else:
-            sizes = [_rms(c * m) for c, m in zip(cs, ms)]
-            if b.spread and len(interior):
-                wide = _values(list(b.factors[:b.spread]), variables, interior)
-                sizes[:b.spread] = [max(s, _rms(c) * _rms(m)) for s, c, m in zip(sizes, cs, wide)]
-        out.append(Measured(b.kind, b.index, int(np.shape(r)[0]), _rms(r), _rms(d), sum(sizes, mpmath.mpf(0))))
-    return out
+def measure(blocks: Sequence[Scaled], variables: Sequence[sp.Symbol], interior: np.ndarray,
+            digits: int | None = None) -> list[Measured]:
+    """The numbers of each block: in doubles, its values a double cannot hold (too large, or data and terms
+    all too small) evaluated with mpmath; with ``digits``, everything in mpmath at that precision."""
+    return [measure_block(b, variables, interior, digits) for b in blocks]
+
+
+def measure_block(b: Scaled, variables: Sequence[sp.Symbol], interior: np.ndarray,
+                  digits: int | None = None) -> Measured:
+    """One block's numbers (see :func:`measure`)."""
+    k = len(b.coefficients)
+    exprs = [b.residual, b.data, *b.coefficients, *b.factors]
+    values = values_at(exprs, variables, b.points, digits)
+    if digits is None and _underflows(b, values):
+        # the data or the terms are below what a double holds: their true size; unless mpmath finds them not
+        # finite where doubles did not (a point written 0.3 is a float below 3/10: sqrt(x - 3/10) is 0 there in
+        # doubles, as on the exact face, and not real in mpmath), which is the point's float, not the formula
+        precise = values_at(exprs, variables, b.points, DIGITS)
+        if _finite_where(values, precise):
+            digits, values = DIGITS, precise
+    r, d, cs, ms = values[0], values[1], values[2:2 + k], values[2 + k:]
+    d = _smaller_data(b, d, variables, digits)
+    if b.reduction is not None:
+        G = b.reduction
+        r, d = G @ r, G @ d
+        sizes = [rms(np.abs(G) @ _abs(c * m)) for c, m in zip(cs, ms)]
+    else:
+        sizes = [rms(c * m) for c, m in zip(cs, ms)]
+        if b.spread and len(interior):
+            wide = values_at(list(b.factors[:b.spread]), variables, interior, digits)
+            sizes[:b.spread] = [max(s, rms(c) * rms(m)) for s, c, m in zip(sizes, cs, wide)]
+    return Measured(b.kind, b.index, int(np.shape(r)[0]), rms(r), rms(d), sum(sizes, mpmath.mpf(0)))
+
+
+def data_values(b: Scaled, variables: Sequence[sp.Symbol], digits: int) -> np.ndarray:
+    """A block's data at its points (its integral's rows), at ``digits`` digits."""
+    d = _smaller_data(b, values_at([b.data], variables, b.points, digits)[0], variables, digits)
+    return b.reduction @ d if b.reduction is not None else d
+
+
+def _smaller_data(b: Scaled, d: np.ndarray, variables: Sequence[sp.Symbol], digits: int | None) -> np.ndarray:
+    """The block's data values ``d``, or its shifted data's where their RMS is smaller: terms that cancel
+    data identically never make the scale (a wrong formula was Verified against data of 1e6 that only
+    ``10**6*(cos(u)**2 + sin(u)**2)`` met)."""
+    if b.shifted is None:
+        return d
+    other = values_at([b.shifted], variables, b.points, digits)[0]
+    return other if rms(other) < rms(d) else d
+
+
+def _underflows(b: Scaled, values: list[np.ndarray]) -> bool:
+    """Whether a block's scale is below what doubles hold: data that are not 0 as written but all tiny in
+    doubles (``exp(-800)*sin(pi*x)`` is 0 there), or data and every term all tiny while some term is not 0
+    as written. Its residual is then as lost as its scale, and the whole block goes to mpmath."""
+    k = len(b.coefficients)
+    d, cs, ms = values[1], values[2:2 + k], values[2 + k:]
+    if not _tiny(d):
+        return False
+    if b.data != 0:
+        return True
+    live = [c * m for c, m, ce, me in zip(cs, ms, b.coefficients, b.factors) if ce != 0 and me != 0]
+    return bool(live) and all(_tiny(v) for v in live)
+
+
+def _finite_where(doubles: list[np.ndarray], precise: list[np.ndarray]) -> bool:
+    """Whether every precise value is finite wherever its double is."""
+    for d, p in zip(doubles, precise):
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(np.asarray(d, dtype=float)) if d.dtype != object else \
+                np.array([bool(mpmath.isfinite(v)) for v in d])
+        if any(not mpmath.isfinite(v) for v, f in zip(p, finite) if f):
+            return False
+    return True
+
+
+def _tiny(values: np.ndarray) -> bool:
+    """Whether every value is a double below :data:`TINY` (exact zeros included); mpf values are exact enough."""
+    if values.dtype == object:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.abs(np.asarray(values, dtype=float)) < TINY))
 
 
 def relative(measured: Sequence[Measured]) -> Relative:
@@ -161,15 +255,27 @@ def relative(measured: Sequence[Measured]) -> Relative:
     out = Relative(scale=_float(scale))
     for m in measured:
         data, terms = mpmath.mpf(m.data), mpmath.mpf(m.terms)
-        capped = _ratio(m.absolute, data + min(terms, scale))
+        size = data + min(terms, scale)
+        capped = _ratio(m.absolute, size)
         loose = _ratio(m.absolute, data + terms)
+        out.depths.append(_depth(data + terms, size))
         if m.kind == "equation":
             out.equations.append(capped)
             out.roundoff_equations.append(loose)
+            out.sizes_equations.append(_float(size))
         else:
             out.constraints.append(capped)
             out.roundoff_constraints.append(loose)
+            out.sizes_constraints.append(_float(size))
     return out
+
+
+def _depth(whole: Any, size: Any) -> float:
+    """log10(whole / size), 0 where either is 0 or not finite."""
+    whole, size = mpmath.mpf(whole), mpmath.mpf(size)
+    if not (whole > 0 and size > 0 and mpmath.isfinite(whole) and mpmath.isfinite(size)):
+        return 0.0
+    return max(float(mpmath.log10(whole / size)), 0.0)
 
 
 def aggregate(measured: Sequence[Measured], kind: str, coupled: bool) -> float | None:
@@ -186,12 +292,14 @@ def aggregate(measured: Sequence[Measured], kind: str, coupled: bool) -> float |
 
 
 def _ratio(top: Any, bottom: Any) -> float:
-    top = mpmath.mpf(top)
+    """``top / bottom``: 0 for a zero residual, infinite over a zero scale (nothing but an exact 0 passes
+    there); a scale below a double's range is one only in mpmath (:func:`_underflows`), and is used as it is."""
+    top, bottom = mpmath.mpf(top), mpmath.mpf(bottom)
     if not mpmath.isfinite(top):
         return math.inf
     if top == 0:
         return 0.0
-    return _float(top / max(mpmath.mpf(bottom), mpmath.mpf(FLOOR)))
+    return _float(top / bottom) if bottom > 0 else math.inf
 
 
 def _float(value: Any) -> float:
@@ -205,7 +313,7 @@ def _float(value: Any) -> float:
         return math.inf
 
 
-def _rms(values: np.ndarray) -> Any:
+def rms(values: np.ndarray) -> Any:
     """The RMS of ``values``: a float, or an mpf where a value is one (never overflowing)."""
     if values.dtype != object:
         values = np.asarray(values, dtype=float)
@@ -231,10 +339,16 @@ def _abs(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _values(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray) -> list[np.ndarray]:
+def values_at(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray,
+            digits: int | None = None) -> list[np.ndarray]:
     """Each expression's values at the rows of ``X``; where one is not finite in doubles, every expression
-    is evaluated again there with mpmath at :data:`DIGITS` digits (object arrays of mpf then)."""
+    is evaluated again there with mpmath at :data:`DIGITS` digits (object arrays of mpf then); with
+    ``digits``, all of them with mpmath at that precision."""
     n = X.shape[0]
+    if digits is not None:
+        precise = _mpmath_function(list(variables), exprs)
+        rows = [_precise_row(precise, X[i], len(exprs), digits) for i in range(n)]
+        return [np.array([row[j] for row in rows], dtype=object) for j in range(len(exprs))]
     fn = lambdify(list(variables), exprs)
     with np.errstate(all="ignore"):
         try:
@@ -257,17 +371,19 @@ def _values(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray)
 
 def _mpmath_function(variables: list[sp.Symbol], exprs: list[sp.Expr]) -> Callable[..., Any] | None:
     try:
-        fn: Callable[..., Any] = sp.lambdify(variables, exprs, modules=[MPMATH, "mpmath"])
+        # common parts once: a residual, its data and its terms repeat the field's values (exp(exp(x)) at
+        # 1000 digits is what the time goes on)
+        fn: Callable[..., Any] = sp.lambdify(variables, exprs, modules=[MPMATH, "mpmath"], cse=True)
     except Exception:  # noqa: BLE001 - what mpmath cannot print stays not finite, never a crash
         return None
     return fn
 
 
-def _precise_row(fn: Callable[..., Any] | None, row: np.ndarray, count: int) -> list[Any]:
-    """The values at one point at :data:`DIGITS` digits (nan where mpmath cannot give a real number)."""
+def _precise_row(fn: Callable[..., Any] | None, row: np.ndarray, count: int, digits: int = DIGITS) -> list[Any]:
+    """The values at one point at ``digits`` digits (nan where mpmath cannot give a real number)."""
     if fn is not None:
         try:
-            with mpmath.workdps(DIGITS):
+            with mpmath.workdps(digits):
                 values = fn(*[mpmath.mpf(float(v)) for v in row])
                 return [_real(mpmath.mpmathify(v)) for v in values]
         except (ArithmeticError, ValueError, TypeError, NameError, AttributeError):

@@ -30,8 +30,8 @@ T = TypeVar("T")
 #: seconds of wall time within which the verifier answers (its process start aside)
 BOUND = 120.0
 #: each part's share of the bound, in seconds
-SHARES = {"smoothness": 25.0, "residuals": 30.0, "exact residuals": 15.0, "proof": 25.0, "printed": 10.0,
-          "data": 10.0}
+SHARES = {"reading": 15.0, "smoothness": 20.0, "residuals": 25.0, "precision": 10.0, "exact residuals": 10.0,
+          "proof": 20.0, "printed": 10.0, "data": 5.0}
 #: kept back for what follows the parts (the answer's JSON)
 RESERVE = 3.0
 

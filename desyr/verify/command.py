@@ -43,21 +43,35 @@ def add_parser(sub: Any) -> None:
 
 def request_verdict(request: dict[str, Any]) -> dict[str, Any]:
     """The separate verifier's answer (imported on use: ``desyr --help`` builds this parser without SymPy)."""
+    from desyr.verify.child import START
     from desyr.verify.child import request_verdict as ask
 
-    return ask(request)
+    bound = request.get("bound")
+    return ask(request, float(bound) + START) if isinstance(bound, float) else ask(request)
 
 
 def verify_command(registry: Plugins, args: argparse.Namespace) -> int:
+    import time
+
+    from desyr.symbolic.time_limit import OutOfTime, time_limit
+    from desyr.verify.budget import BOUND, SHARES
     from desyr.verify.request import config_of
 
-    if args.candidate is not None:
-        problem = _problem(args.target, registry)
-        request = _request(config_of(problem), split_candidate(problem, args.candidate),
-                           split_candidate(problem, args.exact_form) if args.exact_form else None,
-                           args.seed)
-    else:
-        request = result_request(Path(args.target), registry, args.problem, args.seed)
+    clock = time.monotonic()
+    try:
+        # the whole command answers within the verifier's bound: reading the problem here is part of it
+        with time_limit(SHARES["reading"]):
+            if args.candidate is not None:
+                problem = _problem(args.target, registry)
+                request = _request(config_of(problem), split_candidate(problem, args.candidate),
+                                   split_candidate(problem, args.exact_form) if args.exact_form else None,
+                                   args.seed)
+            else:
+                request = result_request(Path(args.target), registry, args.problem, args.seed)
+    except OutOfTime:
+        raise ConfigError(f"no verdict within the verifier's time bound of {BOUND:g} s: reading the problem took "
+                          f"more than its {SHARES['reading']:g} s") from None
+    request["bound"] = round(BOUND - (time.monotonic() - clock), 3)
     answer = request_verdict(request)
     if args.candidate is None:
         _compare_data(Path(args.target), answer)

@@ -17,8 +17,13 @@ formula P counts as the exact form E only when
    and its constant.  A tiny float inside a steep term (``10**20*exp(-10**12*(1.00000000001*x
    - 1/2)**2)``) has a huge derivative there, and fails.
 
-The bound must be within :data:`AGREEMENT` of the size of E.  Anything not shown (no constant,
-no reduction, no enclosure within the budget) leaves the printed formula at most Verified.
+The bound must be within :data:`AGREEMENT` of the size of E.  And the values are not all a residual
+sees: a float 1e-12 from 1 times a spike 1e-9 wide (``(cos(x)**2 + sin(x)**2 - 0.999999999999)*exp(-10**18*(x
+- 1/2)**2)``) moves the values by 1e-12 and the second derivative by 2e6.  So each of the problem's residuals,
+with P put in, is bounded the same way: |R_k(P(f))| = |R_k(P(f)) - R_k(P(c))| <= sum_i sup|dR_k/dc_i| * |f_i
+- c_i| over its set (R_k(P(c)) = R_k(E) = 0, proved), which must be within the tolerance of that residual's
+scale S_k on the fresh points.  Anything not shown (no constant, no reduction, no enclosure within the
+budget) leaves the printed formula at most Verified.
 """
 from __future__ import annotations
 
@@ -33,10 +38,10 @@ import sympy as sp
 from mpmath import iv
 
 from desyr.exact.identify import propose
-from desyr.model.problem import Problem
+from desyr.model.problem import Face, Problem
 from desyr.symbolic.numeric import evaluate
 from desyr.verify.intervals import box_of, enclose
-from desyr.verify.proof import is_zero, reduces
+from desyr.verify.proof import exact_number, is_zero, reduces
 from desyr.verify.regions import domain_bounds, domain_region, outside
 
 #: the printed formula may differ from the exact form by this much, relative to the exact form's size
@@ -49,45 +54,105 @@ SECONDS = 2.0
 DIGITS = 30
 
 
+Moved = dict[sp.Float, sp.Expr]
+
+
 def printed_difference(problem: Problem, printed: Mapping[str, sp.Expr], form: Mapping[str, sp.Expr],
-                       X: np.ndarray) -> str | None:
-    """None when every printed expression is its exact form floats aside; otherwise why not (one line)."""
+                       X: np.ndarray, tolerance: float = 1e-8, sizes: Sequence[float] | None = None) -> str | None:
+    """None when every printed expression is its exact form floats aside, and (given the residuals' scales
+    ``sizes`` on the fresh points, equations then constraints) its residuals are shown within ``tolerance``
+    of them everywhere; otherwise why not (one line)."""
+    moved: dict[str, Moved] = {}
     for name in [*problem.fields, *problem.unknown_names]:
         try:
-            why = _differs(problem, printed[name], form[name], X)
+            why, moved[name] = _differs(problem, printed[name], form[name], X)
         except Exception as exc:  # noqa: BLE001 - a failure to show it is "not shown", never a crash
             why = f"it could not be compared ({type(exc).__name__})"
         if why is not None:
             return f"the printed {name} is not shown to be the proved exact form: {why}"
-    return None
+    if sizes is None or not any(moved.values()):
+        return None
+    try:
+        why = _residuals_moved(problem, printed, moved, tolerance, sizes)
+    except Exception as exc:  # noqa: BLE001 - not shown, never a crash
+        why = f"they could not be bounded ({type(exc).__name__})"
+    return None if why is None else f"the printed formula's residuals are not shown within the tolerance: {why}"
 
 
-def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> str | None:
+def _differs(problem: Problem, p: sp.Expr, e: sp.Expr, X: np.ndarray) -> tuple[str | None, Moved]:
+    """Why ``p`` is not shown to be ``e`` (None: it is), and its floats that stand for other numbers."""
     floats = sorted(p.atoms(sp.Float), key=sp.default_sort_key)
     points = [{s: float(v) for s, v in zip(problem.symbols, row)} for row in X[:3]]
     if not floats:
-        return None if p == e or is_zero(p - e, points) else "they are not symbolically equal"
+        return (None if p == e or is_zero(p - e, points) else "they are not symbolically equal"), {}
     pool = _numbers(e)
     beside = _cofactors(p)
     mapping: dict[sp.Float, sp.Expr] = {}
     for f in floats:
         c = _constant(f, pool, beside.get(f, ()))
         if c is None:
-            return f"its constant {_short(f)} is no exact number near it"
+            return f"its constant {_short(f)} is no exact number near it", {}
         mapping[f] = c
     gap = p.xreplace(mapping) - e
     if not reduces(problem, gap, points):
-        return "with its decimals as exact constants it does not reduce to the exact form"
+        return "with its decimals as exact constants it does not reduce to the exact form", {}
     moved = {f: c for f, c in mapping.items() if not _equal(f, c)}
     if not moved:
-        return None
+        return None, {}
     scale = _size(problem, e, X)
     if not np.isfinite(scale):
-        return "the exact form's size is not finite"
-    bound = _bound(problem, p, moved, AGREEMENT * scale)
+        return "the exact form's size is not finite", moved
+    dummies = {f: sp.Dummy("c") for f in moved}
+    bound = _bound(problem, p.xreplace(dummies), _hulls(moved, dummies), AGREEMENT * scale)
     if bound is None:
-        return f"the effect of its decimals could not be bounded within {AGREEMENT:g} of the exact form's size"
+        return f"the effect of its decimals could not be bounded within {AGREEMENT:g} of the exact form's size", moved
+    return None, moved
+
+
+def _residuals_moved(problem: Problem, printed: Mapping[str, sp.Expr], moved: Mapping[str, Moved],
+                     tolerance: float, sizes: Sequence[float]) -> str | None:
+    """Why the residuals of the printed formula are not shown within ``tolerance`` of their scales (None:
+    they are): each residual with the moved floats as symbols, bounded over its set by the mean-value
+    theorem as the values are (R_k of the exact constants is 0, proved)."""
+    hulls: dict[sp.Symbol, tuple[object, mpmath.mpf]] = {}
+    solution: dict[str, sp.Expr] = {}
+    for name, expr in printed.items():
+        dummies = {f: sp.Dummy("c") for f in moved.get(name, {})}
+        solution[name] = expr.xreplace(dummies) if dummies else expr
+        hulls.update(_hulls(moved[name], dummies) if dummies else {})
+    domain = dict(box_of(domain_bounds(problem)))
+    E = len(problem.equations)
+    if len(sizes) != E + len(problem.constraints):
+        return "their scales were not measured"
+    for k, eq in enumerate(problem.equations):
+        residual = problem.apply(eq.residual, solution)
+        if _bound(problem, residual, hulls, tolerance * sizes[k], domain) is None:
+            return f"equation {k + 1} could be off by more than {tolerance:g} of its scale {sizes[k]:.3g}"
+    for l, con in enumerate(problem.constraints):
+        residual = problem.constraint_residual(con, solution)
+        for box in _set_boxes(problem, con.faces, domain):
+            if _bound(problem, residual, hulls, tolerance * sizes[E + l], box) is None:
+                return (f"constraint {con.label} could be off by more than {tolerance:g} of its scale "
+                        f"{sizes[E + l]:.3g}")
     return None
+
+
+def _set_boxes(problem: Problem, faces: Sequence[object], domain: dict[sp.Symbol, object]) -> list[dict[sp.Symbol, object]]:
+    """The boxes holding a constraint's sets: a face's, its fixed variables at their exact values; the
+    domain's for a part of a shape's boundary or an integral (it holds them)."""
+    out: list[dict[sp.Symbol, object]] = []
+    for face in faces:
+        if not isinstance(face, Face):
+            box = domain
+        else:
+            box = dict(domain)
+            for name, value in face.fixed:
+                exact = exact_number(value, problem.numbers)
+                symbol = problem.vocabulary.var_symbols[name]
+                box[symbol] = enclose(exact if exact is not None else sp.Rational(repr(float(value))), {})
+        if box not in out:
+            out.append(box)
+    return out or [domain]
 
 
 def _numbers(e: sp.Expr) -> list[tuple[sp.Expr, mpmath.mpf]]:
@@ -161,22 +226,29 @@ def _size(problem: Problem, e: sp.Expr, X: np.ndarray) -> float:
     return float(np.max(np.abs(values))) if values.size else float("nan")
 
 
-def _bound(problem: Problem, p: sp.Expr, moved: Mapping[sp.Float, sp.Expr], limit: float) -> float | None:
-    """An upper bound on |P(f) - P(c)| over the domain's box when it is at most ``limit``, else None."""
-    dummies = {f: sp.Dummy("c") for f in moved}
-    ps = p.xreplace(dummies)
-    terms = []
-    hulls: dict[sp.Symbol, object] = {}
+def _hulls(moved: Moved, dummies: Mapping[sp.Float, sp.Symbol]) -> dict[sp.Symbol, tuple[object, mpmath.mpf]]:
+    """Each moved float's symbol: the interval between the float and its number, and that interval's width."""
+    out: dict[sp.Symbol, tuple[object, mpmath.mpf]] = {}
     for f, c in moved.items():
         exact = enclose(c, {})
         lo, hi = min(_mpf(exact.a), mpmath.mpf(float(f))), max(_mpf(exact.b), mpmath.mpf(float(f)))
-        hulls[dummies[f]] = iv.mpf([lo, hi])
-        terms.append((sp.diff(ps, dummies[f]), hi - lo))
-    box: dict[sp.Symbol, object] = dict(box_of(domain_bounds(problem)))   # the domain as written, outward
+        out[dummies[f]] = (iv.mpf([lo, hi]), hi - lo)
+    return out
+
+
+def _bound(problem: Problem, ps: sp.Expr, hulls: Mapping[sp.Symbol, tuple[object, mpmath.mpf]], limit: float,
+           box: dict[sp.Symbol, object] | None = None) -> float | None:
+    """An upper bound on |P(f) - P(c)| over ``box`` (the domain's, as written and outward) when it is at most
+    ``limit``, else None; ``ps`` is P with each moved float its symbol of ``hulls``."""
+    terms = [(sp.diff(ps, d), width) for d, (_, width) in hulls.items() if ps.has(d)]
+    if not terms:
+        return 0.0
+    intervals = {d: hull for d, (hull, _) in hulls.items()}
+    box = dict(box_of(domain_bounds(problem))) if box is None else box
     region = domain_region(problem)
     clock = time.perf_counter()
     counter = itertools.count()
-    first = _box_bound(terms, box, hulls)
+    first = _box_bound(terms, box, intervals)
     heap = [(-first, next(counter), box)]
     for _ in range(BOXES):
         worst, _, top = heap[0]
@@ -188,7 +260,7 @@ def _bound(problem: Problem, p: sp.Expr, moved: Mapping[sp.Float, sp.Expr], limi
         for half in _halves(top):
             if region is not None and outside(region, half, enclose):
                 continue
-            heapq.heappush(heap, (-_box_bound(terms, half, hulls), next(counter), half))
+            heapq.heappush(heap, (-_box_bound(terms, half, intervals), next(counter), half))
         if not heap:
             return 0.0
     return None
@@ -214,6 +286,8 @@ def _mpf(end: object) -> mpmath.mpf:
 
 def _halves(box: dict[sp.Symbol, object]) -> list[dict[sp.Symbol, object]]:
     widest = max(box, key=lambda s: float(box[s].b - box[s].a))  # type: ignore[attr-defined]
+    if not box[widest].b > box[widest].a:  # type: ignore[attr-defined]
+        return []           # a point: nothing left to split
     v = box[widest]
     mid = (v.a + v.b) / 2  # type: ignore[attr-defined]
     return [{**box, widest: iv.mpf([v.a, mid])}, {**box, widest: iv.mpf([mid, v.b])}]  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ region's inequalities then clip.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -52,8 +53,16 @@ def domain_region(problem: Problem) -> Region | None:
     """The domain's shape as inequalities, its numbers as written (None on a box: the bounds are the domain)."""
     if problem.geometry is None:
         return None
-    xs = [problem.vocabulary.var_symbols[v] for v in problem.geometry.space]
-    return shape_region(problem.geometry.shape, xs, problem.numbers)
+    xs = tuple(problem.vocabulary.var_symbols[v] for v in problem.geometry.space)
+    numbers = problem.numbers
+    # once per shape: a polygon of 1000 vertices is 1000 triangles of SymPy inequalities (seconds), and the
+    # smoothness, realness and printed-formula proofs each ask for them
+    return _region(problem.geometry.shape, xs, frozenset(numbers.items()) if numbers else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _region(shape: Shape, xs: tuple[sp.Symbol, ...], numbers: frozenset[tuple[float, sp.Expr]] | None) -> Region:
+    return shape_region(shape, xs, dict(numbers) if numbers is not None else None)
 
 
 def shape_region(shape: Shape, xs: Sequence[sp.Symbol], numbers: Numbers | None = None) -> Region:

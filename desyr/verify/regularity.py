@@ -35,7 +35,7 @@ from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region, domain_bounds, domain_region
-from desyr.verify.removable import even_analytic, where_needed
+from desyr.verify.removable import even_analytic, odd_quotient, where_needed
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
 ROUGH = (sp.DiracDelta, sp.Heaviside, sp.sign, sp.Piecewise, sp.Min, sp.Max)
@@ -110,6 +110,8 @@ def _pole(expr: sp.Expr, bounds: Bounds, region: Region | None = None) -> tuple[
         if need is None:
             continue
         quantity, strict, what = need
+        if _removable_pole(node, expr):
+            continue
         strict = strict and not _even_root(node, expr)
         sign = sign_on(quantity, bounds, strict=strict, region=region)
         if sign in ("positive", "negative") and (what != "positive" or sign == "positive"):
@@ -128,12 +130,29 @@ def _even_root(node: sp.Basic, expr: sp.Expr) -> bool:
     """Whether ``node`` is a square root ``sqrt(q)`` that ``expr`` holds only as ``F(c*sqrt(q))`` with ``F``
     even and analytic on the real line (cos, cosh, sech, J and I of even order): ``F(c*s)`` is a series in
     ``c**2*s**2 = c**2*q``, so the field is smooth where ``q`` reaches 0 (``besselj(0, sqrt(x**2 + y**2))``
-    at the centre of a disk) and ``q >= 0`` is all it needs; ``c`` is checked as any other part."""
-    if not (isinstance(node, sp.Pow) and node.exp == sp.Rational(1, 2)):
+    at the centre of a disk) and ``q >= 0`` is all it needs; ``c`` is checked as any other part.  So is
+    ``1/sqrt(q)`` or ``sqrt(q)`` held only as ``G(c*sqrt(q))/sqrt(q)`` with ``G`` odd and analytic (sin, sinh,
+    J and I of odd order): ``G(w)/w`` is even (:func:`desyr.verify.removable.odd_quotient`)."""
+    if not (isinstance(node, sp.Pow) and node.exp in (sp.Rational(1, 2), sp.Rational(-1, 2))):
         return False
-    calls = {call: sp.Dummy() for call in expr.atoms(sp.Function) if even_analytic(call)
-             and call.args[-1].as_independent(node, as_Add=False)[1] == node}
-    return bool(calls) and not expr.xreplace(calls).has(node)
+    root = sp.Pow(node.base, sp.Rational(1, 2))
+    calls: dict[sp.Basic, sp.Basic] = {
+        t: sp.Dummy() for t in sp.preorder_traversal(expr)
+        if (found := odd_quotient(t)) is not None and found[1] == root}   # F(c*sqrt(q))/sqrt(q), F odd
+    calls.update({call: sp.Dummy() for call in expr.atoms(sp.Function) if even_analytic(call)
+                  and call.args[-1].as_independent(root, as_Add=False)[1] == root})
+    rest = expr.xreplace(calls)
+    return bool(calls) and not rest.has(root) and not rest.has(sp.Pow(node.base, sp.Rational(-1, 2)))
+
+
+def _removable_pole(node: sp.Basic, expr: sp.Expr) -> bool:
+    """Whether ``node`` is ``1/p`` that ``expr`` holds only as ``G(c*p)/p`` with ``G`` odd and analytic (``c``
+    free of ``p``): ``c*G(w)/w`` is even and analytic in ``w``, finite where ``p`` is 0 (``sin(k*x)/k``)."""
+    if not (isinstance(node, sp.Pow) and node.exp == -1) or node.base.is_number:
+        return False
+    quotients = {t: sp.Dummy() for t in sp.preorder_traversal(expr)
+                 if (found := odd_quotient(t)) is not None and found[1] == node.base}
+    return bool(quotients) and not expr.xreplace(quotients).has(node)
 
 
 def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:

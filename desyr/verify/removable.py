@@ -13,7 +13,9 @@ differentiates them), finite where ``q`` is 0: the value of a derivative there i
 exactly, and a ``0F1`` at 0 is 1.  The proof of a constraint uses this form where the field as written
 does not reduce, and the numbers use it wherever the root's argument reaches 0 on the domain.  A
 root that is not inside such an ``F`` (``sqrt(x)`` itself, ``sin(sqrt(x))``) is never rewritten: its
-derivative at 0 is infinite, and the regularity rule refuses it as before.
+derivative at 0 is infinite, and the regularity rule refuses it as before.  An odd ``G`` over the root,
+``G(c*sqrt(q))/sqrt(q)`` (``sin(sqrt(x))/sqrt(x)``), is ``c*G(w)/w``, even and analytic, and is written as
+its series the same way (``sin(z)/z = 0F1(; 3/2; -z**2/4)``).
 """
 from __future__ import annotations
 
@@ -37,16 +39,69 @@ def even_analytic(call: sp.Basic) -> bool:
 
 def rooted(call: sp.Basic) -> bool:
     """Whether ``call`` is ``F(c*sqrt(q))`` with ``F`` even and analytic (``c`` free of that root)."""
-    if not even_analytic(call):
-        return False
+    return even_analytic(call) and root_of(call) is not None
+
+
+def root_of(call: sp.Basic) -> sp.Pow | None:
+    """The one ``sqrt(q)`` of a call's argument ``c*sqrt(q)`` (``c`` free of it), or None."""
     argument = call.args[-1]
     roots = [f for f in sp.Mul.make_args(argument) if isinstance(f, sp.Pow) and f.exp == HALF]
-    return len(roots) == 1 and not (argument / roots[0]).has(roots[0])
+    return roots[0] if len(roots) == 1 and not (argument / roots[0]).has(roots[0]) else None
+
+
+def odd_analytic(call: sp.Basic) -> bool:
+    """Whether ``call`` is an odd function analytic on the real line with a 0F1 series: sin, sinh, and the
+    Bessel J and I of an odd integer order."""
+    if isinstance(call, (sp.sin, sp.sinh)):
+        return True
+    return isinstance(call, (sp.besselj, sp.besseli)) and call.args[0].is_integer and call.args[0].is_odd
+
+
+def odd_quotient(term: sp.Basic) -> tuple[sp.Function, sp.Expr] | None:
+    """``(call, p)`` where ``term`` is a product holding ``F(c*p)`` (``F`` odd and analytic, ``c`` free of
+    ``p``) and ``1/p``: ``F(w)/w`` is even and analytic, so ``sin(sqrt(x))/sqrt(x)`` is a series in ``x``
+    and ``sin(k*x)/k`` one in ``k**2``."""
+    if not isinstance(term, sp.Mul):
+        return None
+    factors = sp.Mul.make_args(term)
+    for call in factors:
+        if isinstance(call, sp.Function) and odd_analytic(call):
+            argument = call.args[-1]
+            for p in sp.Mul.make_args(argument):
+                if not p.is_number and sp.Pow(p, -1) in factors and not (argument / p).has(p):
+                    return call, p
+    return None
 
 
 def analytic(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with each ``F(c*sqrt(q))`` (F even and analytic) written as its series in ``c**2*q``."""
-    return expr.replace(rooted, _series)
+    """``expr`` with each ``F(c*sqrt(q))`` (F even and analytic), and each ``F(c*sqrt(q))/sqrt(q)`` (F odd
+    and analytic), written as its series in ``c**2*q``."""
+    return expr.replace(lambda e: odd_quotient(e) is not None, _quotient).replace(rooted, _series)
+
+
+def _quotient(term: sp.Mul) -> sp.Expr:
+    found = odd_quotient(term)
+    assert found is not None
+    call, p = found
+    rest = term / (call * sp.Pow(p, -1))
+    c = call.args[-1] / p                         # F(c*p)/p = c * F(w)/w, w = c*p
+    z2 = sp.expand(call.args[-1] ** 2)
+    if isinstance(call, sp.sin):
+        even = sp.hyper([], [3 * HALF], -z2 / 4)
+    elif isinstance(call, sp.sinh):
+        even = sp.hyper([], [3 * HALF], z2 / 4)
+    else:                                         # J_n(w)/w = (w**2/4)**m/(2*n!) * 0F1(; n + 1; -w**2/4), n = 2m + 1
+        order = int(call.args[0])
+        n = abs(order)
+        sign = -1 if isinstance(call, sp.besselj) else 1
+        flip = -1 if isinstance(call, sp.besselj) and order < 0 else 1     # J_(-n) = -J_n for an odd n
+        even = flip * (z2 / 4) ** ((n - 1) // 2) / (2 * sp.factorial(n)) * sp.hyper([], [n + 1], sign * z2 / 4)
+    return rest * c * even
+
+
+def _has_removable(e: sp.Expr) -> bool:
+    return any(rooted(c) for c in e.atoms(sp.Function)) or any(
+        odd_quotient(t) is not None for t in sp.preorder_traversal(e) if isinstance(t, sp.Mul))
 
 
 def at_zero(expr: sp.Expr) -> sp.Expr:
@@ -57,7 +112,7 @@ def at_zero(expr: sp.Expr) -> sp.Expr:
 
 def analytic_fields(exprs: Mapping[str, sp.Expr]) -> dict[str, sp.Expr] | None:
     """Every field in that form, or None when no field has such a root (nothing to rewrite)."""
-    if not any(e.atoms(sp.Function) and any(rooted(c) for c in e.atoms(sp.Function)) for e in exprs.values()):
+    if not any(e.atoms(sp.Function) and _has_removable(e) for e in exprs.values()):
         return None
     return {name: analytic(e) for name, e in exprs.items()}
 
@@ -81,6 +136,8 @@ def where_needed(exprs: Mapping[str, sp.Expr], bounds: Bounds, region: Region | 
     out = dict(exprs)
     for name, e in exprs.items():
         roots = [c.args[-1] ** 2 for c in e.atoms(sp.Function) if rooted(c)]
+        roots += [found[0].args[-1] ** 2 for t in sp.preorder_traversal(e) if isinstance(t, sp.Mul)
+                  for found in [odd_quotient(t)] if found is not None]
         if any(sign_on(sp.expand(q), bounds, strict=True, region=region) != "positive" for q in roots):
             out[name] = analytic(e)
     return out

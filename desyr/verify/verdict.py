@@ -24,7 +24,7 @@ import math
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
+from desyr.verify.precise import Second, second_look
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -73,6 +74,12 @@ class Checked:
     relative_per_constraint: list[float] = field(default_factory=list)
     roundoff: float = 0.0
     scale: float = 1.0
+    #: each residual's scale S_k (what the printed formula's bound is held to)
+    size_per_equation: list[float] = field(default_factory=list)
+    size_per_constraint: list[float] = field(default_factory=list)
+    #: what the second look at higher precision said ("": none was needed), and whether it decided
+    second: str = ""
+    decided: bool = False
 
 
 def config_sha256(text: str) -> str:
@@ -145,11 +152,37 @@ def check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPo
     v = budget.within(part, numbers, lambda late: late)
     if isinstance(v, str):
         return _unevaluated(f"its residuals on the fresh points were {v}")
+    return _checked(problem, exprs, points, v, smooth)
+
+
+def _checked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, v: Verification,
+             smooth: str | None, second: str = "") -> Checked:
     return Checked(_finite(v.R_eq), None if v.R_con is None else _finite(v.R_con),
                    [_finite(r) for r in v.R_eq_per_equation], [_finite(r) for r in v.R_con_per_constraint],
                    _rel_l2(problem, exprs, points.interior), smooth, _finite(v.relative),
                    [_finite(r) for r in v.relative_per_equation], [_finite(r) for r in v.relative_per_constraint],
-                   _finite(v.roundoff), _finite(v.scale))
+                   _finite(v.roundoff), _finite(v.scale), list(v.size_per_equation), list(v.size_per_constraint),
+                   second, bool(second))
+
+
+def looked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, checked: Checked,
+           tolerance: float, budget: Budget) -> Checked:
+    """``checked``; or, where doubles put a residual above ``tolerance``, the numbers of the second look
+    at higher precision (:mod:`desyr.verify.precise`) when it decides them."""
+    if checked.smooth or checked.relative <= tolerance:
+        return checked
+    def late(why: str) -> Second | str:
+        return why
+
+    second = budget.within("precision", lambda: second_look(problem, exprs, points, tolerance), late)
+    if isinstance(second, str):
+        return replace(checked, second=f"not measured again at higher precision: that was {second}")
+    if second.above:
+        return replace(checked, second=f"shown above it at its worst points at {second.digits} digits", decided=True)
+    if second.verification is None:
+        return replace(checked, second=f"not decided at up to {second.digits} digits")
+    return _checked(problem, exprs, points, second.verification, checked.smooth,
+                    f"measured again at {second.digits} digits: doubles could not decide")
 
 
 def _unevaluated(why: str) -> Checked:
@@ -159,6 +192,9 @@ def _unevaluated(why: str) -> Checked:
 def decide(request: Mapping[str, Any], bound: float = BOUND) -> dict[str, Any]:
     """The verdict for one request (a plain mapping, as read from JSON) within ``bound`` seconds; raises
     ConfigError on bad input, or when even reading the problem does not end within the bound."""
+    asked = request.get("bound") if isinstance(request, Mapping) else None
+    if isinstance(asked, (int, float)) and not isinstance(asked, bool) and 0 < asked < bound:
+        bound = float(asked)        # what is left of desyr verify's own bound, after it read the problem
     budget = Budget(bound)
     # overflow in a residual is an answer (not finite), not a warning line
     try:
@@ -177,7 +213,11 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     if not isinstance(config, Mapping):
         raise ConfigError("the request has no config")
     seed, seed_from = drawn_seed(request)
-    problem = read_problem(config)
+    def unread(late: str) -> Problem:
+        raise ConfigError(f"no verdict within the verifier's time bound of {budget.bound:g} s: reading the "
+                          f"problem was {late}")
+
+    problem = budget.within("reading", lambda: read_problem(config), unread)
     tolerance = read_section(problem, "selection")["exact_tolerance"]   # no component can change it
     # a config may loosen its own tolerance (Verified means within it); Proved holds to the default at least
     proof_tolerance = min(tolerance, METHOD.exact_tolerance)
@@ -190,12 +230,15 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
         # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
         verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
     else:
-        checked = check(problem, numeric, points, budget)
-        verdict, reason = _numeric_verdict(checked, tolerance)
+        checked = looked(problem, numeric, points, check(problem, numeric, points, budget), proof_tolerance, budget)
+        # a formula without decimals is its own exact form: its round-off is the proof's to decide
+        own = not any(e.atoms(sp.Float) for e in numeric.values())
+        verdict, reason = _numeric_verdict(checked, tolerance, own)
         residuals, exact_part = _plain(checked), None
         if verdict in ("verified", "roundoff"):
             exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
-            verdict, reason = _with_proof(verdict, reason, exact_part, _numeric_verdict(checked, proof_tolerance)[0])
+            strict = _numeric_verdict(checked, proof_tolerance, own)[0]
+            verdict, reason = _with_proof(verdict, reason, exact_part, strict)
     chosen = exact if exact is not None and verdict == "proved" else numeric
     data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
@@ -359,22 +402,29 @@ def _digest(obs: Any) -> str:
 ROUNDOFF = 1e-11
 
 
-def _numeric_verdict(c: Checked, tolerance: float) -> tuple[str, str]:
+def _numeric_verdict(c: Checked, tolerance: float, own: bool = True) -> tuple[str, str]:
     """``verified``, ``not_exact``, or ``roundoff`` (above the tolerance, but only by what a float
-    evaluation of its large terms can leave: a proof may still decide it), with the reason."""
+    evaluation of its large terms can leave, and not decided at higher precision either: a proof may still
+    decide it, where the formula is its own exact form, ``own``), with the reason."""
     if c.smooth:
         return "not_exact", c.smooth
     worst = c.relative
-    if not math.isfinite(worst):
+    if not math.isfinite(worst) and not math.isfinite(c.roundoff):
         return "not_exact", "not finite on the domain"
     said = f"the largest relative residual is {worst:.3g} on fresh points"
+    if c.decided:
+        said += f" ({c.second})"
     if worst <= tolerance:
         return "verified", f"{said}, within the tolerance {tolerance:g} of the problem's scale"
     above = f"{said}, above the tolerance {tolerance:g} of the problem's scale"
-    if c.roundoff <= ROUNDOFF:
-        return "roundoff", (f"{above} (it is {c.roundoff:.2g} of its terms' size: round-off of terms far larger "
-                            "than the problem's scale, which only a proof can tell from an error)")
-    return "not_exact", above
+    if c.decided or c.roundoff > ROUNDOFF:
+        return "not_exact", above
+    roundoff = (f"it is {c.roundoff:.2g} of its terms' size: round-off of terms far larger than the problem's scale"
+                + (f", {c.second}" if c.second else ""))
+    if own:
+        return "roundoff", f"{above} ({roundoff}, which only a proof can tell from an error)"
+    # a printed formula with decimals is not the proved form: its own residual must be shown small
+    return "not_exact", f"{above} ({roundoff}; a formula with decimals is not sent to the proof on round-off)"
 
 
 def _data_late(late: str) -> dict[str, Any]:
@@ -393,8 +443,10 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
     out: dict[str, Any] = {"expressions": {f: expression_text(form[f]) for f in problem.fields},
                            "unknowns": {n: expression_text(form[n]) for n in problem.unknown_names}}
     budget = budget or Budget()
-    checked = check(problem, form, points, budget, "exact residuals") if form is not numeric else None
-    if checked is not None:
+    checked = None
+    if form is not numeric:
+        checked = looked(problem, form, points, check(problem, form, points, budget, "exact residuals"),
+                         tolerance, budget)
         out["residuals"] = _plain(checked)
         verdict, why = _numeric_verdict(checked, tolerance)
         if verdict == "not_exact":
@@ -410,7 +462,9 @@ def _exact_part(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping
                           lambda late: Proof(False, f"the proof was {late}"))
     printed = None
     if proof.proved and form is not numeric:
-        printed = budget.within("printed", lambda: printed_difference(problem, numeric, form, points.interior),
+        sizes = None if checked is None else [*checked.size_per_equation, *checked.size_per_constraint]
+        printed = budget.within("printed", lambda: printed_difference(problem, numeric, form, points.interior,
+                                                                      tolerance, sizes),
                                 lambda late: f"the printed formula's comparison with the exact form was {late}")
     return {**out, "proved": proof.proved, "reason": proof.reason, "printed": printed,
             "steps": [{"residual": name, "zero": ok} for name, ok in proof.steps]}

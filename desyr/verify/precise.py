@@ -1,0 +1,111 @@
+"""A second look where doubles cannot decide: the residuals measured again with mpmath (``docs/verify.md``,
+"When doubles cannot decide").
+
+Doubles decide most verdicts. They cannot decide a residual that is above the tolerance only through their
+own rounding: ``sin(pi*x)`` on [1e8, 1e8 + 1] (``pi*x`` carries an error of 1e-8 of its size), ``(exp(x) -
+1)/x`` at x = 1e-6 (cancellation), data written as ``(sin(x)**2 + cos(x)**2 - 1)*10**20`` (exactly 0, and
+noise of 1e4 in doubles), terms of 1e476 whose difference is the residual (``x*exp(exp(x))`` on [1, 7]).
+Nor can they tell that a residual at the round-off of huge terms is round-off, not an error under it:
+``exp(40*x) + 2*10**13*(cos(x)**2 + sin(x)**2 - 0.999999995)``, 1e5 off everywhere, had been Proved.
+
+So a formula whose residuals are above the tolerance in doubles is measured again on the same points with
+mpmath at two precisions, ``d`` and ``2d`` digits (``d`` at least :data:`FIRST` digits more than its terms
+exceed its scale by, and than the tolerance asks), the points being the doubles they are. The higher
+precision's value is taken with an error estimated from the two: their difference, shrunk by half the
+digits gained. A residual is decided when that interval lies within the tolerance or wholly above it; else
+the precision doubles, up to :data:`MOST` digits. What stays undecided keeps the doubles' verdict.
+
+Most formulas measured again are plainly wrong, so a residual is first measured at its :data:`WORST`
+worst points alone (in doubles), beside every residual's data on all its points: the root mean square over
+all N points is at least that of those points' share, and a residual's scale at most its data plus the
+problem's scale ``Q``, so that alone can show it above the tolerance at a fraction of the cost.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from desyr.model.points import VerificationPoints
+from desyr.model.problem import Problem
+from desyr.model.residuals import Verification
+from desyr.model.scaled import residual_blocks, verification_of
+from desyr.symbolic.scales import Relative, Scaled, data_values, measure, relative, rms, values_at
+
+#: the fewest digits of the second look, beyond the digits the tolerance and the terms' size ask for
+FIRST = 30
+#: the most digits it goes to before leaving a residual undecided
+MOST = 1200
+#: the points of a residual measured first, its worst in doubles
+WORST = 32
+
+
+@dataclass(frozen=True)
+class Second:
+    """The second look: the residuals at ``digits`` digits where they are decided (``verification``), or None
+    and the most digits tried; ``above``: a residual was shown above the tolerance from its worst points."""
+
+    verification: Verification | None
+    digits: int
+    above: bool = False
+
+
+def second_look(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
+                tolerance: float) -> Second:
+    """The residuals of ``exprs`` on ``points`` measured with mpmath until each is decided against
+    ``tolerance`` (within it, or above it), or :data:`MOST` digits are reached."""
+    blocks = residual_blocks(problem, exprs, points.interior, list(points.constraints), points.reductions)
+    symbols = problem.symbols
+    depth = max(relative(measure(blocks, symbols, points.interior)).depths, default=0.0)
+    digits = FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance))
+    if _worst_above(blocks, symbols, digits, tolerance):
+        return Second(None, 2 * digits, above=True)
+    low = measure(blocks, symbols, points.interior, digits)
+    while 2 * digits <= MOST:
+        high = measure(blocks, symbols, points.interior, 2 * digits)
+        if _decided(relative(low), relative(high), digits, tolerance):
+            return Second(verification_of(problem, high), 2 * digits)
+        low, digits = high, 2 * digits
+    return Second(None, digits)
+
+
+def _decided(low: Relative, high: Relative, gained: int, tolerance: float) -> bool:
+    """Whether every residual's value at the higher precision, within its estimated error, is within the
+    tolerance, or one is wholly above it."""
+    within = True
+    for a, b in zip([*low.equations, *low.constraints], [*high.equations, *high.constraints]):
+        if math.isinf(b) and math.isinf(a):
+            return True                     # not finite at either precision: decided, not a solution
+        error = abs(a - b) * 10.0 ** (-gained / 2) if math.isfinite(a) and math.isfinite(b) else math.inf
+        if b - error > tolerance:
+            return True
+        within = within and b + error <= tolerance
+    return within
+
+
+def _worst_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits: int, tolerance: float) -> bool:
+    """Whether some residual is shown above ``tolerance`` from its :data:`WORST` worst points, at ``digits``
+    and twice as many: sqrt(sum of their squares / N) over its data's size plus the problem's scale."""
+    data = [[rms(data_values(b, symbols, d)) for b in blocks] for d in (digits, 2 * digits)]
+    scale = max(data[1], default=mpmath.mpf(0))
+    scale = scale if scale > 0 and mpmath.isfinite(scale) else mpmath.mpf(1)
+    for k, b in enumerate(blocks):
+        if b.reduction is not None or not len(b.points):
+            continue
+        doubles = np.abs(values_at([b.residual], symbols, b.points)[0].astype(float))
+        rows = np.argsort(-np.where(np.isfinite(doubles), doubles, np.inf), kind="stable")[:WORST]
+        low, high = (values_at([b.residual], symbols, b.points[rows], d)[0] for d in (digits, 2 * digits))
+        if any(not mpmath.isfinite(a) and not mpmath.isfinite(c) for a, c in zip(low, high)):
+            return True             # undefined (or infinite) at both precisions there
+        if not all(mpmath.isfinite(c) for c in high):
+            continue
+        error = [abs(a - c) * mpmath.mpf(10) ** (-digits / 2) for a, c in zip(low, high)]
+        share = mpmath.fsum(max(abs(c) - e, 0) ** 2 for c, e in zip(high, error)) / len(b.points)
+        size = data[1][k] + scale
+        if mpmath.isfinite(size) and mpmath.sqrt(share) > tolerance * size * (1 + mpmath.mpf(10) ** -6):
+            return True
+    return False
