@@ -43,7 +43,7 @@ def test_the_senses_are_said_where_termwise_differentiation_stops():
     assert "closed domain" in rod.reason and "holds classically" in rod.reason and "pointwise on its set" in rod.reason
     cold = proof(*TEXTBOOK["cold_ends"])        # data that disagree with the ends: L2 at t = 0 only
     assert "every compact part of the open domain" in cold.reason
-    assert "initial on t = 0 in the L2 sense of the expansion theorem" in cold.reason
+    assert "initial, at t = 0 in the L2 sense of the expansion theorem" in cold.reason
     assert "holds classically" in cold.reason
     string = proof(*TEXTBOOK["string"])         # x(1 - x): coefficients ~ n**-3, second derivatives ~ 1/n
     assert "in the sense of distributions" in string.reason

@@ -32,7 +32,7 @@ def test_cold_ends_are_judged_in_l2_at_t_0_and_proved():
     assert answer["verdict"] == "proved", answer["reason"]
     initial = next(j for j in answer["residuals"]["series"] if "initial" in j["target"])
     assert initial["norm"] == "L2" and 1e-4 < initial["residual"] <= initial["allowed"]   # Gibbs: not pointwise
-    assert "initial on t = 0 in the L2 sense" in answer["reason"]
+    assert "initial, at t = 0 in the L2 sense" in answer["reason"]
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -32,6 +32,11 @@ from desyr.verify.series_roots import at_the_roots
 from desyr.verify.series_sturm import J
 from desyr.verify.series_targets import Target, linear_coefficients
 
+#: where "pointwise" is proved: the region ``_near`` keeps every variable along the set off its ends, so the
+#: set's edges (a corner t = 0, x = 0 where the data's extension has a kink) are not claimed
+RELATIVE_INTERIOR = ("on its set away from the set's edges (each variable along the set strictly inside its "
+                     "range: a corner is not claimed)")
+
 
 class Diverges(Exception):
     """The series does not converge absolutely on the compact parts of the domain (one line)."""
@@ -49,8 +54,8 @@ class Senses:
         said = [f"the series converges absolutely and uniformly on {where}",
                 f"the equation holds {self.equation} in the open domain"]
         weak = [f"{name} {sense}" for name, sense in self.conditions if sense != "pointwise"]
-        said.append("every condition holds pointwise on its set" if not weak
-                    else "the other conditions hold pointwise; " + "; ".join(weak))
+        said.append(f"every condition holds pointwise {RELATIVE_INTERIOR}" if not weak
+                    else f"the other conditions hold pointwise {RELATIVE_INTERIOR}; " + "; ".join(weak))
         return "; ".join(said)
 
 

@@ -81,9 +81,15 @@ def targets(problem: Problem) -> list[Target]:
                 raise NotLinear(f"constraint {con.label}: its set {face.describe()} is not at an exact value")
             # the data on the set itself (on a circle, ``x`` is the parameter's cosine there)
             data = config_exact(con.value).xreplace(dict(values)) if values else config_exact(con.value)
-            out.append(Target(f"constraint {con.label} on {face.describe()}", config_exact(con.operator), data,
+            out.append(Target(_target_name(con.label, face.describe()), config_exact(con.operator), data,
                               values, shift, face))
     for target in out:
         if linear_coefficients(problem, target.operator) is None:
             raise NotLinear(f"{target.name} is not linear in the field")
     return out
+
+
+def _target_name(label: str, where: str) -> str:
+    """``constraint u on y = 1`` where the label already names the set, else the set added
+    (``constraint u on initial, at t = 0``): a side is named once."""
+    return f"constraint {label}" if label.endswith(f"on {where}") else f"constraint {label}, at {where}"

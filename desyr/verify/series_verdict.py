@@ -4,10 +4,10 @@ A series' residuals on points are those of a truncated sum.  Where the sums' pro
 on a target's points (docs/series.md), the residual must be within the tolerance plus that bound,
 pointwise.  Where none does (data that disagree with the boundary: terms ~ 1/n at t = 0), the sum
 converges there only in L2: the residual's root mean square over the set's points must be within the
-tolerance plus three times that of the next block of terms (from N/2 to N), which Parseval's
-identity makes the size of the tail.  The L2 test also asks the blocks to shrink (from N/4 to N/2, then to N): a
-series that converges to something else is seen once its error exceeds about three of its last blocks;
-a smaller error is left to the proof.  A series that passes is Verified; Proved also needs
+allowance of :mod:`desyr.verify.series_l2` (a proved Parseval bound of the terms left out, else the
+last block of terms where the blocks shrink); a series that converges to something else is seen once
+its error exceeds that allowance, a smaller error is left to the proof.
+A series that passes is Verified; Proved also needs
 :func:`desyr.verify.series_proof.prove_series` and a printed formula that is the proved one.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ from desyr.symbolic.simplify import bounded_simplify
 from desyr.verify.budget import Budget
 from desyr.verify.series_form import has_infinite_sum
 from desyr.verify.series_identity import points
+from desyr.verify.series_l2 import Allowance, allowance, away_from_edges, parseval_bound
 from desyr.verify.series_proof import SeriesProof, prove_series
 
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
@@ -38,8 +39,6 @@ CAP = {1: 4000, 2: 60, 3: 12}
 POINTS = {2: 400, 3: 100}
 #: the fewest terms a truncation falls back to where more overflow in doubles
 MIN_CAP = 50
-#: how many times the last block of terms the L2 residual may be
-BLOCKS = 3.0
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,8 @@ class Judged:
     residual: float           # max |residual| or its root mean square
     allowed: float
     terms: int
-    bound: float | None       # the tail bound (pointwise), or the last block's size (L2)
+    bound: float | None       # the tail bound (pointwise), or the size the L2 allowance is made of
+    rule: Allowance | None = None   # how the L2 allowance was made
 
     @property
     def ok(self) -> bool:
@@ -59,11 +59,16 @@ class Judged:
 
     def describe(self) -> str:
         bound = math.nan if self.bound is None else self.bound
-        said = (f"|residual| <= {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and the tail bound "
-                f"{bound:.2g})" if self.norm == "pointwise" else
-                f"L2 residual {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and {BLOCKS:g} times "
-                f"the last block of terms, {bound:.2g})")
-        return f"{self.name}: {said}, {self.terms} terms"
+        if self.norm == "pointwise":
+            said = f"|residual| <= {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and the tail bound {bound:.2g})"
+        else:
+            said = f"L2 residual {self.residual:.3g} on its points away from the set's edges (allowed {self.allowed:.3g}: {self.rule.said() if self.rule else ''})"
+        return f"{self.name}: {said}, {self._terms_said()}"
+
+    def _terms_said(self) -> str:
+        if self.terms == 0:
+            return "no sum left in its residual (the terms cancel in it identically: nothing truncated)"
+        return f"{self.terms} terms kept of a sum (at most)"
 
 
 def is_series(*forms: Mapping[str, sp.Expr] | None) -> bool:
@@ -131,10 +136,13 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
         return Judged(name, "pointwise", worst, tolerance + full.bound, full.terms, full.bound)
     half, quarter = (np.asarray(evaluate_series(residual, problem.symbols, X, 0.0, max(1, full.terms // d)).values,
                                 dtype=float) for d in (2, 4))
+    kept, share = away_from_edges(X, problem.bounds)
+    values, half, quarter = values[kept], half[kept], quarter[kept]
     block, before = _rms(values - half), _rms(half - quarter)
-    # the tail must shrink (a series whose blocks do not is no expansion), and the residual be its size
-    allowed = tolerance + BLOCKS * block if block <= before + tolerance else 0.0
-    return Judged(name, "L2", _rms(values), allowed, full.terms, block)
+    terms = min((s.terms for s in full.report.sums), default=full.terms)   # the fewest: the largest tail
+    bound = parseval_bound(residual, X, problem.symbols, terms)
+    rule = allowance(tolerance, None if bound is None else bound / math.sqrt(share), block, before)
+    return Judged(name, "L2", _rms(values), rule.allowed, full.terms, rule.size, rule)
 
 
 def _rms(values: np.ndarray) -> float:
