@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from desyr.plugin import (METHOD, Candidate, Gate, GateDecision, Option, RunContext, physics_equivalent,
-                          preference_key)
+from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, RunContext, physics_equivalent, preference_key
 
 
 def _split(pool: list[Candidate], keep: Callable[[Candidate], str | None]) -> tuple[list[Candidate], dict[str, str]]:
