@@ -236,3 +236,21 @@ def test_every_named_eigenvalue_prints_in_latex_raised_to_a_power(name: str) -> 
     value = cls(*[n if i == cls.index_position else sp.Integer(i + 2) for i in range(ARITY[name])])
     text = sp.latex(sp.exp(-value**2 * t) * value**3)
     assert "^{2}" in text and "^{3}" in text and sp.latex(value) in text
+
+
+@pytest.mark.parametrize("name", sorted(EIGENVALUES))
+def test_a_named_root_at_a_given_index_has_an_interval_and_a_sign(name: str) -> None:
+    """A growing mode's root stands outside its sum, raised to a negative power: the proof's pole check
+    encloses it (heat_inflow was Not exact: "could not be shown to keep its sign")."""
+    from desyr.symbolic.eigenvalues import ARITY
+    from desyr.verify.intervals import enclose, sign_on
+
+    cls = EIGENVALUES[name]
+    constants = {"besseljzero": [0], "besseljpzero": [1], "robinroot": [0, 1, -1], "dinizero": [0, 1],
+                 "robinsinhroot": [0, 1, -1]}[name]
+    args = [sp.Integer(c) for c in constants]
+    args.insert(cls.index_position, sp.Integer(1))
+    value = cls(*args[:ARITY[name]])
+    interval = enclose(value, {})
+    assert 0 < interval.a <= float(value.evalf(30)) <= interval.b and interval.b - interval.a < 1e-12
+    assert sign_on(value**-3, {}, strict=True) == "positive"

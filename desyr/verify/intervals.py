@@ -23,6 +23,7 @@ import mpmath
 import sympy as sp
 from mpmath import iv
 
+from desyr.symbolic.eigenvalues import EigenvalueFunction
 from desyr.verify.regions import Region, contains, outside
 
 Box = dict[sp.Symbol, "iv.mpf"]
@@ -157,10 +158,24 @@ def enclose(expr: sp.Expr, box: Box) -> iv.mpf:
         return _power(expr, box)
     if isinstance(expr, (sp.besselj, sp.bessely, sp.besseli, sp.besselk)):
         return _bessel(expr, enclose(expr.args[1], box))
+    if isinstance(expr, EigenvalueFunction) and expr.is_number and expr.index.is_Integer:
+        return _named_root(expr)
     f = FUNCTIONS.get(type(expr))
     if f is None:
         raise Undefined(f"no interval rule for {type(expr).__name__}")
     return f(enclose(expr.args[0], box))
+
+
+def _named_root(expr: EigenvalueFunction) -> iv.mpf:
+    """A named root at a given index (a growing mode's ``robinsinhroot(1, ...)`` outside its sum): positive by
+    definition, its value polished at 200 bits inside the bracket its isolation proved, then widened far
+    beyond that polish's error (the signs and poles decided with it need only a few digits)."""
+    with mpmath.workprec(220):
+        value = mpmath.mpf(expr.mpmath_value(int(expr.index), 200))
+    if not value > 0:
+        raise Undefined(f"{type(expr).__name__} at index {expr.index} has no positive value")
+    width = abs(value) * mpmath.mpf(2) ** -100
+    return iv.mpf([value - width, value + width])
 
 
 def _power(expr: sp.Pow, box: Box) -> iv.mpf:
