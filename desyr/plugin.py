@@ -65,7 +65,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.runtime.jobserver import borrowed_tokens, jobserver_path
     from desyr.stages.completion import completable, complete_fields
     from desyr.stages.pool import empirical_front
-    from desyr.stages.select import preference_key
+    from desyr.stages.select import exact_series, physics_equivalent, preference_key
     from desyr.symbolic.eigenvalues import (
         EigenvalueFunction,
         besseljpzero,
@@ -110,7 +110,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.runtime.forks": ("child_context",),
     "desyr.runtime.jobserver": ("borrowed_tokens", "jobserver_path"),
     "desyr.stages.pool": ("empirical_front",),
-    "desyr.stages.select": ("preference_key",),
+    "desyr.stages.select": ("preference_key", "physics_equivalent", "exact_series"),
     "desyr.symbolic.expressions": ("ExpressionError", "Vocabulary", "complexity", "expression_text",
         "parse_expression"),
     "desyr.symbolic.numeric": ("broadcast", "columns", "evaluate", "lambdify", "evaluate_series"),
@@ -159,7 +159,8 @@ __all__ = [
     "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
-    "teacher_fit_mse", "simplify_expression", "completable", "complete_fields", "complexity", "expression_text", "preference_key", "optional_import",
+    "teacher_fit_mse", "simplify_expression", "completable", "complete_fields", "complexity", "expression_text", "preference_key",
+    "physics_equivalent", "exact_series", "optional_import",
     # the method's constants; coupled rate tying (refiners)
     "METHOD", "MethodConstants", "TiedRates", "tie_shared_rates",
     # searchers: the empirical front, the expression vocabulary and parser, the operator table

@@ -174,7 +174,7 @@ def test_a_stopped_gate_removes_nobody_no_gate_starts_after_it_and_the_physics_d
     assert not stopped.active and stopped.kept == ["c0", "c1", "c2"] and "stopped after" in stopped.note
     assert not skipped.active and "not run" in skipped.note and KeepAll.calls == 0
     assert physics.gate == "physics_fallback" and physics.kept == ["c0"]
-    assert physics.removed == {"c1": "physics score 7 > 1e-10", "c2": "not converged"}
+    assert physics.removed == {"c1": "physics score 7 > 1e-10 (1.05 x minimum + 1e-10)", "c2": "not converged"}
     assert selection.selected is pool[0] and selection.removed["c1"][0] == "physics_fallback"
     assert [(s.role, s.name) for s in noted] == [("gate", "sleepy_gate")]
     line = capsys.readouterr().err.strip().splitlines()

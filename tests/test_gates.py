@@ -143,3 +143,30 @@ def test_cleaning_is_rejected_when_the_small_term_matters():
     measure(bad, ctx)
     clean(bad, ctx)
     assert not bad.cleaned and "rejected" in bad.cleaning_note
+
+
+def _series_cand(cid, phi, fitted=False):
+    n = sp.Symbol("n", integer=True, positive=True)
+    coefficient = sp.Float(0.81) if fitted else 8 / sp.pi**3
+    expr = sp.Sum(coefficient / n**3 * sp.sin(n * sp.pi * x), (n, 1, sp.oo))
+    c = cand(cid, phi=phi, nodes=1)
+    c.expressions = {"u": expr}
+    return c
+
+
+def test_exact_series_is_not_dropped_by_a_fitted_formulas_smaller_truncated_score():
+    # the truncated sum scores 0.027, a fitted quartic 0.021: the series goes on to the verifier
+    pool = [_series_cand("series", phi=0.027), cand("quartic", phi=0.021, nodes=9)]
+    d = PhysicsEquivalenceGate().apply(pool, Ctx())
+    assert ids(d) == ["series"] and "not exact" in d.removed["quartic"]
+    assert run_gates(pool, [PhysicsEquivalenceGate(), ComplexityGate()], Ctx()).selected.id == "series"
+
+
+def test_a_finite_solution_still_beats_a_series_and_fitted_series_are_measured():
+    # a finite formula that solves the equations is the answer (not the series)
+    d = PhysicsEquivalenceGate().apply([_series_cand("series", phi=0.027), cand("exact", phi=1e-13)], Ctx())
+    assert ids(d) == ["exact"] and "physics score" in d.removed["series"]
+    # a series with a fitted coefficient is measured like any candidate
+    d = PhysicsEquivalenceGate().apply([_series_cand("fit", phi=0.027, fitted=True), cand("quartic", phi=0.021)],
+                                       Ctx())
+    assert ids(d) == ["quartic"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 import time
 
+import sympy as sp
+
 from desyr.errors import PluginError
 from desyr.extension.guard import contained, overran
 from desyr.extension.roles import Gate, GateDecision
@@ -13,6 +15,7 @@ from desyr.model.context import RunContext
 from desyr.model.outcomes import GateRecord, Selection, StoppedCall
 from desyr.stages.stops import Stopped, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.watch import context_parts, unchanged
+from desyr.symbolic.series import has_series
 
 
 def preference_key(c: Candidate) -> tuple[int, float, float | None, float]:
@@ -73,8 +76,7 @@ PHYSICS_FALLBACK = "physics_fallback"
 
 def physics_fallback(pool: list[Candidate], method: MethodConstants) -> GateDecision:
     """What the selection rests on when a gate was passed over under a budget: the finite candidates,
-    the converged ones among them if any, and of those the ones whose physics score is within the
-    physics tolerance of the best (``Phi <= physics_factor x minimum + physics_absolute``, as the
+    the converged ones among them if any, and of those the ones :func:`physics_equivalent` keeps (as the
     paper's physics gate); the preference order then picks the simplest. A gate that was passed over
     decided nothing, and without this the preference order alone would prefer a simpler candidate
     that does not solve the equations over one that does."""
@@ -82,14 +84,51 @@ def physics_fallback(pool: list[Candidate], method: MethodConstants) -> GateDeci
     if not finite:
         return GateDecision(list(pool), active=False, note="no finite candidate: every candidate kept")
     converged = [c for c in finite if c.converged] or finite
-    best = min(float(c.phi) for c in converged if c.phi is not None)
-    limit = method.physics_factor * best + method.physics_absolute
-    kept = [c for c in converged if c.phi is not None and c.phi <= limit]
-    removed = {c.id: ("non-finite expression or selection quantities" if c not in finite else
-                      "not converged" if c not in converged else
-                      f"physics score {c.phi:.3g} > {limit:.3g}") for c in pool if c not in kept}
-    return GateDecision(kept, removed, note=f"a gate was passed over (--budget): the physics decides; minimum "
-                                            f"physics score = {best:.3g}")
+    physics = physics_equivalent(converged, method.physics_factor, method.physics_absolute)
+    removed = {c.id: ("non-finite expression or selection quantities" if c not in finite else "not converged")
+               for c in pool if c not in converged}
+    return GateDecision(physics.kept, {**removed, **physics.removed},
+                        note=f"a gate was passed over (--budget): the physics decides; {physics.note}")
+
+
+#: a finite candidate whose physics score is above this does not solve the equations (a refit of exact
+#: constants leaves far less), so a series with exact coefficients is verified before it
+FINITE_NOT_EXACT_PHI = 1e-6
+
+
+def exact_series(c: Candidate) -> bool:
+    """Whether ``c`` holds a sum and no fitted number: a series whose coefficients are exact (an exact
+    method's, or a user's). Its physics score is that of a truncation, not of the series."""
+    exprs = c.expressions or {}
+    return (any(has_series(e) for e in exprs.values())
+            and not any(e.has(sp.Float) for e in exprs.values()))
+
+
+def physics_equivalent(pool: list[Candidate], factor: float, absolute: float) -> GateDecision:
+    """The physics-equivalence rule, ``Phi <= factor x Phi_min + absolute`` (eq. physics-equivalence-gate),
+    over candidates whose physics score measures them. A series with exact coefficients is measured on
+    its truncation only, and a fitted finite formula's smaller residual says nothing against it: unless a
+    finite candidate solves the equations (score at most :data:`FINITE_NOT_EXACT_PHI`), such series are
+    kept whatever their truncated score and the finite candidates, which then solve the equations no
+    better than to their own score, are removed; the verifier judges the series by its proof. Without
+    such a series (every finite-formula problem) the rule is the paper's, unchanged."""
+    if not pool:
+        return GateDecision([], note="empty pool")
+    series = [c for c in pool if exact_series(c)]
+    measured = [c for c in pool if c not in series]
+    best_measured = min((float(c.phi) for c in measured if c.phi is not None), default=math.inf)
+    if series and best_measured > FINITE_NOT_EXACT_PHI:
+        names = ", ".join(c.id for c in series[:3])
+        removed = {c.id: (f"physics score {c.phi:.3g} > {FINITE_NOT_EXACT_PHI:g}: not exact, and a series with "
+                          f"exact coefficients ({names}) is judged by the verifier") for c in measured}
+        return GateDecision(series, removed, note=f"{len(series)} series with exact coefficients kept: a "
+                            "truncated sum's physics score is not compared with a finite formula's")
+    best = min(float(c.phi) for c in pool if c.phi is not None)
+    limit = factor * best + absolute
+    kept = [c for c in pool if c.phi is not None and c.phi <= limit]
+    removed = {c.id: f"physics score {c.phi:.3g} > {limit:.3g} ({factor:g} x minimum + {absolute:g})"
+               for c in pool if c not in kept}
+    return GateDecision(kept, removed, note=f"minimum physics score = {best:.3g}")
 
 
 def _bounded_gate(gate: Gate, survivors: list[Candidate], ctx: RunContext, at: float | None) -> GateDecision:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, RunContext, preference_key
+from desyr.plugin import METHOD, Candidate, Gate, GateDecision, Option, RunContext, physics_equivalent, preference_key
 
 
 def _split(pool: list[Candidate], keep: Callable[[Candidate], str | None]) -> tuple[list[Candidate], dict[str, str]]:
@@ -72,7 +72,8 @@ class TeacherCompatibilityGate(_RelativeGate):
 
 
 class PhysicsEquivalenceGate(_RelativeGate):
-    """Phi(s) <= 1.05 Phi_min + 1e-10 (eq. physics-equivalence-gate)."""
+    """Phi(s) <= 1.05 Phi_min + 1e-10 (eq. physics-equivalence-gate); a series with exact coefficients is
+    judged by the verifier, not by its truncated Phi (:func:`desyr.plugin.physics_equivalent`)."""
 
     name = "physics_equivalence"
     default_position = 3
@@ -80,6 +81,10 @@ class PhysicsEquivalenceGate(_RelativeGate):
                "absolute": Option(METHOD.physics_absolute, "absolute slack of the limit", kind=float, low=0.0)}
     method_fields = {"factor": "physics_factor", "absolute": "physics_absolute"}
     quantity, label = "phi", "physics score"
+
+    def apply(self, pool: list[Candidate], context: RunContext) -> GateDecision:
+        # the core's rule: a series with exact coefficients is not judged by its truncated score
+        return physics_equivalent(pool, self.settings["factor"], self.settings["absolute"])
 
 
 class ComplexityGate(Gate):
