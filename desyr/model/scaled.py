@@ -90,10 +90,10 @@ def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str
                   _constraint_shifted(problem, con))
 
 
-def _constraint_shifted(problem: Problem, con: Constraint) -> sp.Expr | None:
-    """:attr:`Terms.shifted` of a value or derivative constraint (None for the others)."""
+def _constraint_shifted(problem: Problem, con: Constraint) -> tuple[sp.Expr, ...]:
+    """:attr:`Terms.shifted` of a value or derivative constraint (none for the others)."""
     if con.kind in ("periodic", "integral"):
-        return None
+        return ()
     written = con.operator - con.value
     return split_terms(written, _dependent(problem, written)).shifted
 

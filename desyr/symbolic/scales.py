@@ -43,6 +43,9 @@ from desyr.symbolic.special import MPMATH
 
 #: the most summands one product or power of sums is distributed into before it is kept whole
 DISTRIBUTE = 64
+#: the constants every dependent symbol is set to for a residual's shifted data (:attr:`Terms.shifted`):
+#: 0, and others finite where an identity may be written to be 0/0 at 0 (log(u), 1/tan(u), 1/sinh(u))
+FIELD_VALUES = (sp.Integer(0), sp.Integer(2), sp.Rational(-1, 2), sp.Rational(5, 7))
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
 #: mpmath gives up on a residual when its first this many such points are not finite in mpmath either
@@ -60,10 +63,11 @@ class Terms:
     data: sp.Expr
     coefficients: tuple[sp.Expr, ...]
     factors: tuple[sp.Expr, ...]
-    #: the data plus the terms' values where every dependent symbol is 0 (None: not finite there, or no
-    #: change): data that cancel terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``) are
-    #: not the residual's size, and the smaller of the two is taken (:func:`measure_block`)
-    shifted: sp.Expr | None = None
+    #: the data plus the terms' values with every dependent symbol set to one of :data:`FIELD_VALUES`
+    #: (those where every term is finite and real and the sum differs from the data): data that cancel
+    #: terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``, or ``10**12*log(u**2)/(2*log(u))``,
+    #: 0/0 at 0) are not the residual's size, and the smallest of them all is taken (:func:`measure_block`)
+    shifted: tuple[sp.Expr, ...] = ()
 
 
 def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
@@ -86,19 +90,31 @@ def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
 
 
 def _shifted(data: sp.Expr, coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr],
-             dependent: set[sp.Symbol]) -> sp.Expr | None:
-    """``data`` plus each term at every dependent symbol 0, when that is finite and differs from ``data``."""
+             dependent: set[sp.Symbol]) -> tuple[sp.Expr, ...]:
+    """``data`` plus each term at every dependent symbol set to one constant of :data:`FIELD_VALUES`, for
+    each constant where every term is finite and real and the sum differs from ``data``. Several constants,
+    not 0 alone: an identity written to be 0/0 at 0 (``log(u**2)/(2*log(u))``) is finite at the others."""
     if not factors:
-        return None
-    zero = {s: sp.Integer(0) for s in dependent}
+        return ()
+    out: list[sp.Expr] = []
+    for value in FIELD_VALUES:
+        moved = _terms_at(coefficients, factors, {s: value for s in dependent}, dependent)
+        if moved is not None and moved != 0 and data + moved not in out:
+            out.append(data + moved)
+    return tuple(out)
+
+
+def _terms_at(coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr], at: dict[sp.Symbol, sp.Expr],
+              dependent: set[sp.Symbol]) -> sp.Expr | None:
+    """The terms' sum with the dependent symbols at ``at`` (None where a term is not finite or not real)."""
     try:
-        at_zero = [f.xreplace(zero) for f in factors]
+        values = [f.xreplace(at) for f in factors]
     except (TypeError, ValueError, ZeroDivisionError):
         return None
-    if any(v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.free_symbols & dependent for v in at_zero):
-        return None
-    moved = sp.Add(*(c * v for c, v in zip(coefficients, at_zero) if v != 0))
-    return None if moved == 0 else data + moved
+    for v in values:
+        if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or v.free_symbols & dependent or v.is_real is False:
+            return None
+    return sp.Add(*(c * v for c, v in zip(coefficients, values) if v != 0))
 
 
 def _summands(expr: sp.Expr) -> list[sp.Expr]:
@@ -132,7 +148,7 @@ class Scaled:
     points: np.ndarray
     reduction: np.ndarray | None = None
     spread: int = 0
-    shifted: sp.Expr | None = None     # Terms.shifted: the data's size is the smaller of the two
+    shifted: tuple[sp.Expr, ...] = ()  # Terms.shifted: the data's size is the smallest of them all
 
 
 @dataclass(frozen=True)
@@ -205,13 +221,17 @@ def data_values(b: Scaled, variables: Sequence[sp.Symbol], digits: int) -> np.nd
 
 
 def _smaller_data(b: Scaled, d: np.ndarray, variables: Sequence[sp.Symbol], digits: int | None) -> np.ndarray:
-    """The block's data values ``d``, or its shifted data's where their RMS is smaller: terms that cancel
-    data identically never make the scale (a wrong formula was Verified against data of 1e6 that only
-    ``10**6*(cos(u)**2 + sin(u)**2)`` met)."""
-    if b.shifted is None:
+    """The block's data values ``d``, or one of its shifted data's where their RMS is smaller (the smallest
+    finite one): terms that cancel data identically never make the scale (a wrong formula was Verified
+    against data of 1e6 that only ``10**6*(cos(u)**2 + sin(u)**2)`` met)."""
+    if not b.shifted:
         return d
-    other = values_at([b.shifted], variables, b.points, digits)[0]
-    return other if rms(other) < rms(d) else d
+    best, size = d, rms(d)
+    for other in values_at(list(b.shifted), variables, b.points, digits):
+        other_size = rms(other)
+        if mpmath.isfinite(other_size) and (not mpmath.isfinite(size) or other_size < size):
+            best, size = other, other_size
+    return best
 
 
 def _underflows(b: Scaled, values: list[np.ndarray]) -> bool:
