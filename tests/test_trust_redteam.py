@@ -237,3 +237,10 @@ def test_listed_points_do_not_count_as_sets():
     problem = make_problem(f'[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n'
                            f'[[constraints]]\nat = [{at}]\nvalue = "x*y"\n')
     assert len(problem.constraints[0].faces) == MAX_SETS + 100
+
+
+def test_a_term_that_depends_on_the_fields_never_moves_into_the_data():
+    from desyr.symbolic.scales import split_terms
+    u, x = sp.symbols("u x")
+    assert split_terms(u - 1, {u}).shifted == ()                 # u = 1 keeps its size 1 (not |1 - c|)
+    assert split_terms(u - 5 * sp.Rational(1, 7) + x, {u}).shifted == ()

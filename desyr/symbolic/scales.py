@@ -43,9 +43,9 @@ from desyr.symbolic.special import MPMATH
 
 #: the most summands one product or power of sums is distributed into before it is kept whole
 DISTRIBUTE = 64
-#: the constants every dependent symbol is set to for a residual's shifted data (:attr:`Terms.shifted`):
-#: 0, and others finite where an identity may be written to be 0/0 at 0 (log(u), 1/tan(u), 1/sinh(u))
-FIELD_VALUES = (sp.Integer(0), sp.Integer(2), sp.Rational(-1, 2), sp.Rational(5, 7))
+#: the constants every dependent symbol is set to where a term may be an identity (:attr:`Terms.shifted`):
+#: a term with the same value at each where it is finite (two at least) does not depend on the fields
+FIELD_VALUES = (sp.Integer(0), sp.Integer(2), sp.Rational(-1, 2), sp.Rational(5, 7), sp.Integer(3), sp.Rational(-7, 3))
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
 #: mpmath gives up on a residual when its first this many such points are not finite in mpmath either
@@ -63,10 +63,11 @@ class Terms:
     data: sp.Expr
     coefficients: tuple[sp.Expr, ...]
     factors: tuple[sp.Expr, ...]
-    #: the data plus the terms' values with every dependent symbol set to one of :data:`FIELD_VALUES`
-    #: (those where every term is finite and real and the sum differs from the data): data that cancel
-    #: terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``, or ``10**12*log(u**2)/(2*log(u))``,
-    #: 0/0 at 0) are not the residual's size, and the smallest of them all is taken (:func:`measure_block`)
+    #: the data plus the terms' values where every dependent symbol is 0 (where finite), and the data plus
+    #: the terms that are identities (the same at every constant of :data:`FIELD_VALUES` where finite):
+    #: data that cancel terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``, or
+    #: ``10**12*log(u**2)/(2*log(u))``, 0/0 at 0) are not the residual's size, and the smallest of them and
+    #: the data as written is taken (:func:`measure_block`)
     shifted: tuple[sp.Expr, ...] = ()
 
 
@@ -91,30 +92,56 @@ def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
 
 def _shifted(data: sp.Expr, coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr],
              dependent: set[sp.Symbol]) -> tuple[sp.Expr, ...]:
-    """``data`` plus each term at every dependent symbol set to one constant of :data:`FIELD_VALUES`, for
-    each constant where every term is finite and real and the sum differs from ``data``. Several constants,
-    not 0 alone: an identity written to be 0/0 at 0 (``log(u**2)/(2*log(u))``) is finite at the others."""
+    """``data`` plus each term at every dependent symbol 0 (where all are finite), and ``data`` plus each
+    term that is an identity (:func:`_identity_value`): the first as before, the second for an identity
+    written to be 0/0 at 0 (``log(u**2)/(2*log(u))``), each where it differs from ``data``."""
     if not factors:
         return ()
     out: list[sp.Expr] = []
-    for value in FIELD_VALUES:
-        moved = _terms_at(coefficients, factors, {s: value for s in dependent}, dependent)
-        if moved is not None and moved != 0 and data + moved not in out:
-            out.append(data + moved)
+    at_zero = _terms_at(coefficients, factors, {s: sp.Integer(0) for s in dependent}, dependent)
+    if at_zero is not None and at_zero != 0:
+        out.append(data + at_zero)
+    values = [_identity_value(f, dependent) for f in factors]
+    moved = sp.Add(*(c * v for c, v in zip(coefficients, values) if v is not None and v != 0))
+    if moved != 0 and data + moved not in out:
+        out.append(data + moved)
     return tuple(out)
 
 
 def _terms_at(coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr], at: dict[sp.Symbol, sp.Expr],
               dependent: set[sp.Symbol]) -> sp.Expr | None:
-    """The terms' sum with the dependent symbols at ``at`` (None where a term is not finite or not real)."""
+    """The terms' sum with the dependent symbols at ``at`` (None where a term is not finite there)."""
+    values = [_value_at(f, at, dependent) for f in factors]
+    if any(v is None for v in values):
+        return None
+    return sp.Add(*(c * v for c, v in zip(coefficients, values) if v is not None and v != 0))
+
+
+def _value_at(factor: sp.Expr, at: dict[sp.Symbol, sp.Expr], dependent: set[sp.Symbol]) -> sp.Expr | None:
     try:
-        values = [f.xreplace(at) for f in factors]
+        value = factor.xreplace(at)
     except (TypeError, ValueError, ZeroDivisionError):
         return None
-    for v in values:
-        if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or v.free_symbols & dependent or v.is_real is False:
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or value.free_symbols & dependent or value.is_real is False:
+        return None
+    return value
+
+
+def _identity_value(factor: sp.Expr, dependent: set[sp.Symbol]) -> sp.Expr | None:
+    """The value of a factor that does not depend on the fields (the same at every constant of
+    :data:`FIELD_VALUES` where it is finite, and finite at two of them at least), or None."""
+    finite = [v for c in FIELD_VALUES if (v := _value_at(factor, {s: c for s in dependent}, dependent)) is not None]
+    if len(finite) < 2:
+        return None
+    if all(v.is_number for v in finite):
+        try:
+            numbers = [complex(sp.N(v, 30)) for v in finite]
+        except (TypeError, ValueError):
             return None
-    return sp.Add(*(c * v for c, v in zip(coefficients, values) if v != 0))
+        first = numbers[0]
+        same = all(abs(z - first) <= 1e-14 * max(abs(first), 1e-300) for z in numbers)
+        return finite[0] if same and math.isfinite(abs(first)) and first.imag == 0 else None
+    return finite[0] if all(v == finite[0] for v in finite) else None
 
 
 def _summands(expr: sp.Expr) -> list[sp.Expr]:
