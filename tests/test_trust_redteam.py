@@ -244,3 +244,11 @@ def test_a_term_that_depends_on_the_fields_never_moves_into_the_data():
     u, x = sp.symbols("u x")
     assert split_terms(u - 1, {u}).shifted == ()                 # u = 1 keeps its size 1 (not |1 - c|)
     assert split_terms(u - 5 * sp.Rational(1, 7) + x, {u}).shifted == ()
+
+
+def test_a_periodic_pair_with_a_coefficient_measures_both_sides_against_the_field():
+    toml = ('[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx + 4*pi**2*u"\n[[constraints]]\noperator = "x*u"\n'
+            'on = "x = 0"\nperiodic = "x = 1"\n[[constraints]]\noperator = "u_x"\non = "x = 0"\nvalue = "2*pi"\n')
+    got = verdict("sin(2*pi*x)", None, toml)          # 0*u(0) = 1*u(1) = 0: both sides exactly 0
+    assert got["verdict"] in ("proved", "verified"), got["reason"]
+    assert verdict("sin(2*pi*x) + x/10**4", None, toml)["verdict"] == "not_exact"

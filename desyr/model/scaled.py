@@ -86,8 +86,14 @@ def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str
     data, coefficients, factors, spread = _constraint_terms(problem, con)
     moved = problem.shift_map(con) if con.kind == "periodic" else {}
     applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
+    wide: tuple[sp.Expr, ...] = ()
+    if con.kind == "periodic":
+        # both sides of the pair are measured against the field's size inside, not only the point's side: with
+        # x*u paired from x = 0, the point's side is 0 and the partner's is u(1), both ~0 for the true solution
+        spread *= 2
+        wide = tuple(apply(f) for f, _ in factors[:spread])
     return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread,
-                  _constraint_shifted(problem, con))
+                  _constraint_shifted(problem, con), wide)
 
 
 def _constraint_shifted(problem: Problem, con: Constraint) -> tuple[sp.Expr, ...]:

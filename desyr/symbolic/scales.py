@@ -176,6 +176,9 @@ class Scaled:
     reduction: np.ndarray | None = None
     spread: int = 0
     shifted: tuple[sp.Expr, ...] = ()  # Terms.shifted: the data's size is the smallest of them all
+    #: the first ``spread`` factors as measured over the interior, where not the factors themselves (a
+    #: periodic pair's factor at its partner is the field's own factor there, not shifted off the domain)
+    wide: tuple[sp.Expr, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,7 @@ def measure_block(b: Scaled, variables: Sequence[sp.Symbol], interior: np.ndarra
     else:
         sizes = [rms(c * m) for c, m in zip(cs, ms)]
         if b.spread and len(interior):
-            wide = values_at(list(b.factors[:b.spread]), variables, interior, digits)
+            wide = values_at(list(b.wide or b.factors[:b.spread]), variables, interior, digits)
             sizes[:b.spread] = [max(s, rms(c) * rms(m)) for s, c, m in zip(sizes, cs, wide)]
     return Measured(b.kind, b.index, int(np.shape(r)[0]), rms(r), rms(d), sum(sizes, mpmath.mpf(0)))
 
