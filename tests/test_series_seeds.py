@@ -40,6 +40,8 @@ def test_a_true_series_judged_in_l2_is_proved_for_every_seed(fixture, text):
     ("neumann_rod", f"Sum({NEUMANN}, (n, 1, oo))"),                                          # no zero mode
     ("warm_ends", f"2 - 3*x - Sum({WARM}, (n, 1, 60))"),                                      # truncated as exact
     ("rod", f"Sum({ROD}, (n, 1, 40))"),
+    # a slowly decaying extra sum from n = 1000 raises the Parseval bound it is judged against (red team s27)
+    ("cold_ends", TEXTBOOK["cold_ends"][1] + " + Sum(sin(n*pi*x)*exp(-n**2*pi**2*t)/n**(3/5), (n, 1000, oo))"),
 ])
 def test_a_wrong_series_is_refused_for_every_seed(fixture, text):
     for seed in SEEDS[:2]:
@@ -61,8 +63,16 @@ def test_the_parseval_bound_holds_where_no_pointwise_bound_does():
 
 
 def test_each_l2_rule_is_named_and_a_growing_block_allows_the_tolerance_only():
-    assert allowance(1e-8, 0.01, 5.0, 1.0).rule == "parseval"          # a proved bound wins over the points
-    blocks = allowance(1e-8, None, 0.01, 0.02)
+    assert allowance(1e-8, 0.01, 5.0, 1.0, 1.0).rule == "parseval"          # a proved bound wins over the points
+    blocks = allowance(1e-8, None, 0.01, 0.02, 1.0)
     assert blocks.rule == "blocks" and blocks.allowed == pytest.approx(0.03) and "last block" in blocks.said()
-    growing = allowance(1e-8, None, 0.05, 0.01)
+    growing = allowance(1e-8, None, 0.02, 0.01, 1.0)
     assert growing.rule == "none" and growing.allowed == 1e-8 and "tolerance only" in growing.said()
+
+
+def test_an_allowance_beyond_its_share_of_the_scale_is_not_granted():
+    from desyr.verify.series_l2 import SHARE
+    big = allowance(1e-8, SHARE, 0.0, 0.0, 1.0)           # 3 times it is above SHARE of the scale
+    assert big.rule == "too large" and big.allowed == 1e-8 and "too much out to judge" in big.said()
+    assert allowance(1e-8, SHARE, 0.0, 0.0, 10.0).rule == "parseval"     # the same bound at a larger scale
+    assert allowance(1e-8, None, SHARE, SHARE, 1.0).rule == "too large"  # the blocks rule alike

@@ -145,9 +145,35 @@ def test_the_shifted_data_never_raise_the_scale():
     u = sp.Symbol("u")
     x = sp.Symbol("x")
     terms = split_terms(10**6 * sp.exp(-u) - sp.exp(-x), {u})      # shifted: 10**6 - exp(-x), larger
-    assert terms.shifted == 10**6 - sp.exp(-x)
+    assert terms.shifted[0] == 10**6 - sp.exp(-x)
     identity = split_terms(10**6 * sp.cos(u) ** 2 + 10**6 * sp.sin(u) ** 2 - 10**6 + x, {u})
-    assert identity.shifted == x
+    assert all(abs(float(v.subs(x, 0.3)) - 0.3) < 1e-9 for v in identity.shifted) and identity.shifted[0] == x
+
+
+def test_an_identity_that_is_0_over_0_at_0_is_removed_at_another_constant():
+    from desyr.symbolic.scales import split_terms
+    u, x = sp.symbols("u x")
+    terms = split_terms(10**12 * sp.log(u**2) / (2 * sp.log(u)) - 10**12 + x, {u})
+    assert terms.shifted and all(abs(float(v.subs(x, 0.3)) - 0.3) < 1e-3 for v in terms.shifted)   # nan at u = 0
+
+
+UNDEFINED_AT_0 = [("u_xx + 10**12*log(u**2)/(2*log(u))", "10**12 - pi**2*sin(pi*x)"),
+                  ("u_xx + 10**12*tanh(u)*cosh(u)/sinh(u)", "10**12 - pi**2*sin(pi*x)"),
+                  ("u_xx + 10**6*sin(u)/(tan(u)*cos(u))", "10**6 - pi**2*sin(pi*x)")]
+
+
+@pytest.mark.parametrize("lhs, rhs", UNDEFINED_AT_0)
+def test_an_identity_not_finite_at_0_does_not_make_the_scale(lhs, rhs):
+    toml = line("0, 1", lhs, rhs, BOTH_ENDS).replace("value = 0", "value = 2")
+    wrong = verdict("2 + sin(pi*x) + x*(1 - x)/10", None, toml)
+    assert wrong["verdict"] == "not_exact", wrong["reason"]
+    assert verdict("2 + sin(pi*x)", None, toml)["verdict"] in ("proved", "verified")
+
+
+def test_a_constraint_identity_not_finite_at_0_does_not_make_its_scale():
+    toml = ('[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx"\nrhs = "-pi**2*sin(pi*x)"\n[[constraints]]\n'
+            'operator = "u + 10**12*log(u**2)/(2*log(u))"\non = ["x = 0", "x = 1"]\nvalue = "2 + 10**12"\n')
+    assert verdict("2.1 + sin(pi*x)", None, toml)["verdict"] == "not_exact"
 
 
 @pytest.mark.parametrize("cut", ["-0.001", "-0.00001"])
@@ -211,3 +237,18 @@ def test_listed_points_do_not_count_as_sets():
     problem = make_problem(f'[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n'
                            f'[[constraints]]\nat = [{at}]\nvalue = "x*y"\n')
     assert len(problem.constraints[0].faces) == MAX_SETS + 100
+
+
+def test_a_term_that_depends_on_the_fields_never_moves_into_the_data():
+    from desyr.symbolic.scales import split_terms
+    u, x = sp.symbols("u x")
+    assert split_terms(u - 1, {u}).shifted == ()                 # u = 1 keeps its size 1 (not |1 - c|)
+    assert split_terms(u - 5 * sp.Rational(1, 7) + x, {u}).shifted == ()
+
+
+def test_a_periodic_pair_with_a_coefficient_measures_both_sides_against_the_field():
+    toml = ('[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx + 4*pi**2*u"\n[[constraints]]\noperator = "x*u"\n'
+            'on = "x = 0"\nperiodic = "x = 1"\n[[constraints]]\noperator = "u_x"\non = "x = 0"\nvalue = "2*pi"\n')
+    got = verdict("sin(2*pi*x)", None, toml)          # 0*u(0) = 1*u(1) = 0: both sides exactly 0
+    assert got["verdict"] in ("proved", "verified"), got["reason"]
+    assert verdict("sin(2*pi*x) + x/10**4", None, toml)["verdict"] == "not_exact"

@@ -86,14 +86,20 @@ def _constraint(problem: Problem, con: Constraint, l: int, solution: Mapping[str
     data, coefficients, factors, spread = _constraint_terms(problem, con)
     moved = problem.shift_map(con) if con.kind == "periodic" else {}
     applied = tuple(apply(f).xreplace(moved) if at_partner else apply(f) for f, at_partner in factors)
+    wide: tuple[sp.Expr, ...] = ()
+    if con.kind == "periodic":
+        # both sides of the pair are measured against the field's size inside, not only the point's side: with
+        # x*u paired from x = 0, the point's side is 0 and the partner's is u(1), both ~0 for the true solution
+        spread *= 2
+        wide = tuple(apply(f) for f, _ in factors[:spread])
     return Scaled("constraint", l, residual, data, coefficients, applied, points, reduction, spread,
-                  _constraint_shifted(problem, con))
+                  _constraint_shifted(problem, con), wide)
 
 
-def _constraint_shifted(problem: Problem, con: Constraint) -> sp.Expr | None:
-    """:attr:`Terms.shifted` of a value or derivative constraint (None for the others)."""
+def _constraint_shifted(problem: Problem, con: Constraint) -> tuple[sp.Expr, ...]:
+    """:attr:`Terms.shifted` of a value or derivative constraint (none for the others)."""
     if con.kind in ("periodic", "integral"):
-        return None
+        return ()
     written = con.operator - con.value
     return split_terms(written, _dependent(problem, written)).shifted
 

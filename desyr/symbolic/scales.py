@@ -43,6 +43,9 @@ from desyr.symbolic.special import MPMATH
 
 #: the most summands one product or power of sums is distributed into before it is kept whole
 DISTRIBUTE = 64
+#: the constants every dependent symbol is set to where a term may be an identity (:attr:`Terms.shifted`):
+#: a term with the same value at each where it is finite (two at least) does not depend on the fields
+FIELD_VALUES = (sp.Integer(0), sp.Integer(2), sp.Rational(-1, 2), sp.Rational(5, 7), sp.Integer(3), sp.Rational(-7, 3))
 #: digits of the evaluation of the points whose values a double cannot hold
 DIGITS = 30
 #: mpmath gives up on a residual when its first this many such points are not finite in mpmath either
@@ -60,10 +63,12 @@ class Terms:
     data: sp.Expr
     coefficients: tuple[sp.Expr, ...]
     factors: tuple[sp.Expr, ...]
-    #: the data plus the terms' values where every dependent symbol is 0 (None: not finite there, or no
-    #: change): data that cancel terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``) are
-    #: not the residual's size, and the smaller of the two is taken (:func:`measure_block`)
-    shifted: sp.Expr | None = None
+    #: the data plus the terms' values where every dependent symbol is 0 (where finite), and the data plus
+    #: the terms that are identities (the same at every constant of :data:`FIELD_VALUES` where finite):
+    #: data that cancel terms identically (``10**6*cos(u)**2 + 10**6*sin(u)**2 - 10**6``, or
+    #: ``10**12*log(u**2)/(2*log(u))``, 0/0 at 0) are not the residual's size, and the smallest of them and
+    #: the data as written is taken (:func:`measure_block`)
+    shifted: tuple[sp.Expr, ...] = ()
 
 
 def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
@@ -86,19 +91,57 @@ def split_terms(expr: sp.Expr, dependent: set[sp.Symbol]) -> Terms:
 
 
 def _shifted(data: sp.Expr, coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr],
-             dependent: set[sp.Symbol]) -> sp.Expr | None:
-    """``data`` plus each term at every dependent symbol 0, when that is finite and differs from ``data``."""
+             dependent: set[sp.Symbol]) -> tuple[sp.Expr, ...]:
+    """``data`` plus each term at every dependent symbol 0 (where all are finite), and ``data`` plus each
+    term that is an identity (:func:`_identity_value`): the first as before, the second for an identity
+    written to be 0/0 at 0 (``log(u**2)/(2*log(u))``), each where it differs from ``data``."""
     if not factors:
+        return ()
+    out: list[sp.Expr] = []
+    at_zero = _terms_at(coefficients, factors, {s: sp.Integer(0) for s in dependent}, dependent)
+    if at_zero is not None and at_zero != 0:
+        out.append(data + at_zero)
+    values = [_identity_value(f, dependent) for f in factors]
+    moved = sp.Add(*(c * v for c, v in zip(coefficients, values) if v is not None and v != 0))
+    if moved != 0 and data + moved not in out:
+        out.append(data + moved)
+    return tuple(out)
+
+
+def _terms_at(coefficients: Sequence[sp.Expr], factors: Sequence[sp.Expr], at: dict[sp.Symbol, sp.Expr],
+              dependent: set[sp.Symbol]) -> sp.Expr | None:
+    """The terms' sum with the dependent symbols at ``at`` (None where a term is not finite there)."""
+    values = [_value_at(f, at, dependent) for f in factors]
+    if any(v is None for v in values):
         return None
-    zero = {s: sp.Integer(0) for s in dependent}
+    return sp.Add(*(c * v for c, v in zip(coefficients, values) if v is not None and v != 0))
+
+
+def _value_at(factor: sp.Expr, at: dict[sp.Symbol, sp.Expr], dependent: set[sp.Symbol]) -> sp.Expr | None:
     try:
-        at_zero = [f.xreplace(zero) for f in factors]
+        value = factor.xreplace(at)
     except (TypeError, ValueError, ZeroDivisionError):
         return None
-    if any(v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.free_symbols & dependent for v in at_zero):
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I) or value.free_symbols & dependent or value.is_real is False:
         return None
-    moved = sp.Add(*(c * v for c, v in zip(coefficients, at_zero) if v != 0))
-    return None if moved == 0 else data + moved
+    return value
+
+
+def _identity_value(factor: sp.Expr, dependent: set[sp.Symbol]) -> sp.Expr | None:
+    """The value of a factor that does not depend on the fields (the same at every constant of
+    :data:`FIELD_VALUES` where it is finite, and finite at two of them at least), or None."""
+    finite = [v for c in FIELD_VALUES if (v := _value_at(factor, {s: c for s in dependent}, dependent)) is not None]
+    if len(finite) < 2:
+        return None
+    if all(v.is_number for v in finite):
+        try:
+            numbers = [complex(sp.N(v, 30)) for v in finite]
+        except (TypeError, ValueError):
+            return None
+        first = numbers[0]
+        same = all(abs(z - first) <= 1e-14 * max(abs(first), 1e-300) for z in numbers)
+        return finite[0] if same and math.isfinite(abs(first)) and first.imag == 0 else None
+    return finite[0] if all(v == finite[0] for v in finite) else None
 
 
 def _summands(expr: sp.Expr) -> list[sp.Expr]:
@@ -132,7 +175,10 @@ class Scaled:
     points: np.ndarray
     reduction: np.ndarray | None = None
     spread: int = 0
-    shifted: sp.Expr | None = None     # Terms.shifted: the data's size is the smaller of the two
+    shifted: tuple[sp.Expr, ...] = ()  # Terms.shifted: the data's size is the smallest of them all
+    #: the first ``spread`` factors as measured over the interior, where not the factors themselves (a
+    #: periodic pair's factor at its partner is the field's own factor there, not shifted off the domain)
+    wide: tuple[sp.Expr, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -193,7 +239,7 @@ def measure_block(b: Scaled, variables: Sequence[sp.Symbol], interior: np.ndarra
     else:
         sizes = [rms(c * m) for c, m in zip(cs, ms)]
         if b.spread and len(interior):
-            wide = values_at(list(b.factors[:b.spread]), variables, interior, digits)
+            wide = values_at(list(b.wide or b.factors[:b.spread]), variables, interior, digits)
             sizes[:b.spread] = [max(s, rms(c) * rms(m)) for s, c, m in zip(sizes, cs, wide)]
     return Measured(b.kind, b.index, int(np.shape(r)[0]), rms(r), rms(d), sum(sizes, mpmath.mpf(0)))
 
@@ -205,13 +251,17 @@ def data_values(b: Scaled, variables: Sequence[sp.Symbol], digits: int) -> np.nd
 
 
 def _smaller_data(b: Scaled, d: np.ndarray, variables: Sequence[sp.Symbol], digits: int | None) -> np.ndarray:
-    """The block's data values ``d``, or its shifted data's where their RMS is smaller: terms that cancel
-    data identically never make the scale (a wrong formula was Verified against data of 1e6 that only
-    ``10**6*(cos(u)**2 + sin(u)**2)`` met)."""
-    if b.shifted is None:
+    """The block's data values ``d``, or one of its shifted data's where their RMS is smaller (the smallest
+    finite one): terms that cancel data identically never make the scale (a wrong formula was Verified
+    against data of 1e6 that only ``10**6*(cos(u)**2 + sin(u)**2)`` met)."""
+    if not b.shifted:
         return d
-    other = values_at([b.shifted], variables, b.points, digits)[0]
-    return other if rms(other) < rms(d) else d
+    best, size = d, rms(d)
+    for other in values_at(list(b.shifted), variables, b.points, digits):
+        other_size = rms(other)
+        if mpmath.isfinite(other_size) and (not mpmath.isfinite(size) or other_size < size):
+            best, size = other, other_size
+    return best
 
 
 def _underflows(b: Scaled, values: list[np.ndarray]) -> bool:

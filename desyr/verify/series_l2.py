@@ -35,6 +35,11 @@ from desyr.symbolic.series import outer_sums
 
 #: how many times the proved L2 bound (or the last block of terms) the points' root mean square may be
 SAMPLE_MARGIN = 3.0
+#: the most the margin times the rule's size may add to the tolerance, as a share of the problem's scale Q
+#: (docs/verify.md): the rule's size comes from the candidate's own terms, and a tail written to decay
+#: slowly (a garbage sum from n = 1000) raised it until a wrong series was Verified; a truncation that
+#: leaves out more than this is not judged, and the verdict says so
+SHARE = 0.1
 #: the share of each variable's range, at each end, whose points the L2 judgement leaves out (the set's edges)
 EDGE = 0.01
 
@@ -45,9 +50,12 @@ class Allowance:
 
     size: float        # the tail's L2 bound, or the last block's root mean square (before the margin)
     allowed: float     # the tolerance plus the margin times ``size`` (the tolerance alone where no rule holds)
-    rule: str          # "parseval", "blocks" or "none"
+    rule: str          # "parseval", "blocks", "none" or "too large"
 
     def said(self, tolerance_only: bool = False) -> str:
+        if self.rule == "too large":
+            return (f"the tolerance only: {SAMPLE_MARGIN:g} times the terms left out, {self.size:.2g}, exceeds "
+                    f"{SHARE:g} of the problem's scale (the terms kept leave too much out to judge)")
         if self.rule == "parseval":
             return (f"the tolerance and {SAMPLE_MARGIN:g} times the proved L2 bound of the terms left out, "
                     f"{self.size:.2g} (Parseval, from the terms' majorant)")
@@ -95,9 +103,13 @@ def away_from_edges(X: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, floa
     return keep, 1.0 - 2 * EDGE * len(along)
 
 
-def allowance(tolerance: float, bound: float | None, block: float, before: float) -> Allowance:
+def allowance(tolerance: float, bound: float | None, block: float, before: float, scale: float) -> Allowance:
     """The L2 allowance: from the proved ``bound`` where there is one, else from the last ``block`` of
-    terms where it is no larger than the one ``before`` it, else the tolerance alone."""
+    terms where it is no larger than the one ``before`` it, else the tolerance alone; and the tolerance
+    alone where the margin times that size exceeds :data:`SHARE` of the problem's ``scale``."""
+    size = bound if bound is not None else block
+    if not SAMPLE_MARGIN * size <= SHARE * scale:
+        return Allowance(size, tolerance, "too large")
     if bound is not None:
         return Allowance(bound, tolerance + SAMPLE_MARGIN * bound, "parseval")
     if block <= before + tolerance:

@@ -76,14 +76,16 @@ def is_series(*forms: Mapping[str, sp.Expr] | None) -> bool:
 
 
 def cross_check(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
-                tolerance: float) -> list[Judged]:
-    """Each target's residual of the truncated series on the verifier's points."""
+                tolerance: float, scale: float = 1.0) -> list[Judged]:
+    """Each target's residual of the truncated series on the verifier's points (``scale``: the problem's
+    scale Q, which bounds an L2 allowance)."""
     out = []
     for k, eq in enumerate(problem.equations):
         residual = problem.apply(eq.lhs - eq.forcing, exprs)
-        out.append(_judge(problem, f"equation {k + 1}", residual, points.interior, tolerance))
+        out.append(_judge(problem, f"equation {k + 1}", residual, points.interior, tolerance, scale))
     for con, X in zip(problem.constraints, points.constraints):
-        out.append(_judge(problem, f"constraint {con.label}", problem.constraint_residual(con, exprs), X, tolerance))
+        out.append(_judge(problem, f"constraint {con.label}", problem.constraint_residual(con, exprs), X,
+                          tolerance, scale))
     return out
 
 
@@ -118,7 +120,7 @@ def _depth(expr: sp.Expr) -> int:
     return max((len(s.limits) + _depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
 
 
-def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float) -> Judged:
+def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float, scale: float) -> Judged:
     from desyr.symbolic.numeric import evaluate_series
     residual = _combined(residual, problem)
     depth = _depth(residual)
@@ -141,7 +143,7 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
     block, before = _rms(values - half), _rms(half - quarter)
     terms = min((s.terms for s in full.report.sums), default=full.terms)   # the fewest: the largest tail
     bound = parseval_bound(residual, X, problem.symbols, terms)
-    rule = allowance(tolerance, None if bound is None else bound / math.sqrt(share), block, before)
+    rule = allowance(tolerance, None if bound is None else bound / math.sqrt(share), block, before, scale)
     return Judged(name, "L2", _rms(values), rule.allowed, full.terms, rule.size, rule)
 
 
@@ -166,7 +168,7 @@ def decision(problem: Problem, numeric: Mapping[str, sp.Expr], exact: Mapping[st
         return "not_exact", rough, _residuals([], 1.0), None
     scale = problem_scale(problem, points.interior, points.constraints, points.reductions)
     def evaluated() -> list[Judged] | str:
-        return cross_check(problem, numeric, points, tolerance * scale)
+        return cross_check(problem, numeric, points, tolerance * scale, scale)
 
     def late(why: str) -> list[Judged] | str:
         return why
