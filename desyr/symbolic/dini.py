@@ -23,9 +23,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from desyr.symbolic.special import MAX_ORDER  # the largest Bessel order (eigenvalues' is the same)
+
 
 def _exact(nu: sp.Expr, h: sp.Expr) -> tuple[int, sp.Expr]:
-    from desyr.symbolic.eigenvalues import MAX_ORDER
     if not (nu.is_Integer and 0 <= int(nu) <= MAX_ORDER):
         raise ValueError(f"dinizero's order {nu} must be an integer from 0 to {MAX_ORDER}")
     h = sp.sympify(h)
