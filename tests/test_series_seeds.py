@@ -76,3 +76,23 @@ def test_an_allowance_beyond_its_share_of_the_scale_is_not_granted():
     assert big.rule == "too large" and big.allowed == 1e-8 and "too much out to judge" in big.said()
     assert allowance(1e-8, SHARE, 0.0, 0.0, 10.0).rule == "parseval"     # the same bound at a larger scale
     assert allowance(1e-8, None, SHARE, SHARE, 1.0).rule == "too large"  # the blocks rule alike
+
+
+@pytest.mark.slow
+def test_a_target_too_coarse_to_judge_on_points_is_left_to_the_proof():
+    """The Poisson rectangle's double series leaves more out at its term cap than the L2 ceiling grants:
+    the proof alone decides it (Proved), while a slow tail added to a true series (the red team's
+    allowance-raising attack, never proved) is Not exact."""
+    from desyr.config.loading import load_problem
+    from desyr.extension.registry import load_registry
+
+    series = ("-Sum(4*(-1)**(m + n)*sin(pi*x*n)*sin(pi*y*m)/(pi**2*m*n*(pi**2*m**2 + pi**2*n**2)), "
+              "(m, 1, oo), (n, 1, oo))")
+    poisson = load_problem("textbook:poisson_rectangle", load_registry())
+    answer = decide(make_request(poisson, {"u": series}, None, 1))
+    assert answer["verdict"] == "proved", answer["reason"]
+    assert "left to the proof" in answer["reason"]
+    slow_tail = "Sum(20*sin(n*pi*x)*exp(-n**2*pi**2*t)/n**(3/5), (n, 1000, oo))"
+    cold_ends = TEXTBOOK["cold_ends"]
+    attacked = decide(make_request(problem(cold_ends[0]), {"u": f"{cold_ends[1]} + {slow_tail}"}, None, 1))
+    assert attacked["verdict"] == "not_exact", attacked["reason"]
