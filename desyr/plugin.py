@@ -56,6 +56,7 @@ if TYPE_CHECKING:      # the rest is imported on first use (below); the names ar
     from desyr.model.points import PointSets, all_constraint_points, constraint_points, interior_points
     from desyr.model.problem import Constraint, Face, Problem, ProblemSet
     from desyr.model.residuals import ResidualSystem, for_refinement, physics_scores
+    from desyr.model.rotation import DataCentre, Rotation, data_centre, rotation
     from desyr.model.search import ParetoMember, Proposals, SearchResult, SearchTask, SolverAttempt, teacher_fit_mse
     from desyr.model.sets import integral_rule
     from desyr.model.shapes import Annulus, Disk
@@ -104,6 +105,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "desyr.model.search": ("ParetoMember", "Proposals", "SearchResult", "SearchTask", "SolverAttempt",
         "teacher_fit_mse"),
     "desyr.model.sets": ("integral_rule",),
+    "desyr.model.rotation": ("DataCentre", "Rotation", "data_centre", "rotation"),
     "desyr.model.shapes": ("Annulus", "Disk"),
     "desyr.runtime.atomic": ("read_json", "write_bytes_atomic", "write_text_atomic"),
     "desyr.runtime.execution": ("serial_map", "usable_cores"),
@@ -156,7 +158,7 @@ __all__ = [
     "Problem", "ProblemSet", "problem_from_dict", "problem_from_toml", "PointSets", "RunContext", "SearchTask", "ParetoMember", "SearchResult", "Candidate", "RefitOutcome",
     "Proposals", "SolverAttempt",
     # where constraints hold: faces of a box, parts of a shape's boundary, the shape itself
-    "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus",
+    "Constraint", "Face", "Part", "Geometry", "Disk", "Annulus", "DataCentre", "Rotation", "data_centre", "rotation",
     # helpers
     "parameterize", "Parameterization", "for_refinement", "ResidualSystem", "physics_scores", "Scores", "evaluate",
     "teacher_fit_mse", "simplify_expression", "completable", "complete_fields", "complexity", "expression_text", "preference_key",

@@ -113,7 +113,7 @@ value = 0
 
 def test_input_scaling_maps_the_domain_box_onto_the_unit_box():
     import torch
-    from desyr_deepxde.fitting import build_net, input_bounds, scales_inputs
+    from desyr_deepxde.networks import build_net, input_bounds, scales_inputs
 
     from desyr.testing import make_problem
 

@@ -42,6 +42,12 @@ MAX_CHECKS = 24         # per expression group, over the joint try and the fallb
 #: a constant at most this in magnitude is proposed as 0 (the verifier's exact tolerance): no short
 #: closed form is that small, and a shift of 8.7e-12 left by a refit is 0 wherever the check agrees
 ZERO = 1e-8
+#: a refit stops about sqrt(eps) from the exact constants along a direction where the residual grows only
+#: quadratically (the heat kernel ``exp((c - s/4)/(1 + t))/(b + t)`` is exact to first order on the line
+#: c = b - 1): constants left unidentified are then proposed together, as 0 and short rationals this close
+LOOSE_ZERO = 1e-6
+LOOSE_RTOL = 1e-6
+LOOSE_DIGITS = 4
 
 
 def _digits(r: Fraction) -> int:
@@ -49,15 +55,15 @@ def _digits(r: Fraction) -> int:
 
 
 def propose(value: float, rtol: float = RTOL, limit: int = MAX_PROPOSALS,
-            bases: Sequence[sp.Expr] = BASES) -> list[sp.Expr]:
+            bases: Sequence[sp.Expr] = BASES, zero: float = ZERO, digits: int = RATIONAL_DIGITS) -> list[sp.Expr]:
     """Closed forms that equal ``value`` to ``rtol``, fewest digits first (no residual check)."""
     if not math.isfinite(value):
         return []
-    if abs(value) <= ZERO:
+    if abs(value) <= zero:
         return [sp.Integer(0)]
     found: dict[sp.Expr, tuple[int, int, float]] = {}
     for rank, base in enumerate(bases):
-        budget = RATIONAL_DIGITS if base == 1 else BASE_DIGITS
+        budget = digits if base == 1 else BASE_DIGITS
 
         def scaled(r: Fraction, b: sp.Expr = base) -> Any:
             return sp.Rational(r.numerator, r.denominator) * b
@@ -217,13 +223,36 @@ def identify_constants(exprs: Mapping[str, sp.Expr], check: Check, before: Resid
             decisions.append(ConstantDecision(float(c), None, False, before, None, "no closed form within the pre-check"))
     tried = [c for c in constants if proposals[c]]
     if not tried:
-        return dict(exprs), decisions
+        return _loosely(dict(exprs), check, before, rule, decisions)
     joint = {c: proposals[c][0] for c in tried}
     after = safe_check(check, substitute(exprs, joint))
     if rule.accepts(before, after):
         decisions += [ConstantDecision(float(c), joint[c], True, before, after, "accepted jointly") for c in tried]
-        return substitute(exprs, joint), decisions
-    return _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions)
+        return _loosely(substitute(exprs, joint), check, before, rule, decisions)
+    found, decisions = _one_at_a_time(exprs, tried, proposals, check, before, rule, decisions)
+    return _loosely(found, check, before, rule, decisions)
+
+
+def _loosely(exprs: dict[str, sp.Expr], check: Check, before: ResidualPair, rule: Acceptance,
+             decisions: list[ConstantDecision]) -> tuple[dict[str, sp.Expr], list[ConstantDecision]]:
+    """The constants still floats, all at once as 0 or short rationals at the refit's precision
+    (:data:`LOOSE_RTOL`), kept only where the residual check accepts them together."""
+    left = float_constants(exprs)
+    joint = {}
+    for c in left:
+        near = propose(float(c), rtol=LOOSE_RTOL, limit=1, bases=(sp.Integer(1),), zero=LOOSE_ZERO,
+                       digits=LOOSE_DIGITS)
+        if near:
+            joint[c] = near[0]
+    if not joint:
+        return exprs, decisions
+    after = safe_check(check, substitute(exprs, joint))
+    if not rule.accepts(before, after):
+        return exprs, decisions
+    decisions = [d for d in decisions if d.value not in {float(c) for c in joint}]
+    decisions += [ConstantDecision(float(c), joint[c], True, before, after, "accepted jointly at the refit's "
+                                   "precision") for c in joint]
+    return substitute(exprs, joint), decisions
 
 
 def _one_at_a_time(exprs: Mapping[str, sp.Expr], tried: Sequence[sp.Float],

@@ -20,7 +20,7 @@ from desyr.model.residuals import Scores, for_refinement, physics_scores
 from desyr.symbolic.degenerate import describe, near_degenerate_parts, proposals, reduce
 from desyr.symbolic.expressions import complexity
 from desyr.symbolic.gauge import fix_gauge
-from desyr.symbolic.limits import limit_tree, vanishing_tree
+from desyr.symbolic.limits import REFIT_VANISHING, limit_tree, vanishing_tree
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.series import has_series
 from desyr.symbolic.simplify import cleaning_proposal
@@ -236,8 +236,8 @@ def fix_symmetries(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, b
 def take_limits(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base: _Baseline) -> None:
     """Degenerate limits (:mod:`desyr.symbolic.limits`): a field whose constants ran off to huge values
     (``-143254104.04/(1 + 143254103.66*x)``, ``atan(K*y/(K*x - 1))``) is rewritten at the limit they point
-    to (``-1.0000000027/x``, ``atan(y/x)``), and a float that ran off to 0 (below the verifier's exact
-    tolerance) is set to 0; the tree is refit with the physics (``refit``) and kept under the acceptance
+    to (``-1.0000000027/x``, ``atan(y/x)``), and a float that ran off to 0 (at most
+    :data:`~desyr.symbolic.limits.REFIT_VANISHING`) is set to 0; the tree is refit with the physics (``refit``) and kept under the acceptance
     check against the refit's own figures (``base``), so identification sees the form the refit could
     only approach."""
     current = dict(candidate.expressions or {})
@@ -248,7 +248,7 @@ def take_limits(candidate: Candidate, ctx: RunContext, refit: ReducedRefit, base
             with time_limit(LIMIT_SECONDS):
                 limit = limit_tree(expr, ctx.problem.symbols, X)
                 zeroed = vanishing_tree(expr if limit is None else limit, ctx.problem.symbols, X,
-                                        ctx.method.exact_tolerance)
+                                        max(ctx.method.exact_tolerance, REFIT_VANISHING))
         except (KeyboardInterrupt, MemoryError):
             raise
         except (OutOfTime, Exception):   # out of time, or a tree sympy cannot cancel: it keeps its constants

@@ -40,6 +40,11 @@ MAX_RATE = 4
 #: a float at most this in magnitude is a constant that ran off to 0 (the verifier's exact tolerance,
 #: MethodConstants.exact_tolerance): it is proposed as 0 wherever it sits in the tree
 VANISHING = 1e-8
+#: where the tree is refit and checked afterwards (Stage C), a float up to this is proposed as 0: a refit
+#: stops about sqrt(eps) from an exact constant along a direction where the residual grows only
+#: quadratically (the heat kernel ``exp((c - s/4)/(1 + t))/(b + t)`` is exact to first order on c = b - 1,
+#: and the refit left c = -1.2e-8); with the constant at 0 the refit pins the others
+REFIT_VANISHING = 1e-6
 
 
 def diverging(values: Sequence[float]) -> list[int]:

@@ -7,7 +7,6 @@ import copy
 import io
 import math
 import time
-from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -18,7 +17,8 @@ from desyr_deepxde.backend import DeepXDECallback, DeepXDENet, dde
 from desyr_deepxde.balancing import LossBalancer, Patience
 from desyr_deepxde.conditions import IntegralCondition, NetSlot, PeriodicCondition, constraint_error
 from desyr_deepxde.diagnosis import component_names, fit_note
-from desyr_deepxde.networks import make_net
+from desyr_deepxde.networks import Settings, build_net, network_ladder
+from desyr_deepxde.radial import ENOUGH, RADIAL, problem_rotation
 from desyr_deepxde.residuals import (
     PinnResiduals,
     autograd_derivative,
@@ -29,20 +29,6 @@ from desyr_deepxde.residuals import (
 from desyr_deepxde.selection import select_checkpoint, validation_scales, validation_score
 from desyr_deepxde.warm import WarmStart
 
-#: the teacher's settings, as DeepXDETeacher.validate_options checked them
-Settings = Mapping[str, Any]
-
-
-class _Variable(Protocol):
-    """A problem variable, as the network's inputs read it."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def lo(self) -> float: ...
-    @property
-    def hi(self) -> float: ...
-
 
 class _Progress(Protocol):
     """The run's progress reporter (``context.progress``)."""
@@ -51,60 +37,12 @@ class _Progress(Protocol):
     def bar(self, label: str, done: int, total: int, **fields: object) -> None: ...
 
 
-def build_net(problem: Problem, settings: Settings, n_in: int, architecture: str = "fnn",
-              activation: str | None = None) -> DeepXDENet:
-    activation = activation or settings["activation"]
-    net = make_net(architecture, settings["layers"], n_in, len(problem.fields),
-                   "tanh" if activation == "auto" else activation, settings["initializer"], settings["fourier_sigmas"])
-    bounds = input_bounds(problem)
-    if scales_inputs(settings["input_scaling"], bounds):
-        lo, hi = (torch.tensor([b[k] for b in bounds], dtype=torch.get_default_dtype()) for k in (0, 1))
-        # derivatives are taken through the map, so residuals stay in the problem's coordinates
-        net.apply_feature_transform(lambda x: 2 * (x - lo) / (hi - lo) - 1)
-    return net
-
-
-def network_variables(problem: Problem) -> Sequence[_Variable]:
-    """The problem's variables in the order the network takes them: space variables, then time
-    (DeepXDE's ``GeometryXTime`` puts time last)."""
-    return [v for v in problem.variables if v.name != problem.time] + \
-           [v for v in problem.variables if v.name == problem.time]
-
-
-def input_bounds(problem: Problem) -> list[tuple[float, float]]:
-    """(lo, hi) per network input, in the network's order."""
-    return [(float(v.lo), float(v.hi)) for v in network_variables(problem)]
-
-
-def scales_inputs(setting: str, bounds: list[tuple[float, float]]) -> bool:
-    """Whether the network sees its inputs mapped onto [-1, 1].  Centred inputs keep tanh out of
-    saturation at Glorot initialisation: unscaled, Euler-Bernoulli on [0, 10] trained to a
-    near-zero function on every seed, and Klein-Gordon on [0, 1]^2 to relative L2 0.27 on one
-    seed in three; scaled, both reach 1e-2 or better.  'auto' scales only domains that leave
-    [-1, 1]."""
-    if setting == "auto":
-        return any(lo < -1 or hi > 1 for lo, hi in bounds)
-    return setting == "always"
-
-
 def _is_initial(problem: Problem, constraint: Constraint) -> bool:
     if problem.time is None:
         return False
     lo = next(v.lo for v in problem.variables if v.name == problem.time)
     return bool(constraint.faces) and all(isinstance(f, Face) and dict(f.fixed).get(problem.time) == lo
                                           and len(f.fixed) == 1 for f in constraint.faces)
-
-def network_ladder(settings: Settings) -> list[tuple[str, str]]:
-    """(architecture, activation) in the order the teacher tries them: a network is trained only
-    when every one before it stalled.  Hand-set choices fix their part of the ladder."""
-    activation, arch = settings["activation"], settings["architecture"]
-    first = "tanh" if activation == "auto" else activation
-    ladder = [("msffn" if arch == "msffn" else "fnn", first)]
-    if activation == "auto" and arch != "msffn":
-        ladder.append(("fnn", "sin"))
-    if arch == "auto":
-        ladder.append(("msffn", first))
-    return ladder
 
 class _Validator:
     """v_i(theta): per-equation interior residual MSE on the validation points,
@@ -269,6 +207,13 @@ class _Fit:
         first = float(self.cb.history[0][2])
         return not math.isfinite(self.best) or not self.best <= ratio * first
 
+    def ends_ladder(self, settings: Settings) -> bool:
+        """Whether the networks after this one are left untrained: a radial network only near
+        ``stop_below`` (a fall by ``stall_ratio`` may still be far from a solution that is not radial)."""
+        if self.architecture == RADIAL:
+            return bool(self.best <= ENOUGH * float(settings["stop_below"]))
+        return not self.stalled(settings["stall_ratio"])
+
     def summary(self) -> dict[str, Any]:
         return {"architecture": self.architecture, "activation": self.activation, "seconds": round(self.seconds, 3),
                 "S_val_initial": float(self.cb.history[0][2]), "S_val_selected": self.best,
@@ -303,7 +248,7 @@ def _fit(network: tuple[str, str], settings: Settings, problem: Problem, data: A
     if weights is None and settings["balance"] == "annealing" and conditions and warm is None:
         balancer = LossBalancer(len(problem.equations), conditions, every)
         callbacks.append(balancer)
-    progress.message(f"teacher deepxde: training {architecture} ({activation}) {n_in}->{settings['layers']}->"
+    progress.message(f"teacher deepxde: training {architecture} ({activation}) {n_in - (architecture == RADIAL)}->{settings['layers']}->"
                      f"{len(problem.fields)}, up to {adam} Adam + {lbfgs} L-BFGS steps, "
                      f"{settings['interior_points']} interior points")
     t0 = time.perf_counter()
@@ -353,17 +298,21 @@ def train_networks(settings: Settings, problem: Problem, context: RunContext, ge
                           slot)
     fits: list[_Fit] = []
     deadline = getattr(context, "deadline", None)
-    ladder = network_ladder(settings) if warm is None else [(warm.architecture, warm.activation)]
+    radial = problem_rotation(problem, settings["symmetry"]) is not None
+    ladder = network_ladder(settings, radial) if warm is None else [(warm.architecture, warm.activation)]
     for network in ladder:
         if fits and fits[-1].cb.out_of_time:
             break
-        if fits:
+        if fits and fits[-1].architecture == RADIAL:
+            progress.message(f"teacher deepxde: the radial network's S_val is {fits[-1].best:.3g}; training "
+                             f"{network[0]} ({network[1]}) on all inputs too")
+        elif fits:
             progress.message(f"teacher deepxde: S_val stalled at {fits[-1].best:.3g} (initial "
                              f"{fits[-1].cb.history[0][2]:.3g}); escalating to {network[0]} ({network[1]})")
         scales = fits[0].cb.scales if fits else None if warm is None else np.asarray(warm.scales)
         fits.append(_fit(network, settings, problem, data, validator, len(net_vars), seed, progress,
                          scales, slot, deadline, warm))
-        if not fits[-1].stalled(settings["stall_ratio"]):
+        if fits[-1].ends_ladder(settings):
             break
     chosen = min(fits, key=lambda f: f.best if math.isfinite(f.best) else math.inf)
     if chosen.cb.best_state is None:      # no checkpoint to keep: its weights are whatever training left

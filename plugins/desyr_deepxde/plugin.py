@@ -59,6 +59,10 @@ class DeepXDETeacher(Teacher):
                           "or 'none' (unit weights)", kind=str, choices=("annealing", "none")),
         "architecture": Option("auto", "network: 'fnn'; 'msffn' (multi-scale Fourier features); 'auto': fnn, "
                                "then msffn if every fnn's S_val stalls", kind=str, choices=ARCHITECTURES),
+        "symmetry": Option("auto", "'auto': where the data and the equations are unchanged by rotations about a "
+                           "point of the plane, first train a network of the squared distance from it (radial by "
+                           "construction), and the full ladder only if its S_val stays above 10x stop_below; "
+                           "'none': never", kind=str, choices=("auto", "none")),
         "fourier_sigmas": Option([1.0, 10.0], "scales of the msffn Fourier-feature embeddings", kind=list,
                                  item=float, low=0, high=1e6, open_low=True),
         "input_scaling": Option("always", "map each input affinely onto [-1, 1] inside the network: "

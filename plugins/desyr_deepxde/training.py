@@ -21,7 +21,8 @@ import torch
 from desyr.plugin import ComponentError, Problem, RunContext, TeacherModel
 from desyr_deepxde.backend import dde
 from desyr_deepxde.cache import cache_key, entry_paths, read_entry, write_entry
-from desyr_deepxde.fitting import Settings, build_net, network_variables, train_networks
+from desyr_deepxde.fitting import train_networks
+from desyr_deepxde.networks import Settings, build_net, network_variables
 from desyr_deepxde.shapes import deepxde_geometry
 from desyr_deepxde.warm import KeyAt, WarmStart, cached_below, find_warm_start
 
