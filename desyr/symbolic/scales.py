@@ -38,6 +38,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from desyr.symbolic.generic_points import moved_rows, varying, working_digits
 from desyr.symbolic.numeric import broadcast, columns, lambdify
 from desyr.symbolic.special import MPMATH
 
@@ -390,14 +391,18 @@ def _abs(values: np.ndarray) -> np.ndarray:
 
 
 def values_at(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarray,
-            digits: int | None = None) -> list[np.ndarray]:
+            digits: int | None = None, move: np.ndarray | None = None) -> list[np.ndarray]:
     """Each expression's values at the rows of ``X``; where one is not finite in doubles, every expression
     is evaluated again there with mpmath at :data:`DIGITS` digits (object arrays of mpf then); with
-    ``digits``, all of them with mpmath at that precision."""
+    ``digits``, all of them with mpmath at that precision.  In mpmath the points are moved off the doubles
+    (:mod:`desyr.symbolic.generic_points`: the entries ``move`` names, by default
+    :func:`~desyr.symbolic.generic_points.varying`), at a precision above the formula's largest number."""
     n = X.shape[0]
+    move = varying(X) if move is None else move
     if digits is not None:
         precise = _mpmath_function(list(variables), exprs)
-        rows = [_precise_row(precise, X[i], len(exprs), digits) for i in range(n)]
+        working = working_digits(exprs, digits)
+        rows = [_precise_row(precise, X, i, move, len(exprs), working) for i in range(n)]
         return [np.array([row[j] for row in rows], dtype=object) for j in range(len(exprs))]
     fn = lambdify(list(variables), exprs)
     with np.errstate(all="ignore"):
@@ -409,9 +414,10 @@ def values_at(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarra
     if not bad.size:
         return out
     precise = _mpmath_function(list(variables), exprs)
+    working = working_digits(exprs, DIGITS)
     mixed = [np.array([mpmath.mpf(float(x)) for x in v], dtype=object) for v in out]
     for k, row in enumerate(bad):   # every one: a formula that fails doubles on most points is checked on all
-        values = _precise_row(precise, X[row], len(exprs))
+        values = _precise_row(precise, X, row, move, len(exprs), working)
         for j, value in enumerate(values):
             mixed[j][row] = value
         if k + 1 == PROBE and not any(all(mpmath.isfinite(v[r]) for v in mixed) for r in bad[:PROBE]):
@@ -429,12 +435,14 @@ def _mpmath_function(variables: list[sp.Symbol], exprs: list[sp.Expr]) -> Callab
     return fn
 
 
-def _precise_row(fn: Callable[..., Any] | None, row: np.ndarray, count: int, digits: int = DIGITS) -> list[Any]:
-    """The values at one point at ``digits`` digits (nan where mpmath cannot give a real number)."""
-    if fn is not None:
+def _precise_row(fn: Callable[..., Any] | None, X: np.ndarray, row: int, move: np.ndarray, count: int,
+                 digits: int | None) -> list[Any]:
+    """The values at row ``row`` of ``X``, moved off the doubles, at ``digits`` digits (nan where mpmath
+    cannot give a real number, or where the formula's numbers need more digits than are allowed)."""
+    if fn is not None and digits is not None:
         try:
             with mpmath.workdps(digits):
-                values = fn(*[mpmath.mpf(float(v)) for v in row])
+                values = fn(*moved_rows(X[row:row + 1], move[row:row + 1])[0])
                 return [_real(mpmath.mpmathify(v)) for v in values]
         except (ArithmeticError, ValueError, TypeError, NameError, AttributeError):
             pass

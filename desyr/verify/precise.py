@@ -10,7 +10,8 @@ Nor can they tell that a residual at the round-off of huge terms is round-off, n
 
 So a formula whose residuals are above the tolerance in doubles is measured again on the same points with
 mpmath at two precisions, ``d`` and ``2d`` digits (``d`` at least :data:`FIRST` digits more than its terms
-exceed its scale by, and than the tolerance asks), the points being the doubles they are. The higher
+exceed its scale by, and than the tolerance asks), the points moved off the doubles by a relative 2**-70
+(:mod:`desyr.symbolic.generic_points`: at a double, ``sin(2**80*pi*x)`` is exactly 0). The higher
 precision's value is taken with an error estimated from the two: their difference, shrunk by half the
 digits gained. A residual is decided when that interval lies within the tolerance or wholly above it; else
 the precision doubles, up to :data:`MOST` digits. What stays undecided keeps the doubles' verdict.
@@ -34,6 +35,7 @@ from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import Verification
 from desyr.model.scaled import residual_blocks, verification_of
+from desyr.symbolic.generic_points import varying
 from desyr.symbolic.scales import Relative, Scaled, data_values, measure, relative, rms, values_at
 
 #: the fewest digits of the second look, beyond the digits the tolerance and the terms' size ask for
@@ -98,7 +100,8 @@ def _worst_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits:
             continue
         doubles = np.abs(values_at([b.residual], symbols, b.points)[0].astype(float))
         rows = np.argsort(-np.where(np.isfinite(doubles), doubles, np.inf), kind="stable")[:WORST]
-        low, high = (values_at([b.residual], symbols, b.points[rows], d)[0] for d in (digits, 2 * digits))
+        move = varying(b.points)[rows]     # the worst rows alone would all look fixed
+        low, high = (values_at([b.residual], symbols, b.points[rows], d, move)[0] for d in (digits, 2 * digits))
         if any(not mpmath.isfinite(a) and not mpmath.isfinite(c) for a, c in zip(low, high)):
             return True             # undefined (or infinite) at both precisions there
         if not all(mpmath.isfinite(c) for c in high):

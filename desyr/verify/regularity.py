@@ -35,7 +35,7 @@ from desyr.verify.conditions import condition_reason
 from desyr.verify.edges import Edge, positive_inside
 from desyr.verify.intervals import Bounds, sign_on
 from desyr.verify.regions import Region, domain_bounds, domain_region
-from desyr.verify.removable import even_analytic, odd_quotient, where_needed
+from desyr.verify.removable import even_analytic, quotients_hidden, where_needed
 
 #: what a derivative may not contain: each is a jump, a kink or a distribution
 ROUGH = (sp.DiracDelta, sp.Heaviside, sp.sign, sp.Piecewise, sp.Min, sp.Max)
@@ -154,13 +154,14 @@ def _even_root(node: sp.Basic, expr: sp.Expr) -> bool:
     if not (isinstance(node, sp.Pow) and node.exp in (sp.Rational(1, 2), sp.Rational(-1, 2))):
         return False
     root = sp.Pow(node.base, sp.Rational(1, 2))
-    calls: dict[sp.Basic, sp.Basic] = {
-        t: sp.Dummy() for t in sp.preorder_traversal(expr)
-        if (found := odd_quotient(t)) is not None and found[1] == root}   # F(c*sqrt(q))/sqrt(q), F odd
-    calls.update({call: sp.Dummy() for call in expr.atoms(sp.Function) if even_analytic(call)
-                  and call.args[-1].as_independent(root, as_Add=False)[1] == root})
-    rest = expr.xreplace(calls)
-    return bool(calls) and not rest.has(root) and not rest.has(sp.Pow(node.base, sp.Rational(-1, 2)))
+    # F(c*sqrt(q))/sqrt(q), F odd: the pair hidden, the rest of its product kept
+    rest = quotients_hidden(expr, root)
+    found = rest is not None
+    rest = expr if rest is None else rest
+    calls: dict[sp.Basic, sp.Basic] = {call: sp.Dummy() for call in rest.atoms(sp.Function) if even_analytic(call)
+                                       and call.args[-1].as_independent(root, as_Add=False)[1] == root}
+    rest = rest.xreplace(calls)
+    return (found or bool(calls)) and not rest.has(root) and not rest.has(sp.Pow(node.base, sp.Rational(-1, 2)))
 
 
 def _removable_pole(node: sp.Basic, expr: sp.Expr) -> bool:
@@ -168,9 +169,8 @@ def _removable_pole(node: sp.Basic, expr: sp.Expr) -> bool:
     free of ``p``): ``c*G(w)/w`` is even and analytic in ``w``, finite where ``p`` is 0 (``sin(k*x)/k``)."""
     if not (isinstance(node, sp.Pow) and node.exp == -1) or node.base.is_number:
         return False
-    quotients = {t: sp.Dummy() for t in sp.preorder_traversal(expr)
-                 if (found := odd_quotient(t)) is not None and found[1] == node.base}
-    return bool(quotients) and not expr.xreplace(quotients).has(node)
+    rest = quotients_hidden(expr, node.base)
+    return rest is not None and not rest.has(node)
 
 
 def _continuous_at_zero(node: sp.Basic, bounds: Bounds) -> bool:

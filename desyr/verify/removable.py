@@ -73,6 +73,19 @@ def odd_quotient(term: sp.Basic) -> tuple[sp.Function, sp.Expr] | None:
     return None
 
 
+def quotients_hidden(expr: sp.Expr, p: sp.Expr) -> sp.Expr | None:
+    """``expr`` with each ``F(c*p)/p`` (``F`` odd and analytic) replaced by a fresh symbol and every other
+    factor of its product kept, or None where there is none: what is left must not hold ``1/p`` (or
+    ``p``) to be finite where ``p`` is 0.  Hiding the whole product had hidden its other factors too, so
+    ``exp(1/x)*sin(x)/x`` and ``atan(1/x)*sin(x)/x`` passed as removable (red team 44c)."""
+    hidden = {}
+    for term in sp.preorder_traversal(expr):
+        found = odd_quotient(term)
+        if found is not None and found[1] == p:
+            hidden[term] = sp.Dummy() * (term / (found[0] * sp.Pow(p, -1)))
+    return expr.xreplace(hidden) if hidden else None
+
+
 def analytic(expr: sp.Expr) -> sp.Expr:
     """``expr`` with each ``F(c*sqrt(q))`` (F even and analytic), and each ``F(c*sqrt(q))/sqrt(q)`` (F odd
     and analytic), written as its series in ``c**2*q``."""
