@@ -6,6 +6,10 @@ same kind (not its file) so that the rule is tested, not the case.
 - F2: a term constant only where the candidate lives (``10**12*abs(u)/u`` for u > 0) kept data of 1e12 as the
   residual's scale; terms that do not move with the candidate now count with the data.
 - F3: ``exp(1/x)*sin(x)/x`` was Proved: the removable quotient ``sin(x)/x`` hid its whole product.
+- F4: a formula's decimal with more digits than a double holds was read as the double (1.0000000000000000000001
+  as 1.0); it is now refused in one line.
+- F5: a term doubles round away at every point (``10**20*log(1 + u/10**17)`` is ``1000*u``) was Verified; a
+  Verified formula is now measured again on a sample at higher precision.
 """
 from __future__ import annotations
 
@@ -66,3 +70,18 @@ def test_a_removable_quotient_does_not_hide_the_rest_of_its_product(candidate):
             'value = "sin(1)"\n[[constraints]]\noperator = "u_x"\non = "x = 1"\nvalue = "cos(1) - sin(1)"\n')
     assert verdict(candidate, toml)["verdict"] == "not_exact"
     assert verdict("sin(x)/x", toml)["verdict"] == "proved"
+
+
+def test_a_formula_decimal_longer_than_a_double_is_refused():
+    from desyr.errors import ConfigError
+    toml = line("u_xx", "-pi**2*sin(pi*x)")
+    with pytest.raises(ConfigError, match="17 digits"):
+        verdict("sin(pi*x) + 10**30*(1.0000000000000000000001 - 1)*x*(1 - x)", toml)
+    assert verdict("sin(pi*x) + 0.1000000000000000055511151231257827021181583404541015625*x*0", toml)["verdict"] == "proved"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("absorbed", ["10**20*log(1 + x/10**17)", "10**22*log(1 + sin(pi*x)/10**17)"])
+def test_a_term_doubles_round_away_is_not_exact(absorbed):
+    got = verdict(f"sin(pi*x) + {absorbed}", line("u_xx", "-pi**2*sin(pi*x)"))
+    assert got["verdict"] == "not_exact", got["reason"]

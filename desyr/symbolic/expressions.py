@@ -233,8 +233,9 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     lost = lost_literal(tree, text.strip(), written)
     if lost is not None:
         raise ExpressionError(f"the number {_short(lost, 40)} in {_short(text)} is beyond what DeSyR reads "
-                              f"(a double would make it 0, or it needs over {MAX_BITS} bits); write a number "
-                              f"within a double's range, or leave the term out")
+                              f"(a double would make it 0 or drop some of its digits, or it needs over {MAX_BITS} "
+                              f"bits); write a number within a double's range and precision (17 digits), an "
+                              f"exact fraction, or leave the term out")
     body = Decimals(text.strip()).visit(tree) if written else tree
     try:
         expr = _build(body, vocabulary, text, conditions)

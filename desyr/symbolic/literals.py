@@ -10,6 +10,7 @@ from fractions import Fraction
 import sympy as sp
 
 MAX_BITS = 1024            # bits of an exact integer or rational (the range of a double)
+DOUBLE_DIGITS = 17         # significant digits a double holds: a formula's decimal with more is not read
 
 
 def non_real(expr: sp.Expr) -> sp.Expr | None:
@@ -57,8 +58,9 @@ class Decimals(ast.NodeTransformer):
 
 def lost_literal(tree: ast.AST, text: str, written: bool) -> str | None:
     """A number literal whose value would not be the number its digits spell, or None: one that a double
-    rounds to 0 (``1e-400``: the term would vanish unseen), or, where decimals are read as written, one
-    whose exact value needs more than MAX_BITS bits."""
+    rounds to 0 (``1e-400``: the term would vanish unseen); where decimals are read as written, one
+    whose exact value needs more than MAX_BITS bits; otherwise (a formula's decimals are doubles) one with
+    more significant digits than a double holds that the double does not equal."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Constant) or not isinstance(node.value, float) or not math.isfinite(node.value):
             continue
@@ -69,6 +71,14 @@ def lost_literal(tree: ast.AST, text: str, written: bool) -> str | None:
             continue
         if exact != 0 and node.value == 0.0:
             return digits
+        if not written and _significant(digits) > DOUBLE_DIGITS and exact != Fraction(node.value):
+            return digits       # 1.0000000000000000000001 would be read as 1.0 (red team 44c)
         if written and max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
             return digits
     return None
+
+
+def _significant(digits: str) -> int:
+    """The significant digits of a decimal literal (``0.000120`` has 3, ``1.5e-3`` 2)."""
+    mantissa = digits.lower().split("e")[0].replace(".", "").lstrip("+-").lstrip("0")
+    return len(mantissa)

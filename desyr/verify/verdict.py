@@ -45,7 +45,7 @@ from desyr.symbolic.expressions import ExpressionError, expression_text
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
-from desyr.verify.precise import Second, second_look
+from desyr.verify.precise import Second, sampled_again, second_look
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -185,6 +185,20 @@ def looked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationP
                     f"measured again at {second.digits} digits: doubles could not decide")
 
 
+def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
+             budget: Budget, verdict: str, reason: str, residuals: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """A Verified formula measured again on a sample at higher precision (:func:`sampled_again`): Not exact
+    where a residual is shown above the tolerance there; as it was where that is not finished in time."""
+    again = budget.within("precision", lambda: sampled_again(problem, exprs, points, tolerance), lambda late: late)
+    if isinstance(again, str) or not again.above or again.verification is None:
+        return verdict, reason, residuals
+    v = again.verification
+    return ("not_exact", f"the largest relative residual is {v.relative:.3g} on a sample of the fresh points "
+            f"measured again at {again.digits} digits (doubles had rounded a term away), above the tolerance "
+            f"{tolerance:g} of the problem's scale", _plain(_checked(problem, exprs, points, v, None,
+                                                               f"sampled at {again.digits} digits")))
+
+
 def _unevaluated(why: str) -> Checked:
     return Checked(math.inf, None, [], [], None, why, math.inf, [], [], math.inf, 1.0)
 
@@ -242,6 +256,8 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
             exact_part = _exact_part(problem, numeric, exact, points, proof_tolerance, seed, budget)
             strict = _numeric_verdict(checked, proof_tolerance, own)[0]
             verdict, reason = _with_proof(verdict, reason, exact_part, strict)
+        if verdict == "verified":
+            verdict, reason, residuals = _sampled(problem, numeric, points, tolerance, budget, verdict, reason, residuals)
     chosen = exact if exact is not None and verdict == "proved" else numeric
     data = budget.within("data", lambda: _observations(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
