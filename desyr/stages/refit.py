@@ -26,7 +26,8 @@ from desyr.model.context import RunContext
 from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.unknowns import starting_values
-from desyr.runtime.execution import MemoKey, Unanswered, Units, serial_units
+from desyr.runtime.execution import MemoKey, Units, serial_units
+from desyr.runtime.executor_map import Unanswered
 from desyr.runtime.progress import Progress
 from desyr.runtime.store import digest
 from desyr.stages.measure import ReducedRefit, clean, measure

@@ -23,7 +23,8 @@ from desyr.model.frozen import thawed
 from desyr.model.outcomes import StoppedCall
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchTask
-from desyr.runtime.execution import Unanswered, serial_units
+from desyr.runtime.execution import serial_units
+from desyr.runtime.executor_map import Unanswered
 from desyr.runtime.store import NUMBER, check_depth, digest, stored_field
 from desyr.stages.search_contract import run_search
 from desyr.stages.stops import (
