@@ -23,7 +23,8 @@ from desyr.extension.registry import load_registry
 from desyr.config.settings import component
 from desyr.stages.pool import pool_fronts, retain
 from desyr.stages.refit import refine_pool, screen_finite
-from desyr.stages.search import run_search, search_seeds, search_settings
+from desyr.stages.search import search_seeds, search_settings
+from desyr.stages.search_contract import run_search
 from desyr.stages.teach import teach, with_teacher
 from desyr.stages.run_residuals import relative_l2
 from desyr.testing import make_context

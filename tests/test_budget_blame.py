@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-import desyr.runtime.execution as execution
+import desyr.runtime.executor_map as executor_map
 import desyr.stages.stops as stops
 from desyr.escalation import Policy, escalate
 from desyr.extension.guard import warn_at_component, warnings_once
@@ -21,7 +21,8 @@ from desyr.extension.roles import Executor
 from desyr.model.outcomes import StoppedCall
 from desyr.model.result import Result
 from desyr.plugin import ParetoMember, Searcher, SearchResult, Teacher
-from desyr.runtime.execution import InProcess, Unanswered, Units, serial_map
+from desyr.runtime.execution import InProcess, Units, serial_map
+from desyr.runtime.executor_map import Unanswered
 from desyr.runtime.progress import Progress
 from desyr.stages.search import SearchLimit, search_fields, search_unit
 from desyr.stages.stops import NoTime, note_stop, noting_stops
@@ -34,7 +35,7 @@ def short_stops(monkeypatch):
     """A call is stopped 0.2 s past its deadline, an executor's map 0.2 s past the run's backstop."""
     monkeypatch.setattr(stops, "OVERRUN_GRACE", 0.2)
     monkeypatch.setattr(stops, "OVERRUN_SHARE", 0.0)
-    monkeypatch.setattr(execution, "EXECUTOR_GRACE", 0.2)
+    monkeypatch.setattr(executor_map, "EXECUTOR_GRACE", 0.2)
 
 
 class SleepyMap(Executor):

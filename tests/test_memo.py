@@ -6,7 +6,8 @@ import pytest
 
 from desyr.extension.roles import UnitFailure
 from desyr.runtime.execution import InProcess, Memo, Units
-from desyr.stages.refit import OUT_OF_TIME, _finished
+from desyr.stages.refit import _finished
+from desyr.stages.refit_record import OUT_OF_TIME
 from desyr.stages.search import search_memo_key, within_limit
 
 

@@ -11,7 +11,7 @@ from desyr.config.loading import problem_from_dict
 from desyr.model.candidate_record import candidate_record
 from desyr.model.candidates import Candidate, RefitOutcome, refit_outcome_fields, stage_b_fields
 from desyr.model.result import CandidateRecord
-from desyr.stages.refit import _stored, apply_refit_record
+from desyr.stages.refit_record import apply_refit_record, stored_value
 
 x = sp.Symbol("x")
 PROBLEM = problem_from_dict({"domain": {"x": [0, 1]}, "equations": [{"lhs": "u_xx", "rhs": "-sin(x)"}],
@@ -67,7 +67,7 @@ def test_every_refit_outcome_field_reaches_the_result_record(name):
 
 def test_a_stored_refit_unit_reads_back_every_stage_b_field():
     cand = full_candidate()
-    record = json.loads(json.dumps({name: _stored(getattr(cand, name)) for name in stage_b_fields()}))
+    record = json.loads(json.dumps({name: stored_value(getattr(cand, name)) for name in stage_b_fields()}))
     back = Candidate("c0", dict(cand.search_expressions))
     apply_refit_record(back, record, PROBLEM)
     for name in stage_b_fields():

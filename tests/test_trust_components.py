@@ -171,7 +171,8 @@ def test_refiner_outputs_in_foreign_terms_are_refused(registry):
     """Each candidate's refit fails with the reason; on every candidate, the run stops naming the refiner."""
     from hostile_components import ForeignRefiner
 
-    from desyr.stages.refit import BROKE, refit_unit
+    from desyr.stages.refit import refit_unit
+    from desyr.stages.refit_record import BROKE
     from desyr.testing import make_candidate, make_context
 
     problem = make_problem(TOML)

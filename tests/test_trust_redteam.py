@@ -141,7 +141,7 @@ def test_data_that_only_cancel_an_identity_do_not_make_the_scale(power):
 
 
 def test_the_shifted_data_never_raise_the_scale():
-    from desyr.symbolic.scales import split_terms
+    from desyr.symbolic.residual_terms import split_terms
     u = sp.Symbol("u")
     x = sp.Symbol("x")
     terms = split_terms(10**6 * sp.exp(-u) - sp.exp(-x), {u})      # shifted: 10**6 - exp(-x), larger
@@ -151,7 +151,7 @@ def test_the_shifted_data_never_raise_the_scale():
 
 
 def test_an_identity_that_is_0_over_0_at_0_is_removed_at_another_constant():
-    from desyr.symbolic.scales import split_terms
+    from desyr.symbolic.residual_terms import split_terms
     u, x = sp.symbols("u x")
     terms = split_terms(10**12 * sp.log(u**2) / (2 * sp.log(u)) - 10**12 + x, {u})
     assert terms.shifted and all(abs(float(v.subs(x, 0.3)) - 0.3) < 1e-3 for v in terms.shifted)   # nan at u = 0
@@ -240,7 +240,7 @@ def test_listed_points_do_not_count_as_sets():
 
 
 def test_a_term_that_depends_on_the_fields_never_moves_into_the_data():
-    from desyr.symbolic.scales import split_terms
+    from desyr.symbolic.residual_terms import split_terms
     u, x = sp.symbols("u x")
     assert split_terms(u - 1, {u}).shifted == ()                 # u = 1 keeps its size 1 (not |1 - c|)
     assert split_terms(u - 5 * sp.Rational(1, 7) + x, {u}).shifted == ()

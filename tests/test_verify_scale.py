@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 
 from desyr.model.residuals import verify
-from desyr.symbolic.scales import Measured, relative, split_terms
+from desyr.symbolic.residual_terms import split_terms
+from desyr.symbolic.scales import Measured, relative
 from desyr.testing import make_problem
 from desyr.verify import make_request
 from desyr.verify.verdict import decide, fresh_points

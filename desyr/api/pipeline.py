@@ -35,7 +35,8 @@ from desyr.stages.exact_search import exact_searchers
 from desyr.stages.pool import PooledCandidate, pool_searches, pooled_candidates, with_carried
 from desyr.stages.refit import check_finite, parse_candidate, refine_pool, screen_finite
 from desyr.stages.run_components import searchers
-from desyr.stages.search import check_operators, search_fields, search_seeds
+from desyr.stages.search import search_fields, search_seeds
+from desyr.stages.search_contract import check_operators
 from desyr.stages.select import run_gates
 from desyr.stages.stops import Stopped, noting_stops
 from desyr.stages.teach import (

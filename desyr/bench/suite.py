@@ -262,7 +262,8 @@ def _run_all(jobs: list[tuple[str, int]], out: Path, timeout: float, progress: P
     as failed and the others are kept: each finished run is already on disk."""
     from desyr.extension.declared import forwarded_options
     from desyr.extension.roles import UnitFailure
-    from desyr.runtime.execution import checked_map, make_executor
+    from desyr.runtime.execution import make_executor
+    from desyr.runtime.executor_map import checked_map
 
     outcomes: dict[tuple[str, int], dict[str, Any]] = {}
     todo = []

@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib.metadata as md
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,6 +26,7 @@ import pluggy
 from desyr.errors import ConfigError, DesyrError, PluginError
 from desyr.extension import hookspecs
 from desyr.extension.bases import answering
+from desyr.extension.component_info import ComponentInfo, is_default
 from desyr.extension.discovery import (
     BLOCK_ENV,
     FROM_ENV,
@@ -43,41 +43,16 @@ from desyr.extension.discovery import (
     requested,
 )
 from desyr.extension.discovery import entry_points as discovered_entry_points
-from desyr.extension.options import options_dict
 from desyr.extension.role_names import ROLES
 
 if TYPE_CHECKING:       # the roles and the data model import SymPy: only a question about components needs them
     from desyr.extension.roles import Component
     from desyr.model.problem import Problem, ProblemSet
 
-__all__ = ["BLOCK_ENV", "GROUP", "IN_PROCESS", "ComponentInfo", "Registry", "load_registry", "check_contract",
+__all__ = ["BLOCK_ENV", "GROUP", "IN_PROCESS", "Registry", "load_registry", "check_contract",
            "plugins_in_process", "new_plugin_manager", "ShadowedDefaultWarning"]
 IN_PROCESS = "(registered in process)"
 _HOOK_OF_ROLE = {role: f"desyr_register_{role}s" for role in ROLES}
-
-
-@dataclass(frozen=True)
-class ComponentInfo:
-    """One contributed component: where it came from and what it accepts."""
-
-    role: str
-    name: str
-    origin: str                 # distribution and version, or IN_PROCESS
-    cls: type[Component]
-    plugin: str = ""            # entry-point (or registration) name of the contributing plugin
-    shadowed_by: str | None = None
-    distribution: tuple[str, str] | None = None    # (name, version) declaring it; None: -p, DESYR_PLUGINS, in process
-
-    @property
-    def qualified_name(self) -> str:
-        return f"{self.plugin}:{self.name}"
-
-    def as_dict(self) -> dict[str, Any]:
-        options = options_dict(self.cls.options)
-        dist, version = self.distribution or (None, None)
-        return {"role": self.role, "name": self.name, "origin": self.origin, "distribution": dist,
-                "version": version, "entry_point": self.plugin, "qualified_name": self.qualified_name,
-                "default": _is_default(self.cls), "shadowed_by": self.shadowed_by, "options": options}
 
 
 class Registry:
@@ -171,7 +146,7 @@ class Registry:
     def default(self, role: str) -> str:
         """The name of the component that declares itself the default of ``role``: a winner's
         ``NAME``, else ``PLUGIN:NAME`` of a default shadowed by a component that is not one."""
-        names = [n for n, info in sorted(self.components.get(role, {}).items()) if _is_default(info.cls)]
+        names = [n for n, info in sorted(self.components.get(role, {}).items()) if is_default(info.cls)]
         names += [info.qualified_name for info in self.lost_defaults() if info.role == role]
         if not names:
             raise ConfigError(f"no installed {role} declares itself the default; name one in the config "
@@ -202,7 +177,7 @@ class Registry:
         lost: list[ComponentInfo] = []
         for info in self.shadowed:
             winner = self.components.get(info.role, {}).get(info.name)
-            if _is_default(info.cls) and winner is not None and not _is_default(winner.cls):
+            if is_default(info.cls) and winner is not None and not is_default(winner.cls):
                 if not any(seen.role == info.role and seen.name == info.name for seen in lost):
                     lost.append(info)
         return lost
@@ -398,8 +373,4 @@ def check_contract(cls: Any, role: str) -> None:
     from desyr.extension.roles import check_contract as check
 
     check(cls, role)
-
-
-def _is_default(cls: type[Component]) -> bool:
-    return bool(getattr(cls, "default", False)) or getattr(cls, "default_position", None) is not None
 

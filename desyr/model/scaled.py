@@ -14,7 +14,8 @@ import sympy as sp
 from desyr.model.problem import Constraint, Problem
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.physics import Verification
-from desyr.symbolic.scales import Measured, Scaled, aggregate, measure, relative, split_terms
+from desyr.symbolic.residual_terms import split_terms
+from desyr.symbolic.scales import Measured, Scaled, aggregate, measure, relative
 
 
 def measured_verification(problem: Problem, solution: Mapping[str, sp.Expr], interior: np.ndarray,

@@ -1,4 +1,6 @@
-"""Stage B: freeze each candidate's tree and refit its constants from the physics alone."""
+"""Stage B: freeze each candidate's tree and refit its constants from the physics alone: each candidate
+one unit (shortest first, in turns), measured and cleaned, its refiner's broken contracts named. The
+record a refit leaves, and how a stored one is checked and read back, is :mod:`desyr.stages.refit_record`."""
 from __future__ import annotations
 
 import copy
@@ -17,18 +19,17 @@ from desyr.extension.roles import Refiner, UnitFailure
 from desyr.model.candidates import (
     Candidate,
     RefitOutcome,
-    refit_outcome_fields,
     stage_b_fields,
 )
 from desyr.model.constants import MethodConstants
 from desyr.model.context import RunContext
 from desyr.model.outcomes import RefitPassOutcome, StoppedCall
 from desyr.model.problem import Problem
-from desyr.model.search import jsonable
 from desyr.model.unknowns import starting_values
-from desyr.runtime.execution import MemoKey, Unanswered, Units, serial_units
+from desyr.runtime.execution import MemoKey, Units, serial_units
+from desyr.runtime.executor_map import Unanswered
 from desyr.runtime.progress import Progress
-from desyr.runtime.store import NUMBER, check_depth, digest, stored_field, text_map
+from desyr.runtime.store import digest
 from desyr.stages.measure import ReducedRefit, clean, measure
 from desyr.stages.refit_contract import (
     Tampered,
@@ -39,10 +40,20 @@ from desyr.stages.refit_contract import (
     family_points,
     in_family,
 )
+from desyr.stages.refit_record import (
+    BROKE,
+    OUT_OF_TIME,
+    TAMPERED,
+    apply_refit_record,
+    check_refit_record,
+    failed_record,
+    stopped_record,
+    stored_value,
+)
 from desyr.stages.stops import BACKSTOP, Stopped, executor_stop, grace, late_by, note_stop, stop_time, stopped_at
 from desyr.stages.unknowns import identify_unknowns, outside_bounds, seeded
 from desyr.stages.watch import unchanged
-from desyr.symbolic.expressions import ExpressionError, expression_text
+from desyr.symbolic.expressions import ExpressionError
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.series import not_finite
 from desyr.symbolic.time_limit import Expired
@@ -186,7 +197,7 @@ class _Refits:
         turn = FIRST_TURN
         while len(records) < len(named):
             if any(_meets_physics(r, self.ctx.method.exact_tolerance) for r in records):
-                return records + [_failed_record(SHORTER_EXACT)] * (len(named) - len(records))
+                return records + [failed_record(SHORTER_EXACT)] * (len(named) - len(records))
             records += self.all(named[len(records):len(records) + turn])
             turn = turn if len(records) <= FIRST_TURN else 2 * turn
         return records
@@ -235,7 +246,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
     if ctx.deadline is not None:
         if time.time() >= ctx.deadline:
             # shortest first: under a budget the simplest candidates are the ones refit (--budget)
-            return _failed_record(OUT_OF_TIME)
+            return failed_record(OUT_OF_TIME)
         left = ctx.seconds_left()
         refiner, at = refiner.within(left), stop_time(ctx.deadline, left, ctx.wall)
     start = time.perf_counter()
@@ -243,7 +254,7 @@ def refit_unit(item: tuple[Refiner, Candidate, RunContext]) -> dict[str, Any]:
         with stopped_at(at):
             return _refit_record(refiner, copy.copy(cand), ctx)
     except Stopped:
-        return {**_stopped_record(time.perf_counter() - start), "late": round(late_by(at), 3)}
+        return {**stopped_record(time.perf_counter() - start), "late": round(late_by(at), 3)}
 
 
 def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[str, Any]:
@@ -252,9 +263,9 @@ def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[st
     except (KeyboardInterrupt, MemoryError, Expired):
         raise
     except UnreadableRefit as exc:  # a complex-valued tree's refit: this candidate fails, not the refiner
-        return _failed_record(str(exc))
+        return failed_record(str(exc))
     except BaseException as exc:  # the refiner broke its contract on this candidate: recorded as such
-        return {**_failed_record(f"{type(exc).__name__}: {exc}"), BROKE: TAMPERED if isinstance(exc, Tampered) else True}
+        return {**failed_record(f"{type(exc).__name__}: {exc}"), BROKE: TAMPERED if isinstance(exc, Tampered) else True}
     try:
         cand.refit, cand.expressions = outcome, refined or None
         # after the joint fit has let the data pick the branch, refits hold the physics alone
@@ -278,16 +289,10 @@ def _refit_record(refiner: Refiner, cand: Candidate, ctx: RunContext) -> dict[st
     except (KeyboardInterrupt, MemoryError, Expired):
         raise
     except Tampered as exc:      # a reduced tree's refit changed the problem or the points
-        return {**_failed_record(str(exc)), BROKE: TAMPERED}
+        return {**failed_record(str(exc)), BROKE: TAMPERED}
     except BaseException as exc:  # one unusable candidate must not end the run; record why
-        return _failed_record(f"{type(exc).__name__}: {exc}")
-    return {name: _stored(getattr(cand, name)) for name in stage_b_fields()}
-
-
-#: the record entry of a refit whose refiner broke its contract (raised, or returned something unusable)
-BROKE = "contract_broken"
-#: its value for a refiner that changed the candidate it was given
-TAMPERED = "tampered"
+        return failed_record(f"{type(exc).__name__}: {exc}")
+    return {name: stored_value(getattr(cand, name)) for name in stage_b_fields()}
 
 
 def broken_refits(refiner: Refiner, records: list[dict[str, Any]]) -> None:
@@ -309,17 +314,6 @@ def broken_refits(refiner: Refiner, records: list[dict[str, Any]]) -> None:
 
 def _first_line(text: str) -> str:
     return (text.splitlines() or ["(no message)"])[0][:300]
-
-
-def _stored(value: Any) -> Any:
-    """A Stage-B field as JSON: expressions as their text, a refit outcome field by field."""
-    if isinstance(value, RefitOutcome):
-        return {name: _stored(getattr(value, name)) for name in refit_outcome_fields()}
-    if isinstance(value, dict) and any(isinstance(v, sp.Basic) for v in value.values()):
-        return _texts(value)
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) if isinstance(v, dict) else v for v in value]
-    return value
 
 
 #: why a refined expression whose residuals are not finite fails (a kink's DiracDelta evaluates to nan)
@@ -360,93 +354,14 @@ def _reduced_refit(refiner: Refiner, cand: Candidate, ctx: RunContext, simplify:
     return refit
 
 
-#: the reason of a candidate left unrefit because the run's budget was spent
-OUT_OF_TIME = "not refit: the run's budget was spent before its turn"
-
-
-#: the reason of a candidate whose refit was stopped at its stop time
-STOPPED = "not refit: the refit ran past Stage B's deadline and was stopped (--budget)"
-
-
-def _failed_record(reason: str, status: str = "failed") -> dict[str, Any]:
-    return {"refit": {"expressions": {}, "status": status, "converged": False, "reason": reason},
-            "expressions": None}
-
-
-def _stopped_record(seconds: float) -> dict[str, Any]:
-    return {**_failed_record(STOPPED, "timeout"), "stopped": round(seconds, 3)}
-
-
 def _unit_answer(answer: dict[str, Any] | UnitFailure, waited: float, share: float) -> dict[str, Any]:
     """A refit unit's record; a unit that failed counts as failed, one the executor stopped waiting on
     as stopped."""
     if isinstance(answer, Unanswered) and answer.stopped:     # it ran here and caught its stops
-        return {**_stopped_record(answer.seconds), "late": round(max(answer.seconds - share - grace(share), 0.0), 3)}
+        return {**stopped_record(answer.seconds), "late": round(max(answer.seconds - share - grace(share), 0.0), 3)}
     if isinstance(answer, Unanswered) and not answer.executor:
-        return _failed_record(OUT_OF_TIME)
+        return failed_record(OUT_OF_TIME)
     if isinstance(answer, UnitFailure):
-        return _stopped_record(waited) if answer.stopped else _failed_record(answer.message)
+        return stopped_record(waited) if answer.stopped else failed_record(answer.message)
     return answer
 
-
-def _texts(exprs: Mapping[str, sp.Expr] | None) -> dict[str, str] | None:
-    return None if exprs is None else {f: str(expression_text(e)) for f, e in exprs.items()}
-
-
-_OUTCOME_FIELDS = frozenset(refit_outcome_fields())
-
-
-def check_refit_record(item: tuple[Refiner, Candidate, RunContext], record: dict[str, Any]) -> None:
-    """A stored refit record is reused only if it has the shape :func:`refit_unit` writes for this
-    candidate's fields and reads back; otherwise the refit runs again."""
-    _, cand, ctx = item
-    check_depth(record)
-    if record.get("stopped"):
-        raise ValueError("the refit was stopped at its stop time (--budget): it runs again")
-    names = set(cand.search_expressions)
-    r = stored_field(record, "refit", dict)
-    if set(r) - _OUTCOME_FIELDS:
-        raise ValueError(f"'refit' has unknown entries {sorted(set(r) - _OUTCOME_FIELDS)}")
-    stored_field(r, "status", str)
-    stored_field(r, "converged", bool)
-    stored_field(r, "reason", str, nullable=True, missing_ok=True)
-    stored_field(r, "nfev", int, nullable=True, missing_ok=True)
-    stored_field(r, "starts", int, missing_ok=True)
-    for key in ("objective", "seconds"):
-        stored_field(r, key, NUMBER, nullable=True, missing_ok=True)
-    for key in ("initial", "params"):
-        if not all(_number(v) for v in stored_field(r, key, list, missing_ok=True) or []):
-            raise ValueError(f"'refit.{key}' is not a list of numbers")
-    if not all(isinstance(t, dict) for t in stored_field(r, "shared_rates", list, missing_ok=True) or []):
-        raise ValueError("'refit.shared_rates' is not a list of objects")
-    for where, texts in (("refit.expressions", stored_field(r, "expressions", dict, nullable=True)),
-                         ("expressions", stored_field(record, "expressions", dict, nullable=True))):
-        if texts is not None:
-            text_map(texts, names, where)
-    stored_field(record, "cleaned", bool, missing_ok=True)
-    stored_field(record, "cleaning_note", str, nullable=True, missing_ok=True)
-    stored_field(record, "unknowns_note", str, nullable=True, missing_ok=True)
-    for key in ("eps_T", "rho_r", "rho_c", "phi"):
-        stored_field(record, key, NUMBER, nullable=True, missing_ok=True)
-    per_field = stored_field(record, "eps_T_fields", dict, nullable=True, missing_ok=True) or {}
-    if not all(_number(v) for v in per_field.values()):
-        raise ValueError("'eps_T_fields' is not a mapping of field to number")
-    apply_refit_record(copy.copy(cand), record, ctx.problem)      # the text must read back
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, NUMBER) and not isinstance(value, bool)
-
-
-def apply_refit_record(cand: Candidate, record: dict[str, Any], problem: Problem) -> None:
-    """The candidate after Stage B, rebuilt from its record (the text reads back to the same doubles)."""
-    def parsed(texts: Mapping[str, str] | None) -> dict[str, sp.Expr] | None:
-        return None if texts is None else {f: problem.parse(t) for f, t in texts.items()}
-
-    r = dict(record["refit"])
-    r["expressions"] = parsed(r["expressions"]) or {}
-    cand.refit = RefitOutcome(**r)
-    cand.expressions = parsed(record["expressions"]) or None
-    for name in stage_b_fields():
-        if name not in ("refit", "expressions") and name in record:
-            setattr(cand, name, record[name])

@@ -28,7 +28,7 @@ from desyr.errors import DesyrError
 from desyr.extension.guard import OVERRUN_GRACE, OVERRUN_SHARE, overran
 from desyr.model.context import Reporter
 from desyr.model.outcomes import LATE_STOP, StoppedCall
-from desyr.runtime.execution import Unanswered
+from desyr.runtime.executor_map import Unanswered
 from desyr.symbolic.time_limit import OutOfTime, time_limit
 
 #: seconds past the run's wall by which every call is stopped: the verdict follows within the budget's +10 s
@@ -135,7 +135,7 @@ def spent_by() -> str:
 
 def executor_stop(progress: Reporter, records: Sequence[object], executor: object) -> None:
     """One line naming the executor when its map was stopped at the run's backstop: the units it had not
-    answered are not their components' fault (:class:`~desyr.runtime.execution.Unanswered`)."""
+    answered are not their components' fault (:class:`~desyr.runtime.executor_map.Unanswered`)."""
     first = next((r for r in records if isinstance(r, Unanswered) and r.executor), None)
     if first is not None:
         note_stop(progress, StoppedCall("executor", first.executor, first.seconds, first.share,

@@ -25,7 +25,8 @@ from desyr.model.search import SearchTask
 from desyr.stages.pool import pool_fronts, pooled_candidates, retain
 from desyr.stages.refit import refine_pool, screen_finite
 from desyr.stages.run_components import gate_sequence, searchers
-from desyr.stages.search import round_centres, run_search, search_seeds
+from desyr.stages.search import round_centres, search_seeds
+from desyr.stages.search_contract import run_search
 from desyr.studies.common import (
     RECOVERED,
     StudyContext,

@@ -24,7 +24,7 @@ from desyr.errors import ConfigError
 from desyr.extension.roles import Component, ExactSearcher, UnitFailure
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember
-from desyr.stages.search import rescored
+from desyr.stages.search_contract import rescored
 from desyr.symbolic.expressions import expression_text
 from desyr.testing import runs
 from desyr.testing.observe import (

@@ -29,10 +29,11 @@ from desyr.model.outcomes import Selection
 from desyr.model.points import make_point_sets
 from desyr.model.problem import Problem
 from desyr.model.search import ParetoMember, SearchResult, SearchTask
-from desyr.runtime.execution import checked_map
+from desyr.runtime.executor_map import checked_map
 from desyr.runtime.progress import Progress
 from desyr.stages.refit import parse_candidate, refine_pool
-from desyr.stages.search import check_operators, round_centres, run_search
+from desyr.stages.search import round_centres
+from desyr.stages.search_contract import check_operators, run_search
 from desyr.stages.select import run_gates
 from desyr.stages.teach import checked_model, checked_teacher_values
 

@@ -20,7 +20,7 @@ from desyr.model.search import ParetoMember, SearchResult, SearchTask
 from desyr.stages.exact_search import SolveOutcome, propose_candidates
 from desyr.stages.measure import measure
 from desyr.stages.refit_contract import checked_refit, family_points
-from desyr.stages.search import checked_search_answer, searched
+from desyr.stages.search_contract import checked_search_answer, searched
 from desyr.stages.select import apply_gate
 from desyr.stages.teach import checked_model, checked_teacher_values
 from desyr.symbolic.operators import UNARY_OPERATORS
@@ -99,7 +99,7 @@ def search_run(subject: Subject, key: str) -> Run:
 
     def run() -> Run:
         mine = copy.deepcopy(searcher_task(subject))
-        # read-only as in a run (desyr.stages.search.searched): a write is the error it is there
+        # read-only as in a run (desyr.stages.search_contract.searched): a write is the error it is there
         answer, changed = unchanged({"task": mine}, lambda: contained_call(searcher, lambda: searched(searcher, mine)))
         return Run(_members(searcher, answer, problem), changed)
     return subject.once(f"search {key}", run)
