@@ -10,6 +10,10 @@ same kind (not its file) so that the rule is tested, not the case.
   as 1.0); it is now refused in one line.
 - F5: a term doubles round away at every point (``10**20*log(1 + u/10**17)`` is ``1000*u``) was Verified; a
   Verified formula is now measured again on a sample at higher precision.
+
+The fourth (44d): the same absorption behind numbers that are not literals (``exp(-300)``), on a constraint's other
+sets (its first rows are all on its first set), at the observations of an inverse problem, and a term that is only
+nearly still (``10**12*exp(u/10**8)``).
 """
 from __future__ import annotations
 
@@ -95,3 +99,35 @@ def test_a_finite_part_doubles_round_away_beside_a_series_is_not_exact():
     got = verdict(f"{series} + 10**20*log(1 + exp(-pi**2*t)*sin(pi*x)/10**17)", toml)
     assert got["verdict"] == "not_exact", got["reason"]
     assert verdict(series, toml)["verdict"] == "proved"
+
+
+# ------------------------------------------------------------------ the fourth red team (44d)
+@pytest.mark.slow
+@pytest.mark.parametrize("hidden", ["exp(307)*log(1 + x*exp(-300))", "1000*exp(exp(6))*log(1 + x/exp(exp(6)))"])
+def test_absorption_behind_numbers_that_are_not_literals_is_not_exact(hidden):
+    got = verdict(f"sin(pi*x) + {hidden}", line("u_xx", "-pi**2*sin(pi*x)"))
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_absorption_on_every_set_of_a_constraint_is_seen():
+    toml = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\nrhs = "-2*pi**2*sin(pi*x)*sin(pi*y)"\n'
+            '[[constraints]]\non = "boundary"\nvalue = 0\n')
+    got = verdict("sin(pi*x)*sin(pi*y) + 10**20*log(1 + x*y/10**17)", toml)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_a_nearly_still_term_does_not_make_the_scale():
+    toml = line("u_xx + 10**12*tanh(1000*u)*exp(u/10**8)", "10**12*exp((2 + sin(pi*x))/10**8) - pi**2*sin(pi*x)", "2")
+    wrong = verdict("2 + sin(pi*x) + x*(1 - x)", toml)
+    assert wrong["verdict"] == "not_exact", wrong["reason"]
+
+
+@pytest.mark.slow
+def test_the_observations_see_a_term_doubles_round_away():
+    toml = ('[domain]\nx = [0, 1]\n[unknowns]\nc = [0.5, 2]\n[[equations]]\nlhs = "u_xx + c*pi**2*sin(pi*x)"\n'
+            '[[constraints]]\non = "x = 0"\nvalue = 0\n[observations]\nu = "sin(pi*x)"\npoints = 50\nnoise = 0\n')
+    problem = make_problem(toml)
+    got = decide(make_request(problem, {"u": "sin(pi*x) + 10**20*log(1 + x/10**17)", "c": "1"}, None, 0))
+    assert got["verdict"] == "not_exact", got["reason"]

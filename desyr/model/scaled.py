@@ -95,8 +95,10 @@ def _still_data(problem: Problem, data: sp.Expr, coefficients: Sequence[sp.Expr]
     candidate is positive, ``10**12*tanh(1000*u)`` where it is above 1): at the candidate they are data, and
     data they cancel are not the residual's size (red team 44c: against data of 1e12 that such a term met,
     a formula 3 % off was Verified).  A term is still when its values at the points are the same, to 1e-12,
-    with every jet moved by :data:`NUDGE` both ways; one tuple of at most one expression, for
-    :attr:`~desyr.symbolic.scales.Terms.shifted`."""
+    with every jet moved by :data:`NUDGE` both ways; nearly still when they move by at most 1e-6 of its
+    value, and then its part that does not respond to the candidate counts, its value less its linear
+    response (``10**12*exp(u/10**8)`` is ``10**12 + 10**4*u + ...``: the 1e12 is data; red team 44d).  One
+    tuple of at most one expression, for :attr:`~desyr.symbolic.residual_terms.Terms.shifted`."""
     if not factors or not len(points):
         return ()
     symbols = problem.symbols
@@ -105,10 +107,19 @@ def _still_data(problem: Problem, data: sp.Expr, coefficients: Sequence[sp.Expr]
         here = evaluate(at, symbols, points)
         if not np.all(np.isfinite(here)):
             continue
-        moved = [evaluate(apply(_nudged(problem, f, sign)), symbols, points) for sign in (1, -1)]
-        if all(np.all(np.abs(m - here) <= 1e-12 * np.maximum(np.abs(here), 1e-300)) for m in moved):
+        ends = [apply(_nudged(problem, f, sign)) for sign in (1, -1)]
+        moved = [evaluate(e, symbols, points) for e in ends]
+        change = np.max([np.abs(m - here) for m in moved], axis=0)
+        size = np.maximum(np.abs(here), 1e-300)
+        if np.all(change <= STILL * size):
             still.append(c * at)
+        elif np.all(change <= NEARLY_STILL * size):
+            still.append(c * (at - (ends[0] - ends[1]) / (2 * NUDGE)))
     return (data + sp.Add(*still),) if still else ()
+
+
+#: a term moves by at most this (relative) under the nudge: still; at most the second: nearly still
+STILL, NEARLY_STILL = 1e-12, 1e-6
 
 
 def _nudged(problem: Problem, factor: sp.Expr, sign: int) -> sp.Expr:

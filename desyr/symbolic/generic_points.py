@@ -12,6 +12,7 @@ above the bits of the largest number the formula writes (:func:`literal_digits`)
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -29,17 +30,39 @@ MOST_DIGITS = 4000
 
 
 def literal_digits(exprs: Sequence[sp.Expr]) -> int:
-    """The decimal digits of the largest numerator or denominator the expressions write (at least 1)."""
+    """The decimal digits of the largest or smallest number the expressions hold (at least 1): their
+    literals, and every number a function of them makes (``exp(-300)``, ``1/erfc(20)``, ``exp(exp(6))``):
+    a precision that does not reach below ``exp(-300)`` rounds ``1 + x*exp(-300)`` to 1 as doubles do (red
+    team 44d).  A number that cannot be sized is taken as beyond :data:`MOST_DIGITS`."""
+    return max((_expression_digits(sp.sympify(e)) for e in exprs), default=1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _expression_digits(expr: sp.Expr) -> int:
     largest = 1.0
-    for expr in exprs:
-        for number in sp.sympify(expr).atoms(sp.Number):
-            if isinstance(number, sp.Rational):
-                largest = max(largest, _digits(int(number.p)), _digits(int(number.q)))
-            elif isinstance(number, sp.Float) and number != 0:
-                magnitude = abs(mpmath.mpf(number._mpf_))
-                if mpmath.isfinite(magnitude):
-                    largest = max(largest, abs(float(mpmath.log10(magnitude))))
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Rational):
+            largest = max(largest, _digits(int(node.p)), _digits(int(node.q)))
+        elif isinstance(node, sp.Float) and node != 0:
+            largest = max(largest, _magnitude(mpmath.mpf(node._mpf_)))
+        elif node.is_number and not isinstance(node, (sp.Number, sp.NumberSymbol)) and not node.is_Atom:
+            largest = max(largest, _sized(node))
     return int(math.ceil(largest))
+
+
+def _sized(node: sp.Expr) -> float:
+    """|log10| of a number-valued expression, or past :data:`MOST_DIGITS` where it cannot be evaluated."""
+    try:
+        value = mpmath.mpmathify(complex(node.evalf(15))) if node.has(sp.I) else mpmath.mpf(node.evalf(15))
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return float(MOST_DIGITS + 1)
+    return _magnitude(abs(value)) if value != 0 else 1.0
+
+
+def _magnitude(value: mpmath.mpf) -> float:
+    if not mpmath.isfinite(value):
+        return float(MOST_DIGITS + 1)
+    return min(abs(float(mpmath.log10(abs(value)))), float(MOST_DIGITS + 1)) if value != 0 else 1.0
 
 
 def _digits(n: int) -> float:

@@ -35,7 +35,7 @@ from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import Verification
 from desyr.model.scaled import residual_blocks, verification_of
-from desyr.symbolic.generic_points import varying
+from desyr.symbolic.generic_points import varying, working_digits
 from desyr.symbolic.scales import Relative, Scaled, data_values, measure, relative, rms, values_at
 
 #: the fewest digits of the second look, beyond the digits the tolerance and the terms' size ask for
@@ -83,9 +83,9 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
     at two precisions: ``above`` where one residual is shown above the tolerance there.  Doubles can round a
     term away at every point (``10**20*log(1 + u/10**17)`` is 0 wherever ``1 + u/10**17`` rounds to 1, while
     it is ``1000*u``), and then nothing they compute flags it (red team 44c)."""
-    blocks = [b if b.reduction is not None else replace(b, points=b.points[:SAMPLE])
+    blocks = [b if b.reduction is not None else replace(b, points=b.points[spread(len(b.points))])
               for b in residual_blocks(problem, exprs, points.interior, list(points.constraints), points.reductions)]
-    interior = points.interior[:SAMPLE]
+    interior = points.interior[spread(len(points.interior))]
     symbols = problem.symbols
     depth = max(relative(measure(blocks, symbols, interior)).depths, default=0.0)
     digits = FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance))
@@ -97,28 +97,34 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
     return Second(None, 2 * digits)
 
 
-def rounded_away(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
-                 scale: float) -> str | None:
-    """Where a series answer's part outside its sums (its sums set to 0) has values on :data:`SAMPLE` points of
-    the interior and of each constraint that doubles and mpmath (at points moved off the doubles) disagree on by
-    more than the tolerance of the problem's scale: why, else None.  A truncated sum is measured in doubles,
-    and a finite part that doubles round away at every point (``10**20*log(1 + u/10**17)`` beside the sum)
-    is then invisible to it (red team 44c)."""
-    sample = [points.interior[:SAMPLE], *(c[:SAMPLE] for c in points.constraints)]
-    X = np.vstack([x for x in sample if len(x)])
+def spread(n: int, k: int = SAMPLE) -> np.ndarray:
+    """``k`` row indices spread evenly over ``n`` rows: a constraint on several sets stores its points set
+    by set, and its first rows all lie on the first set (red team 44d)."""
+    return np.unique(np.linspace(0, n - 1, min(k, n)).round().astype(int)) if n else np.zeros(0, dtype=int)
+
+
+def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray, tolerance: float) -> str | None:
+    """Why doubles cannot be trusted with the formula's own values at the rows of ``X``, else None: where a
+    field's value (its sums set to 0: the part outside a series' sums) in doubles and in mpmath, at a precision
+    below the formula's smallest and above its largest number, differ by more than the tolerance of the
+    field's size.  Doubles round ``1 + x/10**17`` to 1, so ``10**20*log(1 + x/10**17)``, which is ``1000*x``,
+    is 0 to them at every point, and so is every residual and datum test they compute (red teams 44c, 44d)."""
     symbols = problem.symbols
     for name, expr in exprs.items():
         finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0))
-        if not finite.free_symbols:
+        if not finite.free_symbols or not len(X):
             continue
+        digits = working_digits([finite], FIRST + math.ceil(math.log10(1 / tolerance)))
+        if digits is None:
+            return f"the numbers in {name} are too large or too small to measure"
         doubles = values_at([finite], symbols, X)[0]
-        digits = FIRST + math.ceil(math.log10(1 / tolerance))
         precise = values_at([finite], symbols, X, digits, np.zeros(X.shape, dtype=bool))[0]
+        size = rms(precise)
         for a, b in zip(doubles, precise):
             gap = abs(mpmath.mpf(a) - b) if mpmath.isfinite(a) and mpmath.isfinite(b) else mpmath.inf
-            if gap > tolerance * max(scale, abs(b)):
-                return (f"the part of {name} outside its sums is {mpmath.nstr(b, 6)} at a fresh point where doubles "
-                        f"give {float(a):.6g}: doubles round a term of it away, so the truncated sums cannot judge it")
+            if gap > tolerance * max(size, mpmath.mpf(10) ** -300):
+                return (f"{name} is {mpmath.nstr(b, 6)} at a fresh point where doubles give {float(a):.6g}: "
+                        f"doubles round a term of it away")
     return None
 
 

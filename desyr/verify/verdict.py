@@ -44,7 +44,7 @@ from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
 from desyr.verify.data_verdict import observations_verdict, undecided
-from desyr.verify.precise import Second, rounded_away, sampled_again, second_look
+from desyr.verify.precise import Second, sampled_again, second_look, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -201,6 +201,44 @@ def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
                                                                f"sampled at {again.digits} digits")))
 
 
+def _all_points(problem: Problem, points: VerificationPoints) -> np.ndarray:
+    """Every point the verdict reads the fields at: the fresh interior and constraint points, and the
+    observations of an inverse problem (its data test reads the fields there)."""
+    sets = [points.interior, *points.constraints]
+    if problem.observations is not None:
+        sets.append(problem.observations.X)
+    return np.vstack([s for s in sets if len(s)])
+
+
+def _values_checked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
+                    budget: Budget, verdict: str, reason: str, residuals: dict[str, Any]
+                    ) -> tuple[str, str, dict[str, Any]]:
+    """A Verified formula whose values doubles and mpmath disagree on (:func:`values_differ`) is measured again
+    in mpmath at every point (:func:`second_look`): Not exact unless that decides it within the tolerance, and
+    Not exact for an inverse problem whose observations' test read the values in doubles."""
+    def late(why: str) -> str | None:
+        return None
+
+    away = budget.within("precision", lambda: values_differ(problem, exprs, _all_points(problem, points), tolerance),
+                         late)
+    if not away:
+        return verdict, reason, residuals
+    if problem.observations is not None:
+        return "not_exact", f"{away}, so the data test in doubles cannot judge it", residuals
+
+    def undecided(why: str) -> Second | str:
+        return why
+
+    second = budget.within("precision", lambda: second_look(problem, exprs, points, tolerance), undecided)
+    if isinstance(second, str) or second.verification is None:
+        return "not_exact", f"{away}, and its residuals were not decided at higher precision", residuals
+    checked = _checked(problem, exprs, points, second.verification, None, f"measured again at {second.digits} digits")
+    if second.above or checked.relative > tolerance:
+        return "not_exact", (f"{away}; measured again at {second.digits} digits, the largest relative residual is "
+                             f"{checked.relative:.3g}, above the tolerance {tolerance:g}"), _plain(checked)
+    return verdict, f"{reason} ({away}; measured again at {second.digits} digits)", _plain(checked)
+
+
 def _unevaluated(why: str) -> Checked:
     return Checked(math.inf, None, [], [], None, why, math.inf, [], [], math.inf, 1.0)
 
@@ -246,9 +284,9 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
         # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
         verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
         if verdict == "verified":
-            away = budget.within("precision", lambda: rounded_away(problem, numeric, points, tolerance,
-                                                                   float(residuals.get("scale") or 1.0)), lambda late: None)
-            verdict, reason = ("not_exact", away) if away else (verdict, reason)
+            away = budget.within("precision", lambda: values_differ(problem, numeric, _all_points(problem, points),
+                                                                    tolerance), lambda late: None)
+            verdict, reason = ("not_exact", f"{away}, so the truncated sums cannot judge it") if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
             residuals["rel_l2"] = budget.within("residuals", lambda: _rel_l2(problem, numeric, points.interior),
                                                 lambda late: None)
@@ -264,6 +302,9 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
             verdict, reason = _with_proof(verdict, reason, exact_part, strict)
         if verdict == "verified":
             verdict, reason, residuals = _sampled(problem, numeric, points, tolerance, budget, verdict, reason, residuals)
+        if verdict == "verified":
+            verdict, reason, residuals = _values_checked(problem, numeric, points, tolerance, budget, verdict, reason,
+                                                         residuals)
     chosen = exact if exact is not None and verdict == "proved" else numeric
     data = budget.within("data", lambda: observations_verdict(problem, chosen), _data_late) if problem.observations else None
     if data is not None and not data["consistent"] and verdict != "not_exact":
