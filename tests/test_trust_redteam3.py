@@ -131,3 +131,13 @@ def test_the_observations_see_a_term_doubles_round_away():
     problem = make_problem(toml)
     got = decide(make_request(problem, {"u": "sin(pi*x) + 10**20*log(1 + x/10**17)", "c": "1"}, None, 0))
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_data_doubles_round_away_are_measured_as_they_are():
+    toml = line("u_xx", "-pi**2*sin(pi*x)", "0").replace('on = "boundary"\nvalue = 0',
+                                                        'on = "x = 0"\nvalue = "exp(307)*log(1 + exp(-300))"\n'
+                                                        '[[constraints]]\non = "x = 1"\nvalue = 0')
+    got = verdict("sin(pi*x)", toml)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert verdict("sin(pi*x) + exp(307)*log(1 + exp(-300))*(1 - x)", toml)["verdict"] == "proved"

@@ -90,6 +90,8 @@ def moved_rows(X: np.ndarray, move: np.ndarray) -> list[list[mpmath.mpf]]:
     """The rows of ``X`` as mpf at the current precision, the entries ``move`` (same shape) says moved by a relative
     ``2**-MOVE_BITS * a/b`` (``b`` odd), drawn from a generator seeded by the points themselves: the same
     points give the same moves (``desyr verify --seed`` replays), and fresh points fresh ones."""
+    if not np.any(move):
+        return [[mpmath.mpf(float(v)) for v in row] for row in X]
     seed = int.from_bytes(hashlib.sha256(np.ascontiguousarray(X, dtype=float).tobytes()).digest()[:8], "little")
     rng = np.random.default_rng(seed)
     a = rng.integers(1, 2 ** 61, size=X.shape)
