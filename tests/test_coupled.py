@@ -266,3 +266,14 @@ def test_bad_coupled_settings_are_config_errors(paper, table, fragment):
     problem = replace(problem, sections={**problem.sections, "coupled": table})
     with pytest.raises(ConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         read_spec(problem)
+
+
+def test_a_field_with_no_candidate_leaves_no_group_and_no_error(kov_ctx, registry):
+    # under a budget every searcher of a field may be stopped: the attempt then ends with no candidate (a
+    # result, Not exact), where it had ended with a config error and no result.json (handbook, solvers off)
+    from desyr.coupled.groups import coupled_groups
+
+    settings = read_spec(kov_ctx.problem, registry).coupled
+    groups = coupled_groups({f: [] for f in kov_ctx.problem.fields}, "operon", settings, kov_ctx,
+                            screening_context(kov_ctx, 100))
+    assert groups.pool == []

@@ -30,7 +30,6 @@ import sympy as sp
 
 from desyr.config.spec import CoupledSettings
 from desyr.coupled.augment import FieldCandidate, alternate_rankings, augment_fields, field_candidate
-from desyr.errors import ConfigError
 from desyr.extension.roles import Refiner
 from desyr.model.candidates import Candidate
 from desyr.model.constants import METHOD, MethodConstants
@@ -178,7 +177,9 @@ def coupled_groups(pooled: Mapping[str, list[PooledCandidate]], searcher: str, s
     for f in problem.fields:
         lists[f], list_info[f] = shortlist(per_field[f] + added[f], settings.shortlist, ctx.method)
         if not lists[f]:
-            raise ConfigError(f"field '{f}': no finite candidate reached the shortlist")
+            # no group can be formed: the attempt ends with no candidate (a result, Not exact), as a field's
+            # empty pool does (searchers stopped by the budget left nothing), never an error
+            ctx.progress.message(f"coupled: field '{f}': no finite candidate reached the shortlist")
     scorer = GroupScorer(problem, screening.points.refine, screening.points.constraints, ctx.constraint_weight,
                          starting_values(problem.unknowns, ctx.unknown_estimates))
     ranked = rank_groups(problem, lists, scorer)
