@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from desyr.symbolic.conditions import Condition, of_bessel, of_call, of_division, of_power
-from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, lost_literal, non_real
+from desyr.symbolic.literals import MAX_BITS, Decimals, decimal, long_decimal, lost_literal, non_real
 from desyr.symbolic.nodes import MAX_EXPONENT as MAX_EXPONENT
 from desyr.symbolic.nodes import ExpressionError as ExpressionError
 from desyr.symbolic.nodes import checked_condition, checked_exact, checked_number, number, power
@@ -233,9 +233,8 @@ def parse_expression(text: str | int | float, vocabulary: Vocabulary, *, written
     lost = lost_literal(tree, text.strip(), written)
     if lost is not None:
         raise ExpressionError(f"the number {_short(lost, 40)} in {_short(text)} is beyond what DeSyR reads "
-                              f"(a double would make it 0 or drop some of its digits, or it needs over {MAX_BITS} "
-                              f"bits); write a number within a double's range and precision (17 digits), an "
-                              f"exact fraction, or leave the term out")
+                              f"(a double would make it 0, or it needs over {MAX_BITS} bits); "
+                              f"write a number within a double's range, or leave the term out")
     body = Decimals(text.strip()).visit(tree) if written else tree
     try:
         expr = _build(body, vocabulary, text, conditions)
@@ -274,7 +273,9 @@ def _build(node: ast.AST, vocab: Names, text: str, notes: list[Condition] | None
 
 def _build_node(node: ast.AST, vocab: Names, text: str, notes: list[Condition] | None) -> sp.Expr:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return number(node.value, text)
+        long = long_decimal(_segment(text, node).replace("_", ""), node.value) \
+            if isinstance(node.value, float) and math.isfinite(node.value) else None
+        return long if long is not None else number(node.value, text)
     if isinstance(node, ast.Name):
         return vocab.resolve(node.id)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:

@@ -10,7 +10,7 @@ from fractions import Fraction
 import sympy as sp
 
 MAX_BITS = 1024            # bits of an exact integer or rational (the range of a double)
-DOUBLE_DIGITS = 17         # significant digits a double holds: a formula's decimal with more is not read
+DOUBLE_DIGITS = 17         # significant digits a double holds: a formula's decimal with more is read at its own
 
 
 def non_real(expr: sp.Expr) -> sp.Expr | None:
@@ -59,8 +59,7 @@ class Decimals(ast.NodeTransformer):
 def lost_literal(tree: ast.AST, text: str, written: bool) -> str | None:
     """A number literal whose value would not be the number its digits spell, or None: one that a double
     rounds to 0 (``1e-400``: the term would vanish unseen); where decimals are read as written, one
-    whose exact value needs more than MAX_BITS bits; otherwise (a formula's decimals are doubles) one with
-    more significant digits than a double holds that the double does not equal."""
+    whose exact value needs more than MAX_BITS bits."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Constant) or not isinstance(node.value, float) or not math.isfinite(node.value):
             continue
@@ -71,8 +70,6 @@ def lost_literal(tree: ast.AST, text: str, written: bool) -> str | None:
             continue
         if exact != 0 and node.value == 0.0:
             return digits
-        if not written and _significant(digits) > DOUBLE_DIGITS and exact != Fraction(node.value):
-            return digits       # 1.0000000000000000000001 would be read as 1.0 (red team 44c)
         if written and max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_BITS:
             return digits
     return None
@@ -82,3 +79,17 @@ def _significant(digits: str) -> int:
     """The significant digits of a decimal literal (``0.000120`` has 3, ``1.5e-3`` 2)."""
     mantissa = digits.lower().split("e")[0].replace(".", "").lstrip("+-").lstrip("0")
     return len(mantissa)
+
+
+def long_decimal(digits: str, value: float) -> sp.Float | None:
+    """A formula's decimal with more significant digits than a double holds, which the double does not equal,
+    as a Float of all its digits (``1.0000000000000000000001`` is not 1: ``10**30*(1.0000000000000000000001 -
+    1)`` is 1e8; red team 44c), else None (the double is the number)."""
+    count = _significant(digits)
+    try:
+        exact = Fraction(digits)
+    except ValueError:
+        return None
+    if count <= DOUBLE_DIGITS or exact == Fraction(value):
+        return None
+    return sp.Float(digits, count + 30)

@@ -2,8 +2,9 @@
 
 Disks, polygons, balls, boxes and their unions, differences and intersections are
 DeepXDE's own classes (``dde.geometry.Disk``, ``CSGDifference``...).  A shape DeepXDE lacks (a
-cylinder, or a CSG that contains one) is wrapped, and so is an ellipse (DeepXDE's ``Ellipse``
-returns its points in float64 whatever the precision, which the network refuses): its points come from DeSyR's exact sampler.
+cylinder, or a CSG that contains one) is wrapped, and so are an ellipse and a triangle (DeepXDE's ``Ellipse`` and
+``Triangle`` return their points in float64 whatever the precision, which the network refuses; an outside user's
+triangle crashed every teacher): its points come from DeSyR's exact sampler.
 The teacher's constraint points never come from here: they are DeSyR's, on each constraint's sets.
 """
 from __future__ import annotations
@@ -34,8 +35,8 @@ def _native(shape: Any) -> Any:
         return g.Disk(list(shape.c), shape.r)
     if kind == "Annulus":
         return g.CSGDifference(g.Disk(list(shape.c), shape.r1), g.Disk(list(shape.c), shape.r0))
-    if kind == "Polygon":      # DeepXDE refuses a three-vertex Polygon
-        return g.Triangle(*shape.V.tolist()) if len(shape.V) == 3 else g.Polygon(shape.V.tolist())
+    if kind == "Polygon":      # DeepXDE refuses a three-vertex Polygon, and its Triangle returns float64 points
+        return None if len(shape.V) == 3 else g.Polygon(shape.V.tolist())
     if kind == "Ball":
         return g.Sphere(list(shape.c), shape.r)
     if kind == "Box":
