@@ -85,3 +85,13 @@ def test_a_formula_decimal_longer_than_a_double_is_refused():
 def test_a_term_doubles_round_away_is_not_exact(absorbed):
     got = verdict(f"sin(pi*x) + {absorbed}", line("u_xx", "-pi**2*sin(pi*x)"))
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_a_finite_part_doubles_round_away_beside_a_series_is_not_exact():
+    toml = ('[domain]\nx = [0, 1]\nt = [0, 1]\ntime = "t"\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+            'on = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\non = "t = 0"\nvalue = "x*(1 - x)"\n')
+    series = "Sum(4*(1 - (-1)**n)*sin(n*pi*x)*exp(-n**2*pi**2*t)/(pi**3*n**3), (n, 1, oo))"
+    got = verdict(f"{series} + 10**20*log(1 + exp(-pi**2*t)*sin(pi*x)/10**17)", toml)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert verdict(series, toml)["verdict"] == "proved"

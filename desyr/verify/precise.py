@@ -97,6 +97,31 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
     return Second(None, 2 * digits)
 
 
+def rounded_away(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
+                 scale: float) -> str | None:
+    """Where a series answer's part outside its sums (its sums set to 0) has values on :data:`SAMPLE` points of
+    the interior and of each constraint that doubles and mpmath (at points moved off the doubles) disagree on by
+    more than the tolerance of the problem's scale: why, else None.  A truncated sum is measured in doubles,
+    and a finite part that doubles round away at every point (``10**20*log(1 + u/10**17)`` beside the sum)
+    is then invisible to it (red team 44c)."""
+    sample = [points.interior[:SAMPLE], *(c[:SAMPLE] for c in points.constraints)]
+    X = np.vstack([x for x in sample if len(x)])
+    symbols = problem.symbols
+    for name, expr in exprs.items():
+        finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0))
+        if not finite.free_symbols:
+            continue
+        doubles = values_at([finite], symbols, X)[0]
+        digits = FIRST + math.ceil(math.log10(1 / tolerance))
+        precise = values_at([finite], symbols, X, digits, np.zeros(X.shape, dtype=bool))[0]
+        for a, b in zip(doubles, precise):
+            gap = abs(mpmath.mpf(a) - b) if mpmath.isfinite(a) and mpmath.isfinite(b) else mpmath.inf
+            if gap > tolerance * max(scale, abs(b)):
+                return (f"the part of {name} outside its sums is {mpmath.nstr(b, 6)} at a fresh point where doubles "
+                        f"give {float(a):.6g}: doubles round a term of it away, so the truncated sums cannot judge it")
+    return None
+
+
 def _decided(low: Relative, high: Relative, gained: int, tolerance: float) -> bool:
     """Whether every residual's value at the higher precision, within its estimated error, is within the
     tolerance, or one is wholly above it."""

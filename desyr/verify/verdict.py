@@ -44,7 +44,7 @@ from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
 from desyr.verify.data_verdict import observations_verdict, undecided
-from desyr.verify.precise import Second, sampled_again, second_look
+from desyr.verify.precise import Second, rounded_away, sampled_again, second_look
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -245,6 +245,10 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
     if is_series(numeric) or (exact is not None and is_series(exact)):
         # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
         verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
+        if verdict == "verified":
+            away = budget.within("precision", lambda: rounded_away(problem, numeric, points, tolerance,
+                                                                   float(residuals.get("scale") or 1.0)), lambda late: None)
+            verdict, reason = ("not_exact", away) if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
             residuals["rel_l2"] = budget.within("residuals", lambda: _rel_l2(problem, numeric, points.interior),
                                                 lambda late: None)
