@@ -18,7 +18,7 @@ from importlib import resources
 from desyr.config.reading import problem_from_toml
 from desyr.extension.registry import load_registry
 from desyr.stages.refit import refit_unit
-from desyr.testing.helpers import make_candidate, make_context
+from desyr.testing import make_candidate, make_context
 
 CANDIDATE = ("u = 0.008015998147205666 + 0.0012114672301430202*t + (1.000006079673767*cos(-0.13073602318763733"
              " + 1.985276222229004*t + (0.00445021549239755 - 0.00713183963671327*t)*cos(1.0827609300613403*t))"

@@ -19,7 +19,7 @@ from pathlib import Path
 import sympy as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from unknowns import TRUE, _run, _unknowns  # noqa: E402  (the same runs and reading as the noise table)
+from unknowns import TRUE, run_desyr, unknowns_of  # noqa: E402  (the same runs and reading as the noise table)
 
 
 def _config(problem: str, noise: float, seed: int, out: Path) -> Path:
@@ -53,8 +53,8 @@ def main() -> None:
 
     def one(seed: int) -> tuple[int, dict[str, str], str]:
         config = _config(args.problem, args.noise, seed, args.out)
-        _, result = _run(config, args.out / f"seed_{seed}")
-        form, note = _unknowns(result)
+        _, result = run_desyr(config, args.out / f"seed_{seed}")
+        form, note = unknowns_of(result)
         outcomes = {u: _outcome(form.get(u), truth) for u, truth in TRUE[args.problem].items()}
         print(f"seed {seed}: {outcomes} {note}", flush=True)
         return seed, outcomes, note

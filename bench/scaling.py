@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from desyr.runtime.scaling import speedup_table
@@ -61,38 +62,38 @@ def bench_command(args) -> None:
 
 
 def search_command(args) -> None:
+    from desyr.api import load_problem
+    from desyr.config.spec import read_spec
+    from desyr.plugin import load_registry
     from desyr.runtime.execution import Units, make_executor
-    from desyr.model.context import RunContext
-    from desyr.config.loading import load_problem
-    from desyr.model.points import make_point_sets
     from desyr.runtime.progress import Progress
-    from desyr.extension.registry import load_registry
-    from desyr.config.settings import component, method_constants
-    from desyr.stages.search import search_fields, search_settings
-    from desyr.stages.teach import teach, with_teacher
+    from desyr.stages.run_components import component
+    from desyr.stages.search import search_fields
+    from desyr.stages.teach import make_teacher, teach, with_teacher
+    from desyr.testing import make_context
+    from desyr.unary.choice import start_library
 
     registry = load_registry()
     problem = load_problem(f"paper:{args.problem}", registry)
-    problem.sections.setdefault("search", {})["runs"] = args.runs
-    settings = search_settings(problem)
-    searcher = component(registry, problem, "searcher", "search")
+    spec, _ = start_library(read_spec(problem, registry), registry)    # the first attempt's unary library
+    settings = replace(spec.search, runs=args.runs)
+    searcher = component(registry, spec, "searcher", "search")         # the configured (first) searcher
     rows = []
     for workers in args.workers:
-        executor = make_executor(registry, problem, "processes", workers)
-        ctx = RunContext(problem, make_point_sets(problem, 0), seed=0, method=method_constants(problem),
-                         cache_dir=Path(args.out) / "cache", progress=Progress(verbose=False),
-                         units=Units(executor))
-        ctx = with_teacher(ctx, teach(registry, ctx))   # trained on the first pass, loaded afterwards
+        executor = make_executor(registry, spec, "processes", workers)
+        ctx = make_context(problem, 0, progress=Progress(verbose=False), cache_dir=Path(args.out) / "cache",
+                           units=Units(executor))
+        ctx = with_teacher(ctx, teach(registry, ctx, make_teacher(registry, spec)))   # trained once, then loaded
         with executor:
             if workers > 1:
                 executor.map(abs, [0, 1])             # start the workers outside the timing (start-up reported apart)
             start = time.perf_counter()
-            search_fields([searcher], settings, ctx)
+            outcome = search_fields([searcher], settings, ctx)
             seconds = time.perf_counter() - start
-        units = [run.seconds for run in ctx.search.runs] if ctx.search else []
+        units = [run.seconds for run in outcome.info.runs]
         rows.append((workers, seconds, sum(units), units))
     base = rows[0][1]
-    print(f"\n{args.problem}: K = {args.runs} searches, teacher cached\n")
+    print(f"\n{args.problem}: K = {args.runs} {searcher.name} searches, teacher cached\n")
     print("| workers | search stage s | sum of search s | speed-up | LPT prediction s |\n|---|---|---|---|---|")
     for workers, seconds, total, units in rows:
         predicted = speedup_table(units or [0.0], [workers])[0][1] if units else float("nan")

@@ -26,7 +26,8 @@ TRUE = {"heat_nu": {"nu": "1/10"}, "burgers_nu": {"nu": "1/10"}, "wave_c": {"c":
 NOISE = (0.0, 0.01, 0.05)
 
 
-def _run(config: Path, out: Path) -> tuple[float, dict]:
+def run_desyr(config: Path, out: Path) -> tuple[float, dict]:
+    """``desyr run`` of ``config`` into ``out`` in its own process: its wall time and result (empty: none)."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "desyr", "run", str(config), "--out", str(out), "--quiet", "--no-plots"],
@@ -36,7 +37,8 @@ def _run(config: Path, out: Path) -> tuple[float, dict]:
     return seconds, json.loads(path.read_text()) if path.is_file() else {}
 
 
-def _unknowns(result: dict) -> tuple[dict[str, str], str]:
+def unknowns_of(result: dict) -> tuple[dict[str, str], str]:
+    """The result's formula (the exact form where there is one, unknowns included) and its note on the unknowns."""
     chosen = next((c for c in result.get("candidates", []) if c["id"] == result.get("selected_id")), None)
     form = (result.get("exact_form") or {}).get("expressions") or result.get("expression") or {}
     return form, (chosen or {}).get("unknowns") or ""
@@ -63,8 +65,8 @@ def inverse_table(out: Path) -> list[str]:
             config = out / "configs" / f"{name}_{noise}.toml"
             config.parent.mkdir(parents=True, exist_ok=True)
             config.write_text(text.replace("noise = 0.0\n", f"noise = {noise}\n"))
-            seconds, result = _run(config, out / f"{name}_{noise}")
-            form, note = _unknowns(result)
+            seconds, result = run_desyr(config, out / f"{name}_{noise}")
+            form, note = unknowns_of(result)
             verdict = (result.get("verification") or {}).get("verdict", "no result")
             for unknown, truth in TRUE[name].items():
                 rows.append(f"| {name} | {noise:g} | {unknown} = {truth} | {form.get(unknown, '-')} | "
@@ -78,8 +80,8 @@ def parametric_table(out: Path) -> list[str]:
     rows = ["| family | parameters | formula | verdict | seconds |", "|---|---|---|---|---|"]
     for res in sorted(f for f in folder.iterdir() if f.name.endswith(".toml")):
         name = res.name[:-5].partition("_")[2]
-        seconds, result = _run(Path(str(res)), out / f"family_{name}")
-        form, _ = _unknowns(result)
+        seconds, result = run_desyr(Path(str(res)), out / f"family_{name}")
+        form, _ = unknowns_of(result)
         verdict = (result.get("verification") or {}).get("verdict", "no result")
         parameters = ", ".join((result.get("problem") or {}).get("parameters", []))
         formula = "; ".join(f"{f} = {e}" for f, e in form.items())

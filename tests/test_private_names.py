@@ -1,9 +1,10 @@
 """No module imports another module's private (``_``-prefixed) name (issue 45, item 4).
 
 A private name is a module's own business: a helper another module needs is public, in a module of its
-own if need be.  The scan reads the source of ``desyr/`` and ``plugins/``: ``from m import _name`` and
-``m._name`` where ``m`` is another module of the project (a name bound by ``import m`` or ``from p import m``).
-There are none, in the core or in any plugin.
+own if need be.  The scan reads the source of ``desyr/``, ``plugins/`` and the scripts of ``bench/``:
+``from m import _name`` and ``m._name`` where ``m`` is another module of the project (a name bound by
+``import m`` or ``from p import m``).
+There are none, in the core, in any plugin or in a bench script.
 """
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ def _module_name(path: Path) -> str:
 
 def _modules() -> dict[str, Path]:
     files = [*ROOT.glob("desyr/**/*.py"), *ROOT.glob("plugins/*/**/*.py")]
-    return {_module_name(p): p for p in sorted(files) if "templates" not in p.parts}
+    modules = {_module_name(p): p for p in sorted(files) if "templates" not in p.parts}
+    # the bench scripts, by file name: that is how they import each other (each is run from bench/)
+    modules.update({p.stem: p for p in sorted(ROOT.glob("bench/*.py"))})
+    return modules
 
 
 def _source(node: ast.ImportFrom, here: str, is_package: bool) -> str:
