@@ -44,7 +44,7 @@ from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
 from desyr.verify.data_verdict import observations_verdict, undecided
-from desyr.verify.precise import Second, data_differ, sampled_again, second_look, values_differ
+from desyr.verify.precise import Second, absorbing_rows, data_differ, sampled_again, second_look, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -186,12 +186,16 @@ def looked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationP
 
 def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
              budget: Budget, verdict: str, reason: str, residuals: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """A Verified formula measured again on a sample at higher precision (:func:`sampled_again`): Not exact
-    where a residual is shown above the tolerance there, or where that is not finished in time (red team 44d:
-    four slow Bessel terms used up the share, and the absorbed term beside them passed)."""
+    """A Verified formula measured again on a sample at higher precision (:func:`sampled_again`), where a sum in
+    it has a summand doubles round away at some point (:func:`absorbing_rows`): Not exact where a residual is
+    shown above the tolerance there, or where that is not finished in time (red team 44d: four slow Bessel
+    terms used up the share, and the absorbed term beside them passed)."""
     def late(why: str) -> Second | str:
         return why
 
+    X = _all_points(problem, points)
+    if not any(len(absorbing_rows(e, problem.symbols, X)) for e in exprs.values() if e.free_symbols):
+        return verdict, reason, residuals      # doubles hold every summand of the formula: nothing to round away
     again = budget.within("precision", lambda: sampled_again(problem, exprs, points, tolerance), late)
     if isinstance(again, str):
         return "not_exact", (f"{reason}; but its sample at higher precision was {again}: no evidence that doubles "
