@@ -104,6 +104,8 @@ def _still_data(problem: Problem, data: sp.Expr, coefficients: Sequence[sp.Expr]
     symbols = problem.symbols
     still = []
     for c, f, at in zip(coefficients, factors, applied):
+        if _monomial(problem, f):
+            continue        # a product of powers of jets moves with them wherever it is not 0
         here = evaluate(at, symbols, points)
         if not np.all(np.isfinite(here)):
             continue
@@ -116,6 +118,12 @@ def _still_data(problem: Problem, data: sp.Expr, coefficients: Sequence[sp.Expr]
         elif np.all(change <= NEARLY_STILL * size):
             still.append(c * (at - (ends[0] - ends[1]) / (2 * NUDGE)))
     return (data + sp.Add(*still),) if still else ()
+
+
+def _monomial(problem: Problem, factor: sp.Expr) -> bool:
+    """Whether ``factor`` is a product of numeric powers of jets (``u_xx``, ``u*u_x``, ``u**3``)."""
+    return all(problem.vocabulary.jet_of(base) is not None and exponent.is_number
+               for base, exponent in factor.as_powers_dict().items())
 
 
 #: a term moves by at most this (relative) under the nudge: still; at most the second: nearly still
