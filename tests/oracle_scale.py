@@ -1,5 +1,6 @@
 """The oracle's problems and candidates for issue 44's categories: a problem's scale, the point counts a
-config asks for, high derivative orders, and values a double cannot hold.
+config asks for, high derivative orders, values a double cannot hold, and terms doubles round away (red
+teams 44c to 44e; the oracle's 50 digits see each of them).
 
 Plain data, as :mod:`tests.oracle_problems`; each problem is drawn only in its own category (its ``kind``).
 """
@@ -14,7 +15,7 @@ from tests.oracle_model import Con, Problem
 #: the sizes a problem is written at
 SCALES = ("10**-9", "10**-3", "10**3", "10**9")
 ENDS = (("part", "x = 0"), ("part", "x = 1"))
-KINDS = ("scale", "points", "order", "overflow")
+KINDS = ("scale", "points", "order", "overflow", "absorbed")
 
 
 def _dirichlet(operator: str = "u", value: str = "0") -> Con:
@@ -59,6 +60,11 @@ def scale_problems() -> list[Problem]:
         Problem("overflow_up", {"x": (0, 1)}, [("u_x - 1000*u", "0")],
                 [Con("u", "1", on="x = 0", sets=(ENDS[0],))], {"u": "exp(1000*x)"}, kind="overflow"),
     ]
+    out += [Problem("absorbed_rod", {"x": (0, 1)}, [("u_xx", "-pi**2*sin(pi*x)")], [_dirichlet()],
+                    {"u": "sin(pi*x)"}, kind="absorbed"),
+            Problem("absorbed_heat", {"x": (0, 1), "t": (0, 1)}, [("u_t - u_xx", "0")],
+                    [_dirichlet(), Con("u", "sin(pi*x)", on="t = 0", sets=(("fix", {"t": 0}),))],
+                    {"u": "exp(-pi**2*t)*sin(pi*x)"}, time="t", kind="absorbed")]
     truth = "sin(x) + exp(x/2)"
     for n in (8, 10, 14):
         out.append(Problem(f"order_{n}", {"x": (0, 1)}, [("u_" + "x" * n, _derivative(truth, n))],
@@ -97,6 +103,11 @@ def attacks(p: Problem) -> list[str]:
         "one": [f"sin(pi*x) + 1000*x*(1 - x)*(x - {a})", f"sin(pi*x) + x*(1 - x)*(x - {a})"],
         "overflow": [f"({p.truth['u']})*(1 + 10**-12)", f"({p.truth['u']})*(1 + 10**-6)", f"{p.truth['u']} + 1",
                      "exp(799 - 1000*x)", "exp(999*x)"],
+        # 1000*x, 950*x, 900*x, 35*x-ish, 1000*x: doubles round each to 0 (none has a summand they round away but
+        # the first), and each is 0 at x = 0 but not on x = 1 or at t = 0
+        "absorbed": [f"{p.truth['u']} + 10**20*log(1 + x/10**17)", f"{p.truth['u']} + exp(46)*(exp(x/10**17) - 1)",
+                     f"{p.truth['u']} + exp(46)*(x**(1/10**17) - 1)", f"{p.truth['u']} + exp(80)*(tanh(40) - tanh(40 - x))",
+                     f"{p.truth['u']} + 1000*exp(46 + x/10**20)*log(1 + x*exp(-46 - x/10**20))"],
         "order": [f"{p.truth['u']} + 10**12", f"{p.truth['u']} + x**5/10**6", f"({p.truth['u']})*(1 + 10**-9*x)"],
     }[p.name.split("_", 1)[0]]
 
@@ -106,6 +117,8 @@ def scale_candidates(draw, p: Problem) -> dict[str, str]:
     """A formula for ``p``: an attack aimed at it (most often), its solution, the solution a little off
     (relative to its size), a wrong constant, the solution plus a huge part the equation does not see."""
     truth = p.truth["u"]
+    if p.kind == "absorbed":        # each attack is a different way of rounding away: try them, not the rest
+        return {"u": draw(st.sampled_from([*attacks(p), truth]))}
     choice = draw(st.sampled_from(["attack", "attack", "attack", "truth", "relative", "constant", "null"]))
     if choice == "attack":
         return {"u": draw(st.sampled_from(attacks(p)))}

@@ -24,7 +24,7 @@ from tests.oracle_exact import NAMES as EXACT
 from tests.oracle_grammar import CATEGORIES, THIN, candidates
 from tests.oracle_invariant import broken
 from tests.oracle_problems import problems
-from tests.oracle_scale import KINDS
+from tests.oracle_scale import KINDS, attacks
 
 PROBLEMS = problems()
 #: categories in which the verifier still has a known false verdict (issue 35, "What to build" 2):
@@ -78,6 +78,15 @@ def test_no_candidate_breaks_the_invariant(category):
         verdict = ask(name, printed, exact)
         assert not broken(PROBLEMS[name], verdict, printed, exact, seed=0), (name, printed, exact, verdict)
     holds()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, attack", [(n, a) for n, p in PROBLEMS.items() if p.kind == "absorbed"
+                                          for a in attacks(p)])
+def test_every_way_of_rounding_a_term_away_is_held(name, attack):
+    """Each attack of the ``absorbed`` kind, not a draw of them (red team 44e: the draws had not met them)."""
+    verdict = ask(name, {"u": attack}, None)
+    assert not broken(PROBLEMS[name], verdict, {"u": attack}, None, seed=0), (name, attack, verdict)
 
 
 @pytest.mark.parametrize("name", [n for n, p in PROBLEMS.items() if p.truth])

@@ -27,7 +27,9 @@ def _verdict(text: str, toml: str = FAST) -> str:
     pytest.param("sin(pi*x) + tanh(10**300) - 1", "verified",    # 1 - tanh(10**300) is tiny, not 0
                  marks=pytest.mark.slow),                        # the proof tries for 4 s
     ("sin(pi*x) + atan(10**300)", "not_exact"),
-    ("sin(pi*x) + exp(-10**300*(x + 1))", "verified"),
+    # within the tolerance, but 10**-(4*10**299) of sin(pi*x): a summand no precision the verifier allows
+    # measures, and one so far below the rest can carry a wrong value through a later log (red team 44e)
+    ("sin(pi*x) + exp(-10**300*(x + 1))", "not_exact"),
     ("sin(pi*x)*(log(10**300*(x + 2)) - log(x + 2))/log(10**300)", "proved"),
     ("sin(pi*x)*tanh(10**300)/tanh(10**300)", "proved"),
 ])

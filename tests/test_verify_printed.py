@@ -34,7 +34,10 @@ def answer(text: str, exact: str | None, toml: str = FAST) -> dict:
 @pytest.mark.parametrize("printed", [SPIKE, AMPLIFIED])
 def test_a_spike_beside_a_clean_exact_form_is_not_proved(printed):
     got = answer(printed, "sin(pi*x)")
-    assert got["verdict"] == "verified", got["reason"]
+    # it had been Verified where the points miss the spike; now Not exact: away from it the spike is 10**-(10**10)
+    # of sin(pi*x), which no precision the verifier allows measures (red team 44e: so small a summand can carry
+    # a wrong value through a later log), so nothing shows that doubles did not round a term away
+    assert got["verdict"] == "not_exact" and "digits to be measured" in got["reason"], got["reason"]
     assert got["exact_form"]["proved"] is True              # the exact form is proved, and says so
     assert "printed u is not shown to be the proved exact form" in got["reason"]
     assert got["exact_form"]["printed"] in got["reason"]
@@ -71,14 +74,14 @@ def spiky_result(folder: Path) -> Path:
 def test_a_result_folder_with_a_spiky_expression_is_not_proved(tmp_path):
     request = result_request(spiky_result(tmp_path), lambda: None, None, None)   # type: ignore[arg-type, return-value]
     got = decide(request)
-    assert got["verdict"] == "verified" and got["exact_form"]["proved"]
+    assert got["verdict"] == "not_exact" and got["exact_form"]["proved"]      # not measurable (above)
 
 
 @pytest.mark.slow
 def test_desyr_verify_require_proved_fails_on_a_spiky_result(tmp_path, capsys):
     code = main(["verify", str(spiky_result(tmp_path)), "--require", "proved", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 1 and out["verdict"] == "verified" and out["exact_form"]["proved"]
+    assert code == 1 and out["verdict"] == "not_exact" and out["exact_form"]["proved"]
 
 
 # ------------------------------------------------------------------ route 2: values are real

@@ -35,7 +35,7 @@ from desyr.model.points import VerificationPoints
 from desyr.model.problem import Problem
 from desyr.model.residuals import Verification
 from desyr.model.scaled import residual_blocks, verification_of
-from desyr.symbolic.generic_points import varying, working_digits
+from desyr.symbolic.generic_points import measured_digits, varying, working_digits
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.scales import Relative, Scaled, data_values, measure, relative, rms, values_at
 
@@ -66,7 +66,7 @@ def second_look(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifica
     blocks = residual_blocks(problem, exprs, points.interior, list(points.constraints), points.reductions)
     symbols = problem.symbols
     depth = max(relative(measure(blocks, symbols, points.interior)).depths, default=0.0)
-    digits = FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance))
+    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols))
     if _worst_above(blocks, symbols, digits, tolerance):
         return Second(None, 2 * digits, above=True)
     low = measure(blocks, symbols, points.interior, digits)
@@ -89,13 +89,23 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
     interior = points.interior[spread(len(points.interior))]
     symbols = problem.symbols
     depth = max(relative(measure(blocks, symbols, interior)).depths, default=0.0)
-    digits = FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance))
+    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols))
+    if digits > MOST:
+        return Second(None, digits, above=True)     # its values cannot be measured: no evidence it holds
     low, high = (relative(measure(blocks, symbols, interior, d)) for d in (digits, 2 * digits))
     for a, b in zip([*low.equations, *low.constraints], [*high.equations, *high.constraints]):
         error = abs(a - b) * 10.0 ** (-digits / 2) if math.isfinite(a) and math.isfinite(b) else math.inf
         if (math.isfinite(b) and b - error > tolerance) or not math.isfinite(b):
             return Second(verification_of(problem, measure(blocks, symbols, interior, 2 * digits)), 2 * digits, True)
     return Second(None, 2 * digits)
+
+
+def sized(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol]) -> int:
+    """The fewest digits that hold the values of every residual's parts at a sample of its points
+    (:func:`~desyr.symbolic.generic_points.measured_digits`): a magnitude a formula hides in a part that
+    depends on the variables is not among its literals."""
+    most = max((measured_digits([b.residual, b.data], symbols, b.points) for b in blocks if len(b.points)), default=1)
+    return working_digits([], FIRST, most) or MOST + 1
 
 
 def spread(n: int, k: int = SAMPLE) -> np.ndarray:
@@ -112,32 +122,39 @@ def data_differ(problem: Problem, points: VerificationPoints, tolerance: float) 
     pairs += [(f"the value of constraint {con.label}", con.value, points.constraints[l])
               for l, con in enumerate(problem.constraints) if con.kind == "pointwise" and l < len(points.constraints)]
     for name, expr, X in pairs:
-        why = values_differ(problem, {name: expr}, X, tolerance)
+        why = values_differ(problem, {name: expr}, [X], tolerance)
         if why:
             return why
     return None
 
 
-def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], X: np.ndarray, tolerance: float) -> str | None:
-    """Why doubles cannot be trusted with the formula's own values at the rows of ``X``, else None: where a
+def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[np.ndarray],
+                  tolerance: float) -> str | None:
+    """Why doubles cannot be trusted with the formula's own values at the points of ``sets``, else None: where a
     field's value (its sums set to 0: the part outside a series' sums) in doubles and in mpmath, at a precision
-    below the formula's smallest and above its largest number, differ by more than the tolerance of the
-    field's size.  Doubles round ``1 + x/10**17`` to 1, so ``10**20*log(1 + x/10**17)``, which is ``1000*x``,
-    is 0 to them at every point, and so is every residual and datum test they compute (red teams 44c, 44d).
-    Only the rows where a sum in the formula has a summand doubles round away are measured in mpmath
-    (:func:`absorbing_rows`): elsewhere doubles hold every summand, and mpmath at every point is slow."""
+    that holds the formula's numbers and the values of its parts (:func:`~desyr.symbolic.generic_points.measured_digits`), differ by more than the
+    tolerance of the field's size.  Doubles round ``1 + x/10**17`` to 1, so ``10**20*log(1 + x/10**17)``, which is
+    ``1000*x``, is 0 to them at every point, and so is every residual and datum test they compute (red teams 44c,
+    44d); so do ``exp(x/10**17)``, ``tanh(x + 40)`` and ``erf(x + 6)`` (44e).  Measured in mpmath: :data:`SAMPLE`
+    points of each set, spread over it, and every point where a sum has a summand doubles round away
+    (:func:`absorbing_rows`); mpmath at every point is slow."""
     symbols = problem.symbols
+    sets = [s for s in sets if len(s)]
+    if not sets:
+        return None
+    X = np.vstack(sets)
+    offsets = np.cumsum([0, *[len(s) for s in sets[:-1]]])
+    sample = np.concatenate([start + spread(len(s)) for start, s in zip(offsets, sets)])
     for name, expr in exprs.items():
         finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0))
-        if not finite.free_symbols or not len(X):
+        if not finite.free_symbols:
             continue
-        digits = working_digits([finite], FIRST + math.ceil(math.log10(1 / tolerance)))
+        rows = np.union1d(sample, absorbing_rows(finite, symbols, X))
+        digits = working_digits([finite], FIRST + math.ceil(math.log10(1 / tolerance)),
+                                measured_digits([finite], symbols, X[rows]))
         if digits is None:
             return f"the numbers in {name} are too large or too small to measure"
-        rows = absorbing_rows(finite, symbols, X)
-        if not len(rows):
-            continue
-        doubles = values_at([finite], symbols, X)[0]
+        doubles = evaluate(finite, symbols, X)       # doubles alone: what the residuals were measured in
         precise = values_at([finite], symbols, X[rows], digits, np.zeros((len(rows), X.shape[1]), dtype=bool))[0]
         finite_doubles = doubles[np.isfinite(doubles)]
         size = max(rms(precise), mpmath.mpf(float(np.sqrt(np.mean(finite_doubles ** 2)))) if len(finite_doubles)

@@ -44,7 +44,7 @@ from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.time_limit import OutOfTime
 from desyr.verify.budget import BOUND, Budget
 from desyr.verify.data_verdict import observations_verdict, undecided
-from desyr.verify.precise import Second, absorbing_rows, data_differ, sampled_again, second_look, values_differ
+from desyr.verify.precise import MOST, Second, data_differ, sampled_again, second_look, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
@@ -186,22 +186,23 @@ def looked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationP
 
 def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,
              budget: Budget, verdict: str, reason: str, residuals: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """A Verified formula measured again on a sample at higher precision (:func:`sampled_again`), where a sum in
-    it has a summand doubles round away at some point (:func:`absorbing_rows`): Not exact where a residual is
-    shown above the tolerance there, or where that is not finished in time (red team 44d: four slow Bessel
-    terms used up the share, and the absorbed term beside them passed)."""
+    """A Verified formula measured again on a sample of every residual's points at higher precision
+    (:func:`sampled_again`): Not exact where a residual is shown above the tolerance there, where its values
+    cannot be measured, or where that is not finished in time (red team 44d: four slow Bessel terms used up the
+    share, and the absorbed term beside them passed).  Whatever doubles say: they can round a term away without
+    a sign (``exp(46)*(exp(x/10**17) - 1)``, red team 44e)."""
     def late(why: str) -> Second | str:
         return why
 
-    X = _all_points(problem, points)
-    if not any(len(absorbing_rows(e, problem.symbols, X)) for e in exprs.values() if e.free_symbols):
-        return verdict, reason, residuals      # doubles hold every summand of the formula: nothing to round away
     again = budget.within("precision", lambda: sampled_again(problem, exprs, points, tolerance), late)
     if isinstance(again, str):
         return "not_exact", (f"{reason}; but its sample at higher precision was {again}: no evidence that doubles "
                              f"did not round a term away"), residuals
-    if not again.above or again.verification is None:
+    if not again.above:
         return verdict, reason, residuals
+    if again.verification is None:
+        return "not_exact", (f"{reason}; but its values need more than {MOST} digits to be measured at higher "
+                             f"precision: no evidence that doubles did not round a term away"), residuals
     v = again.verification
     return ("not_exact", f"the largest relative residual is {v.relative:.3g} on a sample of the fresh points "
             f"measured again at {again.digits} digits (doubles had rounded a term away), above the tolerance "
@@ -209,13 +210,13 @@ def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
                                                                f"sampled at {again.digits} digits")))
 
 
-def _all_points(problem: Problem, points: VerificationPoints) -> np.ndarray:
-    """Every point the verdict reads the fields at: the fresh interior and constraint points, and the
+def _all_points(problem: Problem, points: VerificationPoints) -> list[np.ndarray]:
+    """Every set of points the verdict reads the fields at: the fresh interior and constraint points, and the
     observations of an inverse problem (its data test reads the fields there)."""
     sets = [points.interior, *points.constraints]
     if problem.observations is not None:
         sets.append(problem.observations.X)
-    return np.vstack([s for s in sets if len(s)])
+    return [s for s in sets if len(s)]
 
 
 def _values_checked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints, tolerance: float,

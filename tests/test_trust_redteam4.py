@@ -1,0 +1,52 @@
+"""The fifth red team of issue 44 (44e): doubles round a term away without a sum that shows it.
+
+44c and 44d had been closed by measuring a Verified formula again at higher precision where one of its sums
+has a summand doubles round away.  44e rounded terms away with no such summand: inside a function
+(``exp(46)*(exp(x/10**17) - 1)`` is ``950*x``, and 0 to doubles), by saturation (``exp(80)*(1 - tanh(x + 40))``),
+behind 64 sums that are all 1, and behind a magnitude no literal shows (``exp(230 + x/10**20)`` is 1e100, so
+below 100 digits mpmath rounds ``1 + x*exp(-230 - x/10**20)`` to 1 as doubles do).  A Verified formula is now
+measured again on a sample of every set whatever doubles say, at a precision sized by the values of its parts.
+Each case is a problem of the same kind, not the red team's file.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from desyr.symbolic.generic_points import literal_digits, measured_digits
+from desyr.testing import make_problem
+from desyr.verify import make_request
+from desyr.verify.verdict import decide
+
+
+def verdict(candidate: str, toml: str) -> dict:
+    return decide(make_request(make_problem(toml), {"u": candidate}, None, 0))
+
+
+ROD = ('[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx"\nrhs = "-pi**2*sin(pi*x)"\n'
+       '[[constraints]]\non = "x = 0"\nvalue = 0\n[[constraints]]\non = "x = 1"\nvalue = 1\n')
+
+
+def test_a_magnitude_hidden_in_a_part_that_depends_on_x_sizes_the_precision():
+    x = sp.Symbol("x")
+    hidden = sp.sympify("1000*exp(230 + x/10**20)*log(1 + x*exp(-230 - x/10**20))")
+    X = np.linspace(0.0, 1.0, 50)[:, None]
+    assert literal_digits([hidden]) < 30 <= 100 <= measured_digits([hidden], [x], X)
+    assert measured_digits([sp.sin(sp.pi * x)], [x], X[1:-1]) < 5   # sin(pi) is 1e-16
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("term", ["exp(46)*(exp(x/10**17) - 1)", "exp(80)*(1 - tanh(x + 40))",
+                                  "1000*exp(230 + x/10**20)*log(1 + x*exp(-230 - x/10**20))"])
+def test_a_term_doubles_round_away_without_a_small_summand_is_not_exact(term):
+    got = verdict(f"sin(pi*x) + x + {term}", ROD)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_a_true_solution_that_doubles_round_is_still_exact():
+    toml = ('[domain]\nx = [0, 1]\n[[equations]]\nlhs = "u_xx"\nrhs = "exp(46)*exp(x/10**17)/10**34"\n'
+            '[[constraints]]\non = "x = 0"\nvalue = 0\n[[constraints]]\non = "x = 1"\n'
+            'value = "exp(46)*(exp(1/10**17) - 1)"\n')
+    assert verdict("exp(46)*(exp(x/10**17) - 1)", toml)["verdict"] in ("proved", "verified")
