@@ -17,8 +17,6 @@ like the Bessel function at a zero of ``J_nu'``.
 """
 from __future__ import annotations
 
-import functools
-
 import mpmath
 import numpy as np
 import sympy as sp
@@ -48,12 +46,25 @@ def bracket(nu: int, k: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     return low, mpmath.besseljzero(nu, k)
 
 
+#: the fewest bits a root is found to: a proof asks for the same roots at many precisions from 20 bits up, and
+#: one search at this many serves every request up to it
+FLOOR_BITS = 128
+#: each root's most precise value found so far, by (order, h, index): (bits, value)
+_FOUND: dict[tuple[int, sp.Expr, int], tuple[int, mpmath.mpf]] = {}
+
+
 def root(nu: sp.Expr, h: sp.Expr, k: int, prec: int) -> mpmath.mpf:
     order, exact = _exact(nu, h)
-    return _root(order, exact, int(k), int(prec))
+    key = (order, exact, int(k))
+    found = _FOUND.get(key)
+    if found is None or found[0] < prec:
+        bits = max(int(prec), FLOOR_BITS)
+        if len(_FOUND) >= 4096:
+            _FOUND.clear()
+        found = _FOUND[key] = (bits, _root(order, exact, int(k), bits))
+    return found[1]
 
 
-@functools.lru_cache(maxsize=4096)
 def _root(nu: int, h: sp.Expr, k: int, prec: int) -> mpmath.mpf:
     if k < 1:
         raise ValueError(f"dinizero: the index must be a positive integer, got {k}")
@@ -70,7 +81,7 @@ def _root(nu: int, h: sp.Expr, k: int, prec: int) -> mpmath.mpf:
                 left /= 2
                 if left < mpmath.mpf(2) ** (-prec):
                     raise ArithmeticError("dinizero: no sign change below the first zero")
-        value = mpmath.findroot(g, (left, hi), solver="anderson", tol=mpmath.mpf(2) ** (-2 * prec), maxsteps=400,
+        value = mpmath.findroot(g, (left, hi), solver="anderson", tol=mpmath.mpf(2) ** (-prec - 12), maxsteps=400,
                                 verify=False)
         if not lo <= value <= hi:
             raise ArithmeticError(f"dinizero: the solver left the bracket of root {k}")
