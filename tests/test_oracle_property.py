@@ -64,7 +64,8 @@ def draws(draw, category: str):
 
 def _case(category: str) -> object:
     marks = [pytest.mark.xfail(reason="a known open route (issue 35)", strict=False)] if category in KNOWN_OPEN else []
-    marks += [pytest.mark.slow] if category in GROUPS else []      # issue 44's categories: SymPy proofs, seconds each
+    # issue 44's categories: SymPy proofs, or mpmath at hundreds of digits, seconds each
+    marks += [pytest.mark.slow] if category in GROUPS or category == "absorbed" else []
     return pytest.param(category, marks=marks, id=category)
 
 

@@ -79,11 +79,13 @@ def working_digits(exprs: Sequence[sp.Expr], digits: int, measured: int = 1) -> 
     return needed if needed <= MOST_DIGITS else None
 
 
-def measured_digits(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], X: np.ndarray) -> int:
+def measured_digits(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], X: np.ndarray, scale: float = 0.0) -> int:
     """The decimal digits the values of ``exprs`` at up to :data:`SIZING_ROWS` rows of ``X`` need (at least 1; a
     series' sums left out): those of the largest value a part depending on the variables takes, and for each sum
-    among them how far its smallest summand is below its largest.  (A sum far below its summands needs no more:
-    what it loses matters only times a large value, and that is sized.)  Literals do not
+    among them how far its smallest summand is below its largest; and how far the largest part is above
+    ``10**scale``, the size the values are judged against (what a sum loses below its summands matters where it
+    is not far below that size: ``cosh(exp(-150)*x)*cos(exp(-150)*y) - 1`` is 2.6e-131*(x**2 - y**2), and on a
+    problem written at 1e-130 that is its whole error; red team 44f).  Literals do not
     show every magnitude: ``1000*exp(230 + x/10**20)*log(1 + x*exp(-230 - x/10**20))`` writes no number above
     10**20, but is ``1000*x`` only at over 100 digits, and at fewer mpmath rounds it to 0 as doubles do (red team
     44e).  mpmath's exponents are unbounded, so a few digits show each part's size."""
@@ -101,13 +103,13 @@ def measured_digits(exprs: Sequence[sp.Expr], symbols: Sequence[sp.Symbol], X: n
                 values = dict(zip(parts, fn(*[mpmath.mpf(float(v)) for v in row])))
             except (ArithmeticError, ValueError, TypeError, NameError, AttributeError):
                 continue        # not defined there: the values themselves say so where they are measured
-            largest = max(largest, _row_digits(values, sums))
+            largest = max(largest, _row_digits(values, sums, scale))
     return int(math.ceil(largest))
 
 
-def _row_digits(values: dict[sp.Expr, Any], sums: tuple[sp.Add, ...]) -> float:
+def _row_digits(values: dict[sp.Expr, Any], sums: tuple[sp.Add, ...], scale: float) -> float:
     sizes = {part: _size(value) for part, value in values.items()}
-    largest = max((s for s in sizes.values() if s is not None and s > 0), default=0.0)
+    largest = max((s - min(scale, 0.0) for s in sizes.values() if s is not None and s > scale), default=0.0)
     for node in sums:
         terms = [sizes.get(arg) for arg in node.args]
         known = [t for t in terms if t is not None]

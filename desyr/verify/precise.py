@@ -37,7 +37,7 @@ from desyr.model.residuals import Verification
 from desyr.model.scaled import residual_blocks, verification_of
 from desyr.symbolic.generic_points import measured_digits, varying, working_digits
 from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.scales import Relative, Scaled, data_values, measure, relative, rms, values_at
+from desyr.symbolic.scales import Measured, Relative, Scaled, data_values, measure, relative, rms, values_at
 
 #: the fewest digits of the second look, beyond the digits the tolerance and the terms' size ask for
 FIRST = 30
@@ -65,8 +65,9 @@ def second_look(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifica
     ``tolerance`` (within it, or above it), or :data:`MOST` digits are reached."""
     blocks = residual_blocks(problem, exprs, points.interior, list(points.constraints), points.reductions)
     symbols = problem.symbols
-    depth = max(relative(measure(blocks, symbols, points.interior)).depths, default=0.0)
-    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols))
+    doubles = measure(blocks, symbols, points.interior)
+    depth = max(relative(doubles).depths, default=0.0)
+    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols, doubles))
     if _worst_above(blocks, symbols, digits, tolerance):
         return Second(None, 2 * digits, above=True)
     low = measure(blocks, symbols, points.interior, digits)
@@ -88,8 +89,9 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
               for b in residual_blocks(problem, exprs, points.interior, list(points.constraints), points.reductions)]
     interior = points.interior[spread(len(points.interior))]
     symbols = problem.symbols
-    depth = max(relative(measure(blocks, symbols, interior)).depths, default=0.0)
-    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols))
+    doubles = measure(blocks, symbols, interior)
+    depth = max(relative(doubles).depths, default=0.0)
+    digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols, doubles))
     if digits > MOST:
         return Second(None, digits, above=True)     # its values cannot be measured: no evidence it holds
     low, high = (relative(measure(blocks, symbols, interior, d)) for d in (digits, 2 * digits))
@@ -100,12 +102,27 @@ def sampled_again(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifi
     return Second(None, 2 * digits)
 
 
-def sized(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol]) -> int:
-    """The fewest digits that hold the values of every residual's parts at a sample of its points
-    (:func:`~desyr.symbolic.generic_points.measured_digits`): a magnitude a formula hides in a part that
-    depends on the variables is not among its literals."""
-    most = max((measured_digits([b.residual, b.data], symbols, b.points) for b in blocks if len(b.points)), default=1)
+def sized(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], measured: Sequence[Measured]) -> int:
+    """The fewest digits that hold the values of every residual's parts at a sample of its points, to the size
+    each residual is judged against (``measured``, in doubles: its data plus its terms up to the problem's
+    scale; :func:`~desyr.symbolic.generic_points.measured_digits`): a magnitude a formula hides in a part that
+    depends on the variables is not among its literals, and a problem written at 1e-130 is judged at 1e-138."""
+    sizes = judged_sizes(measured)
+    most = max((measured_digits([b.residual, b.data], symbols, b.points, size)
+                for b, size in zip(blocks, sizes) if len(b.points)), default=1)
     return working_digits([], FIRST, most) or MOST + 1
+
+
+def judged_sizes(measured: Sequence[Measured]) -> list[float]:
+    """log10 of the size each residual is judged against (:func:`~desyr.symbolic.scales.relative`), the
+    problem's scale where its own is 0, and 0 (a size of 1) where that is 0 too."""
+    scale = max((mpmath.mpf(m.data) for m in measured), default=mpmath.mpf(0))
+    out = []
+    for m in measured:
+        size = mpmath.mpf(m.data) + min(mpmath.mpf(m.terms), scale)
+        size = size if size > 0 and mpmath.isfinite(size) else scale
+        out.append(float(mpmath.log10(size)) if size > 0 and mpmath.isfinite(size) else 0.0)
+    return out
 
 
 def spread(n: int, k: int = SAMPLE) -> np.ndarray:
@@ -150,11 +167,11 @@ def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence
         if not finite.free_symbols:
             continue
         rows = np.union1d(sample, absorbing_rows(finite, symbols, X))
+        doubles = evaluate(finite, symbols, X)       # doubles alone: what the residuals were measured in
         digits = working_digits([finite], FIRST + math.ceil(math.log10(1 / tolerance)),
-                                measured_digits([finite], symbols, X[rows]))
+                                measured_digits([finite], symbols, X[rows], _log_size(doubles)))
         if digits is None:
             return f"the numbers in {name} are too large or too small to measure"
-        doubles = evaluate(finite, symbols, X)       # doubles alone: what the residuals were measured in
         precise = values_at([finite], symbols, X[rows], digits, np.zeros((len(rows), X.shape[1]), dtype=bool))[0]
         finite_doubles = doubles[np.isfinite(doubles)]
         size = max(rms(precise), mpmath.mpf(float(np.sqrt(np.mean(finite_doubles ** 2)))) if len(finite_doubles)
@@ -165,6 +182,13 @@ def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence
                 return (f"{name} is {mpmath.nstr(b, 6)} at a fresh point where doubles give {float(a):.6g}: "
                         f"doubles round a term of it away")
     return None
+
+
+def _log_size(doubles: np.ndarray) -> float:
+    """log10 of the root mean square of a field's finite values in doubles (0 where there are none, or all 0)."""
+    finite = doubles[np.isfinite(doubles)]
+    size = float(np.sqrt(np.mean(finite ** 2))) if len(finite) else 0.0
+    return math.log10(size) if size > 0 else 0.0
 
 
 #: a summand below this fraction of the largest summand of its sum is rounded away by doubles (2**-50)

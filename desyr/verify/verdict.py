@@ -170,6 +170,7 @@ def looked(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationP
     at higher precision (:mod:`desyr.verify.precise`) when it decides them."""
     if checked.smooth or checked.relative <= tolerance:
         return checked
+    exprs = numeric_fields(problem, exprs)      # as the first look measured them: removable 0/0 as its limit
     def late(why: str) -> Second | str:
         return why
 
@@ -194,6 +195,7 @@ def _sampled(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verificatio
     def late(why: str) -> Second | str:
         return why
 
+    exprs = numeric_fields(problem, exprs)      # as the first look measured them (red team 44f: 0/0 on a face)
     again = budget.within("precision", lambda: sampled_again(problem, exprs, points, tolerance), late)
     if isinstance(again, str):
         return "not_exact", (f"{reason}; but its sample at higher precision was {again}: no evidence that doubles "
@@ -227,6 +229,8 @@ def _values_checked(problem: Problem, exprs: Mapping[str, sp.Expr], points: Veri
     Not exact for an inverse problem whose observations' test read the values in doubles."""
     def late(why: str) -> str | None:
         return f"its values at higher precision were {why}"
+
+    exprs = numeric_fields(problem, exprs)      # as the first look measured them
 
     away = budget.within("precision", lambda: values_differ(problem, exprs, _all_points(problem, points), tolerance)
                          or data_differ(problem, points, tolerance), late)
