@@ -38,7 +38,6 @@ from desyr.model.scaled import residual_blocks, verification_of
 from desyr.symbolic.generic_points import measured_digits, varying, working_digits
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.scales import Measured, Relative, Scaled, data_values, measure, relative, rms, values_at
-from desyr.symbolic.series import head
 
 #: the fewest digits of the second look, beyond the digits the tolerance and the terms' size ask for
 FIRST = 30
@@ -149,14 +148,14 @@ def data_differ(problem: Problem, points: VerificationPoints, tolerance: float) 
 def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[np.ndarray],
                   tolerance: float) -> str | None:
     """Why doubles cannot be trusted with the formula's own values at the points of ``sets``, else None: where a
-    field's value (a series' sums written out as their first :data:`HEAD` terms) in doubles and in mpmath, at a
+    field's value (its sums set to 0: the part outside a series' sums) in doubles and in mpmath, at a
     precision that holds the formula's numbers and the values of its parts
     (:func:`~desyr.symbolic.generic_points.measured_digits`), differ by more than the tolerance of the field's
     size.  Doubles round ``1 + x/10**17`` to 1, so ``10**20*log(1 + x/10**17)``, which is ``1000*x``, is 0 to them
     at every point, and so is every residual and datum test they compute (red teams 44c, 44d); so do
     ``exp(x/10**17)``, ``tanh(x + 40)`` and ``erf(x + 6)`` (44e).  Every point is measured: such a term can live in
     a band a sample misses (44g: ``exp(46)*(exp(exp(-((y - 37/100)/(1/1000))**2)/10**17) - 1)`` is 949 on 2% of a
-    set), and so is each sum's first terms (a coefficient 0 in doubles, 128 in fact)."""
+    set)."""
     symbols = problem.symbols
     sets = [s for s in sets if len(s)]
     if not sets:
@@ -164,7 +163,7 @@ def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence
     X = np.vstack(sets)
     rows = np.arange(len(X))
     for name, expr in exprs.items():
-        finite = head(expr, HEAD)
+        finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0))
         if not finite.free_symbols:
             continue
         doubles = evaluate(finite, symbols, X)       # doubles alone: what the residuals were measured in
@@ -182,10 +181,6 @@ def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence
                 return (f"{name} is {mpmath.nstr(b, 6)} at a fresh point where doubles give {float(a):.6g}: "
                         f"doubles round a term of it away")
     return None
-
-
-#: the terms of each sum of a series written out where its values are compared
-HEAD = 6
 
 
 def _log_size(doubles: np.ndarray) -> float:
