@@ -86,3 +86,33 @@ def test_a_term_rounded_away_in_a_band_a_sample_misses_is_not_exact():
     band = "exp(46)*(exp(exp(-((y - 37/100)/(1/400))**2)/10**17) - 1)"
     got = verdict(f"cos(y) + {band}", toml)
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+HEAT = ('[domain]\nx = [0, 1]\nt = [0, 4]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+        'on = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\non = "t = 0"\nvalue = "sin(pi*x)"\n')
+
+
+def test_a_series_coefficient_doubles_round_away_is_seen_term_by_term():
+    # 44g (Q): exp(46)*(exp(exp(-n)/10**17) - 1) is about 950*exp(-n), and 0 to doubles at every index; a true
+    # series over a long time range (terms of exp(-n**2*pi**2*4): thousands of digits below the first) is not
+    from desyr.verify.series_values import terms_differ
+    x, t = sp.symbols("x t")
+    n = sp.Symbol("n", integer=True, positive=True)
+    X = np.column_stack([np.linspace(0.01, 0.99, 40), np.linspace(0.0, 4.0, 40)])
+    wave = sp.exp(-n**2 * sp.pi**2 * t) * sp.sin(n * sp.pi * x)
+    absorbed = sp.exp(46) * (sp.exp(sp.exp(-n) / 10**17) - 1)
+    problem = make_problem(HEAT)
+    assert terms_differ(problem, {"u": sp.Sum(wave * absorbed, (n, 2, sp.oo))}, [X], 1e-8)
+    assert terms_differ(problem, {"u": sp.Sum(wave * 8 / (n**3 * sp.pi**3), (n, 1, sp.oo))}, [X], 1e-8) is None
+    m = sp.Symbol("m", integer=True, positive=True)
+    double = sp.Sum(absorbed * sp.exp(-(n**2 + m**2) * t) * sp.sin(n * sp.pi * x) * sp.sin(m * x), (m, 1, sp.oo),
+                    (n, 1, sp.oo))
+    assert terms_differ(problem, {"u": double}, [X], 1e-8)
+
+
+@pytest.mark.slow
+def test_a_series_with_a_coefficient_doubles_round_away_is_not_exact():
+    absorbed = "exp(46)*(exp(exp(-n)/10**17) - 1)"
+    got = verdict(f"exp(-pi**2*t)*sin(pi*x) + Sum({absorbed}*exp(-n**2*pi**2*t)*sin(n*pi*x), (n, 2, oo))", HEAT)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert "terms of a sum" in got["reason"]

@@ -50,6 +50,7 @@ from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import REASON, numeric_fields, resolve_abs, rough_reason
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
+from desyr.verify.series_values import terms_differ
 from desyr.verify.series_verdict import decision as series_decision
 from desyr.verify.truncated import is_series, written_out
 
@@ -299,8 +300,9 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
         # its truncated sums on the points, then its four-part proof (docs/verify.md, "... for a series")
         verdict, reason, residuals, exact_part = series_decision(problem, numeric, exact, points, tolerance, budget)
         if verdict == "verified":
-            away = budget.within("precision", lambda: values_differ(problem, numeric, _all_points(problem, points),
-                                                                    tolerance), lambda late: None)
+            sets = _all_points(problem, points)
+            away = budget.within("precision", lambda: values_differ(problem, numeric, sets, tolerance)
+                                 or terms_differ(problem, numeric, sets, tolerance), lambda late: None)
             verdict, reason = ("not_exact", f"{away}, so the truncated sums cannot judge it") if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
             residuals["rel_l2"] = budget.within("residuals", lambda: _rel_l2(problem, numeric, points.interior),
