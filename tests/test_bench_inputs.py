@@ -44,6 +44,6 @@ def test_bench_starts_the_biggest_problems_first_and_keeps_the_table_order():
     assert sorted(order) == sorted(specs) and order != specs
     assert order[0] == "paper:kovasznay"                       # three fields
     assert order[1] == "paper:sine_poisson_3d"                 # three variables
-    assert order[-1] == "paper:sine_poisson_1d"                # one of each, given last
-    one_d = [s for s in order if s in ("paper:param_poisson", "paper:conv_diff", "paper:sine_poisson_1d")]
-    assert one_d == ["paper:param_poisson", "paper:conv_diff", "paper:sine_poisson_1d"]   # ties keep their order
+    two_d = [s for s in order if s in ("paper:klein_gordon", "paper:wave", "paper:diffusion")]
+    assert two_d == ["paper:klein_gordon", "paper:diffusion", "paper:wave"]     # then the larger equation
+    assert order.index("paper:euler_bernoulli") > order.index("paper:wave")     # one variable after two
