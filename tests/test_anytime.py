@@ -223,3 +223,25 @@ def test_the_best_round_so_far_is_what_the_attempt_returns():
     assert _better(early, farther) is farther      # the later round's selection stands: its pool holds early's
     assert _better((result("verified", 1e-9), "small"), nearer)[1] == "small"     # a better verdict is kept
     assert _better((result("not_exact", 1e-6, None), "x"), nearer) is nearer
+
+
+def test_a_configured_teacher_stopped_after_the_early_round_keeps_its_candidates(registry, monkeypatch):
+    # the smaller teacher's round found x*(1 - x) (not exact), then the configured teacher ran to its stop
+    # time: the attempt returns the early round's selection, not "no candidate"
+    import desyr.api.pipeline as pipeline
+    from desyr.stages.stops import Stopped
+
+    taught = pipeline.teach
+
+    def stopped_unless_smaller(registry_, ctx, teacher):
+        if float(teacher.settings["scale"]) == 1.0:
+            raise Stopped()
+        return taught(registry_, ctx, teacher)
+
+    monkeypatch.setattr(pipeline, "teach", stopped_unless_smaller)
+    QuickSearcher.answer, SlowSearcher.answer = x * (1 - x), x * (1 - x)
+    text = config().replace('plugin = "any_teacher"', 'plugin = "any_scaled_teacher"')
+    result = run(make_problem(text), registry=registry, plots=False)
+    assert QuickSearcher.calls == 1 and SlowSearcher.calls == 0
+    assert result.selected_id is not None and result.verdict == "not_exact"
+    assert [c.searcher for c in result.candidates] == ["any_quick"]

@@ -178,7 +178,8 @@ def _run(s: Started, found: list[Searcher], teacher: Teacher, wall: float | None
         taught = reused_teacher(s.ctx, teacher, teachers.get(key)) or \
             teach(s.registry, until(s.ctx, stage_a_end, TEACHER_SHARE), teacher)
     except Stopped as exc:              # named already: without its values no search runs
-        return _untaught(s, exc.record), None
+        # the early round's candidates stand: the smaller teacher's searches and refits were done
+        return best if best is not None and best[0].selected_id is not None else (_untaught(s, exc.record), None)
     teachers.setdefault(key, taught)
     taught_ctx = with_teacher(s.ctx, taught)
     store_teacher(s, taught)
