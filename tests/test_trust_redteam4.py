@@ -96,12 +96,12 @@ def test_a_series_coefficient_doubles_round_away_is_seen_term_by_term():
     # 44g (Q): exp(46)*(exp(exp(-n)/10**17) - 1) is about 950*exp(-n), and 0 to doubles at every index; a true
     # series over a long time range (terms of exp(-n**2*pi**2*4): thousands of digits below the first) is not
     from desyr.verify.series_values import terms_differ
-    x, t = sp.symbols("x t")
+    problem = make_problem(HEAT)
+    x, t = problem.symbols
     n = sp.Symbol("n", integer=True, positive=True)
     X = np.column_stack([np.linspace(0.01, 0.99, 40), np.linspace(0.0, 4.0, 40)])
     wave = sp.exp(-n**2 * sp.pi**2 * t) * sp.sin(n * sp.pi * x)
     absorbed = sp.exp(46) * (sp.exp(sp.exp(-n) / 10**17) - 1)
-    problem = make_problem(HEAT)
     assert terms_differ(problem, {"u": sp.Sum(wave * absorbed, (n, 2, sp.oo))}, [X], 1e-8)
     assert terms_differ(problem, {"u": sp.Sum(wave * 8 / (n**3 * sp.pi**3), (n, 1, sp.oo))}, [X], 1e-8) is None
     m = sp.Symbol("m", integer=True, positive=True)

@@ -316,6 +316,19 @@ def values_at(exprs: list[sp.Expr], variables: Sequence[sp.Symbol], X: np.ndarra
 
 
 def _mpmath_function(variables: list[sp.Symbol], exprs: list[sp.Expr]) -> Callable[..., Any] | None:
+    key = (tuple(variables), tuple(exprs))
+    if key not in _COMPILED:       # a series' terms are measured index by index, each chunk a call
+        if len(_COMPILED) >= COMPILED_KEPT:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        _COMPILED[key] = _compiled(variables, exprs)
+    return _COMPILED[key]
+
+
+_COMPILED: dict[tuple[tuple[sp.Symbol, ...], tuple[sp.Expr, ...]], Callable[..., Any] | None] = {}
+COMPILED_KEPT = 64
+
+
+def _compiled(variables: list[sp.Symbol], exprs: list[sp.Expr]) -> Callable[..., Any] | None:
     try:
         # common parts once: a residual, its data and its terms repeat the field's values (exp(exp(x)) at
         # 1000 digits is what the time goes on)

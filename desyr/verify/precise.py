@@ -160,12 +160,12 @@ def values_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence
     sets = [s for s in sets if len(s)]
     if not sets:
         return None
-    X = np.vstack(sets)
-    rows = np.arange(len(X))
+    every = np.vstack(sets)
     for name, expr in exprs.items():
         finite = expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0))
-        if not finite.free_symbols:
-            continue
+        # a constant too: exp(46)*(exp(exp(-1)/10**17) - 1) is 349, and 0 to doubles (red team 44h), at one point
+        X = every if finite.free_symbols else every[:1]
+        rows = np.arange(len(X))
         doubles = evaluate(finite, symbols, X)       # doubles alone: what the residuals were measured in
         digits = working_digits([finite], FIRST + math.ceil(math.log10(1 / tolerance)),
                                 measured_digits([finite], symbols, X, _log_size(doubles)))

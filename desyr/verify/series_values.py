@@ -20,18 +20,27 @@ import numpy as np
 import sympy as sp
 
 from desyr.model.problem import Problem
-from desyr.symbolic.generic_points import measured_digits, working_digits
+from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.symbolic.generic_points import MOST_DIGITS, measured_digits, working_digits
 from desyr.symbolic.numeric import evaluate
 from desyr.symbolic.scales import values_at
 from desyr.symbolic.series import outer_sums, stable_term
-from desyr.verify.precise import FIRST, spread
+from desyr.verify.precise import FIRST, spread, values_differ
 from desyr.verify.series_verdict import CAP
 
 #: the points of each set a series' terms are measured at
-POINTS = 6
+POINTS = 4
 #: each sum's first indices measured, by how many indices it has (a double sum: this many per index), then
 #: indices spread geometrically up to the most terms the cross-check keeps (``series_verdict.CAP``)
 FIRST_INDICES = {1: 32, 2: 8, 3: 4}
+#: the most digits a term's values need for what doubles can compute: twice their range of magnitudes
+DOUBLES_RANGE = 2 * (308 + 16)
+#: the magnitudes within which a coefficient and the rest of its term are compared as a product in doubles
+NORMAL_RANGE = 1e290
+#: the most operations of a term written out part by part for its factors in the variables alone
+MOST_OPS = 400
+#: the indices of a coefficient measured at one precision (each chunk at the digits its own values need)
+CHUNK = 200
 
 
 def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[np.ndarray],
@@ -41,41 +50,150 @@ def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[
     if X is None:
         return None
     for name, expr in exprs.items():
+        # the field's part outside its sums counts in its size: a sum beside it is judged against the field
+        outside = _rms(evaluate(expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0)),
+                                problem.symbols, X))
         for total in outer_sums(expr):
-            why = _sum_differs(name, total, problem.symbols, X, tolerance)
+            why = _sum_differs(name, total, problem.symbols, X, tolerance, outside) or \
+                _factors_differ(problem, name, total, sets, tolerance)
             if why:
                 return why
     return None
 
 
-def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.ndarray,
-                 tolerance: float) -> str | None:
+def _factors_differ(problem: Problem, name: str, total: sp.Sum, sets: Sequence[np.ndarray],
+                    tolerance: float) -> str | None:
+    """The factors of a sum's term that depend on the variables alone, each part of the term written out
+    (``(2**-n + exp(-n)*B(y))*y**n``: ``B(y)``), compared at every point as a formula's values are
+    (:func:`~desyr.verify.precise.values_differ`): a term rounded away in a band of a set, a band the few
+    points of the terms miss, lives in such a factor (red team 44h)."""
     term, limits = _flattened(total)
     indices = [limit[0] for limit in limits]
+    parts = sp.Add.make_args(sp.expand(term)) if sp.count_ops(term) <= MOST_OPS else (term,)
+    factors = {sp.Mul(*[f for f in sp.Mul.make_args(part) if not f.free_symbols & set(indices)]) for part in parts}
+    varying = sorted((f for f in factors if f.free_symbols), key=sp.default_sort_key)
+    said = f"a factor of a sum's term in {name}"
+    return values_differ(problem, {f"{said} ({k + 1})" if len(varying) > 1 else said: f
+                                   for k, f in enumerate(varying)}, sets, tolerance) if varying else None
+
+
+def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.ndarray,
+                 tolerance: float, outside: float) -> str | None:
+    term, limits = _flattened(total)
+    indices = [limit[0] for limit in limits]
+    # as the sums are evaluated: no factor overflows where the term is moderate (sinh(n*pi*y)/sinh(n*pi))
+    written_as = term
+    term = stable_term(term, {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)})
     chosen = np.array(_tuples(limits), dtype=float)
-    rows = np.hstack([np.repeat(chosen, len(X), axis=0), np.tile(X, (len(chosen), 1))])
-    variables = [*indices, *symbols]
-    box = {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)}
-    doubles = evaluate(stable_term(term, box) if len(indices) == 1 else term, variables, rows)
-    finite = doubles[np.isfinite(doubles)]
-    size = float(np.sqrt(np.mean(finite ** 2))) if len(finite) else 0.0
-    digits = working_digits([term], FIRST + math.ceil(math.log10(1 / tolerance)),
-                            measured_digits([term], variables, rows, math.log10(size) if size > 0 else 0.0))
-    if digits is None:
-        return f"the terms of a sum in {name} are too large or too small to measure"
-    precise = values_at([term], variables, rows, digits, np.zeros(rows.shape, dtype=bool))[0]
-    gaps = np.zeros(len(X), dtype=object)
-    sums = np.zeros(len(X), dtype=object)
-    for k, (a, b) in enumerate(zip(doubles, precise)):
-        if math.isfinite(a) and mpmath.isfinite(b):
-            gaps[k % len(X)] += abs(mpmath.mpf(a) - b)
-            sums[k % len(X)] += b
-    field = max(mpmath.sqrt(mpmath.fsum(s ** 2 for s in sums) / len(X)), mpmath.mpf(size), mpmath.mpf(10) ** -300)
+    held, roots, written = _held_roots(term, indices, chosen)
+    rows = np.hstack([np.repeat(roots, len(X), axis=0), np.tile(X, (len(chosen), 1))])
+    variables = [*held, *symbols]
+    doubles = evaluate(written, variables, rows)
+    size = _rms(doubles)
+    gaps, sums = np.zeros(len(X), dtype=object), np.zeros(len(X), dtype=object)
+    for k in range(len(chosen)):       # each index at the digits its own term needs (n! at n = 2000: thousands)
+        at = slice(k * len(X), (k + 1) * len(X))
+        precise = _precise(written, variables, rows[at], tolerance, size)
+        for row, (a, b) in enumerate(zip(doubles[at], precise)):
+            if mpmath.isfinite(b):
+                gaps[row] += _gap(a, b)
+                sums[row] += b
+    field = max(mpmath.sqrt(mpmath.fsum(s ** 2 for s in sums) / len(X)), mpmath.mpf(size), mpmath.mpf(outside),
+                mpmath.mpf(10) ** -300)
     worst = int(np.argmax([float(g) for g in gaps]))
     if gaps[worst] > tolerance * field:
         return (f"the terms of a sum in {name} differ by {mpmath.nstr(gaps[worst], 3)} at a fresh point between "
                 f"doubles and mpmath: doubles round a term of it away")
+    # the coefficient as written: the stable form distributes exp(46)*(exp(c/10**17) - 1) into the exponentials
+    return _coefficients_differ(name, written_as, limits, symbols, X, tolerance, tolerance * float(field))
+
+
+def _coefficients_differ(name: str, term: sp.Expr, limits: Sequence[tuple[sp.Symbol, sp.Expr, sp.Expr]],
+                         symbols: Sequence[sp.Symbol], X: np.ndarray, tolerance: float, allowed: float) -> str | None:
+    """The factor of a term that depends on the indices alone, at every index the cross-check can keep (a
+    coefficient can depart from doubles at one index: ``exp(-10*(n - 40)**2)``, red team 44h), in chunks of
+    :data:`CHUNK` indices, each at the digits its own values need. Each index's difference counts times the
+    largest value the rest of the term takes at the points (in doubles), and their sum must be within
+    ``allowed``, the tolerance of the field's size. An index where the rest overflows in doubles is left to the
+    sampled terms (the sums are evaluated there in their stable form, not as this product)."""
+    indices = [limit[0] for limit in limits]
+    most = CAP.get(len(limits), 20)
+    ranges = [range(int(lo), int(lo) + most if hi is sp.oo else min(int(hi) + 1, int(lo) + most)) for _, lo, hi in limits]
+    every = np.array(list(itertools.product(*ranges)), dtype=float)
+    held, roots, written = _held_roots(term, indices, every)
+    coefficient, rest = written.as_independent(*symbols, as_Add=False)
+    if not coefficient.free_symbols or not coefficient.free_symbols <= set(held):
+        return None
+    doubles = evaluate(coefficient, held, roots)
+    reach = _reach(rest, held, symbols, roots, X)
+    size, gap = _rms(doubles), mpmath.mpf(0)
+    for start in range(0, len(every), CHUNK):
+        at = slice(start, start + CHUNK)
+        precise = _precise(coefficient, held, roots[at], tolerance, size)
+        # where the rest nearly overflows in doubles, or the coefficient is subnormal there (1e-315 holds three
+        # digits), the sums are evaluated in their stable form, not as this product
+        gap += mpmath.fsum(_gap(a, b) * r for a, b, r in zip(doubles[at], precise, reach[at])
+                           if mpmath.isfinite(b) and r <= NORMAL_RANGE and (not math.isfinite(a) or a == 0
+                                                                           or 1 / NORMAL_RANGE <= abs(a) <= NORMAL_RANGE))
+    if gap > allowed:
+        return (f"the coefficients of a sum in {name} differ between doubles and mpmath by {mpmath.nstr(gap, 3)} "
+                f"of the field's values (summed over the indices): doubles round a coefficient of it away")
     return None
+
+
+def _reach(rest: sp.Expr, held: Sequence[sp.Symbol], symbols: Sequence[sp.Symbol], roots: np.ndarray,
+           X: np.ndarray) -> np.ndarray:
+    """The largest value ``rest`` takes at the points ``X``, at each index (in doubles; inf where it overflows)."""
+    out, step = np.zeros(len(roots)), max(1, 100_000 // max(len(X), 1))
+    for start in range(0, len(roots), step):
+        block = roots[start:start + step]
+        rows = np.hstack([np.repeat(block, len(X), axis=0), np.tile(X, (len(block), 1))])
+        values = np.abs(evaluate(rest, [*held, *symbols], rows)).reshape(len(block), len(X))
+        out[start:start + len(block)] = np.where(np.isnan(values), 0.0, values).max(axis=1)
+    return out
+
+
+def _held_roots(term: sp.Expr, indices: Sequence[sp.Symbol], chosen: np.ndarray
+                ) -> tuple[list[sp.Symbol], np.ndarray, sp.Expr]:
+    """The indices and each eigenvalue of the term (``besseljzero(0, n)``) as columns, and the term written with
+    them: the eigenvalues in doubles, once per index, for both evaluations (mpmath finds a Bessel zero in about
+    10 ms, and the term is evaluated at every point; what is compared is the term's own arithmetic, not the
+    zero's last bit)."""
+    atoms = sorted((a for a in term.atoms(EigenvalueFunction) if a.free_symbols <= set(indices)),
+                   key=sp.default_sort_key)
+    if not atoms:
+        return list(indices), chosen, term
+    held = [sp.Dummy(f"root{k}", positive=True) for k in range(len(atoms))]
+    columns = [evaluate(a, list(indices), chosen) for a in atoms]
+    return [*indices, *held], np.column_stack([chosen, *columns]), term.xreplace(dict(zip(atoms, held)))
+
+
+def _precise(expr: sp.Expr, variables: Sequence[sp.Symbol], rows: np.ndarray, tolerance: float,
+             size: float) -> np.ndarray:
+    """``expr``'s values at ``rows`` in mpmath at the digits its values there need (``size``: the values' size
+    in doubles, what they are judged against), at most :data:`DOUBLES_RANGE` for them: the digits ask for the
+    widest ratio of summands (``1 - exp(-2*pi*n*y)`` at n = 2000: thousands), and what doubles compute within
+    their range is held at far fewer (a finite double is within 1e308 of 1 either way, and a part beyond that
+    range is not finite in doubles, which the comparison leaves out)."""
+    measured = min(measured_digits([expr], variables, rows, math.log10(size) if size > 0 else 0.0), DOUBLES_RANGE)
+    digits = working_digits([expr], FIRST + math.ceil(math.log10(1 / tolerance)), measured) or MOST_DIGITS
+    return values_at([expr], variables, rows, digits, np.zeros(rows.shape, dtype=bool))[0]
+
+
+def _gap(double: float, precise: mpmath.mpf) -> mpmath.mpf:
+    """How far a value in doubles is from mpmath's: all of it where doubles have none (``(n + 1)**200/(n**2 + 2*n
+    + 1)**100`` is 1, and inf/inf to them: the sums leave such a term out, red team 44h)."""
+    return abs(mpmath.mpf(double) - precise) if math.isfinite(double) else abs(precise)
+
+
+def _largest(values: np.ndarray) -> float:
+    finite = np.abs(values[np.isfinite(values)])
+    return float(np.max(finite)) if len(finite) else 0.0
+
+
+def _rms(values: np.ndarray) -> float:
+    finite = values[np.isfinite(values)]
+    return float(np.sqrt(np.mean(finite ** 2))) if len(finite) else 0.0
 
 
 def _flattened(total: sp.Sum) -> tuple[sp.Expr, list[tuple[sp.Symbol, sp.Expr, sp.Expr]]]:
