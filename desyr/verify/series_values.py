@@ -44,8 +44,10 @@ CHUNK = 200
 
 
 def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[np.ndarray],
-                 tolerance: float) -> str | None:
-    """Why doubles cannot be trusted with the terms of a field's sums at a few points of ``sets``, else None."""
+                 tolerance: float, kept: int | None = None) -> str | None:
+    """Why doubles cannot be trusted with the terms of a field's sums at a few points of ``sets``, else None
+    (``kept``: the most terms per index the cross-check kept of a sum; past them no term was evaluated in
+    doubles, and a proved tail bound or the allowance speaks for them)."""
     X = np.vstack([s[spread(len(s), POINTS)] for s in sets if len(s)]) if any(len(s) for s in sets) else None
     if X is None:
         return None
@@ -54,7 +56,7 @@ def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[
         outside = _rms(evaluate(expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0)),
                                 problem.symbols, X))
         for total in outer_sums(expr):
-            why = _sum_differs(name, total, problem.symbols, X, tolerance, outside) or \
+            why = _sum_differs(name, total, problem.symbols, X, tolerance, outside, kept) or \
                 _factors_differ(problem, name, total, sets, tolerance)
             if why:
                 return why
@@ -78,7 +80,7 @@ def _factors_differ(problem: Problem, name: str, total: sp.Sum, sets: Sequence[n
 
 
 def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.ndarray,
-                 tolerance: float, outside: float) -> str | None:
+                 tolerance: float, outside: float, kept: int | None) -> str | None:
     term, limits = _flattened(total)
     indices = [limit[0] for limit in limits]
     # as the sums are evaluated: no factor overflows where the term is moderate (sinh(n*pi*y)/sinh(n*pi))
@@ -105,19 +107,20 @@ def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.n
         return (f"the terms of a sum in {name} differ by {mpmath.nstr(gaps[worst], 3)} at a fresh point between "
                 f"doubles and mpmath: doubles round a term of it away")
     # the coefficient as written: the stable form distributes exp(46)*(exp(c/10**17) - 1) into the exponentials
-    return _coefficients_differ(name, written_as, limits, symbols, X, tolerance, tolerance * float(field))
+    most = min(CAP.get(len(limits), 20), max(kept or CAP.get(len(limits), 20), FIRST_INDICES.get(len(limits), 3)))
+    return _coefficients_differ(name, written_as, limits, symbols, X, tolerance, tolerance * float(field), most)
 
 
 def _coefficients_differ(name: str, term: sp.Expr, limits: Sequence[tuple[sp.Symbol, sp.Expr, sp.Expr]],
-                         symbols: Sequence[sp.Symbol], X: np.ndarray, tolerance: float, allowed: float) -> str | None:
-    """The factor of a term that depends on the indices alone, at every index the cross-check can keep (a
-    coefficient can depart from doubles at one index: ``exp(-10*(n - 40)**2)``, red team 44h), in chunks of
-    :data:`CHUNK` indices, each at the digits its own values need. Each index's difference counts times the
+                         symbols: Sequence[sp.Symbol], X: np.ndarray, tolerance: float, allowed: float,
+                         most: int) -> str | None:
+    """The factor of a term that depends on the indices alone, at every index the cross-check kept (``most`` per
+    index; a coefficient can depart from doubles at one index: ``exp(-10*(n - 40)**2)``, red team 44h), in
+    chunks of :data:`CHUNK` indices, each at the digits its own values need. Each index's difference counts times the
     largest value the rest of the term takes at the points (in doubles), and their sum must be within
     ``allowed``, the tolerance of the field's size. An index where the rest overflows in doubles is left to the
     sampled terms (the sums are evaluated there in their stable form, not as this product)."""
     indices = [limit[0] for limit in limits]
-    most = CAP.get(len(limits), 20)
     ranges = [range(int(lo), int(lo) + most if hi is sp.oo else min(int(hi) + 1, int(lo) + most)) for _, lo, hi in limits]
     every = np.array(list(itertools.product(*ranges)), dtype=float)
     held, roots, written = _held_roots(term, indices, every)

@@ -164,11 +164,15 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
                                             f"(its data test and its unknowns' sensitivities need a formula)")
         if verdict == "verified":
             sets = all_points(problem, points)
+            # past the terms kept a proved tail bound speaks for a sum, where every target has one
+            targets = residuals.get("series", [])
+            kept = max((int(j["terms"]) for j in targets), default=None) \
+                if all(j["norm"] == "pointwise" for j in targets) else None
             # not finished in time is no evidence either (red team 44h: a slow Bessel term used up the share);
             # a series' values outside its sums and its terms each have the share (its formula's parts are unused)
             away = budget.within("precision", lambda: values_differ(problem, numeric, sets, tolerance),
                                  lambda late: f"its values at higher precision were {late}") or \
-                budget.within("precision", lambda: terms_differ(problem, numeric, sets, tolerance),
+                budget.within("precision", lambda: terms_differ(problem, numeric, sets, tolerance, kept),
                               lambda late: f"its terms at higher precision were {late}")
             verdict, reason = ("not_exact", f"{away}, so the truncated sums cannot judge it") if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
