@@ -109,3 +109,27 @@ def test_a_series_answer_to_an_inverse_problem_has_a_verdict():
     answer = {"u": "sin(x - t) + Sum(0**n*sin(n*x), (n, 1, oo))", "c": "1"}
     got = decide(make_request(make_problem(INVERSE), answer, None, 0))
     assert got["verdict"] == "not_exact" and "inverse problem" in got["reason"], got["reason"]
+
+
+# the ninth red team (44i)
+
+@pytest.mark.slow
+def test_a_coefficient_below_the_normal_range_in_doubles_is_still_measured():
+    # 10**-300 beside a coefficient rounded away at n = 40: doubles hold 1e-300, mpmath 949
+    hidden = "10**-300 + exp(46)*(exp(exp(-1000*(n - 40)**2)/10**17) - 1)"
+    got = verdict(f"exp(-pi**2*t)*sin(pi*x) + Sum(({hidden})*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 2, oo))", ROD)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.slow
+def test_a_series_beside_data_doubles_round_away_is_not_exact():
+    hidden = ROD.replace('value = "sin(pi*x)"', 'value = "sin(pi*x) + exp(46)*(exp(exp(-1)/10**17) - 1)*sin(3*pi*x)"')
+    got = verdict("exp(-pi**2*t)*sin(pi*x) + Sum(0**n*sin(n*pi*x), (n, 2, oo))", hidden)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+def test_a_majorant_that_grows_before_it_decays_has_no_tail_bound_and_no_overflow():
+    from desyr.symbolic.majorant_form import Majorant
+
+    bump = Majorant(1.0, 0.0, -1000.0, 80000.0, -1.6e6, 1)     # exp(-1000*(n - 40)**2)
+    assert bump.tail(1) == float("inf")

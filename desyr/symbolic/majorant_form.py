@@ -81,7 +81,8 @@ class Majorant:
             return math.inf
         if self.alpha < 0 or (self.alpha == 0 and self.beta < 0):
             growth = ((first + 1) / first) ** max(-self.p, 0.0)
-            ratio = growth * math.exp(self.alpha * (2 * first + 1) + self.beta)
+            step = self.alpha * (2 * first + 1) + self.beta      # exp(-1000*(n - 40)**2) grows until n = 40
+            ratio = growth * math.exp(step) if step < 700 else math.inf
             return self.at(first) / (1 - ratio) * (1 + 1e-12) if ratio < 1 else math.inf
         if self.alpha == 0 and self.beta == 0 and self.p > 1:
             power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)

@@ -52,7 +52,7 @@ from desyr.verify.looks import (
     sampled,
     values_checked,
 )
-from desyr.verify.precise import values_differ
+from desyr.verify.precise import data_differ, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import resolve_abs
@@ -170,7 +170,8 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
                 if all(j["norm"] == "pointwise" for j in targets) else None
             # not finished in time is no evidence either (red team 44h: a slow Bessel term used up the share);
             # a series' values outside its sums and its terms each have the share (its formula's parts are unused)
-            away = budget.within("precision", lambda: values_differ(problem, numeric, sets, tolerance),
+            away = budget.within("precision", lambda: values_differ(problem, numeric, sets, tolerance)
+                                 or data_differ(problem, points, tolerance),
                                  lambda late: f"its values at higher precision were {late}") or \
                 budget.within("precision", lambda: terms_differ(problem, numeric, sets, tolerance, kept),
                               lambda late: f"its terms at higher precision were {late}")
