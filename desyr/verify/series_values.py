@@ -2,12 +2,19 @@
 
 The truncated sums a series is Verified on are computed in doubles, and doubles can round a term's coefficient
 away: ``exp(46)*(exp(exp(-n)/10**17) - 1)`` is 0 to them at every index, and about ``950*exp(-n)`` (red team
-44g).  :func:`~desyr.verify.precise.values_differ` cannot see it, since it reads the part outside the sums,
-and writing the sums out as one formula asks for the digits of its widest ratio of terms (``exp(-n**2*pi**2*t)``
-on a long time range: thousands).  So each term is measured on its own: the summand at the first indices of
-each sum and at indices spread to its largest truncation, on a few points of every set, in doubles (as the sums
-are evaluated) and in mpmath at a precision sized by that term's own values.  Where the differences, summed over
-the indices, exceed the tolerance of the field's size at a point, doubles cannot judge the series.
+44g).  :func:`~desyr.verify.precise.values_differ` reads only the part outside the sums, and writing the sums
+out as one formula asks for the digits of its widest ratio of terms (``exp(-n**2*pi**2*t)`` on a long time
+range: thousands).  So, each in doubles as the sums compute it and in mpmath at a precision sized by its own
+values (:func:`terms_differ`):
+
+- each sum's whole term at its first indices and at indices spread to its largest truncation, on a few points
+  of every set, eigenvalues computed once per index (:func:`_sum_differs`);
+- the factor of the term that depends on the indices alone, at every index the cross-check keeps, weighted by
+  the largest value the rest of the term takes (:func:`_coefficients_differ`; red teams 44h, 44i);
+- the factors of each part of the term that depend on the variables alone, at every point
+  (:func:`_factors_differ`; a band inside a term, 44h).
+
+Where the differences exceed the tolerance of the field's size, doubles cannot judge the series.
 """
 from __future__ import annotations
 
