@@ -340,3 +340,12 @@ def evaluate_series(expr: sp.Expr, variables: Sequence[sp.Symbol], points: np.nd
     with np.errstate(all="ignore"):
         values = broadcast(function(*columns(X))[0], X.shape[0]).astype(float, copy=True)
     return SeriesValues(values, function.report)
+
+
+def evaluate_series_many(exprs: Sequence[sp.Expr], variables: Sequence[sp.Symbol], points: np.ndarray,
+                         tolerance: float, cap: int) -> list[np.ndarray]:
+    """:func:`evaluate_series` for several expressions at once (their sums truncated together)."""
+    function = SeriesFunction(variables, list(exprs), tolerance, cap)
+    X = np.asarray(points, dtype=float).reshape(len(points), -1)
+    with np.errstate(all="ignore"):
+        return [broadcast(v, X.shape[0]).astype(float, copy=True) for v in function(*columns(X))]

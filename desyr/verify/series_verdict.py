@@ -122,14 +122,14 @@ def _zero_term(total: sp.Sum, problem: Problem) -> bool:
     return witnessed(term, at, indices)
 
 
-def _depth(expr: sp.Expr) -> int:
-    return max((len(s.limits) + _depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
+def sum_depth(expr: sp.Expr) -> int:
+    return max((len(s.limits) + sum_depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
 
 
 def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float, scale: float) -> Judged:
     from desyr.symbolic.numeric import evaluate_series
     residual = _combined(residual, problem)
-    depth = _depth(residual)
+    depth = sum_depth(residual)
     cap = CAP.get(depth, 20)
     X = X[: POINTS.get(depth, len(X))]
     full = evaluate_series(residual, problem.symbols, X, TRUNCATION, cap)

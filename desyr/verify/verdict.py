@@ -58,6 +58,7 @@ from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import resolve_abs
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
+from desyr.verify.series_operators import operators_differ
 from desyr.verify.series_values import terms_differ
 from desyr.verify.series_verdict import decision as series_decision
 from desyr.verify.truncated import is_series
@@ -176,7 +177,9 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
                                  or data_differ(problem, points, tolerance),
                                  lambda late: f"its values at higher precision were {late}") or \
                 budget.within("precision", lambda: terms_differ(problem, numeric, sets, tolerance, kept),
-                              lambda late: f"its terms at higher precision were {late}")
+                              lambda late: f"its terms at higher precision were {late}") or \
+                budget.within("precision", lambda: operators_differ(problem, numeric, points, tolerance),
+                              lambda late: f"its equations at higher precision were {late}")
             verdict, reason = ("not_exact", f"{away}, so the truncated sums cannot judge it") if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
             error = budget.within("residuals", lambda: rel_l2(problem, numeric, points.interior), lambda late: None)

@@ -1,0 +1,76 @@
+"""The ninth red team of issue 44 (44i), its open route E: a series answer's equations in mpmath.
+
+A formula's residuals are measured again in mpmath; a series' truncated sums are not, so a problem whose own
+operator holds a term doubles round away (``10**18*(exp(u/10**17) - 1)`` is about ``10*u``, and 0 to doubles)
+let a wrong series meet every target.  Each operator is now evaluated in doubles and in mpmath from the same
+derivatives of the truncated sums.  Each case is a problem of the same kind, not the red team's file.
+"""
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from desyr.testing import make_problem
+from desyr.verify import make_request
+from desyr.verify.sampling import fresh_points
+from desyr.verify.series_operators import operators_differ
+from desyr.verify.verdict import decide
+
+ROD_SERIES = "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"
+
+
+def rod(equation: str = "u_t - u_xx", operator: str = "u", value: str = "x*(1 - x)") -> str:
+    return ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\n'
+            f'lhs = "{equation}"\n[[constraints]]\non = ["x = 0", "x = 1"]\nvalue = 0\n'
+            f'[[constraints]]\noperator = "{operator}"\non = "t = 0"\nvalue = "{value}"\n')
+
+
+def verdict(candidate: str, toml: str) -> dict:
+    return decide(make_request(make_problem(toml), {"u": candidate}, None, 0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("toml", [
+    rod(equation="u_t - u_xx + 10**18*(exp(u/10**17) - 1)"),        # about u_t - u_xx + 10*u
+    rod(operator="u + 10**19*log(1 + u/10**17)"),                    # about 101*u at t = 0
+])
+def test_a_series_on_an_operator_doubles_round_away_is_not_exact(toml):
+    got = verdict(f"1.0*{ROD_SERIES}", toml)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert "doubles round a term of the problem away" in got["reason"]
+
+
+@pytest.mark.slow
+def test_a_true_series_on_an_operator_doubles_compute_is_still_verified():
+    # u + 1000*log(1 + u/1000) = x(1 - x) + 1000*log(1 + x(1 - x)/1000) at t = 0: the rod's series
+    got = verdict(f"1.0*{ROD_SERIES}", rod(operator="u + 1000*log(1 + u/1000)",
+                                            value="x*(1 - x) + 1000*log(1 + x*(1 - x)/1000)"))
+    assert got["verdict"] == "verified", got["reason"]
+
+
+PERIODIC = ('[domain]\nx = [0, 2]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+            'on = "x = 0"\nperiodic = "x = 2"\n{extra}\n[[constraints]]\non = "t = 0"\nvalue = "cos(pi*x)"\n')
+
+
+@pytest.mark.parametrize("operator, differs", [
+    ("u_x", False),
+    # the same rounded-away term at both ends of the pair cancels, as it does in the residual itself
+    ("u_x + 10**20*log(1 + u_x/10**17)", False),
+    # ... but not where it depends on where the end is
+    ("u_x + 10**20*log(1 + x*u_x/10**17)", True),
+])
+def test_a_periodic_pairs_operator_is_compared_end_against_end(operator, differs):
+    toml = PERIODIC.replace("{extra}", f'operator = "{operator}"')
+    problem = make_problem(toml)
+    u = sp.sympify("Sum(exp(-n**2*pi**2*t)*sin(n*pi*x)/2**n, (n, 1, oo))",
+                   locals={str(s): s for s in problem.symbols})
+    why = operators_differ(problem, {"u": u}, fresh_points(problem, 3), 1e-8)
+    assert (why is not None) == differs, why
+
+
+def test_the_equation_whose_term_doubles_round_away_is_named():
+    problem = make_problem(rod(equation="u_t - u_xx + 10**18*(exp(u/10**17) - 1)"))
+    u = sp.sympify(ROD_SERIES, locals={str(s): s for s in problem.symbols})
+    why = operators_differ(problem, {"u": u}, fresh_points(problem, 5), 1e-8)
+    assert why is not None and why.startswith("the residual of equation 1 is")
+    assert operators_differ(make_problem(rod()), {"u": u}, fresh_points(problem, 5), 1e-8) is None
