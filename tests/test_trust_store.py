@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from budgets import examples
 from helpers import SINE_RUN
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_fuzz import assert_contract, cli
 
-STORE_FUZZ = settings(max_examples=15, deadline=None, derandomize=True, database=None,
+STORE_FUZZ = settings(max_examples=examples(6, 15), deadline=None, derandomize=True, database=None,
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                              HealthCheck.data_too_large])
 
