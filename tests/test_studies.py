@@ -135,8 +135,12 @@ def test_library_quick_misspecified_is_flagged(tmp_path):
 
 @pytest.mark.slow
 def test_no_plots_writes_no_png(tmp_path):
-    run_study("jacobian", tmp_path / "j", quick=True, plots=False)
-    assert not list((tmp_path / "j").glob("*.png"))
+    # the cost table: a study that draws a figure from the tiny bench in a second (the figure switch is the
+    # studies' common context, whichever study draws)
+    run_study("cost", tmp_path / "plots", bench=BENCH)
+    assert list((tmp_path / "plots").glob("*.png"))
+    run_study("cost", tmp_path / "none", bench=BENCH, plots=False)
+    assert not list((tmp_path / "none").glob("*.png"))
 
 
 # ------------------------------------------- the quick studies' tiny bench comes from a plugin (issue 37)
