@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from desyr.errors import ConfigError
 from desyr.verify.verdict import decide
+from tests.budgets import examples
 from tests.oracle import look, toml
 from tests.oracle_exact import GROUPS
 from tests.oracle_exact import NAMES as EXACT
@@ -30,7 +31,8 @@ PROBLEMS = problems()
 #: categories in which the verifier still has a known false verdict (issue 35, "What to build" 2):
 #: remove a category here once its fix is merged, and the test holds it from then on
 KNOWN_OPEN: set[str] = set()
-EXAMPLES = 6
+#: draws per category (each a verdict, up to seconds); bench/oracle.py draws 60
+EXAMPLES = examples(3, 6)
 
 
 def ask(name: str, printed: dict[str, str], exact: dict[str, str] | None, seed: int = 0) -> str:
