@@ -320,7 +320,7 @@ def test_a_zero_column_in_a_data_file_is_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_path):
+def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_path, monkeypatch):
     import os
     import subprocess
     import sys
@@ -344,16 +344,20 @@ def test_verifying_a_result_warns_when_its_data_file_changed_since_the_run(tmp_p
     changed = desyr("verify", "out")
     assert "are not those the run recorded" in changed.stderr, changed.stderr
     assert "Not exact" in changed.stdout          # the verdict is on today's file, which refuses nu = 1/10
-    # the recorded digest is read from an untrusted file: any shape of it is no traceback
+    # the recorded digest is read from an untrusted file: any shape of it is no traceback (in process: the
+    # command line's path is the one above)
     import json
 
+    from test_fuzz import cli
+
+    monkeypatch.chdir(tmp_path)
     result = tmp_path / "out" / "result.json"
     data = json.loads(result.read_text())
     for broken in ("oops", [1, 2], None):
         data["verification"]["answer"]["observations"] = broken
         result.write_text(json.dumps(data))
-        quiet = desyr("verify", "out")
-        assert quiet.returncode == 0 and "Traceback" not in quiet.stderr, quiet.stderr
+        code, _, err = cli("verify", "out")
+        assert code == 0 and "Traceback" not in err, err
 
 
 def test_forms_are_refit_in_order_of_prior_until_none_can_change_the_decision():
