@@ -13,8 +13,8 @@ import sympy as sp
 
 from desyr.testing import make_problem
 from desyr.verify import make_request
+from desyr.verify.problem_operators import operators_differ
 from desyr.verify.sampling import fresh_points
-from desyr.verify.operators import operators_differ
 from desyr.verify.verdict import decide
 
 ROD_SERIES = "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"

@@ -20,8 +20,8 @@ from desyr.model.problem import Problem
 from desyr.model.residuals import Verification, verify
 from desyr.symbolic.numeric import evaluate
 from desyr.verify.budget import Budget
-from desyr.verify.operators import operators_differ
 from desyr.verify.precise import MOST, Second, data_differ, sampled_again, second_look, values_differ
+from desyr.verify.problem_operators import operators_differ
 from desyr.verify.regularity import REASON, numeric_fields, rough_reason
 from desyr.verify.truncated import is_series, written_out
 

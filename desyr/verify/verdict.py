@@ -52,9 +52,9 @@ from desyr.verify.looks import (
     sampled,
     values_checked,
 )
-from desyr.verify.operators import operators_differ
 from desyr.verify.precise import data_differ, spread, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
+from desyr.verify.problem_operators import operators_differ
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import resolve_abs
 from desyr.verify.request import REQUEST_SCHEMA
