@@ -86,3 +86,23 @@ def test_a_formula_on_an_operator_doubles_round_away_in_a_band_is_not_exact(seed
     toml = rod(equation=f"u_t - u_xx + {band}", value="sin(pi*x)")
     got = decide(make_request(make_problem(toml), {"u": "exp(-pi**2*t)*sin(pi*x)"}, None, seed))
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+@pytest.mark.parametrize("number, sign", [
+    ("gamma(2/3)", "positive"), ("-airyai(0)", "negative"), ("besselj(0, 3)", "negative"),
+    ("exp(46)*(exp(exp(-1)/10**17) - 1) - 3493427105748/10**10", "positive"),     # 349.3427105748 + 5e-11
+    ("sin(pi)", "unknown"),                     # 0: no sign, left to the intervals (which cannot split a point)
+])
+def test_a_constant_quantity_has_the_sign_of_its_tracked_evaluation(number, sign):
+    from desyr.verify.intervals import sign_on
+
+    x = sp.Symbol("x")
+    assert sign_on(sp.sympify(number), {x: (sp.Integer(0), sp.Integer(1))}, strict=True) == sign
+
+
+@pytest.mark.slow
+def test_a_special_functions_value_as_a_constant_is_proved():
+    # 1/gamma(2/3) in airyai(0): the intervals enclose no gamma, and it had been refused as not finite (44i)
+    toml = '[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_x"\n[[constraints]]\non = "x = 0"\nvalue = "airyai(0)*cos(y)"\n'
+    got = decide(make_request(make_problem(toml), {"u": "airyai(0)*cos(y)"}, None, 0))
+    assert got["verdict"] == "proved", got["reason"]
