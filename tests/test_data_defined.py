@@ -54,3 +54,11 @@ def test_the_run_refuses_it_before_any_work(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("desyr: error:") and len(err.splitlines()) == 1 and "1/x" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_series_as_data_is_refused_in_one_line_that_says_so():
+    # its upper limit oo had read as a value that is not finite (red team 44i); a series is an answer, not data
+    with pytest.raises(ConfigError, match="is an infinite series; write the data as a formula") as caught:
+        make_problem(_box("Sum(sin(n*y)/2**n, (n, 1, oo))"))
+    assert "\n" not in str(caught.value)
+    assert make_problem(_box("Sum(sin(n*y)/2**n, (n, 1, 3))")).constraints     # a finite sum is a formula

@@ -34,6 +34,10 @@ def check_data_defined(problem: Problem) -> None:
     """Refuse (ConfigError, one line) a constraint whose data is undefined somewhere on one of its sets."""
     rng = np.random.default_rng(0)
     for con in problem.constraints:
+        if con.value.has(sp.Sum):
+            # its numbers would be a truncation that the verifier's checks of the data do not measure
+            raise ConfigError(f"{problem.source}: constraint {con.label!r:.80}: its value {_short(con.value)} is an "
+                              f"infinite series; write the data as a formula (series are answers, not data)")
         conditions = [c for c in con.conditions if not _dependent(problem, c.quantity)]
         sets: list[Face | Part | None] = list(con.faces) if con.kind != "integral" else [None]
         for where in sets:

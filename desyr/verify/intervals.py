@@ -213,9 +213,21 @@ def sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None =
     """"positive" / "negative" (proved on the whole box, or on the part of it in ``region``; ``strict``:
     never 0), "changes" (two points of opposite sign found in it), or "unknown"."""
     try:
-        return _sign_on(expr, bounds, strict, region)
+        return _constant_sign(expr) or _sign_on(expr, bounds, strict, region)
     except Exception:  # noqa: BLE001 - a proof that fails shows no sign: "unknown", never a crash
         return "unknown"
+
+
+def _constant_sign(expr: sp.Expr) -> str | None:
+    """The sign of a number with no variable in it, from SymPy's evaluation with its error tracked (``strict``:
+    it raises where it cannot tell the number from 0), or None: the intervals enclose no ``gamma(2/3)``, so
+    ``airyai(0)*cos(y)`` had been refused as not finite (red team 44i)."""
+    if expr.free_symbols:
+        return None
+    value = sp.N(expr, 30, strict=True)
+    if not (value.is_real and value.is_Number) or value == 0:
+        return None
+    return "positive" if value > 0 else "negative"
 
 
 def _sign_on(expr: sp.Expr, bounds: Bounds, strict: bool, region: Region | None) -> str:

@@ -21,6 +21,7 @@ from desyr.model.residuals import Verification, verify
 from desyr.symbolic.numeric import evaluate
 from desyr.verify.budget import Budget
 from desyr.verify.precise import MOST, Second, data_differ, sampled_again, second_look, values_differ
+from desyr.verify.problem_operators import operators_differ
 from desyr.verify.regularity import REASON, numeric_fields, rough_reason
 from desyr.verify.truncated import is_series, written_out
 
@@ -150,7 +151,8 @@ def values_checked(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verif
     exprs = numeric_fields(problem, exprs)      # as the first look measured them
 
     away = budget.within("precision", lambda: values_differ(problem, exprs, all_points(problem, points), tolerance)
-                         or data_differ(problem, points, tolerance), late)
+                         or data_differ(problem, points, tolerance)
+                         or operators_differ(problem, exprs, points, tolerance), late)
     if not away:
         return verdict, reason, residuals
     if away.startswith("its values at higher precision were"):

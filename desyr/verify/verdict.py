@@ -54,11 +54,11 @@ from desyr.verify.looks import (
 )
 from desyr.verify.precise import data_differ, spread, values_differ
 from desyr.verify.printed import AGREEMENT, printed_difference
+from desyr.verify.problem_operators import operators_differ
 from desyr.verify.proof import Proof, prove
 from desyr.verify.regularity import resolve_abs
 from desyr.verify.request import REQUEST_SCHEMA
 from desyr.verify.sampling import CONSTRAINT_FLOOR, INTERIOR_FLOOR, STREAMS, drawn_seed, fresh_points
-from desyr.verify.series_operators import operators_differ
 from desyr.verify.series_values import terms_differ
 from desyr.verify.series_verdict import decision as series_decision
 from desyr.verify.truncated import is_series

@@ -1,14 +1,16 @@
-"""A series answer's equations and constraints measured again in mpmath (``docs/verify.md``, "Points off the
+"""The problem's own equations and constraints measured again in mpmath (``docs/verify.md``, "Points off the
 doubles, and a second sample").
 
-A formula's residuals are measured again in mpmath on a sample of points (:func:`~desyr.verify.precise.
-sampled_again`); a series' cannot be, whole: its truncated sums hold thousands of terms.  But its values are
-compared in mpmath already (its part outside the sums and its terms, :mod:`desyr.verify.series_values`), so
-what is left to doubles is the problem's own operators: ``u_t - u_xx + 10**20*log(1 + u/10**17)`` is about
-``u_t - u_xx + 1000*u``, and 0 to doubles wherever ``1 + u/10**17`` rounds to 1, so a wrong series met every
-target in doubles (red team 44i).  Each operator is therefore evaluated at the sampled points with the field's
-derivatives it reads as inputs (those of the truncated sums, in doubles), in doubles and in mpmath; where the two
-differ by more than the tolerance of the operator's size there, doubles cannot judge the series.
+Doubles can round away a term of the problem itself: ``u_t - u_xx + 10**20*log(1 + u/10**17)`` is about
+``u_t - u_xx + 1000*u``, and 0 to doubles wherever ``1 + u/10**17`` rounds to 1.  A formula's residuals are
+measured again in mpmath on a sample of 16 points (:func:`~desyr.verify.precise.sampled_again`), and such a term
+can live in a band the sample misses; a series' residuals are not measured again at all, since its truncated
+sums hold thousands of terms (a wrong series met every target in doubles, red team 44i).  Both answers' values
+are compared in mpmath already (:func:`~desyr.verify.precise.values_differ`, :mod:`desyr.verify.series_values`),
+so what is left to doubles is the operators.  Each is evaluated at every point the verdict reads it at, with
+the derivatives it reads as inputs (the formula's, or the truncated sums', in doubles), in doubles and in
+mpmath (:func:`operators_differ`); where the two differ by more than the residual's allowance, doubles cannot
+judge the answer.
 """
 from __future__ import annotations
 
@@ -26,7 +28,12 @@ from desyr.symbolic.generic_points import measured_digits, working_digits
 from desyr.symbolic.numeric import evaluate, evaluate_series_many
 from desyr.symbolic.scales import values_at
 from desyr.verify.precise import FIRST, spread
-from desyr.verify.series_verdict import CAP, TRUNCATION, sum_depth
+from desyr.verify.series_verdict import CAP, POINTS, TRUNCATION, sum_depth
+
+#: the most terms per index of a sum the derivatives are read with: the operator is compared with itself, in
+#: doubles and in mpmath, so its inputs need only lie where the field's values do (a drum's Bessel series at
+#: its 2000 terms and 2000 points took longer than the share)
+JET_TERMS = 100
 
 
 def operators_differ(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
@@ -40,10 +47,18 @@ def operators_differ(problem: Problem, exprs: Mapping[str, sp.Expr], points: Ver
     # the cross-check's own allowance: a gap above it is one doubles can hide a wrong series behind
     allowed = tolerance * problem_scale(problem, points.interior, points.constraints, points.reductions)
     for name, operator, X, shift in targets:
-        why = _differs(problem, exprs, name, problem.resolved(operator, exprs), X[spread(len(X))], shift, allowed)
+        why = _differs(problem, exprs, name, problem.resolved(operator, exprs), X[spread(len(X), _rows(exprs, len(X)))], shift,
+                       allowed)
         if why:
             return why
     return None
+
+
+def _rows(exprs: Mapping[str, sp.Expr], n: int) -> int:
+    """How many of a set's points are read: all (a term rounded away can live in a band a sample misses, as
+    in a formula's values), but no more than the cross-check reads of a multiple sum (its cost is points
+    times terms), spread over the set's rows."""
+    return POINTS.get(max((sum_depth(e) for e in exprs.values()), default=0), n)
 
 
 def _constraint_part(problem: Problem, con: Constraint) -> sp.Expr:
@@ -111,7 +126,7 @@ def _jet_values(problem: Problem, exprs: Mapping[str, sp.Expr], jets: list[sp.Sy
         base = exprs[jet.field]
         derivatives.append(sp.diff(base, *[variables[v] for v in jet.wrt]) if jet.wrt else base)
     depth = max((sum_depth(d) for d in derivatives), default=1)
-    return evaluate_series_many(derivatives, problem.symbols, X, TRUNCATION, CAP.get(depth, 20))
+    return evaluate_series_many(derivatives, problem.symbols, X, TRUNCATION, min(CAP.get(depth, 20), JET_TERMS))
 
 
 def _log10(values: np.ndarray) -> float:
