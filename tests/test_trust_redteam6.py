@@ -106,3 +106,33 @@ def test_a_special_functions_value_as_a_constant_is_proved():
     toml = '[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_x"\n[[constraints]]\non = "x = 0"\nvalue = "airyai(0)*cos(y)"\n'
     got = decide(make_request(make_problem(toml), {"u": "airyai(0)*cos(y)"}, None, 0))
     assert got["verdict"] == "proved", got["reason"]
+
+
+# Red team 44j: a series' targets had all been held to the tolerance times the problem's scale Q, the largest
+# data anywhere in the problem, where a formula's residual is held to its own size D_k + min(C_k, Q).
+OFFSET = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+          'on = ["x = 0", "x = 1"]\nvalue = "10**12"\n[[constraints]]\non = "t = 0"\nvalue = "10**12 + sin(pi*x)"\n')
+
+
+@pytest.mark.slow
+def test_a_series_on_a_problem_with_a_large_offset_is_held_to_each_residuals_own_size():
+    # u_t - u_xx = 100*x*(1 - x) + 200*t, up to 225, against data of 1e12: allowed 1e4 under Q
+    zero = "Sum(exp(-n**2*pi**2*t)*sin(n*pi*x)/3**n, (n, 2, oo)) - Sum(exp(-m**2*pi**2*t)*sin(m*pi*x)/3**m, (m, 2, oo))"
+    got = verdict(f"10**12 + exp(-pi**2*t)*sin(pi*x) + 100*t*x*(1 - x) + {zero}", OFFSET)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert "does not meet equation 1" in got["reason"]
+
+
+SYSTEM = ('fields = ["u", "v"]\n[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n'
+          '[[equations]]\nlhs = "v_t - v_xx"\n[[constraints]]\non = ["x = 0", "x = 1"]\noperator = "u"\nvalue = 0\n'
+          '[[constraints]]\non = ["x = 0", "x = 1"]\noperator = "v"\nvalue = 0\n[[constraints]]\non = "t = 0"\n'
+          'operator = "u"\nvalue = "sin(pi*x)"\n[[constraints]]\non = "t = 0"\noperator = "v"\nvalue = "10**10*sin(pi*x)"\n')
+
+
+@pytest.mark.slow
+def test_a_slow_tail_buys_no_l2_allowance_from_another_fields_data():
+    # u's initial value is off by a tail of 1e7 in L2; v's data of 1e10 had bounded the allowance of u's target
+    tail = "Sum(10**7*sin(n*pi*x)*exp(-n**2*pi**2*t)/n**(7/10), (n, 500, oo))"
+    got = decide(make_request(make_problem(SYSTEM), {"u": f"exp(-pi**2*t)*sin(pi*x) + {tail}",
+                                                      "v": "10**10*exp(-pi**2*t)*sin(pi*x)"}, None, 0))
+    assert got["verdict"] == "not_exact", got["reason"]
