@@ -136,3 +136,26 @@ def test_a_slow_tail_buys_no_l2_allowance_from_another_fields_data():
     got = decide(make_request(make_problem(SYSTEM), {"u": f"exp(-pi**2*t)*sin(pi*x) + {tail}",
                                                       "v": "10**10*exp(-pi**2*t)*sin(pi*x)"}, None, 0))
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+# Red team 44j: coefficients the comparison of a series' terms skipped or weighed at nothing.
+SQUARE = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n[[constraints]]\n'
+          'on = ["x = 0", "x = 1", "y = 0"]\nvalue = 0\n[[constraints]]\non = "y = 1"\nvalue = "x*(1 - x)"\n')
+EXP_Y = '[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_x"\n[[constraints]]\non = "x = 0"\nvalue = "exp(y)"\n'
+BUMP = "10**20*log(1 + exp(-1000*(n - {at})**2)/10**17)"        # 1000 at n = at, 0 elsewhere; 0 to doubles
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("candidate, toml", [
+    # past n = 226 the coefficient over sinh(n*pi) is 0 in doubles and its rest inf: it had been skipped
+    (f"Sum((4*(1 - (-1)**n)/(pi**3*n**3) + {BUMP.format(at=300)})*sin(n*pi*x)*sinh(n*pi*y)/sinh(n*pi), (n, 1, oo))",
+     SQUARE),
+    # a coefficient of 1e-293 beside a rest of 1e288 (exp(664) at t = 0) had been skipped as below the range
+    (f"{ROD_SERIES} + Sum(10**-296*{BUMP.format(at=40)}*exp(664*(1 - t))*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
+     rod()),
+    # y**700 is 1 at y = 1 and nothing at the few points the terms are read at
+    (f"Sum((1/factorial(n) + {BUMP.format(at=700)})*y**n, (n, 0, oo))", EXP_Y),
+])
+def test_a_coefficient_rounded_away_where_its_rest_is_extreme_is_not_exact(candidate, toml):
+    got = verdict(candidate, toml)
+    assert got["verdict"] == "not_exact", got["reason"]
