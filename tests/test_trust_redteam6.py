@@ -159,3 +159,17 @@ BUMP = "10**20*log(1 + exp(-1000*(n - {at})**2)/10**17)"        # 1000 at n = at
 def test_a_coefficient_rounded_away_where_its_rest_is_extreme_is_not_exact(candidate, toml):
     got = verdict(candidate, toml)
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+# Red team 44j: a series' integral constraint had been judged at each of its rule's nodes, not as the integral
+MASS = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - 2*u_xx"\n[[constraints]]\n'
+        'operator = "u_x"\non = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\nlabel = "mass"\noperator = "u"\n'
+        'integral = true\nvalue = "1/3"\n')
+COSINES = "Sum(4.0*(-1)**n*cos(n*pi*x)*exp(-2*n**2*pi**2*t)/(pi**2*n**2), (n, 1, oo))"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mean, expected", [("1/3", "verified"), ("1/3 + 1/1000", "not_exact")])
+def test_a_series_integral_constraint_is_judged_as_its_integral(mean, expected):
+    got = verdict(f"{mean} + {COSINES}", MASS)
+    assert got["verdict"] == expected, got["reason"]
