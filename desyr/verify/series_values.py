@@ -148,7 +148,8 @@ def _coefficients_differ(name: str, term: sp.Expr, limits: Sequence[tuple[sp.Sym
         return None
     # a factor that grows or decays with the index (1/sinh(n*pi)) goes with the rest, in the stable form the
     # sums are evaluated in: written as one product, the coefficient is 0 and the rest inf past n = 226, and a
-    # coefficient rounded away there was never compared (red team 44j); the growth's own arguments are
+    # coefficient rounded away there was never compared (red team 44j); the growth's own arguments are compared
+    # in their own right
     growth, coefficient = _growth(coefficient, held)
     rest = stable_term(growth * rest, {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)})
     doubles, reach = evaluate(coefficient, held, roots), _reach(rest, held, symbols, roots, X)
