@@ -106,3 +106,70 @@ def test_a_special_functions_value_as_a_constant_is_proved():
     toml = '[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_x"\n[[constraints]]\non = "x = 0"\nvalue = "airyai(0)*cos(y)"\n'
     got = decide(make_request(make_problem(toml), {"u": "airyai(0)*cos(y)"}, None, 0))
     assert got["verdict"] == "proved", got["reason"]
+
+
+# Red team 44j: a series' targets had all been held to the tolerance times the problem's scale Q, the largest
+# data anywhere in the problem, where a formula's residual is held to its own size D_k + min(C_k, Q).
+OFFSET = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+          'on = ["x = 0", "x = 1"]\nvalue = "10**12"\n[[constraints]]\non = "t = 0"\nvalue = "10**12 + sin(pi*x)"\n')
+
+
+@pytest.mark.slow
+def test_a_series_on_a_problem_with_a_large_offset_is_held_to_each_residuals_own_size():
+    # u_t - u_xx = 100*x*(1 - x) + 200*t, up to 225, against data of 1e12: allowed 1e4 under Q
+    zero = "Sum(exp(-n**2*pi**2*t)*sin(n*pi*x)/3**n, (n, 2, oo)) - Sum(exp(-m**2*pi**2*t)*sin(m*pi*x)/3**m, (m, 2, oo))"
+    got = verdict(f"10**12 + exp(-pi**2*t)*sin(pi*x) + 100*t*x*(1 - x) + {zero}", OFFSET)
+    assert got["verdict"] == "not_exact", got["reason"]
+    assert "does not meet equation 1" in got["reason"]
+
+
+SYSTEM = ('fields = ["u", "v"]\n[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n'
+          '[[equations]]\nlhs = "v_t - v_xx"\n[[constraints]]\non = ["x = 0", "x = 1"]\noperator = "u"\nvalue = 0\n'
+          '[[constraints]]\non = ["x = 0", "x = 1"]\noperator = "v"\nvalue = 0\n[[constraints]]\non = "t = 0"\n'
+          'operator = "u"\nvalue = "sin(pi*x)"\n[[constraints]]\non = "t = 0"\noperator = "v"\nvalue = "10**10*sin(pi*x)"\n')
+
+
+@pytest.mark.slow
+def test_a_slow_tail_buys_no_l2_allowance_from_another_fields_data():
+    # u's initial value is off by a tail of 1e7 in L2; v's data of 1e10 had bounded the allowance of u's target
+    tail = "Sum(10**7*sin(n*pi*x)*exp(-n**2*pi**2*t)/n**(7/10), (n, 500, oo))"
+    got = decide(make_request(make_problem(SYSTEM), {"u": f"exp(-pi**2*t)*sin(pi*x) + {tail}",
+                                                      "v": "10**10*exp(-pi**2*t)*sin(pi*x)"}, None, 0))
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+# Red team 44j: coefficients the comparison of a series' terms skipped or weighed at nothing.
+SQUARE = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n[[constraints]]\n'
+          'on = ["x = 0", "x = 1", "y = 0"]\nvalue = 0\n[[constraints]]\non = "y = 1"\nvalue = "x*(1 - x)"\n')
+EXP_Y = '[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_x"\n[[constraints]]\non = "x = 0"\nvalue = "exp(y)"\n'
+BUMP = "10**20*log(1 + exp(-1000*(n - {at})**2)/10**17)"        # 1000 at n = at, 0 elsewhere; 0 to doubles
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("candidate, toml", [
+    # past n = 226 the coefficient over sinh(n*pi) is 0 in doubles and its rest inf: it had been skipped
+    (f"Sum((4*(1 - (-1)**n)/(pi**3*n**3) + {BUMP.format(at=300)})*sin(n*pi*x)*sinh(n*pi*y)/sinh(n*pi), (n, 1, oo))",
+     SQUARE),
+    # a coefficient of 1e-293 beside a rest of 1e288 (exp(664) at t = 0) had been skipped as below the range
+    (f"{ROD_SERIES} + Sum(10**-296*{BUMP.format(at=40)}*exp(664*(1 - t))*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))",
+     rod()),
+    # y**700 is 1 at y = 1 and nothing at the few points the terms are read at
+    (f"Sum((1/factorial(n) + {BUMP.format(at=700)})*y**n, (n, 0, oo))", EXP_Y),
+])
+def test_a_coefficient_rounded_away_where_its_rest_is_extreme_is_not_exact(candidate, toml):
+    got = verdict(candidate, toml)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+# Red team 44j: a series' integral constraint had been judged at each of its rule's nodes, not as the integral
+MASS = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - 2*u_xx"\n[[constraints]]\n'
+        'operator = "u_x"\non = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\nlabel = "mass"\noperator = "u"\n'
+        'integral = true\nvalue = "1/3"\n')
+COSINES = "Sum(4.0*(-1)**n*cos(n*pi*x)*exp(-2*n**2*pi**2*t)/(pi**2*n**2), (n, 1, oo))"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mean, expected", [("1/3", "verified"), ("1/3 + 1/1000", "not_exact")])
+def test_a_series_integral_constraint_is_judged_as_its_integral(mean, expected):
+    got = verdict(f"{mean} + {COSINES}", MASS)
+    assert got["verdict"] == expected, got["reason"]

@@ -15,7 +15,7 @@ judge the answer.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import mpmath
 import numpy as np
@@ -37,18 +37,21 @@ JET_TERMS = 100
 
 
 def operators_differ(problem: Problem, exprs: Mapping[str, sp.Expr], points: VerificationPoints,
-                     tolerance: float) -> str | None:
-    """Why doubles cannot be trusted with an equation's or a constraint's operator on the series ``exprs``,
-    else None: its values at a sample of its points, in doubles and in mpmath, from the same derivatives."""
+                     tolerance: float, sizes: Sequence[float] | None = None) -> str | None:
+    """Why doubles cannot be trusted with an equation's or a constraint's operator on ``exprs``, else None: its
+    values at its points, in doubles and in mpmath, from the same derivatives, their difference held to the
+    tolerance times the residual's size (``sizes``: the equations', then the constraints'; else the problem's
+    scale Q)."""
     targets: list[tuple[str, sp.Expr, np.ndarray, np.ndarray | None]] = [
         (f"equation {k + 1}", eq.lhs - eq.forcing, points.interior, None) for k, eq in enumerate(problem.equations)]
     for con, X in zip(problem.constraints, points.constraints):
         targets.append((f"constraint {con.label}", _constraint_part(problem, con), X, _shift(problem, con)))
-    # the cross-check's own allowance: a gap above it is one doubles can hide a wrong series behind
-    allowed = tolerance * problem_scale(problem, points.interior, points.constraints, points.reductions)
-    for name, operator, X, shift in targets:
-        why = _differs(problem, exprs, name, problem.resolved(operator, exprs), X[spread(len(X), _rows(exprs, len(X)))], shift,
-                       allowed)
+    # the residuals' own allowances: a gap above one is one doubles can hide a wrong answer behind
+    if sizes is None or len(sizes) != len(targets):
+        sizes = [problem_scale(problem, points.interior, points.constraints, points.reductions)] * len(targets)
+    for (name, operator, X, shift), size in zip(targets, sizes):
+        why = _differs(problem, exprs, name, problem.resolved(operator, exprs), X[spread(len(X), _rows(exprs, len(X)))],
+                       shift, tolerance * size)
         if why:
             return why
     return None

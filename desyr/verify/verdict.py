@@ -178,7 +178,8 @@ def _decide(request: Mapping[str, Any], budget: Budget) -> dict[str, Any]:
                                  lambda late: f"its values at higher precision were {late}") or \
                 budget.within("precision", lambda: terms_differ(problem, numeric, sets, tolerance, kept),
                               lambda late: f"its terms at higher precision were {late}") or \
-                budget.within("precision", lambda: operators_differ(problem, numeric, points, tolerance),
+                budget.within("precision", lambda: operators_differ(problem, numeric, points, tolerance,
+                                                                    [float(j["size"]) for j in targets]),
                               lambda late: f"its equations at higher precision were {late}")
             verdict, reason = ("not_exact", f"{away}, so the truncated sums cannot judge it") if away else (verdict, reason)
         if problem.reference:       # post hoc, as for a formula: the truncated sums against the reference's
