@@ -173,3 +173,14 @@ COSINES = "Sum(4.0*(-1)**n*cos(n*pi*x)*exp(-2*n**2*pi**2*t)/(pi**2*n**2), (n, 1,
 def test_a_series_integral_constraint_is_judged_as_its_integral(mean, expected):
     got = verdict(f"{mean} + {COSINES}", MASS)
     assert got["verdict"] == expected, got["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [4, 7])         # seeds whose few points of the terms miss the band
+def test_a_band_rounded_away_inside_a_part_of_a_term_is_seen_at_every_point(seed):
+    # expanded, exp(46)*(exp(B/10**17) - 1) is two terms of 1e20 that each hold 950*B within their round-off;
+    # the part in y alone as written is compared at every point (red team 44j, bf02: caught only by chance)
+    band = "exp(46)*(exp(1/(10**17*(1 + (100*(y - 61/100))**16))) - 1)"
+    got = decide(make_request(make_problem(EXP_Y), {"u": f"Sum((1/factorial(n) + {band}/3**n)*y**n, (n, 0, oo))"},
+                              None, seed))
+    assert got["verdict"] == "not_exact", got["reason"]

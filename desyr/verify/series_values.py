@@ -82,10 +82,21 @@ def _factors_differ(problem: Problem, name: str, total: sp.Sum, sets: Sequence[n
     indices = [limit[0] for limit in limits]
     parts = sp.Add.make_args(sp.expand(term)) if sp.count_ops(term) <= MOST_OPS else (term,)
     factors = {sp.Mul(*[f for f in sp.Mul.make_args(part) if not f.free_symbols & set(indices)]) for part in parts}
+    # and the parts in the variables alone as written: expanding splits exp(46)*(exp(B(y)/10**17) - 1), about
+    # 950*B(y), into two terms of 1e20 that each hold it within their round-off (red team 44j)
+    factors |= _free_of(term, set(indices), set(problem.symbols))
     varying = sorted((f for f in factors if f.free_symbols), key=sp.default_sort_key)
     said = f"a factor of a sum's term in {name}"
     return values_differ(problem, {f"{said} ({k + 1})" if len(varying) > 1 else said: f
                                    for k, f in enumerate(varying)}, sets, tolerance) if varying else None
+
+
+def _free_of(expr: sp.Expr, indices: set[sp.Symbol], variables: set[sp.Symbol]) -> set[sp.Expr]:
+    """The largest parts of ``expr`` free of the indices that depend on the variables and are not polynomials
+    in them (a polynomial's values doubles hold; a band lives in a function)."""
+    if not expr.free_symbols & indices:
+        return set() if expr.is_polynomial(*variables) else {expr}
+    return set().union(*(_free_of(a, indices, variables) for a in expr.args)) if expr.args else set()
 
 
 def _corners(problem: Problem) -> np.ndarray:
