@@ -28,7 +28,8 @@ from desyr.symbolic.generic_points import measured_digits, working_digits
 from desyr.symbolic.numeric import evaluate, evaluate_series_many
 from desyr.symbolic.scales import values_at
 from desyr.verify.precise import FIRST, spread
-from desyr.verify.series_verdict import CAP, POINTS, TRUNCATION, sum_depth
+from desyr.verify.series_scales import sum_depth
+from desyr.verify.series_verdict import CAP, POINTS, TRUNCATION
 
 #: the most terms per index of a sum the derivatives are read with: the operator is compared with itself, in
 #: doubles and in mpmath, so its inputs need only lie where the field's values do (a drum's Bessel series at

@@ -66,7 +66,7 @@ def _rms(values: np.ndarray) -> float:
 
 def _first_terms(expr: sp.Expr) -> sp.Expr:
     """``expr`` with each infinite sum cut to its first terms (a double sum: fewer per index)."""
-    terms = SIZING_TERMS.get(_depth(expr), 3)
+    terms = SIZING_TERMS.get(sum_depth(expr), 3)
 
     def cut(total: sp.Sum) -> sp.Sum:
         limits = [(i, lo, lo + terms - 1 if hi is sp.oo else hi) for i, lo, hi in total.limits]
@@ -74,5 +74,6 @@ def _first_terms(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Sum), cut)
 
 
-def _depth(expr: sp.Expr) -> int:
-    return max((len(s.limits) + _depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
+def sum_depth(expr: sp.Expr) -> int:
+    """How many indices the deepest nest of sums in ``expr`` has (a double sum: 2)."""
+    return max((len(s.limits) + sum_depth(s.function) for s in expr.atoms(sp.Sum)), default=0)

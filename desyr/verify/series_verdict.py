@@ -30,7 +30,7 @@ from desyr.verify.series_form import has_infinite_sum
 from desyr.verify.series_identity import points
 from desyr.verify.series_l2 import Allowance, allowance, away_from_edges, parseval_bound
 from desyr.verify.series_proof import SeriesProof, prove_series
-from desyr.verify.series_scales import target_sizes
+from desyr.verify.series_scales import sum_depth, target_sizes
 
 #: the truncation's tolerance, relative to the sums' first terms (the tail bound is what is judged)
 TRUNCATION = 1e-10
@@ -149,10 +149,6 @@ def _zero_term(total: sp.Sum, problem: Problem) -> bool:
               for v, (lo, hi) in zip(problem.symbols, problem.bounds)}
     at = points(b"cross-check", "zero term", {v: r for v, r in ranges.items() if term.has(v)}, indices)
     return witnessed(term, at, indices)
-
-
-def sum_depth(expr: sp.Expr) -> int:
-    return max((len(s.limits) + sum_depth(s.function) for s in expr.atoms(sp.Sum)), default=0)
 
 
 def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolerance: float, scale: float) -> Judged:
