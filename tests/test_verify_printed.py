@@ -72,14 +72,15 @@ def spiky_result(folder: Path) -> Path:
 
 
 def test_a_result_folder_with_a_spiky_expression_is_not_proved(tmp_path):
-    request = result_request(spiky_result(tmp_path), lambda: None, None, None)   # type: ignore[arg-type, return-value]
+    # a fixed seed: about one fresh draw in twenty lands near the spike, and its residual alone then says Not exact
+    request = result_request(spiky_result(tmp_path), lambda: None, None, 0)   # type: ignore[arg-type, return-value]
     got = decide(request)
     assert got["verdict"] == "not_exact" and got["exact_form"]["proved"]      # not measurable (above)
 
 
 @pytest.mark.slow
 def test_desyr_verify_require_proved_fails_on_a_spiky_result(tmp_path, capsys):
-    code = main(["verify", str(spiky_result(tmp_path)), "--require", "proved", "--json"])
+    code = main(["verify", str(spiky_result(tmp_path)), "--require", "proved", "--json", "--seed", "0"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["verdict"] == "not_exact" and out["exact_form"]["proved"]
 
