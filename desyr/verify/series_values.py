@@ -9,8 +9,8 @@ values (:func:`terms_differ`):
 
 - each sum's whole term at its first indices and at indices spread to its largest truncation, on a few points
   of every set, eigenvalues computed once per index (:func:`_sum_differs`);
-- the factor of the term that depends on the indices alone, at every index the cross-check keeps, weighted by
-  the largest value the rest of the term takes (:func:`_coefficients_differ`; red teams 44h, 44i);
+- the factor of the term that depends on the indices alone, at every index the cross-check keeps, its term at
+  every point (:mod:`~desyr.verify.series_coefficients`; red teams 44h, 44i, 44k);
 - the factors of each part of the term that depend on the variables alone, at every point
   (:func:`_factors_differ`; a band inside a term, 44h).
 
@@ -27,29 +27,20 @@ import numpy as np
 import sympy as sp
 
 from desyr.model.problem import Problem
-from desyr.symbolic.eigenvalues import EigenvalueFunction
-from desyr.symbolic.generic_points import MOST_DIGITS, measured_digits, working_digits
 from desyr.symbolic.numeric import evaluate
-from desyr.symbolic.scales import values_at
 from desyr.symbolic.series import outer_sums, stable_term
-from desyr.verify.precise import FIRST, spread, values_differ
+from desyr.verify.precise import spread, values_differ
+from desyr.verify.series_coefficients import coefficients_differ, gap, held_roots, mpmath_values, rms
 from desyr.verify.series_verdict import CAP
+from desyr.verify.series_verdict import POINTS as SUM_POINTS
 
 #: the points of each set a series' terms are measured at
 POINTS = 4
 #: each sum's first indices measured, by how many indices it has (a double sum: this many per index), then
 #: indices spread geometrically up to the most terms the cross-check keeps (``series_verdict.CAP``)
 FIRST_INDICES = {1: 32, 2: 8, 3: 4}
-#: the most digits a term's values need for what doubles can compute: twice their range of magnitudes
-DOUBLES_RANGE = 2 * (308 + 16)
-#: the magnitudes within which a coefficient and the rest of its term are compared as a product in doubles
-NORMAL_RANGE = 1e290
 #: the most operations of a term written out part by part for its factors in the variables alone
 MOST_OPS = 400
-#: the functions that grow or decay with their argument, which the sums evaluate in a stable form
-GROWING = (sp.exp, sp.sinh, sp.cosh, sp.besseli, sp.besselk, sp.factorial, sp.gamma)
-#: the indices of a coefficient measured at one precision (each chunk at the digits its own values need)
-CHUNK = 200
 
 
 def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[np.ndarray],
@@ -62,10 +53,11 @@ def terms_differ(problem: Problem, exprs: Mapping[str, sp.Expr], sets: Sequence[
         return None
     for name, expr in exprs.items():
         # the field's part outside its sums counts in its size: a sum beside it is judged against the field
-        outside = _rms(evaluate(expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0)),
-                                problem.symbols, X))
+        outside = rms(evaluate(expr.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.Integer(0)),
+                               problem.symbols, X))
         for total in outer_sums(expr):
-            why = _sum_differs(name, total, problem.symbols, X, tolerance, outside, kept, _corners(problem)) or \
+            why = _sum_differs(name, total, problem.symbols, X, tolerance, outside, kept,
+                               _every_point(problem, sets, len(_flattened(total)[1]))) or \
                 _factors_differ(problem, name, total, sets, tolerance)
             if why:
                 return why
@@ -99,6 +91,15 @@ def _free_of(expr: sp.Expr, indices: set[sp.Symbol], variables: set[sp.Symbol]) 
     return set().union(*(_free_of(a, indices, variables) for a in expr.args)) if expr.args else set()
 
 
+def _every_point(problem: Problem, sets: Sequence[np.ndarray], depth: int) -> np.ndarray:
+    """The points a sum's coefficients are judged at: every point of every set (a rest ``(4*y*(1 - y))**n``
+    peaks between a few, red team 44k), as many as the cross-check reads of a multiple sum, and a box's
+    corners."""
+    most = SUM_POINTS.get(depth)
+    chosen = [s[spread(len(s), most)] if most else s for s in sets if len(s)]
+    return np.vstack([*chosen, _corners(problem)])
+
+
 def _corners(problem: Problem) -> np.ndarray:
     """The corners of a box domain (none for a shape): a rest that grows toward an end of a range (``y**n``) is
     largest there, where the few points of the terms may not be (red team 44j: a coefficient rounded away at
@@ -109,25 +110,25 @@ def _corners(problem: Problem) -> np.ndarray:
 
 
 def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.ndarray,
-                 tolerance: float, outside: float, kept: int | None, corners: np.ndarray) -> str | None:
+                 tolerance: float, outside: float, kept: int | None, everywhere: np.ndarray) -> str | None:
     term, limits = _flattened(total)
     indices = [limit[0] for limit in limits]
     # as the sums are evaluated: no factor overflows where the term is moderate (sinh(n*pi*y)/sinh(n*pi))
     written_as = term
     term = stable_term(term, {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)})
     chosen = np.array(_tuples(limits), dtype=float)
-    held, roots, written = _held_roots(term, indices, chosen)
+    held, roots, written = held_roots(term, indices, chosen)
     rows = np.hstack([np.repeat(roots, len(X), axis=0), np.tile(X, (len(chosen), 1))])
     variables = [*held, *symbols]
     doubles = evaluate(written, variables, rows)
-    size = _rms(doubles)
+    size = rms(doubles)
     gaps, sums = np.zeros(len(X), dtype=object), np.zeros(len(X), dtype=object)
     for k in range(len(chosen)):       # each index at the digits its own term needs (n! at n = 2000: thousands)
         at = slice(k * len(X), (k + 1) * len(X))
-        precise = _precise(written, variables, rows[at], tolerance, size)
+        precise = mpmath_values(written, variables, rows[at], tolerance, size)
         for row, (a, b) in enumerate(zip(doubles[at], precise)):
             if mpmath.isfinite(b):
-                gaps[row] += _gap(a, b)
+                gaps[row] += gap(a, b)
                 sums[row] += b
     field = max(mpmath.sqrt(mpmath.fsum(s ** 2 for s in sums) / len(X)), mpmath.mpf(size), mpmath.mpf(outside),
                 mpmath.mpf(10) ** -300)
@@ -137,135 +138,8 @@ def _sum_differs(name: str, total: sp.Sum, symbols: Sequence[sp.Symbol], X: np.n
                 f"doubles and mpmath: doubles round a term of it away")
     # the coefficient as written: the stable form distributes exp(46)*(exp(c/10**17) - 1) into the exponentials
     most = min(CAP.get(len(limits), 20), max(kept or CAP.get(len(limits), 20), FIRST_INDICES.get(len(limits), 3)))
-    return _coefficients_differ(name, written_as, limits, symbols, np.vstack([X, corners]), tolerance,
-                                tolerance * float(field), most)
-
-
-def _coefficients_differ(name: str, term: sp.Expr, limits: Sequence[tuple[sp.Symbol, sp.Expr, sp.Expr]],
-                         symbols: Sequence[sp.Symbol], X: np.ndarray, tolerance: float, allowed: float,
-                         most: int) -> str | None:
-    """The factor of a term that depends on the indices alone, at every index the cross-check kept (``most`` per
-    index; a coefficient can depart from doubles at one index: ``exp(-10*(n - 40)**2)``, red team 44h), in
-    chunks of :data:`CHUNK` indices, each at the digits its own values need. Each index's difference counts times the
-    largest value the rest of the term takes at the points (in doubles), and their sum must be within
-    ``allowed``, the tolerance of the field's size. An index where the rest overflows in doubles is left to the
-    sampled terms (the sums are evaluated there in their stable form, not as this product)."""
-    indices = [limit[0] for limit in limits]
-    ranges = [range(int(lo), int(lo) + most if hi is sp.oo else min(int(hi) + 1, int(lo) + most)) for _, lo, hi in limits]
-    every = np.array(list(itertools.product(*ranges)), dtype=float)
-    held, roots, written = _held_roots(term, indices, every)
-    coefficient, rest = written.as_independent(*symbols, as_Add=False)
-    if not coefficient.free_symbols or not coefficient.free_symbols <= set(held):
-        return None
-    # a factor that grows or decays with the index (1/sinh(n*pi)) goes with the rest, in the stable form the
-    # sums are evaluated in: written as one product, the coefficient is 0 and the rest inf past n = 226, and a
-    # coefficient rounded away there was never compared (red team 44j); the growth's own arguments are compared
-    # in their own right
-    growth, coefficient = _growth(coefficient, held)
-    rest = stable_term(growth * rest, {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)})
-    doubles, reach = evaluate(coefficient, held, roots), _reach(rest, held, symbols, roots, X)
-    size = _rms(doubles)
-    gap = _arguments_gap(growth, held, roots, reach * np.abs(doubles), tolerance)
-    # where the rest nearly overflows in doubles the sums are evaluated in their stable form, not as this
-    # product: those indices are not measured (besseli(0, n*pi*x)/besseli(0, n*pi) past n = 226)
-    normal = reach <= NORMAL_RANGE
-    doubles, reach, roots = doubles[normal], reach[normal], roots[normal]
-    for start in range(0, len(roots), CHUNK):
-        at = slice(start, start + CHUNK)
-        precise = _precise(coefficient, held, roots[at], tolerance, size)
-        # a coefficient below the normal range counts too, times its rest (red team 44j: 1e-291 beside a rest
-        # of 1e289 is 0.047); the rest, in the stable form, is moderate where the term is
-        gap += mpmath.fsum(_gap(a, b) * r for a, b, r in zip(doubles[at], precise, reach[at]) if mpmath.isfinite(b))
-    if gap > allowed:
-        return (f"the coefficients of a sum in {name} differ between doubles and mpmath by {mpmath.nstr(gap, 3)} "
-                f"of the field's values (summed over the indices): doubles round a coefficient of it away")
-    return None
-
-
-def _growth(coefficient: sp.Expr, held: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr]:
-    """The factors of ``coefficient`` that grow or decay with the index (exponentials, hyperbolic and modified
-    Bessel functions, factorials, powers with the index in their exponent), and the rest of it."""
-    growing: list[sp.Expr] = []
-    plain: list[sp.Expr] = []
-    for factor in sp.Mul.make_args(coefficient):
-        base = factor.base if isinstance(factor, sp.Pow) and not factor.exp.free_symbols & set(held) else factor
-        grows = isinstance(base, GROWING) or (isinstance(base, sp.Pow) and bool(base.exp.free_symbols & set(held)))
-        (growing if grows else plain).append(factor)
-    return sp.Mul(*growing), sp.Mul(*plain)
-
-
-def _arguments_gap(growth: sp.Expr, held: Sequence[sp.Symbol], roots: np.ndarray, weight: np.ndarray,
-                   tolerance: float) -> mpmath.mpf:
-    """What the growing factors' arguments, in doubles and in mpmath, change of the terms (``weight``: each
-    index's largest term in doubles): an argument off by ``d`` changes an exponential by a share ``d``."""
-    gap = mpmath.mpf(0)
-    for factor in sp.Mul.make_args(growth):
-        power, base = (factor.exp, factor.base) if isinstance(factor, sp.Pow) else (sp.Integer(1), factor)
-        argument = power * sp.log(sp.Abs(base)) if isinstance(base, sp.Pow) or not isinstance(base, GROWING) \
-            else base.args[-1]
-        if not argument.free_symbols:
-            continue
-        doubles = evaluate(argument, held, roots)
-        precise = _precise(argument, held, roots, tolerance, _rms(doubles) or 1.0)
-        scale = abs(float(power)) if power.is_number else 1.0
-        gap += mpmath.fsum(_gap(a, b) * scale * w for a, b, w in zip(doubles, precise, weight)
-                           if mpmath.isfinite(b) and math.isfinite(w))
-    return gap
-
-
-def _reach(rest: sp.Expr, held: Sequence[sp.Symbol], symbols: Sequence[sp.Symbol], roots: np.ndarray,
-           X: np.ndarray) -> np.ndarray:
-    """The largest value ``rest`` takes at the points ``X``, at each index (in doubles; inf where it overflows)."""
-    out, step = np.zeros(len(roots)), max(1, 100_000 // max(len(X), 1))
-    for start in range(0, len(roots), step):
-        block = roots[start:start + step]
-        rows = np.hstack([np.repeat(block, len(X), axis=0), np.tile(X, (len(block), 1))])
-        values = np.abs(evaluate(rest, [*held, *symbols], rows)).reshape(len(block), len(X))
-        out[start:start + len(block)] = np.where(np.isnan(values), 0.0, values).max(axis=1)
-    return out
-
-
-def _held_roots(term: sp.Expr, indices: Sequence[sp.Symbol], chosen: np.ndarray
-                ) -> tuple[list[sp.Symbol], np.ndarray, sp.Expr]:
-    """The indices and each eigenvalue of the term (``besseljzero(0, n)``) as columns, and the term written with
-    them: the eigenvalues in doubles, once per index, for both evaluations (mpmath finds a Bessel zero in about
-    10 ms, and the term is evaluated at every point; what is compared is the term's own arithmetic, not the
-    zero's last bit)."""
-    atoms = sorted((a for a in term.atoms(EigenvalueFunction) if a.free_symbols <= set(indices)),
-                   key=sp.default_sort_key)
-    if not atoms:
-        return list(indices), chosen, term
-    held = [sp.Dummy(f"root{k}", positive=True) for k in range(len(atoms))]
-    columns = [evaluate(a, list(indices), chosen) for a in atoms]
-    return [*indices, *held], np.column_stack([chosen, *columns]), term.xreplace(dict(zip(atoms, held)))
-
-
-def _precise(expr: sp.Expr, variables: Sequence[sp.Symbol], rows: np.ndarray, tolerance: float,
-             size: float) -> np.ndarray:
-    """``expr``'s values at ``rows`` in mpmath at the digits its values there need (``size``: the values' size
-    in doubles, what they are judged against), at most :data:`DOUBLES_RANGE` for them: the digits ask for the
-    widest ratio of summands (``1 - exp(-2*pi*n*y)`` at n = 2000: thousands), and what doubles compute within
-    their range is held at far fewer (a finite double is within 1e308 of 1 either way, and a part beyond that
-    range is not finite in doubles, which the comparison leaves out)."""
-    measured = min(measured_digits([expr], variables, rows, math.log10(size) if size > 0 else 0.0), DOUBLES_RANGE)
-    digits = working_digits([expr], FIRST + math.ceil(math.log10(1 / tolerance)), measured) or MOST_DIGITS
-    return values_at([expr], variables, rows, digits, np.zeros(rows.shape, dtype=bool))[0]
-
-
-def _gap(double: float, precise: mpmath.mpf) -> mpmath.mpf:
-    """How far a value in doubles is from mpmath's: all of it where doubles have none (``(n + 1)**200/(n**2 + 2*n
-    + 1)**100`` is 1, and inf/inf to them: the sums leave such a term out, red team 44h)."""
-    return abs(mpmath.mpf(double) - precise) if math.isfinite(double) else abs(precise)
-
-
-def _largest(values: np.ndarray) -> float:
-    finite = np.abs(values[np.isfinite(values)])
-    return float(np.max(finite)) if len(finite) else 0.0
-
-
-def _rms(values: np.ndarray) -> float:
-    finite = values[np.isfinite(values)]
-    return float(np.sqrt(np.mean(finite ** 2))) if len(finite) else 0.0
+    return coefficients_differ(name, written_as, limits, symbols, everywhere, tolerance, tolerance * float(field),
+                                most)
 
 
 def _flattened(total: sp.Sum) -> tuple[sp.Expr, list[tuple[sp.Symbol, sp.Expr, sp.Expr]]]:

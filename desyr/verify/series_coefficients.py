@@ -1,0 +1,195 @@
+"""A sum's coefficients in mpmath at every index the cross-check kept, each against its term at every point.
+
+A term's factor that depends on the indices alone can leave doubles at one index (``exp(-10*(n - 40)**2)``,
+red team 44h) and only there, so it is measured at every index the truncation kept, where the few indices of
+:func:`~desyr.verify.series_values.terms_differ`'s whole terms may miss it.  The factor is split in two:
+
+- its plain part (``2*(1 - (-1)**n)/(pi*n)``), in mpmath at the digits its values need;
+- its growing part (exponentials, hyperbolic and modified Bessel functions, factorials, powers with the index
+  in their exponent), whose arguments are computed in mpmath and the functions then in doubles, in the stable
+  form the sums use: ``1/sinh(n*pi)`` past n = 226 is 0 to doubles as written, and moderate beside
+  ``sinh(n*pi*y)``, and mpmath's ``sinh`` at n = 4000 costs as much as the rest of the verdict.
+
+Where both parts agree with doubles to their round-off the term is the sums' own; at any other index the term
+with the parts mpmath has is compared with the term as the sums compute it, both in doubles at every point of
+every set (a rest ``(4*y*(1 - y))**n`` peaks between a few points), and the differences are summed over the
+indices at each point.  So a growing factor's argument that doubles round away where the whole term underflows
+(``exp(-949)*cosh(949.6)`` is 1.84, red team 44k) counts, and an argument off by ``d`` counts ``e**d - 1``.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.symbolic.generic_points import MOST_DIGITS, measured_digits, working_digits
+from desyr.symbolic.numeric import broadcast, columns, evaluate, lambdify
+from desyr.symbolic.scales import values_at
+from desyr.symbolic.series import stable_term
+from desyr.verify.precise import FIRST
+
+#: the most digits a term's values need for what doubles can compute: twice their range of magnitudes
+DOUBLES_RANGE = 2 * (308 + 16)
+#: the functions that grow or decay with their argument, which the sums evaluate in a stable form
+GROWING = (sp.exp, sp.sinh, sp.cosh, sp.besseli, sp.besselk, sp.factorial, sp.gamma)
+#: a plain part doubles hold within this share of its value, inside their normal range (:data:`NORMAL`), and
+#: arguments held within this share of their size (at least 1), leave the term as the sums compute it
+ROUND_OFF = 1e-13
+NORMAL = (1e-290, 1e290)
+#: the indices measured at one precision (each chunk at the digits its own values need)
+CHUNK = 200
+#: the most index-point pairs evaluated at once
+BLOCK = 100_000
+
+Limits = Sequence[tuple[sp.Symbol, sp.Expr, sp.Expr]]
+
+
+def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Sequence[sp.Symbol], X: np.ndarray,
+                        tolerance: float, allowed: float, most: int) -> str | None:
+    """Why doubles cannot be trusted with the index-only factor of a sum's ``term`` at its first ``most``
+    indices (per index), judged at the points ``X`` against ``allowed`` (the tolerance of the field's size),
+    else None."""
+    indices = [limit[0] for limit in limits]
+    ranges = [range(int(lo), int(lo) + most if hi is sp.oo else min(int(hi) + 1, int(lo) + most)) for _, lo, hi in limits]
+    held, roots, written = held_roots(term, indices, np.array(list(itertools.product(*ranges)), dtype=float))
+    # exp(a(n) - n**2*pi**2*t) holds an index-only factor too
+    coefficient, rest = sp.expand_power_exp(written).as_independent(*symbols, as_Add=False)
+    if not coefficient.free_symbols <= set(held):
+        return None
+    plain, growth, arguments = _split(coefficient, held)
+    names = list(arguments)
+    level, sign = sp.Dummy("level", real=True), sp.Dummy("sign", real=True)
+    box = {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)}
+    # compiled once: the term as the sums compute it, and with the parts mpmath has
+    both = lambdify([*held, *names, level, sign, *symbols],
+                    [stable_term(written, box), sign * stable_term(sp.exp(level) * growth * rest, box)])
+    parts = [plain, *arguments.values()]
+    doubles = [evaluate(part, held, roots) for part in parts]
+    sizes = [rms(values) for values in doubles]
+    gaps = np.zeros(len(X))
+    for start in range(0, len(roots), CHUNK):
+        block = roots[start:start + CHUNK]
+        exact = [mpmath_values(part, held, block, tolerance, size or 1.0) for part, size in zip(parts, sizes)]
+        away = [k for k in range(len(block))
+                if not _holds(doubles[0][start + k], exact[0][k], NORMAL)
+                or any(not _holds(d[start + k], e[k], None) for d, e in zip(doubles[1:], exact[1:]))]
+        if away:
+            plains = [exact[0][k] for k in away]
+            given = np.column_stack([block[away], *[[float(e[k]) for k in away] for e in exact[1:]],
+                                     [float(mpmath.log(abs(v))) if v != 0 else -math.inf for v in plains],
+                                     [float(mpmath.sign(v)) for v in plains]])
+            gaps += _pointwise_gaps(both, given, X)
+    worst = float(np.max(gaps)) if len(gaps) else 0.0
+    if worst > allowed:
+        return (f"the coefficients of a sum in {name} differ between doubles and mpmath by {worst:.3g} "
+                f"at a point (summed over the indices): doubles round a coefficient of it away")
+    return None
+
+
+def _split(coefficient: sp.Expr, held: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr, dict[sp.Symbol, sp.Expr]]:
+    """``coefficient``'s plain part, its growing part written with a symbol for each argument, and each
+    argument (a power ``b**e(n)`` with a positive base is ``exp(A)``, ``A = e(n)*log(b)``)."""
+    plain: list[sp.Expr] = []
+    growing: list[sp.Expr] = []
+    arguments: dict[sp.Symbol, sp.Expr] = {}
+
+    def stand_in(argument: sp.Expr) -> sp.Expr:
+        if not argument.free_symbols:
+            return argument
+        symbol = sp.Dummy(f"argument{len(arguments)}", real=True)
+        arguments[symbol] = argument
+        return symbol
+
+    for factor in sp.Mul.make_args(coefficient):
+        base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
+        if power.free_symbols & set(held):
+            if base.is_positive:
+                growing.append(sp.exp(stand_in(power * sp.log(base))))
+            else:
+                plain.append(factor)        # (-1)**n: mpmath computes it as it is
+        elif isinstance(base, GROWING):
+            growing.append(base.func(*[stand_in(a) for a in base.args]) ** power)
+        else:
+            plain.append(factor)
+    return sp.Mul(*plain), sp.Mul(*growing), arguments
+
+
+def _holds(double: float, exact: mpmath.mpf, normal: tuple[float, float] | None) -> bool:
+    """Whether doubles hold a value (with ``normal``: a plain part, to its share and in the range) or an
+    argument (to its share of its size, at least 1: an exponential's argument off by ``d`` is a share ``d``)."""
+    if not mpmath.isfinite(exact) or not math.isfinite(double):
+        return False
+    if normal is None:
+        return bool(gap(double, exact) <= ROUND_OFF * max(1.0, abs(double)))
+    if double == 0 and exact == 0:
+        return True
+    return normal[0] < abs(double) < normal[1] and bool(gap(double, exact) <= ROUND_OFF * abs(double))
+
+
+def _pointwise_gaps(both: Callable[..., Any], given: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """At each point of ``X``, the sum over the indices of ``given`` of how far the term as the sums compute it
+    is from the term with mpmath's parts (the arguments, then the plain part's log and sign), both in doubles.
+    Where the sums' term is not finite all of the other counts; where the other is not finite nothing does
+    (no value in doubles to compare with)."""
+    out, step = np.zeros(len(X)), max(1, BLOCK // max(len(X), 1))
+    for start in range(0, len(given), step):
+        part = given[start:start + step]
+        rows = np.hstack([np.repeat(part, len(X), axis=0), np.tile(X, (len(part), 1))])
+        summed, exact = _both(both, rows)
+        exact = np.where(np.isneginf(rows[:, part.shape[1] - 2]), 0.0, exact)      # a plain part of exactly 0
+        differs = np.where(np.isfinite(summed), np.abs(summed - exact), np.abs(exact))
+        out += np.where(np.isfinite(exact), differs, 0.0).reshape(len(part), len(X)).sum(axis=0)
+    return out
+
+
+def _both(both: Callable[..., Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(all="ignore"):
+        try:
+            values = both(*columns(rows))
+        except (ArithmeticError, TypeError):       # as evaluate: not finite here
+            return np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    return broadcast(values[0], len(rows)), broadcast(values[1], len(rows))
+
+
+def held_roots(term: sp.Expr, indices: Sequence[sp.Symbol], chosen: np.ndarray
+                ) -> tuple[list[sp.Symbol], np.ndarray, sp.Expr]:
+    """The indices and each eigenvalue of the term (``besseljzero(0, n)``) as columns, and the term written with
+    them: the eigenvalues in doubles, once per index, for both evaluations (mpmath finds a Bessel zero in about
+    10 ms, and the term is evaluated at every point; what is compared is the term's own arithmetic, not the
+    zero's last bit)."""
+    atoms = sorted((a for a in term.atoms(EigenvalueFunction) if a.free_symbols <= set(indices)),
+                   key=sp.default_sort_key)
+    if not atoms:
+        return list(indices), chosen, term
+    held = [sp.Dummy(f"root{k}", positive=True) for k in range(len(atoms))]
+    columns = [evaluate(a, list(indices), chosen) for a in atoms]
+    return [*indices, *held], np.column_stack([chosen, *columns]), term.xreplace(dict(zip(atoms, held)))
+
+
+def mpmath_values(expr: sp.Expr, variables: Sequence[sp.Symbol], rows: np.ndarray, tolerance: float,
+             size: float) -> np.ndarray:
+    """``expr``'s values at ``rows`` in mpmath at the digits its values there need (``size``: the values' size
+    in doubles, what they are judged against), at most :data:`DOUBLES_RANGE` for them: the digits ask for the
+    widest ratio of summands (``1 - exp(-2*pi*n*y)`` at n = 2000: thousands), and what doubles compute within
+    their range is held at far fewer (a finite double is within 1e308 of 1 either way, and a part beyond that
+    range is not finite in doubles, which the comparison leaves out)."""
+    measured = min(measured_digits([expr], variables, rows, math.log10(size) if size > 0 else 0.0), DOUBLES_RANGE)
+    digits = working_digits([expr], FIRST + math.ceil(math.log10(1 / tolerance)), measured) or MOST_DIGITS
+    return values_at([expr], variables, rows, digits, np.zeros(rows.shape, dtype=bool))[0]
+
+
+def gap(double: float, precise: mpmath.mpf) -> mpmath.mpf:
+    """How far a value in doubles is from mpmath's: all of it where doubles have none (``(n + 1)**200/(n**2 + 2*n
+    + 1)**100`` is 1, and inf/inf to them: the sums leave such a term out, red team 44h)."""
+    return abs(mpmath.mpf(double) - precise) if math.isfinite(double) else abs(precise)
+
+
+def rms(values: np.ndarray) -> float:
+    finite = values[np.isfinite(values)]
+    return float(np.sqrt(np.mean(finite ** 2))) if len(finite) else 0.0
