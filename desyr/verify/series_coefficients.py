@@ -62,20 +62,23 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
     coefficient, rest = sp.expand_power_exp(written).as_independent(*symbols, as_Add=False)
     if not coefficient.free_symbols <= set(held):
         return None
-    plain, growth, arguments = _split(coefficient, held)
+    parts = _Parts(held, symbols)
+    plain, growth = parts.split(coefficient)
+    rest = parts.written(rest)
+    arguments = parts.arguments
     names = list(arguments)
     level, sign = sp.Dummy("level", real=True), sp.Dummy("sign", real=True)
     box = {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)}
     # compiled once: the term as the sums compute it, and with the parts mpmath has
     both = lambdify([*held, *names, level, sign, *symbols],
                     [stable_term(written, box), sign * stable_term(sp.exp(level) * growth * rest, box)])
-    parts = [plain, *arguments.values()]
-    doubles = [evaluate(part, held, roots) for part in parts]
+    measured = [plain, *arguments.values()]
+    doubles = [evaluate(part, held, roots) for part in measured]
     sizes = [rms(values) for values in doubles]
     gaps = np.zeros(len(X))
     for start in range(0, len(roots), CHUNK):
         block = roots[start:start + CHUNK]
-        exact = [mpmath_values(part, held, block, tolerance, size or 1.0) for part, size in zip(parts, sizes)]
+        exact = [mpmath_values(part, held, block, tolerance, size or 1.0) for part, size in zip(measured, sizes)]
         away = [k for k in range(len(block))
                 if not _holds(doubles[0][start + k], exact[0][k], NORMAL)
                 or any(not _holds(d[start + k], e[k], None) for d, e in zip(doubles[1:], exact[1:]))]
@@ -92,32 +95,58 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
     return None
 
 
-def _split(coefficient: sp.Expr, held: Sequence[sp.Symbol]) -> tuple[sp.Expr, sp.Expr, dict[sp.Symbol, sp.Expr]]:
-    """``coefficient``'s plain part, its growing part written with a symbol for each argument, and each
-    argument (a power ``b**e(n)`` with a positive base is ``exp(A)``, ``A = e(n)*log(b)``)."""
-    plain: list[sp.Expr] = []
-    growing: list[sp.Expr] = []
-    arguments: dict[sp.Symbol, sp.Expr] = {}
+class _Parts:
+    """A term written with a symbol for each index-only part doubles compute (each measured in mpmath): a growing
+    function's arguments, a power's exponent times its base's log (``b**e(n)`` with ``b > 0`` is
+    ``exp(e(n)*log(b))``), and every other index-only part whole, inside the factors that mix the index and
+    the variables too (``sin(E(n)*x + n*pi*x)``: ``E(n)``, ``n*pi``)."""
 
-    def stand_in(argument: sp.Expr) -> sp.Expr:
-        if not argument.free_symbols:
-            return argument
-        symbol = sp.Dummy(f"argument{len(arguments)}", real=True)
-        arguments[symbol] = argument
-        return symbol
+    def __init__(self, held: Sequence[sp.Symbol], symbols: Sequence[sp.Symbol]) -> None:
+        self.held, self.symbols = set(held), set(symbols)
+        self.arguments: dict[sp.Symbol, sp.Expr] = {}
 
-    for factor in sp.Mul.make_args(coefficient):
+    def split(self, coefficient: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+        """The index-only factor's plain part (as it is, for mpmath) and its growing part (written)."""
+        growing = [f for f in sp.Mul.make_args(coefficient) if self._grows(f)]
+        return coefficient / sp.Mul(*growing), sp.Mul(*[self.index_only(f) for f in growing])
+
+    def written(self, expr: sp.Expr) -> sp.Expr:
+        """``expr``, which may mix the index and the variables, written with the parts' symbols."""
+        if not expr.free_symbols & self.held or not expr.args:
+            return expr
+        if not expr.free_symbols & self.symbols:
+            return self.index_only(expr)
+        if isinstance(expr, (sp.Add, sp.Mul)):
+            alone = [a for a in expr.args if not a.free_symbols & self.symbols]
+            mixed = [self.written(a) for a in expr.args if a.free_symbols & self.symbols]
+            return expr.func(self.index_only(expr.func(*alone)), *mixed) if alone else expr.func(*mixed)
+        return expr.func(*[self.written(a) for a in expr.args])
+
+    def index_only(self, expr: sp.Expr) -> sp.Expr:
+        if not expr.free_symbols or isinstance(expr, sp.Symbol):
+            return expr
+        if isinstance(expr, sp.Mul):
+            growing = [f for f in expr.args if self._grows(f)]
+            return self._stand_in(expr / sp.Mul(*growing)) * sp.Mul(*[self.index_only(f) for f in growing])
+        base, power = (expr.base, expr.exp) if isinstance(expr, sp.Pow) else (expr, sp.Integer(1))
+        if not self._grows(expr):
+            return self._stand_in(expr)
+        if power.free_symbols:
+            return sp.exp(self._stand_in(power * sp.log(base)))
+        return base.func(*[self._stand_in(a) for a in base.args]) ** power
+
+    def _grows(self, factor: sp.Expr) -> bool:
         base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
-        if power.free_symbols & set(held):
-            if base.is_positive:
-                growing.append(sp.exp(stand_in(power * sp.log(base))))
-            else:
-                plain.append(factor)        # (-1)**n: mpmath computes it as it is
-        elif isinstance(base, GROWING):
-            growing.append(base.func(*[stand_in(a) for a in base.args]) ** power)
-        else:
-            plain.append(factor)
-    return sp.Mul(*plain), sp.Mul(*growing), arguments
+        if power.free_symbols & self.held:
+            return bool(base.is_positive)       # (-1)**n: mpmath computes it as it is
+        return isinstance(base, GROWING) and bool(base.free_symbols & self.held)
+
+    def _stand_in(self, part: sp.Expr) -> sp.Expr:
+        if not part.free_symbols or isinstance(part, sp.Symbol):
+            return part
+        symbol = sp.Dummy(f"part{len(self.arguments)}", real=True)
+        self.arguments[symbol] = part
+        return symbol
 
 
 def _holds(double: float, exact: mpmath.mpf, normal: tuple[float, float] | None) -> bool:
