@@ -65,6 +65,13 @@ def test_a_growing_factor_rounded_away_beside_an_extreme_rest_is_seen(case):
     assert why is not None and "doubles round a coefficient of it away" in why, why
 
 
+def test_an_index_only_part_inside_a_mixed_factor_is_measured_too():
+    # 2*exp(-949)*cosh(949.6*x) is 1.84 at x = 1 and 0 to doubles: the rounded part is inside cosh(x*G(n))
+    wrong = f"Sum(2*exp(-904 - n)*sin(n*pi*x)*exp(-n**2*pi**2*t)*cosh(x*{G.format(c=45)}), (n, 1, oo))"
+    why = differs(ROD, f"{ROD_SERIES} + {wrong}", kept=60)
+    assert why is not None and "doubles round a coefficient of it away" in why, why
+
+
 @pytest.mark.parametrize("toml, true", [(ROD, ROD_SERIES), (SQUARE, SQUARE_SERIES)])
 def test_true_series_whose_coefficients_leave_doubles_range_are_not_refused(toml, true):
     # 1/sinh(n*pi) underflows past n = 226: its argument is what doubles must hold, and they do
