@@ -43,7 +43,8 @@ def test_run_on_dask_equals_serial(tmp_path, scheduler):
 
 def test_bench_on_dask_equals_serial(tmp_path, scheduler, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", child_env()["PYTHONPATH"])    # bench children find the helpers too
-    configs = [str(sine_config(tmp_path, runs=k, name=f"sine{k}.toml", generations=20)) for k in (1, 2, 3)]
+    # two specs, one with two searches: a third took 10 s more and added nothing the two do not show
+    configs = [str(sine_config(tmp_path, runs=k, name=f"sine{k}.toml", generations=20)) for k in (1, 2)]
     rows = {}
     for name, extra in (("serial", []), ("dask", ["--scheduler", scheduler])):
         out = tmp_path / name
@@ -51,4 +52,4 @@ def test_bench_on_dask_equals_serial(tmp_path, scheduler, monkeypatch):
         data = json.loads((out / "bench.json").read_text())
         assert all("result" in r for r in data["runs"]), data["runs"]
         rows[name] = {(r["spec"], r["seed"]): comparable(r["result"]) for r in data["runs"]}
-    assert rows["serial"] == rows["dask"] and len(rows["dask"]) == 3
+    assert rows["serial"] == rows["dask"] and len(rows["dask"]) == 2

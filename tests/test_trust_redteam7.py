@@ -15,8 +15,8 @@ import sympy as sp
 from desyr.testing import make_problem
 from desyr.verify import make_request
 from desyr.verify.looks import all_points
-from desyr.verify.sampling import fresh_points
 from desyr.verify.precise import spread
+from desyr.verify.sampling import fresh_points
 from desyr.verify.series_values import POINTS, terms_differ
 from desyr.verify.verdict import decide, parse_fields
 
