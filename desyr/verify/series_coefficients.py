@@ -39,9 +39,11 @@ DOUBLES_RANGE = 2 * (308 + 16)
 #: the functions that grow or decay with their argument, which the sums evaluate in a stable form
 GROWING = (sp.exp, sp.sinh, sp.cosh, sp.besseli, sp.besselk, sp.factorial, sp.gamma)
 #: a plain part doubles hold within this share of its value, inside their normal range (:data:`NORMAL`), and
-#: arguments held within this share of their size (at least 1), leave the term as the sums compute it
+#: other parts held within this much, or :data:`ULPS` units in their last place, leave the term as the sums
+#: compute it
 ROUND_OFF = 1e-13
 NORMAL = (1e-290, 1e290)
+ULPS = 4
 #: the indices measured at one precision (each chunk at the digits its own values need)
 CHUNK = 200
 #: the most index-point pairs evaluated at once
@@ -151,11 +153,13 @@ class _Parts:
 
 def _holds(double: float, exact: mpmath.mpf, normal: tuple[float, float] | None) -> bool:
     """Whether doubles hold a value (with ``normal``: a plain part, to its share and in the range) or an
-    argument (to its share of its size, at least 1: an exponential's argument off by ``d`` is a share ``d``)."""
+    argument (an exponential's argument off by ``d`` changes it by a share ``d``)."""
     if not mpmath.isfinite(exact) or not math.isfinite(double):
         return False
     if normal is None:
-        return bool(gap(double, exact) <= ROUND_OFF * max(1.0, abs(double)))
+        # an argument's own rounding, a few units in its last place, and no more: a share of its size would
+        # let 10**9*n + d(n) lose d = 1e-5, which changes its exponential by as much
+        return bool(gap(double, exact) <= max(ROUND_OFF, ULPS * math.ulp(double)))
     if double == 0 and exact == 0:
         return True
     return normal[0] < abs(double) < normal[1] and bool(gap(double, exact) <= ROUND_OFF * abs(double))
