@@ -168,16 +168,18 @@ def _holds(double: float, exact: mpmath.mpf, normal: tuple[float, float] | None)
 def _pointwise_gaps(both: Callable[..., Any], given: np.ndarray, X: np.ndarray) -> np.ndarray:
     """At each point of ``X``, the sum over the indices of ``given`` of how far the term as the sums compute it
     is from the term with mpmath's parts (the arguments, then the plain part's log and sign), both in doubles.
-    Where the sums' term is not finite all of the other counts; where the other is not finite nothing does
-    (no value in doubles to compare with)."""
+    Where either is not finite all of the other counts (nothing shows the sums' value right there: doubles
+    that overflow with mpmath's parts confirm none of it), and where neither is, nothing does (the sums'
+    own value is not finite)."""
     out, step = np.zeros(len(X)), max(1, BLOCK // max(len(X), 1))
     for start in range(0, len(given), step):
         part = given[start:start + step]
         rows = np.hstack([np.repeat(part, len(X), axis=0), np.tile(X, (len(part), 1))])
         summed, exact = _both(both, rows)
         exact = np.where(np.isneginf(rows[:, part.shape[1] - 2]), 0.0, exact)      # a plain part of exactly 0
-        differs = np.where(np.isfinite(summed), np.abs(summed - exact), np.abs(exact))
-        out += np.where(np.isfinite(exact), differs, 0.0).reshape(len(part), len(X)).sum(axis=0)
+        differs = np.where(np.isfinite(summed), np.where(np.isfinite(exact), np.abs(summed - exact), np.abs(summed)),
+                           np.where(np.isfinite(exact), np.abs(exact), 0.0))
+        out += differs.reshape(len(part), len(X)).sum(axis=0)
     return out
 
 
