@@ -7,14 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from budgets import FULL
 from series_cases import NEUMANN, ROD, TEXTBOOK, problem
 
 from desyr.verify import make_request
 from desyr.verify.series_l2 import allowance, parseval_bound
 from desyr.verify.verdict import decide
 
-#: seed 1 made the cold ends Not exact with the old rule (the blocks' shrink test zeroed the allowance)
-SEEDS = (1, 2, 3, 5, 8, 4018976019)
+#: seed 1 made the cold ends Not exact with the old rule (the blocks' shrink test zeroed the allowance); three
+#: more under DESYR_TEST_BUDGET=full (each verdict takes seconds)
+SEEDS = (1, 2, 4018976019, *((3, 5, 8) if FULL else ()))
 WARM = "(4 + 2*(-1)**n)/(pi*n)*sin(n*pi*x)*exp(-n**2*pi**2*t)"
 
 
@@ -44,7 +46,8 @@ def test_a_true_series_judged_in_l2_is_proved_for_every_seed(fixture, text):
     ("cold_ends", TEXTBOOK["cold_ends"][1] + " + Sum(sin(n*pi*x)*exp(-n**2*pi**2*t)/n**(3/5), (n, 1000, oo))"),
 ])
 def test_a_wrong_series_is_refused_for_every_seed(fixture, text):
-    for seed in SEEDS[:2]:
+    # a finite sum is a formula, refused in doubles at any seed alike (each verdict spends its second look's 10 s)
+    for seed in SEEDS[:2] if "oo" in text else SEEDS[:1]:
         answer = verdict(fixture, text, seed)
         assert answer["verdict"] != "proved", (seed, answer["reason"])
 
