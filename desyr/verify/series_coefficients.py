@@ -2,19 +2,23 @@
 
 A term's factor that depends on the indices alone can leave doubles at one index (``exp(-10*(n - 40)**2)``,
 red team 44h) and only there, so it is measured at every index the truncation kept, where the few indices of
-:func:`~desyr.verify.series_values.terms_differ`'s whole terms may miss it.  The factor is split in two:
+:func:`~desyr.verify.series_values.terms_differ`'s whole terms may miss it.  Which indices to look at is read
+cheaply, from the factor's parts:
 
 - its plain part (``2*(1 - (-1)**n)/(pi*n)``), in mpmath at the digits its values need;
-- its growing part (exponentials, hyperbolic and modified Bessel functions, factorials, powers with the index
-  in their exponent), whose arguments are computed in mpmath and the functions then in doubles, in the stable
-  form the sums use: ``1/sinh(n*pi)`` past n = 226 is 0 to doubles as written, and moderate beside
-  ``sinh(n*pi*y)``, and mpmath's ``sinh`` at n = 4000 costs as much as the rest of the verdict.
+- its growing parts (exponentials, hyperbolic and modified Bessel functions, factorials, powers with the index
+  in their exponent): only their arguments, in mpmath (``1/sinh(n*pi)`` past n = 226 is 0 to doubles as
+  written, and moderate beside ``sinh(n*pi*y)`` in the stable form the sums use; mpmath's ``sinh`` at n = 4000
+  costs as much as the rest of the verdict);
+- every index-only part inside the factors that mix the index and the variables (``sin(E(n)*x + n*pi*x)``).
 
-Where both parts agree with doubles to their round-off the term is the sums' own; at any other index the term
-with the parts mpmath has is compared with the term as the sums compute it, both in doubles at every point of
-every set (a rest ``(4*y*(1 - y))**n`` peaks between a few points), and the differences are summed over the
-indices at each point.  So a growing factor's argument that doubles round away where the whole term underflows
-(``exp(-949)*cosh(949.6)`` is 1.84, red team 44k) counts, and an argument off by ``d`` counts ``e**d - 1``.
+Where every part agrees with doubles to its round-off the term is the sums' own.  At any other index the whole
+factor is computed in mpmath and enters as ``exp(log|factor|)`` beside the rest (with the mixed parts mpmath
+has), in the stable form, and that term is compared with the term as the sums compute it, both in doubles at
+every point of every set (a rest ``(4*y*(1 - y))**n`` peaks between a few points), the differences summed over
+the indices at each point.  So a growing factor's argument that doubles round away where the whole term
+underflows (``exp(-949)*cosh(949.6)`` is 1.84, and ``exp(-949)*besseli(0, 949.6)``, 0.024, overflows in doubles
+as two factors; red teams 44k, 44l) counts, and an argument off by ``d`` counts ``e**d - 1``.
 """
 from __future__ import annotations
 
@@ -65,15 +69,16 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
     if not coefficient.free_symbols <= set(held):
         return None
     parts = _Parts(held, symbols)
-    plain, growth = parts.split(coefficient)
+    plain = parts.split(coefficient)
     rest = parts.written(rest)
     arguments = parts.arguments
     names = list(arguments)
     level, sign = sp.Dummy("level", real=True), sp.Dummy("sign", real=True)
     box = {i: (float(limit[1]), math.inf) for i, limit in zip(indices, limits)}
-    # compiled once: the term as the sums compute it, and with the parts mpmath has
+    # compiled once: the term as the sums compute it, and with its index-only factor and parts as mpmath has
+    # them (the factor whole: besseli(0, 949.6) overflows in doubles beside an exp(-949) that underflows)
     both = lambdify([*held, *names, level, sign, *symbols],
-                    [stable_term(written, box), sign * stable_term(sp.exp(level) * growth * rest, box)])
+                    [stable_term(written, box), sign * stable_term(sp.exp(level) * rest, box)])
     measured = [plain, *arguments.values()]
     doubles = [evaluate(part, held, roots) for part in measured]
     sizes = [rms(values) for values in doubles]
@@ -85,10 +90,10 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
                 if not _holds(doubles[0][start + k], exact[0][k], NORMAL)
                 or any(not _holds(d[start + k], e[k], None) for d, e in zip(doubles[1:], exact[1:]))]
         if away:
-            plains = [exact[0][k] for k in away]
+            factors = mpmath_values(coefficient, held, block[away], tolerance, 1.0)
             given = np.column_stack([block[away], *[[float(e[k]) for k in away] for e in exact[1:]],
-                                     [float(mpmath.log(abs(v))) if v != 0 else -math.inf for v in plains],
-                                     [float(mpmath.sign(v)) for v in plains]])
+                                     [float(mpmath.log(abs(v))) if v != 0 else -math.inf for v in factors],
+                                     [float(mpmath.sign(v)) if mpmath.isfinite(v) else math.nan for v in factors]])
             gaps += _pointwise_gaps(both, given, X)
     worst = float(np.max(gaps)) if len(gaps) else 0.0
     if worst > allowed:
@@ -107,10 +112,12 @@ class _Parts:
         self.held, self.symbols = set(held), set(symbols)
         self.arguments: dict[sp.Symbol, sp.Expr] = {}
 
-    def split(self, coefficient: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-        """The index-only factor's plain part (as it is, for mpmath) and its growing part (written)."""
+    def split(self, coefficient: sp.Expr) -> sp.Expr:
+        """The index-only factor's plain part (as it is, for mpmath); its growing parts' arguments are stood in."""
         growing = [f for f in sp.Mul.make_args(coefficient) if self._grows(f)]
-        return coefficient / sp.Mul(*growing), sp.Mul(*[self.index_only(f) for f in growing])
+        for factor in growing:
+            self.index_only(factor)
+        return coefficient / sp.Mul(*growing)
 
     def written(self, expr: sp.Expr) -> sp.Expr:
         """``expr``, which may mix the index and the variables, written with the parts' symbols."""
