@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import mpmath
@@ -81,6 +81,10 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
                     [stable_term(written, box), sign * stable_term(sp.exp(level) * rest, box)])
     measured = [plain, *arguments.values()]
     doubles = [evaluate(part, held, roots) for part in measured]
+    # where a term is so large beside the field that its parts' round-off alone could exceed the allowance
+    # (sums that cancel: 10**20*pi*(1 + b(n)/10**18)*e(n) less 10**20*pi*e(n), 314 where b is 1 and 0 to
+    # doubles; red team 44l), its parts' agreement to round-off says nothing: it is compared
+    reach = _reach(lambdify([*held, *symbols], [stable_term(written, box)]), roots, X)
     sizes = [rms(values) for values in doubles]
     gaps = np.zeros(len(X))
     for start in range(0, len(roots), CHUNK):
@@ -88,7 +92,8 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
         exact = [mpmath_values(part, held, block, tolerance, size or 1.0) for part, size in zip(measured, sizes)]
         away = [k for k in range(len(block))
                 if not _holds(doubles[0][start + k], exact[0][k], NORMAL)
-                or any(not _holds(d[start + k], e[k], None) for d, e in zip(doubles[1:], exact[1:]))]
+                or any(not _holds(d[start + k], e[k], None) for d, e in zip(doubles[1:], exact[1:]))
+                or _round_off(d[start + k] for d in doubles[1:]) * reach[start + k] * len(roots) > allowed]
         if away:
             factors = mpmath_values(coefficient, held, block[away], tolerance, 1.0)
             given = np.column_stack([block[away], *[[float(e[k]) for k in away] for e in exact[1:]],
@@ -170,6 +175,28 @@ def _holds(double: float, exact: mpmath.mpf, normal: tuple[float, float] | None)
     if double == 0 and exact == 0:
         return True
     return normal[0] < abs(double) < normal[1] and bool(gap(double, exact) <= ROUND_OFF * abs(double))
+
+
+def _round_off(arguments: Iterable[float]) -> float:
+    """The largest share of its term a part may be off by and still hold (:func:`_holds`)."""
+    return max([ROUND_OFF, *(ULPS * math.ulp(a) for a in arguments if math.isfinite(a))])
+
+
+def _reach(summed: Callable[..., Any], roots: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The largest value each index's term takes at the points ``X``, as the sums compute it (inf where it is
+    not finite at one of them)."""
+    out, step = np.zeros(len(roots)), max(1, BLOCK // max(len(X), 1))
+    for start in range(0, len(roots), step):
+        part = roots[start:start + step]
+        rows = np.hstack([np.repeat(part, len(X), axis=0), np.tile(X, (len(part), 1))])
+        with np.errstate(all="ignore"):
+            try:
+                values = broadcast(summed(*columns(rows))[0], len(rows))
+            except (ArithmeticError, TypeError):
+                values = np.full(len(rows), np.nan)
+        values = np.where(np.isfinite(values), np.abs(values), np.inf).reshape(len(part), len(X))
+        out[start:start + len(part)] = values.max(axis=1) if len(X) else 0.0
+    return out
 
 
 def _pointwise_gaps(both: Callable[..., Any], given: np.ndarray, X: np.ndarray) -> np.ndarray:
