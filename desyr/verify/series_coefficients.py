@@ -52,6 +52,8 @@ ULPS = 4
 CHUNK = 200
 #: the most index-point pairs evaluated at once
 BLOCK = 100_000
+#: the most operations of a term written out summand by summand for its size
+MOST_OPS = 400
 
 Limits = Sequence[tuple[sp.Symbol, sp.Expr, sp.Expr]]
 
@@ -64,8 +66,12 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
     indices = [limit[0] for limit in limits]
     ranges = [range(int(lo), int(lo) + most if hi is sp.oo else min(int(hi) + 1, int(lo) + most)) for _, lo, hi in limits]
     held, roots, written = held_roots(term, indices, np.array(list(itertools.product(*ranges)), dtype=float))
-    # exp(a(n) - n**2*pi**2*t) holds an index-only factor too
-    coefficient, rest = sp.expand_power_exp(written).as_independent(*symbols, as_Add=False)
+    # exp(a(n) - n**2*pi**2*t) holds an index-only factor too, and so do summands with a common factor in the
+    # variables: A(n)*s - B(n)*s is (A(n) - B(n))*s, and mpmath computes A(n) - B(n) whole (3e20 each, 314
+    # apart, 0 to doubles; red team 44l)
+    shaped = sp.expand_power_exp(written)
+    shaped = sp.factor_terms(shaped) if sp.count_ops(shaped) <= MOST_OPS else shaped
+    coefficient, rest = shaped.as_independent(*symbols, as_Add=False)
     if not coefficient.free_symbols <= set(held):
         return None
     parts = _Parts(held, symbols)
@@ -84,7 +90,9 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
     # where a term is so large beside the field that its parts' round-off alone could exceed the allowance
     # (sums that cancel: 10**20*pi*(1 + b(n)/10**18)*e(n) less 10**20*pi*e(n), 314 where b is 1 and 0 to
     # doubles; red team 44l), its parts' agreement to round-off says nothing: it is compared
-    reach = _reach(lambdify([*held, *symbols], [stable_term(written, box)]), roots, X)
+    # (each summand of the term written out: two summands of 3e20 that cancel to 314 are 0 to doubles)
+    summands = sp.Add.make_args(sp.expand(written)) if sp.count_ops(written) <= MOST_OPS else (written,)
+    reach = _reach(lambdify([*held, *symbols], [stable_term(a, box) for a in summands]), roots, X)
     sizes = [rms(values) for values in doubles]
     gaps = np.zeros(len(X))
     for start in range(0, len(roots), CHUNK):
@@ -182,16 +190,16 @@ def _round_off(arguments: Iterable[float]) -> float:
     return max([ROUND_OFF, *(ULPS * math.ulp(a) for a in arguments if math.isfinite(a))])
 
 
-def _reach(summed: Callable[..., Any], roots: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """The largest value each index's term takes at the points ``X``, as the sums compute it (inf where it is
-    not finite at one of them)."""
+def _reach(summands: Callable[..., Any], roots: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The largest sum of the sizes of each index's term's summands at the points ``X``, in the sums' stable
+    form (inf where one is not finite at one of them)."""
     out, step = np.zeros(len(roots)), max(1, BLOCK // max(len(X), 1))
     for start in range(0, len(roots), step):
         part = roots[start:start + step]
         rows = np.hstack([np.repeat(part, len(X), axis=0), np.tile(X, (len(part), 1))])
         with np.errstate(all="ignore"):
             try:
-                values = broadcast(summed(*columns(rows))[0], len(rows))
+                values = sum((np.abs(broadcast(v, len(rows))) for v in summands(*columns(rows))), np.zeros(len(rows)))
             except (ArithmeticError, TypeError):
                 values = np.full(len(rows), np.nan)
         values = np.where(np.isfinite(values), np.abs(values), np.inf).reshape(len(part), len(X))
