@@ -109,6 +109,9 @@ def coefficients_differ(name: str, term: sp.Expr, limits: Limits, symbols: Seque
                                      [float(mpmath.sign(v)) if mpmath.isfinite(v) else math.nan for v in factors]])
             gaps += _pointwise_gaps(both, given, X)
     worst = float(np.max(gaps)) if len(gaps) else 0.0
+    if math.isinf(worst):
+        return (f"the terms of a sum in {name} cannot be computed in doubles with their coefficients as mpmath "
+                f"has them (a factor overflows), where doubles do not hold those coefficients")
     if worst > allowed:
         return (f"the coefficients of a sum in {name} differ between doubles and mpmath by {worst:.3g} "
                 f"at a point (summed over the indices): doubles round a coefficient of it away")
@@ -210,17 +213,17 @@ def _reach(summands: Callable[..., Any], roots: np.ndarray, X: np.ndarray) -> np
 def _pointwise_gaps(both: Callable[..., Any], given: np.ndarray, X: np.ndarray) -> np.ndarray:
     """At each point of ``X``, the sum over the indices of ``given`` of how far the term as the sums compute it
     is from the term with mpmath's parts (the arguments, then the plain part's log and sign), both in doubles.
-    Where either is not finite all of the other counts (nothing shows the sums' value right there: doubles
-    that overflow with mpmath's parts confirm none of it), and where neither is, nothing does (the sums'
-    own value is not finite)."""
+    Where the sums' term is not finite all of the other counts; where the other is not (``exp(-944)`` beside
+    ``besseli(0, 949.6*(1 + x/10**20))``, 0 times inf in doubles, red team 44l) nothing confirms the sums'
+    value and the gap is inf; where neither is, nothing counts (the sums' own value is not finite)."""
     out, step = np.zeros(len(X)), max(1, BLOCK // max(len(X), 1))
     for start in range(0, len(given), step):
         part = given[start:start + step]
         rows = np.hstack([np.repeat(part, len(X), axis=0), np.tile(X, (len(part), 1))])
         summed, exact = _both(both, rows)
         exact = np.where(np.isneginf(rows[:, part.shape[1] - 2]), 0.0, exact)      # a plain part of exactly 0
-        differs = np.where(np.isfinite(summed), np.where(np.isfinite(exact), np.abs(summed - exact), np.abs(summed)),
-                           np.where(np.isfinite(exact), np.abs(exact), 0.0))
+        differs = np.where(np.isfinite(exact), np.where(np.isfinite(summed), np.abs(summed - exact), np.abs(exact)),
+                           np.where(np.isfinite(summed), np.inf, 0.0))
         out += differs.reshape(len(part), len(X)).sum(axis=0)
     return out
 
