@@ -62,3 +62,16 @@ def test_a_14th_order_equation_answers_within_the_bound():
     answer = decide(request, bound=bound)
     assert time.monotonic() - clock < bound + 1
     assert answer["verdict"] == "not_exact" and "not finished within" in answer["reason"]
+
+
+def test_a_wrong_finite_sum_is_shown_above_at_fewer_digits_than_it_was_sized_for():
+    # 40 terms of the rod's series, exp(-1600*pi**2*t) among them: sized at over a thousand digits, it spent the
+    # whole precision share there; 38 and 76 digits already agree that it is above
+    rod = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+           'on = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\non = "t = 0"\nvalue = "x*(1 - x)"\n')
+    text = "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, 40))"
+    start = time.perf_counter()
+    got = decide(make_request(make_problem(rod), {"u": text}, None, 1))
+    assert got["verdict"] == "not_exact" and "shown above it at its worst points at 76 digits" in got["reason"], \
+        got["reason"]
+    assert time.perf_counter() - start < SHARES["precision"]

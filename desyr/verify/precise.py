@@ -68,8 +68,9 @@ def second_look(problem: Problem, exprs: Mapping[str, sp.Expr], points: Verifica
     doubles = measure(blocks, symbols, points.interior)
     depth = max(relative(doubles).depths, default=0.0)
     digits = max(FIRST + math.ceil(min(depth, MOST) + math.log10(1 / tolerance)), sized(blocks, symbols, doubles))
-    if _worst_above(blocks, symbols, digits, tolerance):
-        return Second(None, 2 * digits, above=True)
+    shown = _worst_above(blocks, symbols, digits, tolerance)
+    if shown:
+        return Second(None, 2 * shown, above=True)
     low = measure(blocks, symbols, points.interior, digits)
     while 2 * digits <= MOST:
         high = measure(blocks, symbols, points.interior, 2 * digits)
@@ -204,9 +205,25 @@ def _decided(low: Relative, high: Relative, gained: int, tolerance: float) -> bo
     return within
 
 
-def _worst_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits: int, tolerance: float) -> bool:
-    """Whether some residual is shown above ``tolerance`` from its :data:`WORST` worst points, at ``digits``
-    and twice as many: sqrt(sum of their squares / N) over its data's size plus the problem's scale."""
+def _worst_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits: int, tolerance: float) -> int:
+    """The digits at which (and twice as many) some residual is shown above ``tolerance`` from its
+    :data:`WORST` worst points, ``digits`` or first fewer, else 0: a wrong finite sum of 40 terms with ``exp(-1600*pi**2*t)`` is sized
+    at 1200 digits and spent the whole share there, while 30 and 60 already show it above. Fewer digits never
+    show a residual above that is not: where they do not hold its value, the two precisions differ by as much
+    as the value, and the error estimate covers it (:func:`_shown_above`)."""
+    fewer = FIRST + math.ceil(math.log10(1 / tolerance))
+    while fewer < digits:
+        if _shown_above(blocks, symbols, fewer, tolerance, undefined=False):
+            return fewer
+        fewer *= 2
+    return digits if _shown_above(blocks, symbols, digits, tolerance, undefined=True) else 0
+
+
+def _shown_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits: int, tolerance: float,
+                 undefined: bool) -> bool:
+    """... at ``digits`` and twice as many. ``undefined``: at the digits the values were sized for, where a value
+    not finite at both says so; at fewer (not ``undefined``), a residual's round-off can leave doubles' range
+    (``x*exp(exp(x))`` on [1, 7] is e**1096 and cancels to 0), and only rows whose two precisions agree count."""
     data = [[rms(data_values(b, symbols, d)) for b in blocks] for d in (digits, 2 * digits)]
     scale = max(data[1], default=mpmath.mpf(0))
     scale = scale if scale > 0 and mpmath.isfinite(scale) else mpmath.mpf(1)
@@ -218,10 +235,16 @@ def _worst_above(blocks: Sequence[Scaled], symbols: Sequence[sp.Symbol], digits:
         move = varying(b.points)[rows]     # the worst rows alone would all look fixed
         low, high = (values_at([b.residual], symbols, b.points[rows], d, move)[0] for d in (digits, 2 * digits))
         if any(not mpmath.isfinite(a) and not mpmath.isfinite(c) for a, c in zip(low, high)):
-            return True             # undefined (or infinite) at both precisions there
+            if undefined:
+                return True         # undefined (or infinite) at both precisions there
+            continue
         if not all(mpmath.isfinite(c) for c in high):
             continue
-        error = [abs(a - c) * mpmath.mpf(10) ** (-digits / 2) for a, c in zip(low, high)]
+        # at fewer digits than the values need, a row counts only where both precisions agree: a sum that
+        # cancels can come out exactly 0 at one and as round-off at the other
+        error = [abs(a - c) * mpmath.mpf(10) ** (-digits / 2)
+                 if undefined or abs(a - c) <= abs(c) * mpmath.mpf(10) ** (-digits / 4) else mpmath.inf
+                 for a, c in zip(low, high)]
         share = mpmath.fsum(max(abs(c) - e, 0) ** 2 for c, e in zip(high, error)) / len(b.points)
         size = data[1][k] + scale
         if mpmath.isfinite(size) and mpmath.sqrt(share) > tolerance * size * (1 + mpmath.mpf(10) ** -6):
