@@ -115,4 +115,5 @@ def test_a_series_with_a_coefficient_doubles_round_away_is_not_exact():
     absorbed = "exp(46)*(exp(exp(-n)/10**17) - 1)"
     got = verdict(f"exp(-pi**2*t)*sin(pi*x) + Sum({absorbed}*exp(-n**2*pi**2*t)*sin(n*pi*x), (n, 2, oo))", HEAT)
     assert got["verdict"] == "not_exact", got["reason"]
-    assert "terms of a sum" in got["reason"]
+    # a term no majorant reads is not judged by the points (red team 44l); where it is, doubles' terms are
+    assert "terms of a sum" in got["reason"] or "the points cannot judge" in got["reason"]

@@ -58,7 +58,9 @@ def test_a_truncation_goes_on_until_its_tail_is_small_beside_the_tolerance():
 def test_a_coefficient_doubles_get_wrong_at_one_index_is_not_exact(hidden):
     got = verdict(f"exp(-pi**2*t)*sin(pi*x) + Sum(({hidden})*exp(-n**2*pi**2*t)*sin(n*pi*x), (n, 2, oo))", ROD)
     assert got["verdict"] == "not_exact", got["reason"]
-    assert "of a sum in u" in got["reason"]
+    # doubles' coefficients are checked where the points judge the sum; a term no majorant reads is not
+    # judged by the points at all (red team 44l), and is left to its proof
+    assert "of a sum in u" in got["reason"] or "the points cannot judge" in got["reason"]
 
 
 @pytest.mark.slow
@@ -116,8 +118,9 @@ def test_a_series_beside_data_doubles_round_away_is_not_exact():
     assert got["verdict"] == "not_exact", got["reason"]
 
 
-def test_a_majorant_that_grows_before_it_decays_has_no_tail_bound_and_no_overflow():
+def test_a_majorant_that_grows_before_it_decays_bounds_its_peak_without_overflow():
     from desyr.symbolic.majorant_form import Majorant
 
     bump = Majorant(1.0, 0.0, -1000.0, 80000.0, -1.6e6, 1)     # exp(-1000*(n - 40)**2)
-    assert bump.tail(1) == float("inf")
+    assert 1.0 <= bump.tail(1) <= 41 * (1 + 1e-9)              # its peak, 1 at n = 40, counted
+    assert bump.tail(41) < 1e-300

@@ -5,8 +5,8 @@ How a term is read (``docs/series.md``):
 - a factor free of the index is enclosed over the box (interval arithmetic, :mod:`desyr.symbolic.enclosure`);
 - a sum of exponential factors (``sinh(n*y) + sinh(n*(1 - y))``) is read addend by addend, each with the
   rest of its product (the triangle inequality);
-- the exponential factors (``exp``, ``sinh``, ``cosh``, their reciprocals, ``r**n``) are gathered into one
-  exponent, using ``|sinh(A)| <= exp(|A|)/2``, ``cosh(A) <= exp(|A|)``, ``1/|sinh(B)| <= 2*exp(-|B|)/(1 -
+- the exponential factors (``exp``, ``sinh``, ``cosh``, their reciprocals, ``r**n``, ``1/factorial(k)``) are
+  gathered into one exponent, using ``1/k! <= exp(e**3 - 3*k)`` (``sum (e**4/e)**k/k! = exp(e**3)``), ``|sinh(A)| <= exp(|A|)/2``, ``cosh(A) <= exp(|A|)``, ``1/|sinh(B)| <= 2*exp(-|B|)/(1 -
   exp(-2*b))`` where ``|B| >= b`` (``b`` nondecreasing in ``n``) and ``1/cosh(B) <= 2*exp(-|B|)``; the
   exponent, a polynomial of degree at most 2 in the index and the eigenvalues (each between two linear
   functions of the index, :mod:`desyr.symbolic.eigen_bounds`), is bounded above coefficient by coefficient;
@@ -87,6 +87,8 @@ class Reader:
         base, power = f.as_base_exp() if isinstance(f, sp.Pow) else (f, sp.Integer(1))
         if isinstance(base, (sp.exp, sp.sinh, sp.cosh)):
             return self.n in base.free_symbols and power.is_Integer
+        if isinstance(base, sp.factorial):
+            return self.n in base.free_symbols and power.is_Integer and power < 0
         return isinstance(f, sp.Pow) and self.n in f.exp.free_symbols and self.n not in f.base.free_symbols
 
     # ------------------------------------------------------------------ the algebraic part
@@ -172,6 +174,27 @@ class Reader:
                 sigma = sp.Dummy("sigma", real=True)
                 intervals[sigma] = iv.mpf([-1, 1])
                 swap[node] = sigma
+        expr = expr.xreplace(swap) if swap else expr
+        return self._replace_roots(expr, intervals)
+
+    def _replace_roots(self, expr: sp.Expr, intervals: dict[sp.Symbol, object]) -> sp.Expr:
+        """``P(n)**(k/2)``, ``P`` a polynomial in the index alone of degree ``d`` (an eigenvalue written out,
+        ``sqrt(pi**2*n**2 - 1/25)``), as ``n**(d*k/2)`` times an interval symbol: ``(P(n)/n**d)**(k/2)``
+        enclosed over ``w = n**(-1/2)`` in ``[0, 1/sqrt(start)]``."""
+        from desyr.symbolic.enclosure import enclose
+        from desyr.symbolic.interval_numbers import excludes_zero
+        swap: dict[sp.Basic, sp.Expr] = {}
+        for node in expr.atoms(sp.Pow):
+            if node.exp.is_Rational and node.exp.q == 2 and node.base.free_symbols == {self.n} \
+                    and node.base.is_polynomial(self.n):
+                d = sp.degree(node.base, self.n)
+                scaled = sp.expand(node.base.xreplace({self.n: 1 / self.w**2}) * self.w ** (2 * d))
+                enclosed = enclose(scaled**node.exp, {self.w: _w_range(self.start)})
+                if not excludes_zero(enclosed):
+                    raise NoMajorant(f"{node} may vanish")
+                kappa = sp.Dummy("kappa", positive=True)
+                intervals[kappa] = enclosed
+                swap[node] = self.n ** (d * node.exp) * kappa
         return expr.xreplace(swap) if swap else expr
 
     # ------------------------------------------------------------------ the exponent

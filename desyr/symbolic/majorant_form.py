@@ -80,14 +80,34 @@ class Majorant:
         if first < self.start:
             return math.inf
         if self.alpha < 0 or (self.alpha == 0 and self.beta < 0):
-            growth = ((first + 1) / first) ** max(-self.p, 0.0)
-            step = self.alpha * (2 * first + 1) + self.beta      # exp(-1000*(n - 40)**2) grows until n = 40
-            ratio = growth * math.exp(step) if step < 700 else math.inf
-            return self.at(first) / (1 - ratio) * (1 + 1e-12) if ratio < 1 else math.inf
+            ratio = self._ratio(first)
+            if ratio < 1:
+                return self.at(first) / (1 - ratio) * (1 + 1e-12)
+            return self._peaked(first) if self.alpha < 0 else math.inf
         if self.alpha == 0 and self.beta == 0 and self.p > 1:
             power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)
             return float(self.C * math.exp(min(self.gamma, 700.0)) * power * (1 + 1e-12)) if self.gamma <= 700 else math.inf
         return math.inf
+
+    def _ratio(self, n: int) -> float:
+        """A bound of the ratio of consecutive majorants from ``n`` on (it falls with ``n``, ``alpha <= 0``)."""
+        growth = ((n + 1) / n) ** max(-self.p, 0.0)
+        step = self.alpha * (2 * n + 1) + self.beta      # exp(-1000*(n - 40)**2) grows until n = 40
+        return growth * math.exp(step) if step < 700 else math.inf
+
+    def _peaked(self, first: int) -> float:
+        """The tail of a majorant that still grows at ``first`` (``exp(-(n - 4500)**2)`` from 4000 on, red
+        team 44l): the indices up to the one ``m`` from which the ratio is at most 1/2, each at most the
+        peak, then ``2*at(m)``."""
+        target = -math.log(2) - max(-self.p, 0.0) * math.log((first + 1) / first)
+        m = max(first, math.ceil(((target - self.beta) / self.alpha - 1) / 2))
+        while self._ratio(m) > 0.5:        # the rounding of the line above
+            m += 1
+        top = self.gamma - self.beta * self.beta / (4 * self.alpha)
+        if top > 700:
+            return math.inf
+        peak = self.C * max(float(first) ** -self.p, float(m) ** -self.p) * math.exp(top)
+        return ((m - first) * peak + 2 * self.at(m)) * (1 + 1e-12)
 
 
 def product_up(a: float, b: float) -> float:

@@ -1,0 +1,79 @@
+"""The eleventh red team of issue 44 (44l): a sum's terms that vanish over the kept ones and return past the cap.
+
+``exp(-(n - 4500)**2)*sin(n*pi*x)*...`` is below 1e-300 over the 4000 terms kept and 1 at n = 4500.  No
+majorant of it was read (``-(n - 4500)**2`` has no sign as one group), so the L2 allowance fell back to the
+last blocks of terms, which shrink (they are 0), and the wrong series was Verified.  Now the exponent is read
+multiplied out, the tail of a majorant that still grows counts its peak, and a target whose allowance has no
+proved bound behind it is left to the proof.  Each case is a problem of the same kind, not the red team's file.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+
+from desyr.symbolic.majorant import majorant
+from desyr.testing import make_problem
+from desyr.verify import make_request
+from desyr.verify.series_l2 import Allowance
+from desyr.verify.series_verdict import Judged
+from desyr.verify.verdict import decide
+
+N = sp.Symbol("n", integer=True, positive=True)
+X, Y, T = sp.symbols("x y t")
+ROD = ('[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - u_xx"\n[[constraints]]\n'
+       'on = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\non = "t = 0"\nvalue = "x*(1 - x)"\n')
+ROD_SERIES = "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"
+
+
+def verdict(candidate: str, toml: str) -> dict:
+    return decide(make_request(make_problem(toml), {"u": candidate}, None, 0))
+
+
+@pytest.mark.parametrize("bump", ["exp(-(n - 4300)**2)", "exp(-(n - 5000)**4/10)", "1/(1 + (n - 4100)**2)**8"])
+def test_terms_that_return_past_the_cap_are_not_verified(bump):
+    got = verdict(f"{ROD_SERIES} + Sum({bump}*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))", ROD)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+def test_the_true_series_is_still_proved():
+    got = verdict(ROD_SERIES, ROD)
+    assert got["verdict"] == "proved", got["reason"]
+
+
+def test_a_peak_past_the_kept_terms_is_read_and_counted():
+    found = majorant(sp.exp(-(N - 4500)**2) * sp.sin(N * sp.pi * X) * sp.exp(-N**2 * sp.pi**2 * T), N,
+                     {X: (0.0, 1.0), T: (0.0, 0.0)})
+    assert found is not None
+    assert found.tail(4001) >= 1.0             # the term is 1 at n = 4500 where sin(n*pi*x) is
+    assert found.tail(4600) < 1e-300
+    # from t = 0.01 on, exp(-n**2*pi**2*t) wins: the tail is small again
+    later = majorant(sp.exp(-(N - 4500)**2) * sp.exp(-N**2 * sp.pi**2 * T), N, {T: (0.01, 1.0)})
+    assert later is not None and later.tail(4001) < 1e-300
+
+
+def test_a_reciprocal_factorial_is_read_and_its_tail_bounds_the_true_one():
+    found = majorant(Y**N / sp.factorial(N + 1), N, {Y: (-3.0, 4.0)})
+    assert found is not None
+    for first in (10, 30, 60):
+        true = sum(mpmath.mpf(4)**k / mpmath.factorial(k + 1) for k in range(first, first + 200))
+        assert true <= found.tail(first) < math.inf
+
+
+def test_a_root_of_a_polynomial_in_the_index_is_read_and_bounds_every_term():
+    term = sp.sqrt(N**2 * sp.pi**2 - sp.Rational(1, 25)) / N**3 + 1 / sp.sqrt(N**2 - 10)
+    found = majorant(term, N, {})
+    assert found is not None
+    values = [float(term.subs(N, k)) for k in range(found.start, 3000, 7)]
+    assert all(v <= found.at(k) for v, k in zip(values, range(found.start, 3000, 7)))
+    assert majorant(1 / sp.sqrt(N**2 - 10 * N), N, {}) is None or majorant(1 / sp.sqrt(N**2 - 10 * N), N, {}).start > 10
+
+
+@pytest.mark.parametrize("rule, judged", [("parseval", True), ("blocks", False), ("none", False), ("too large", False)])
+def test_only_a_proved_bound_lets_the_points_pass_a_target(rule, judged):
+    passed = Judged("constraint", "L2", 1e-12, 1e-9, 4000, 0.0, Allowance(0.0, 1e-9, rule))
+    assert passed.ok is judged and passed.unjudged is not judged
+    failed = Judged("constraint", "L2", 1.0, 1e-9, 4000, 0.0, Allowance(0.0, 1e-9, rule))
+    assert not failed.ok and failed.unjudged is (rule == "too large")
