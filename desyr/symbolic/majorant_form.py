@@ -107,7 +107,7 @@ class Majorant:
         if top > 700:
             return math.inf
         peak = self.C * max(float(first) ** -self.p, float(m) ** -self.p) * math.exp(top)
-        return ((m - first) * peak + 2 * self.at(m)) * (1 + 1e-12)
+        return float(((m - first) * peak + 2 * self.at(m)) * (1 + 1e-12))
 
 
 def product_up(a: float, b: float) -> float:
