@@ -100,7 +100,10 @@ class Majorant:
         team 44l): the indices up to the one ``m`` from which the ratio is at most 1/2, each at most the
         peak, then ``2*at(m)``."""
         target = -math.log(2) - max(-self.p, 0.0) * math.log((first + 1) / first)
-        m = max(first, math.ceil(((target - self.beta) / self.alpha - 1) / 2))
+        last = ((target - self.beta) / self.alpha - 1) / 2
+        if not last < 1e15:             # an exponent so flat that its peak is as good as never passed
+            return math.inf
+        m = max(first, math.ceil(last))
         while self._ratio(m) > 0.5:        # the rounding of the line above
             m += 1
         top = self.gamma - self.beta * self.beta / (4 * self.alpha)
