@@ -8,6 +8,13 @@ import os
 FULL = os.environ.get("DESYR_TEST_BUDGET", "") == "full"
 
 
+def full_only(why: str):  # type: ignore[no-untyped-def]
+    """A mark for a test whose case another test of the suite covers in part: it runs under
+    ``DESYR_TEST_BUDGET=full`` (bench/fuzz.sh), and ``./dev test`` shows it skipped with ``why``."""
+    import pytest
+    return pytest.mark.skipif(not FULL, reason=f"DESYR_TEST_BUDGET=full only: {why}")
+
+
 def examples(ci: int, full: int) -> int:
     """``ci`` examples in the test suite, ``full`` under ``DESYR_TEST_BUDGET=full``."""
     return full if FULL else ci

@@ -9,6 +9,7 @@ import re
 from importlib import resources
 
 import pytest
+from budgets import full_only
 
 from desyr.cli.main import main
 
@@ -59,6 +60,7 @@ def test_smoke_subset_recovers_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@full_only("the library study's quick run (tests/test_studies.py) flags the same misspecified library")
 def test_misspecified_library_run_is_reported_as_not_exact(tmp_path):
     """§5.3.4 end to end: polynomial-only library for u = sin(4x), one attempt (the bundled
     config's [escalation] budget removed; tests/test_escalation.py covers the retries).  A tiny

@@ -186,7 +186,7 @@ def test_fuzz_parse_expression(text):
 
 # the same texts as a candidate of `desyr refine`, through the whole command
 @pytest.mark.slow
-@settings(FUZZ, max_examples=examples(20, 60))       # each a whole `desyr refine`
+@settings(FUZZ, max_examples=examples(12, 60))       # each a whole `desyr refine`
 @given(text=expression_texts(3000, 6))
 def test_fuzz_candidate_through_cli(workdir, text):
     if "\x00" in text:          # not passable in a real argv; os.execv would refuse it
@@ -292,7 +292,7 @@ def mutated_config(draw) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-@settings(FUZZ, max_examples=examples(50, 150))
+@settings(FUZZ, max_examples=examples(30, 150))
 @given(data=mutated_config())
 def test_fuzz_config_through_cli(workdir, data):
     text = to_toml(data)

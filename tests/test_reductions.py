@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from budgets import full_only
 from desyr_sympy import propose
 
 from desyr.api import run
@@ -23,6 +24,7 @@ def load(name: str, extra: str = ""):
 
 
 @pytest.mark.slow
+@full_only("each example's stage-0 run below asserts its reduction's tag")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_reduction_proposes_a_candidate_tagged_with_its_source(name):
     # its own solver only: every solver together is the stage-0 run's below
