@@ -77,3 +77,22 @@ def test_only_a_proved_bound_lets_the_points_pass_a_target(rule, judged):
     assert passed.ok is judged and passed.unjudged is not judged
     failed = Judged("constraint", "L2", 1.0, 1e-9, 4000, 0.0, Allowance(0.0, 1e-9, rule))
     assert not failed.ok and failed.unjudged is (rule == "too large")
+
+
+# red team 44j's s09, open since 44h: a wrong part decaying one power slower hid in the allowance of one merged form
+
+def test_a_slower_wrong_part_beside_a_true_series_is_not_verified():
+    wrong = "Sum((4*(1 - (-1)**n)/(pi**3*n**3) + 3*(-1)**n/(10**7*n**2))*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))"
+    got = verdict(wrong, ROD)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+def test_powers_read_apart_bound_every_term_and_a_far_smaller_tail():
+    term = (4 * (1 - (-1)**N) / (sp.pi**3 * N**3) + 1 / (10**6 * N**2)) * sp.sin(N * sp.pi * X)
+    found = majorant(term, N, {X: (0.0, 1.0)})
+    assert found is not None
+    for k in (1, 2, 3, 10, 99, 1000):
+        assert abs(float(term.subs({N: k, X: sp.Rational(1, 2)}))) <= found.at(k)
+    true_squares = sum((8 / (math.pi**3 * k**3) + 1e-6 / k**2) ** 2 for k in range(4001, 400000))
+    squares = found.times(found).tail(4001)
+    assert true_squares <= squares < 1e-18          # one form, 0.26/n**2, gave 3.5e-13

@@ -32,13 +32,15 @@ from desyr.symbolic.eigenvalues import EigenvalueFunction
 from desyr.symbolic.enclosure import Intervals, least_magnitude, magnitude, supremum
 from desyr.symbolic.exponent import exponent_bound
 from desyr.symbolic.interval_numbers import interval_precision
-from desyr.symbolic.majorant_form import FAILURES, Majorant, NoMajorant, product_up, remembered
+from desyr.symbolic.majorant_form import FAILURES, Bound, Lesser, Majorant, NoMajorant, product_up, remembered, summed
 
 #: the first indices a majorant may start from (a denominator may vanish near the first index only)
 STARTS = (1, 2, 4, 8, 16, 64)
+#: the most powers of ``w`` an algebraic part's top is read apart in (more: its one form alone)
+MOST_POWERS = 6
 
 
-def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[float, float]]) -> Majorant | None:
+def majorant(term: sp.Expr, index: sp.Symbol, box: Mapping[sp.Symbol, tuple[float, float]]) -> Bound | None:
     """A majorant of ``|term|`` over ``box`` (every other free symbol must have its interval there), or None."""
     from mpmath import iv
     with interval_precision():
@@ -61,7 +63,7 @@ class Reader:
         self.n, self.intervals, self.start = index, intervals, start
         self.w = sp.Dummy("w", positive=True)
 
-    def bound(self, expr: sp.Expr) -> Majorant:
+    def bound(self, expr: sp.Expr) -> Bound:
         if self.n not in expr.free_symbols:
             return Majorant(magnitude(expr, self.intervals), 0.0, start=self.start)
         if isinstance(expr, sp.Add):
@@ -92,8 +94,10 @@ class Reader:
         return isinstance(f, sp.Pow) and self.n in f.exp.free_symbols and self.n not in f.base.free_symbols
 
     # ------------------------------------------------------------------ the algebraic part
-    def _algebraic(self, expr: sp.Expr) -> Majorant:
-        """``|expr| <= C * n**(-p)``, from the quotient of polynomials in ``w = n**(-1/2)``."""
+    def _algebraic(self, expr: sp.Expr) -> Bound:
+        """``|expr| <= C * n**(-p)``, from the quotient of polynomials in ``w = n**(-1/2)``; and, where its
+        top has several powers of ``w``, the lesser of that and one form per power (``8/(pi**3*n**3) +
+        1/(10**6*n**2)`` is not ``0.26/n**2``: 44j's s09 hid a wrong part in that allowance)."""
         plan = remembered("algebraic", (expr, self.n, self.start), lambda: self._quotient(expr))
         intervals = {**self.intervals, **plan.intervals}
         if plan.bottom is None:
@@ -102,7 +106,13 @@ class Reader:
         smallest = least_magnitude(plan.bottom, intervals)
         if smallest <= 0:
             raise NoMajorant(f"the denominator of {expr} may vanish")
-        return Majorant(product_up(magnitude(plan.top, intervals), 1 / smallest * (1 + 1e-12)), plan.p, start=self.start)
+        scale = 1 / smallest * (1 + 1e-12)
+        one = Majorant(product_up(magnitude(plan.top, intervals), scale), plan.p, start=self.start)
+        if len(plan.powers) < 2:
+            return one
+        apart = summed([Majorant(product_up(magnitude(c, intervals), scale), plan.p + k / 2, start=self.start)
+                        for k, c in plan.powers])
+        return Lesser(one, apart)
 
     def _quotient(self, expr: sp.Expr) -> _Quotient:
         """The box-free part of :meth:`_algebraic`: ``expr`` as ``w**(2*p)`` times a quotient of
@@ -116,7 +126,16 @@ class Reader:
         top, bottom = sp.fraction(together)
         q_top, top_rest = self._lowest(top)
         q_bottom, bottom_rest = self._lowest(bottom)
-        return _Quotient(intervals, self.w, top_rest, bottom_rest, (q_top - q_bottom) / 2)
+        return _Quotient(intervals, self.w, top_rest, bottom_rest, (q_top - q_bottom) / 2, self._powers(top_rest))
+
+    def _powers(self, top: sp.Expr) -> tuple[tuple[int, sp.Expr], ...]:
+        """``top`` as its powers of ``w`` and their coefficients (none past :data:`MOST_POWERS` of them)."""
+        try:
+            poly = sp.Poly(sp.expand(top), self.w)
+        except sp.PolynomialError:
+            return ()
+        terms = poly.terms()
+        return tuple((m[0], c) for m, c in terms if c != 0) if 1 < len(terms) <= MOST_POWERS else ()
 
     def _lowest(self, polynomial: sp.Expr) -> tuple[int, sp.Expr]:
         """The lowest power of ``w`` in ``polynomial`` and the polynomial divided by it, its factors kept as
@@ -251,6 +270,7 @@ class _Quotient:
     top: sp.Expr
     bottom: sp.Expr | None
     p: float
+    powers: tuple[tuple[int, sp.Expr], ...] = ()
 
 
 def _w_range(start: int) -> object:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 if TYPE_CHECKING:
-    from desyr.symbolic.majorant_form import Majorant
+    from desyr.symbolic.majorant_form import Bound
 
 #: a box: each variable's range
 Box = Mapping[sp.Symbol, tuple[float, float]]
@@ -230,7 +230,7 @@ class TailBound:
     factor per index): the union bound ``sum_i T_i(N) * prod_{j != i} S_j`` with ``S_j`` the bound of
     the whole sum of the ``j``-th factor."""
 
-    majorants: tuple[Majorant, ...]
+    majorants: tuple[Bound, ...]
     lowers: tuple[int, ...]
     totals: tuple[float, ...]
     box: tuple[tuple[str, float, float], ...]
@@ -277,7 +277,7 @@ def _named(box: Box) -> tuple[tuple[str, float, float], ...]:
     return tuple((str(s), float(lo), float(hi)) for s, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])))
 
 
-def _total(term: sp.Expr, index: sp.Symbol, lower: int, found: Majorant, box: Box) -> float:
+def _total(term: sp.Expr, index: sp.Symbol, lower: int, found: Bound, box: Box) -> float:
     """A bound of the whole sum of ``|term|``: its first terms enclosed one by one, then the majorant's tail."""
     from mpmath import iv
 
