@@ -96,3 +96,18 @@ def test_powers_read_apart_bound_every_term_and_a_far_smaller_tail():
     true_squares = sum((8 / (math.pi**3 * k**3) + 1e-6 / k**2) ** 2 for k in range(4001, 400000))
     squares = found.times(found).tail(4001)
     assert true_squares <= squares < 1e-18          # one form, 0.26/n**2, gave 3.5e-13
+
+
+# true series 44l's controls saw refused: written with exp where sinh, or a reciprocal exp, was meant
+SQUARE = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\n[[constraints]]\n'
+          'on = ["x = 0", "x = 1", "y = 0"]\nvalue = 0\n[[constraints]]\non = "y = 1"\nvalue = "x*(1 - x)"\n')
+
+
+@pytest.mark.parametrize("toml, true", [
+    (ROD, "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)/exp(n**2*pi**2*t), (n, 1, oo))"),
+    (SQUARE, "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*(exp(n*pi*y) - exp(-n*pi*y))/(exp(n*pi) - exp(-n*pi)),"
+             " (n, 1, oo))"),
+])
+def test_true_series_written_with_exponentials_are_proved(toml, true):
+    got = verdict(true, toml)
+    assert got["verdict"] == "proved", got["reason"]
