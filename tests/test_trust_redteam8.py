@@ -107,6 +107,8 @@ SQUARE = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\
     (ROD, "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)/exp(n**2*pi**2*t), (n, 1, oo))"),
     (SQUARE, "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*(exp(n*pi*y) - exp(-n*pi*y))/(exp(n*pi) - exp(-n*pi)),"
              " (n, 1, oo))"),
+    (SQUARE, "Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*(exp(n*pi*(y - 1)) - exp(-n*pi*(y + 1)))"
+             "/(1 - exp(-2*n*pi)), (n, 1, oo))"),
 ])
 def test_true_series_written_with_exponentials_are_proved(toml, true):
     got = verdict(true, toml)

@@ -116,21 +116,23 @@ def build_sum(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | 
 
 
 def _hyperbolic(pair: sp.Expr) -> sp.Expr:
-    """``c*exp(A) - c*exp(-A)`` as ``2*c*sinh(A)`` and ``c*exp(A) + c*exp(-A)`` as ``2*c*cosh(A)``: a
-    Laplace series written ``/(exp(n*pi) - exp(-n*pi))`` kept 62 terms and its proof could not decide where
-    the denominator vanishes (red team 44l); with ``sinh(n*pi)`` it is Proved."""
+    """``a*exp(X) - a*exp(Y)`` as ``2*a*exp((X + Y)/2)*sinh((X - Y)/2)`` and ``a*exp(X) + a*exp(Y)`` with
+    ``cosh`` (a number alone is ``exp(0)``): a Laplace series written ``/(exp(n*pi) - exp(-n*pi))`` or
+    ``/(1 - exp(-2*n*pi))`` kept 62 terms and its proof could not decide where the denominator vanishes
+    (red team 44l); with ``sinh(n*pi)`` it is Proved."""
     read = []
     for part in pair.args:
         exps = [f for f in sp.Mul.make_args(part) if isinstance(f, sp.exp)]
-        if len(exps) != 1:
+        if len(exps) > 1:
             return pair
-        read.append((sp.Mul(*[f for f in sp.Mul.make_args(part) if f is not exps[0]]), exps[0].args[0]))
-    (a, A), (b, B) = read
-    if sp.expand(A + B) != 0:
+        power = exps[0].args[0] if exps else sp.Integer(0)
+        read.append((sp.Mul(*[f for f in sp.Mul.make_args(part) if not exps or f is not exps[0]]), power))
+    (a, X), (b, Y) = read
+    if X == Y:
         return pair
     if sp.expand(a - b) == 0:
-        return 2 * a * sp.cosh(A)
-    return 2 * a * sp.sinh(A) if sp.expand(a + b) == 0 else pair
+        return 2 * a * sp.exp(sp.expand((X + Y) / 2)) * sp.cosh(sp.expand((X - Y) / 2))
+    return 2 * a * sp.exp(sp.expand((X + Y) / 2)) * sp.sinh(sp.expand((X - Y) / 2)) if sp.expand(a + b) == 0 else pair
 
 
 def _reciprocal(function: sp.Expr) -> sp.Expr:
