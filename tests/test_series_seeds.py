@@ -30,9 +30,12 @@ def test_a_true_series_judged_in_l2_is_proved_for_every_seed(fixture, text):
     for seed in SEEDS:
         answer = verdict(fixture, text, seed)
         assert answer["verdict"] == "proved", (seed, answer["reason"])
+        # the truncation leaves out far more than the tolerance where the data meet the ends: the points
+        # cannot judge that target (a wrong part could hide past the terms kept, red team 44m), the proof does
         initial = next(j for j in answer["residuals"]["series"] if "initial" in j["target"])
-        assert initial["norm"] == "L2" and 1e-4 < initial["residual"] <= initial["allowed"], seed
+        assert initial["norm"] == "L2" and 1e-4 < initial["residual"], seed
         assert "proved L2 bound of the terms left out" in answer["reason"], seed
+        assert "exceeds 0.1 of the tolerance" in answer["reason"] and "left to the proof" in answer["reason"], seed
 
 
 @pytest.mark.slow
@@ -65,7 +68,9 @@ def test_the_parseval_bound_holds_where_no_pointwise_bound_does():
 
 
 def test_each_l2_rule_is_named_and_a_growing_block_allows_the_tolerance_only():
-    assert allowance(1e-8, 0.01, 5.0, 1.0, 1.0).rule == "parseval"          # a proved bound wins over the points
+    assert allowance(1e-8, 1e-10, 5.0, 1.0, 1.0).rule == "parseval"         # a proved bound wins over the points
+    coarse = allowance(1e-8, 0.01, 5.0, 1.0, 1.0)     # ... but passes the points only within JUDGED of the tolerance
+    assert coarse.rule == "coarse" and coarse.allowed == 1e-8 and "0.1 of the tolerance" in coarse.said()
     blocks = allowance(1e-8, None, 0.01, 0.02, 1.0)
     assert blocks.rule == "blocks" and blocks.allowed == pytest.approx(0.03) and "last block" in blocks.said()
     growing = allowance(1e-8, None, 0.02, 0.01, 1.0)
@@ -76,7 +81,8 @@ def test_an_allowance_beyond_its_share_of_the_scale_is_not_granted():
     from desyr.verify.series_l2 import SHARE
     big = allowance(1e-8, SHARE, 0.0, 0.0, 1.0)           # 3 times it is above SHARE of the scale
     assert big.rule == "too large" and big.allowed == 1e-8 and "too much out to judge" in big.said()
-    assert allowance(1e-8, SHARE, 0.0, 0.0, 10.0).rule == "parseval"     # the same bound at a larger scale
+    assert allowance(1e-8, SHARE, 0.0, 0.0, 10.0).rule == "coarse"       # the same bound at a larger scale
+    assert allowance(1.0, SHARE, 0.0, 0.0, 10.0).rule == "parseval"       # ... and a coarser tolerance
     assert allowance(1e-8, None, SHARE, SHARE, 1.0).rule == "too large"  # the blocks rule alike
 
 

@@ -113,3 +113,28 @@ SQUARE = ('[domain]\nx = [0, 1]\ny = [0, 1]\n[[equations]]\nlhs = "u_xx + u_yy"\
 def test_true_series_written_with_exponentials_are_proved(toml, true):
     got = verdict(true, toml)
     assert got["verdict"] == "proved", got["reason"]
+
+
+# red team 44m: a majorant's exponent summed in doubles (RND), and a bump past the cap inside the allowance (PA)
+
+def test_an_exponent_whose_huge_parts_cancel_is_bounded_above_its_exact_coefficients():
+    # exactly -(n - 10**6)**2/(2*10**9), written so that its parts of 4.4e13 cancel to 1e-3 in n
+    hidden = sp.sympify("(36379504757*n*(n + 2417364194933) - 36379504758*n**2 - 87942512228966546796281*n"
+                        " - 1000000000000)/2000000000", locals={"n": N})
+    assert sp.expand(hidden + (N - 10**6)**2 / (2 * 10**9)) == 0
+    found = majorant(sp.exp(hidden) * sp.sin(N * sp.pi * X), N, {X: (0.0, 1.0)})
+    assert found is None or found.tail(1) >= 1.0          # the term is 1 at n = 10**6
+    # whichever order SymPy gives the parts, their sum is rounded up past its exact value
+    from fractions import Fraction
+
+    from desyr.symbolic.exponent import _sum_up
+    parts = [Fraction(36379504757 * 2417364194933, 2 * 10**9), Fraction(-87942512228966546796281, 2 * 10**9)]
+    assert sum(parts) == Fraction(1, 1000)
+    for order in (parts, parts[::-1]):
+        assert _sum_up([float(p) for p in order]) >= 1e-3
+
+
+@pytest.mark.parametrize("bump", ["5*exp(-100*(n - 4010)**2)/10**3", "exp(-(n - 4003)**2/50)/10**4"])
+def test_a_bump_past_the_kept_terms_inside_its_own_bound_is_not_verified(bump):
+    got = verdict(f"{ROD_SERIES} + Sum({bump}*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))", ROD)
+    assert got["verdict"] == "not_exact", got["reason"]

@@ -103,7 +103,7 @@ def build_sum(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | 
     # series with csch(n*pi) kept 62 terms, and with 1/sinh(n*pi) it was Proved)
     term = build(node.args[0], Indexed(vocab, inner), own).replace(
         lambda e: isinstance(e, (sp.csch, sp.sech, sp.coth)), _reciprocal).replace(
-        lambda e: isinstance(e, sp.Add) and len(e.args) == 2 and e.has(sp.exp), _hyperbolic)
+        _exponential_denominator, lambda e: e.func(_hyperbolic(e.base), e.exp))
     for index, lower, _ in limits:
         own = _pass_conditions(own, index, lower, {**ranges, **inner}, written, text)
     if notes is not None:
@@ -113,6 +113,14 @@ def build_sum(node: ast.Call, vocab: Names, text: str, notes: list[Condition] | 
     for index, lower, upper in limits:           # innermost first, as SymPy orders them
         term = _summed(term, index, lower, upper, written, text)
     return term
+
+
+def _exponential_denominator(e: sp.Expr) -> bool:
+    """A denominator that is a pair of exponentials (numerators are left as written: ``exp(-t) -
+    exp(-n**2*pi**2*t)`` of a source's series is read addend by addend, and as a ``sinh`` of ``n**2*t``
+    its proof found no summable majorant)."""
+    return isinstance(e, sp.Pow) and e.exp.is_negative is True and isinstance(e.base, sp.Add) \
+        and len(e.base.args) == 2 and e.base.has(sp.exp)
 
 
 def _hyperbolic(pair: sp.Expr) -> sp.Expr:

@@ -69,7 +69,7 @@ class Judged:
         vanishes over them and returns past the cap, ``exp(-(n - 4500)**2)``, red team 44l)."""
         if self.rule is None:
             return False
-        return self.rule.rule == "too large" or (self.rule.rule != "parseval" and self.within)
+        return self.rule.rule in ("too large", "coarse") or (self.rule.rule != "parseval" and self.within)
 
     @property
     def ok(self) -> bool:
@@ -84,7 +84,7 @@ class Judged:
             said = f"|residual| <= {self.residual:.3g} (allowed {self.allowed:.3g}: the tolerance and the tail bound {bound:.2g})"
         else:
             said = f"L2 residual {self.residual:.3g} on its points away from the set's edges (allowed {self.allowed:.3g}: {self.rule.said() if self.rule else ''})"
-            if self.unjudged and self.rule is not None and self.rule.rule != "too large":
+            if self.unjudged and self.rule is not None and self.rule.rule not in ("too large", "coarse"):
                 said += ", but no bound of the terms left out is proved"
         return f"{self.name}: {said}, {self._terms_said()}"
 
@@ -136,6 +136,8 @@ def _judge_integral(problem: Problem, name: str, integrand: sp.Expr, X: np.ndarr
         return Judged(name, "pointwise", worst, tolerance, full.terms, full.bound,
                       Allowance(math.inf, tolerance, "too large"))
     bound = full.bound * float(np.max(np.sum(np.abs(reduction), axis=1)))
+    if bound > tolerance * FINER:       # as for a pointwise target: a wrong part could hide in what is left out
+        return Judged(name, "pointwise", worst, tolerance, full.terms, bound, Allowance(bound, tolerance, "too large"))
     return Judged(name, "pointwise", worst, tolerance + bound, full.terms, bound)
 
 
@@ -187,7 +189,9 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
             full, values = finer, np.asarray(finer.values, dtype=float)
     if full.bound is not None and not full.capped:
         worst = float(np.max(np.abs(values))) if values.size else 0.0
-        if full.bound > tolerance:       # the truncation cannot tell a residual within the tolerance: not judged
+        # the terms left out are not measured: a bound above a tenth of the tolerance could hide a wrong part
+        # (as in L2, series_l2.JUDGED), and the truncation cannot tell a residual within the tolerance
+        if full.bound > tolerance * FINER:
             rule = Allowance(full.bound, tolerance, "too large")
             return Judged(name, "pointwise", worst, tolerance, full.terms, full.bound, rule)
         return Judged(name, "pointwise", worst, tolerance + full.bound, full.terms, full.bound)
