@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from budgets import full_only
 from scaling_helpers import child_env, comparable, sine_config
 
 from desyr.api import Execution, run
@@ -41,6 +42,7 @@ def test_run_on_dask_equals_serial(tmp_path, scheduler):
     assert comparable(tmp_path / "dask" / "result.json") == comparable(tmp_path / "serial" / "result.json")
 
 
+@full_only("a run on dask equals the serial run above; the bench on dask is bench/scaling.py's")
 def test_bench_on_dask_equals_serial(tmp_path, scheduler, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", child_env()["PYTHONPATH"])    # bench children find the helpers too
     # two specs, one with two searches: a third took 10 s more and added nothing the two do not show

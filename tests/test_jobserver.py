@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from budgets import full_only
 from scaling_helpers import ROOT, child_env, comparable, sine_config
 
 from desyr.bench import suite as bench_mod
@@ -148,6 +149,7 @@ def test_the_jobserver_is_in_a_bench_childs_environment_only(tmp_path, monkeypat
 
 
 @pytest.mark.slow
+@full_only("the map and child tests above hold the jobserver's tokens and executor")
 def test_a_bench_gives_the_same_results_with_and_without_the_jobserver(tmp_path):
     configs = [str(sine_config(tmp_path, runs=k, name=f"sine{k}.toml", generations=20)) for k in (2, 3)]
     rows, executors = {}, {}

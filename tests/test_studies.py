@@ -4,6 +4,7 @@ import math
 from pathlib import Path
 
 import pytest
+from budgets import full_only
 from figure_checks import check_png
 
 from desyr.cli.main import main
@@ -71,6 +72,7 @@ def test_objective_physics_only_beats_mixed_by_orders(tmp_path):
 
 
 @pytest.mark.slow
+@full_only("the init study's claim is a benchmark (desyr study init); the quick studies above run the same machinery")
 def test_init_teacher_starts_recover(tmp_path):
     data, _ = _run("init", tmp_path, quick=True)
     teacher = [r for r in data["rows"] if r["start"] == "teacher"]

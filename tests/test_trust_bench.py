@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from budgets import full_only
 
 from desyr.bench import suite as bench_mod
 from desyr.cli.main import main
@@ -74,6 +75,7 @@ def runs_of(out: Path) -> dict[str, dict]:
 
 # ------------------------------------------------------------- item 3: identity
 @pytest.mark.slow
+@full_only("test_run_dir_names_are_unique_per_config holds the rule on its own")
 def test_same_file_name_in_two_folders_keeps_results_apart(tmp_path, samples, capsys):
     good = tiny(tmp_path / "a" / "tiny.toml", samples)
     broken = tiny(tmp_path / "b" / "tiny.toml", samples, refiner="nope")
