@@ -138,3 +138,26 @@ def test_an_exponent_whose_huge_parts_cancel_is_bounded_above_its_exact_coeffici
 def test_a_bump_past_the_kept_terms_inside_its_own_bound_is_not_verified(bump):
     got = verdict(f"{ROD_SERIES} + Sum({bump}*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))", ROD)
     assert got["verdict"] == "not_exact", got["reason"]
+
+
+# red team 44m's true controls: the Helmholtz square's series, whose frequencies are roots of polynomials
+HELMHOLTZ = SQUARE.replace('lhs = "u_xx + u_yy"', 'lhs = "u_xx + u_yy + u/25"')
+ROOT = "sqrt(pi**2*n**2 - 1/25)"
+
+
+@pytest.mark.parametrize("true", [
+    f"Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*sinh({ROOT}*y)/sinh({ROOT}), (n, 1, oo))",
+    f"Sum(4*(1 - (-1)**n)/(pi**3*n**3)*sin(n*pi*x)*(exp({ROOT}*(y - 1)) - exp(-{ROOT}*(y + 1)))"
+    f"/(1 - exp(-2*{ROOT})), (n, 1, oo))",
+])
+def test_a_helmholtz_series_with_root_frequencies_is_proved(true):
+    got = verdict(true, HELMHOLTZ)
+    assert got["verdict"] == "proved", got["reason"]
+
+
+def test_where_a_root_frequencys_sinh_vanishes_is_decided():
+    from desyr.verify.series_identity import integer_zeros
+    m = sp.Symbol("m", integer=True)
+    assert integer_zeros(sp.sinh(sp.sqrt(sp.pi**2 * m**2 - sp.Rational(1, 25))), m) == set()
+    assert integer_zeros(sp.sinh(sp.sqrt(m**2 - 4)), m) == {-2, 2}
+    assert integer_zeros(sp.sinh(sp.sqrt(m**2 - sp.pi**2 - 1)), m) == {-1, 1}     # sinh(i*pi) = 0

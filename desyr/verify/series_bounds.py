@@ -337,6 +337,26 @@ def _proxied(rate: sp.Expr) -> sp.Expr | None:
     return written
 
 
+def _leading_roots(rate: sp.Expr, lowers: Lowers) -> sp.Expr:
+    """Each ``sqrt(q2*k**2 + q1*k + q0)`` of one index (``q2 > 0``: a Helmholtz mode's frequency) written
+    ``sqrt(q2)*k``: the two differ by a bounded amount for large ``k``, a constant factor of the term, so the
+    decay and summability read from the leading part are the root's."""
+    def leading(root: sp.Expr) -> sp.Expr:
+        (k,) = root.base.free_symbols
+        poly = sp.Poly(root.base, k)
+        return sp.sqrt(poly.LC()) * k
+
+    def is_root(e: sp.Expr) -> bool:
+        if not (isinstance(e, sp.Pow) and e.exp == sp.Rational(1, 2)):
+            return False
+        symbols = e.base.free_symbols
+        if len(symbols) != 1 or not symbols <= set(lowers):
+            return False
+        (k,) = symbols
+        return bool(e.base.is_polynomial(k) and sp.degree(e.base, k) == 2 and sp.Poly(e.base, k).LC().is_positive)
+    return rate.replace(is_root, leading)
+
+
 def summable(monos: Sequence[Mono], lowers: Lowers) -> bool:
     """Whether the sum over every index of every monomial converges."""
     return all(_summable(m, lowers) for m in monos)
@@ -347,7 +367,7 @@ def _summable(m: Mono, lowers: Lowers) -> bool:
     proxied = _proxied(sp.expand(m.rate))
     if proxied is None:
         return False
-    rate = sp.expand(proxied)
+    rate = sp.expand(_leading_roots(proxied, lowers))
     parts: dict[sp.Symbol, sp.Expr] = {k: sp.Integer(0) for k in lowers}
     for whole in sp.Add.make_args(rate):
         separated = _separated(whole, lowers) if len([k for k in lowers if whole.has(k)]) > 1 else whole

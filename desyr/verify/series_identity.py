@@ -9,6 +9,7 @@ be aimed at them) and at drawn points of the variables' ranges.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
@@ -98,6 +99,36 @@ class Undecided(Exception):
     """Where an expression vanishes in an index is not decided (one line)."""
 
 
+def _root_zeros(inner: sp.Expr, index: sp.Symbol) -> set[int] | None:
+    """Where ``sinh(sqrt(P(n)))`` vanishes, ``P`` a polynomial in the index alone of even degree and positive
+    leading coefficient (a Helmholtz series' ``sqrt(pi**2*n**2 - 1/25)``): at the integer roots of ``P``, and
+    where ``P < 0`` (finitely many integers) at those where ``sin(sqrt(-P))`` does; None where ``inner`` is
+    not such a root (raises :class:`Undecided` where a value cannot be decided)."""
+    if not (isinstance(inner, sp.Pow) and inner.exp == sp.Rational(1, 2)):
+        return None
+    P = inner.base
+    if P.free_symbols != {index} or not P.is_polynomial(index):
+        return None
+    poly = sp.Poly(P, index)
+    if poly.degree() % 2 or not poly.LC().is_positive:
+        return None
+    reals = [float(r) for r in poly.nroots(n=30) if abs(sp.im(r)) < 1e-12]
+    if not reals:
+        return set()
+    low, high = math.floor(min(reals)) - 1, math.ceil(max(reals)) + 1
+    if high - low > 10_000:
+        raise Undecided(f"where sinh({sp.sstr(inner)[:60]}) vanishes in {index} is not decided")
+    out: set[int] = set()
+    for k in range(low, high + 1):
+        value = P.xreplace({index: sp.Integer(k)})
+        zero = value.is_zero if not value.is_negative else sp.sin(sp.sqrt(-value)).is_zero
+        if zero is None:
+            raise Undecided(f"where sinh({sp.sstr(inner)[:60]}) vanishes in {index} is not decided")
+        if zero:
+            out.add(k)
+    return out
+
+
 def integer_zeros(expr: sp.Expr, index: sp.Symbol) -> set[int]:
     """The integers where the product ``expr`` vanishes as a function of ``index`` (the other symbols free):
     a factor that is a polynomial in the index alone vanishes at its integer roots, ``sinh(w)`` where
@@ -114,6 +145,10 @@ def integer_zeros(expr: sp.Expr, index: sp.Symbol) -> set[int]:
         if never_zero_at_roots(base, index) or bessel_at_a_zero(base):
             continue
         inner = base.args[0] if isinstance(base, sp.sinh) else base
+        root = _root_zeros(inner, index) if isinstance(base, sp.sinh) else None
+        if root is not None:
+            out |= root
+            continue
         if not inner.is_polynomial(index) or inner.free_symbols - {index}:
             raise Undecided(f"where {sp.sstr(base)[:60]} vanishes in {index} is not decided")
         out |= {int(r) for r in sp.solve(inner, index) if r.is_Integer}
