@@ -120,7 +120,14 @@ def pytest_collection_modifyitems(config, items):
     are then short, and the two workers finish together."""
     if hasattr(config, "workerinput"):
         items[:] = heaviest_modules_first(items, lambda item: item.nodeid.split("::", 1)[0],
-                                          lambda item: item.get_closest_marker("slow") is not None)
+                                          lambda item: item.get_closest_marker("slow") is not None
+                                          and not _skipped(item))
+
+
+def _skipped(item) -> bool:
+    """Whether a ``skipif`` whose condition is a plain True skips the test (budgets.full_only in CI): it
+    weighs nothing in the modules' order."""
+    return any(mark.args and mark.args[0] is True for mark in item.iter_markers("skipif"))
 
 
 class _FastTier:
