@@ -161,3 +161,32 @@ def test_where_a_root_frequencys_sinh_vanishes_is_decided():
     assert integer_zeros(sp.sinh(sp.sqrt(sp.pi**2 * m**2 - sp.Rational(1, 25))), m) == set()
     assert integer_zeros(sp.sinh(sp.sqrt(m**2 - 4)), m) == {-2, 2}
     assert integer_zeros(sp.sinh(sp.sqrt(m**2 - sp.pi**2 - 1)), m) == {-1, 1}     # sinh(i*pi) = 0
+
+
+# 44m's ctl11: a true series with its mass as an integral constraint, left to a proof that did not read integrals
+MASS = ('time = "t"\n[domain]\nx = [0, 1]\nt = [0, 1]\n[[equations]]\nlhs = "u_t - 2*u_xx"\n[[constraints]]\n'
+        'operator = "u_n"\non = ["x = 0", "x = 1"]\nvalue = 0\n[[constraints]]\non = "initial"\nvalue = "x**2"\n'
+        '[[constraints]]\nlabel = "mass"\noperator = "u"\nintegral = true\nvalue = "{mass}"\n')
+NEUMANN_SERIES = "1/3 + Sum(4*(-1)**n/(pi**2*n**2)*cos(n*pi*x)*exp(-2*n**2*pi**2*t), (n, 1, oo))"
+
+
+def test_a_series_with_an_integral_constraint_is_proved_termwise():
+    got = verdict(NEUMANN_SERIES, MASS.format(mass="1/3"))
+    assert got["verdict"] == "proved", got["reason"]
+    assert any("mass" in step["residual"] for step in got["exact_form"]["steps"]), got["exact_form"]["steps"]
+
+
+def test_an_integral_constraint_the_finite_part_does_not_meet_is_not_proved():
+    from desyr.verify.series_expansion import Unproved
+    from desyr.verify.series_form import split_answer
+    from desyr.verify.series_integrals import integral_steps
+    from desyr.verify.series_proof import _ranges
+
+    from desyr.verify.verdict import parse_fields
+
+    problem = make_problem(MASS.format(mass="1/2"))
+    answer = split_answer(parse_fields(problem, {"u": NEUMANN_SERIES}, "expressions")["u"], {"x", "t", "u"})
+    with pytest.raises(Unproved, match="finite part's integral"):
+        integral_steps(problem, "u", answer, _ranges(problem), closed=True)
+    with pytest.raises(Unproved, match="closed domain"):
+        integral_steps(problem, "u", answer, _ranges(problem), closed=False)

@@ -36,6 +36,7 @@ from desyr.verify.series_disk import pieces as disk_pieces
 from desyr.verify.series_expansion import Check, Expansion, Unproved, check_coefficients, image_coefficient
 from desyr.verify.series_form import Answer, NotASeries, Series, split_answer
 from desyr.verify.series_identity import Range, Undecided, integer_zeros, zero_for_all
+from desyr.verify.series_integrals import integral_steps
 from desyr.verify.series_modes import NotAnExpansion, Piece, pieces
 from desyr.verify.series_multiplier import through_denominator
 from desyr.verify.series_roots import named
@@ -92,6 +93,7 @@ def _prove(problem: Problem, exprs: Mapping[str, sp.Expr]) -> SeriesProof:
     steps.append(("terms meet the homogeneous conditions", True))
     steps += [(t.name, True) for t in all_targets]
     decay = senses(problem, name, found, all_targets, ranges, active)
+    steps += integral_steps(problem, name, answer, ranges, decay.closed)
     parts = {
         "terms": "each term meets the equation and the homogeneous conditions for every index",
         "coefficients": f"the coefficients are the data's expansion coefficients ({classes} index classes, "
