@@ -190,3 +190,25 @@ def test_an_integral_constraint_the_finite_part_does_not_meet_is_not_proved():
         integral_steps(problem, "u", answer, _ranges(problem), closed=True)
     with pytest.raises(Unproved, match="closed domain"):
         integral_steps(problem, "u", answer, _ranges(problem), closed=False)
+
+
+# red team 44n (ZS): a majorant's constant underflowed to 0 in doubles (0.5**1100 for sinh(...)**1100), and a
+# bound of 0 kept no terms and passed every target
+@pytest.mark.parametrize("tiny", [
+    "2**1000*sinh(n)**1000*sinh(n + log(2))**100*exp(-1100*n - (n - 4300)**2)",      # 1 at n = 4300
+    "2**1000*sinh(n)**1000*sinh(n)**100*2**100*exp(-1100*n - (n - 30)**2)",          # 1 at n = 30
+])
+def test_a_majorant_whose_constant_underflows_is_not_zero(tiny):
+    found = majorant(sp.sympify(tiny, locals={"n": N}) * sp.sin(N * sp.pi * X), N, {X: (0.0, 1.0)})
+    assert found is None or found.tail(1) >= 0.5
+    got = verdict(f"{ROD_SERIES} + Sum({tiny}*sin(n*pi*x)*exp(-n**2*pi**2*t), (n, 1, oo))", ROD)
+    assert got["verdict"] == "not_exact", got["reason"]
+
+
+def test_a_product_of_tiny_constants_keeps_its_size_and_zero_times_inf_bounds_nothing():
+    from desyr.symbolic.majorant_form import Majorant, product_up
+    tiny = Majorant(1e-200, 0.0).times(Majorant(1e-200, 0.0))      # 1e-400: below the doubles
+    assert isinstance(tiny, Majorant) and tiny.C > 0
+    assert math.log(tiny.C) + tiny.gamma >= -400 * math.log(10)    # kept as a logarithm, not rounded to 0
+    assert Majorant(1e-200, 0.0, gamma=-400.0).times(Majorant(1e300, 0.0)).at(1) >= 1e100 * math.exp(-400)
+    assert product_up(0.0, math.inf) == math.inf and product_up(0.0, 5.0) == 0.0

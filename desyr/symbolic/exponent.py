@@ -32,8 +32,10 @@ _MARGIN = 1e-12
 
 
 def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
-    """A majorant of the product of the exponential ``factors``."""
-    exponent, scale = sp.Integer(0), 1.0
+    """A majorant of the product of the exponential ``factors``. Their constants (``1/2`` per ``sinh``) are
+    kept as a logarithm in the exponent: ``0.5**1100`` is 0 in doubles, and a majorant of 0 had bounded a
+    term that is 1 at n = 4500 (red team 44n)."""
+    exponent, log_scale = sp.Integer(0), 0.0
     for factor in factors:
         base, power = (factor.base, factor.exp) if isinstance(factor, sp.Pow) else (factor, sp.Integer(1))
         if isinstance(base, sp.exp):
@@ -43,11 +45,11 @@ def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
             size = reader.absolute(base.args[0])
             exponent += k * size
             if k > 0:
-                scale *= 0.5 ** k if isinstance(base, sp.sinh) else 1.0
+                log_scale += -k * math.log(2) if isinstance(base, sp.sinh) else 0.0
             elif isinstance(base, sp.cosh):
-                scale *= 2.0 ** -k
+                log_scale += -k * math.log(2)
             else:
-                scale *= _reciprocal_sinh(reader, size) ** -k
+                log_scale += -k * math.log(_reciprocal_sinh(reader, size))
         elif isinstance(base, sp.factorial):
             exponent += power * _factorial_exponent(reader, base.args[0])
         else:                                   # base**g, the base free of the index
@@ -55,10 +57,10 @@ def exponent_bound(reader: Reader, factors: list[sp.Expr]) -> Majorant:
             if factor_scale == 0:
                 return Majorant(0.0, 0.0, start=reader.start)
             exponent += term
-        if not math.isfinite(scale):
+        if not math.isfinite(log_scale):
             raise NoMajorant("an unbounded factor")
     alpha, beta, gamma = quadratic_top(reader, exponent)
-    return Majorant(scale * (1 + _MARGIN), 0.0, alpha, beta, gamma, reader.start)
+    return Majorant(1 + _MARGIN, 0.0, alpha, beta, gamma + log_scale + abs(log_scale) * _MARGIN, reader.start)
 
 
 #: ``1/k! <= exp(FACTORIAL_GAMMA - FACTORIAL_RATE*k)`` for every integer ``k >= 0``: ``(A/e)**k/k! <= exp(A/e)``

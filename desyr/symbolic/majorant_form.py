@@ -60,8 +60,13 @@ class Majorant:
     def times(self, other: Bound) -> Bound:
         if isinstance(other, (Majorants, Lesser)):
             return other.times(self)
-        return Majorant(product_up(self.C, other.C), self.p + other.p, self.alpha + other.alpha, self.beta + other.beta,
-                        self.gamma + other.gamma, max(self.start, other.start))
+        C, gamma = product_up(self.C, other.C), self.gamma + other.gamma
+        if self.C and other.C and not 1e-250 < C < 1e250:
+            # kept as a logarithm in the exponent: a product of two tiny constants is 0 in doubles (44n)
+            logs = math.log(self.C) + math.log(other.C)
+            C, gamma = 1.0, gamma + logs + abs(logs) * 1e-12 + 1e-12
+        return Majorant(C, self.p + other.p, self.alpha + other.alpha, self.beta + other.beta, gamma,
+                        max(self.start, other.start))
 
     def plus(self, other: Bound) -> Bound:
         """A majorant of the sum: both forms, each kept (:class:`Majorants`)."""
@@ -77,10 +82,14 @@ class Majorant:
                         max(self.gamma, other.gamma), start)
 
     def at(self, n: float) -> float:
-        exponent = self.alpha * n * n + self.beta * n + self.gamma
-        if exponent > 700:
+        """The majorant at ``n``, from its logarithm (a constant of 1e301 times ``exp(-762)`` is about 1, and 0
+        as two doubles multiplied: 44n); rounded up."""
+        if self.C == 0:
+            return 0.0
+        log = math.log(self.C) - self.p * math.log(n) + self.alpha * n * n + self.beta * n + self.gamma
+        if not log < 709:
             return math.inf
-        return float(self.C * float(n) ** (-self.p) * math.exp(exponent))
+        return float(math.exp(log + abs(log) * 1e-12 + 1e-12))
 
     def tail(self, first: int) -> float:
         """A bound of ``sum_{n >= first}`` of the majorant (inf where none holds from ``first``)."""
@@ -93,8 +102,10 @@ class Majorant:
                 return self.at(first) / (1 - ratio) * (1 + 1e-12)
             return self._peaked(first) if self.alpha < 0 else math.inf
         if self.alpha == 0 and self.beta == 0 and self.p > 1:
-            power = float(first) ** -self.p + float(first) ** (1 - self.p) / (self.p - 1)
-            return float(self.C * math.exp(min(self.gamma, 700.0)) * power * (1 + 1e-12)) if self.gamma <= 700 else math.inf
+            if self.C == 0:
+                return 0.0
+            log = math.log(self.C) + self.gamma - self.p * math.log(first) + math.log1p(first / (self.p - 1))
+            return float(math.exp(log + abs(log) * 1e-12 + 1e-12)) if log < 700 else math.inf
         return math.inf
 
     def _ratio(self, n: int) -> float:
@@ -115,9 +126,10 @@ class Majorant:
         while self._ratio(m) > 0.5:        # the rounding of the line above
             m += 1
         top = self.gamma - self.beta * self.beta / (4 * self.alpha)
-        if top > 700:
+        log = math.log(self.C) - self.p * math.log(first if self.p >= 0 else m) + top if self.C else -math.inf
+        if not log < 700:
             return math.inf
-        peak = self.C * max(float(first) ** -self.p, float(m) ** -self.p) * math.exp(top)
+        peak = math.exp(log + abs(log) * 1e-12 + 1e-12)
         return float(((m - first) * peak + 2 * self.at(m)) * (1 + 1e-12))
 
 
@@ -216,5 +228,8 @@ def summed(parts: Sequence[Bound]) -> Majorant | Majorants:
 
 
 def product_up(a: float, b: float) -> float:
-    """``a*b`` rounded up (a relative 1e-15 above), 0 when either is."""
-    return a * b * (1 + 1e-15) if a and b else 0.0
+    """``a*b`` rounded up (a relative 1e-15 above), 0 when either is (and the other finite: ``0*inf`` bounds
+    nothing)."""
+    if not (a and b):
+        return math.inf if math.isinf(a) or math.isinf(b) else 0.0
+    return a * b * (1 + 1e-15)
