@@ -212,3 +212,18 @@ def test_a_product_of_tiny_constants_keeps_its_size_and_zero_times_inf_bounds_no
     assert math.log(tiny.C) + tiny.gamma >= -400 * math.log(10)    # kept as a logarithm, not rounded to 0
     assert Majorant(1e-200, 0.0, gamma=-400.0).times(Majorant(1e300, 0.0)).at(1) >= 1e100 * math.exp(-400)
     assert product_up(0.0, math.inf) == math.inf and product_up(0.0, 5.0) == 0.0
+
+
+# red team 44n's nz39: the Parseval bound read the term over the points drawn, which missed the set's last
+# half percent, where y**n (n = 4500) lives; the set's own range is read now, whatever the seed
+def test_the_l2_bound_reads_a_term_over_the_sets_range_not_the_points_drawn():
+    import numpy as np
+
+    from desyr.verify.series_l2 import parseval_bound
+    y = sp.Symbol("y")
+    bump = sp.Sum(sp.exp(-(N - 4500)**2) * y**N, (N, 1, sp.oo))
+    drawn = np.column_stack([np.zeros(50), np.linspace(0.0, 0.99, 50)])       # x = 0, y short of 1
+    below = parseval_bound(bump, drawn, (X, y), 4000)
+    whole = parseval_bound(bump, drawn, (X, y), 4000, np.array([[0.0, 1.0], [0.0, 1.0]]))
+    assert below is not None and below < 1e-12
+    assert whole is None or whole >= 0.5                                      # 1 at y = 1, n = 4500

@@ -201,7 +201,7 @@ def _judge(problem: Problem, name: str, residual: sp.Expr, X: np.ndarray, tolera
     values, half, quarter = values[kept], half[kept], quarter[kept]
     block, before = _rms(values - half), _rms(half - quarter)
     terms = min((s.terms for s in full.report.sums), default=full.terms)   # the fewest: the largest tail
-    bound = parseval_bound(residual, X, problem.symbols, terms)
+    bound = parseval_bound(residual, X, problem.symbols, terms, problem.bounds)
     rule = allowance(tolerance, None if bound is None else bound / math.sqrt(share), block, before, scale)
     if cap < CAP.get(depth, 20) and rule.rule in ("blocks", "none"):
         # cut where terms overflow: the blocks measured say nothing of the terms past the cut (a coefficient of
