@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from desyr.symbolic.eigenvalues import EigenvalueFunction
+from desyr.verify.series_rates import leading_roots, separated
 from desyr.verify.series_roots import bessel_at_a_zero
 
 #: the margin of a compact part of the open domain (any positive number)
@@ -261,27 +262,6 @@ def _root_sign(w: sp.Expr, lowers: Lowers) -> int | None:
     return 1 if c.is_positive else -1
 
 
-def _separated(term: sp.Expr, lowers: Lowers) -> sp.Expr | None:
-    """An exponent's term ``-c*sqrt(q_1*k_1**2 + ... + q_d*k_d**2 + q_0)`` (``c > 0``) bounded above by
-    ``-c*(sqrt(q_1)*k_1 + ... + sqrt(q_d)*k_d)/sqrt(d)`` (``sqrt(sum x_i**2) >= sum x_i/sqrt(d)``): one index
-    per term (None where the term is not of that form)."""
-    c, root = term.as_independent(*lowers, as_Add=False)
-    if not (c.is_negative and isinstance(root, sp.Pow) and root.exp == sp.Rational(1, 2)):
-        return None
-    indices = [k for k in lowers if root.base.has(k)]
-    poly = sp.Poly(root.base, *indices) if root.base.is_polynomial(*indices) else None
-    if poly is None or any(not v.is_nonnegative for v in poly.coeffs()):
-        return None
-    pieces = []
-    for monomial, q in poly.terms():
-        if sum(monomial) == 0:
-            continue
-        if sorted(monomial) != [0] * (len(monomial) - 1) + [2]:
-            return None
-        pieces.append(sp.sqrt(q) * indices[monomial.index(2)])
-    return c * sp.Add(*pieces) / sp.sqrt(len(pieces))
-
-
 def extreme(z: sp.Expr, region: Region, lowers: Lowers, top: bool) -> sp.Expr | None:
     """The supremum (``top``) or infimum of ``z``, affine in the region's variables, over the region, as
     an expression in the indices (each variable at the end its coefficient's sign picks for every index)."""
@@ -337,26 +317,6 @@ def _proxied(rate: sp.Expr) -> sp.Expr | None:
     return written
 
 
-def _leading_roots(rate: sp.Expr, lowers: Lowers) -> sp.Expr:
-    """Each ``sqrt(q2*k**2 + q1*k + q0)`` of one index (``q2 > 0``: a Helmholtz mode's frequency) written
-    ``sqrt(q2)*k``: the two differ by a bounded amount for large ``k``, a constant factor of the term, so the
-    decay and summability read from the leading part are the root's."""
-    def leading(root: sp.Expr) -> sp.Expr:
-        (k,) = root.base.free_symbols
-        poly = sp.Poly(root.base, k)
-        return sp.sqrt(poly.LC()) * k
-
-    def is_root(e: sp.Expr) -> bool:
-        if not (isinstance(e, sp.Pow) and e.exp == sp.Rational(1, 2)):
-            return False
-        symbols = e.base.free_symbols
-        if len(symbols) != 1 or not symbols <= set(lowers):
-            return False
-        (k,) = symbols
-        return bool(e.base.is_polynomial(k) and sp.degree(e.base, k) == 2 and sp.Poly(e.base, k).LC().is_positive)
-    return rate.replace(is_root, leading)
-
-
 def summable(monos: Sequence[Mono], lowers: Lowers) -> bool:
     """Whether the sum over every index of every monomial converges."""
     return all(_summable(m, lowers) for m in monos)
@@ -367,13 +327,13 @@ def _summable(m: Mono, lowers: Lowers) -> bool:
     proxied = _proxied(sp.expand(m.rate))
     if proxied is None:
         return False
-    rate = sp.expand(_leading_roots(proxied, lowers))
+    rate = sp.expand(leading_roots(proxied, lowers))
     parts: dict[sp.Symbol, sp.Expr] = {k: sp.Integer(0) for k in lowers}
     for whole in sp.Add.make_args(rate):
-        separated = _separated(whole, lowers) if len([k for k in lowers if whole.has(k)]) > 1 else whole
-        if separated is None:
+        split = separated(whole, lowers) if len([k for k in lowers if whole.has(k)]) > 1 else whole
+        if split is None:
             return False
-        for term in sp.Add.make_args(sp.expand(separated)):
+        for term in sp.Add.make_args(sp.expand(split)):
             owners = [k for k in lowers if term.has(k)]
             if len(owners) > 1:
                 return False
